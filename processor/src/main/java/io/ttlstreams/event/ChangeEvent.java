@@ -1,0 +1,70 @@
+package io.ttlstreams.event;
+
+import java.time.Instant;
+import java.util.Objects;
+import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+
+/**
+ * One MongoDB change event, as far as the TTL engine needs it.
+ *
+ * <p>The BSON documents are not copied: an event is handed from the parser to the processor and must not be
+ * mutated.
+ *
+ * @param operationType what happened
+ * @param namespace     "db.coll"; just "db" for {@link OperationType#DROP_DATABASE}
+ * @param documentKey   {@code {"_id": ...}} plus any shard-key fields; never null for insert, update, replace and
+ *                      delete; always null for namespace-wide events; null for {@link OperationType#OTHER} events
+ *                      that carry none
+ * @param fullDocument  the document after the change (updateLookup for updates); null when the event has none, e.g.
+ *                      a delete, or an update whose document was deleted before the lookup
+ * @param eventTime     the event's {@code wallTime}, else its {@code clusterTime}, else the Kafka record timestamp
+ * @param clusterTime   the event's {@code clusterTime}; null when it has none
+ */
+public record ChangeEvent(OperationType operationType, String namespace, BsonDocument documentKey,
+                          BsonDocument fullDocument, Instant eventTime, BsonTimestamp clusterTime) {
+
+    // JsonMode.EXTENDED is the canonical extended JSON mode: every number keeps its BSON type.
+    private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder()
+            .outputMode(JsonMode.EXTENDED).build();
+
+    /**
+     * Checks the invariants the processor relies on, so that it never has to null-check a document event's key.
+     *
+     * @throws NullPointerException     if operationType, namespace or eventTime is null
+     * @throws IllegalArgumentException if a document event has no key or a namespace-wide event has one
+     */
+    public ChangeEvent {
+        Objects.requireNonNull(operationType, "operationType");
+        Objects.requireNonNull(namespace, "namespace");
+        Objects.requireNonNull(eventTime, "eventTime");
+        if (operationType.requiresDocumentKey() && documentKey == null) {
+            throw new IllegalArgumentException("A " + operationType + " event needs a document key");
+        }
+        if (operationType.isNamespaceWide() && documentKey != null) {
+            throw new IllegalArgumentException("A namespace-wide " + operationType + " event has no document key");
+        }
+    }
+
+    /**
+     * The document key as canonical extended JSON, e.g. {@code {"_id": {"$oid": "..."}}}: the same key always gives
+     * the same string, so it identifies the document in state stores and is the delete command's record key. Null
+     * when the event has no document key.
+     */
+    public String documentKeyJson() {
+        return documentKey == null ? null : documentKey.toJson(CANONICAL);
+    }
+
+    /** Whether the event affects a whole collection or database; see {@link OperationType#isNamespaceWide()}. */
+    public boolean isNamespaceWide() {
+        return operationType.isNamespaceWide();
+    }
+
+    /** The database: the namespace up to its first '.', which database names cannot contain. */
+    public String database() {
+        int dot = namespace.indexOf('.');
+        return dot < 0 ? namespace : namespace.substring(0, dot);
+    }
+}

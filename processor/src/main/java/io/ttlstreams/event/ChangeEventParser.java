@@ -1,0 +1,209 @@
+package io.ttlstreams.event;
+
+import io.ttlstreams.config.TopicNamespaceMapping;
+import java.time.Instant;
+import java.util.Objects;
+import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
+import org.bson.BsonType;
+import org.bson.BsonValue;
+import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.DecoderContext;
+import org.bson.json.JsonReader;
+
+/**
+ * Parses the JSON values the MongoDB Kafka source connector publishes ({@code output.format.value=json}, {@code
+ * ExtendedJson} formatter; relaxed extended JSON is accepted too) into {@link ChangeEvent}s.
+ *
+ * <ul>
+ *   <li>Namespace: the event's {@code ns} ({@code db} and {@code coll}; just {@code db} for dropDatabase), else the
+ *       topic's namespace through the {@link TopicNamespaceMapping}.</li>
+ *   <li>Document key: {@code documentKey} when it is a document holding {@code _id}, with all its fields (shard
+ *       keys); else {@code {"_id": fullDocument._id}}.</li>
+ *   <li>Event time: {@code wallTime}, else {@code clusterTime} (seconds), else the record timestamp.</li>
+ * </ul>
+ *
+ * <p>Thread-safe: it holds no mutable state.
+ */
+public final class ChangeEventParser {
+
+    private static final BsonDocumentCodec DOCUMENT_CODEC = new BsonDocumentCodec();
+    private static final DecoderContext DECODER_CONTEXT = DecoderContext.builder().build();
+
+    private final TopicNamespaceMapping mapping;
+
+    /** @param mapping resolves the namespace of events without an {@code ns} field from their topic */
+    public ChangeEventParser(TopicNamespaceMapping mapping) {
+        this.mapping = Objects.requireNonNull(mapping, "mapping");
+    }
+
+    /**
+     * Parses one source record.
+     *
+     * @param topic           the record's topic, for events without {@code ns}
+     * @param key             the record key; not used, because depending on the connector's {@code
+     *                        change.stream.document.key.as.key} it is the document key or the resume token, while the
+     *                        value always carries the document key
+     * @param value           the record value: the change event as extended JSON
+     * @param recordTimestamp the record timestamp (ms), the event time of last resort
+     * @throws InvalidChangeEventException naming what is wrong, if the value is not a usable change event
+     */
+    public ChangeEvent parse(String topic, String key, String value, long recordTimestamp)
+            throws InvalidChangeEventException {
+        BsonDocument event = parseDocument(topic, value);
+        OperationType operationType = operationTypeOf(topic, event);
+        String namespace = namespaceOf(topic, event, operationType);
+        BsonDocument fullDocument = operationType.isNamespaceWide() ? null : fullDocumentOf(topic, event);
+        BsonDocument documentKey = operationType.isNamespaceWide()
+                ? null : documentKeyOf(topic, event, fullDocument, operationType);
+        BsonTimestamp clusterTime = clusterTimeOf(topic, event);
+        Instant eventTime = eventTimeOf(topic, event, clusterTime, recordTimestamp);
+        return new ChangeEvent(operationType, namespace, documentKey, fullDocument, eventTime, clusterTime);
+    }
+
+    private static BsonDocument parseDocument(String topic, String value) {
+        if (value == null) {
+            throw invalid(topic, "the value is null (a tombstone, not a change event)");
+        }
+        try {
+            JsonReader reader = new JsonReader(value);
+            // The top-level type tells an array, a scalar or an extended JSON value such as {"$oid": ...} apart from
+            // a document; BsonDocument.parse would only report a reader state.
+            BsonType type = reader.readBsonType();
+            if (type == BsonType.END_OF_DOCUMENT) {
+                throw invalid(topic, "the value is empty");
+            }
+            if (type != BsonType.DOCUMENT) {
+                throw invalid(topic, "the value is JSON of type " + type + ", not a document");
+            }
+            BsonDocument document = DOCUMENT_CODEC.decode(reader, DECODER_CONTEXT);
+            // The reader stops after the first document; anything after it means the value is not one event.
+            if (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+                throw invalid(topic, "the value has content after the JSON document");
+            }
+            return document;
+        } catch (InvalidChangeEventException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // JsonParseException, BsonInvalidOperationException and friends: all mean malformed (extended) JSON.
+            throw new InvalidChangeEventException(
+                    prefix(topic) + "the value is not valid (extended) JSON: " + e.getMessage(), e);
+        }
+    }
+
+    private static OperationType operationTypeOf(String topic, BsonDocument event) {
+        BsonValue operationType = event.get("operationType");
+        if (operationType == null || operationType.isNull()) {
+            throw invalid(topic, "it has no operationType");
+        }
+        if (!operationType.isString()) {
+            throw invalid(topic, "its operationType is a " + operationType.getBsonType() + ", not a string");
+        }
+        return OperationType.fromChangeStream(operationType.asString().getValue());
+    }
+
+    private String namespaceOf(String topic, BsonDocument event, OperationType operationType) {
+        String namespace = namespaceFromNs(topic, event);
+        if (namespace == null) {
+            namespace = mapping.namespaceOf(topic).orElseThrow(
+                    () -> invalid(topic, "it has no ns and the topic maps to no namespace"));
+        }
+        if (operationType == OperationType.DROP_DATABASE) {
+            // A topic-derived namespace is "db.coll"; a dropped database is identified by its name alone.
+            int dot = namespace.indexOf('.');
+            return dot < 0 ? namespace : namespace.substring(0, dot);
+        }
+        if (operationType.requiresDocumentKey() && namespace.indexOf('.') < 0) {
+            throw invalid(topic, "its namespace '" + namespace + "' names no collection");
+        }
+        return namespace;
+    }
+
+    /** "db.coll", or "db" for database-level events, from {@code ns}; null when the event has no {@code ns}. */
+    private static String namespaceFromNs(String topic, BsonDocument event) {
+        BsonValue ns = event.get("ns");
+        if (ns == null || ns.isNull()) {
+            return null;
+        }
+        if (!ns.isDocument()) {
+            throw invalid(topic, "its ns is a " + ns.getBsonType() + ", not a document");
+        }
+        BsonValue db = ns.asDocument().get("db");
+        if (db == null || !db.isString()) {
+            throw invalid(topic, "its ns has no string db");
+        }
+        BsonValue coll = ns.asDocument().get("coll");
+        if (coll == null || coll.isNull()) {
+            return db.asString().getValue();
+        }
+        if (!coll.isString()) {
+            throw invalid(topic, "its ns.coll is a " + coll.getBsonType() + ", not a string");
+        }
+        return db.asString().getValue() + "." + coll.asString().getValue();
+    }
+
+    private static BsonDocument fullDocumentOf(String topic, BsonDocument event) {
+        BsonValue fullDocument = event.get("fullDocument");
+        // Null or missing is legitimate: a delete has none, and updateLookup finds none when the document was
+        // deleted in the meantime.
+        if (fullDocument == null || fullDocument.isNull()) {
+            return null;
+        }
+        if (!fullDocument.isDocument()) {
+            throw invalid(topic, "its fullDocument is a " + fullDocument.getBsonType() + ", not a document");
+        }
+        return fullDocument.asDocument();
+    }
+
+    private static BsonDocument documentKeyOf(String topic, BsonDocument event, BsonDocument fullDocument,
+                                              OperationType operationType) {
+        BsonValue documentKey = event.get("documentKey");
+        if (documentKey != null && documentKey.isDocument() && documentKey.asDocument().containsKey("_id")) {
+            return documentKey.asDocument();
+        }
+        // Change streams reshaped by a pipeline (as the MongoDB stand-in needs) may lack a proper documentKey.
+        if (fullDocument != null && fullDocument.containsKey("_id")) {
+            return new BsonDocument("_id", fullDocument.get("_id"));
+        }
+        if (operationType.requiresDocumentKey()) {
+            throw invalid(topic, "the " + operationType + " event has no document id: neither documentKey._id"
+                    + " nor fullDocument._id is present");
+        }
+        return null;
+    }
+
+    private static BsonTimestamp clusterTimeOf(String topic, BsonDocument event) {
+        BsonValue clusterTime = event.get("clusterTime");
+        if (clusterTime == null || clusterTime.isNull()) {
+            return null;
+        }
+        if (!clusterTime.isTimestamp()) {
+            throw invalid(topic, "its clusterTime is a " + clusterTime.getBsonType() + ", not a timestamp");
+        }
+        return clusterTime.asTimestamp();
+    }
+
+    private static Instant eventTimeOf(String topic, BsonDocument event, BsonTimestamp clusterTime,
+                                       long recordTimestamp) {
+        BsonValue wallTime = event.get("wallTime");
+        if (wallTime != null && !wallTime.isNull()) {
+            if (!wallTime.isDateTime()) {
+                throw invalid(topic, "its wallTime is a " + wallTime.getBsonType() + ", not a date");
+            }
+            return Instant.ofEpochMilli(wallTime.asDateTime().getValue());
+        }
+        if (clusterTime != null) {
+            // The seconds are an unsigned 32-bit count; the increment orders events within a second, not time.
+            return Instant.ofEpochSecond(Integer.toUnsignedLong(clusterTime.getTime()));
+        }
+        return Instant.ofEpochMilli(recordTimestamp);
+    }
+
+    private static InvalidChangeEventException invalid(String topic, String problem) {
+        return new InvalidChangeEventException(prefix(topic) + problem);
+    }
+
+    private static String prefix(String topic) {
+        return "Invalid change event on topic '" + topic + "': ";
+    }
+}

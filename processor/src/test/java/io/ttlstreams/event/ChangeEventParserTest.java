@@ -1,0 +1,415 @@
+package io.ttlstreams.event;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ttlstreams.config.TopicNamespaceMapping;
+import java.time.Instant;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonTimestamp;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ChangeEventParserTest {
+
+    private static final String TOPIC = "ttl.docs";
+    private static final long RECORD_TIMESTAMP = 1_234_567L;
+
+    /** The value the source connector published for an insert on the stand-in (see platform-facts.md). */
+    private static final String REAL_INSERT = """
+            {"_id": {"_data": "6b0c6a70"}, "operationType": "insert", "fullDocument": {"_id": "d1", \
+            "expireAt": {"$date": {"$numberLong": "1900000000000"}}, "v": {"$numberInt": "1"}}, \
+            "clusterTime": {"$timestamp": {"t": 1795975792, "i": 3}}, "documentKey": {"_id": "d1"}, \
+            "ns": {"db": "ttl", "coll": "docs"}}""";
+
+    private final ChangeEventParser parser = new ChangeEventParser(new TopicNamespaceMapping(Map.of(), ""));
+
+    private ChangeEvent parse(String value) {
+        return parser.parse(TOPIC, null, value, RECORD_TIMESTAMP);
+    }
+
+    @Test
+    void shouldParseTheConnectorsRealInsertEvent() {
+        ChangeEvent event = parse(REAL_INSERT);
+
+        assertThat(event.operationType()).isEqualTo(OperationType.INSERT);
+        assertThat(event.namespace()).isEqualTo("ttl.docs");
+        assertThat(event.database()).isEqualTo("ttl");
+        assertThat(event.documentKeyJson()).isEqualTo("{\"_id\": \"d1\"}");
+        assertThat(event.fullDocument().get("expireAt")).isEqualTo(new BsonDateTime(1_900_000_000_000L));
+        assertThat(event.fullDocument().get("v")).isEqualTo(new BsonInt32(1));
+        assertThat(event.clusterTime()).isEqualTo(new BsonTimestamp(1795975792, 3));
+        assertThat(event.eventTime()).isEqualTo(Instant.ofEpochSecond(1795975792));
+        assertThat(event.isNamespaceWide()).isFalse();
+    }
+
+    @Test
+    void shouldTakeUpdateDocumentFromFullDocumentAndTimeFromWallTime() {
+        ChangeEvent event = parse("""
+                {"operationType": "update", "ns": {"db": "app", "coll": "sessions"},
+                 "documentKey": {"_id": {"$oid": "5f1b2c3d4e5f607182930a4b"}},
+                 "updateDescription": {"updatedFields": {"seen": {"$numberInt": "2"}}, "removedFields": []},
+                 "fullDocument": {"_id": {"$oid": "5f1b2c3d4e5f607182930a4b"}, "seen": {"$numberInt": "2"}},
+                 "clusterTime": {"$timestamp": {"t": 1700000000, "i": 1}},
+                 "wallTime": {"$date": {"$numberLong": "1700000000123"}}}""");
+
+        assertThat(event.operationType()).isEqualTo(OperationType.UPDATE);
+        assertThat(event.namespace()).isEqualTo("app.sessions");
+        assertThat(event.fullDocument()).isEqualTo(
+                BsonDocument.parse("{\"_id\": {\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}, \"seen\": 2}"));
+        assertThat(event.eventTime()).isEqualTo(Instant.ofEpochMilli(1_700_000_000_123L));
+    }
+
+    @Test
+    void shouldParseReplace() {
+        ChangeEvent event = parse("""
+                {"operationType": "replace", "ns": {"db": "app", "coll": "s"}, "documentKey": {"_id": "a"},
+                 "fullDocument": {"_id": "a", "x": "y"}}""");
+
+        assertThat(event.operationType()).isEqualTo(OperationType.REPLACE);
+        assertThat(event.fullDocument()).isEqualTo(BsonDocument.parse("{\"_id\": \"a\", \"x\": \"y\"}"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"update", "replace"})
+    void shouldAcceptUpdateOrReplaceWithNullFullDocument(String operationType) {
+        ChangeEvent event = parse("""
+                {"operationType": "%s", "ns": {"db": "app", "coll": "s"}, "documentKey": {"_id": "a"},
+                 "fullDocument": null}""".formatted(operationType));
+
+        assertThat(event.fullDocument()).isNull();
+        assertThat(event.documentKeyJson()).isEqualTo("{\"_id\": \"a\"}");
+    }
+
+    @Test
+    void shouldAcceptUpdateWithoutFullDocument() {
+        ChangeEvent event = parse("""
+                {"operationType": "update", "ns": {"db": "app", "coll": "s"}, "documentKey": {"_id": "a"}}""");
+
+        assertThat(event.operationType()).isEqualTo(OperationType.UPDATE);
+        assertThat(event.fullDocument()).isNull();
+    }
+
+    @Test
+    void shouldParseDelete() {
+        ChangeEvent event = parse("""
+                {"operationType": "delete", "ns": {"db": "app", "coll": "s"},
+                 "documentKey": {"_id": {"$numberLong": "42"}}}""");
+
+        assertThat(event.operationType()).isEqualTo(OperationType.DELETE);
+        assertThat(event.documentKeyJson()).isEqualTo("{\"_id\": {\"$numberLong\": \"42\"}}");
+        assertThat(event.fullDocument()).isNull();
+    }
+
+    @Test
+    void shouldKeepShardKeyFieldsOfTheDocumentKeyInOrder() {
+        ChangeEvent event = parse("""
+                {"operationType": "delete", "ns": {"db": "app", "coll": "s"},
+                 "documentKey": {"region": "eu", "_id": {"$numberInt": "5"}}}""");
+
+        assertThat(event.documentKeyJson()).isEqualTo("{\"region\": \"eu\", \"_id\": {\"$numberInt\": \"5\"}}");
+    }
+
+    @Test
+    void shouldTakeIdFromFullDocumentWhenDocumentKeyHasNoId() {
+        // The MongoDB stand-in puts the update specification into documentKey.
+        ChangeEvent event = parse("""
+                {"operationType": "update", "ns": {"db": "app", "coll": "s"},
+                 "documentKey": {"$set": {"x": 1}}, "fullDocument": {"_id": "a", "x": 1}}""");
+
+        assertThat(event.documentKeyJson()).isEqualTo("{\"_id\": \"a\"}");
+    }
+
+    @Test
+    void shouldTakeIdFromFullDocumentWhenDocumentKeyIsMissing() {
+        ChangeEvent event = parse("""
+                {"operationType": "insert", "ns": {"db": "app", "coll": "s"}, "fullDocument": {"x": 1, "_id": 7}}""");
+
+        assertThat(event.documentKeyJson()).isEqualTo("{\"_id\": {\"$numberInt\": \"7\"}}");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"insert", "update", "replace", "delete"})
+    void shouldRejectDocumentEventWithoutDocumentId(String operationType) {
+        assertThatThrownBy(() -> parse("""
+                {"operationType": "%s", "ns": {"db": "app", "coll": "s"}, "documentKey": {"x": 1},
+                 "fullDocument": {"x": 1}}""".formatted(operationType)))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("no document id")
+                .hasMessageContaining(TOPIC);
+    }
+
+    @Test
+    void shouldParseDropOfACollection() {
+        ChangeEvent event = parse("""
+                {"operationType": "drop", "ns": {"db": "app", "coll": "sessions"},
+                 "clusterTime": {"$timestamp": {"t": 1700000000, "i": 7}}}""");
+
+        assertThat(event.operationType()).isEqualTo(OperationType.DROP);
+        assertThat(event.namespace()).isEqualTo("app.sessions");
+        assertThat(event.documentKey()).isNull();
+        assertThat(event.fullDocument()).isNull();
+        assertThat(event.isNamespaceWide()).isTrue();
+        assertThat(event.clusterTime()).isEqualTo(new BsonTimestamp(1700000000, 7));
+    }
+
+    @Test
+    void shouldParseRenameWithTheSourceNamespace() {
+        ChangeEvent event = parse("""
+                {"operationType": "rename", "ns": {"db": "app", "coll": "old"}, "to": {"db": "app", "coll": "new"}}""");
+
+        assertThat(event.operationType()).isEqualTo(OperationType.RENAME);
+        assertThat(event.namespace()).isEqualTo("app.old");
+    }
+
+    @Test
+    void shouldParseDropDatabaseWithTheDatabaseAsNamespace() {
+        ChangeEvent event = parse("{\"operationType\": \"dropDatabase\", \"ns\": {\"db\": \"app\"}}");
+
+        assertThat(event.operationType()).isEqualTo(OperationType.DROP_DATABASE);
+        assertThat(event.namespace()).isEqualTo("app");
+        assertThat(event.database()).isEqualTo("app");
+    }
+
+    @Test
+    void shouldTakeDroppedDatabaseFromTheTopicWithoutNs() {
+        ChangeEvent event = parse("{\"operationType\": \"dropDatabase\"}");
+
+        assertThat(event.namespace()).isEqualTo("ttl");
+    }
+
+    @Test
+    void shouldTakeInvalidateNamespaceFromTheTopic() {
+        ChangeEvent event = parse("{\"operationType\": \"invalidate\", \"_id\": {\"_data\": \"82\"}}");
+
+        assertThat(event.operationType()).isEqualTo(OperationType.INVALIDATE);
+        assertThat(event.namespace()).isEqualTo("ttl.docs");
+        assertThat(event.documentKey()).isNull();
+    }
+
+    @Test
+    void shouldParseOtherOperationsWithoutDocumentKey() {
+        ChangeEvent event = parse("""
+                {"operationType": "createIndexes", "ns": {"db": "app", "coll": "s"},
+                 "operationDescription": {"indexes": [{"v": 2, "key": {"a": 1}, "name": "a_1"}]}}""");
+
+        assertThat(event.operationType()).isEqualTo(OperationType.OTHER);
+        assertThat(event.namespace()).isEqualTo("app.s");
+        assertThat(event.documentKey()).isNull();
+    }
+
+    @Test
+    void shouldMapTopicToNamespaceWithoutNs() {
+        ChangeEventParser prefixed = new ChangeEventParser(
+                new TopicNamespaceMapping(Map.of("legacy-topic", "old.things"), "mongo"));
+        String insert = "{\"operationType\": \"insert\", \"fullDocument\": {\"_id\": 1}}";
+
+        assertThat(prefixed.parse("mongo.app.sessions", null, insert, 0).namespace()).isEqualTo("app.sessions");
+        assertThat(prefixed.parse("legacy-topic", null, insert, 0).namespace()).isEqualTo("old.things");
+        assertThat(prefixed.parse("app.users", null, insert, 0).namespace()).isEqualTo("app.users");
+    }
+
+    @Test
+    void shouldPreferNsOverTheTopic() {
+        ChangeEvent event = parser.parse("some.other.topic", null,
+                "{\"operationType\": \"delete\", \"ns\": {\"db\": \"a\", \"coll\": \"b\"}, \"documentKey\": {\"_id\": 1}}",
+                0);
+
+        assertThat(event.namespace()).isEqualTo("a.b");
+    }
+
+    @Test
+    void shouldRejectDocumentEventWhoseNamespaceHasNoCollection() {
+        assertThatThrownBy(() -> parser.parse("docs", null,
+                "{\"operationType\": \"insert\", \"fullDocument\": {\"_id\": 1}}", 0))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("'docs' names no collection");
+    }
+
+    @Test
+    void shouldFallBackToClusterTimeSecondsAsUnsignedForEventTime() {
+        ChangeEvent event = parse("""
+                {"operationType": "delete", "ns": {"db": "a", "coll": "b"}, "documentKey": {"_id": 1},
+                 "clusterTime": {"$timestamp": {"t": 4294967295, "i": 1}}}""");
+
+        assertThat(event.eventTime()).isEqualTo(Instant.ofEpochSecond(4_294_967_295L));
+    }
+
+    @Test
+    void shouldFallBackToRecordTimestampForEventTime() {
+        ChangeEvent event = parse(
+                "{\"operationType\": \"delete\", \"ns\": {\"db\": \"a\", \"coll\": \"b\"}, \"documentKey\": {\"_id\": 1}}");
+
+        assertThat(event.eventTime()).isEqualTo(Instant.ofEpochMilli(RECORD_TIMESTAMP));
+        assertThat(event.clusterTime()).isNull();
+    }
+
+    @Test
+    void shouldAcceptRelaxedExtendedJson() {
+        ChangeEvent event = parse("""
+                {"operationType": "insert", "ns": {"db": "a", "coll": "b"},
+                 "documentKey": {"_id": 5000000000},
+                 "fullDocument": {"_id": 5000000000, "n": 1, "d": 1.5,
+                                  "expireAt": {"$date": "2030-01-01T00:00:00Z"}},
+                 "wallTime": {"$date": "2026-11-29T10:00:00.250Z"}}""");
+
+        assertThat(event.documentKeyJson()).isEqualTo("{\"_id\": {\"$numberLong\": \"5000000000\"}}");
+        assertThat(event.fullDocument().toJson()).isEqualTo(
+                "{\"_id\": 5000000000, \"n\": 1, \"d\": 1.5, \"expireAt\": {\"$date\": \"2030-01-01T00:00:00Z\"}}");
+        assertThat(event.fullDocument().get("n")).isEqualTo(new BsonInt32(1));
+        assertThat(event.eventTime()).isEqualTo(Instant.parse("2026-11-29T10:00:00.250Z"));
+    }
+
+    static Stream<Arguments> documentIds() {
+        return Stream.of(
+                // canonical input: the output is the input
+                Arguments.of("ObjectId", "{\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}",
+                        "{\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}"),
+                Arguments.of("string", "\"d-1 \\\"quoted\\\" \\u00e9\\u0000\"", "\"d-1 \\\"quoted\\\" é\\u0000\""),
+                Arguments.of("int32", "{\"$numberInt\": \"-7\"}", "{\"$numberInt\": \"-7\"}"),
+                Arguments.of("int64", "{\"$numberLong\": \"9223372036854775807\"}",
+                        "{\"$numberLong\": \"9223372036854775807\"}"),
+                Arguments.of("int64 small", "{\"$numberLong\": \"7\"}", "{\"$numberLong\": \"7\"}"),
+                Arguments.of("double", "{\"$numberDouble\": \"0.1\"}", "{\"$numberDouble\": \"0.1\"}"),
+                Arguments.of("double -0.0", "{\"$numberDouble\": \"-0.0\"}", "{\"$numberDouble\": \"-0.0\"}"),
+                Arguments.of("double large", "{\"$numberDouble\": \"1.0E300\"}", "{\"$numberDouble\": \"1.0E300\"}"),
+                Arguments.of("UUID subtype 4", "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"04\"}}",
+                        "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"04\"}}"),
+                Arguments.of("legacy UUID subtype 3", "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"03\"}}",
+                        "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"03\"}}"),
+                Arguments.of("Decimal128", "{\"$numberDecimal\": \"1.10\"}", "{\"$numberDecimal\": \"1.10\"}"),
+                Arguments.of("Decimal128 -0", "{\"$numberDecimal\": \"-0\"}", "{\"$numberDecimal\": \"-0\"}"),
+                Arguments.of("date", "{\"$date\": {\"$numberLong\": \"-1\"}}", "{\"$date\": {\"$numberLong\": \"-1\"}}"),
+                Arguments.of("compound", "{\"b\": {\"$numberInt\": \"2\"}, \"a\": [\"x\", {\"$numberLong\": \"3\"}]}",
+                        "{\"b\": {\"$numberInt\": \"2\"}, \"a\": [\"x\", {\"$numberLong\": \"3\"}]}"),
+                // relaxed or legacy input: the output is canonical
+                Arguments.of("relaxed int32", "5", "{\"$numberInt\": \"5\"}"),
+                Arguments.of("relaxed int64", "5000000000", "{\"$numberLong\": \"5000000000\"}"),
+                Arguments.of("relaxed double", "2.5", "{\"$numberDouble\": \"2.5\"}"),
+                Arguments.of("relaxed whole double", "3.0", "{\"$numberDouble\": \"3.0\"}"),
+                Arguments.of("relaxed date", "{\"$date\": \"2026-11-29T10:00:00.250Z\"}",
+                        "{\"$date\": {\"$numberLong\": \"1795946400250\"}}"),
+                Arguments.of("shell UUID", "{\"$uuid\": \"00112233-4455-6677-8899-aabbccddeeff\"}",
+                        "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"04\"}}"),
+                Arguments.of("legacy binary", "{\"$binary\": \"ABEiM0RVZneImaq7zN3u/w==\", \"$type\": \"03\"}",
+                        "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"03\"}}"),
+                Arguments.of("relaxed compound", "{\"b\": 2, \"a\": 1.5}",
+                        "{\"b\": {\"$numberInt\": \"2\"}, \"a\": {\"$numberDouble\": \"1.5\"}}"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("documentIds")
+    void shouldRoundTripEveryIdTypeFromDocumentKey(String type, String idJson, String canonicalIdJson) {
+        ChangeEvent event = parse("""
+                {"operationType": "delete", "ns": {"db": "a", "coll": "b"}, "documentKey": {"_id": %s}}"""
+                .formatted(idJson));
+
+        assertRoundTrip(event, canonicalIdJson);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("documentIds")
+    void shouldRoundTripEveryIdTypeFromFullDocument(String type, String idJson, String canonicalIdJson) {
+        ChangeEvent event = parse("""
+                {"operationType": "insert", "ns": {"db": "a", "coll": "b"}, "fullDocument": {"x": 1, "_id": %s}}"""
+                .formatted(idJson));
+
+        assertRoundTrip(event, canonicalIdJson);
+    }
+
+    private static void assertRoundTrip(ChangeEvent event, String canonicalIdJson) {
+        String keyJson = event.documentKeyJson();
+        assertThat(keyJson).isEqualTo("{\"_id\": " + canonicalIdJson + "}");
+        BsonDocument reparsed = BsonDocument.parse(keyJson);
+        assertThat(reparsed).isEqualTo(event.documentKey());
+        assertThat(reparsed.get("_id").getBsonType()).isEqualTo(event.documentKey().get("_id").getBsonType());
+        assertThat(new ChangeEvent(OperationType.DELETE, "a.b", reparsed, null, Instant.EPOCH, null).documentKeyJson())
+                .isEqualTo(keyJson);
+    }
+
+    @Test
+    void shouldRejectNullValue() {
+        assertThatThrownBy(() -> parse(null))
+                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("value is null");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "   "})
+    void shouldRejectEmptyValue(String value) {
+        assertThatThrownBy(() -> parse(value))
+                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("value is empty");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"not json", "{\"operationType\": \"insert\"", "{\"operationType\": }",
+        "{\"_id\": {\"$numberLong\": \"abc\"}}", "{\"operationType\": \"insert\"} trailing"})
+    void shouldRejectValueThatIsNotJson(String value) {
+        assertThatThrownBy(() -> parse(value))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("not valid (extended) JSON")
+                .hasCauseInstanceOf(org.bson.json.JsonParseException.class);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"[1, 2]", "42", "\"insert\"", "true", "null", "{\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}"})
+    void shouldRejectJsonThatIsNotADocument(String value) {
+        assertThatThrownBy(() -> parse(value))
+                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("not a document");
+    }
+
+    @Test
+    void shouldRejectTwoDocumentsInOneValue() {
+        assertThatThrownBy(() -> parse(REAL_INSERT + " " + REAL_INSERT))
+                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("content after the JSON document");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"{\"ns\": {\"db\": \"a\", \"coll\": \"b\"}}", "{\"operationType\": null}"})
+    void shouldRejectMissingOperationType(String value) {
+        assertThatThrownBy(() -> parse(value))
+                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("no operationType");
+    }
+
+    @Test
+    void shouldRejectNonStringOperationType() {
+        assertThatThrownBy(() -> parse("{\"operationType\": 1}"))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("operationType is a INT32, not a string");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"\"ns\": \"a.b\"", "\"ns\": {\"coll\": \"b\"}", "\"ns\": {\"db\": 1, \"coll\": \"b\"}",
+        "\"ns\": {\"db\": \"a\", \"coll\": 2}"})
+    void shouldRejectMalformedNs(String ns) {
+        assertThatThrownBy(() -> parse("{\"operationType\": \"drop\", %s}".formatted(ns)))
+                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("its ns");
+    }
+
+    @Test
+    void shouldRejectFullDocumentThatIsNotADocument() {
+        assertThatThrownBy(() -> parse("""
+                {"operationType": "insert", "ns": {"db": "a", "coll": "b"}, "documentKey": {"_id": 1},
+                 "fullDocument": "x"}"""))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("fullDocument is a STRING, not a document");
+    }
+
+    @Test
+    void shouldRejectMistypedTimes() {
+        String base = "{\"operationType\": \"delete\", \"ns\": {\"db\": \"a\", \"coll\": \"b\"}, "
+                + "\"documentKey\": {\"_id\": 1}, ";
+
+        assertThatThrownBy(() -> parse(base + "\"wallTime\": 1700000000000}"))
+                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("wallTime is a INT64, not a date");
+        assertThatThrownBy(() -> parse(base + "\"clusterTime\": \"yesterday\"}"))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("clusterTime is a STRING, not a timestamp");
+    }
+}
