@@ -1,0 +1,85 @@
+package io.ttlstreams.serde;
+
+import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.event.OperationType;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+import org.bson.BsonDocument;
+import org.bson.BsonNull;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+
+/**
+ * Serde for {@link ChangeEvent}, as canonical extended JSON, which keeps every BSON type: a round trip gives an
+ * equal event. It carries namespace-wide events through an internal topic.
+ *
+ * <p>The form is {@code {"operationType": "DROP", "namespace": "db.coll", "documentKey": {...} | null,
+ * "fullDocument": {...} | null, "eventTime": "<ISO-8601 instant>", "clusterTime": {"$timestamp": ...} | null}}. The
+ * event time is an ISO-8601 string rather than a BSON date, because an {@link Instant} may hold nanoseconds. Null
+ * serializes to null and back. Thread-safe.
+ */
+public final class ChangeEventSerde implements Serde<ChangeEvent> {
+
+    // JsonMode.EXTENDED is the canonical extended JSON mode: every number keeps its BSON type.
+    private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder()
+            .outputMode(JsonMode.EXTENDED).build();
+
+    @Override
+    public Serializer<ChangeEvent> serializer() {
+        return (topic, event) -> event == null ? null : serialize(event);
+    }
+
+    @Override
+    public Deserializer<ChangeEvent> deserializer() {
+        return (topic, bytes) -> bytes == null ? null : deserialize(bytes);
+    }
+
+    private static byte[] serialize(ChangeEvent event) {
+        BsonDocument document = new BsonDocument()
+                .append("operationType", new BsonString(event.operationType().name()))
+                .append("namespace", new BsonString(event.namespace()))
+                .append("documentKey", orNull(event.documentKey()))
+                .append("fullDocument", orNull(event.fullDocument()))
+                .append("eventTime", new BsonString(event.eventTime().toString()))
+                .append("clusterTime", orNull(event.clusterTime()));
+        return document.toJson(CANONICAL).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static ChangeEvent deserialize(byte[] bytes) {
+        try {
+            BsonDocument document = BsonDocument.parse(new String(bytes, StandardCharsets.UTF_8));
+            BsonValue clusterTime = nullable(document, "clusterTime");
+            return new ChangeEvent(
+                    OperationType.valueOf(document.getString("operationType").getValue()),
+                    document.getString("namespace").getValue(),
+                    documentOrNull(document, "documentKey"),
+                    documentOrNull(document, "fullDocument"),
+                    Instant.parse(document.getString("eventTime").getValue()),
+                    clusterTime == null ? null : clusterTime.asTimestamp());
+        } catch (RuntimeException e) {
+            // Malformed JSON, a missing or mistyped field, an unknown operation type or a broken invariant.
+            throw new SerializationException("Could not deserialize a ChangeEvent from " + bytes.length
+                    + " bytes (canonical extended JSON): " + e.getMessage(), e);
+        }
+    }
+
+    private static BsonValue orNull(BsonValue value) {
+        return value == null ? BsonNull.VALUE : value;
+    }
+
+    private static BsonValue nullable(BsonDocument document, String field) {
+        BsonValue value = document.get(field);
+        return value == null || value.isNull() ? null : value;
+    }
+
+    private static BsonDocument documentOrNull(BsonDocument document, String field) {
+        BsonValue value = nullable(document, field);
+        return value == null ? null : value.asDocument();
+    }
+}
