@@ -1,0 +1,65 @@
+package io.ttlstreams.config;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Which MongoDB namespace ("db.coll") a source topic carries, for change events that do not say so themselves
+ * (the MongoDB stand-in omits {@code ns}), and which topics carry a namespace.
+ *
+ * <p>The MongoDB source connector names topics {@code <topic.prefix>.<db>.<coll>}, or {@code <db>.<coll>} without a
+ * prefix; explicit entries cover topics named otherwise (say, by the connector's {@code topic.namespace.map}).
+ *
+ * <p>Instances are immutable and thread-safe.
+ */
+public final class TopicNamespaceMapping {
+
+    private final Map<String, String> explicit;
+    private final String topicPrefix;
+
+    /**
+     * @param explicit    topic to namespace entries, which win over the naming convention
+     * @param topicPrefix the source connector's {@code topic.prefix}; empty or {@code null} when it has none
+     */
+    public TopicNamespaceMapping(Map<String, String> explicit, String topicPrefix) {
+        this.explicit = new LinkedHashMap<>(Objects.requireNonNull(explicit, "explicit"));
+        this.topicPrefix = topicPrefix == null ? "" : topicPrefix;
+    }
+
+    /**
+     * The namespace of {@code topic}: its explicit entry, else the topic name without {@code <prefix>.}, else the
+     * topic name itself; empty when the result cannot be a namespace (it has no non-empty "db" and "coll" parts).
+     */
+    public Optional<String> namespaceOf(String topic) {
+        String mapped = explicit.get(topic);
+        if (mapped != null) {
+            return Optional.of(mapped);
+        }
+        String prefixWithDot = topicPrefix + ".";
+        String namespace = !topicPrefix.isEmpty() && topic.startsWith(prefixWithDot)
+                ? topic.substring(prefixWithDot.length()) : topic;
+        int dot = namespace.indexOf('.');
+        return dot > 0 && dot < namespace.length() - 1 ? Optional.of(namespace) : Optional.empty();
+    }
+
+    /**
+     * The topics carrying {@code namespace}: the explicit entries mapped to it, else the name the connector's
+     * convention gives it. The inverse of {@link #namespaceOf}, used to derive the source topics from the rules.
+     */
+    List<String> topicsOf(String namespace) {
+        List<String> topics = new ArrayList<>();
+        explicit.forEach((topic, mapped) -> {
+            if (mapped.equals(namespace)) {
+                topics.add(topic);
+            }
+        });
+        if (topics.isEmpty()) {
+            topics.add(topicPrefix.isEmpty() ? namespace : topicPrefix + "." + namespace);
+        }
+        return topics;
+    }
+}
