@@ -6,6 +6,7 @@ import io.ttlstreams.rules.PartialFilter;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -62,9 +63,14 @@ public final class RuleConfig {
             + " overrides expire.after.seconds for its document, as Cosmos DB's ttl does. A positive 32-bit integer"
             + " (also as a long or a whole double) applies; -1 never expires; any other value is ignored and counted.";
 
-    /** Options that only one mode uses; setting them for the other is a mistake worth stopping for. */
-    private static final Map<String, TtlMode> MODE_SPECIFIC = Map.of(FIELD_CONFIG, TtlMode.FIELD,
-            FIELD_FORMAT_CONFIG, TtlMode.FIELD, DOCUMENT_TTL_FIELD_CONFIG, TtlMode.LAST_MODIFIED);
+    /**
+     * Options that only one mode uses; setting them for the other is a mistake worth stopping for. A list, so that
+     * the first of several mistakes is reported the same way every time.
+     */
+    private static final List<Map.Entry<String, TtlMode>> MODE_SPECIFIC = List.of(
+            Map.entry(FIELD_CONFIG, TtlMode.FIELD),
+            Map.entry(FIELD_FORMAT_CONFIG, TtlMode.FIELD),
+            Map.entry(DOCUMENT_TTL_FIELD_CONFIG, TtlMode.LAST_MODIFIED));
 
     private RuleConfig() {
     }
@@ -95,13 +101,14 @@ public final class RuleConfig {
         String prefix = prefix(ruleName);
         Map<String, Object> originals = config.originals();
         TtlMode mode = TtlMode.fromConfigValue(config.getString(prefix + MODE_CONFIG));
-        MODE_SPECIFIC.forEach((option, requiredMode) -> {
-            Object value = originals.get(prefix + option);
-            if (mode != requiredMode && value != null && !value.toString().isBlank()) {
-                throw new ConfigException(prefix + option, value, "Applies only when " + prefix + MODE_CONFIG
-                        + " is " + requiredMode.configValue() + ", and this rule's mode is " + mode.configValue());
+        for (Map.Entry<String, TtlMode> modeSpecific : MODE_SPECIFIC) {
+            String option = prefix + modeSpecific.getKey();
+            Object value = originals.get(option);
+            if (mode != modeSpecific.getValue() && value != null && !value.toString().isBlank()) {
+                throw new ConfigException(option, value, "Applies only when " + prefix + MODE_CONFIG + " is "
+                        + modeSpecific.getValue().configValue() + ", and this rule's mode is " + mode.configValue());
             }
-        });
+        }
         String field = optional(config.getString(prefix + FIELD_CONFIG));
         if (mode == TtlMode.FIELD && field == null) {
             throw missing(prefix + FIELD_CONFIG, "when " + prefix + MODE_CONFIG

@@ -15,6 +15,9 @@ final class Deadlines {
     private static final DateTimeFormatter INSTANT_FORMAT = new DateTimeFormatterBuilder().appendInstant(3)
             .toFormatter();
 
+    /** How reasons end when {@link #plusSeconds} finds no deadline. */
+    static final String BEYOND_LAST_DATE = ", beyond the last representable date";
+
     private Deadlines() {
     }
 

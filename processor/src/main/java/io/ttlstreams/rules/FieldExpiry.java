@@ -20,8 +20,6 @@ final class FieldExpiry {
     /** The largest magnitude in milliseconds that a long holds (as a double, rounded down to stay inside). */
     private static final double MAX_MILLIS = 9.2e18;
 
-    private static final String BEYOND_LAST_DATE = ", beyond the last representable date";
-
     private FieldExpiry() {
     }
 
@@ -44,7 +42,7 @@ final class FieldExpiry {
         String computation = found + earliest.description() + " + " + rule.expireAfterSeconds() + " s";
         OptionalLong deadline = Deadlines.plusSeconds(earliest.millis(), rule.expireAfterSeconds());
         if (deadline.isEmpty()) {
-            return ExpiryDecision.never(rule.explain(computation + BEYOND_LAST_DATE));
+            return ExpiryDecision.never(rule.explain(computation + Deadlines.BEYOND_LAST_DATE));
         }
         // The value exactly as found, so the delete misses a document whose field changed in the meantime. Only
         // when the path crossed an array of subdocuments is there no single value; the earliest one then serves.
@@ -103,7 +101,7 @@ final class FieldExpiry {
         if (value.isDouble()) {
             double scaled = format == FieldFormat.EPOCH_SECONDS ? number * 1000 : number;
             if (Math.abs(scaled) > MAX_MILLIS) {
-                return Reading.failed(shown + BEYOND_LAST_DATE);
+                return Reading.failed(shown + Deadlines.BEYOND_LAST_DATE);
             }
             // Rounded, not truncated: 1.001 seconds is 1000.9999999999999 ms in binary floating point.
             millis = Math.round(scaled);
@@ -113,7 +111,7 @@ final class FieldExpiry {
             OptionalLong exact = format == FieldFormat.EPOCH_SECONDS ? Deadlines.plusSeconds(0, whole)
                     : OptionalLong.of(whole);
             if (exact.isEmpty()) {
-                return Reading.failed(shown + BEYOND_LAST_DATE);
+                return Reading.failed(shown + Deadlines.BEYOND_LAST_DATE);
             }
             millis = exact.getAsLong();
         }

@@ -49,12 +49,11 @@ final class LastModifiedExpiry {
                 }
             }
         }
-        String computation = "last modified " + Deadlines.format(eventTime) + " + " + seconds + " s"
-                + source;
+        String computation = "last modified " + Deadlines.format(eventTime) + " + " + seconds + " s" + source;
         OptionalLong deadline = Deadlines.plusSeconds(eventTime, seconds);
         if (deadline.isEmpty()) {
-            return new ExpiryDecision(false, null, null,
-                    rule.explain(computation + ", beyond the last representable date"), new BsonDocument(), ignored);
+            return new ExpiryDecision(false, null, null, rule.explain(computation + Deadlines.BEYOND_LAST_DATE),
+                    new BsonDocument(), ignored);
         }
         return new ExpiryDecision(true, Instant.ofEpochMilli(deadline.getAsLong()), rule.name(),
                 rule.explain(computation), condition, ignored);
