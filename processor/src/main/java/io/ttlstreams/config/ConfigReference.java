@@ -42,8 +42,8 @@ final class ConfigReference {
 
     private static String row(ConfigKey key, String namePrefix) {
         return "| `" + namePrefix + key.name + "` | " + key.type.toString().toLowerCase(Locale.ROOT) + " | "
-                + defaultValue(key) + " | " + cell(key.validator == null ? "" : key.validator.toString()) + " | "
-                + key.importance.toString().toLowerCase(Locale.ROOT) + " | " + cell(key.documentation) + " |\n";
+                + defaultValue(key) + " | " + prose(key.validator == null ? "" : key.validator.toString()) + " | "
+                + key.importance.toString().toLowerCase(Locale.ROOT) + " | " + prose(key.documentation) + " |\n";
     }
 
     private static String defaultValue(ConfigKey key) {
@@ -55,6 +55,11 @@ final class ConfigReference {
         }
         String text = ConfigDef.convertToString(key.defaultValue, key.type);
         return text.isEmpty() ? "`\"\"`" : "`" + cell(text) + "`";
+    }
+
+    /** Text outside code spans, where {@code <name>} would be taken for an HTML tag and vanish. */
+    private static String prose(String text) {
+        return cell(text).replace("<", "&lt;");
     }
 
     /** Pipes would end the cell and newlines the row. */
