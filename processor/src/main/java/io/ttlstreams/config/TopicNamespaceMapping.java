@@ -32,7 +32,8 @@ public final class TopicNamespaceMapping {
 
     /**
      * The namespace of {@code topic}: its explicit entry, else the topic name without {@code <prefix>.}, else the
-     * topic name itself; empty when the result cannot be a namespace (it has no non-empty "db" and "coll" parts).
+     * topic name itself. The result is not checked to be of the form "db.coll": the caller knows whether the event
+     * needs a collection (a {@code dropDatabase} event does not) and can say so in its error.
      */
     public Optional<String> namespaceOf(String topic) {
         String mapped = explicit.get(topic);
@@ -40,10 +41,8 @@ public final class TopicNamespaceMapping {
             return Optional.of(mapped);
         }
         String prefixWithDot = topicPrefix + ".";
-        String namespace = !topicPrefix.isEmpty() && topic.startsWith(prefixWithDot)
-                ? topic.substring(prefixWithDot.length()) : topic;
-        int dot = namespace.indexOf('.');
-        return dot > 0 && dot < namespace.length() - 1 ? Optional.of(namespace) : Optional.empty();
+        boolean prefixed = !topicPrefix.isEmpty() && topic.startsWith(prefixWithDot);
+        return Optional.of(prefixed ? topic.substring(prefixWithDot.length()) : topic);
     }
 
     /**

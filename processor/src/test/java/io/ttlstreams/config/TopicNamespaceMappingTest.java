@@ -26,9 +26,9 @@ class TopicNamespaceMappingTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"events", "cdc.app", "cdc.app.", ".x"})
-    void shouldFindNoNamespaceInANameThatCannotBeOne(String topic) {
-        assertThat(mapping.namespaceOf(topic)).isEmpty();
+    @CsvSource({"events, events", "cdc.app, app", "cdc.app., app."})
+    void shouldLeaveJudgingTheNamespaceToTheCaller(String topic, String namespace) {
+        assertThat(mapping.namespaceOf(topic)).contains(namespace);
     }
 
     @Test
