@@ -1,15 +1,20 @@
 package io.ttlstreams.config;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Maps a source topic to the MongoDB namespace ("db.coll") its change events come from, for events that carry no
- * {@code ns} field.
+ * Which MongoDB namespace ("db.coll") a source topic carries, for change events that do not say so themselves
+ * (the MongoDB stand-in omits {@code ns}), and which topics carry a namespace.
  *
- * <p>Minimal version written alongside the event package so that it compiles; the config package owns the real one
- * and replaces this file at merge.
+ * <p>The MongoDB source connector names topics {@code <topic.prefix>.<db>.<coll>}, or {@code <db>.<coll>} without a
+ * prefix; explicit entries cover topics named otherwise (say, by the connector's {@code topic.namespace.map}).
+ *
+ * <p>Instances are immutable and thread-safe.
  */
 public final class TopicNamespaceMapping {
 
@@ -17,17 +22,18 @@ public final class TopicNamespaceMapping {
     private final String topicPrefix;
 
     /**
-     * @param explicit    topic to namespace entries that win over the prefix rule
-     * @param topicPrefix the source connector's {@code topic.prefix}; empty or null when it has none
+     * @param explicit    topic to namespace entries, which win over the naming convention
+     * @param topicPrefix the source connector's {@code topic.prefix}; empty or {@code null} when it has none
      */
     public TopicNamespaceMapping(Map<String, String> explicit, String topicPrefix) {
-        this.explicit = Map.copyOf(Objects.requireNonNull(explicit, "explicit"));
+        this.explicit = new LinkedHashMap<>(Objects.requireNonNull(explicit, "explicit"));
         this.topicPrefix = topicPrefix == null ? "" : topicPrefix;
     }
 
     /**
-     * The namespace of a topic: its explicit entry, else the topic without "{@code <prefix>.}" when the topic starts
-     * with it, else the topic name itself (the connector names topics {@code [prefix.]db.coll}).
+     * The namespace of {@code topic}: its explicit entry, else the topic name without {@code <prefix>.}, else the
+     * topic name itself. The result is not checked to be of the form "db.coll": the caller knows whether the event
+     * needs a collection (a {@code dropDatabase} event does not) and can say so in its error.
      */
     public Optional<String> namespaceOf(String topic) {
         String mapped = explicit.get(topic);
@@ -35,9 +41,24 @@ public final class TopicNamespaceMapping {
             return Optional.of(mapped);
         }
         String prefixWithDot = topicPrefix + ".";
-        if (!topicPrefix.isEmpty() && topic.startsWith(prefixWithDot)) {
-            return Optional.of(topic.substring(prefixWithDot.length()));
+        boolean prefixed = !topicPrefix.isEmpty() && topic.startsWith(prefixWithDot);
+        return Optional.of(prefixed ? topic.substring(prefixWithDot.length()) : topic);
+    }
+
+    /**
+     * The topics carrying {@code namespace}: the explicit entries mapped to it, else the name the connector's
+     * convention gives it. The inverse of {@link #namespaceOf}, used to derive the source topics from the rules.
+     */
+    List<String> topicsOf(String namespace) {
+        List<String> topics = new ArrayList<>();
+        explicit.forEach((topic, mapped) -> {
+            if (mapped.equals(namespace)) {
+                topics.add(topic);
+            }
+        });
+        if (topics.isEmpty()) {
+            topics.add(topicPrefix.isEmpty() ? namespace : topicPrefix + "." + namespace);
         }
-        return Optional.of(topic);
+        return topics;
     }
 }

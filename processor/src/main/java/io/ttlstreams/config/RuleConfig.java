@@ -1,0 +1,184 @@
+package io.ttlstreams.config;
+
+import io.ttlstreams.rules.FieldFormat;
+import io.ttlstreams.rules.NamespacePattern;
+import io.ttlstreams.rules.PartialFilter;
+import io.ttlstreams.rules.TtlMode;
+import io.ttlstreams.rules.TtlRule;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.bson.BsonDocument;
+import org.bson.BsonInvalidOperationException;
+import org.bson.json.JsonParseException;
+
+/**
+ * The options of one TTL rule. {@link TtlStreamsConfig} embeds them once per name listed in {@code ttl.rules}, under
+ * {@code ttl.rule.<name>.}, so {@code ttl.rule.sessions.field} is the {@link #FIELD_CONFIG field} of rule
+ * {@code sessions}.
+ */
+public final class RuleConfig {
+
+    /** Rule options are {@code ttl.rule.<name>.<option>}. */
+    public static final String PREFIX = "ttl.rule.";
+
+    public static final String NAMESPACE_CONFIG = "namespace";
+    public static final String NAMESPACE_DOC = "The collection the rule applies to, \"db.coll\", or every collection"
+            + " of a database, \"db.*\" (which then needs ttl.source.topics).";
+
+    public static final String MODE_CONFIG = "mode";
+    public static final String MODE_DOC = "\"field\": a date field plus expire.after.seconds, like a MongoDB TTL"
+            + " index. \"last-modified\": the time of the document's latest change plus expire.after.seconds, like"
+            + " Cosmos DB's TTL.";
+
+    public static final String FIELD_CONFIG = "field";
+    public static final String FIELD_DOC = "Field mode only, and required there: the field holding the expiry date;"
+            + " a dotted path such as session.expiresAt reaches into subdocuments. A date expires; an array expires"
+            + " on its earliest date; any other value, or none, never expires.";
+
+    public static final String EXPIRE_AFTER_SECONDS_CONFIG = "expire.after.seconds";
+    public static final String EXPIRE_AFTER_SECONDS_DOC = "Seconds added to the field's date (field mode, default 0)"
+            + " or to the change time (last-modified mode, required). A whole number from 0 to 2147483647: NaN,"
+            + " negative, fractional or larger values stop the application at start-up, unlike MongoDB, whose"
+            + " tolerance of NaN once expired documents immediately.";
+
+    public static final String FIELD_FORMAT_CONFIG = "field.format";
+    public static final String FIELD_FORMAT_DOC = "Field mode only: \"date\" counts BSON dates only; \"epoch-seconds\""
+            + " and \"epoch-millis\" also read numbers as epoch instants, as DynamoDB does. A number that looks like"
+            + " the other unit is flagged in the decision's reason.";
+
+    public static final String PARTIAL_FILTER_CONFIG = "partial.filter";
+    public static final String PARTIAL_FILTER_DOC = "Only documents matching this MongoDB partialFilterExpression"
+            + " (JSON) are scheduled, and the delete re-checks it. Supported: equality, $eq, $exists, $gt, $gte, $lt,"
+            + " $lte, $type, $in, $and.";
+
+    public static final String DOCUMENT_TTL_FIELD_CONFIG = "document.ttl.field";
+    public static final String DOCUMENT_TTL_FIELD_DOC = "Last-modified mode only: a field whose value, in seconds,"
+            + " overrides expire.after.seconds for its document, as Cosmos DB's ttl does. A positive 32-bit integer"
+            + " (also as a long or a whole double) applies; -1 never expires; any other value is ignored and counted.";
+
+    /**
+     * Options that only one mode uses; setting them for the other is a mistake worth stopping for. A list, so that
+     * the first of several mistakes is reported the same way every time.
+     */
+    private static final List<Map.Entry<String, TtlMode>> MODE_SPECIFIC = List.of(
+            Map.entry(FIELD_CONFIG, TtlMode.FIELD),
+            Map.entry(FIELD_FORMAT_CONFIG, TtlMode.FIELD),
+            Map.entry(DOCUMENT_TTL_FIELD_CONFIG, TtlMode.LAST_MODIFIED));
+
+    private RuleConfig() {
+    }
+
+    /** The per-rule options under their own names, as documented; the embedded copies carry the prefix. */
+    public static ConfigDef configDef() {
+        return definition("");
+    }
+
+    /** The prefix of the options of the rule called {@code ruleName}: {@code ttl.rule.<ruleName>.}. */
+    public static String prefix(String ruleName) {
+        return PREFIX + ruleName + ".";
+    }
+
+    /** Adds the options of rule {@code ruleName} to {@code target}, under {@link #prefix}. */
+    static void embedInto(ConfigDef target, String ruleName) {
+        String prefix = prefix(ruleName);
+        target.embed(prefix, "Rule " + ruleName, 0, definition(prefix));
+    }
+
+    /**
+     * Rule {@code ruleName} from {@code config}, in which its options are embedded. Checks what single options
+     * cannot: which options each mode requires or forbids.
+     *
+     * @throws ConfigException naming the offending option
+     */
+    static TtlRule toRule(String ruleName, AbstractConfig config) {
+        String prefix = prefix(ruleName);
+        Map<String, Object> originals = config.originals();
+        TtlMode mode = TtlMode.fromConfigValue(config.getString(prefix + MODE_CONFIG));
+        for (Map.Entry<String, TtlMode> modeSpecific : MODE_SPECIFIC) {
+            String option = prefix + modeSpecific.getKey();
+            Object value = originals.get(option);
+            if (mode != modeSpecific.getValue() && value != null && !value.toString().isBlank()) {
+                throw new ConfigException(option, value, "Applies only when " + prefix + MODE_CONFIG + " is "
+                        + modeSpecific.getValue().configValue() + ", and this rule's mode is " + mode.configValue());
+            }
+        }
+        String field = optional(config.getString(prefix + FIELD_CONFIG));
+        if (mode == TtlMode.FIELD && field == null) {
+            throw missing(prefix + FIELD_CONFIG, "when " + prefix + MODE_CONFIG
+                    + " is field: name the date field to expire documents by");
+        }
+        Integer expireAfterSeconds = config.getInt(prefix + EXPIRE_AFTER_SECONDS_CONFIG);
+        if (mode == TtlMode.LAST_MODIFIED && expireAfterSeconds == null) {
+            throw missing(prefix + EXPIRE_AFTER_SECONDS_CONFIG, "when " + prefix + MODE_CONFIG
+                    + " is last-modified: it is the collection's default TTL");
+        }
+        String partialFilter = optional(config.getString(prefix + PARTIAL_FILTER_CONFIG));
+        return new TtlRule(ruleName, NamespacePattern.parse(config.getString(prefix + NAMESPACE_CONFIG)), mode, field,
+                expireAfterSeconds == null ? 0 : expireAfterSeconds,
+                FieldFormat.fromConfigValue(config.getString(prefix + FIELD_FORMAT_CONFIG)),
+                partialFilter == null ? null : parsePartialFilter(partialFilter),
+                optional(config.getString(prefix + DOCUMENT_TTL_FIELD_CONFIG)));
+    }
+
+    /**
+     * @param reportedPrefix what errors prefix option names with (see {@link Validators#reportingUnder})
+     */
+    private static ConfigDef definition(String reportedPrefix) {
+        Function<ConfigDef.Validator, ConfigDef.Validator> named = v -> Validators.reportingUnder(reportedPrefix, v);
+        ConfigDef.Validator fieldPath = named.apply(Validators.blankOr(Validators.of("a dotted field path",
+                value -> TtlRule.validateFieldPath((String) value))));
+        return new ConfigDef()
+                .define(NAMESPACE_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE,
+                        named.apply(Validators.of("db.coll or db.*",
+                                value -> NamespacePattern.parse((String) value))),
+                        Importance.HIGH, NAMESPACE_DOC)
+                .define(MODE_CONFIG, Type.STRING, TtlMode.FIELD.configValue(),
+                        named.apply(ConfigDef.ValidString.in(configValues(TtlMode.values(), TtlMode::configValue))),
+                        Importance.HIGH, MODE_DOC)
+                .define(FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.HIGH, FIELD_DOC)
+                .define(EXPIRE_AFTER_SECONDS_CONFIG, Type.INT, null,
+                        named.apply(Validators.nullOr(ConfigDef.Range.between(0, Integer.MAX_VALUE))),
+                        Importance.HIGH, EXPIRE_AFTER_SECONDS_DOC)
+                .define(FIELD_FORMAT_CONFIG, Type.STRING, FieldFormat.DATE.configValue(),
+                        named.apply(ConfigDef.ValidString.in(
+                                configValues(FieldFormat.values(), FieldFormat::configValue))),
+                        Importance.MEDIUM, FIELD_FORMAT_DOC)
+                .define(PARTIAL_FILTER_CONFIG, Type.STRING, null,
+                        named.apply(Validators.blankOr(Validators.of("a JSON filter document",
+                                value -> parsePartialFilter((String) value)))),
+                        Importance.MEDIUM, PARTIAL_FILTER_DOC)
+                .define(DOCUMENT_TTL_FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.MEDIUM,
+                        DOCUMENT_TTL_FIELD_DOC);
+    }
+
+    /** Worded like Kafka's own error for an option without a default. */
+    private static ConfigException missing(String option, String condition) {
+        return new ConfigException("Missing required configuration \"" + option + "\" " + condition);
+    }
+
+    private static PartialFilter parsePartialFilter(String json) {
+        BsonDocument expression;
+        try {
+            expression = BsonDocument.parse(json);
+        } catch (JsonParseException | BsonInvalidOperationException e) {
+            throw new IllegalArgumentException("Not a JSON document: " + e.getMessage(), e);
+        }
+        return PartialFilter.parse(expression);
+    }
+
+    private static <E> String[] configValues(E[] constants, Function<E, String> configValue) {
+        return Arrays.stream(constants).map(configValue).toArray(String[]::new);
+    }
+
+    /** Blank counts as unset, so that an example file's empty placeholder ({@code key=}) means "none". */
+    private static String optional(String value) {
+        return value == null || value.isBlank() ? null : value;
+    }
+}

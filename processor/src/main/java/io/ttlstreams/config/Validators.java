@@ -1,0 +1,124 @@
+package io.ttlstreams.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * The validators this package's options share. Each check throws {@link IllegalArgumentException} with a plain
+ * message; {@link #of} turns it into the {@link ConfigException} naming the option that Kafka's config machinery
+ * expects.
+ */
+final class Validators {
+
+    /** Kafka's legal topic names: these characters, at most 249 of them, and neither "." nor "..". */
+    private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+
+    private Validators() {
+    }
+
+    /**
+     * A validator running {@code check} on the option's value.
+     *
+     * @param validValues what the reference documentation lists as valid values
+     */
+    static ConfigDef.Validator of(String validValues, Consumer<Object> check) {
+        return ConfigDef.LambdaValidator.with((name, value) -> {
+            try {
+                check.accept(value);
+            } catch (IllegalArgumentException invalid) {
+                throw new ConfigException(name, value, invalid.getMessage());
+            }
+        }, () -> validValues);
+    }
+
+    /** {@code base}, but accepting an unset ({@code null}) value, for options whose default is "none". */
+    static ConfigDef.Validator nullOr(ConfigDef.Validator base) {
+        return ConfigDef.LambdaValidator.with((name, value) -> {
+            if (value != null) {
+                base.ensureValid(name, value);
+            }
+        }, () -> "null or " + base);
+    }
+
+    /** {@code base}, but accepting an unset or blank string, for optional options users may leave empty. */
+    static ConfigDef.Validator blankOr(ConfigDef.Validator base) {
+        return ConfigDef.LambdaValidator.with((name, value) -> {
+            if (value != null && !value.toString().isBlank()) {
+                base.ensureValid(name, value);
+            }
+        }, () -> "empty or " + base);
+    }
+
+    /**
+     * {@code base} reporting errors under {@code prefix + name}. {@link ConfigDef#embed} strips the prefix before
+     * it calls an embedded option's validator, which would leave users to guess which rule's option failed.
+     */
+    static ConfigDef.Validator reportingUnder(String prefix, ConfigDef.Validator base) {
+        if (base == null || prefix.isEmpty()) {
+            return base;
+        }
+        return ConfigDef.LambdaValidator.with((name, value) -> base.ensureValid(prefix + name, value), base::toString);
+    }
+
+    /** A legal Kafka topic name. */
+    static ConfigDef.Validator topic() {
+        return of("a Kafka topic name", value -> checkTopic((String) value));
+    }
+
+    /** Distinct legal Kafka topic names. */
+    static ConfigDef.Validator topics() {
+        return of("distinct Kafka topic names", value -> distinct((List<?>) value).forEach(Validators::checkTopic));
+    }
+
+    /** A finite number above zero. */
+    static ConfigDef.Validator positiveFinite() {
+        return of("a number > 0", value -> {
+            double number = (Double) value;
+            if (!(number > 0) || Double.isInfinite(number)) {
+                throw new IllegalArgumentException("Must be a finite number above 0");
+            }
+        });
+    }
+
+    /** An absolute http or https URL. */
+    static ConfigDef.Validator httpUrl() {
+        return of("an http(s) URL", value -> {
+            try {
+                URI uri = new URI((String) value);
+                if ((!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) || uri.getHost() == null) {
+                    throw new IllegalArgumentException("Must be an http:// or https:// URL with a host");
+                }
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException("Not a URL: " + e.getMessage(), e);
+            }
+        });
+    }
+
+    static void checkTopic(String topic) {
+        if (!TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
+            throw new IllegalArgumentException("'" + topic + "' is not a legal Kafka topic name (up to 249 of"
+                    + " a-z A-Z 0-9 . _ -)");
+        }
+    }
+
+    /**
+     * {@code values} as strings, after checking that none repeats; a repeated entry is a copy-paste slip that
+     * would otherwise be silently collapsed.
+     */
+    static List<String> distinct(List<?> values) {
+        Set<Object> seen = new HashSet<>();
+        for (Object value : values) {
+            if (!seen.add(value)) {
+                throw new IllegalArgumentException("'" + value + "' is listed twice");
+            }
+        }
+        return values.stream().map(String::valueOf).toList();
+    }
+}

@@ -1,0 +1,151 @@
+package io.ttlstreams.rules;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/** Field mode: a MongoDB TTL index's semantics, plus DynamoDB-style epoch numbers when the rule asks for them. */
+final class FieldExpiry {
+
+    /**
+     * 1e11 is year 5138 as epoch seconds but March 1973 as epoch milliseconds, so a value on the wrong side of it
+     * was most likely written in the other unit.
+     */
+    private static final double UNIT_MIX_UP_THRESHOLD = 1e11;
+
+    /** The largest magnitude in milliseconds that a long holds (as a double, rounded down to stay inside). */
+    private static final double MAX_MILLIS = 9.2e18;
+
+    private FieldExpiry() {
+    }
+
+    static ExpiryDecision evaluate(TtlRule rule, BsonDocument document) {
+        String field = rule.field();
+        List<BsonValue> values = BsonPaths.resolve(document, field);
+        if (values.isEmpty()) {
+            return ExpiryDecision.never(rule.explain("field " + field + " is missing"));
+        }
+        boolean single = values.size() == 1 && !values.get(0).isArray();
+        Reading earliest = single ? read(values.get(0), rule.fieldFormat()) : earliest(values, rule.fieldFormat());
+        if (earliest == null) {
+            String wanted = rule.fieldFormat() == FieldFormat.DATE ? "date" : "date or number";
+            return ExpiryDecision.never(rule.explain("field " + field + " is an array with no " + wanted));
+        }
+        String found = single ? "field " + field + " is " : "field " + field + " is an array; its earliest is ";
+        if (earliest.failure() != null) {
+            return ExpiryDecision.never(rule.explain(found + earliest.failure()));
+        }
+        String computation = found + earliest.description() + " + " + rule.expireAfterSeconds() + " s";
+        OptionalLong deadline = Deadlines.plusSeconds(earliest.millis(), rule.expireAfterSeconds());
+        if (deadline.isEmpty()) {
+            return ExpiryDecision.never(rule.explain(computation + Deadlines.BEYOND_LAST_DATE));
+        }
+        // The value exactly as found, so the delete misses a document whose field changed in the meantime. Only
+        // when the path crossed an array of subdocuments is there no single value; the earliest one then serves.
+        BsonValue asFound = values.size() == 1 ? values.get(0) : earliest.value();
+        BsonDocument condition = new BsonDocument(field, BsonPaths.detached(asFound));
+        return new ExpiryDecision(true, Instant.ofEpochMilli(deadline.getAsLong()), rule.name(),
+                rule.explain(computation) + earliest.unitWarning(), condition, false);
+    }
+
+    /**
+     * Like a TTL index on an array: the earliest date counts and other elements are ignored; {@code null} when no
+     * element counts.
+     */
+    private static Reading earliest(List<BsonValue> values, FieldFormat format) {
+        List<BsonValue> candidates = new ArrayList<>();
+        for (BsonValue value : values) {
+            if (value.isArray()) {
+                candidates.addAll(value.asArray());
+            } else {
+                candidates.add(value);
+            }
+        }
+        Reading earliest = null;
+        for (BsonValue candidate : candidates) {
+            Reading reading = read(candidate, format);
+            if (reading.failure() == null && (earliest == null || reading.millis() < earliest.millis())) {
+                earliest = reading;
+            }
+        }
+        return earliest;
+    }
+
+    private static Reading read(BsonValue value, FieldFormat format) {
+        if (value.isDateTime()) {
+            long millis = value.asDateTime().getValue();
+            return Reading.instant(value, millis, "a date", "");
+        }
+        boolean epochNumber = value.isInt32() || value.isInt64() || value.isDouble();
+        if (format == FieldFormat.DATE) {
+            String hint = epochNumber ? " (numbers count only with an epoch field format)" : "";
+            return Reading.failed(BsonTypes.withArticle(value) + ", not a date" + hint);
+        }
+        if (!epochNumber) {
+            return Reading.failed(BsonTypes.withArticle(value) + ", not a date or an int, long or double");
+        }
+        return readEpoch(value, format);
+    }
+
+    private static Reading readEpoch(BsonValue value, FieldFormat format) {
+        double number = value.asNumber().doubleValue();
+        String shown = format.configValue() + " " + (value.isDouble() ? plain(number) : value.asNumber().longValue());
+        if (!Double.isFinite(number)) {
+            return Reading.failed(shown + ", not a finite number");
+        }
+        long millis;
+        if (value.isDouble()) {
+            double scaled = format == FieldFormat.EPOCH_SECONDS ? number * 1000 : number;
+            if (Math.abs(scaled) > MAX_MILLIS) {
+                return Reading.failed(shown + Deadlines.BEYOND_LAST_DATE);
+            }
+            // Rounded, not truncated: 1.001 seconds is 1000.9999999999999 ms in binary floating point.
+            millis = Math.round(scaled);
+        } else {
+            long whole = value.asNumber().longValue();
+            // Seconds to milliseconds is "epoch zero plus that many seconds", with the same overflow guard.
+            OptionalLong exact = format == FieldFormat.EPOCH_SECONDS ? Deadlines.plusSeconds(0, whole)
+                    : OptionalLong.of(whole);
+            if (exact.isEmpty()) {
+                return Reading.failed(shown + Deadlines.BEYOND_LAST_DATE);
+            }
+            millis = exact.getAsLong();
+        }
+        return Reading.instant(value, millis, shown, unitWarning(number, format));
+    }
+
+    private static String unitWarning(double number, FieldFormat format) {
+        if (format == FieldFormat.EPOCH_SECONDS && number > UNIT_MIX_UP_THRESHOLD) {
+            return "; the value looks like epoch-millis, which as seconds puts the deadline far in the future";
+        }
+        if (format == FieldFormat.EPOCH_MILLIS && Math.abs(number) < UNIT_MIX_UP_THRESHOLD) {
+            return "; the value looks like epoch-seconds, which as milliseconds puts the deadline around 1970";
+        }
+        return "";
+    }
+
+    private static String plain(double number) {
+        return Double.isFinite(number) ? BigDecimal.valueOf(number).toPlainString() : Double.toString(number);
+    }
+
+    /**
+     * What one value says about expiry: an instant with its description (and a warning when the unit looks
+     * mistaken), or, when {@code failure} is set, why it does not expire.
+     */
+    private record Reading(BsonValue value, long millis, String description, String failure, String unitWarning) {
+
+        /** An instant, described as {@code what} followed by the instant itself. */
+        static Reading instant(BsonValue value, long millis, String what, String unitWarning) {
+            String description = what + " (" + Deadlines.format(Instant.ofEpochMilli(millis)) + ")";
+            return new Reading(value, millis, description, null, unitWarning);
+        }
+
+        static Reading failed(String failure) {
+            return new Reading(null, 0, null, failure, "");
+        }
+    }
+}

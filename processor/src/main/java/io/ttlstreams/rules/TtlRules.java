@@ -1,0 +1,102 @@
+package io.ttlstreams.rules;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+
+/**
+ * The configured rules, evaluated together. Several rules may cover one namespace (say, a field rule and a
+ * last-modified safety net); the earliest deadline wins.
+ *
+ * <p>Instances are immutable and thread-safe; {@link #evaluate} is a pure function.
+ */
+public final class TtlRules {
+
+    private final List<TtlRule> rules;
+
+    /**
+     * @param rules the rules in configuration order, which breaks ties between equal deadlines
+     * @throws IllegalArgumentException when two rules share a name, since decisions identify rules by name
+     */
+    public TtlRules(List<TtlRule> rules) {
+        this.rules = List.copyOf(rules);
+        Set<String> names = new HashSet<>();
+        for (TtlRule rule : this.rules) {
+            if (!names.add(rule.name())) {
+                throw new IllegalArgumentException("Two rules are named " + rule.name());
+            }
+        }
+    }
+
+    /** The rules, in configuration order. */
+    public List<TtlRule> rules() {
+        return rules;
+    }
+
+    /** Whether some rule applies to {@code namespace} ("db.coll"). */
+    public boolean covers(String namespace) {
+        return rules.stream().anyMatch(rule -> rule.namespace().matches(namespace));
+    }
+
+    /**
+     * When, if ever, {@code document} expires. It looks at the document as it is now and at nothing remembered, so
+     * the latest version of a document always decides, as in Firestore; the caller reschedules on every change.
+     *
+     * @param namespace the document's namespace, "db.coll"
+     * @param document  the full document; {@code null} (a change event without one) never expires
+     * @param eventTime when the document last changed, which last-modified rules count from
+     * @return the earliest deadline among the applicable rules, with the winning rule's name and condition; or, when
+     *         no rule expires the document, a decision whose reason lists each rule's reason. In either case
+     *         {@link ExpiryDecision#documentTtlIgnored()} is set when any applicable rule ignored an invalid
+     *         per-document TTL, so that every such document is counted.
+     */
+    public ExpiryDecision evaluate(String namespace, BsonDocument document, Instant eventTime) {
+        Objects.requireNonNull(namespace, "namespace");
+        Objects.requireNonNull(eventTime, "eventTime");
+        List<TtlRule> applicable = rules.stream().filter(rule -> rule.namespace().matches(namespace)).toList();
+        if (applicable.isEmpty()) {
+            return ExpiryDecision.never("no rule for namespace " + namespace);
+        }
+        if (document == null) {
+            return ExpiryDecision.never("the change event carries no full document");
+        }
+        ExpiryDecision earliest = null;
+        List<String> reasons = new ArrayList<>();
+        boolean documentTtlIgnored = false;
+        for (TtlRule rule : applicable) {
+            ExpiryDecision decision = evaluate(rule, document, eventTime);
+            documentTtlIgnored |= decision.documentTtlIgnored();
+            if (!decision.expires()) {
+                reasons.add(decision.reason());
+            } else if (earliest == null || decision.deadline().isBefore(earliest.deadline())) {
+                earliest = decision;
+            }
+        }
+        if (earliest == null) {
+            return new ExpiryDecision(false, null, null, String.join("; ", reasons), new BsonDocument(),
+                    documentTtlIgnored);
+        }
+        return new ExpiryDecision(true, earliest.deadline(), earliest.rule(), earliest.reason(), earliest.condition(),
+                documentTtlIgnored);
+    }
+
+    private static ExpiryDecision evaluate(TtlRule rule, BsonDocument document, Instant eventTime) {
+        PartialFilter filter = rule.partialFilter();
+        if (filter != null && !filter.matches(document)) {
+            return ExpiryDecision.never(rule.explain("partial filter " + filter + " does not match"));
+        }
+        ExpiryDecision decision = rule.mode() == TtlMode.FIELD ? FieldExpiry.evaluate(rule, document)
+                : LastModifiedExpiry.evaluate(rule, document, eventTime);
+        if (filter != null && decision.expires()) {
+            // The delete re-checks the filter too: a document updated out of the filter's scope must survive.
+            // The condition was built for this decision alone, so extending it in place is safe.
+            decision.condition().append("$and", new BsonArray(List.of(filter.expression())));
+        }
+        return decision;
+    }
+}

@@ -1,0 +1,128 @@
+package io.ttlstreams.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.kafka.common.config.ConfigException;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class LoadTest {
+
+    @TempDir
+    Path directory;
+
+    private Path write(String... lines) throws IOException {
+        return Files.writeString(directory.resolve("ttl.properties"), String.join("\n", lines) + "\n");
+    }
+
+    @Test
+    void shouldLoadACopiedExampleWithTrailingComments() throws IOException {
+        Path file = write(
+                "# TTL rules",
+                "ttl.rules=sessions   # one name per rule",
+                "ttl.rule.sessions.namespace=app.sessions   # db.collection",
+                "ttl.rule.sessions.field=expireAt\t# the date field",
+                "ttl.rule.sessions.expire.after.seconds = 10 # seconds after the date",
+                "ttl.rule.sessions.partial.filter={\"status\": \"#active\", \"note\": \"a # b\"}  # only these",
+                "ttl.audit.topic=   # empty: no audit",
+                "bootstrap.servers=localhost:9092 # the broker",
+                "ssl.key.password=p#ss \\#kept");
+
+        TtlStreamsConfig config = TtlStreamsConfig.load(file);
+
+        assertThat(config.rules().rules()).hasSize(1);
+        assertThat(config.rules().rules().get(0).namespace()).hasToString("app.sessions");
+        assertThat(config.rules().rules().get(0).field()).isEqualTo("expireAt");
+        assertThat(config.rules().rules().get(0).expireAfterSeconds()).isEqualTo(10);
+        assertThat(config.rules().rules().get(0).partialFilter().expression())
+                .isEqualTo(BsonDocument.parse("{status: '#active', note: 'a # b'}"));
+        assertThat(config.auditTopic()).isEmpty();
+        assertThat(config.streamsProperties())
+                .containsEntry("bootstrap.servers", "localhost:9092")
+                .containsEntry("ssl.key.password", "p#ss #kept");
+    }
+
+    @Test
+    void shouldReportTheOptionOfALoadedFile() throws IOException {
+        Path file = write("ttl.rules=sessions", "ttl.rule.sessions.namespace=app.sessions",
+                "ttl.rule.sessions.field=expireAt", "ttl.rule.sessions.expire.after.seconds=NaN  # oops");
+
+        assertThatThrownBy(() -> TtlStreamsConfig.load(file))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.rule.sessions.expire.after.seconds");
+    }
+
+    @Test
+    void shouldNameAMissingFile() {
+        Path missing = directory.resolve("nope.properties");
+
+        assertThatThrownBy(() -> TtlStreamsConfig.load(missing))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(missing.toString())
+                .hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void shouldNameAnUnreadableFile() {
+        assertThatThrownBy(() -> TtlStreamsConfig.load(directory))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(directory.toString());
+    }
+
+    @Test
+    void shouldNameAFileThatIsNotUtf8() throws IOException {
+        Path file = Files.write(directory.resolve("latin1.properties"),
+                "ttl.rules=s\u00e9ssions\n".getBytes(StandardCharsets.ISO_8859_1));
+
+        assertThatThrownBy(() -> TtlStreamsConfig.load(file))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(file.toString())
+                .hasMessageContaining("UTF-8");
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        // a comment needs whitespace before the #
+        "key=value # note                       | key=value",
+        "key=value#not-a-comment                | key=value#not-a-comment",
+        "key=#fff                               | key=#fff",
+        "key= # note                            | key=",
+        // whole-line comments are left to Properties
+        "# key=value # note                     | # key=value # note",
+        "`   ! key=value # note`                | `   ! key=value # note`",
+        // inside a JSON string a # is text, also after an escaped quote
+        "f={\"a\": \"x #1\"} # note              | f={\"a\": \"x #1\"}",
+        "f={\"a\": \"say \\\\\"hi\\\\\" #1\"}    | f={\"a\": \"say \\\\\"hi\\\\\" #1\"}",
+        // an escaped # or an escaped space before it keeps it
+        "p=a \\#b                                | p=a \\#b",
+        "p=a\\ #b                                | p=a\\ #b",
+        "p=a\\  #b                               | `p=a\\ `",
+    })
+    void shouldStripOnlyTrailingComments(String line, String expected) {
+        assertThat(PropertiesFiles.stripTrailingComments(line)).isEqualTo(expected + "\n");
+    }
+
+    @Test
+    void shouldKeepAContinuationLinesStringState() throws IOException {
+        Path file = write("ttl.rules=sessions", "ttl.rule.sessions.namespace=app.sessions",
+                "ttl.rule.sessions.field=expireAt",
+                "ttl.rule.sessions.partial.filter={\"status\": \\",
+                "    \"a #b\"}   # note");
+
+        assertThat(TtlStreamsConfig.load(file).rules().rules().get(0).partialFilter().expression())
+                .isEqualTo(BsonDocument.parse("{status: 'a #b'}"));
+    }
+
+    @Test
+    void shouldEndAContinuationAtACommentThatSwallowsTheBackslash() {
+        assertThat(PropertiesFiles.stripTrailingComments("a=1 # note \\\nb=2\n")).isEqualTo("a=1\nb=2\n");
+    }
+}

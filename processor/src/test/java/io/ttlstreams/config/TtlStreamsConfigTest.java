@@ -1,0 +1,248 @@
+package io.ttlstreams.config;
+
+import static io.ttlstreams.config.TestConfigs.assertRejectedNaming;
+import static io.ttlstreams.config.TestConfigs.config;
+import static io.ttlstreams.config.TestConfigs.props;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ttlstreams.rules.TtlRule;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.Properties;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class TtlStreamsConfigTest {
+
+    @Test
+    void shouldApplyDefaults() {
+        TtlStreamsConfig config = config();
+
+        assertThat(config.deleteTopic()).isEqualTo("ttl.deletes");
+        assertThat(config.auditTopic()).isEmpty();
+        assertThat(config.dlqTopic()).isEqualTo("ttl.dlq");
+        assertThat(config.punctuateInterval()).isEqualTo(Duration.ofMillis(100));
+        assertThat(config.punctuateMaxEntries()).isEqualTo(10_000);
+        assertThat(config.punctuateMaxDuration()).isEqualTo(Duration.ofMillis(50));
+        assertThat(config.maxDeletesPerSecond()).isEmpty();
+        assertThat(config.connectUrl()).isEmpty();
+        assertThat(config.embeddedMongodbPort()).isEqualTo(27017);
+        assertThat(config.embeddedKafkaPort()).isEqualTo(9092);
+        assertThat(config.embeddedConnectPort()).isEqualTo(8083);
+        assertThat(config.embeddedDataDir()).isEmpty();
+    }
+
+    @Test
+    void shouldReadEveryOption() {
+        TtlStreamsConfig config = config(
+                "ttl.delete.topic", "deletes",
+                "ttl.audit.topic", "audit",
+                "ttl.dlq.topic", "dlq",
+                "ttl.punctuate.interval.ms", "250",
+                "ttl.punctuate.max.entries", "5",
+                "ttl.punctuate.max.duration.ms", "20",
+                "ttl.max.deletes.per.second", "12.5",
+                "ttl.connect.url", "http://localhost:8083",
+                "embedded.mongodb.port", "0",
+                "embedded.kafka.port", "19092",
+                "embedded.connect.port", "18083",
+                "embedded.data.dir", "/tmp/stack");
+
+        assertThat(config.deleteTopic()).isEqualTo("deletes");
+        assertThat(config.auditTopic()).contains("audit");
+        assertThat(config.dlqTopic()).isEqualTo("dlq");
+        assertThat(config.punctuateInterval()).isEqualTo(Duration.ofMillis(250));
+        assertThat(config.punctuateMaxEntries()).isEqualTo(5);
+        assertThat(config.punctuateMaxDuration()).isEqualTo(Duration.ofMillis(20));
+        assertThat(config.maxDeletesPerSecond()).isEqualTo(OptionalDouble.of(12.5));
+        assertThat(config.connectUrl()).contains("http://localhost:8083");
+        assertThat(config.embeddedMongodbPort()).isZero();
+        assertThat(config.embeddedKafkaPort()).isEqualTo(19092);
+        assertThat(config.embeddedConnectPort()).isEqualTo(18083);
+        assertThat(config.embeddedDataDir()).contains(Path.of("/tmp/stack"));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+        "ttl.rules                      | ''",
+        "ttl.rules                      | 'sessions,sessions'",
+        "ttl.rules                      | 'ses.sions'",
+        "ttl.source.topics              | 'a,a'",
+        "ttl.source.topics              | 'bad topic'",
+        "ttl.source.topic.prefix        | 'cdc/'",
+        "ttl.source.topic.namespace.map | 'legacy'",
+        "ttl.source.topic.namespace.map | 'legacy=app'",
+        "ttl.source.topic.namespace.map | 'legacy=app.*'",
+        "ttl.source.topic.namespace.map | 'bad topic=app.sessions'",
+        "ttl.source.topic.namespace.map | 'a=app.x,a=app.y'",
+        "ttl.delete.topic               | ''",
+        "ttl.delete.topic               | 'dele tes'",
+        "ttl.audit.topic                | '# audit'",
+        "ttl.dlq.topic                  | '..'",
+        "ttl.punctuate.interval.ms      | 0",
+        "ttl.punctuate.interval.ms      | soon",
+        "ttl.punctuate.max.entries      | 0",
+        "ttl.punctuate.max.entries      | 1.5",
+        "ttl.punctuate.max.duration.ms  | -1",
+        "ttl.max.deletes.per.second     | 0",
+        "ttl.max.deletes.per.second     | -5",
+        "ttl.max.deletes.per.second     | NaN",
+        "ttl.max.deletes.per.second     | Infinity",
+        "ttl.max.deletes.per.second     | many",
+        "ttl.connect.url                | 'localhost:8083'",
+        "ttl.connect.url                | 'ftp://host'",
+        "ttl.connect.url                | 'http://'",
+        "embedded.mongodb.port          | 65536",
+        "embedded.kafka.port            | -1",
+        "embedded.connect.port          | http",
+    })
+    void shouldRejectABadValueNamingTheOption(String option, String value) {
+        assertRejectedNaming(option, option, value);
+    }
+
+    @Test
+    void shouldRequireRules() {
+        assertRejectedNaming("ttl.rules", "ttl.rules", null);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "ttl.rule.sessions.feild       | rule sessions has no option 'feild'; did you mean field?",
+        "ttl.rule.undeclared.namespace | rule 'undeclared' is not listed in ttl.rules [sessions]",
+        "ttl.punctuate.intervl.ms      | did you mean ttl.punctuate.interval.ms?",
+        "ttl.sessions                  | ttl-streams has no such option",
+        "ttl.rule.sessions             | rule options take the form ttl.rule.<name>.<option>",
+        "embedded.mongo.port           | did you mean embedded.mongodb.port?",
+    })
+    void shouldRejectUnknownOwnKeysNamingThem(String key, String explanation) {
+        assertThatThrownBy(() -> config(key, "x"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Unknown configuration " + key + ": ")
+                .hasMessageContaining(explanation);
+    }
+
+    @Test
+    void shouldListTheRuleOptionsForAMisspelledOne() {
+        assertThatThrownBy(() -> config("ttl.rule.sessions.zzz", "x"))
+                .hasMessageContaining("'zzz'. Its options are namespace, mode, field, expire.after.seconds,"
+                        + " field.format, partial.filter, document.ttl.field.");
+    }
+
+    @Test
+    void shouldPassOtherKeysToKafkaStreamsWithDefaults() {
+        Properties streams = config("bootstrap.servers", "broker:9092", "num.stream.threads", "2",
+                "topology.optimization", "all").streamsProperties();
+
+        Map<Object, Object> expected = new HashMap<>();
+        expected.put("application.id", "ttl-streams");
+        expected.put("processing.guarantee", "exactly_once_v2");
+        expected.put("bootstrap.servers", "broker:9092");
+        expected.put("num.stream.threads", "2");
+        expected.put("topology.optimization", "all");
+        assertThat(streams).containsExactlyInAnyOrderEntriesOf(expected);
+    }
+
+    @Test
+    void shouldLetUsersOverrideTheStreamsDefaults() {
+        Properties streams = config("application.id", "ttl-prod", "processing.guarantee", "at_least_once")
+                .streamsProperties();
+
+        assertThat(streams).containsEntry("application.id", "ttl-prod")
+                .containsEntry("processing.guarantee", "at_least_once")
+                .doesNotContainKey("bootstrap.servers");
+    }
+
+    @Test
+    void shouldBuildRulesInDeclarationOrder() {
+        TtlStreamsConfig config = config("ttl.rules", "sessions, carts",
+                "ttl.rule.carts.namespace", "shop.carts",
+                "ttl.rule.carts.mode", "last-modified",
+                "ttl.rule.carts.expire.after.seconds", "3600");
+
+        assertThat(config.rules().rules()).extracting(TtlRule::name).containsExactly("sessions", "carts");
+        assertThat(config.rules().covers("shop.carts")).isTrue();
+    }
+
+    @Test
+    void shouldDeriveSourceTopicsFromRuleNamespaces() {
+        TtlStreamsConfig config = config("ttl.rules", "sessions,carts,logins",
+                "ttl.rule.carts.namespace", "shop.carts", "ttl.rule.carts.field", "at",
+                "ttl.rule.logins.namespace", "app.sessions", "ttl.rule.logins.field", "lastLogin");
+
+        assertThat(config.sourceTopics()).containsExactly("app.sessions", "shop.carts");
+    }
+
+    @Test
+    void shouldDeriveSourceTopicsWithTheConnectorsPrefix() {
+        assertThat(config("ttl.source.topic.prefix", "cdc").sourceTopics()).containsExactly("cdc.app.sessions");
+    }
+
+    @Test
+    void shouldDeriveMappedTopicsForMappedNamespaces() {
+        TtlStreamsConfig config = config("ttl.source.topic.prefix", "cdc",
+                "ttl.source.topic.namespace.map", "sessions-v1=app.sessions, sessions-v2=app.sessions");
+
+        assertThat(config.sourceTopics()).containsExactly("sessions-v1", "sessions-v2");
+        assertThat(config.topicNamespaceMapping().namespaceOf("sessions-v2")).contains("app.sessions");
+        assertThat(config.topicNamespaceMapping().namespaceOf("cdc.app.sessions")).contains("app.sessions");
+    }
+
+    @Test
+    void shouldPreferExplicitSourceTopics() {
+        assertThat(config("ttl.source.topics", "t1, t2").sourceTopics()).containsExactly("t1", "t2");
+    }
+
+    @Test
+    void shouldRequireExplicitTopicsForADatabaseWideRule() {
+        assertRejectedNaming("ttl.source.topics", "ttl.rule.sessions.namespace", "app.*");
+        assertThat(config("ttl.rule.sessions.namespace", "app.*", "ttl.source.topics", "app.sessions")
+                .sourceTopics()).containsExactly("app.sessions");
+    }
+
+    @Test
+    void shouldRejectADerivedTopicThatKafkaWouldRefuse() {
+        assertRejectedNaming("ttl.source.topics", "ttl.rule.sessions.namespace", "app.sessions@eu");
+    }
+
+    @Test
+    void shouldRejectNonStringKeys() {
+        Map<Object, Object> props = new HashMap<>(props());
+        props.put(42, "x");
+
+        assertThatThrownBy(() -> new TtlStreamsConfig(props)).isInstanceOf(ConfigException.class);
+    }
+
+    @Test
+    void shouldAcceptTypedValues() {
+        Map<String, Object> props = props();
+        props.put("ttl.punctuate.interval.ms", 200L);
+        props.put("ttl.max.deletes.per.second", 3.0);
+
+        TtlStreamsConfig config = new TtlStreamsConfig(props);
+
+        assertThat(config.punctuateInterval()).isEqualTo(Duration.ofMillis(200));
+        assertThat(config.maxDeletesPerSecond()).isEqualTo(OptionalDouble.of(3.0));
+    }
+
+    @Test
+    void shouldTreatABlankAuditTopicAsDisabled() {
+        assertThat(config("ttl.audit.topic", "  ").auditTopic()).isEqualTo(Optional.empty());
+    }
+
+    @Test
+    void shouldHandOutACopyOfItsDefinition() {
+        TtlStreamsConfig.configDef().define("ttl.extra", ConfigDef.Type.STRING, ConfigDef.Importance.LOW,
+                "sneaked in");
+
+        assertThat(TtlStreamsConfig.configDef().names()).doesNotContain("ttl.extra");
+        assertRejectedNaming("ttl.extra", "ttl.extra", "x");
+    }
+}

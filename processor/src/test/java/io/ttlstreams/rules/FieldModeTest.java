@@ -1,0 +1,210 @@
+package io.ttlstreams.rules;
+
+import static io.ttlstreams.rules.RuleBuilder.doc;
+import static io.ttlstreams.rules.RuleBuilder.fieldRule;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class FieldModeTest {
+
+    private static final Instant EVENT_TIME = Instant.parse("2025-06-01T00:00:00Z");
+    private static final String NS = "app.sessions";
+
+    private static ExpiryDecision evaluate(RuleBuilder rule, String documentJson) {
+        return rule.alone().evaluate(NS, doc(documentJson), EVENT_TIME);
+    }
+
+    @Test
+    void shouldExpireAtDatePlusExpireAfterSeconds() {
+        ExpiryDecision decision = evaluate(fieldRule("sessions", "expireAt"),
+                "{_id: 1, expireAt: {$date: '2026-01-01T00:00:00Z'}}");
+
+        assertThat(decision.expires()).isTrue();
+        assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-01-01T00:00:10Z"));
+        assertThat(decision.rule()).isEqualTo("sessions");
+        assertThat(decision.reason())
+                .isEqualTo("field expireAt is a date (2026-01-01T00:00:00.000Z) + 10 s (rule sessions)");
+        assertThat(decision.condition()).isEqualTo(doc("{expireAt: {$date: '2026-01-01T00:00:00Z'}}"));
+        assertThat(decision.documentTtlIgnored()).isFalse();
+    }
+
+    @Test
+    void shouldExpireAtTheDateItselfWithZeroSeconds() {
+        ExpiryDecision decision = evaluate(fieldRule("s", "expireAt").expireAfterSeconds(0),
+                "{expireAt: {$date: '2026-01-01T00:00:00.123Z'}}");
+
+        assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-01-01T00:00:00.123Z"));
+    }
+
+    @Test
+    void shouldResolveDottedPathThroughSubdocumentsAndFilterOnTheNestedField() {
+        ExpiryDecision decision = evaluate(fieldRule("s", "session.expiresAt"),
+                "{session: {user: 'u', expiresAt: {$date: '2026-01-01T00:00:00Z'}}}");
+
+        assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-01-01T00:00:10Z"));
+        assertThat(decision.condition())
+                .isEqualTo(doc("{'session.expiresAt': {$date: '2026-01-01T00:00:00Z'}}"));
+        assertThat(decision.reason()).startsWith("field session.expiresAt is a date");
+    }
+
+    @Test
+    void shouldExpireArrayOnItsEarliestDateIgnoringOtherElements() {
+        String json = "{expireAt: [{$date: '2026-03-01T00:00:00Z'}, 'soon', {$date: '2026-02-01T00:00:00Z'}, 5,"
+                + " null]}";
+
+        ExpiryDecision decision = evaluate(fieldRule("s", "expireAt"), json);
+
+        assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-02-01T00:00:10Z"));
+        assertThat(decision.condition()).isEqualTo(new BsonDocument("expireAt", doc(json).get("expireAt")));
+        assertThat(decision.reason()).isEqualTo(
+                "field expireAt is an array; its earliest is a date (2026-02-01T00:00:00.000Z) + 10 s (rule s)");
+    }
+
+    @Test
+    void shouldExpireOnEarliestDateAmongSubdocumentsOfAnArray() {
+        ExpiryDecision decision = evaluate(fieldRule("s", "logins.at"),
+                "{logins: [{at: {$date: '2026-03-01T00:00:00Z'}}, {at: {$date: '2026-02-01T00:00:00Z'}}, {}]}");
+
+        assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-02-01T00:00:10Z"));
+        // No single value was found, so the delete pins the earliest one, which MongoDB matches in any element.
+        assertThat(decision.condition()).isEqualTo(doc("{'logins.at': {$date: '2026-02-01T00:00:00Z'}}"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "{other: 1}                                  | field expireAt is missing (rule s)",
+        "{expireAt: null}                            | field expireAt is null, not a date (rule s)",
+        "{expireAt: '2026-01-01T00:00:00Z'}          | field expireAt is a string, not a date (rule s)",
+        "{expireAt: {at: {$date: '2026-01-01T00:00:00Z'}}} | field expireAt is an object, not a date (rule s)",
+        "{expireAt: []}                              | field expireAt is an array with no date (rule s)",
+        "{expireAt: ['a', 1, [{$date: '2026-01-01T00:00:00Z'}]]} | field expireAt is an array with no date (rule s)",
+        "{expireAt: {$timestamp: {t: 1, i: 1}}}      | field expireAt is a timestamp, not a date (rule s)",
+        "{expireAt: NumberLong(1767225600)}          | field expireAt is a long, not a date"
+                + " (numbers count only with an epoch field format) (rule s)",
+    })
+    void shouldNeverExpireWithoutADate(String json, String reason) {
+        ExpiryDecision decision = evaluate(fieldRule("s", "expireAt"), json);
+
+        assertThat(decision).isEqualTo(ExpiryDecision.never(reason));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "epoch-seconds | 1767225600                  | 2026-01-01T00:00:10Z",
+        "epoch-seconds | NumberLong(1767225600)      | 2026-01-01T00:00:10Z",
+        "epoch-seconds | 1767225600.5                | 2026-01-01T00:00:10.500Z",
+        "epoch-seconds | -1                          | 1970-01-01T00:00:09Z",
+        "epoch-millis  | NumberLong(1767225600000)   | 2026-01-01T00:00:10Z",
+        "epoch-millis  | 1767225600123.0             | 2026-01-01T00:00:10.123Z",
+        "epoch-millis  | {$date: '2026-01-01T00:00:00Z'} | 2026-01-01T00:00:10Z",
+        "epoch-seconds | {$date: '2026-01-01T00:00:00Z'} | 2026-01-01T00:00:10Z",
+    })
+    void shouldReadNumbersAsEpochInstantsWithAnEpochFormat(String format, String value, String deadline) {
+        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.fromConfigValue(format)),
+                "{ttl: " + value + "}");
+
+        assertThat(decision.deadline()).isEqualTo(Instant.parse(deadline));
+        assertThat(decision.condition()).isEqualTo(doc("{ttl: " + value + "}"));
+    }
+
+    @Test
+    void shouldSayHowAnEpochNumberWasRead() {
+        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS),
+                "{ttl: NumberLong(1767225600)}");
+
+        assertThat(decision.reason()).isEqualTo(
+                "field ttl is epoch-seconds 1767225600 (2026-01-01T00:00:00.000Z) + 10 s (rule s)");
+    }
+
+    @Test
+    void shouldFlagEpochSecondsThatLookLikeMilliseconds() {
+        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS),
+                "{ttl: NumberLong(1767225600000)}");
+
+        assertThat(decision.expires()).isTrue();
+        assertThat(decision.deadline()).isAfter(Instant.parse("9999-12-31T23:59:59Z"));
+        assertThat(decision.reason()).contains("looks like epoch-millis").contains("far in the future");
+    }
+
+    @Test
+    void shouldFlagEpochMillisThatLookLikeSeconds() {
+        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_MILLIS),
+                "{ttl: 1767225600}");
+
+        assertThat(decision.deadline()).isBefore(Instant.parse("1971-01-01T00:00:00Z"));
+        assertThat(decision.reason()).contains("looks like epoch-seconds").contains("around 1970");
+    }
+
+    @Test
+    void shouldNotFlagPlausibleEpochValues() {
+        assertThat(evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS), "{ttl: 1767225600}").reason())
+                .doesNotContain("looks like");
+        assertThat(evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_MILLIS),
+                "{ttl: NumberLong(1767225600000)}").reason()).doesNotContain("looks like");
+    }
+
+    @Test
+    void shouldExpireEpochArrayOnItsEarliestNumber() {
+        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS),
+                "{ttl: [1767225700, 'x', 1767225600]}");
+
+        assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-01-01T00:00:10Z"));
+        assertThat(decision.reason()).contains("its earliest is epoch-seconds 1767225600");
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "epoch-seconds | \"soon\"                 | field ttl is a string, not a date or an int, long or double",
+        "epoch-seconds | NumberDecimal('5')       | field ttl is a decimal, not a date or an int, long or double",
+        "epoch-seconds | {$numberDouble: 'NaN'}   | field ttl is epoch-seconds NaN, not a finite number",
+        "epoch-millis  | {$numberDouble: 'Infinity'} | field ttl is epoch-millis Infinity, not a finite number",
+        "epoch-seconds | NumberLong('9223372036854775807') | field ttl is epoch-seconds 9223372036854775807,"
+                + " beyond the last representable date",
+        "epoch-seconds | 1e17                     | field ttl is epoch-seconds 100000000000000000,"
+                + " beyond the last representable date",
+        "epoch-seconds | ['x', null]              | field ttl is an array with no date or number",
+    })
+    void shouldNeverExpireOnNumbersThatAreNoInstant(String format, String value, String reason) {
+        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.fromConfigValue(format)),
+                "{ttl: " + value + "}");
+
+        assertThat(decision).isEqualTo(ExpiryDecision.never(reason + " (rule s)"));
+    }
+
+    @Test
+    void shouldNeverExpireWhenDeadlineArithmeticOverflows() {
+        BsonDocument document = new BsonDocument("expireAt", new BsonDateTime(Long.MAX_VALUE - 5_000));
+
+        ExpiryDecision decision = fieldRule("s", "expireAt").alone().evaluate(NS, document, EVENT_TIME);
+
+        assertThat(decision.expires()).isFalse();
+        assertThat(decision.reason()).endsWith("+ 10 s, beyond the last representable date (rule s)");
+    }
+
+    @Test
+    void shouldNeverExpireWhenEpochMillisPlusSecondsOverflows() {
+        BsonDocument document = new BsonDocument("ttl", new BsonInt64(Long.MAX_VALUE));
+
+        ExpiryDecision decision = fieldRule("s", "ttl").format(FieldFormat.EPOCH_MILLIS).expireAfterSeconds(1)
+                .alone().evaluate(NS, document, EVENT_TIME);
+
+        assertThat(decision.expires()).isFalse();
+        assertThat(decision.reason()).contains("beyond the last representable date");
+    }
+
+    @Test
+    void shouldNotDependOnTheEventTime() {
+        RuleBuilder rule = fieldRule("s", "expireAt");
+        BsonDocument document = doc("{expireAt: {$date: '2026-01-01T00:00:00Z'}}");
+
+        assertThat(rule.alone().evaluate(NS, document, Instant.EPOCH))
+                .isEqualTo(rule.alone().evaluate(NS, document, EVENT_TIME));
+    }
+}
