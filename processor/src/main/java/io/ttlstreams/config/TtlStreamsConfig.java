@@ -67,6 +67,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
     public static final String DLQ_TOPIC_CONFIG = "ttl.dlq.topic";
     public static final String DLQ_TOPIC_DOC = "Dead-letter topic for change events that cannot be processed.";
 
+    public static final String CONTROL_TOPIC_CONFIG = "ttl.control.topic";
+    public static final String CONTROL_TOPIC_DOC = "Topic that carries namespace-wide events (drop, dropDatabase,"
+            + " rename, invalidate) to every task, so that each cancels its share of the namespace. Created at"
+            + " start-up with as many partitions as the largest source topic.";
+
     public static final String PUNCTUATE_INTERVAL_MS_CONFIG = "ttl.punctuate.interval.ms";
     public static final String PUNCTUATE_INTERVAL_MS_DOC = "How often, in milliseconds of wall-clock time, each task"
             + " looks for due documents; the main contributor to deletion latency.";
@@ -178,6 +183,10 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return getString(DLQ_TOPIC_CONFIG);
     }
 
+    public String controlTopic() {
+        return getString(CONTROL_TOPIC_CONFIG);
+    }
+
     public Duration punctuateInterval() {
         return Duration.ofMillis(getLong(PUNCTUATE_INTERVAL_MS_CONFIG));
     }
@@ -269,7 +278,9 @@ public final class TtlStreamsConfig extends AbstractConfig {
                 .define(AUDIT_TOPIC_CONFIG, Type.STRING, "", Validators.blankOr(Validators.topic()),
                         Importance.MEDIUM, AUDIT_TOPIC_DOC)
                 .define(DLQ_TOPIC_CONFIG, Type.STRING, "ttl.dlq", Validators.topic(), Importance.MEDIUM,
-                        DLQ_TOPIC_DOC);
+                        DLQ_TOPIC_DOC)
+                .define(CONTROL_TOPIC_CONFIG, Type.STRING, "ttl.control", Validators.topic(), Importance.LOW,
+                        CONTROL_TOPIC_DOC);
         new Group(definition, SCHEDULER_GROUP)
                 .define(PUNCTUATE_INTERVAL_MS_CONFIG, Type.LONG, 100L, Range.atLeast(1), Importance.MEDIUM,
                         PUNCTUATE_INTERVAL_MS_DOC)

@@ -1,0 +1,17 @@
+package io.ttlstreams.app;
+
+import java.util.concurrent.Callable;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import picocli.CommandLine.Command;
+
+/** Prints the configuration reference, generated from the ConfigDef; the README embeds its output. */
+@Command(name = "config-docs", mixinStandardHelpOptions = true,
+        description = "Print the configuration reference (Markdown), generated from the option definitions.")
+final class ConfigDocsCommand implements Callable<Integer> {
+    @Override
+    public Integer call() {
+        System.out.print(TtlStreamsConfig.configReferenceMarkdown());
+        return 0;
+    }
+}

@@ -1,0 +1,123 @@
+package io.ttlstreams.app;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.format.DateTimeParseException;
+import java.util.concurrent.Callable;
+
+import org.apache.kafka.common.config.ConfigException;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonNull;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonParseException;
+import org.bson.json.JsonWriterSettings;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.rules.ExpiryDecision;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ttl-streams explain}: tells whether and when a document expires under the configured rules,
+ * through the very {@link io.ttlstreams.rules.TtlRules#evaluate} call the processor makes for each
+ * change event.
+ */
+@Command(name = "explain", mixinStandardHelpOptions = true,
+        description = {"Explain whether and when a document expires under the configured TTL rules.",
+            "Prints one JSON object: {\"expires\": ..., \"deadline\": ..., \"rule\": ..., \"reason\": ...}."},
+        exitCodeListHeading = "Exit codes:%n",
+        exitCodeList = {"0:the document was evaluated", "2:invalid configuration, document or arguments"})
+final class ExplainCommand implements Callable<Integer> {
+
+    /** ISO-8601 UTC with exactly three fractional digits, e.g. 2026-01-01T00:00:10.000Z. */
+    static final DateTimeFormatter DEADLINE_FORMAT = new DateTimeFormatterBuilder().appendInstant(3).toFormatter();
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--config", required = true, paramLabel = "FILE", description = "The processor's properties file.")
+    private Path config;
+
+    @Option(names = "--namespace", required = true, paramLabel = "DB.COLL", description = "The document's namespace.")
+    private String namespace;
+
+    @Option(names = "--document", required = true, paramLabel = "JSON",
+            description = "The document in (extended) JSON, or @path to a file holding it.")
+    private String document;
+
+    @Option(names = "--event-time", paramLabel = "ISO-8601",
+            description = "Time of the change event, for last-modified rules (default: now).")
+    private String eventTime;
+
+    @Override
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            TtlStreamsConfig ttlConfig = TtlStreamsConfig.load(config);
+            ExpiryDecision decision = ttlConfig.rules().evaluate(validNamespace(), parseDocument(), parseEventTime());
+            spec.commandLine().getOut().println(toJson(decision));
+            return 0;
+        } catch (ConfigException | IllegalArgumentException e) {
+            err.println("ttl-streams explain: " + e.getMessage());
+            return TtlStreamsCli.EXIT_BAD_INPUT;
+        }
+    }
+
+    private String validNamespace() {
+        int dot = namespace.indexOf('.');
+        if (dot <= 0 || dot == namespace.length() - 1) {
+            throw new IllegalArgumentException("--namespace must be DB.COLL, was '" + namespace + "'");
+        }
+        return namespace;
+    }
+
+    private BsonDocument parseDocument() {
+        String json = document;
+        if (json.startsWith("@")) {
+            Path file = Path.of(json.substring(1));
+            try {
+                json = Files.readString(file);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--document: cannot read " + file + ": " + e.getMessage(), e);
+            }
+        }
+        try {
+            return BsonDocument.parse(json);
+        } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+            throw new IllegalArgumentException("--document is not a JSON document: " + e.getMessage(), e);
+        }
+    }
+
+    private Instant parseEventTime() {
+        if (eventTime == null) {
+            return Instant.now();
+        }
+        try {
+            return Instant.parse(eventTime);
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("--event-time must be an ISO-8601 instant such as "
+                    + "2026-01-01T00:00:00Z, was '" + eventTime + "'", e);
+        }
+    }
+
+    static String toJson(ExpiryDecision decision) {
+        BsonValue deadline = decision.expires()
+                ? new BsonString(DEADLINE_FORMAT.format(decision.deadline())) : BsonNull.VALUE;
+        BsonValue rule = decision.rule() == null ? BsonNull.VALUE : new BsonString(decision.rule());
+        return new BsonDocument("expires", BsonBoolean.valueOf(decision.expires()))
+                .append("deadline", deadline)
+                .append("rule", rule)
+                .append("reason", new BsonString(decision.reason()))
+                .toJson(JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build());
+    }
+}

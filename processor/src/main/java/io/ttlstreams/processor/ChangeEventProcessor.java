@@ -1,0 +1,85 @@
+package io.ttlstreams.processor;
+
+import java.util.Optional;
+
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.event.ChangeEventParser;
+import io.ttlstreams.event.OperationType;
+
+/**
+ * Parses raw change events and routes them: document events to the scheduler, namespace-wide events
+ * (drop, dropDatabase, rename, invalidate) to the control topic, which carries them to every task,
+ * and events that cannot be parsed to the dead-letter topic.
+ *
+ * <p>Namespace-wide events go through a topic because the documents of one namespace are spread over
+ * all partitions, hence all tasks, while the drop event itself arrives on one partition only.
+ */
+public final class ChangeEventProcessor implements Processor<String, String, String, Object> {
+
+    /** Child receiving document change events, as {@link ChangeEvent}. */
+    public static final String SCHEDULER_CHILD = "expiry-scheduler";
+    /** Child receiving namespace-wide events, keyed by namespace, as {@link ChangeEvent}. */
+    public static final String CONTROL_CHILD = "control-sink";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChangeEventProcessor.class);
+
+    private final ChangeEventParser parser;
+    private ProcessorContext<String, Object> context;
+    private TtlMetrics metrics;
+    private Sensor deadLettered;
+    private Sensor skipped;
+
+    /**
+     * @param parser parses the source connector's events
+     */
+    public ChangeEventProcessor(ChangeEventParser parser) {
+        this.parser = parser;
+    }
+
+    @Override
+    public void init(ProcessorContext<String, Object> context) {
+        this.context = context;
+        this.metrics = TtlMetrics.forTask(context);
+        this.deadLettered = metrics.counter(TtlMetrics.DEAD_LETTERED);
+        this.skipped = metrics.counter(TtlMetrics.SKIPPED);
+    }
+
+    @Override
+    public void process(Record<String, String> record) {
+        Optional<RecordMetadata> source = context.recordMetadata();
+        ChangeEvent event;
+        try {
+            String topic = source.map(RecordMetadata::topic).orElse("");
+            event = parser.parse(topic, record.key(), record.value(), record.timestamp());
+        } catch (RuntimeException e) {
+            // Whatever the cause, a malformed event must not stop the processor: park it, count it.
+            LOG.debug("Dead-lettering change event at {}: {}", source, e.getMessage());
+            deadLettered.record();
+            context.forward(DeadLetters.of(record, record.value(), source, e), DeadLetters.SINK);
+            return;
+        }
+        if (event.operationType() == OperationType.OTHER) {
+            skipped.record();
+        } else if (event.isNamespaceWide()) {
+            context.forward(new Record<String, ChangeEvent>(event.namespace(), event, record.timestamp(),
+                    record.headers()), CONTROL_CHILD);
+        } else {
+            context.forward(record.withValue(event), SCHEDULER_CHILD);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (metrics != null) {
+            metrics.close();
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.ttlstreams.topology;
+
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+
+/**
+ * Builds change events in the shape the MongoDB source connector publishes them with the ExtendedJson
+ * formatter (canonical extended JSON), for one namespace. Each event gets the next clusterTime, as the
+ * oplog would give it.
+ */
+final class ChangeEvents {
+
+    private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
+
+    private final String db;
+    private final String coll;
+    private final AtomicInteger increment = new AtomicInteger();
+    private Instant wallTime;
+
+    ChangeEvents(String namespace, Instant wallTime) {
+        int dot = namespace.indexOf('.');
+        this.db = namespace.substring(0, dot);
+        this.coll = namespace.substring(dot + 1);
+        this.wallTime = wallTime;
+    }
+
+    /** Sets the wallTime of the following events. */
+    ChangeEvents at(Instant time) {
+        this.wallTime = time;
+        return this;
+    }
+
+    /** The record key the connector writes: the document key. */
+    static String key(BsonValue id) {
+        return new BsonDocument("_id", id).toJson(CANONICAL);
+    }
+
+    String insert(BsonValue id, BsonDocument document) {
+        return withDocument("insert", id, document);
+    }
+
+    String update(BsonValue id, BsonDocument documentAfter) {
+        return withDocument("update", id, documentAfter);
+    }
+
+    String replace(BsonValue id, BsonDocument documentAfter) {
+        return withDocument("replace", id, documentAfter);
+    }
+
+    /** An update whose document was deleted before the connector's updateLookup: fullDocument null. */
+    String updateOfVanishedDocument(BsonValue id) {
+        return envelope("update").append("documentKey", new BsonDocument("_id", id))
+                .append("fullDocument", org.bson.BsonNull.VALUE).toJson(CANONICAL);
+    }
+
+    String delete(BsonValue id) {
+        return envelope("delete").append("documentKey", new BsonDocument("_id", id)).toJson(CANONICAL);
+    }
+
+    String drop() {
+        return envelope("drop").toJson(CANONICAL);
+    }
+
+    String dropDatabase() {
+        BsonDocument event = envelope("dropDatabase");
+        event.put("ns", new BsonDocument("db", new BsonString(db)));
+        return event.toJson(CANONICAL);
+    }
+
+    /** The clusterTime the next event will carry. */
+    BsonTimestamp nextClusterTime() {
+        return new BsonTimestamp((int) wallTime.getEpochSecond(), increment.get() + 1);
+    }
+
+    private String withDocument(String operation, BsonValue id, BsonDocument document) {
+        BsonDocument full = new BsonDocument("_id", id);
+        document.forEach(full::append);
+        return envelope(operation).append("documentKey", new BsonDocument("_id", id))
+                .append("fullDocument", full).toJson(CANONICAL);
+    }
+
+    private BsonDocument envelope(String operation) {
+        BsonTimestamp clusterTime = new BsonTimestamp((int) wallTime.getEpochSecond(), increment.incrementAndGet());
+        return new BsonDocument("_id", new BsonDocument("_data", new BsonString("82" + clusterTime.getValue())))
+                .append("operationType", new BsonString(operation))
+                .append("clusterTime", clusterTime)
+                .append("wallTime", new BsonDateTime(wallTime.toEpochMilli()))
+                .append("ns", new BsonDocument("db", new BsonString(db)).append("coll", new BsonString(coll)));
+    }
+}

@@ -1,0 +1,140 @@
+package io.ttlstreams.topology;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.processor.SchedulerSettings;
+import io.ttlstreams.schema.ExpiryEvent;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.serde.AvroSerde;
+import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.state.ScheduleStores;
+
+/**
+ * The ttl-streams topology in a {@link TopologyTestDriver}, with a controllable wall clock and a
+ * punctuation clock that tests can slow down.
+ */
+final class TopologyFixture implements AutoCloseable {
+
+    static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+
+    final TtlStreamsConfig config;
+    final TopologyTestDriver driver;
+    final TestOutputTopic<String, String> deletes;
+    final TestOutputTopic<String, String> dlq;
+    /** Nanoseconds the punctuation clock advances on each read; 0 means it stands still. */
+    final AtomicLong nanosPerClockRead = new AtomicLong();
+    private final AtomicLong nanoClock = new AtomicLong();
+    private final Path stateDir;
+
+    TopologyFixture(Map<String, String> settings) {
+        Map<String, String> props = new HashMap<>(Map.of(
+                StreamsConfig.APPLICATION_ID_CONFIG, "ttl-streams-test",
+                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092"));
+        props.putAll(settings);
+        this.config = new TtlStreamsConfig(props);
+        try {
+            this.stateDir = Files.createTempDirectory("ttl-streams-ttd");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Properties streamsProps = config.streamsProperties();
+        streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        SchedulerSettings schedulerSettings = SchedulerSettings.from(config)
+                .withNanoClock(() -> nanoClock.addAndGet(nanosPerClockRead.get()));
+        this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, START);
+        this.deletes = output(config.deleteTopic());
+        this.dlq = output(config.dlqTopic());
+    }
+
+    /** A fixture with one field rule "sessions" on app.sessions, field expireAt, plus {@code extra} settings. */
+    static TopologyFixture sessions(String... extra) {
+        Map<String, String> settings = new HashMap<>(Map.of(
+                "ttl.rules", "sessions",
+                "ttl.rule.sessions.namespace", "app.sessions",
+                "ttl.rule.sessions.field", "expireAt"));
+        for (int i = 0; i < extra.length; i += 2) {
+            settings.put(extra[i], extra[i + 1]);
+        }
+        return new TopologyFixture(settings);
+    }
+
+    TestInputTopic<String, String> input(String topic) {
+        return driver.createInputTopic(topic, new StringSerializer(), new StringSerializer());
+    }
+
+    TestOutputTopic<String, String> output(String topic) {
+        return driver.createOutputTopic(topic, new StringDeserializer(), new StringDeserializer());
+    }
+
+    TestOutputTopic<String, ExpiryEvent> audit() {
+        return driver.createOutputTopic(config.auditTopic().orElseThrow(), new StringDeserializer(),
+                AvroSerde.of(ExpiryEvent.class).deserializer());
+    }
+
+    /** Moves the wall clock to {@code START + offset}, firing the punctuations in between. */
+    void wallClockAt(Duration offset) {
+        Instant now = START.plus(offset);
+        long currentMs = START.toEpochMilli() + elapsedMs;
+        long advance = now.toEpochMilli() - currentMs;
+        if (advance > 0) {
+            driver.advanceWallClockTime(Duration.ofMillis(advance));
+            elapsedMs += advance;
+        }
+    }
+
+    private long elapsedMs;
+
+    List<TestRecord<String, String>> deletes() {
+        return deletes.readRecordsToList();
+    }
+
+    /** Puts a schedule entry and its index entry straight into the stores, as the scheduler would. */
+    void scheduleDirectly(String namespace, org.bson.BsonValue id, Instant deadline) {
+        String key = ChangeEvents.key(id);
+        Bytes ref = DocumentRef.of(namespace, key);
+        scheduleStore().put(ScheduleKey.of(deadline.toEpochMilli(), ref),
+                new ScheduleEntry(namespace, key, "sessions", deadline, "{}", null));
+        indexStore().put(ref, new IndexEntry(deadline, "sessions", null));
+    }
+
+    KeyValueStore<Bytes, ScheduleEntry> scheduleStore() {
+        return driver.getKeyValueStore(ScheduleStores.SCHEDULE);
+    }
+
+    KeyValueStore<Bytes, IndexEntry> indexStore() {
+        return driver.getKeyValueStore(ScheduleStores.INDEX);
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+        try (var files = Files.walk(stateDir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
