@@ -22,6 +22,7 @@ public final class TtlStreamsCli {
 
     /** The command line, for tests that run commands in process. */
     public static CommandLine commandLine() {
-        return new CommandLine(new TtlStreamsCli());
+        // "@path" means a document file for explain, not a picocli argument file.
+        return new CommandLine(new TtlStreamsCli()).setExpandAtFiles(false);
     }
 }
