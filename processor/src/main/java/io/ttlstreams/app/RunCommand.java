@@ -1,7 +1,11 @@
 package io.ttlstreams.app;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -9,6 +13,7 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.EmbeddedStack;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -16,47 +21,94 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code ttl-streams run}: runs the processor against the Kafka cluster named in the configuration,
- * until SIGTERM or Ctrl-C.
+ * or, when it names none (or with {@code --embedded}), against an embedded Kafka, Kafka Connect with
+ * the MongoDB connectors and a MongoDB stand-in, all started here. Runs until SIGTERM or Ctrl-C.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = "Run the processor against the Kafka cluster named in the configuration (bootstrap.servers).")
+        description = {"Run the processor against the Kafka cluster named in the configuration (bootstrap.servers).",
+            "Without bootstrap.servers, or with --embedded, first start an embedded Kafka, Kafka Connect with the",
+            "MongoDB source and sink connectors, and a MongoDB stand-in, all on loopback."})
 final class RunCommand implements Callable<Integer> {
+
+    private static final String DEFAULT_CONFIG = "embedded-default.properties";
 
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--config", required = true, paramLabel = "FILE", description = "The processor's properties file.")
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "The processor's properties file (default: a bundled embedded configuration).")
     private Path config;
+
+    @Option(names = "--embedded", description = "Start the embedded stack even if the configuration names a cluster.")
+    private boolean embedded;
 
     @Option(names = "--status-interval", paramLabel = "SECONDS", defaultValue = "5",
             description = "Seconds between two status lines (default: ${DEFAULT-VALUE}).")
     private long statusIntervalSeconds;
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() throws Exception {
         TtlStreamsConfig ttlConfig;
         try {
-            ttlConfig = TtlStreamsConfig.load(config);
-            if (ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
-                throw new ConfigException(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, null,
-                        "the Kafka cluster to run against must be named");
-            }
+            ttlConfig = config == null ? bundledConfig() : TtlStreamsConfig.load(config);
         } catch (ConfigException e) {
             spec.commandLine().getErr().println("ttl-streams run: " + e.getMessage());
             return TtlStreamsCli.EXIT_BAD_INPUT;
         }
+        boolean namesCluster = ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) != null;
+        PrintStream out = System.out;
         CountDownLatch stopped = new CountDownLatch(1);
-        try (TtlStreamsApp app = new TtlStreamsApp(ttlConfig);
-             StatusReporter status = new StatusReporter(app.streams(), System.out)) {
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                app.close();
-                stopped.countDown();
-            }, "ttl-streams-shutdown"));
-            app.start().awaitRunning(Duration.ofMinutes(2));
-            System.out.println("ttl-streams processor running; reading " + ttlConfig.sourceTopics());
+        AutoCloseable running;
+        TtlStreamsApp app;
+        if (embedded || !namesCluster) {
+            out.println("ttl-streams: starting the embedded stack (Kafka, Kafka Connect, MongoDB stand-in)...");
+            EmbeddedPipeline pipeline = EmbeddedPipeline.start(ttlConfig);
+            printEmbedded(out, pipeline.stack());
+            running = pipeline;
+            app = pipeline.processor();
+        } else {
+            app = new TtlStreamsApp(ttlConfig).start();
+            running = app;
+            app.awaitRunning(Duration.ofMinutes(2));
+        }
+        out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
+                + ", writing delete commands to " + ttlConfig.deleteTopic());
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            out.println("ttl-streams: stopping...");
+            closeQuietly(running);
+            stopped.countDown();
+        }, "ttl-streams-shutdown"));
+        try (StatusReporter status = new StatusReporter(app.streams(), out)) {
             status.start(statusIntervalSeconds);
             stopped.await();
         }
         return 0;
+    }
+
+    static TtlStreamsConfig bundledConfig() {
+        Properties props = new Properties();
+        try (InputStream in = RunCommand.class.getResourceAsStream(DEFAULT_CONFIG)) {
+            props.load(in);
+        } catch (IOException e) {
+            throw new IllegalStateException("Cannot read the bundled " + DEFAULT_CONFIG, e);
+        }
+        return new TtlStreamsConfig(props);
+    }
+
+    static void printEmbedded(PrintStream out, EmbeddedStack stack) {
+        out.println("  MongoDB stand-in : " + stack.mongoConnectionString() + "  (watched: " + stack.namespaces() + ")");
+        out.println("  Kafka            : " + stack.bootstrapServers());
+        out.println("  Kafka Connect    : " + stack.connectUrl() + "  connectors " + stack.connectorNames()
+                + " RUNNING");
+        out.println("  data directory   : " + stack.dataDir()
+                + (stack.deletesDataDirOnClose() ? " (deleted on exit)" : ""));
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            System.err.println("ttl-streams: error while stopping: " + e);
+        }
     }
 }

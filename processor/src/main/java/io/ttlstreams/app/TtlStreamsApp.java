@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Properties;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.CloseOptions;
+import org.apache.kafka.streams.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
@@ -70,8 +72,13 @@ public final class TtlStreamsApp implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops processing and leaves the consumer group, so that the partitions move to the remaining
+     * (or restarted) instances at once instead of after the session timeout.
+     */
     @Override
     public void close() {
-        streams.close(Duration.ofSeconds(30));
+        streams.close(CloseOptions.groupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP)
+                .withTimeout(Duration.ofSeconds(30)));
     }
 }

@@ -1,0 +1,124 @@
+package io.ttlstreams.app;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.kafka.streams.StreamsConfig;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.EmbeddedStack;
+import io.ttlstreams.rules.TtlRule;
+
+/**
+ * The whole pipeline on one machine: the embedded stack (Kafka, Kafka Connect with the MongoDB
+ * connectors, the MongoDB stand-in) and the processor, wired from one configuration. {@code run
+ * --embedded}, {@code demo} and the integration tests all start it, so they exercise what
+ * production runs.
+ */
+public final class EmbeddedPipeline implements AutoCloseable {
+
+    private final EmbeddedStack stack;
+    private final TtlStreamsConfig processorConfig;
+    private TtlStreamsApp processor;
+
+    private EmbeddedPipeline(EmbeddedStack stack, TtlStreamsConfig processorConfig) {
+        this.stack = stack;
+        this.processorConfig = processorConfig;
+    }
+
+    /**
+     * Starts the stack for the namespaces the rules name, then the processor against it, and waits
+     * until both connectors and Kafka Streams are running.
+     */
+    public static EmbeddedPipeline start(TtlStreamsConfig config) throws InterruptedException {
+        EmbeddedStack.Builder builder = EmbeddedStack.builder()
+                .namespaces(List.copyOf(watchedNamespaces(config)))
+                .deleteTopic(config.deleteTopic())
+                .mongoPort(config.embeddedMongodbPort())
+                .kafkaPort(config.embeddedKafkaPort())
+                .connectPort(config.embeddedConnectPort());
+        config.embeddedDataDir().ifPresent(builder::dataDir);
+        EmbeddedStack stack = builder.start();
+        try {
+            EmbeddedPipeline pipeline = new EmbeddedPipeline(stack, processorConfig(config, stack));
+            pipeline.startProcessor();
+            return pipeline;
+        } catch (RuntimeException | InterruptedException e) {
+            stack.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The namespaces to watch: every exact rule namespace, and those of explicitly listed source
+     * topics (the stand-in watches one collection per connector, so a {@code db.*} rule needs its
+     * collections named through {@code ttl.source.topics}).
+     */
+    static Set<String> watchedNamespaces(TtlStreamsConfig config) {
+        Set<String> namespaces = new LinkedHashSet<>();
+        for (TtlRule rule : config.rules().rules()) {
+            if (rule.namespace().collection() != null) {
+                namespaces.add(rule.namespace().database() + "." + rule.namespace().collection());
+            }
+        }
+        for (String topic : config.sourceTopics()) {
+            config.topicNamespaceMapping().namespaceOf(topic).ifPresent(namespaces::add);
+        }
+        return namespaces;
+    }
+
+    /** The user's configuration pointed at the embedded broker, reading the stand-in's topics. */
+    private static TtlStreamsConfig processorConfig(TtlStreamsConfig config, EmbeddedStack stack) {
+        Map<String, Object> props = new HashMap<>(config.originals());
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stack.dataDir().resolve("streams").toString());
+        props.put(TtlStreamsConfig.SOURCE_TOPICS_CONFIG, String.join(",", stack.sourceTopics().values()));
+        props.put(TtlStreamsConfig.SOURCE_TOPIC_PREFIX_CONFIG, "");
+        return new TtlStreamsConfig(props);
+    }
+
+    /** Starts (again) the processor, on the state left by the previous one. */
+    public void startProcessor() throws InterruptedException {
+        processor = new TtlStreamsApp(processorConfig).start();
+        processor.awaitRunning(Duration.ofMinutes(1));
+    }
+
+    /** Stops the processor, leaving the stack running (restart tests). */
+    public void stopProcessor() {
+        if (processor != null) {
+            processor.close();
+            processor = null;
+        }
+    }
+
+    /** The running stack. */
+    public EmbeddedStack stack() {
+        return stack;
+    }
+
+    /** The running processor. */
+    public TtlStreamsApp processor() {
+        return processor;
+    }
+
+    /** The processor's configuration, pointed at the stack. */
+    public TtlStreamsConfig processorConfig() {
+        return processorConfig;
+    }
+
+    /** Where the processor keeps its state stores. */
+    public Path stateDir() {
+        return Path.of(processorConfig.streamsProperties().getProperty(StreamsConfig.STATE_DIR_CONFIG));
+    }
+
+    @Override
+    public void close() {
+        stopProcessor();
+        stack.close();
+    }
+}
