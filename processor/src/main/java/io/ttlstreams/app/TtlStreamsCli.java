@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "ttl-streams", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Event-driven TTL engine for MongoDB data, built on Kafka Streams.",
-        subcommands = {RunCommand.class, ExplainCommand.class, ConfigDocsCommand.class,
+        subcommands = {RunCommand.class, ExplainCommand.class, ConfigDocsCommand.class, ConnectConfigCommand.class,
                 CommandLine.HelpCommand.class})
 public final class TtlStreamsCli {
 
