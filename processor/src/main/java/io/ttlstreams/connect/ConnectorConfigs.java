@@ -60,12 +60,11 @@ public final class ConnectorConfigs {
      */
     static final String UNUSED_DEFAULT_COLLECTION = "ttl_streams_unmapped";
 
-    private final Map<String, List<TtlRule>> rulesByDatabase;
     private final List<ConnectorDefinition> sources;
     private final ConnectorDefinition sink;
 
     private ConnectorConfigs(TtlStreamsConfig config, String mongodbUri, boolean copyExisting) {
-        this.rulesByDatabase = config.rules().rules().stream().collect(Collectors.groupingBy(
+        Map<String, List<TtlRule>> rulesByDatabase = config.rules().rules().stream().collect(Collectors.groupingBy(
                 rule -> rule.namespace().database(), LinkedHashMap::new, Collectors.toList()));
         List<ConnectorDefinition> sourceList = new ArrayList<>();
         rulesByDatabase.forEach((database, rules) -> sourceList.add(new ConnectorDefinition(
