@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "ttl-streams", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Event-driven TTL engine for MongoDB data, built on Kafka Streams.",
-        subcommands = {RunCommand.class, DemoCommand.class, ExplainCommand.class, ConfigDocsCommand.class,
+        subcommands = {RunCommand.class, DemoCommand.class, ExplainCommand.class, ConnectConfigCommand.class,
+                ConfigDocsCommand.class,
                 CommandLine.HelpCommand.class})
 public final class TtlStreamsCli {
 

@@ -1,0 +1,136 @@
+package io.ttlstreams.connect;
+
+import io.ttlstreams.rules.PartialFilter;
+import io.ttlstreams.rules.TtlRule;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+
+/**
+ * The change-stream pipeline of one database's source connector: a {@code $match} that keeps the operations and
+ * namespaces the processor acts on, and a {@code $project} that keeps only the fields it reads, so that large
+ * documents never cross Kafka.
+ */
+final class ChangeStreamPipeline {
+
+    /** Every operation type the processor handles; anything else would only cost a topic write. */
+    static final List<String> OPERATION_TYPES =
+            List.of("insert", "update", "replace", "delete", "drop", "dropDatabase", "rename", "invalidate");
+
+    /**
+     * Change-event fields the processor reads besides the document's own: {@code _id} is the resume token (a
+     * change stream refuses to continue when it is projected away), {@code to} is the target of a rename.
+     */
+    static final List<String> EVENT_FIELDS =
+            List.of("_id", "operationType", "ns", "documentKey", "clusterTime", "wallTime", "to");
+
+    /**
+     * Projected even when no rule reads a field, so that {@code fullDocument} is present exactly when the lookup
+     * found the document; last-modified rules need nothing else from it.
+     */
+    private static final String DOCUMENT_ID = "_id";
+
+    /** Namespace-wide events that carry no {@code ns.coll}, which a collection filter would otherwise drop. */
+    private static final List<String> DATABASE_WIDE_TYPES = List.of("dropDatabase", "invalidate");
+
+    private static final JsonWriterSettings COMPACT = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED)
+            .build();
+
+    private ChangeStreamPipeline() {
+    }
+
+    /**
+     * The pipeline, as the connector's {@code pipeline} option takes it (a JSON array).
+     *
+     * @param rules the rules whose namespaces lie in the connector's database; at least one
+     */
+    static String json(List<TtlRule> rules) {
+        List<BsonDocument> stages = List.of(new BsonDocument("$match", match(rules)),
+                new BsonDocument("$project", projection(rules)));
+        return stages.stream().map(stage -> stage.toJson(COMPACT)).collect(Collectors.joining(", ", "[", "]"));
+    }
+
+    /** The exact collections the rules name, in rule order; empty when some rule covers the whole database. */
+    static List<String> exactCollections(List<TtlRule> rules) {
+        if (rules.stream().anyMatch(rule -> rule.namespace().collection() == null)) {
+            return List.of();
+        }
+        return List.copyOf(rules.stream().map(rule -> rule.namespace().collection())
+                .collect(Collectors.toCollection(LinkedHashSet::new)));
+    }
+
+    /**
+     * The document paths the rules read: each rule's date field, per-document TTL field and partial-filter paths,
+     * plus {@code _id}; a path under another listed path is left out, because MongoDB rejects such a projection as
+     * a path collision and the parent already carries it.
+     */
+    static List<String> documentPaths(List<TtlRule> rules) {
+        Set<String> paths = new TreeSet<>();
+        paths.add(DOCUMENT_ID);
+        for (TtlRule rule : rules) {
+            if (rule.field() != null) {
+                paths.add(rule.field());
+            }
+            if (rule.documentTtlField() != null) {
+                paths.add(rule.documentTtlField());
+            }
+            if (rule.partialFilter() != null) {
+                addFilterPaths(rule.partialFilter(), paths);
+            }
+        }
+        return paths.stream().filter(path -> paths.stream().noneMatch(other -> path.startsWith(other + ".")))
+                .toList();
+    }
+
+    private static BsonDocument match(List<TtlRule> rules) {
+        BsonDocument match = new BsonDocument("operationType", in(OPERATION_TYPES));
+        List<String> collections = exactCollections(rules);
+        if (!collections.isEmpty()) {
+            // A rename into a watched collection (dropTarget) replaces its documents, so the target counts too.
+            match.append("$or", new BsonArray(List.of(
+                    new BsonDocument("ns.coll", in(collections)),
+                    new BsonDocument("to.coll", in(collections)),
+                    new BsonDocument("operationType", in(DATABASE_WIDE_TYPES)))));
+        }
+        return match;
+    }
+
+    private static BsonDocument projection(List<TtlRule> rules) {
+        BsonDocument projection = new BsonDocument();
+        EVENT_FIELDS.forEach(field -> projection.append(field, new BsonInt32(1)));
+        documentPaths(rules).forEach(path -> projection.append("fullDocument." + path, new BsonInt32(1)));
+        return projection;
+    }
+
+    /** Field paths of a partial filter: keys outside operators, and those inside {@code $and}'s documents. */
+    private static void addFilterPaths(PartialFilter filter, Set<String> paths) {
+        addFilterPaths(filter.expression(), paths);
+    }
+
+    private static void addFilterPaths(BsonDocument expression, Set<String> paths) {
+        for (Map.Entry<String, BsonValue> entry : expression.entrySet()) {
+            if (entry.getKey().equals("$and")) {
+                entry.getValue().asArray().forEach(clause -> addFilterPaths(clause.asDocument(), paths));
+            } else if (!entry.getKey().startsWith("$")) {
+                paths.add(entry.getKey());
+            }
+        }
+    }
+
+    private static BsonDocument in(List<String> values) {
+        List<BsonValue> strings = new ArrayList<>();
+        values.forEach(value -> strings.add(new BsonString(value)));
+        return new BsonDocument("$in", new BsonArray(strings));
+    }
+}

@@ -1,0 +1,214 @@
+package io.ttlstreams.connect;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.rules.TtlRule;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * The MongoDB source and sink connector configurations for a processor configuration, against a real MongoDB
+ * replica set.
+ *
+ * <ul>
+ *   <li>One source connector per database the rules name, watching that database and filtering the change stream
+ *       to the rules' collections (or all of them for {@code db.*}), projected to the fields the rules read.</li>
+ *   <li>One sink connector that applies the delete commands of {@link TtlStreamsConfig#deleteTopic()} as
+ *       conditional {@code deleteOne}s in the namespace each command names.</li>
+ * </ul>
+ *
+ * <p>connect-config/README.md at the repository root explains every setting. Instances are immutable.
+ */
+public final class ConnectorConfigs {
+
+    /**
+     * The default {@code connection.uri}: a Connect config-provider reference, so that the credentials stay in a
+     * secret file on the worker rather than in the connector configuration, which the REST API shows to anyone.
+     * The worker needs {@code config.providers=file} for it.
+     */
+    public static final String DEFAULT_MONGODB_URI = "${file:/secrets/mongo.properties:uri}";
+
+    /** The sink's dead-letter topic: delete commands MongoDB rejected, with the error in the headers. */
+    public static final String SINK_DLQ_TOPIC = "ttl.sink.dlq";
+
+    /** The source connectors' heartbeat topic; nothing reads it, it only carries fresh resume tokens. */
+    public static final String HEARTBEAT_TOPIC = "__mongodb_heartbeats";
+
+    /** Heartbeat period: keeps the stored resume token inside the oplog window on quiet collections. */
+    public static final long HEARTBEAT_INTERVAL_MS = 10_000;
+
+    /** The sink connector's name and file (without ".json"). */
+    public static final String SINK_NAME = "mongo-ttl-sink";
+
+    /** The source connectors' name prefix and, when there is a single database, file name (without ".json"). */
+    public static final String SOURCE_NAME = "mongo-source";
+
+    static final String SOURCE_CONNECTOR = "com.mongodb.kafka.connect.MongoSourceConnector";
+    static final String SINK_CONNECTOR = "com.mongodb.kafka.connect.MongoSinkConnector";
+    static final String STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
+
+    /**
+     * The sink's fallback namespace collection. The connector requires a default namespace, but with
+     * {@code namespace.mapper.error.if.invalid=true} a command without {@code ns} goes to the dead-letter topic
+     * instead, so this collection is never written; the name says so should it ever appear.
+     */
+    static final String UNUSED_DEFAULT_COLLECTION = "ttl_streams_unmapped";
+
+    private final List<ConnectorDefinition> sources;
+    private final ConnectorDefinition sink;
+
+    private ConnectorConfigs(TtlStreamsConfig config, String mongodbUri, boolean copyExisting) {
+        Map<String, List<TtlRule>> rulesByDatabase = config.rules().rules().stream().collect(Collectors.groupingBy(
+                rule -> rule.namespace().database(), LinkedHashMap::new, Collectors.toList()));
+        List<ConnectorDefinition> sourceList = new ArrayList<>();
+        rulesByDatabase.forEach((database, rules) -> sourceList.add(new ConnectorDefinition(
+                SOURCE_NAME + "-" + database, source(config, mongodbUri, copyExisting, database, rules))));
+        this.sources = List.copyOf(sourceList);
+        this.sink = new ConnectorDefinition(SINK_NAME, sink(config, mongodbUri, rulesByDatabase.keySet().iterator()
+                .next()));
+    }
+
+    /**
+     * Renders the connectors of {@code config}.
+     *
+     * @param mongodbUri   the {@code connection.uri} of both connectors, usually {@link #DEFAULT_MONGODB_URI}
+     * @param copyExisting whether the source connectors first publish every existing document of the rules'
+     *                     namespaces ({@code startup.mode=copy_existing}), for a first deployment on live data
+     */
+    public static ConnectorConfigs render(TtlStreamsConfig config, String mongodbUri, boolean copyExisting) {
+        Objects.requireNonNull(config, "config");
+        if (Objects.requireNonNull(mongodbUri, "mongodbUri").isBlank()) {
+            throw new IllegalArgumentException("The MongoDB connection URI must not be blank");
+        }
+        return new ConnectorConfigs(config, mongodbUri, copyExisting);
+    }
+
+    /** The source connectors, one per database the rules name, in rule order. */
+    public List<ConnectorDefinition> sources() {
+        return sources;
+    }
+
+    /** The sink connector that applies the delete commands. */
+    public ConnectorDefinition sink() {
+        return sink;
+    }
+
+    /**
+     * Each connector by file name: {@code mongo-source.json} when the rules name a single database, else
+     * {@code mongo-source-<db>.json} per database, then {@code mongo-ttl-sink.json}.
+     */
+    public Map<String, ConnectorDefinition> files() {
+        Map<String, ConnectorDefinition> files = new LinkedHashMap<>();
+        boolean single = sources.size() == 1;
+        for (ConnectorDefinition source : sources) {
+            files.put((single ? SOURCE_NAME : source.name()) + ".json", source);
+        }
+        files.put(SINK_NAME + ".json", sink);
+        return files;
+    }
+
+    /** Writes {@link #files()} into {@code directory}, creating it if needed; returns the files written. */
+    public List<Path> writeTo(Path directory) throws IOException {
+        Files.createDirectories(directory);
+        List<Path> written = new ArrayList<>();
+        for (Map.Entry<String, ConnectorDefinition> file : files().entrySet()) {
+            written.add(Files.writeString(directory.resolve(file.getKey()), file.getValue().toJson()));
+        }
+        return written;
+    }
+
+    /** Every connector, sources then sink, as one JSON array of REST API documents. */
+    public String toJson() {
+        return files().values().stream().map(connector -> connector.toJson().strip())
+                .collect(Collectors.joining(",\n", "[\n", "\n]\n"));
+    }
+
+    private static Map<String, String> source(TtlStreamsConfig config, String mongodbUri, boolean copyExisting,
+            String database, List<TtlRule> rules) {
+        Map<String, String> source = new LinkedHashMap<>();
+        source.put("connector.class", SOURCE_CONNECTOR);
+        source.put("connection.uri", mongodbUri);
+        source.put("database", database);
+        source.put("pipeline", ChangeStreamPipeline.json(rules));
+        source.put("change.stream.full.document", "updateLookup");
+        source.put("publish.full.document.only", "false");
+        source.put("change.stream.document.key.as.key", "true");
+        source.put("output.format.key", "json");
+        source.put("output.format.value", "json");
+        source.put("output.json.formatter", "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson");
+        source.put("key.converter", STRING_CONVERTER);
+        source.put("value.converter", STRING_CONVERTER);
+        String prefix = config.getString(TtlStreamsConfig.SOURCE_TOPIC_PREFIX_CONFIG);
+        if (!prefix.isBlank()) {
+            source.put("topic.prefix", prefix);
+        }
+        source.put("heartbeat.interval.ms", Long.toString(HEARTBEAT_INTERVAL_MS));
+        source.put("heartbeat.topic.name", HEARTBEAT_TOPIC);
+        if (copyExisting) {
+            source.put("startup.mode", "copy_existing");
+            source.put("startup.mode.copy.existing.namespace.regex", namespaceRegex(database, rules));
+        } else {
+            source.put("startup.mode", "latest");
+        }
+        // With "all", a resume token that fell off the oplog makes the connector restart from now: a silent gap
+        // in which deletes go unseen and documents are never scheduled. "none" fails the task instead.
+        source.put("errors.tolerance", "none");
+        source.put("mongo.errors.tolerance", "none");
+        source.put("errors.log.enable", "true");
+        return source;
+    }
+
+    private static Map<String, String> sink(TtlStreamsConfig config, String mongodbUri, String defaultDatabase) {
+        Map<String, String> sink = new LinkedHashMap<>();
+        sink.put("connector.class", SINK_CONNECTOR);
+        sink.put("connection.uri", mongodbUri);
+        sink.put("topics", config.deleteTopic());
+        sink.put("key.converter", STRING_CONVERTER);
+        sink.put("value.converter", STRING_CONVERTER);
+        sink.put("document.id.strategy",
+                "com.mongodb.kafka.connect.sink.processor.id.strategy.ProvidedInValueStrategy");
+        sink.put("document.id.strategy.overwrite.existing", "true");
+        sink.put("writemodel.strategy",
+                "com.mongodb.kafka.connect.sink.writemodel.strategy.DeleteOneBusinessKeyStrategy");
+        sink.put("namespace.mapper", "com.mongodb.kafka.connect.sink.namespace.mapping.FieldPathNamespaceMapper");
+        sink.put("namespace.mapper.value.database.field", "ns.db");
+        sink.put("namespace.mapper.value.collection.field", "ns.coll");
+        sink.put("namespace.mapper.error.if.invalid", "true");
+        sink.put("database", defaultDatabase);
+        sink.put("collection", UNUSED_DEFAULT_COLLECTION);
+        sink.put("consumer.override.isolation.level", "read_committed");
+        sink.put("errors.tolerance", "all");
+        sink.put("errors.deadletterqueue.topic.name", SINK_DLQ_TOPIC);
+        sink.put("errors.deadletterqueue.context.headers.enable", "true");
+        sink.put("errors.log.enable", "true");
+        return sink;
+    }
+
+    /**
+     * The connector matches this Java regex against "db.coll" with {@code find()}, so it is anchored at both ends.
+     */
+    static String namespaceRegex(String database, List<TtlRule> rules) {
+        List<String> collections = ChangeStreamPipeline.exactCollections(rules);
+        String collectionPart = collections.isEmpty() ? ".+"
+                : collections.stream().map(ConnectorConfigs::quote).collect(Collectors.joining("|", "(", ")"));
+        return "^" + quote(database) + "\\." + collectionPart + "$";
+    }
+
+    /** Escapes regex metacharacters with a backslash, which reads better than \Q...\E in a JSON file. */
+    private static String quote(String literal) {
+        StringBuilder quoted = new StringBuilder();
+        literal.chars().forEach(c -> {
+            if ("\\.[]{}()<>*+-=!?^$|".indexOf(c) >= 0) {
+                quoted.append('\\');
+            }
+            quoted.appendCodePoint(c);
+        });
+        return quoted.toString();
+    }
+}

@@ -1,0 +1,225 @@
+package io.ttlstreams.connect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.mongodb.kafka.connect.sink.MongoSinkConfig;
+import com.mongodb.kafka.connect.source.MongoSourceConfig;
+import io.ttlstreams.config.TtlStreamsConfig;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.Test;
+
+class ConnectorConfigsTest {
+
+    private static final String URI = "mongodb://mongo:27017/?replicaSet=rs0";
+
+    /** A configuration of the given keys and values, e.g. config("ttl.rules", "a", ...). */
+    static TtlStreamsConfig config(String... keyValues) {
+        Map<String, String> props = new LinkedHashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            props.put(keyValues[i], keyValues[i + 1]);
+        }
+        return new TtlStreamsConfig(props);
+    }
+
+    private static final TtlStreamsConfig TWO_COLLECTIONS = config(
+            "ttl.rules", "sessions,events",
+            "ttl.rule.sessions.namespace", "app.sessions",
+            "ttl.rule.sessions.field", "session.expiresAt",
+            "ttl.rule.events.namespace", "app.events",
+            "ttl.rule.events.mode", "last-modified",
+            "ttl.rule.events.expire.after.seconds", "3600",
+            "ttl.rule.events.document.ttl.field", "ttl");
+
+    private static BsonArray pipeline(ConnectorDefinition source) {
+        return BsonArray.parse(source.config().get("pipeline"));
+    }
+
+    private static BsonDocument stage(ConnectorDefinition source, String operator) {
+        return pipeline(source).stream().map(BsonValue::asDocument).filter(stage -> stage.containsKey(operator))
+                .findFirst().orElseThrow().getDocument(operator);
+    }
+
+    @Test
+    void shouldMatchExactNamespacesWithNsCollIn() {
+        ConnectorDefinition source = ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sources().get(0);
+
+        assertThat(source.config()).containsEntry("database", "app").doesNotContainKey("collection");
+        BsonDocument match = stage(source, "$match");
+        assertThat(match.getDocument("operationType").getArray("$in")).extracting(v -> v.asString().getValue())
+                .containsExactly("insert", "update", "replace", "delete", "drop", "dropDatabase", "rename",
+                        "invalidate");
+        assertThat(match.getArray("$or")).containsExactly(
+                BsonDocument.parse("{\"ns.coll\": {\"$in\": [\"sessions\", \"events\"]}}"),
+                BsonDocument.parse("{\"to.coll\": {\"$in\": [\"sessions\", \"events\"]}}"),
+                BsonDocument.parse("{\"operationType\": {\"$in\": [\"dropDatabase\", \"invalidate\"]}}"));
+    }
+
+    @Test
+    void shouldMatchEveryCollectionWhenARuleCoversTheWholeDatabase() {
+        TtlStreamsConfig config = config(
+                "ttl.rules", "all,sessions",
+                "ttl.rule.all.namespace", "app.*",
+                "ttl.rule.all.field", "expireAt",
+                "ttl.rule.sessions.namespace", "app.sessions",
+                "ttl.rule.sessions.field", "expireAt",
+                "ttl.source.topics", "app.sessions,app.carts");
+
+        ConnectorDefinition source = ConnectorConfigs.render(config, URI, false).sources().get(0);
+
+        assertThat(stage(source, "$match").keySet()).containsExactly("operationType");
+    }
+
+    @Test
+    void shouldProjectTheEventFieldsAndOnlyTheFieldsTheRulesRead() {
+        TtlStreamsConfig config = config(
+                "ttl.rules", "sessions,events",
+                "ttl.rule.sessions.namespace", "app.sessions",
+                "ttl.rule.sessions.field", "session.expiresAt",
+                "ttl.rule.sessions.partial.filter",
+                "{\"$and\": [{\"status\": \"active\"}, {\"meta.tier\": {\"$in\": [1, 2]}}], \"kind\": {\"$exists\": true}}",
+                "ttl.rule.events.namespace", "app.events",
+                "ttl.rule.events.mode", "last-modified",
+                "ttl.rule.events.expire.after.seconds", "60",
+                "ttl.rule.events.document.ttl.field", "meta");
+
+        BsonDocument project = stage(ConnectorConfigs.render(config, URI, false).sources().get(0), "$project");
+
+        // meta.tier lies under meta, which is projected whole: MongoDB rejects the pair as a path collision.
+        assertThat(project.keySet()).containsExactly("_id", "operationType", "ns", "documentKey", "clusterTime",
+                "wallTime", "to", "fullDocument._id", "fullDocument.kind", "fullDocument.meta",
+                "fullDocument.session.expiresAt", "fullDocument.status");
+        assertThat(project.values()).allMatch(value -> value.isInt32() && value.asInt32().getValue() == 1);
+    }
+
+    @Test
+    void shouldRenderOneSourceConnectorPerDatabase() {
+        TtlStreamsConfig config = config(
+                "ttl.rules", "a,b,c",
+                "ttl.rule.a.namespace", "app.sessions", "ttl.rule.a.field", "expireAt",
+                "ttl.rule.b.namespace", "audit.log", "ttl.rule.b.field", "at",
+                "ttl.rule.c.namespace", "app.carts", "ttl.rule.c.field", "until");
+
+        ConnectorConfigs connectors = ConnectorConfigs.render(config, URI, false);
+
+        assertThat(connectors.sources()).extracting(ConnectorDefinition::name)
+                .containsExactly("mongo-source-app", "mongo-source-audit");
+        assertThat(stage(connectors.sources().get(0), "$project").keySet()).contains("fullDocument.expireAt",
+                "fullDocument.until").doesNotContain("fullDocument.at");
+        assertThat(connectors.files().keySet())
+                .containsExactly("mongo-source-app.json", "mongo-source-audit.json", "mongo-ttl-sink.json");
+    }
+
+    @Test
+    void shouldStartAtTheLatestEventUnlessCopyExistingIsAsked() {
+        Map<String, String> latest = ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sources().get(0).config();
+        assertThat(latest).containsEntry("startup.mode", "latest")
+                .doesNotContainKey("startup.mode.copy.existing.namespace.regex");
+
+        Map<String, String> copy = ConnectorConfigs.render(TWO_COLLECTIONS, URI, true).sources().get(0).config();
+        assertThat(copy).containsEntry("startup.mode", "copy_existing");
+        // The connector applies the regex with find(), so it must be anchored.
+        Pattern regex = Pattern.compile(copy.get("startup.mode.copy.existing.namespace.regex"));
+        assertThat(List.of("app.sessions", "app.events")).allMatch(ns -> regex.asPredicate().test(ns));
+        assertThat(List.of("app.sessions2", "xapp.events", "app.other", "appxsessions"))
+                .noneMatch(ns -> regex.asPredicate().test(ns));
+    }
+
+    @Test
+    void shouldCopyEveryCollectionOfAWildcardDatabase() {
+        TtlStreamsConfig config = config("ttl.rules", "all", "ttl.rule.all.namespace", "a-b.*",
+                "ttl.rule.all.field", "x", "ttl.source.topics", "t");
+
+        assertThat(ConnectorConfigs.render(config, URI, true).sources().get(0).config())
+                .containsEntry("startup.mode.copy.existing.namespace.regex", "^a\\-b\\..+$");
+    }
+
+    @Test
+    void shouldKeepDeletesKeysAndResumeTokensHonest() {
+        Map<String, String> source = ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sources().get(0).config();
+
+        assertThat(source)
+                .containsEntry("connector.class", "com.mongodb.kafka.connect.MongoSourceConnector")
+                .containsEntry("connection.uri", URI)
+                .containsEntry("change.stream.full.document", "updateLookup")
+                .containsEntry("publish.full.document.only", "false")
+                .containsEntry("change.stream.document.key.as.key", "true")
+                .containsEntry("output.format.key", "json")
+                .containsEntry("output.format.value", "json")
+                .containsEntry("output.json.formatter",
+                        "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson")
+                .containsEntry("heartbeat.interval.ms", "10000")
+                .containsEntry("heartbeat.topic.name", "__mongodb_heartbeats")
+                .containsEntry("errors.tolerance", "none")
+                .containsEntry("mongo.errors.tolerance", "none")
+                .doesNotContainKey("topic.prefix");
+    }
+
+    @Test
+    void shouldUseTheProcessorsTopicPrefix() {
+        TtlStreamsConfig config = config("ttl.rules", "s", "ttl.rule.s.namespace", "app.s", "ttl.rule.s.field", "x",
+                "ttl.source.topic.prefix", "mongo");
+
+        assertThat(ConnectorConfigs.render(config, URI, false).sources().get(0).config())
+                .containsEntry("topic.prefix", "mongo");
+        assertThat(config.sourceTopics()).containsExactly("mongo.app.s");
+    }
+
+    @Test
+    void shouldApplyDeleteCommandsAsConditionalDeletesInTheirNamespace() {
+        TtlStreamsConfig config = config("ttl.rules", "s", "ttl.rule.s.namespace", "app.s", "ttl.rule.s.field", "x",
+                "ttl.delete.topic", "my.deletes");
+
+        ConnectorDefinition sink = ConnectorConfigs.render(config, URI, false).sink();
+
+        assertThat(sink.name()).isEqualTo("mongo-ttl-sink");
+        assertThat(sink.config())
+                .containsEntry("connector.class", "com.mongodb.kafka.connect.MongoSinkConnector")
+                .containsEntry("topics", "my.deletes")
+                .containsEntry("key.converter", "org.apache.kafka.connect.storage.StringConverter")
+                .containsEntry("value.converter", "org.apache.kafka.connect.storage.StringConverter")
+                .containsEntry("document.id.strategy",
+                        "com.mongodb.kafka.connect.sink.processor.id.strategy.ProvidedInValueStrategy")
+                .containsEntry("writemodel.strategy",
+                        "com.mongodb.kafka.connect.sink.writemodel.strategy.DeleteOneBusinessKeyStrategy")
+                .containsEntry("namespace.mapper",
+                        "com.mongodb.kafka.connect.sink.namespace.mapping.FieldPathNamespaceMapper")
+                .containsEntry("namespace.mapper.value.database.field", "ns.db")
+                .containsEntry("namespace.mapper.value.collection.field", "ns.coll")
+                .containsEntry("namespace.mapper.error.if.invalid", "true")
+                .containsEntry("database", "app")
+                .containsKey("collection")
+                .containsEntry("consumer.override.isolation.level", "read_committed")
+                .containsEntry("errors.tolerance", "all")
+                .containsEntry("errors.deadletterqueue.topic.name", "ttl.sink.dlq")
+                .containsEntry("errors.deadletterqueue.context.headers.enable", "true")
+                .containsEntry("errors.log.enable", "true");
+    }
+
+    @Test
+    void shouldBeAcceptedByTheConnectorsOwnValidation() {
+        ConnectorConfigs connectors = ConnectorConfigs.render(TWO_COLLECTIONS, URI, true);
+
+        // The constructors parse and cross-check every option: the pipeline's JSON, the strategies' classes, the
+        // namespace mapper's fields, the startup mode.
+        MongoSourceConfig source = new MongoSourceConfig(new HashMap<>(connectors.sources().get(0).config()));
+        assertThat(source.getKeyOutputFormat()).isEqualTo(MongoSourceConfig.OutputFormat.JSON);
+        MongoSinkConfig sink = new MongoSinkConfig(new HashMap<>(connectors.sink().config()));
+        assertThat(sink.getTopics()).contains(List.of("ttl.deletes"));
+        assertThat(sink.getMongoSinkTopicConfig("ttl.deletes").getWriteModelStrategy().getClass().getSimpleName())
+                .isEqualTo("DeleteOneBusinessKeyStrategy");
+    }
+
+    @Test
+    void shouldRejectABlankUri() {
+        assertThatThrownBy(() -> ConnectorConfigs.render(TWO_COLLECTIONS, " ", false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("URI");
+    }
+}

@@ -1,0 +1,80 @@
+package io.ttlstreams.connect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.kafka.connect.MongoSinkConnector;
+import com.mongodb.kafka.connect.MongoSourceConnector;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.connect.runtime.ConnectorConfig;
+import org.apache.kafka.connect.runtime.SinkConnectorConfig;
+import org.apache.kafka.connect.runtime.SourceConnectorConfig;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every rendered key must be an option that exists: in the connector's own ConfigDef (from the mongo-kafka-connect
+ * jar on the classpath, the version the Dockerfile installs) or in Kafka Connect's connector-level ConfigDef. A
+ * misspelt key is otherwise ignored by Connect without a word, and the setting silently falls back to its default.
+ */
+class ConnectorOptionNamesTest {
+
+    private static final String URI = "mongodb://mongo:27017/?replicaSet=rs0";
+
+    /** Covers the optional keys too: a topic prefix and copy_existing. */
+    private static final ConnectorConfigs CONNECTORS = ConnectorConfigs.render(ConnectorConfigsTest.config(
+            "ttl.rules", "s,w",
+            "ttl.rule.s.namespace", "app.s", "ttl.rule.s.field", "x",
+            "ttl.rule.w.namespace", "other.*", "ttl.rule.w.field", "y",
+            "ttl.source.topics", "mongo.app.s",
+            "ttl.source.topic.prefix", "mongo"), URI, true);
+
+    @Test
+    void shouldRenderOnlySourceOptionsTheConnectorOrConnectDefines() {
+        Set<String> defined = new HashSet<>(new MongoSourceConnector().config().names());
+        defined.addAll(SourceConnectorConfig.configDef().names());
+
+        for (ConnectorDefinition source : CONNECTORS.sources()) {
+            assertThat(undefined(source.config(), defined)).as(source.name()).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldRenderOnlySinkOptionsTheConnectorOrConnectDefines() {
+        Set<String> defined = new HashSet<>(new MongoSinkConnector().config().names());
+        defined.addAll(SinkConnectorConfig.configDef().names());
+
+        assertThat(undefined(CONNECTORS.sink().config(), defined)).isEmpty();
+    }
+
+    @Test
+    void shouldTakeTheSinkSpecificOptionsFromTheConnectorItself() {
+        // Guards the test above against passing only because Connect defines a key of the same name.
+        Set<String> connector = new MongoSinkConnector().config().names();
+        assertThat(connector).contains("document.id.strategy", "document.id.strategy.overwrite.existing",
+                "writemodel.strategy", "namespace.mapper", "namespace.mapper.value.database.field",
+                "namespace.mapper.value.collection.field", "namespace.mapper.error.if.invalid", "database",
+                "collection", "errors.tolerance", "errors.log.enable");
+        assertThat(new MongoSourceConnector().config().names()).contains("pipeline", "change.stream.full.document",
+                "publish.full.document.only", "change.stream.document.key.as.key", "output.json.formatter",
+                "heartbeat.interval.ms", "heartbeat.topic.name", "startup.mode",
+                "startup.mode.copy.existing.namespace.regex", "mongo.errors.tolerance", "topic.prefix");
+        assertThat(SinkConnectorConfig.configDef().names()).contains("errors.deadletterqueue.topic.name",
+                "errors.deadletterqueue.context.headers.enable");
+    }
+
+    /** Keys neither defined nor a client override whose remainder is a consumer option. */
+    private static Set<String> undefined(Map<String, String> config, Set<String> defined) {
+        Set<String> undefined = new HashSet<>();
+        for (String key : config.keySet()) {
+            String prefix = ConnectorConfig.CONNECTOR_CLIENT_CONSUMER_OVERRIDES_PREFIX;
+            boolean consumerOverride = key.startsWith(prefix)
+                    && ConsumerConfig.configNames().contains(key.substring(prefix.length()));
+            if (!defined.contains(key) && !consumerOverride) {
+                undefined.add(key);
+            }
+        }
+        return undefined;
+    }
+}

@@ -1,0 +1,201 @@
+package io.ttlstreams.connect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.kafka.connect.MongoSinkConnector;
+import io.ttlstreams.config.TtlStreamsConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * Static checks of docker-compose.yml and the Dockerfiles it builds. No Docker engine is available where the unit
+ * tests run, so this cannot start the stack; it catches what breaks silently instead: a renamed or missing file, a
+ * dependency on a service that does not exist or waits on a condition it can never reach, and versions that drifted
+ * from the ones the code is built and tested against.
+ */
+class DockerComposeTest {
+
+    private static final Path ROOT = RepositoryFiles.root();
+
+    private static Map<String, Map<String, Object>> services;
+
+    @BeforeAll
+    @SuppressWarnings("unchecked") // the YAML tree is untyped
+    static void parse() throws IOException {
+        Map<String, Object> compose = new Yaml().load(Files.readString(ROOT.resolve("docker-compose.yml")));
+        services = (Map<String, Map<String, Object>>) compose.get("services");
+    }
+
+    @Test
+    void shouldDefineTheWholeStack() {
+        assertThat(services).containsOnlyKeys("kafka", "kafka-init", "mongo", "connect", "connect-register",
+                "processor");
+    }
+
+    @Test
+    void shouldBuildFromExistingContextsAndDockerfiles() throws IOException {
+        for (String name : List.of("connect", "processor")) {
+            Map<?, ?> build = (Map<?, ?>) services.get(name).get("build");
+            Path context = ROOT.resolve((String) build.get("context")).normalize();
+            Path dockerfile = context.resolve((String) build.get("dockerfile"));
+            assertThat(context).as(name + " build context").isDirectory();
+            assertThat(dockerfile).as(name + " Dockerfile").isRegularFile();
+            // COPY sources are relative to the context; a missing one fails only at build time.
+            for (String source : copySources(dockerfile)) {
+                assertThat(context.resolve(source)).as(name + ": COPY " + source).exists();
+            }
+        }
+    }
+
+    @Test
+    void shouldMountExistingFiles() {
+        List<String> checked = new ArrayList<>();
+        services.forEach((name, service) -> {
+            for (Object volume : (List<?>) service.getOrDefault("volumes", List.of())) {
+                String source = volume.toString().split(":")[0];
+                if (source.startsWith("./")) {
+                    assertThat(ROOT.resolve(source)).as(name + " mounts " + source).exists();
+                    checked.add(source);
+                }
+            }
+        });
+        assertThat(checked).contains("./connect-config/example-processor.properties", "./connect-config",
+                "./connect/register-connectors.sh", "./connect/secrets/mongo.properties");
+    }
+
+    @Test
+    void shouldDependOnServicesThatExistAndCanReachTheAwaitedCondition() {
+        services.forEach((name, service) -> dependencies(service).forEach((dependency, condition) -> {
+            assertThat(services).as(name + " depends on " + dependency).containsKey(dependency);
+            Map<String, Object> target = services.get(dependency);
+            if (condition.equals("service_healthy")) {
+                assertThat(target).as(dependency + " needs a healthcheck").containsKey("healthcheck");
+            } else if (condition.equals("service_completed_successfully")) {
+                assertThat(target.get("restart")).as(dependency + " must be one-shot").isEqualTo("no");
+            }
+        }));
+        assertThat(cycleFrom(services.keySet())).isEmpty();
+    }
+
+    @Test
+    void shouldStartEachServiceAfterWhatItNeeds() {
+        assertThat(dependencies(services.get("connect")))
+                .containsEntry("kafka", "service_healthy").containsEntry("mongo", "service_healthy");
+        assertThat(dependencies(services.get("kafka-init"))).containsEntry("kafka", "service_healthy");
+        // The DLQ topic must exist before the sink is registered, or Connect creates it with 3 replicas and fails.
+        assertThat(dependencies(services.get("connect-register")))
+                .containsKey("connect").containsEntry("kafka-init", "service_completed_successfully");
+        assertThat(dependencies(services.get("processor"))).containsEntry("kafka", "service_healthy");
+        assertThat(dependencies(services.get("mongo"))).isEmpty();
+    }
+
+    @Test
+    void shouldRunTheProcessorOnTheExampleConfigurationAtThePathItsImageExpects() throws IOException {
+        assertThat(services.get("processor").get("volumes").toString())
+                .contains("./connect-config/example-processor.properties:/config/processor.properties:ro");
+        assertThat(Files.readString(ROOT.resolve("processor/Dockerfile")))
+                .contains("CMD [\"run\", \"--config\", \"/config/processor.properties\"]")
+                .contains("FROM maven:3-eclipse-temurin-17 AS build").contains("FROM eclipse-temurin:17-jre");
+        TtlStreamsConfig example = TtlStreamsConfig.load(ROOT.resolve("connect-config/example-processor.properties"));
+        assertThat(example.streamsProperties().getProperty("bootstrap.servers")).isEqualTo("kafka:9092");
+        assertThat(services.get("kafka").get("environment").toString()).contains("PLAINTEXT://kafka:9092");
+    }
+
+    @Test
+    void shouldUseTheKafkaAndConnectorVersionsTheCodeIsBuiltWith() throws IOException {
+        // The jars on the test classpath are the versions the code is compiled and tested against.
+        String kafkaImage = "apache/kafka:" + jarName(Admin.class).replaceAll("^kafka-clients-|\\.jar$", "");
+        assertThat(services.get("kafka").get("image")).isEqualTo(kafkaImage);
+        assertThat(services.get("kafka-init").get("image")).isEqualTo(kafkaImage);
+        String connectDockerfile = Files.readString(ROOT.resolve("connect/Dockerfile"));
+        assertThat(connectDockerfile).contains("FROM " + kafkaImage);
+        // ConnectorOptionNamesTest checked the rendered keys against this connector version's ConfigDefs.
+        assertThat(connectDockerfile).contains(jarName(MongoSinkConnector.class).replace(".jar", "-all.jar"));
+        assertThat(services.get("mongo").get("command").toString()).contains("--replSet");
+    }
+
+    @Test
+    void shouldGiveTheConnectorsTheUriTheirConfigsReference() throws IOException {
+        String worker = Files.readString(ROOT.resolve("connect/worker.properties"));
+        assertThat(worker).contains("config.providers=file",
+                "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider",
+                "connector.client.config.override.policy=All", "plugin.path=/opt/connect-plugins");
+        assertThat(ConnectorConfigs.DEFAULT_MONGODB_URI).contains("/secrets/mongo.properties:uri");
+        assertThat(Files.readString(ROOT.resolve("connect/secrets/mongo.properties")))
+                .contains("uri=mongodb://mongo:27017/?replicaSet=rs0");
+    }
+
+    private static String jarName(Class<?> type) {
+        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().getPath()).getFileName().toString();
+    }
+
+    /** Service name to condition; the short list form means service_started. */
+    private static Map<String, String> dependencies(Map<String, Object> service) {
+        Object dependsOn = service.get("depends_on");
+        Map<String, String> dependencies = new java.util.LinkedHashMap<>();
+        if (dependsOn instanceof List<?> list) {
+            list.forEach(name -> dependencies.put(name.toString(), "service_started"));
+        } else if (dependsOn instanceof Map<?, ?> map) {
+            map.forEach((name, spec) -> dependencies.put(name.toString(),
+                    String.valueOf(((Map<?, ?>) spec).get("condition"))));
+        }
+        return dependencies;
+    }
+
+    /** A dependency cycle (compose refuses to start one), or empty. */
+    private static List<String> cycleFrom(Set<String> names) {
+        for (String start : names) {
+            List<String> cycle = walk(start, new ArrayList<>(), new HashSet<>());
+            if (!cycle.isEmpty()) {
+                return cycle;
+            }
+        }
+        return List.of();
+    }
+
+    private static List<String> walk(String name, List<String> path, Set<String> done) {
+        if (path.contains(name)) {
+            List<String> cycle = new ArrayList<>(path);
+            cycle.add(name);
+            return cycle;
+        }
+        if (!done.add(name) || !services.containsKey(name)) {
+            return List.of();
+        }
+        path.add(name);
+        for (String next : dependencies(services.get(name)).keySet()) {
+            List<String> cycle = walk(next, path, done);
+            if (!cycle.isEmpty()) {
+                return cycle;
+            }
+        }
+        path.remove(path.size() - 1);
+        return List.of();
+    }
+
+    /** Sources of the Dockerfile's COPY instructions from the build context (not from another stage). */
+    private static List<String> copySources(Path dockerfile) throws IOException {
+        List<String> sources = new ArrayList<>();
+        for (String line : Files.readAllLines(dockerfile)) {
+            String[] words = line.trim().split("\\s+");
+            if (words[0].equals("COPY") && !line.contains("--from=")) {
+                for (int i = 1; i < words.length - 1; i++) {
+                    if (!words[i].startsWith("--")) {
+                        sources.add(words[i]);
+                    }
+                }
+            }
+        }
+        return sources;
+    }
+}
