@@ -13,6 +13,9 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ConnectRestClient;
+import io.ttlstreams.connect.ConnectorConfigs;
+import io.ttlstreams.connect.ConnectorDefinition;
 import io.ttlstreams.embedded.EmbeddedStack;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,6 +45,15 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--embedded", description = "Start the embedded stack even if the configuration names a cluster.")
     private boolean embedded;
 
+    @Option(names = "--mongodb-uri", paramLabel = "URI",
+            description = "connection.uri of the connectors registered at ttl.connect.url (default: a Connect config"
+                    + " provider reference, $${file:/secrets/mongo.properties:uri}).")
+    private String mongodbUri;
+
+    @Option(names = "--copy-existing",
+            description = "Have the source connector registered at ttl.connect.url copy existing documents first.")
+    private boolean copyExisting;
+
     @Option(names = "--status-interval", paramLabel = "SECONDS", defaultValue = "5",
             description = "Seconds between two status lines (default: ${DEFAULT-VALUE}).")
     private long statusIntervalSeconds;
@@ -67,6 +79,7 @@ final class RunCommand implements Callable<Integer> {
             running = pipeline;
             app = pipeline.processor();
         } else {
+            registerConnectors(ttlConfig, out);
             app = new TtlStreamsApp(ttlConfig).start();
             running = app;
             app.awaitRunning(Duration.ofMinutes(2));
@@ -83,6 +96,20 @@ final class RunCommand implements Callable<Integer> {
             stopped.await();
         }
         return 0;
+    }
+
+    /** Creates or updates the source and sink connectors at ttl.connect.url, rendered from the rules. */
+    private void registerConnectors(TtlStreamsConfig ttlConfig, PrintStream out) throws Exception {
+        if (ttlConfig.connectUrl().isEmpty()) {
+            return;
+        }
+        ConnectorConfigs connectors = ConnectorConfigs.render(ttlConfig,
+                mongodbUri == null ? ConnectorConfigs.DEFAULT_MONGODB_URI : mongodbUri, copyExisting);
+        ConnectRestClient connect = new ConnectRestClient(ttlConfig.connectUrl().get());
+        for (ConnectorDefinition connector : connectors.files().values()) {
+            connect.put(connector);
+            out.println("ttl-streams: connector " + connector.name() + " registered at " + ttlConfig.connectUrl().get());
+        }
     }
 
     static TtlStreamsConfig bundledConfig() {
