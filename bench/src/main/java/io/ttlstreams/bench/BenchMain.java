@@ -93,8 +93,8 @@ public final class BenchMain {
         stdout.printf(Locale.ROOT, "Kafka %s, ttl-streams %s. All figures from TopologyTestDriver with RocksDB stores; "
                 + "the machine is shared, so timings are noisy.%n", env.kafkaVersion(), env.ttlStreamsVersion());
 
-        int warmups = quick ? 2 : 3;
-        int reps = quick ? 5 : 9;
+        int warmups = 3;
+        int reps = quick ? 7 : 9;
         log.println("[bench] 1/4 punctuation cost, N=" + Arrays.toString(sizes) + " D=" + Arrays.toString(DUES));
         PunctuationBench punctuation = new PunctuationBench(sizes, DUES, warmups, reps);
         punctuation.run(n -> log.println("[bench]   done N=" + n + " at " + secondsSince(started) + " s"));
@@ -104,8 +104,8 @@ public final class BenchMain {
         LagBench lag = new LagBench(LAG_INTERVALS, LAG_RATE, lagSeconds);
         lag.run();
 
-        int events = quick ? 50_000 : 200_000;
-        int runs = quick ? 1 : 3;
+        int events = quick ? 40_000 : 200_000;
+        int runs = quick ? 2 : 3;
         log.println("[bench] 3/4 throughput, " + events + " events x " + runs + " runs per topology");
         ThroughputBench throughput = new ThroughputBench(events, quick ? 10_000 : 20_000, runs);
         throughput.run();

@@ -2,6 +2,7 @@ package io.ttlstreams.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -18,7 +19,9 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.internals.WrappedStateStore;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonObjectId;
@@ -29,6 +32,7 @@ import org.bson.types.ObjectId;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -167,6 +171,28 @@ final class BenchSupport {
             }
         } catch (RocksDBException e) {
             throw new IllegalStateException("Could not compact " + rocksDbDir, e);
+        }
+    }
+
+    /**
+     * Flushes the RocksDB memtables under a driver's store to SST files. Kafka Streams runs RocksDB without a
+     * write-ahead log and, in 4.x, neither flush() nor commit() of the store forces a memtable flush, so without
+     * this a small store's data would not be on disk at all. The RocksDB handle is private: reflection, bench only.
+     */
+    static void flushMemtables(StateStore store) {
+        StateStore inner = store;
+        while (inner instanceof WrappedStateStore<?, ?, ?> wrapped) {
+            inner = wrapped.wrapped();
+        }
+        try {
+            Field field = inner.getClass().getDeclaredField("db");
+            field.setAccessible(true);
+            RocksDB db = (RocksDB) field.get(inner);
+            try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
+                db.flush(options);
+            }
+        } catch (ReflectiveOperationException | RocksDBException e) {
+            throw new IllegalStateException("Could not flush store " + store.name(), e);
         }
     }
 
