@@ -1,0 +1,223 @@
+package io.ttlstreams.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Field;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.internals.WrappedStateStore;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonObjectId;
+import org.bson.BsonValue;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+import org.bson.types.ObjectId;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.ScheduleKey;
+
+/** What the benchmarks share: the rule set, document keys, state directories and their sizes. */
+final class BenchSupport {
+
+    /** The wall clock every driver starts at. */
+    static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+    static final String NAMESPACE = "app.sessions";
+    static final String RULE = "sessions";
+    static final String APPLICATION_ID = "ttl-streams-bench";
+    static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
+
+    private BenchSupport() {
+    }
+
+    /** One field rule "sessions" on app.sessions, field expireAt, plus {@code extra} settings. */
+    static TtlStreamsConfig config(Map<String, String> extra) {
+        Map<String, String> props = new HashMap<>(Map.of(
+                StreamsConfig.APPLICATION_ID_CONFIG, APPLICATION_ID,
+                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092",
+                TtlStreamsConfig.RULES_CONFIG, RULE,
+                "ttl.rule.sessions.namespace", NAMESPACE,
+                "ttl.rule.sessions.field", "expireAt"));
+        props.putAll(extra);
+        return new TtlStreamsConfig(props);
+    }
+
+    /** The n-th document's _id: a deterministic ObjectId, the commonest MongoDB key. */
+    static BsonValue id(long n) {
+        return new BsonObjectId(new ObjectId(String.format("%024x", n)));
+    }
+
+    /** The document key JSON the connector writes as record key, e.g. {"_id": {"$oid": "..."}}. */
+    static String keyJson(long n) {
+        return new BsonDocument("_id", id(n)).toJson(CANONICAL);
+    }
+
+    /**
+     * Puts document {@code id}'s schedule entry and index entry straight into the stores, as the scheduler writes
+     * them for an insert with expireAt = deadline (condition and clusterTime included, so sizes are realistic).
+     */
+    static void scheduleDirectly(KeyValueStore<Bytes, ScheduleEntry> schedule, KeyValueStore<Bytes, IndexEntry> index,
+            long id, long deadlineMs) {
+        String key = keyJson(id);
+        Bytes ref = DocumentRef.of(NAMESPACE, key);
+        Instant deadline = Instant.ofEpochMilli(deadlineMs);
+        String condition = new BsonDocument("expireAt", new BsonDateTime(deadlineMs)).toJson(CANONICAL);
+        long clusterTime = (START.getEpochSecond() << 32) | (id & 0xFFFF_FFFFL);
+        schedule.put(ScheduleKey.of(deadlineMs, ref),
+                new ScheduleEntry(NAMESPACE, key, RULE, deadline, condition, clusterTime));
+        index.put(ref, new IndexEntry(deadline, RULE, clusterTime));
+    }
+
+    /** Streams properties with a fresh state directory. */
+    static Properties streamsProperties(TtlStreamsConfig config, Path stateDir) {
+        Properties properties = config.streamsProperties();
+        properties.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        return properties;
+    }
+
+    static Path tempStateDir(String prefix) {
+        try {
+            return Files.createTempDirectory(prefix);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void copyRecursively(Path from, Path to) {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Path target = to.resolve(from.relativize(file).toString());
+                if (Files.isDirectory(file)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(file, target);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Total bytes of the regular files under {@code dir}. */
+    static long sizeOf(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The RocksDB directory of store {@code store} of task 0_0 under a closed driver's state directory. */
+    static Path storeDir(Path stateDir, String store) {
+        return stateDir.resolve(APPLICATION_ID).resolve("0_0").resolve("rocksdb").resolve(store);
+    }
+
+    /**
+     * Opens a closed store's RocksDB directly and compacts every column family fully, so that its size counts
+     * live data only (no tombstones, no overlapping levels).
+     */
+    static void compact(Path rocksDbDir) {
+        RocksDB.loadLibrary();
+        try (Options options = new Options()) {
+            List<byte[]> families = RocksDB.listColumnFamilies(options, rocksDbDir.toString());
+            List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+            for (byte[] family : families) {
+                descriptors.add(new ColumnFamilyDescriptor(family));
+            }
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            try (DBOptions dbOptions = new DBOptions();
+                    RocksDB db = RocksDB.open(dbOptions, rocksDbDir.toString(), descriptors, handles)) {
+                for (ColumnFamilyHandle handle : handles) {
+                    db.compactRange(handle);
+                }
+                handles.forEach(ColumnFamilyHandle::close);
+            }
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("Could not compact " + rocksDbDir, e);
+        }
+    }
+
+    /**
+     * Flushes the RocksDB memtables under a driver's store to SST files. Kafka Streams runs RocksDB without a
+     * write-ahead log and, in 4.x, neither flush() nor commit() of the store forces a memtable flush, so without
+     * this a small store's data would not be on disk at all. The RocksDB handle is private: reflection, bench only.
+     */
+    static void flushMemtables(StateStore store) {
+        StateStore inner = store;
+        while (inner instanceof WrappedStateStore<?, ?, ?> wrapped) {
+            inner = wrapped.wrapped();
+        }
+        try {
+            Field field = inner.getClass().getDeclaredField("db");
+            field.setAccessible(true);
+            RocksDB db = (RocksDB) field.get(inner);
+            try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
+                db.flush(options);
+            }
+        } catch (ReflectiveOperationException | RocksDBException e) {
+            throw new IllegalStateException("Could not flush store " + store.name(), e);
+        }
+    }
+
+    /** Drops the records a driver captured on {@code topic} (changelogs grow the heap, not the state). */
+    static void drain(TopologyTestDriver driver, String topic) {
+        TestOutputTopic<byte[], byte[]> output = driver.createOutputTopic(topic, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer());
+        while (!output.isEmpty()) {
+            output.readRecord();
+        }
+    }
+
+    /** Heap in use after repeated full GCs, in bytes. */
+    static long heapUsedAfterGc() {
+        Runtime runtime = Runtime.getRuntime();
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            used = Math.min(used, runtime.totalMemory() - runtime.freeMemory());
+        }
+        return used;
+    }
+}

@@ -1,0 +1,43 @@
+package io.ttlstreams.bench;
+
+import java.time.Instant;
+
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+
+/**
+ * Change events in the shape the MongoDB source connector publishes them (canonical extended JSON), built like
+ * the processor tests' {@code ChangeEvents}: each event gets the next clusterTime, as the oplog would give it.
+ */
+final class ChangeEventFactory {
+
+    private final String db;
+    private final String coll;
+    private int increment;
+
+    ChangeEventFactory(String namespace) {
+        int dot = namespace.indexOf('.');
+        this.db = namespace.substring(0, dot);
+        this.coll = namespace.substring(dot + 1);
+    }
+
+    /** An insert or update of document {@code id} expiring at {@code expireAt}, seen at {@code wallTime}. */
+    String write(String operation, long id, Instant wallTime, Instant expireAt) {
+        BsonValue docId = BenchSupport.id(id);
+        BsonDocument full = new BsonDocument("_id", docId)
+                .append("user", new BsonString("user-" + id))
+                .append("expireAt", new BsonDateTime(expireAt.toEpochMilli()));
+        BsonTimestamp clusterTime = new BsonTimestamp((int) wallTime.getEpochSecond(), ++increment);
+        return new BsonDocument("_id", new BsonDocument("_data", new BsonString("82" + clusterTime.getValue())))
+                .append("operationType", new BsonString(operation))
+                .append("clusterTime", clusterTime)
+                .append("wallTime", new BsonDateTime(wallTime.toEpochMilli()))
+                .append("ns", new BsonDocument("db", new BsonString(db)).append("coll", new BsonString(coll)))
+                .append("documentKey", new BsonDocument("_id", docId))
+                .append("fullDocument", full)
+                .toJson(BenchSupport.CANONICAL);
+    }
+}

@@ -1,0 +1,81 @@
+package io.ttlstreams.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.data.category.DefaultCategoryDataset;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+
+/** The PNG plots of a run, drawn headless with JFreeChart. */
+final class Plots {
+
+    private static final int WIDTH = 900;
+    private static final int HEIGHT = 560;
+
+    private Plots() {
+    }
+
+    static void punctuationCost(List<PunctuationBench.Row> rows, String subtitle, Path file) {
+        Map<String, XYSeries> series = new LinkedHashMap<>();
+        for (PunctuationBench.Row row : rows) {
+            String name = row.approach() + " D=" + row.due();
+            series.computeIfAbsent(name, XYSeries::new).add(row.n(), Math.max(row.medianMs(), 1e-3));
+        }
+        XYSeriesCollection dataset = new XYSeriesCollection();
+        series.values().forEach(dataset::addSeries);
+        JFreeChart chart = ChartFactory.createXYLineChart("Cost of one punctuation vs schedule size (median)",
+                "scheduled entries N", "ms per punctuation", dataset, PlotOrientation.VERTICAL, true, false, false);
+        chart.addSubtitle(new org.jfree.chart.title.TextTitle(subtitle));
+        XYPlot plot = chart.getXYPlot();
+        plot.setDomainAxis(new LogAxis("scheduled entries N (log)"));
+        plot.setRangeAxis(new LogAxis("ms per punctuation (log)"));
+        XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
+        plot.setRenderer(renderer);
+        save(chart, file);
+    }
+
+    static void lag(List<LagBench.Row> rows, String subtitle, Path file) {
+        DefaultCategoryDataset dataset = new DefaultCategoryDataset();
+        for (LagBench.Row row : rows) {
+            String interval = row.intervalMs() + " ms";
+            dataset.addValue(row.p50Ms(), "p50", interval);
+            dataset.addValue(row.p99Ms(), "p99", interval);
+            dataset.addValue(row.maxMs(), "max", interval);
+        }
+        JFreeChart chart = ChartFactory.createBarChart("Expiry lag (emitted - deadline), simulated wall clock",
+                "punctuation interval", "lag ms", dataset, PlotOrientation.VERTICAL, true, false, false);
+        chart.addSubtitle(new org.jfree.chart.title.TextTitle(subtitle));
+        save(chart, file);
+    }
+
+    static void throughput(List<ThroughputBench.Row> rows, String subtitle, Path file) {
+        DefaultCategoryDataset dataset = new DefaultCategoryDataset();
+        for (ThroughputBench.Row row : rows) {
+            dataset.addValue(row.median(), "events/s", row.topology());
+        }
+        JFreeChart chart = ChartFactory.createBarChart("Change events/s in TopologyTestDriver (no broker, no EOS)",
+                "topology", "events/s (median)", dataset, PlotOrientation.VERTICAL, false, false, false);
+        chart.addSubtitle(new org.jfree.chart.title.TextTitle(subtitle));
+        save(chart, file);
+    }
+
+    private static void save(JFreeChart chart, Path file) {
+        try {
+            ChartUtils.saveChartAsPNG(file.toFile(), chart, WIDTH, HEIGHT);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,265 @@
+package io.ttlstreams.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntConsumer;
+
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleStores;
+import io.ttlstreams.topology.TtlTopology;
+
+/**
+ * Figure 1 and 4: the cost of one punctuation against the size of the schedule, for ttl-streams' real
+ * {@code ExpirySchedulerProcessor} and for the full-scan baseline, both in a TopologyTestDriver over RocksDB;
+ * then the state each leaves on disk and the heap at the largest size.
+ *
+ * <p>Each store is pre-filled with N entries due far in the future, straight through
+ * {@code driver.getKeyValueStore(...)}. One measurement adds D entries due before the next punctuation, then
+ * times {@code advanceWallClockTime(interval)}, which fires exactly that punctuation (and the driver's commit
+ * and output capture, the same for both approaches). The schedule is back to N afterwards.
+ */
+final class PunctuationBench {
+
+    static final long INTERVAL_MS = 100;
+    /** Approach names as they appear in the results. */
+    static final String TTL_STREAMS = "ttl-streams";
+    static final String FULL_SCAN = "full-scan";
+
+    /** One (approach, N, D) measurement. */
+    record Row(String approach, int n, int due, int warmups, double[] samplesMs, boolean complete) {
+        double medianMs() {
+            return Stats.median(samplesMs);
+        }
+    }
+
+    /** State and heap of one approach at one N. */
+    record StateRow(String approach, int n, long prefillMs, long rawBytes, long compactedBytes, long heapUsedBytes) {
+    }
+
+    final List<Row> rows = new ArrayList<>();
+    final List<StateRow> stateRows = new ArrayList<>();
+
+    private final int[] sizes;
+    private final int[] dues;
+    private final int warmups;
+    private final int reps;
+    private final int heapAtN;
+
+    PunctuationBench(int[] sizes, int[] dues, int warmups, int reps) {
+        this.sizes = sizes;
+        this.dues = dues;
+        this.warmups = warmups;
+        this.reps = reps;
+        this.heapAtN = sizes[sizes.length - 1];
+    }
+
+    void run(IntConsumer progress) {
+        // A discarded round first, so that the first measured N does not pay for class loading and JIT.
+        measure(new TtlStreamsSubject(), sizes[0]);
+        measure(new FullScanSubject(), sizes[0]);
+        rows.clear();
+        stateRows.clear();
+        for (int n : sizes) {
+            measure(new TtlStreamsSubject(), n);
+            progress.accept(n);
+            measure(new FullScanSubject(), n);
+            progress.accept(n);
+        }
+    }
+
+    private void measure(Subject subject, int n) {
+        long prefillStart = System.nanoTime();
+        subject.prefill(n);
+        long prefillMs = (System.nanoTime() - prefillStart) / 1_000_000;
+        for (int due : dues) {
+            double[] samples = new double[reps];
+            boolean complete = true;
+            for (int r = 0; r < warmups + reps; r++) {
+                subject.scheduleDue(due);
+                double ms = subject.punctuateTimed();
+                int emitted = subject.readEmitted();
+                while (emitted < due) {
+                    // A punctuation may stop at its budget; the rest goes in later ones (not timed).
+                    complete = false;
+                    subject.punctuateTimed();
+                    emitted += subject.readEmitted();
+                }
+                subject.drainChangelogs();
+                if (r >= warmups) {
+                    samples[r - warmups] = ms;
+                }
+            }
+            rows.add(new Row(subject.name(), n, due, warmups, samples, complete));
+        }
+        long heap = n == heapAtN ? BenchSupport.heapUsedAfterGc() : -1;
+        // The driver wipes its state directory on close, so the stores are flushed and copied while open.
+        Path snapshot = subject.snapshotStores();
+        subject.driver.close();
+        BenchSupport.deleteRecursively(subject.stateDir);
+        long raw = BenchSupport.sizeOf(snapshot);
+        try (var stores = java.nio.file.Files.list(snapshot)) {
+            stores.forEach(BenchSupport::compact);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        long compacted = BenchSupport.sizeOf(snapshot);
+        BenchSupport.deleteRecursively(snapshot);
+        stateRows.add(new StateRow(subject.name(), n, prefillMs, raw, compacted, heap));
+    }
+
+    /** One approach in its own driver and state directory. */
+    private abstract static class Subject {
+        final Path stateDir;
+        final TopologyTestDriver driver;
+        final TestOutputTopic<String, String> output;
+        long nowMs = BenchSupport.START.toEpochMilli();
+        long nextId;
+
+        Subject(Path stateDir, TopologyTestDriver driver, String outputTopic) {
+            this.stateDir = stateDir;
+            this.driver = driver;
+            this.output = driver.createOutputTopic(outputTopic, new StringDeserializer(), new StringDeserializer());
+        }
+
+        abstract String name();
+
+        abstract List<String> stores();
+
+        abstract void put(long id, long deadlineMs);
+
+        void prefill(int n) {
+            // Far future, spread over ~n * 10 ms, so that none falls due while measuring.
+            long base = nowMs + Duration.ofDays(1).toMillis();
+            for (int i = 0; i < n; i++) {
+                put(nextId++, base + i * 10L);
+                if ((i + 1) % 50_000 == 0) {
+                    capture();
+                }
+            }
+            capture();
+        }
+
+        /** Lets the driver collect what the puts produced (changelog records), then drops it. */
+        private void capture() {
+            driver.advanceWallClockTime(Duration.ZERO);
+            drainChangelogs();
+        }
+
+        /** Adds {@code due} entries falling due before the next punctuation. */
+        void scheduleDue(int due) {
+            for (int i = 0; i < due; i++) {
+                put(nextId++, nowMs + 1 + (i % INTERVAL_MS));
+            }
+        }
+
+        double punctuateTimed() {
+            long start = System.nanoTime();
+            driver.advanceWallClockTime(Duration.ofMillis(INTERVAL_MS));
+            long elapsed = System.nanoTime() - start;
+            nowMs += INTERVAL_MS;
+            return elapsed / 1e6;
+        }
+
+        int readEmitted() {
+            int count = 0;
+            while (!output.isEmpty()) {
+                output.readRecord();
+                count++;
+            }
+            return count;
+        }
+
+        void drainChangelogs() {
+            for (String store : stores()) {
+                BenchSupport.drain(driver, BenchSupport.APPLICATION_ID + "-" + store + "-changelog");
+            }
+        }
+
+        /** Flushes the stores' memtables and copies their RocksDB directories aside; returns the copy. */
+        Path snapshotStores() {
+            Path snapshot = BenchSupport.tempStateDir("ttl-bench-snapshot");
+            for (String store : stores()) {
+                BenchSupport.flushMemtables(driver.getKeyValueStore(store));
+                BenchSupport.copyRecursively(BenchSupport.storeDir(stateDir, store), snapshot.resolve(store));
+            }
+            return snapshot;
+        }
+    }
+
+    /** The real ttl-streams topology with default settings (100 ms interval). */
+    private static final class TtlStreamsSubject extends Subject {
+        private static final TtlStreamsConfig CONFIG = BenchSupport.config(Map.of(
+                TtlStreamsConfig.PUNCTUATE_INTERVAL_MS_CONFIG, Long.toString(INTERVAL_MS)));
+        private final KeyValueStore<Bytes, ScheduleEntry> schedule;
+        private final KeyValueStore<Bytes, IndexEntry> index;
+
+        TtlStreamsSubject() {
+            this(BenchSupport.tempStateDir("ttl-bench-ttl"));
+        }
+
+        private TtlStreamsSubject(Path dir) {
+            super(dir, new TopologyTestDriver(TtlTopology.build(CONFIG), BenchSupport.streamsProperties(CONFIG, dir),
+                    BenchSupport.START), CONFIG.deleteTopic());
+            this.schedule = driver.getKeyValueStore(ScheduleStores.SCHEDULE);
+            this.index = driver.getKeyValueStore(ScheduleStores.INDEX);
+        }
+
+        @Override
+        String name() {
+            return TTL_STREAMS;
+        }
+
+        @Override
+        List<String> stores() {
+            return List.of(ScheduleStores.SCHEDULE, ScheduleStores.INDEX);
+        }
+
+        @Override
+        void put(long id, long deadlineMs) {
+            BenchSupport.scheduleDirectly(schedule, index, id, deadlineMs);
+        }
+    }
+
+    /** The full-scan baseline. */
+    private static final class FullScanSubject extends Subject {
+        private final KeyValueStore<String, Long> store;
+
+        FullScanSubject() {
+            this(BenchSupport.tempStateDir("ttl-bench-scan"));
+        }
+
+        private FullScanSubject(Path dir) {
+            super(dir, new TopologyTestDriver(FullScanTopology.build(Duration.ofMillis(INTERVAL_MS)),
+                    BenchSupport.streamsProperties(BenchSupport.config(Map.of()), dir), BenchSupport.START),
+                    FullScanTopology.OUTPUT);
+            this.store = driver.getKeyValueStore(FullScanTopology.STORE);
+        }
+
+        @Override
+        String name() {
+            return FULL_SCAN;
+        }
+
+        @Override
+        List<String> stores() {
+            return List.of(FullScanTopology.STORE);
+        }
+
+        @Override
+        void put(long id, long deadlineMs) {
+            // The same identity ttl-streams keys its index by: namespace, 0x00, document key JSON.
+            store.put(BenchSupport.NAMESPACE + '\0' + BenchSupport.keyJson(id), deadlineMs);
+        }
+    }
+}
