@@ -1,0 +1,254 @@
+package io.ttlstreams.embedded;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+
+/**
+ * A single-node Kafka cluster in this JVM: one KRaft process acting as broker and controller, listening on
+ * 127.0.0.1, with replication factor 1 everywhere so that consumer groups and transactions (the processor runs
+ * {@code exactly_once_v2}) work on one node.
+ *
+ * <p>The log lives under {@code <dataDir>/kafka}. A data dir formatted by an earlier run is reused, with the
+ * controller port it was formatted with, because a KRaft quorum formatted with {@code --standalone} stores its
+ * controller endpoint.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedKafka.class);
+
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+    private static final String CONTROLLER_PORT_FILE = "controller.port";
+
+    private final KafkaRaftServer server;
+    private final int port;
+    private boolean closed;
+
+    private EmbeddedKafka(KafkaRaftServer server, int port) {
+        this.server = server;
+        this.port = port;
+    }
+
+    /**
+     * Formats (if needed) and starts the broker, and returns once it answers admin requests.
+     *
+     * @param dataDir the stack's data directory; the broker uses {@code dataDir/kafka}
+     * @param port    the client port at 127.0.0.1, or 0 for any free port
+     * @return the running broker
+     * @throws EmbeddedStackException if formatting or start-up fails
+     */
+    public static EmbeddedKafka start(Path dataDir, int port) {
+        Path directory = dataDir.resolve("kafka").toAbsolutePath();
+        Path logDir = directory.resolve("logs");
+        int brokerPort = LocalPorts.resolve(port);
+        boolean formatted = Files.exists(logDir.resolve("meta.properties"));
+        int controllerPort = formatted ? readControllerPort(directory) : LocalPorts.pickFree();
+        Properties props = brokerProperties(logDir, brokerPort, controllerPort);
+        try {
+            Files.createDirectories(directory);
+            if (!formatted) {
+                format(directory, props);
+                Files.writeString(directory.resolve(CONTROLLER_PORT_FILE), Integer.toString(controllerPort));
+            }
+        } catch (IOException e) {
+            throw new EmbeddedStackException("Embedded Kafka could not prepare its directory " + directory, e);
+        }
+
+        long startNanos = System.nanoTime();
+        KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
+        EmbeddedKafka kafka = new EmbeddedKafka(server, brokerPort);
+        try {
+            server.startup();
+            kafka.awaitReady();
+        } catch (RuntimeException e) {
+            kafka.close();
+            throw new EmbeddedStackException("Embedded Kafka failed to start on " + kafka.bootstrapServers()
+                    + " (controller port " + controllerPort + ", data in " + directory + "): " + e.getMessage(), e);
+        }
+        log.info("Embedded Kafka listening at {} (started in {} ms)", kafka.bootstrapServers(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+        return kafka;
+    }
+
+    /** @return {@code 127.0.0.1:<port>}, for {@code bootstrap.servers} */
+    public String bootstrapServers() {
+        return LocalPorts.HOST + ":" + port;
+    }
+
+    /** @return the client port */
+    public int port() {
+        return port;
+    }
+
+    /**
+     * Creates topics with replication factor 1; topics that already exist are left as they are.
+     *
+     * @param partitions partitions of each new topic
+     * @param topics     topic names
+     * @throws EmbeddedStackException if a topic cannot be created
+     */
+    public void createTopics(int partitions, String... topics) {
+        List<NewTopic> newTopics = new ArrayList<>();
+        for (String topic : topics) {
+            newTopics.add(new NewTopic(topic, partitions, (short) 1));
+        }
+        createTopics(newTopics);
+    }
+
+    /**
+     * Creates topics as given (replication factor must be 1 or unset); topics that already exist are left as
+     * they are.
+     *
+     * @param topics the topics to create
+     * @throws EmbeddedStackException if a topic cannot be created
+     */
+    public void createTopics(Collection<NewTopic> topics) {
+        try (Admin admin = Admin.create(adminProperties())) {
+            for (Map.Entry<String, KafkaFuture<Void>> result :
+                    admin.createTopics(topics).values().entrySet()) {
+                try {
+                    result.getValue().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw new EmbeddedStackException("Could not create topic " + result.getKey() + ": "
+                                + e.getCause().getMessage(), e.getCause());
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EmbeddedStackException("Interrupted while creating topics " + topics, e);
+        } catch (TimeoutException e) {
+            throw new EmbeddedStackException("Timed out creating topics " + topics, e);
+        }
+    }
+
+    /** Shuts the broker and controller down and waits for them. Idempotent. Leaves the data on disk. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        server.shutdown();
+        server.awaitShutdown();
+        log.info("Embedded Kafka stopped");
+    }
+
+    private Properties adminProperties() {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        props.put(AdminClientConfig.CLIENT_ID_CONFIG, "ttl-streams-embedded-admin");
+        return props;
+    }
+
+    /** startup() returns once the broker registered; this also proves a client can reach it. */
+    private void awaitReady() {
+        try (Admin admin = Admin.create(adminProperties())) {
+            admin.describeCluster().nodes().get(READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EmbeddedStackException("Interrupted while waiting for embedded Kafka", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new EmbeddedStackException("Embedded Kafka did not answer within " + READY_TIMEOUT, e);
+        }
+    }
+
+    private static Properties brokerProperties(Path logDir, int port, int controllerPort) {
+        String controller = LocalPorts.HOST + ":" + controllerPort;
+        Properties props = new Properties();
+        props.put("process.roles", "broker,controller");
+        props.put("node.id", "1");
+        props.put("controller.quorum.bootstrap.servers", controller);
+        props.put("listeners", "PLAINTEXT://" + LocalPorts.HOST + ":" + port + ",CONTROLLER://" + controller);
+        props.put("advertised.listeners", "PLAINTEXT://" + LocalPorts.HOST + ":" + port);
+        props.put("controller.listener.names", "CONTROLLER");
+        props.put("inter.broker.listener.name", "PLAINTEXT");
+        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        props.put("log.dirs", logDir.toString());
+        // One node: every internal topic must be satisfiable with a single replica.
+        props.put("offsets.topic.replication.factor", "1");
+        props.put("transaction.state.log.replication.factor", "1");
+        props.put("transaction.state.log.min.isr", "1");
+        props.put("share.coordinator.state.topic.replication.factor", "1");
+        props.put("share.coordinator.state.topic.min.isr", "1");
+        props.put("default.replication.factor", "1");
+        props.put("min.insync.replicas", "1");
+        // Internal topics default to 50 partitions each; creating them on first use costs seconds locally.
+        props.put("offsets.topic.num.partitions", "1");
+        props.put("transaction.state.log.num.partitions", "1");
+        props.put("share.coordinator.state.topic.num.partitions", "1");
+        // No other group members are coming: rebalance at once instead of after 3 s.
+        props.put("group.initial.rebalance.delay.ms", "0");
+        // The log cleaner allocates its dedupe buffer (128 MB by default) up front; local data is tiny.
+        props.put("log.cleaner.dedupe.buffer.size", Integer.toString(4 * 1024 * 1024));
+        // Fewer threads than a production broker: this shares a laptop with Connect, MongoDB and the app.
+        props.put("num.network.threads", "2");
+        props.put("num.io.threads", "4");
+        props.put("background.threads", "2");
+        props.put("num.recovery.threads.per.data.dir", "1");
+        props.put("log.cleaner.threads", "1");
+        return props;
+    }
+
+    private static void format(Path directory, Properties props) throws IOException {
+        Path propsFile = directory.resolve("server.properties");
+        try (Writer writer = Files.newBufferedWriter(propsFile, StandardCharsets.UTF_8)) {
+            props.store(writer, "Written by ttl-streams EmbeddedKafka to format the KRaft storage");
+        }
+        String clusterId = Uuid.randomUuid().toString();
+        ByteArrayOutputStream output = new ByteArrayOutputStream();
+        int exitCode;
+        try (PrintStream out = new PrintStream(output, true, StandardCharsets.UTF_8)) {
+            exitCode = StorageTool.execute(
+                    new String[] {"format", "-t", clusterId, "-c", propsFile.toString(), "--standalone"}, out);
+        } catch (Exception e) {
+            throw new EmbeddedStackException("Formatting the embedded Kafka storage in " + directory + " failed: "
+                    + e.getMessage() + "\n" + output.toString(StandardCharsets.UTF_8), e);
+        }
+        if (exitCode != 0) {
+            throw new EmbeddedStackException("Formatting the embedded Kafka storage in " + directory
+                    + " failed with exit code " + exitCode + ":\n" + output.toString(StandardCharsets.UTF_8));
+        }
+        log.debug("Formatted KRaft storage: {}", output.toString(StandardCharsets.UTF_8).trim());
+    }
+
+    private static int readControllerPort(Path directory) {
+        Path file = directory.resolve(CONTROLLER_PORT_FILE);
+        try {
+            return Integer.parseInt(Files.readString(file, StandardCharsets.UTF_8).trim());
+        } catch (IOException | NumberFormatException e) {
+            throw new EmbeddedStackException("The Kafka data in " + directory + " was formatted before, but its "
+                    + "controller port cannot be read from " + file + "; delete " + directory + " to start afresh",
+                    e);
+        }
+    }
+}

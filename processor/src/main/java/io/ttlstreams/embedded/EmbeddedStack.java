@@ -1,0 +1,382 @@
+package io.ttlstreams.embedded;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole local stack: the MongoDB stand-in, a one-node Kafka cluster and a Connect worker running one
+ * MongoDB source connector per watched namespace (to topic {@code "<db>.<coll>"}) and one sink connector that
+ * applies delete commands from the delete topic.
+ *
+ * <p>Started in that order by {@link Builder#start()}, which returns only when every connector task is RUNNING,
+ * so a write made afterwards is captured. Closed in reverse order; a data directory the stack created itself
+ * (the default, a temporary directory) is deleted on close. Nothing is printed: the accessors give the CLI what
+ * to show.
+ *
+ * <pre>{@code
+ * try (EmbeddedStack stack = EmbeddedStack.builder().namespaces(List.of("app.sessions")).start()) {
+ *     stack.mongoConnectionString(); stack.bootstrapServers(); stack.connectUrl();
+ * }
+ * }</pre>
+ */
+public final class EmbeddedStack implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedStack.class);
+
+    /** The delete topic's default name, as in the API contract. */
+    public static final String DEFAULT_DELETE_TOPIC = "ttl.deletes";
+    /** The sink's dead-letter topic's default name. */
+    public static final String DEFAULT_DEAD_LETTER_TOPIC = "ttl.sink.dlq";
+
+    private final Path dataDir;
+    private final boolean ownsDataDir;
+    private final List<String> namespaces;
+    private final String deleteTopic;
+    private final String deadLetterTopic;
+    private EmbeddedMongo mongo;
+    private EmbeddedKafka kafka;
+    private EmbeddedConnect connect;
+    private Duration startupDuration;
+    private boolean closed;
+
+    private EmbeddedStack(Builder builder, Path dataDir, boolean ownsDataDir) {
+        this.dataDir = dataDir;
+        this.ownsDataDir = ownsDataDir;
+        this.namespaces = List.copyOf(builder.namespaces);
+        this.deleteTopic = builder.deleteTopic;
+        this.deadLetterTopic = builder.deadLetterTopic;
+    }
+
+    /** @return a builder with no namespaces, the default topics, free ports and a temporary data directory */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the stand-in's connection string, {@code mongodb://127.0.0.1:<port>} */
+    public String mongoConnectionString() {
+        return mongo.connectionString();
+    }
+
+    /** @return the broker's {@code bootstrap.servers}, {@code 127.0.0.1:<port>} */
+    public String bootstrapServers() {
+        return kafka.bootstrapServers();
+    }
+
+    /** @return the Connect worker's REST API, {@code http://127.0.0.1:<port>} */
+    public String connectUrl() {
+        return connect.url();
+    }
+
+    /** @return where Kafka's log and Connect's offsets live */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** @return true when the data directory is temporary and deleted on close */
+    public boolean deletesDataDirOnClose() {
+        return ownsDataDir;
+    }
+
+    /** @return the watched namespaces, {@code "db.coll"}, in the order given */
+    public List<String> namespaces() {
+        return namespaces;
+    }
+
+    /** @return the change-event topic per watched namespace, in the order given */
+    public Map<String, String> sourceTopics() {
+        Map<String, String> topics = new LinkedHashMap<>();
+        namespaces.forEach(namespace -> topics.put(namespace, StandInSourceConfigs.topic(namespace)));
+        return topics;
+    }
+
+    /** @return the topic the sink applies delete commands from */
+    public String deleteTopic() {
+        return deleteTopic;
+    }
+
+    /** @return the topic commands the sink cannot apply go to */
+    public String deadLetterTopic() {
+        return deadLetterTopic;
+    }
+
+    /** @return the names of the connectors the stack created: one source per namespace, then the sink */
+    public List<String> connectorNames() {
+        List<String> names = new ArrayList<>();
+        namespaces.forEach(namespace -> names.add(StandInSourceConfigs.connectorName(namespace)));
+        names.add(DeleteSinkConfigs.CONNECTOR_NAME);
+        return names;
+    }
+
+    /** @return how long {@link Builder#start()} took, up to every connector task RUNNING */
+    public Duration startupDuration() {
+        return startupDuration;
+    }
+
+    /** @return the MongoDB stand-in */
+    public EmbeddedMongo mongo() {
+        return mongo;
+    }
+
+    /** @return the Kafka broker, e.g. to create more topics */
+    public EmbeddedKafka kafka() {
+        return kafka;
+    }
+
+    /** @return the Connect worker, e.g. for connector status */
+    public EmbeddedConnect connect() {
+        return connect;
+    }
+
+    /**
+     * Stops Connect, then Kafka, then MongoDB, and deletes a temporary data directory. Every step runs even if
+     * an earlier one fails. Idempotent.
+     *
+     * @throws EmbeddedStackException if any step failed (the others' failures are suppressed in it)
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<RuntimeException> failures = new ArrayList<>();
+        closeQuietly(connect, "Connect", failures);
+        closeQuietly(kafka, "Kafka", failures);
+        closeQuietly(mongo, "MongoDB", failures);
+        if (ownsDataDir) {
+            try {
+                deleteRecursively(dataDir);
+            } catch (RuntimeException e) {
+                failures.add(new EmbeddedStackException("Could not delete " + dataDir, e));
+            }
+        }
+        if (!failures.isEmpty()) {
+            EmbeddedStackException failure = new EmbeddedStackException("The embedded stack did not stop cleanly: "
+                    + failures.get(0).getMessage(), failures.get(0));
+            failures.subList(1, failures.size()).forEach(failure::addSuppressed);
+            throw failure;
+        }
+        log.info("Embedded stack stopped");
+    }
+
+    private void startComponents(Builder builder) {
+        long startNanos = System.nanoTime();
+        mongo = EmbeddedMongo.start(builder.mongoPort);
+        kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort);
+        // Up front, so the processor (Kafka Streams fails on missing source topics) and the tests find them.
+        List<String> topics = new ArrayList<>(sourceTopics().values());
+        topics.add(deleteTopic);
+        topics.add(deadLetterTopic);
+        kafka.createTopics(builder.partitions, new LinkedHashSet<>(topics).toArray(String[]::new));
+
+        connect = EmbeddedConnect.start(kafka.bootstrapServers(), dataDir, builder.connectPort);
+        Map<String, Map<String, String>> connectors = new LinkedHashMap<>();
+        for (String namespace : namespaces) {
+            connectors.put(StandInSourceConfigs.connectorName(namespace),
+                    StandInSourceConfigs.forNamespace(namespace, mongo.connectionString()));
+        }
+        connectors.put(DeleteSinkConfigs.CONNECTOR_NAME,
+                DeleteSinkConfigs.forTopic(deleteTopic, deadLetterTopic, mongo.connectionString()));
+        connect.createConnectors(connectors, builder.connectorTimeout);
+
+        startupDuration = Duration.ofNanos(System.nanoTime() - startNanos);
+        log.info("Embedded stack up in {} ms: MongoDB {}, Kafka {}, Connect {}, watching {}",
+                TimeUnit.NANOSECONDS.toMillis(startupDuration.toNanos()), mongo.connectionString(),
+                kafka.bootstrapServers(), connect.url(), namespaces);
+    }
+
+    private static void closeQuietly(AutoCloseable component, String name, List<RuntimeException> failures) {
+        if (component == null) {
+            return;
+        }
+        try {
+            component.close();
+        } catch (Exception e) {
+            failures.add(new EmbeddedStackException("Stopping embedded " + name + " failed: " + e.getMessage(), e));
+        }
+    }
+
+    private static void deleteRecursively(Path directory) {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Configures and starts an {@link EmbeddedStack}. */
+    public static final class Builder {
+
+        private final List<String> namespaces = new ArrayList<>();
+        private String deleteTopic = DEFAULT_DELETE_TOPIC;
+        private String deadLetterTopic = DEFAULT_DEAD_LETTER_TOPIC;
+        private Path dataDir;
+        private int mongoPort;
+        private int kafkaPort;
+        private int connectPort;
+        private int partitions = 1;
+        private Duration connectorTimeout = Duration.ofSeconds(60);
+
+        private Builder() {
+        }
+
+        /**
+         * @param namespaces the collections to watch, {@code "db.coll"} each (one source connector per namespace)
+         * @return this builder
+         */
+        public Builder namespaces(List<String> namespaces) {
+            namespaces.forEach(Namespaces::split);
+            this.namespaces.clear();
+            this.namespaces.addAll(new LinkedHashSet<>(namespaces));
+            return this;
+        }
+
+        /**
+         * @param deleteTopic the topic the sink applies delete commands from (default
+         *                    {@value EmbeddedStack#DEFAULT_DELETE_TOPIC})
+         * @return this builder
+         */
+        public Builder deleteTopic(String deleteTopic) {
+            this.deleteTopic = requireTopic(deleteTopic, "delete topic");
+            return this;
+        }
+
+        /**
+         * @param deadLetterTopic where the sink puts commands it cannot apply (default
+         *                        {@value EmbeddedStack#DEFAULT_DEAD_LETTER_TOPIC})
+         * @return this builder
+         */
+        public Builder deadLetterTopic(String deadLetterTopic) {
+            this.deadLetterTopic = requireTopic(deadLetterTopic, "dead-letter topic");
+            return this;
+        }
+
+        /**
+         * @param dataDir where Kafka's log and Connect's offsets go; kept on close, and reused (with its topics
+         *                and connector offsets) by the next stack started on it. Default: a temporary directory
+         *                deleted on close.
+         * @return this builder
+         */
+        public Builder dataDir(Path dataDir) {
+            this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
+            return this;
+        }
+
+        /**
+         * @param port the stand-in's port at 127.0.0.1, 0 (default) for any free port
+         * @return this builder
+         */
+        public Builder mongoPort(int port) {
+            this.mongoPort = requirePort(port);
+            return this;
+        }
+
+        /**
+         * @param port the broker's client port at 127.0.0.1, 0 (default) for any free port
+         * @return this builder
+         */
+        public Builder kafkaPort(int port) {
+            this.kafkaPort = requirePort(port);
+            return this;
+        }
+
+        /**
+         * @param port the Connect REST port at 127.0.0.1, 0 (default) for any free port
+         * @return this builder
+         */
+        public Builder connectPort(int port) {
+            this.connectPort = requirePort(port);
+            return this;
+        }
+
+        /**
+         * @param partitions partitions of the topics the stack creates (default 1)
+         * @return this builder
+         */
+        public Builder partitions(int partitions) {
+            if (partitions < 1) {
+                throw new IllegalArgumentException("partitions must be at least 1, got " + partitions);
+            }
+            this.partitions = partitions;
+            return this;
+        }
+
+        /**
+         * @param timeout how long to wait for all connectors to be RUNNING (default 60 s)
+         * @return this builder
+         */
+        public Builder connectorTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("connector timeout must be positive, got " + timeout);
+            }
+            this.connectorTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Starts MongoDB, Kafka and Connect, creates the topics and connectors, and waits until every connector
+         * task is RUNNING. On failure, whatever was started is stopped again before the exception is thrown.
+         *
+         * @return the running stack
+         * @throws EmbeddedStackException if a component fails to start
+         */
+        public EmbeddedStack start() {
+            boolean temporary = dataDir == null;
+            Path directory;
+            try {
+                directory = temporary ? Files.createTempDirectory("ttl-streams-embedded-")
+                        : Files.createDirectories(dataDir.toAbsolutePath());
+            } catch (IOException e) {
+                throw new EmbeddedStackException("Could not create the embedded stack's data directory "
+                        + (temporary ? "in " + System.getProperty("java.io.tmpdir") : dataDir), e);
+            }
+            EmbeddedStack stack = new EmbeddedStack(this, directory, temporary);
+            try {
+                stack.startComponents(this);
+                return stack;
+            } catch (RuntimeException e) {
+                try {
+                    stack.close();
+                } catch (RuntimeException closeFailure) {
+                    e.addSuppressed(closeFailure);
+                }
+                throw e instanceof EmbeddedStackException ? e
+                        : new EmbeddedStackException("The embedded stack failed to start: " + e.getMessage(), e);
+            }
+        }
+
+        private static int requirePort(int port) {
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("port must be between 0 and 65535, got " + port);
+            }
+            return port;
+        }
+
+        private static String requireTopic(String topic, String what) {
+            if (topic == null || topic.isBlank()) {
+                throw new IllegalArgumentException("The " + what + " must not be empty");
+            }
+            return topic;
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.ttlstreams.embedded;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * MongoDB source connector configurations that work against the mongo-java-server stand-in, one connector per
+ * watched collection, each publishing to topic {@code "<db>.<coll>"}.
+ *
+ * <p><b>For the stand-in only.</b> Two things here exist purely to work around mongo-java-server and must not be
+ * copied into configurations for a real MongoDB:
+ * <ul>
+ *   <li>one connector per collection, because the stand-in only supports collection-level change streams (a
+ *       database- or deployment-level watch returns nothing or fails);</li>
+ *   <li>a {@code pipeline} that adds the {@code ns} field the stand-in
+ *       leaves out (without it the connector publishes nothing: "No topic set"), rebuilds {@code documentKey} as
+ *       {@code {"_id": ...}} (the stand-in puts the update specification or the whole replacement there) and
+ *       nulls a looked-up {@code fullDocument} that is not a document. On a real server all of that is already
+ *       right, and {@code documentKey} may carry shard-key fields the pipeline would drop.</li>
+ * </ul>
+ * The rest (JSON output in canonical extended JSON, update lookups, full change events) is what ttl-streams
+ * expects from any source connector.
+ */
+public final class StandInSourceConfigs {
+
+    /** The connector class both the stand-in and real deployments use. */
+    public static final String CONNECTOR_CLASS = "com.mongodb.kafka.connect.MongoSourceConnector";
+
+    private StandInSourceConfigs() {
+    }
+
+    /**
+     * @param namespace {@code "db.coll"}
+     * @return the connector name used for that namespace, {@code "mongo-source-<db>.<coll>"}
+     */
+    public static String connectorName(String namespace) {
+        Namespaces.split(namespace);
+        return "mongo-source-" + namespace;
+    }
+
+    /**
+     * @param namespace {@code "db.coll"}
+     * @return the topic the connector publishes that namespace's change events to: the namespace itself
+     */
+    public static String topic(String namespace) {
+        Namespaces.split(namespace);
+        return namespace;
+    }
+
+    /**
+     * @param namespace        {@code "db.coll"} to watch
+     * @param connectionString the stand-in's connection string
+     * @return the source connector configuration for that one collection
+     * @throws IllegalArgumentException if the namespace is not {@code "db.coll"}
+     */
+    public static Map<String, String> forNamespace(String namespace, String connectionString) {
+        String[] parts = Namespaces.split(namespace);
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("connector.class", CONNECTOR_CLASS);
+        config.put("tasks.max", "1");
+        config.put("connection.uri", connectionString);
+        config.put("database", parts[0]);
+        config.put("collection", parts[1]);
+        config.put("pipeline", pipeline(parts[0], parts[1]));
+        config.put("change.stream.full.document", "updateLookup");
+        config.put("publish.full.document.only", "false");
+        config.put("output.format.key", "json");
+        config.put("output.format.value", "json");
+        config.put("output.json.formatter", "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson");
+        // First start: from now on. Later starts resume from the stored offset (resume token).
+        config.put("startup.mode", "latest");
+        return config;
+    }
+
+    /**
+     * The change-stream pipeline that makes the stand-in's events look like real MongoDB's.
+     *
+     * <ul>
+     *   <li>{@code ns} is added (the stand-in leaves it out).</li>
+     *   <li>{@code documentKey} becomes {@code {"_id": ...}}: deletes keep the stand-in's (right for deletes);
+     *       other events take {@code fullDocument._id}, else {@code documentKey._id} (a replace, whose
+     *       {@code documentKey} is the whole replacement on the stand-in).</li>
+     *   <li>{@code fullDocument} becomes null when it has no {@code _id}. The stand-in evaluates updateLookup when
+     *       the event is read, and when the document is gone by then it returns the update's {@code $set} fields
+     *       (or {@code {}} for a replace) instead of null, as real MongoDB would.</li>
+     *   <li>An update whose {@code _id} cannot be recovered at all (the document was deleted before the event was
+     *       read, and the stand-in's {@code documentKey} then holds the update specification) is dropped: it
+     *       would be unusable without a key, and the delete event that follows carries the final state.</li>
+     * </ul>
+     * New values go through temporary fields because the stand-in's {@code $addFields} merges into an existing
+     * sub-document instead of replacing it, so the originals are first removed and then set afresh.
+     *
+     * @param database   the watched database
+     * @param collection the watched collection
+     * @return the pipeline as a JSON array
+     */
+    static String pipeline(String database, String collection) {
+        return "[{\"$addFields\": {"
+                + "\"_dk\": {\"$cond\": [{\"$eq\": [\"$operationType\", \"delete\"]}, \"$documentKey\","
+                + " {\"_id\": {\"$ifNull\": [\"$fullDocument._id\", \"$documentKey._id\"]}}]},"
+                + " \"_fd\": {\"$cond\": [{\"$eq\": [{\"$ifNull\": [\"$fullDocument._id\", null]}, null]}, null,"
+                + " \"$fullDocument\"]}}},"
+                + " {\"$project\": {\"documentKey\": 0, \"fullDocument\": 0}},"
+                + " {\"$addFields\": {\"documentKey\": \"$_dk\", \"fullDocument\": \"$_fd\","
+                + " \"ns\": {\"db\": " + Namespaces.jsonString(database)
+                + ", \"coll\": " + Namespaces.jsonString(collection) + "}}},"
+                + " {\"$project\": {\"_dk\": 0, \"_fd\": 0}},"
+                + " {\"$match\": {\"documentKey._id\": {\"$ne\": null}}}]";
+    }
+}

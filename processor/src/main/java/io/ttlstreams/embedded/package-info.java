@@ -1,0 +1,18 @@
+/**
+ * The local, in-process stack behind {@code ttl-streams run --embedded}, {@code ttl-streams demo} and the
+ * integration tests: a MongoDB stand-in ({@link io.ttlstreams.embedded.EmbeddedMongo}, mongo-java-server), a
+ * single-node KRaft broker ({@link io.ttlstreams.embedded.EmbeddedKafka}) and a standalone Kafka Connect worker
+ * ({@link io.ttlstreams.embedded.EmbeddedConnect}) running the official MongoDB source and sink connectors,
+ * wired together by {@link io.ttlstreams.embedded.EmbeddedStack}.
+ *
+ * <p>No Docker and no network beyond the loopback interface are needed: every component listens on
+ * {@code 127.0.0.1} only. Everything here is {@link java.lang.AutoCloseable} and is closed in the reverse order
+ * of starting, so a test class can start one stack and leave no threads, ports or files behind.
+ *
+ * <p>mongo-java-server is not MongoDB. Its change events lack {@code ns} and carry a wrong {@code documentKey},
+ * it only supports per-collection change streams, and its {@code getMore} ignores {@code maxTimeMS}. The
+ * work-arounds for that live in this package only ({@link io.ttlstreams.embedded.StandInSourceConfigs} and the
+ * backend inside {@link io.ttlstreams.embedded.EmbeddedMongo}); production connector configurations must not
+ * copy them.
+ */
+package io.ttlstreams.embedded;

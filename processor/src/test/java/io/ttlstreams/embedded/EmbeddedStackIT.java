@@ -1,0 +1,498 @@
+package io.ttlstreams.embedded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+import org.bson.types.ObjectId;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+
+/**
+ * The embedded stack end to end, with the MongoDB sync driver against the stand-in and plain Kafka clients:
+ * change events out of the source connectors, delete commands (in the API contract's format) into the sink.
+ * One stack for the whole class; every test uses its own document ids.
+ */
+@Tag("integration")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class EmbeddedStackIT {
+
+    private static final String DOCS = "ttl.docs";
+    private static final String SESSIONS = "app.sessions";
+    private static final long FAR_FUTURE = 1_900_000_000_000L;
+    // Canonical extended JSON; bson 4.7 calls that mode EXTENDED (it has no JsonMode.CANONICAL).
+    private static final JsonWriterSettings CANONICAL =
+            JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private static EmbeddedStack stack;
+    private static MongoClient client;
+    private static KafkaProducer<String, String> commands;
+    private static final AtomicInteger sequence = new AtomicInteger();
+
+    @BeforeAll
+    static void startStack() {
+        Runtime runtime = Runtime.getRuntime();
+        stack = EmbeddedStack.builder().namespaces(List.of(DOCS, SESSIONS)).start();
+        System.out.printf("[measure] stack start-up: %d ms (max heap %d MB, heap used after start %d MB)%n",
+                stack.startupDuration().toMillis(), runtime.maxMemory() >> 20,
+                (runtime.totalMemory() - runtime.freeMemory()) >> 20);
+        client = MongoClients.create(stack.mongoConnectionString());
+
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "embedded-stack-it");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        commands = new KafkaProducer<>(props);
+        commands.initTransactions();
+    }
+
+    @AfterAll
+    static void stopStack() throws Exception {
+        List<Integer> ports = new ArrayList<>();
+        if (stack != null) {
+            ports.add(stack.mongo().port());
+            ports.add(stack.kafka().port());
+            ports.add(Integer.parseInt(stack.connectUrl().substring(stack.connectUrl().lastIndexOf(':') + 1)));
+        }
+        Path dataDir = stack == null ? null : stack.dataDir();
+        if (commands != null) {
+            commands.close(Duration.ofSeconds(5));
+        }
+        if (client != null) {
+            client.close();
+        }
+        long start = System.nanoTime();
+        if (stack != null) {
+            stack.close();
+        }
+        System.out.printf("[measure] stack close: %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+
+        if (dataDir != null) {
+            assertThat(dataDir).doesNotExist();
+        }
+        for (int port : ports) {
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.bind(new InetSocketAddress(LocalPorts.HOST, port));
+            }
+        }
+        System.out.println("[measure] threads alive after close: " + Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive).map(Thread::getName).sorted().collect(Collectors.joining(", ")));
+    }
+
+    @Test
+    @Order(1)
+    void shouldRunEveryConnectorAndReportItsStatus() {
+        assertThat(stack.connect().connectors()).containsExactlyInAnyOrderElementsOf(stack.connectorNames());
+        for (String name : stack.connectorNames()) {
+            assertThat(stack.connect().status(name).isRunning()).as(name).isTrue();
+        }
+        assertThat(stack.sourceTopics()).containsEntry(DOCS, DOCS).containsEntry(SESSIONS, SESSIONS);
+        assertThatThrownBy(() -> stack.connect().status("no-such-connector"))
+                .isInstanceOf(EmbeddedStackException.class).hasMessageContaining("no-such-connector");
+    }
+
+    @Test
+    @Order(2)
+    void shouldPublishInsertUpdateAndDeleteAsChangeEvents() {
+        String id = uniqueId("evt");
+        BsonDocument key = new BsonDocument("_id", new BsonString(id));
+        MongoCollection<BsonDocument> docs = collection(DOCS);
+        BsonDocument ns = new BsonDocument("db", new BsonString("ttl")).append("coll", new BsonString("docs"));
+
+        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS)) {
+            // One write at a time: the stand-in looks the full document up when the event is read, so an update
+            // read after the delete would carry no document (see StandInSourceConfigs.pipeline).
+            docs.insertOne(new BsonDocument("_id", new BsonString(id))
+                    .append("expireAt", new BsonDateTime(FAR_FUTURE)).append("v", new BsonInt32(1)));
+            ConsumerRecord<String, String> insert = awaitEvent(reader, key, 1);
+            docs.updateOne(Filters.eq("_id", id), Updates.set("v", 2));
+            ConsumerRecord<String, String> update = awaitEvent(reader, key, 2);
+            docs.deleteOne(Filters.eq("_id", id));
+            ConsumerRecord<String, String> delete = awaitEvent(reader, key, 3);
+
+            List<BsonDocument> values = List.of(BsonDocument.parse(insert.value()), BsonDocument.parse(update.value()),
+                    BsonDocument.parse(delete.value()));
+            assertThat(values).extracting(v -> v.getString("operationType").getValue())
+                    .containsExactly("insert", "update", "delete");
+            for (BsonDocument value : values) {
+                assertThat(value.getDocument("ns")).isEqualTo(ns);
+                assertThat(value.getDocument("documentKey")).isEqualTo(key);
+                assertThat(value.get("clusterTime").isTimestamp()).isTrue();
+                assertThat(value.getDocument("_id").containsKey("_data")).as("resume token").isTrue();
+            }
+            assertThat(values.get(0).getDocument("fullDocument")).isEqualTo(new BsonDocument("_id", new BsonString(id))
+                    .append("expireAt", new BsonDateTime(FAR_FUTURE)).append("v", new BsonInt32(1)));
+            assertThat(values.get(1).getDocument("fullDocument")).isEqualTo(new BsonDocument("_id", new BsonString(id))
+                    .append("expireAt", new BsonDateTime(FAR_FUTURE)).append("v", new BsonInt32(2)));
+            assertThat(values.get(2).get("fullDocument")).satisfiesAnyOf(
+                    v -> assertThat(v).isNull(), v -> assertThat(v.isNull()).isTrue());
+            // Canonical extended JSON, so the processor reads the types back exactly.
+            assertThat(insert.value()).contains("{\"$date\": {\"$numberLong\": \"1900000000000\"}}")
+                    .contains("{\"$numberInt\": \"1\"}");
+        }
+    }
+
+    @Test
+    @Order(3)
+    void shouldKeyEveryChangeEventByItsDocumentEvenWhenWritesRace() {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            String id = uniqueId("race");
+            ids.add(id);
+            collection(DOCS).insertOne(new BsonDocument("_id", new BsonString(id)).append("v", new BsonInt32(1)));
+            collection(DOCS).updateOne(Filters.eq("_id", id), Updates.set("v", 2));
+            collection(DOCS).replaceOne(Filters.eq("_id", id),
+                    new BsonDocument("_id", new BsonString(id)).append("v", new BsonInt32(3)));
+            collection(DOCS).deleteOne(Filters.eq("_id", id));
+        }
+
+        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS)) {
+            String last = ids.get(ids.size() - 1);
+            await().atMost(WAIT).until(() -> reader.poll(r -> r.value().contains("\"delete\"") && r.key().contains(last)),
+                    list -> !list.isEmpty());
+            List<ConsumerRecord<String, String>> mine = reader.poll(r -> ids.stream().anyMatch(r.key()::contains));
+            for (ConsumerRecord<String, String> record : mine) {
+                BsonDocument value = BsonDocument.parse(record.value());
+                BsonDocument key = BsonDocument.parse(record.key());
+                assertThat(key.keySet()).as(record.value()).containsExactly("_id");
+                assertThat(value.getDocument("documentKey")).as(record.value()).isEqualTo(key);
+                BsonValue fullDocument = value.get("fullDocument");
+                if (fullDocument != null && !fullDocument.isNull()) {
+                    assertThat(fullDocument.asDocument().get("_id")).as(record.value()).isEqualTo(key.get("_id"));
+                }
+            }
+            // Inserts and deletes always come through; only updates may be dropped (see StandInSourceConfigs).
+            assertThat(mine).filteredOn(r -> r.value().contains("\"insert\"")).hasSize(ids.size());
+            assertThat(mine).filteredOn(r -> r.value().contains("\"delete\"")).hasSize(ids.size());
+        }
+    }
+
+    @Test
+    @Order(4)
+    void shouldDeleteTheDocumentWhenTheCommandConditionMatches() {
+        BsonValue id = new BsonString(uniqueId("match"));
+        insertExpiring(DOCS, id, FAR_FUTURE);
+
+        sendCommitted(deleteCommand(DOCS, id, "expireAt", new BsonDateTime(FAR_FUTURE)));
+
+        awaitGone(DOCS, id);
+    }
+
+    @Test
+    @Order(5)
+    void shouldNotDeleteTheDocumentWhenItsExpiryChangedSinceTheCommand() {
+        BsonValue changed = new BsonString(uniqueId("changed"));
+        BsonValue unset = new BsonString(uniqueId("unset"));
+        insertExpiring(DOCS, changed, FAR_FUTURE);
+        insertExpiring(DOCS, unset, FAR_FUTURE);
+        collection(DOCS).updateOne(Filters.eq("_id", changed), Updates.set("expireAt", new BsonDateTime(FAR_FUTURE + 1)));
+        collection(DOCS).updateOne(Filters.eq("_id", unset), Updates.unset("expireAt"));
+
+        sendCommittedThenAwaitApplied(
+                deleteCommand(DOCS, changed, "expireAt", new BsonDateTime(FAR_FUTURE)),
+                deleteCommand(DOCS, unset, "expireAt", new BsonDateTime(FAR_FUTURE)));
+
+        assertThat(find(DOCS, changed)).isNotNull();
+        assertThat(find(DOCS, unset)).isNotNull();
+    }
+
+    @Test
+    @Order(6)
+    void shouldMatchADottedConditionAgainstTheNestedField() {
+        BsonValue due = new BsonString(uniqueId("nested-due"));
+        BsonValue extended = new BsonString(uniqueId("nested-extended"));
+        BsonValue flat = new BsonString(uniqueId("flat"));
+        for (BsonValue id : List.of(due, extended)) {
+            collection(SESSIONS).insertOne(new BsonDocument("_id", id).append("session",
+                    new BsonDocument("expiresAt", new BsonDateTime(FAR_FUTURE)).append("user", new BsonString("u"))));
+        }
+        collection(SESSIONS).updateOne(Filters.eq("_id", extended),
+                Updates.set("session.expiresAt", new BsonDateTime(FAR_FUTURE + 60_000)));
+        // A top-level field literally named "session.expiresAt" is not the nested field.
+        collection(SESSIONS).insertOne(new BsonDocument("_id", flat).append("session",
+                new BsonDocument("user", new BsonString("u"))));
+
+        sendCommittedThenAwaitApplied(
+                deleteCommand(SESSIONS, extended, "session.expiresAt", new BsonDateTime(FAR_FUTURE)),
+                deleteCommand(SESSIONS, flat, "session.expiresAt", new BsonDateTime(FAR_FUTURE)));
+        sendCommitted(deleteCommand(SESSIONS, due, "session.expiresAt", new BsonDateTime(FAR_FUTURE)));
+
+        awaitGone(SESSIONS, due);
+        assertThat(find(SESSIONS, extended)).isNotNull();
+        assertThat(find(SESSIONS, flat)).isNotNull();
+    }
+
+    static List<BsonValue> idsOfEveryType() {
+        return List.of(
+                new BsonDocument("tenant", new BsonString("t-" + sequence.incrementAndGet()))
+                        .append("n", new BsonInt64(42)),
+                new BsonObjectId(new ObjectId()),
+                new BsonString(uniqueId("string")),
+                new BsonInt64(9_000_000_000L + sequence.incrementAndGet()));
+    }
+
+    @ParameterizedTest(name = "_id {0}")
+    @MethodSource("idsOfEveryType")
+    @Order(7)
+    void shouldDeleteByDocumentKeyOfAnyIdType(BsonValue id) {
+        BsonValue twin = twinOf(id);
+        insertExpiring(DOCS, id, FAR_FUTURE);
+        insertExpiring(DOCS, twin, FAR_FUTURE);
+
+        sendCommitted(deleteCommand(DOCS, id, "expireAt", new BsonDateTime(FAR_FUTURE)));
+
+        awaitGone(DOCS, id);
+        assertThat(find(DOCS, twin)).as("a document with another _id of the same type").isNotNull();
+    }
+
+    @Test
+    @Order(8)
+    void shouldIgnoreCommandsOfAbortedTransactions() {
+        BsonValue aborted = new BsonString(uniqueId("aborted"));
+        insertExpiring(DOCS, aborted, FAR_FUTURE);
+
+        commands.beginTransaction();
+        send(deleteCommand(DOCS, aborted, "expireAt", new BsonDateTime(FAR_FUTURE)));
+        commands.flush();
+        commands.abortTransaction();
+        sendCommittedThenAwaitApplied();
+
+        assertThat(find(DOCS, aborted)).isNotNull();
+    }
+
+    @Test
+    @Order(9)
+    void shouldSendCommandsItCannotApplyToTheDeadLetterTopicAndKeepRunning() {
+        String notJson = uniqueId("not-json");
+        String noNamespace = "{\"_id\": {\"_id\": \"" + uniqueId("no-ns") + "\"}, \"rule\": \"docs\"}";
+        String idNotADocument = "{\"_id\": \"x\", \"ns\": {\"db\": \"ttl\", \"coll\": \"docs\"}}";
+        BsonValue survivor = new BsonString(uniqueId("survivor"));
+        insertExpiring(DOCS, survivor, FAR_FUTURE);
+
+        commands.beginTransaction();
+        commands.send(new ProducerRecord<>(stack.deleteTopic(), "k1", notJson));
+        commands.send(new ProducerRecord<>(stack.deleteTopic(), "k2", noNamespace));
+        commands.send(new ProducerRecord<>(stack.deleteTopic(), "k3", idNotADocument));
+        commands.commitTransaction();
+        sendCommittedThenAwaitApplied();
+
+        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), stack.deadLetterTopic())) {
+            List<String> mine = List.of(notJson, noNamespace, idNotADocument);
+            List<ConsumerRecord<String, String>> dead = await().atMost(WAIT)
+                    .until(() -> reader.poll(r -> mine.contains(r.value())), list -> list.size() == 3);
+            for (ConsumerRecord<String, String> record : dead) {
+                Map<String, String> headers = new java.util.HashMap<>();
+                for (Header header : record.headers()) {
+                    headers.put(header.key(), header.value() == null ? null
+                            : new String(header.value(), StandardCharsets.UTF_8));
+                }
+                assertThat(headers).containsEntry("__connect.errors.topic", stack.deleteTopic())
+                        .containsKey("__connect.errors.exception.message")
+                        .containsEntry("__connect.errors.connector.name", DeleteSinkConfigs.CONNECTOR_NAME);
+                System.out.printf("[dlq] %s -> %s%n", record.value(),
+                        headers.get("__connect.errors.exception.message"));
+            }
+        }
+        assertThat(find(DOCS, survivor)).isNotNull();
+        assertThat(stack.connect().status(DeleteSinkConfigs.CONNECTOR_NAME).isRunning()).isTrue();
+        assertThat(collection(DeleteSinkConfigs.UNMAPPED_DATABASE + "." + DeleteSinkConfigs.UNMAPPED_DATABASE)
+                .countDocuments()).isZero();
+    }
+
+    @Test
+    @Order(20)
+    void measureInsertToTopicLatency() {
+        List<Long> micros = new ArrayList<>();
+        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS)) {
+            for (int i = 0; i < 25; i++) {
+                String id = uniqueId("latency");
+                BsonDocument key = new BsonDocument("_id", new BsonString(id));
+                long start = System.nanoTime();
+                insertExpiring(DOCS, new BsonString(id), FAR_FUTURE);
+                while (reader.poll(r -> r.key().contains(id) && BsonDocument.parse(r.key()).equals(key)).isEmpty()) {
+                    assertThat(System.nanoTime() - start).isLessThan(WAIT.toNanos());
+                }
+                micros.add(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start));
+            }
+        }
+        report("insert -> change event in topic", micros.subList(5, micros.size()));
+    }
+
+    @Test
+    @Order(21)
+    void measureCommandToDeletedLatency() {
+        List<Long> micros = new ArrayList<>();
+        for (int i = 0; i < 25; i++) {
+            BsonValue id = new BsonString(uniqueId("latency-delete"));
+            insertExpiring(DOCS, id, FAR_FUTURE);
+            long start = System.nanoTime();
+            sendCommitted(deleteCommand(DOCS, id, "expireAt", new BsonDateTime(FAR_FUTURE)));
+            while (find(DOCS, id) != null) {
+                assertThat(System.nanoTime() - start).isLessThan(WAIT.toNanos());
+                sleepMillis(2);
+            }
+            micros.add(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start));
+        }
+        report("command produced (committed) -> document deleted", micros.subList(5, micros.size()));
+    }
+
+    @Test
+    @Order(22)
+    void shouldStayNearlyIdleWhenNothingHappens() {
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        sleepMillis(2_000); // let the previous test's traffic settle
+        long cpuStart = os.getProcessCpuTime();
+        long wallStart = System.nanoTime();
+        sleepMillis(8_000);
+        double cores = (double) (os.getProcessCpuTime() - cpuStart) / (System.nanoTime() - wallStart);
+        System.out.printf("[measure] idle CPU of the whole test JVM (stack with %d source connectors): %.1f%% of "
+                + "one core%n", stack.namespaces().size(), cores * 100);
+        // Spinning change streams (the stand-in's stock getMore) cost well over a core here.
+        assertThat(cores).isLessThan(0.5);
+    }
+
+    // ---- helpers ----
+
+    private static ConsumerRecord<String, String> awaitEvent(TopicReader reader, BsonDocument key, int nth) {
+        List<ConsumerRecord<String, String>> events = await().atMost(WAIT).until(
+                () -> reader.poll(r -> BsonDocument.parse(r.key()).equals(key)), list -> list.size() >= nth);
+        return events.get(nth - 1);
+    }
+
+    private static String uniqueId(String prefix) {
+        return prefix + "-" + sequence.incrementAndGet() + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static BsonValue twinOf(BsonValue id) {
+        return switch (id.getBsonType()) {
+            case DOCUMENT -> id.asDocument().clone().append("n", new BsonInt64(43));
+            case OBJECT_ID -> new BsonObjectId(new ObjectId());
+            case STRING -> new BsonString(id.asString().getValue() + "-twin");
+            case INT64 -> new BsonInt64(id.asInt64().getValue() + 1);
+            default -> throw new IllegalArgumentException("unexpected id type " + id.getBsonType());
+        };
+    }
+
+    private static MongoCollection<BsonDocument> collection(String namespace) {
+        String[] parts = Namespaces.split(namespace);
+        return client.getDatabase(parts[0]).getCollection(parts[1], BsonDocument.class);
+    }
+
+    private static void insertExpiring(String namespace, BsonValue id, long expireAtMillis) {
+        collection(namespace).insertOne(new BsonDocument("_id", id)
+                .append("expireAt", new BsonDateTime(expireAtMillis)).append("v", new BsonInt32(1)));
+    }
+
+    private static BsonDocument find(String namespace, BsonValue id) {
+        return collection(namespace).find(new BsonDocument("_id", id)).first();
+    }
+
+    private static void awaitGone(String namespace, BsonValue id) {
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> find(namespace, id) == null);
+    }
+
+    /** A delete command exactly as "The delete command" in the API contract describes it. */
+    private static ProducerRecord<String, String> deleteCommand(String namespace, BsonValue id, String field,
+            BsonValue condition) {
+        String[] parts = Namespaces.split(namespace);
+        BsonDocument key = new BsonDocument("_id", id);
+        BsonDocument value = new BsonDocument("_id", key.clone().append(field, condition))
+                .append("ns", new BsonDocument("db", new BsonString(parts[0])).append("coll", new BsonString(parts[1])))
+                .append("rule", new BsonString(parts[1]))
+                .append("deadline", new BsonDateTime(FAR_FUTURE));
+        return new ProducerRecord<>(stack.deleteTopic(), key.toJson(CANONICAL), value.toJson(CANONICAL));
+    }
+
+    private static void send(ProducerRecord<String, String> record) {
+        commands.send(record);
+    }
+
+    @SafeVarargs
+    private static void sendCommitted(ProducerRecord<String, String>... records) {
+        commands.beginTransaction();
+        for (ProducerRecord<String, String> record : records) {
+            send(record);
+        }
+        commands.commitTransaction();
+    }
+
+    /**
+     * Sends the records, then a command for a fresh document, and waits until that document is gone: the delete
+     * topic has one partition, so the sink has then processed the records too.
+     */
+    @SafeVarargs
+    private static void sendCommittedThenAwaitApplied(ProducerRecord<String, String>... records) {
+        BsonValue barrier = new BsonString(uniqueId("barrier"));
+        insertExpiring(DOCS, barrier, FAR_FUTURE);
+        List<ProducerRecord<String, String>> all = new ArrayList<>(List.of(records));
+        all.add(deleteCommand(DOCS, barrier, "expireAt", new BsonDateTime(FAR_FUTURE)));
+        sendCommitted(all.toArray(ProducerRecord[]::new));
+        awaitGone(DOCS, barrier);
+    }
+
+    private static void report(String what, List<Long> micros) {
+        List<Long> sorted = new ArrayList<>(micros);
+        Collections.sort(sorted);
+        System.out.printf("[measure] %s over %d samples: p50 %.1f ms, min %.1f ms, max %.1f ms%n", what,
+                sorted.size(), sorted.get(sorted.size() / 2) / 1000.0, sorted.get(0) / 1000.0,
+                sorted.get(sorted.size() - 1) / 1000.0);
+    }
+
+    private static void sleepMillis(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
