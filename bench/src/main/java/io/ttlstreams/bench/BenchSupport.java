@@ -38,6 +38,8 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.processor.DeleteCommand;
+import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
@@ -84,14 +86,9 @@ final class BenchSupport {
      */
     static void scheduleDirectly(KeyValueStore<Bytes, ScheduleEntry> schedule, KeyValueStore<Bytes, IndexEntry> index,
             long id, long deadlineMs) {
-        String key = keyJson(id);
-        Bytes ref = DocumentRef.of(NAMESPACE, key);
-        Instant deadline = Instant.ofEpochMilli(deadlineMs);
-        String condition = new BsonDocument("expireAt", new BsonDateTime(deadlineMs)).toJson(CANONICAL);
         long clusterTime = (START.getEpochSecond() << 32) | (id & 0xFFFF_FFFFL);
-        schedule.put(ScheduleKey.of(deadlineMs, ref),
-                new ScheduleEntry(NAMESPACE, key, RULE, deadline, condition, clusterTime));
-        index.put(ref, new IndexEntry(deadline, RULE, clusterTime));
+        new ExpirySchedule(schedule, index).put(DeleteCommand.scheduleEntry(NAMESPACE, new BsonDocument("_id", id(id)),
+                new BsonDocument("expireAt", new BsonDateTime(deadlineMs)), RULE, deadlineMs, clusterTime));
     }
 
     /** Streams properties with a fresh state directory. */

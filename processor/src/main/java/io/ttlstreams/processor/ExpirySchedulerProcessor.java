@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.Optional;
 
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -22,11 +21,10 @@ import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.schema.ExpiryEvent;
-import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.serde.ChangeEventSerde;
 import io.ttlstreams.state.DocumentRef;
-import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleStores;
 
 /**
@@ -61,8 +59,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     private final ChangeEventSerde eventSerde = new ChangeEventSerde();
 
     private ProcessorContext<String, Object> context;
-    private KeyValueStore<Bytes, ScheduleEntry> schedule;
-    private KeyValueStore<Bytes, IndexEntry> index;
+    private ExpirySchedule schedule;
     private KeyValueStore<String, Long> namespaceEpochs;
     private TtlMetrics metrics;
     private Sensor scheduled;
@@ -87,8 +84,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     @Override
     public void init(ProcessorContext<String, Object> context) {
         this.context = context;
-        this.schedule = context.getStateStore(ScheduleStores.SCHEDULE);
-        this.index = context.getStateStore(ScheduleStores.INDEX);
+        this.schedule = new ExpirySchedule(context.getStateStore(ScheduleStores.SCHEDULE),
+                context.getStateStore(ScheduleStores.INDEX));
         this.namespaceEpochs = context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS);
         this.metrics = TtlMetrics.forTask(context);
         this.scheduled = metrics.counter(TtlMetrics.SCHEDULED);
@@ -124,21 +121,11 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     }
 
     private void reschedule(ChangeEvent event) {
-        Bytes ref = DocumentRef.of(event.namespace(), event.documentKeyJson());
         ExpiryDecision decision = decide(event);
-        IndexEntry previous = index.get(ref);
-        if (previous != null) {
-            schedule.delete(ScheduleKey.of(previous.getDeadline().toEpochMilli(), ref));
-        }
         if (decision != null && decision.expires()) {
-            Long clusterTime = clusterTimeOf(event);
-            schedule.put(ScheduleKey.of(decision.deadline().toEpochMilli(), ref), new ScheduleEntry(event.namespace(),
-                    event.documentKeyJson(), decision.rule(), decision.deadline(),
-                    decision.condition().toJson(DeleteCommand.JSON), clusterTime));
-            index.put(ref, new IndexEntry(decision.deadline(), decision.rule(), clusterTime));
+            schedule.put(DeleteCommand.scheduleEntry(event, decision, clusterTimeOf(event)));
             scheduled.record();
-        } else if (previous != null) {
-            index.delete(ref);
+        } else if (schedule.remove(DocumentRef.of(event.namespace(), event.documentKeyJson()))) {
             cancelled.record();
         }
     }
@@ -176,18 +163,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         Bytes prefix = event.operationType() == OperationType.DROP_DATABASE
                 ? DocumentRef.databasePrefix(event.namespace())
                 : DocumentRef.collectionPrefix(event.namespace());
-        int count = 0;
-        try (KeyValueIterator<Bytes, IndexEntry> entries = index.prefixScan(prefix, new BytesSerializer())) {
-            while (entries.hasNext()) {
-                KeyValue<Bytes, IndexEntry> entry = entries.next();
-                Long scheduledAt = entry.value.getSourceClusterTime();
-                if (dropTime == null || scheduledAt == null || scheduledAt <= dropTime) {
-                    schedule.delete(ScheduleKey.of(entry.value.getDeadline().toEpochMilli(), entry.key));
-                    index.delete(entry.key);
-                    count++;
-                }
-            }
-        }
+        int count = schedule.removeAll(prefix, dropTime);
         cancelled.record(count);
         if (dropTime != null) {
             Long known = namespaceEpochs.get(event.namespace());
@@ -213,14 +189,12 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         }
         long started = settings.nanoClock().getAsLong();
         int count = 0;
-        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.range(ScheduleKey.lowest(),
-                ScheduleKey.dueUpperBound(now))) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.due(now)) {
             while (count < budget && due.hasNext()) {
                 KeyValue<Bytes, ScheduleEntry> entry = due.next();
                 emit(entry.value, now);
                 // Deleting behind a RocksDB iterator is safe: the iterator reads a consistent view.
-                schedule.delete(entry.key);
-                index.delete(ScheduleKey.documentRefOf(entry.key));
+                schedule.removeDue(entry.key);
                 count++;
                 if (count % CLOCK_CHECK_EVERY == 0
                         && settings.nanoClock().getAsLong() - started >= maxPunctuationNanos) {
@@ -237,7 +211,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     }
 
     private void emit(ScheduleEntry entry, long now) {
-        context.forward(new Record<String, Object>(DeleteCommand.key(entry), DeleteCommand.value(entry), now),
+        context.forward(new Record<String, Object>(entry.getDocumentKey(), entry.getDeleteCommand(), now),
                 DELETES_CHILD);
         if (settings.auditEnabled()) {
             context.forward(new Record<String, Object>(entry.getDocumentKey(), new ExpiryEvent(entry.getNamespace(),

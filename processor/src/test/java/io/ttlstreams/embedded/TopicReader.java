@@ -16,12 +16,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * Reads one single-partition topic from the start, without a consumer group, and keeps every record seen, so a
  * test can wait for the records it caused and ignore the ones other tests caused.
  */
-final class TopicReader implements AutoCloseable {
+public final class TopicReader implements AutoCloseable {
 
     private final KafkaConsumer<String, String> consumer;
     private final List<ConsumerRecord<String, String>> seen = new ArrayList<>();
 
-    TopicReader(String bootstrapServers, String topic) {
+    public TopicReader(String bootstrapServers, String topic) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -34,7 +34,7 @@ final class TopicReader implements AutoCloseable {
     }
 
     /** Polls once briefly and returns the records seen so far that match. */
-    List<ConsumerRecord<String, String>> poll(Predicate<ConsumerRecord<String, String>> filter) {
+    public List<ConsumerRecord<String, String>> poll(Predicate<ConsumerRecord<String, String>> filter) {
         consumer.poll(Duration.ofMillis(5)).forEach(seen::add);
         return seen.stream().filter(filter).toList();
     }

@@ -21,6 +21,8 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
 
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.SchedulerSettings;
@@ -28,8 +30,8 @@ import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.serde.AvroSerde;
-import io.ttlstreams.state.DocumentRef;
-import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.processor.DeleteCommand;
+import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleStores;
 
 /**
@@ -111,13 +113,11 @@ final class TopologyFixture implements AutoCloseable {
         return deletes.readRecordsToList();
     }
 
-    /** Puts a schedule entry and its index entry straight into the stores, as the scheduler would. */
+    /** Schedules a document straight into the stores, as the scheduler would for a field rule "sessions". */
     void scheduleDirectly(String namespace, org.bson.BsonValue id, Instant deadline) {
-        String key = ChangeEvents.key(id);
-        Bytes ref = DocumentRef.of(namespace, key);
-        scheduleStore().put(ScheduleKey.of(deadline.toEpochMilli(), ref),
-                new ScheduleEntry(namespace, key, "sessions", deadline, "{}", null));
-        indexStore().put(ref, new IndexEntry(deadline, "sessions", null));
+        new ExpirySchedule(scheduleStore(), indexStore()).put(DeleteCommand.scheduleEntry(namespace,
+                new BsonDocument("_id", id), new BsonDocument("expireAt", new BsonDateTime(deadline.toEpochMilli())),
+                "sessions", deadline.toEpochMilli(), null));
     }
 
     KeyValueStore<Bytes, ScheduleEntry> scheduleStore() {
