@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -72,11 +73,17 @@ final class RunCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         AutoCloseable running;
         TtlStreamsApp app;
+        DeletionCounter deletions = null;
         if (embedded || !namesCluster) {
             out.println("ttl-streams: starting the embedded stack (Kafka, Kafka Connect, MongoDB stand-in)...");
             EmbeddedPipeline pipeline = EmbeddedPipeline.start(ttlConfig);
             printEmbedded(out, pipeline.stack());
-            running = pipeline;
+            deletions = new DeletionCounter(pipeline.stack().mongoConnectionString(), pipeline.stack().namespaces());
+            DeletionCounter counter = deletions;
+            running = () -> {
+                counter.close();
+                pipeline.close();
+            };
             app = pipeline.processor();
         } else {
             registerConnectors(ttlConfig, out);
@@ -91,7 +98,8 @@ final class RunCommand implements Callable<Integer> {
             closeQuietly(running);
             stopped.countDown();
         }, "ttl-streams-shutdown"));
-        try (StatusReporter status = new StatusReporter(app.streams(), out)) {
+        try (StatusReporter status = new StatusReporter(app.streams(), out, Clock.systemUTC(),
+                deletions == null ? null : deletions::deleted)) {
             status.start(statusIntervalSeconds);
             stopped.await();
         }

@@ -1,34 +1,57 @@
 package io.ttlstreams.app;
 
 import java.io.PrintStream;
+import java.time.Clock;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.stream.DoubleStream;
 
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 import io.ttlstreams.processor.TtlMetrics;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.state.ScheduleStores;
 
 /**
- * Prints one status line every few seconds from the processor's own metrics: documents scheduled
- * (net of cancellations and deletes since start), delete commands emitted, and the expiry lag.
+ * Prints one status line every few seconds: documents scheduled (the schedule store's size), due
+ * (deadline passed, command not yet emitted), delete commands emitted, documents deleted (when the
+ * caller can count them, as the embedded run can), and the expiry lag percentiles.
  */
 final class StatusReporter implements AutoCloseable {
 
+    /** Counting the due range stops here: a status line must stay cheap even during a huge backlog. */
+    private static final long DUE_COUNT_CAP = 1_000_000;
+
     private final KafkaStreams streams;
     private final PrintStream out;
+    private final Clock clock;
+    private final LongSupplier deleted;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread thread = new Thread(r, "ttl-streams-status");
         thread.setDaemon(true);
         return thread;
     });
 
-    StatusReporter(KafkaStreams streams, PrintStream out) {
+    /**
+     * @param deleted counts documents deleted from MongoDB, or null when that cannot be observed
+     */
+    StatusReporter(KafkaStreams streams, PrintStream out, Clock clock, LongSupplier deleted) {
         this.streams = streams;
         this.out = out;
+        this.clock = clock;
+        this.deleted = deleted;
     }
 
     StatusReporter start(long periodSeconds) {
@@ -38,13 +61,41 @@ final class StatusReporter implements AutoCloseable {
 
     String statusLine() {
         Map<MetricName, ? extends Metric> metrics = streams.metrics();
-        double scheduled = sum(metrics, TtlMetrics.SCHEDULED + "-total");
-        double cancelled = sum(metrics, TtlMetrics.CANCELLED + "-total");
-        double emitted = sum(metrics, TtlMetrics.EMITTED + "-total");
-        return String.format("status: state=%s scheduled=%.0f cancelled=%.0f deletes-emitted=%.0f "
-                + "dead-lettered=%.0f expiry-lag-ms p50=%.0f p99=%.0f",
-                streams.state(), scheduled, cancelled, emitted, sum(metrics, TtlMetrics.DEAD_LETTERED + "-total"),
-                max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p50"), max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p99"));
+        StringBuilder line = new StringBuilder("status: state=").append(streams.state());
+        scheduleStore().ifPresent(store -> line.append(" scheduled=").append(store.approximateNumEntries())
+                .append(" due=").append(countDue(store)));
+        line.append(String.format(" deletes-emitted=%.0f", sum(metrics, TtlMetrics.EMITTED + "-total")));
+        if (deleted != null) {
+            line.append(" deleted=").append(deleted.getAsLong());
+        }
+        line.append(String.format(" dead-lettered=%.0f expiry-lag-ms p50=%.0f p99=%.0f",
+                sum(metrics, TtlMetrics.DEAD_LETTERED + "-total"),
+                max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p50"), max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p99")));
+        return line.toString();
+    }
+
+    private Optional<ReadOnlyKeyValueStore<Bytes, ScheduleEntry>> scheduleStore() {
+        if (streams.state() != KafkaStreams.State.RUNNING) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(streams.store(StoreQueryParameters.fromNameAndType(ScheduleStores.SCHEDULE,
+                    QueryableStoreTypes.<Bytes, ScheduleEntry>keyValueStore())));
+        } catch (RuntimeException e) {
+            return Optional.empty(); // rebalancing: the next line will tell
+        }
+    }
+
+    private long countDue(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> store) {
+        long count = 0;
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = store.range(ScheduleKey.lowest(),
+                ScheduleKey.dueUpperBound(clock.millis()))) {
+            while (due.hasNext() && count < DUE_COUNT_CAP) {
+                due.next();
+                count++;
+            }
+        }
+        return count;
     }
 
     private static double sum(Map<MetricName, ? extends Metric> metrics, String name) {
@@ -56,7 +107,7 @@ final class StatusReporter implements AutoCloseable {
         return values(metrics, name).max().orElse(0);
     }
 
-    private static java.util.stream.DoubleStream values(Map<MetricName, ? extends Metric> metrics, String name) {
+    private static DoubleStream values(Map<MetricName, ? extends Metric> metrics, String name) {
         return metrics.entrySet().stream()
                 .filter(e -> e.getKey().name().equals(name) && e.getKey().group().equals("stream-ttl-metrics"))
                 .map(e -> e.getValue().metricValue())

@@ -1,0 +1,68 @@
+package io.ttlstreams.app;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.bson.Document;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.mongodb.client.MongoChangeStreamCursor;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.model.Aggregates;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.changestream.ChangeStreamDocument;
+
+/**
+ * Counts the documents deleted from MongoDB in the watched namespaces, by following their change
+ * streams: what the user sees, whatever deleted them. The embedded run shows it in its status line.
+ */
+final class DeletionCounter implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeletionCounter.class);
+
+    private final AtomicLong deleted = new AtomicLong();
+    private final MongoClient client;
+    private final List<MongoChangeStreamCursor<ChangeStreamDocument<Document>>> cursors = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+
+    DeletionCounter(String connectionString, List<String> namespaces) {
+        this.client = MongoClients.create(connectionString);
+        for (String namespace : namespaces) {
+            int dot = namespace.indexOf('.');
+            MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = client
+                    .getDatabase(namespace.substring(0, dot)).getCollection(namespace.substring(dot + 1))
+                    .watch(List.of(Aggregates.match(Filters.eq("operationType", "delete")))).cursor();
+            cursors.add(cursor);
+            Thread thread = new Thread(() -> follow(cursor), "ttl-streams-deletions-" + namespace);
+            thread.setDaemon(true);
+            thread.start();
+            threads.add(thread);
+        }
+    }
+
+    private void follow(MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor) {
+        try {
+            while (!Thread.currentThread().isInterrupted()) {
+                if (cursor.tryNext() != null) {
+                    deleted.incrementAndGet();
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("Deletion counter stopped: {}", e.toString());
+        }
+    }
+
+    long deleted() {
+        return deleted.get();
+    }
+
+    @Override
+    public void close() {
+        threads.forEach(Thread::interrupt);
+        cursors.forEach(MongoChangeStreamCursor::close);
+        client.close();
+    }
+}
