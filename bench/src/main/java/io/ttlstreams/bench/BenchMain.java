@@ -349,7 +349,7 @@ public final class BenchMain {
                     E2E_TARGET_P99_MS, e2eLag.p(99) <= E2E_TARGET_P99_MS && e2eLag.missing == 0 ? "met" : "MISSED");
         } else {
             stdout.println();
-            stdout.println("6. End-to-end expiry lag: full mode only (the embedded stack alone takes ~12 s to start)");
+            stdout.println("6. End-to-end expiry lag: full mode only (starting the embedded stack alone took 5-12 s here)");
         }
         stdout.println();
     }
