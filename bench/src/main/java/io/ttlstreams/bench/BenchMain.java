@@ -21,7 +21,8 @@ import java.util.stream.Collectors;
  *   ./ttl-streams bench [--quick] [--out DIR] [--sizes 10000,100000,1000000]
  * </pre>
  *
- * The last line of the output is {@code throughput_ratio=<x> punctuation_speedup=<y> lag_p99_ms=<z>}.
+ * The last line of the output is {@code throughput_ratio=<x> punctuation_speedup=<y> lag_p99_ms=<z>}, where the
+ * throughput ratio is the one measured on the embedded KRaft broker.
  */
 public final class BenchMain {
 
@@ -30,12 +31,21 @@ public final class BenchMain {
     private static final int LAG_RATE = 10_000;
     /** 10% of one core at a 100 ms interval. */
     private static final double BUDGET_MS = 10.0;
+    private static final int QUICK_BROKER_EVENTS = 50_000;
+    private static final int FULL_BROKER_EVENTS = 1_000_000;
+    private static final int E2E_RATE = 1_000;
+    private static final int E2E_SECONDS = 20;
+    private static final long E2E_LEAD_MS = 5_000;
+    private static final double E2E_TARGET_P99_MS = 2_000;
 
     private final boolean quick;
     private final Path out;
     private final int[] sizes;
     private final PrintStream stdout = System.out;
     private final PrintStream log = System.err;
+    private ThroughputBench throughput; // TopologyTestDriver; full mode only
+    private BrokerBench broker;
+    private EndToEndLagBench e2eLag; // full mode only
 
     private BenchMain(boolean quick, Path out, int[] sizes) {
         this.quick = quick;
@@ -81,6 +91,15 @@ public final class BenchMain {
     }
 
     private void run() {
+        try {
+            runAll();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted", e);
+        }
+    }
+
+    private void runAll() throws InterruptedException {
         long started = System.nanoTime();
         Environment env = Environment.current(quick);
         try {
@@ -90,31 +109,49 @@ public final class BenchMain {
         }
         stdout.printf(Locale.ROOT, "ttl-streams bench (%s mode): %d cores, max heap %d MB, %s, %s%n", env.mode(),
                 env.cores(), env.maxHeapMb(), env.os(), env.jvm());
-        stdout.printf(Locale.ROOT, "Kafka %s, ttl-streams %s. All figures from TopologyTestDriver with RocksDB stores; "
-                + "the machine is shared, so timings are noisy.%n", env.kafkaVersion(), env.ttlStreamsVersion());
+        stdout.printf(Locale.ROOT, "Kafka %s, ttl-streams %s. Figures 1, 2, 3b, 4 from TopologyTestDriver with "
+                + "RocksDB stores; 3a, 5 (and 6 in full mode) on the embedded KRaft broker. The machine is shared, so "
+                + "timings are noisy.%n", env.kafkaVersion(), env.ttlStreamsVersion());
 
         int warmups = 3;
         int reps = quick ? 7 : 9;
-        log.println("[bench] 1/4 punctuation cost, N=" + Arrays.toString(sizes) + " D=" + Arrays.toString(DUES));
+        int phases = quick ? 4 : 6;
+        log.println("[bench] 1/" + phases + " punctuation cost, N=" + Arrays.toString(sizes) + " D=" + Arrays.toString(DUES));
         PunctuationBench punctuation = new PunctuationBench(sizes, DUES, warmups, reps);
         punctuation.run(n -> log.println("[bench]   done N=" + n + " at " + secondsSince(started) + " s"));
 
         int lagSeconds = quick ? 2 : 10;
-        log.println("[bench] 2/4 expiry lag at " + LAG_RATE + "/s for " + lagSeconds + " s simulated");
+        log.println("[bench] 2/" + phases + " expiry lag (simulated) at " + LAG_RATE + "/s for " + lagSeconds + " s simulated");
         LagBench lag = new LagBench(LAG_INTERVALS, LAG_RATE, lagSeconds);
         lag.run();
 
-        int events = quick ? 40_000 : 200_000;
-        int runs = quick ? 2 : 3;
-        log.println("[bench] 3/4 throughput, " + events + " events x " + runs + " runs per topology");
-        ThroughputBench throughput = new ThroughputBench(events, quick ? 10_000 : 20_000, runs);
-        throughput.run();
-        log.println("[bench] 4/4 writing results to " + out);
+        int brokerEvents = quick ? QUICK_BROKER_EVENTS : FULL_BROKER_EVENTS;
+        int brokerWarmup = quick ? 5_000 : 20_000;
+        log.println("[bench] 3/" + phases + " throughput and state restore on the embedded KRaft broker, "
+                + brokerEvents + " events");
+        broker = new BrokerBench(brokerEvents, brokerWarmup, true, m -> log.println("[bench]   " + m + " at "
+                + secondsSince(started) + " s"));
+        broker.run();
 
-        Map<String, Object> settings = settings(warmups, reps, lagSeconds, events, runs);
-        Summary summary = summarize(punctuation, lag, throughput);
-        printTables(punctuation, lag, throughput, summary);
-        write(env, settings, punctuation, lag, throughput, summary);
+        int events = 200_000;
+        int runs = 3;
+        if (!quick) {
+            log.println("[bench] 4/" + phases + " throughput in TopologyTestDriver, " + events + " events x " + runs
+                    + " runs per topology");
+            throughput = new ThroughputBench(events, 20_000, runs);
+            throughput.run();
+            log.println("[bench] 5/" + phases + " end-to-end expiry lag through the embedded pipeline, " + E2E_RATE
+                    + " deadlines/s for " + E2E_SECONDS + " s");
+            e2eLag = new EndToEndLagBench(E2E_RATE, E2E_SECONDS, E2E_LEAD_MS, m -> log.println("[bench]   " + m
+                    + " at " + secondsSince(started) + " s"));
+            e2eLag.run();
+        }
+        log.println("[bench] " + phases + "/" + phases + " writing results to " + out);
+
+        Map<String, Object> settings = settings(warmups, reps, lagSeconds, events, runs, brokerEvents, brokerWarmup);
+        Summary summary = summarize(punctuation, lag);
+        printTables(punctuation, lag, summary);
+        write(env, settings, punctuation, lag, summary);
         stdout.printf(Locale.ROOT, "Results: %s (CSV, JSON, PNG). Total time %.1f s.%n", out.toAbsolutePath(),
                 (System.nanoTime() - started) / 1e9);
         stdout.printf(Locale.ROOT, "throughput_ratio=%.2f punctuation_speedup=%.1f lag_p99_ms=%.1f%n",
@@ -125,7 +162,8 @@ public final class BenchMain {
         return (System.nanoTime() - startNanos) / 1_000_000_000L;
     }
 
-    private Map<String, Object> settings(int warmups, int reps, int lagSeconds, int events, int runs) {
+    private Map<String, Object> settings(int warmups, int reps, int lagSeconds, int events, int runs,
+            int brokerEvents, int brokerWarmup) {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("driver", "TopologyTestDriver (no broker), persistent RocksDB stores, changelogging on, "
                 + "caching off, processing.guarantee from ttl-streams defaults (exactly_once_v2, simulated by the driver)");
@@ -141,9 +179,27 @@ public final class BenchMain {
         s.put("lag_simulated_seconds", lagSeconds);
         s.put("lag_intervals_ms", Arrays.stream(LAG_INTERVALS).boxed().toList());
         s.put("lag_settings", "ttl.punctuate.max.duration.ms=1000 (raised so machine noise cannot cut a run short)");
-        s.put("throughput_events", events);
-        s.put("throughput_runs", runs);
-        s.put("throughput_workload", "80% inserts of new documents, 20% updates rescheduling one; expireAt 1 h out");
+        if (throughput != null) {
+            s.put("throughput_events", events);
+            s.put("throughput_runs", runs);
+            s.put("throughput_workload", "80% inserts of new documents, 20% updates rescheduling one; expireAt 1 h out");
+        }
+        s.put("broker", "EmbeddedKafka (one KRaft node in this JVM), processing.guarantee=exactly_once_v2, "
+                + "commit.interval.ms default (100 under EOS), num.stream.threads=1, source topic with "
+                + BrokerBench.PARTITIONS + " partitions");
+        s.put("broker_events", brokerEvents);
+        s.put("broker_warmup_events", brokerWarmup);
+        s.put("broker_workload", "inserts of new documents (canonical extended JSON as the MongoDB source connector "
+                + "writes them), expireAt 30 days out, all produced before the topologies start");
+        s.put("broker_timed", "KafkaStreams RUNNING -> the group's committed offsets reach the end of both partitions");
+        s.put("restore", "the ttl-streams instance of the broker run closed, its state dir wiped, restarted; timed "
+                + "from start() to RUNNING, to the last onRestoreEnd, and to an interactive query counting all entries");
+        if (e2eLag != null) {
+            s.put("e2e_lag", "EmbeddedPipeline (MongoDB stand-in mongo-java-server, source + sink connectors in "
+                    + "embedded Connect, KRaft broker, processor defaults); inserts via the sync driver at "
+                    + E2E_RATE + "/s for " + E2E_SECONDS + " s, each due " + E2E_LEAD_MS + " ms after insert; "
+                    + "lag = arrival of the delete on a change stream - deadline");
+        }
         return s;
     }
 
@@ -154,10 +210,11 @@ public final class BenchMain {
         Map<Integer, Double> growthByDue = new LinkedHashMap<>();
         Map<String, String> maxNFor10ms = new LinkedHashMap<>();
         double throughputRatio;
+        double throughputRatioTtd = Double.NaN;
         double lagP99At100;
     }
 
-    private Summary summarize(PunctuationBench punctuation, LagBench lag, ThroughputBench throughput) {
+    private Summary summarize(PunctuationBench punctuation, LagBench lag) {
         Summary summary = new Summary();
         int smallest = sizes[0];
         summary.largestN = sizes[sizes.length - 1];
@@ -185,7 +242,10 @@ public final class BenchMain {
             }
             summary.maxNFor10ms.put(approach, text);
         }
-        summary.throughputRatio = throughput.ratio();
+        summary.throughputRatio = broker.ratio();
+        if (throughput != null) {
+            summary.throughputRatioTtd = throughput.ratio();
+        }
         summary.lagP99At100 = lag.rows.stream().filter(r -> r.intervalMs() == 100).findFirst()
                 .map(LagBench.Row::p99Ms).orElse(Double.NaN);
         return summary;
@@ -196,7 +256,7 @@ public final class BenchMain {
                 .findFirst().orElseThrow().medianMs();
     }
 
-    private void printTables(PunctuationBench punctuation, LagBench lag, ThroughputBench throughput, Summary s) {
+    private void printTables(PunctuationBench punctuation, LagBench lag, Summary s) {
         stdout.println();
         stdout.println("1. Punctuation cost (ms per punctuation, interval " + PunctuationBench.INTERVAL_MS
                 + " ms; N future entries + D due)");
@@ -228,13 +288,31 @@ public final class BenchMain {
         }
 
         stdout.println();
-        stdout.println("3. Scheduling throughput in TopologyTestDriver (no broker, no real EOS transactions; not the "
-                + "embedded-KRaft figure the issue asks for)");
-        stdout.printf(Locale.ROOT, "%-13s %9s %5s %14s%n", "topology", "events", "runs", "events/s(med)");
-        for (ThroughputBench.Row row : throughput.rows) {
-            stdout.printf(Locale.ROOT, "%-13s %9d %5d %14.0f%n", row.topology(), row.events(), row.runs(), row.median());
+        stdout.println("3a. Scheduling throughput on the embedded KRaft broker (exactly_once_v2, real serdes, "
+                + BrokerBench.PARTITIONS + " partitions, one run each after a warm-up)");
+        stdout.printf(Locale.ROOT, "%-13s %9s %10s %10s %12s %10s%n", "topology", "events", "run_s", "start_s",
+                "events/s", "scheduled");
+        for (BrokerBench.ThroughputRow row : broker.rows) {
+            stdout.printf(Locale.ROOT, "%-13s %9d %10.2f %10.2f %12.0f %10s%n", row.topology(), row.events(),
+                    row.seconds(), row.totalSeconds(), row.eventsPerSecond(),
+                    row.scheduled() < 0 ? "-" : Long.toString(row.scheduled()));
         }
-        stdout.printf(Locale.ROOT, "Ratio ttl-streams / pass-through: %.2f (target >= 0.7)%n", s.throughputRatio);
+        stdout.printf(Locale.ROOT, "Ratio ttl-streams / pass-through on the broker: %.2f (target >= 0.7: %s)%n",
+                s.throughputRatio, s.throughputRatio >= 0.7 ? "met" : "MISSED");
+        stdout.println("   run_s = RUNNING -> all offsets committed; start_s = start() -> all committed; produced "
+                + "beforehand in " + String.format(Locale.ROOT, "%.1f s", broker.produceSeconds));
+        if (throughput != null) {
+            stdout.println();
+            stdout.println("3b. Scheduling throughput in TopologyTestDriver (no broker, no real EOS transactions, a "
+                    + "commit per record; 80/20 inserts/updates)");
+            stdout.printf(Locale.ROOT, "%-13s %9s %5s %14s%n", "topology", "events", "runs", "events/s(med)");
+            for (ThroughputBench.Row row : throughput.rows) {
+                stdout.printf(Locale.ROOT, "%-13s %9d %5d %14.0f%n", row.topology(), row.events(), row.runs(),
+                        row.median());
+            }
+            stdout.printf(Locale.ROOT, "Ratio ttl-streams / pass-through in TopologyTestDriver: %.2f%n",
+                    s.throughputRatioTtd);
+        }
 
         stdout.println();
         stdout.println("4. State size (RocksDB store directories after closing the driver; compacted = after a full "
@@ -248,11 +326,36 @@ public final class BenchMain {
                             : String.format(Locale.ROOT, "%.1f", row.heapUsedBytes() / 1048576.0));
         }
         stdout.println("   heap = JVM heap used after GC with the driver open at the largest N (RocksDB itself is off-heap)");
+
+        BrokerBench.RestoreRow r = broker.restore;
+        stdout.println();
+        stdout.println("5. State restore on the embedded broker: N scheduled, instance closed, state dir wiped, restarted");
+        stdout.printf(Locale.ROOT, "%9s %10s %10s %12s %12s %12s %12s%n", "N", "schedule", "index", "restored_rec",
+                "running_ms", "restored_ms", "counted_ms");
+        stdout.printf(Locale.ROOT, "%9d %10d %10d %12d %12.0f %12.0f %12.0f%n", r.events(), r.scheduleEntries(),
+                r.indexEntries(), r.restoredRecords(), r.runningMs(), r.restoredMs(), r.countedMs());
+        stdout.println("   from start(): running = state RUNNING, restored = last store's onRestoreEnd, counted = an "
+                + "interactive query counted all N entries in both stores");
+
+        if (e2eLag != null) {
+            stdout.println();
+            stdout.println("6. End-to-end expiry lag through the embedded pipeline (MongoDB stand-in, connectors, "
+                    + "broker, processor defaults)");
+            stdout.printf(Locale.ROOT, "%-9s %6s %8s %7s %7s %9s %9s %9s%n", "rate/s", "secs", "inserted", "early",
+                    "missing", "p50_ms", "p99_ms", "max_ms");
+            stdout.printf(Locale.ROOT, "%-9d %6d %8d %7d %7d %9.0f %9.0f %9.0f%n", e2eLag.rate, e2eLag.seconds,
+                    e2eLag.inserted, e2eLag.early, e2eLag.missing, e2eLag.p(50), e2eLag.p(99), e2eLag.max());
+            stdout.printf(Locale.ROOT, "   lag = delete seen on a change stream - deadline; p99 target <= %.0f ms: %s%n",
+                    E2E_TARGET_P99_MS, e2eLag.p(99) <= E2E_TARGET_P99_MS && e2eLag.missing == 0 ? "met" : "MISSED");
+        } else {
+            stdout.println();
+            stdout.println("6. End-to-end expiry lag: full mode only (starting the embedded stack alone took 5-12 s here)");
+        }
         stdout.println();
     }
 
     private void write(Environment env, Map<String, Object> settings, PunctuationBench punctuation, LagBench lag,
-            ThroughputBench throughput, Summary summary) {
+            Summary summary) {
         Map<String, Object> envColumns = env.asMap();
         List<Map<String, Object>> punctRows = new ArrayList<>();
         for (PunctuationBench.Row row : punctuation.rows) {
@@ -281,7 +384,7 @@ public final class BenchMain {
             lagRows.add(m);
         }
         List<Map<String, Object>> tputRows = new ArrayList<>();
-        for (ThroughputBench.Row row : throughput.rows) {
+        for (ThroughputBench.Row row : throughput == null ? List.<ThroughputBench.Row>of() : throughput.rows) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("topology", row.topology());
             m.put("events", row.events());
@@ -305,7 +408,47 @@ public final class BenchMain {
         }
         writeCsv("punctuation.csv", punctRows, envColumns);
         writeCsv("lag.csv", lagRows, envColumns);
-        writeCsv("throughput.csv", tputRows, envColumns);
+        List<Map<String, Object>> brokerRows = new ArrayList<>();
+        for (BrokerBench.ThroughputRow row : broker.rows) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("topology", row.topology());
+            m.put("events", row.events());
+            m.put("partitions", row.partitions());
+            m.put("run_seconds", row.seconds());
+            m.put("start_to_done_seconds", row.totalSeconds());
+            m.put("events_per_second", row.eventsPerSecond());
+            m.put("scheduled", row.scheduled() < 0 ? null : row.scheduled());
+            m.put("harness", "embedded KRaft broker, exactly_once_v2");
+            brokerRows.add(m);
+        }
+        BrokerBench.RestoreRow r = broker.restore;
+        Map<String, Object> restoreRow = new LinkedHashMap<>();
+        restoreRow.put("n", r.events());
+        restoreRow.put("schedule_entries", r.scheduleEntries());
+        restoreRow.put("index_entries", r.indexEntries());
+        restoreRow.put("restored_records", r.restoredRecords());
+        restoreRow.put("to_running_ms", r.runningMs());
+        restoreRow.put("to_restored_ms", r.restoredMs());
+        restoreRow.put("to_counted_ms", r.countedMs());
+        List<Map<String, Object>> e2eRows = new ArrayList<>();
+        if (e2eLag != null) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("rate_per_second", e2eLag.rate);
+            m.put("seconds", e2eLag.seconds);
+            m.put("lead_ms", e2eLag.leadMs);
+            m.put("inserted", e2eLag.inserted);
+            m.put("early", e2eLag.early);
+            m.put("missing", e2eLag.missing);
+            m.put("p50_ms", e2eLag.p(50));
+            m.put("p99_ms", e2eLag.p(99));
+            m.put("max_ms", e2eLag.max());
+            m.put("stack_start_seconds", e2eLag.stackStartSeconds);
+            e2eRows.add(m);
+        }
+        writeOrDrop("throughput.csv", tputRows, envColumns);
+        writeCsv("broker-throughput.csv", brokerRows, envColumns);
+        writeCsv("restore.csv", List.of(restoreRow), envColumns);
+        writeOrDrop("e2e-lag.csv", e2eRows, envColumns);
         writeCsv("state.csv", stateRows, envColumns);
 
         Map<String, Object> summaryMap = new LinkedHashMap<>();
@@ -316,6 +459,11 @@ public final class BenchMain {
                         Map.Entry::getValue, (a, b) -> a, LinkedHashMap::new)));
         summaryMap.put("largest_n_within_10ms_d100", summary.maxNFor10ms);
         summaryMap.put("throughput_ratio", summary.throughputRatio);
+        summaryMap.put("throughput_ratio_harness", "embedded KRaft broker, exactly_once_v2");
+        summaryMap.put("throughput_ratio_topology_test_driver", throughput == null ? null : summary.throughputRatioTtd);
+        summaryMap.put("restore_to_running_ms", r.runningMs());
+        summaryMap.put("restore_n", r.events());
+        summaryMap.put("e2e_lag_p99_ms", e2eLag == null ? null : e2eLag.p(99));
         summaryMap.put("lag_p99_ms_at_100ms", summary.lagP99At100);
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("environment", envColumns);
@@ -324,15 +472,23 @@ public final class BenchMain {
         json.put("punctuation", punctRows);
         json.put("lag", lagRows);
         json.put("throughput", tputRows);
+        json.put("broker_throughput", brokerRows);
+        json.put("restore", restoreRow);
+        json.put("e2e_lag", e2eRows);
         json.put("state", stateRows);
         writeFile("results.json", Json.write(json));
 
         String subtitle = String.format(Locale.ROOT, "%s mode, %d cores (shared), %s, Kafka %s, ttl-streams %s, "
-                + "TopologyTestDriver + RocksDB", env.mode(), env.cores(), env.jvm(), env.kafkaVersion(),
+                + "TopologyTestDriver + RocksDB / embedded KRaft", env.mode(), env.cores(), env.jvm(), env.kafkaVersion(),
                 env.ttlStreamsVersion());
         Plots.punctuationCost(punctuation.rows, subtitle, out.resolve("punctuation-cost.png"));
         Plots.lag(lag.rows, subtitle, out.resolve("expiry-lag.png"));
-        Plots.throughput(throughput.rows, subtitle, out.resolve("throughput.png"));
+        Map<String, Double> bars = new LinkedHashMap<>();
+        broker.rows.forEach(row -> bars.put(row.topology() + " (broker, EOS)", row.eventsPerSecond()));
+        if (throughput != null) {
+            throughput.rows.forEach(row -> bars.put(row.topology() + " (TTD)", row.median()));
+        }
+        Plots.throughput(bars, subtitle, out.resolve("throughput.png"));
     }
 
     private void writeCsv(String name, List<Map<String, Object>> rows, Map<String, Object> envColumns) {
@@ -347,6 +503,19 @@ public final class BenchMain {
             csv.append(String.join(",", cells)).append('\n');
         }
         writeFile(name, csv.toString());
+    }
+
+    /** Writes the CSV, or, when this mode has no such rows, removes a stale one from an earlier run. */
+    private void writeOrDrop(String name, List<Map<String, Object>> rows, Map<String, Object> envColumns) {
+        if (!rows.isEmpty()) {
+            writeCsv(name, rows, envColumns);
+            return;
+        }
+        try {
+            Files.deleteIfExists(out.resolve(name));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static String csvCell(Object value) {

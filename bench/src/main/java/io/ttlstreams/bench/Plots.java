@@ -60,13 +60,11 @@ final class Plots {
         save(chart, file);
     }
 
-    static void throughput(List<ThroughputBench.Row> rows, String subtitle, Path file) {
+    static void throughput(Map<String, Double> bars, String subtitle, Path file) {
         DefaultCategoryDataset dataset = new DefaultCategoryDataset();
-        for (ThroughputBench.Row row : rows) {
-            dataset.addValue(row.median(), "events/s", row.topology());
-        }
-        JFreeChart chart = ChartFactory.createBarChart("Change events/s in TopologyTestDriver (no broker, no EOS)",
-                "topology", "events/s (median)", dataset, PlotOrientation.VERTICAL, false, false, false);
+        bars.forEach((label, value) -> dataset.addValue(value, "events/s", label));
+        JFreeChart chart = ChartFactory.createBarChart("Change events/s: embedded KRaft broker (EOS) and, in full mode, "
+                + "TopologyTestDriver", "topology (harness)", "events/s", dataset, PlotOrientation.VERTICAL, false, false, false);
         chart.addSubtitle(new org.jfree.chart.title.TextTitle(subtitle));
         save(chart, file);
     }

@@ -117,7 +117,7 @@ final class ThroughputBench {
     }
 
     /** Forwards each parsable event unchanged. */
-    private static final class PassThrough implements Processor<String, String, String, String> {
+    static final class PassThrough implements Processor<String, String, String, String> {
         private final ChangeEventParser parser;
         private ProcessorContext<String, String> context;
 
