@@ -229,14 +229,17 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     /**
      * The Kafka Streams settings: every key outside {@code ttl.} and {@code embedded.}, over the defaults
-     * {@code application.id=ttl-streams} and {@code processing.guarantee=exactly_once_v2} (deletes and schedule
-     * updates commit together). {@code bootstrap.servers} has no default: pointing at a broker by accident is worse
-     * than failing. A fresh copy on each call.
+     * {@code application.id=ttl-streams}, {@code processing.guarantee=exactly_once_v2} (deletes and schedule
+     * updates commit together) and {@code max.task.idle.ms=-1}: every task also reads the control topic, which is
+     * nearly always empty, and waiting on it would only delay change events; their order against namespace drops is
+     * settled by clusterTime (see the namespace-epochs store), not by arrival. {@code bootstrap.servers} has no
+     * default: pointing at a broker by accident is worse than failing. A fresh copy on each call.
      */
     public Properties streamsProperties() {
         Properties properties = new Properties();
         properties.put(StreamsConfig.APPLICATION_ID_CONFIG, DEFAULT_APPLICATION_ID);
         properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        properties.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, Long.toString(StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
         originals().forEach((key, value) -> {
             if (!UnknownKeys.isOwn(key) && value != null) {
                 properties.put(key, value);

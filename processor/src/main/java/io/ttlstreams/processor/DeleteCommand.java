@@ -1,10 +1,16 @@
 package io.ttlstreams.processor;
 
+import java.nio.ByteBuffer;
 import java.time.Instant;
 
+import org.bson.BsonBinaryWriter;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.EncoderContext;
+import org.bson.io.BasicOutputBuffer;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 
@@ -27,21 +33,25 @@ import io.ttlstreams.schema.ScheduleEntry;
  * {@code value._id} verbatim as the filter, so the delete matches only while the document still holds
  * the exact value its deadline was computed from. Canonical extended JSON keeps every BSON type.
  *
- * <p>The command is rendered once, when the document is scheduled, and stored in its
- * {@link ScheduleEntry}: the punctuator, the hot path, then forwards it without parsing anything.
+ * <p>The filter is stored as BSON in the {@link ScheduleEntry} when a document is scheduled, which
+ * happens on every change, and turned into JSON only when the command is emitted, at most once per
+ * document: writing JSON for every change was the largest cost of scheduling.
  */
 public final class DeleteCommand {
 
     /** Canonical ("extended"), so that dates, 64-bit integers, binaries and decimals keep their BSON type. */
     public static final JsonWriterSettings JSON = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
 
+    private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
+
     private DeleteCommand() {
     }
 
-    /** The schedule entry for a document the rules expire, with its delete command rendered. */
-    public static ScheduleEntry scheduleEntry(ChangeEvent event, ExpiryDecision decision, Long clusterTime) {
-        return scheduleEntry(event.namespace(), event.documentKey(), decision.condition(), decision.rule(),
-                decision.deadline().toEpochMilli(), clusterTime);
+    /** The schedule entry for a document the rules expire. */
+    public static ScheduleEntry scheduleEntry(ChangeEvent event, String documentKeyJson, ExpiryDecision decision,
+            Long clusterTime) {
+        return scheduleEntry(event.namespace(), event.documentKey(), documentKeyJson, decision.condition(),
+                decision.rule(), decision.deadline().toEpochMilli(), clusterTime);
     }
 
     /**
@@ -49,24 +59,34 @@ public final class DeleteCommand {
      *
      * @param namespace "db.coll"
      * @param documentKey the document key, {@code {"_id": ...}} plus any shard-key fields
+     * @param documentKeyJson the same as canonical extended JSON (the command's record key)
      * @param condition what the document must still hold to be deleted (see {@link ExpiryDecision#condition()})
      * @param rule the rule that produced the deadline
      * @param deadlineMs the deadline, epoch milliseconds
      * @param clusterTime the scheduling event's clusterTime, or null
      */
-    public static ScheduleEntry scheduleEntry(String namespace, BsonDocument documentKey, BsonDocument condition,
-            String rule, long deadlineMs, Long clusterTime) {
+    public static ScheduleEntry scheduleEntry(String namespace, BsonDocument documentKey, String documentKeyJson,
+            BsonDocument condition, String rule, long deadlineMs, Long clusterTime) {
         BsonDocument filter = documentKey.clone();
         filter.putAll(condition);
+        BasicOutputBuffer bson = new BasicOutputBuffer(128);
+        CODEC.encode(new BsonBinaryWriter(bson), filter, EncoderContext.builder().build());
+        return new ScheduleEntry(namespace, documentKeyJson, rule, Instant.ofEpochMilli(deadlineMs),
+                ByteBuffer.wrap(bson.getInternalBuffer(), 0, bson.getPosition()), clusterTime);
+    }
+
+    /** The command's record value, canonical extended JSON. */
+    public static String value(ScheduleEntry entry) {
+        ByteBuffer stored = entry.getDeleteFilter().duplicate();
+        byte[] filter = new byte[stored.remaining()];
+        stored.get(filter);
+        String namespace = entry.getNamespace();
         int dot = namespace.indexOf('.');
-        BsonDocument ns = new BsonDocument("db", new BsonString(namespace.substring(0, dot)))
-                .append("coll", new BsonString(namespace.substring(dot + 1)));
-        String value = new BsonDocument("_id", filter)
-                .append("ns", ns)
-                .append("rule", new BsonString(rule))
-                .append("deadline", new BsonDateTime(deadlineMs))
+        return new BsonDocument("_id", new RawBsonDocument(filter))
+                .append("ns", new BsonDocument("db", new BsonString(namespace.substring(0, dot)))
+                        .append("coll", new BsonString(namespace.substring(dot + 1))))
+                .append("rule", new BsonString(entry.getRule()))
+                .append("deadline", new BsonDateTime(entry.getDeadline().toEpochMilli()))
                 .toJson(JSON);
-        return new ScheduleEntry(namespace, documentKey.toJson(JSON), rule, Instant.ofEpochMilli(deadlineMs), value,
-                clusterTime);
     }
 }

@@ -122,10 +122,11 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
 
     private void reschedule(ChangeEvent event) {
         ExpiryDecision decision = decide(event);
+        String documentKey = event.documentKeyJson();
         if (decision != null && decision.expires()) {
-            schedule.put(DeleteCommand.scheduleEntry(event, decision, clusterTimeOf(event)));
+            schedule.put(DeleteCommand.scheduleEntry(event, documentKey, decision, clusterTimeOf(event)));
             scheduled.record();
-        } else if (schedule.remove(DocumentRef.of(event.namespace(), event.documentKeyJson()))) {
+        } else if (schedule.remove(DocumentRef.of(event.namespace(), documentKey))) {
             cancelled.record();
         }
     }
@@ -211,7 +212,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     }
 
     private void emit(ScheduleEntry entry, long now) {
-        context.forward(new Record<String, Object>(entry.getDocumentKey(), entry.getDeleteCommand(), now),
+        context.forward(new Record<String, Object>(entry.getDocumentKey(), DeleteCommand.value(entry), now),
                 DELETES_CHILD);
         if (settings.auditEnabled()) {
             context.forward(new Record<String, Object>(entry.getDocumentKey(), new ExpiryEvent(entry.getNamespace(),

@@ -144,6 +144,7 @@ class TtlStreamsConfigTest {
         Map<Object, Object> expected = new HashMap<>();
         expected.put("application.id", "ttl-streams");
         expected.put("processing.guarantee", "exactly_once_v2");
+        expected.put("max.task.idle.ms", "-1");
         expected.put("bootstrap.servers", "broker:9092");
         expected.put("num.stream.threads", "2");
         expected.put("topology.optimization", "all");

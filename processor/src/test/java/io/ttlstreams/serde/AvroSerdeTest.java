@@ -28,7 +28,7 @@ class AvroSerdeTest {
                 .setDocumentKey("{\"_id\": {\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}}")
                 .setRule("sessions")
                 .setDeadline(Instant.ofEpochMilli(1_900_000_000_000L))
-                .setDeleteCommand("{\"expireAt\": {\"$date\": {\"$numberLong\": \"1900000000000\"}}}")
+                .setDeleteFilter(java.nio.ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}))
                 .setSourceClusterTime(sourceClusterTime)
                 .build();
     }

@@ -115,8 +115,9 @@ final class TopologyFixture implements AutoCloseable {
 
     /** Schedules a document straight into the stores, as the scheduler would for a field rule "sessions". */
     void scheduleDirectly(String namespace, org.bson.BsonValue id, Instant deadline) {
+        BsonDocument key = new BsonDocument("_id", id);
         new ExpirySchedule(scheduleStore(), indexStore()).put(DeleteCommand.scheduleEntry(namespace,
-                new BsonDocument("_id", id), new BsonDocument("expireAt", new BsonDateTime(deadline.toEpochMilli())),
+                key, ChangeEvents.key(id), new BsonDocument("expireAt", new BsonDateTime(deadline.toEpochMilli())),
                 "sessions", deadline.toEpochMilli(), null));
     }
 
