@@ -348,6 +348,54 @@ class EmbeddedStackIT {
     }
 
     @Test
+    @Order(10)
+    void shouldExplainAConnectorThatIsRejectedOrFails() {
+        Map<String, String> invalid = new java.util.HashMap<>(
+                StandInSourceConfigs.forNamespace("ttl.broken", stack.mongoConnectionString()));
+        invalid.put("output.format.value", "bogus");
+        assertThatThrownBy(() -> stack.connect().createConnector("invalid-source", invalid, WAIT))
+                .isInstanceOf(EmbeddedStackException.class)
+                .hasMessageContaining("'invalid-source'").hasMessageContaining("output.format.value");
+
+        // Valid for the connector, but its task cannot build a consumer: the task FAILS.
+        Map<String, String> failing = new java.util.HashMap<>(
+                DeleteSinkConfigs.forTopic("ttl.broken", "ttl.broken.dlq", stack.mongoConnectionString()));
+        failing.put("consumer.override.security.protocol", "SASL_PLAINTEXT");
+        failing.put("consumer.override.sasl.mechanism", "NO-SUCH-MECHANISM");
+        try {
+            assertThatThrownBy(() -> stack.connect().createConnector("failing-sink", failing, WAIT))
+                    .isInstanceOf(EmbeddedStackException.class)
+                    .hasMessageContaining("'failing-sink' failed")
+                    .hasMessageContaining("task 0: FAILED")
+                    .hasMessageContaining("Failed to construct kafka consumer");
+        } finally {
+            stack.connect().deleteConnector("failing-sink", WAIT);
+        }
+        assertThat(stack.connect().connectors()).doesNotContain("invalid-source", "failing-sink");
+    }
+
+    @Test
+    @Order(11)
+    void shouldResumeFromTheStoredOffsetWhenASourceConnectorIsRecreated() {
+        String name = StandInSourceConfigs.connectorName(SESSIONS);
+        String before = uniqueId("before-stop");
+        String during = uniqueId("while-stopped");
+        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), SESSIONS)) {
+            collection(SESSIONS).insertOne(new BsonDocument("_id", new BsonString(before)));
+            awaitEvent(reader, new BsonDocument("_id", new BsonString(before)), 1);
+
+            stack.connect().deleteConnector(name, WAIT);
+            collection(SESSIONS).insertOne(new BsonDocument("_id", new BsonString(during)));
+            stack.connect().createConnector(name,
+                    StandInSourceConfigs.forNamespace(SESSIONS, stack.mongoConnectionString()), WAIT);
+
+            awaitEvent(reader, new BsonDocument("_id", new BsonString(during)), 1);
+            assertThat(reader.poll(r -> r.key().contains(before))).as("no replay of what was published").hasSize(1);
+        }
+        assertThat(stack.connect().status(name).isRunning()).isTrue();
+    }
+
+    @Test
     @Order(20)
     void measureInsertToTopicLatency() {
         List<Long> micros = new ArrayList<>();
