@@ -12,8 +12,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -179,7 +177,8 @@ public final class EmbeddedStack implements AutoCloseable {
     private void startComponents(Builder builder) {
         long startNanos = System.nanoTime();
         mongo = EmbeddedMongo.start(builder.mongoPort);
-        startKafkaAndConnect(builder);
+        kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort);
+        connect = EmbeddedConnect.start(kafka.bootstrapServers(), dataDir, builder.connectPort);
         // Up front, so the processor (Kafka Streams fails on missing source topics) and the tests find them.
         List<String> topics = new ArrayList<>(sourceTopics().values());
         topics.add(deleteTopic);
@@ -199,41 +198,6 @@ public final class EmbeddedStack implements AutoCloseable {
         log.info("Embedded stack up in {} ms: MongoDB {}, Kafka {}, Connect {}, watching {}",
                 TimeUnit.NANOSECONDS.toMillis(startupDuration.toNanos()), mongo.connectionString(),
                 kafka.bootstrapServers(), connect.url(), namespaces);
-    }
-
-    /**
-     * Starts the broker on this thread and the Connect worker on another, at the same time. Most of a cold
-     * worker start is its reflective plugin scan (seconds), which needs no broker; the worker only contacts
-     * Kafka afterwards, to look up the cluster id, and that lookup retries until the broker is up. Overlapping
-     * the two saves roughly the broker's start-up time.
-     */
-    private void startKafkaAndConnect(Builder builder) {
-        int kafkaPort = LocalPorts.resolve(builder.kafkaPort);
-        String bootstrapServers = LocalPorts.HOST + ":" + kafkaPort;
-        CompletableFuture<EmbeddedConnect> connectStart = new CompletableFuture<>();
-        Thread connectStarter = new Thread(() -> {
-            try {
-                connectStart.complete(EmbeddedConnect.start(bootstrapServers, dataDir, builder.connectPort));
-            } catch (Throwable e) {
-                connectStart.completeExceptionally(e);
-            }
-        }, "ttl-streams-embedded-connect-start");
-        // Daemon: if the broker fails, this thread may still be waiting for it and must not keep the JVM alive.
-        connectStarter.setDaemon(true);
-        connectStarter.start();
-        try {
-            kafka = EmbeddedKafka.start(dataDir, kafkaPort);
-        } catch (RuntimeException e) {
-            // The worker cannot start without the broker; stop it should it get that far anyway.
-            connectStart.thenAccept(EmbeddedConnect::close);
-            throw e;
-        }
-        try {
-            connect = connectStart.join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException cause ? cause
-                    : new EmbeddedStackException("Embedded Connect failed to start", e.getCause());
-        }
     }
 
     private static void closeQuietly(AutoCloseable component, String name, List<RuntimeException> failures) {
