@@ -335,7 +335,14 @@ public final class EmbeddedConnect implements AutoCloseable {
      */
     public record ConnectorStatus(String name, String state, String trace, List<TaskStatus> tasks) {
 
-        /** Validates and copies. */
+        /**
+         * Validates and copies.
+         *
+         * @param name  the connector name
+         * @param state the connector's state
+         * @param trace the connector's failure trace, or null
+         * @param tasks the task states
+         */
         public ConnectorStatus {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(state, "state");

@@ -53,8 +53,10 @@ public final class EmbeddedMongo implements AutoCloseable {
         MongoServer server = new MongoServer(backend);
         try {
             server.bind(new InetSocketAddress(LocalPorts.HOST, port), 1, WORKER_THREADS);
-        } catch (RuntimeException e) {
-            // bind() already shut the half-started server down.
+        } catch (Exception e) {
+            // Exception, not RuntimeException: netty rethrows a checked BindException undeclared, which also
+            // slips past bind()'s own clean-up and would leave its event-loop threads running.
+            server.shutdownNow();
             throw new EmbeddedStackException("Embedded MongoDB could not listen on " + LocalPorts.HOST + ":" + port
                     + " (" + e.getMessage() + ")", e);
         }

@@ -1,8 +1,11 @@
 package io.ttlstreams.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,15 +20,16 @@ import org.junit.jupiter.api.io.TempDir;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 
-/**
- * A stack started on a data directory of its own keeps it on close, and the next stack on that directory reuses
- * the formatted Kafka log (topics and records) and Connect's source offsets.
- */
+/** Starting, failing to start, stopping and restarting whole stacks. */
 @Tag("integration")
-class EmbeddedStackRestartIT {
+class EmbeddedStackLifecycleIT {
 
     private static final String DOCS = "ttl.docs";
 
+    /**
+     * A stack started on a data directory of its own keeps it on close, and the next stack on that directory
+     * reuses the formatted Kafka log (topics and records) and Connect's source offsets.
+     */
     @Test
     void shouldReuseAKeptDataDirectory(@TempDir Path dataDir) {
         try (EmbeddedStack first = EmbeddedStack.builder().namespaces(List.of(DOCS)).dataDir(dataDir).start()) {
@@ -39,6 +43,26 @@ class EmbeddedStackRestartIT {
             // The first run's event is still in the topic, and the new one follows it.
             insertAndAwaitEvent(second, "second-run", 2);
         }
+    }
+
+    @Test
+    void shouldStopWhatItStartedWhenAComponentCannotStart() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName(LocalPorts.HOST))) {
+            int port = taken.getLocalPort();
+
+            assertThatThrownBy(() -> EmbeddedStack.builder().namespaces(List.of(DOCS)).connectPort(port).start())
+                    .isInstanceOf(EmbeddedStackException.class)
+                    .hasMessageContaining("Connect").hasMessageContaining(Integer.toString(port));
+            assertThatThrownBy(() -> EmbeddedStack.builder().mongoPort(port).start())
+                    .isInstanceOf(EmbeddedStackException.class)
+                    .hasMessageContaining("MongoDB").hasMessageContaining(Integer.toString(port));
+        }
+        // MongoDB and Kafka were up when Connect failed: their threads must be gone again.
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+                .filteredOn(Thread::isAlive).extracting(Thread::getName)
+                .noneMatch(name -> name.startsWith("mongo-server") || name.startsWith("data-plane")
+                        || name.startsWith("quorum-controller") || name.startsWith("kafka-")
+                        || name.startsWith("raft") || name.startsWith("task-thread")));
     }
 
     private static void insertAndAwaitEvent(EmbeddedStack stack, String id, int expectedEvents) {
