@@ -87,7 +87,7 @@ public final class EmbeddedConnect implements AutoCloseable {
 
         long startNanos = System.nanoTime();
         Connect<StandaloneHerder> connect = startWorker(workerProps);
-        log.info("Embedded Connect worker at http://{}:{} (started in {} ms)", LocalPorts.HOST, restPort,
+        log.debug("Embedded Connect worker at http://{}:{} (started in {} ms)", LocalPorts.HOST, restPort,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
         return new EmbeddedConnect(connect, restPort);
     }
@@ -238,7 +238,7 @@ public final class EmbeddedConnect implements AutoCloseable {
         closed = true;
         connect.stop();
         connect.awaitStop();
-        log.info("Embedded Connect worker stopped");
+        log.debug("Embedded Connect worker stopped");
     }
 
     private StandaloneHerder herder() {

@@ -99,7 +99,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw new EmbeddedStackException("Embedded Kafka failed to start on " + kafka.bootstrapServers()
                     + " (controller port " + controllerPort + ", data in " + directory + "): " + e.getMessage(), e);
         }
-        log.info("Embedded Kafka listening at {} (started in {} ms)", kafka.bootstrapServers(),
+        log.debug("Embedded Kafka listening at {} (started in {} ms)", kafka.bootstrapServers(),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
         return kafka;
     }
@@ -172,7 +172,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 forgetBrokerMetrics();
             }
         }
-        log.info("Embedded Kafka stopped");
+        log.debug("Embedded Kafka stopped");
     }
 
     /**

@@ -61,7 +61,7 @@ public final class EmbeddedMongo implements AutoCloseable {
                     + " (" + e.getMessage() + ")", e);
         }
         EmbeddedMongo mongo = new EmbeddedMongo(server, backend, server.getLocalAddress().getPort());
-        log.info("Embedded MongoDB (mongo-java-server) listening at {}", mongo.connectionString());
+        log.debug("Embedded MongoDB (mongo-java-server) listening at {}", mongo.connectionString());
         return mongo;
     }
 
@@ -88,6 +88,6 @@ public final class EmbeddedMongo implements AutoCloseable {
         // Release waiting getMores first; otherwise each event loop finishes its wait before it can stop.
         backend.beginShutdown();
         server.shutdownNow();
-        log.info("Embedded MongoDB stopped");
+        log.debug("Embedded MongoDB stopped");
     }
 }
