@@ -269,6 +269,25 @@ class EmbeddedStackIT {
         assertThat(find(SESSIONS, flat)).isNotNull();
     }
 
+    @Test
+    @Order(6)
+    void shouldApplyAPartialFilterConditionCarriedAsAnd() {
+        BsonValue active = new BsonString(uniqueId("active"));
+        BsonValue archived = new BsonString(uniqueId("archived"));
+        for (BsonValue id : List.of(active, archived)) {
+            collection(DOCS).insertOne(new BsonDocument("_id", id).append("expireAt", new BsonDateTime(FAR_FUTURE))
+                    .append("status", new BsonString(id == active ? "active" : "archived")));
+        }
+        BsonDocument partialFilter = new BsonDocument("status", new BsonString("active"));
+
+        sendCommittedThenAwaitApplied(withAnd(deleteCommand(DOCS, archived, "expireAt",
+                new BsonDateTime(FAR_FUTURE)), partialFilter));
+        sendCommitted(withAnd(deleteCommand(DOCS, active, "expireAt", new BsonDateTime(FAR_FUTURE)), partialFilter));
+
+        awaitGone(DOCS, active);
+        assertThat(find(DOCS, archived)).isNotNull();
+    }
+
     static List<BsonValue> idsOfEveryType() {
         return List.of(
                 new BsonDocument("tenant", new BsonString("t-" + sequence.incrementAndGet()))
@@ -497,6 +516,14 @@ class EmbeddedStackIT {
                 .append("rule", new BsonString(parts[1]))
                 .append("deadline", new BsonDateTime(FAR_FUTURE));
         return new ProducerRecord<>(stack.deleteTopic(), key.toJson(CANONICAL), value.toJson(CANONICAL));
+    }
+
+    /** Adds {@code "$and": [expression]} to the command's filter, as the contract does for partial filters. */
+    private static ProducerRecord<String, String> withAnd(ProducerRecord<String, String> command,
+            BsonDocument expression) {
+        BsonDocument value = BsonDocument.parse(command.value());
+        value.getDocument("_id").append("$and", new org.bson.BsonArray(List.of(expression)));
+        return new ProducerRecord<>(command.topic(), command.key(), value.toJson(CANONICAL));
     }
 
     private static void send(ProducerRecord<String, String> record) {
