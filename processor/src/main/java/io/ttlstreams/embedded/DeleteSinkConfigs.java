@@ -50,6 +50,8 @@ public final class DeleteSinkConfigs {
         // value._id is the complete filter: document key + condition fields (dotted paths, $and) as they are.
         config.put("document.id.strategy",
                 "com.mongodb.kafka.connect.sink.processor.id.strategy.ProvidedInValueStrategy");
+        // The id post-processor would re-set value._id to itself; without this it logs a WARN for every record.
+        config.put("document.id.strategy.overwrite.existing", "true");
         config.put("writemodel.strategy",
                 "com.mongodb.kafka.connect.sink.writemodel.strategy.DeleteOneBusinessKeyStrategy");
         config.put("namespace.mapper", "com.mongodb.kafka.connect.sink.namespace.mapping.FieldPathNamespaceMapper");

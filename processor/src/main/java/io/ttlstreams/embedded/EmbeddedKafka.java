@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.Writer;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -24,6 +26,7 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.server.metrics.KafkaYammerMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +50,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
     private static final String CONTROLLER_PORT_FILE = "controller.port";
+    /** Brokers started and not yet closed in this JVM; see {@link #forgetBrokerMetrics()}. */
+    private static final AtomicInteger RUNNING = new AtomicInteger();
 
     private final KafkaRaftServer server;
     private final int port;
@@ -85,6 +90,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         long startNanos = System.nanoTime();
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
         EmbeddedKafka kafka = new EmbeddedKafka(server, brokerPort);
+        RUNNING.incrementAndGet();
         try {
             server.startup();
             kafka.awaitReady();
@@ -93,7 +99,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw new EmbeddedStackException("Embedded Kafka failed to start on " + kafka.bootstrapServers()
                     + " (controller port " + controllerPort + ", data in " + directory + "): " + e.getMessage(), e);
         }
-        log.info("Embedded Kafka listening at {} (started in {} ms)", kafka.bootstrapServers(),
+        log.debug("Embedded Kafka listening at {} (started in {} ms)", kafka.bootstrapServers(),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
         return kafka;
     }
@@ -158,9 +164,36 @@ public final class EmbeddedKafka implements AutoCloseable {
             return;
         }
         closed = true;
-        server.shutdown();
-        server.awaitShutdown();
-        log.info("Embedded Kafka stopped");
+        try {
+            server.shutdown();
+            server.awaitShutdown();
+        } finally {
+            if (RUNNING.decrementAndGet() == 0) {
+                forgetBrokerMetrics();
+            }
+        }
+        log.debug("Embedded Kafka stopped");
+    }
+
+    /**
+     * A broker registers about a hundred metrics in the JVM-wide Yammer registry and leaves them there on
+     * shutdown, and through them its request purgatories: a few MB per broker started, plus their JMX beans.
+     * Tests and demos start several stacks in one JVM, so they are removed once no embedded broker runs. Only
+     * brokers use that registry (clients, Streams and Connect use Kafka's own metrics).
+     */
+    private static void forgetBrokerMetrics() {
+        // Reflection because metrics-core (the registry's type) is only on the runtime classpath here.
+        try {
+            Object registry = KafkaYammerMetrics.class.getMethod("defaultRegistry").invoke(null);
+            Map<?, ?> metrics = (Map<?, ?>) registry.getClass().getMethod("allMetrics").invoke(registry);
+            Class<?> metricName = Class.forName("com.yammer.metrics.core.MetricName");
+            Method remove = registry.getClass().getMethod("removeMetric", metricName);
+            for (Object name : List.copyOf(metrics.keySet())) {
+                remove.invoke(registry, name);
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            log.debug("Could not remove the stopped broker's metrics; a few MB stay allocated", e);
+        }
     }
 
     private Properties adminProperties() {

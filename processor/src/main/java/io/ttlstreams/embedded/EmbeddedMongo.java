@@ -53,13 +53,15 @@ public final class EmbeddedMongo implements AutoCloseable {
         MongoServer server = new MongoServer(backend);
         try {
             server.bind(new InetSocketAddress(LocalPorts.HOST, port), 1, WORKER_THREADS);
-        } catch (RuntimeException e) {
-            // bind() already shut the half-started server down.
+        } catch (Exception e) {
+            // Exception, not RuntimeException: netty rethrows a checked BindException undeclared, which also
+            // slips past bind()'s own clean-up and would leave its event-loop threads running.
+            server.shutdownNow();
             throw new EmbeddedStackException("Embedded MongoDB could not listen on " + LocalPorts.HOST + ":" + port
                     + " (" + e.getMessage() + ")", e);
         }
         EmbeddedMongo mongo = new EmbeddedMongo(server, backend, server.getLocalAddress().getPort());
-        log.info("Embedded MongoDB (mongo-java-server) listening at {}", mongo.connectionString());
+        log.debug("Embedded MongoDB (mongo-java-server) listening at {}", mongo.connectionString());
         return mongo;
     }
 
@@ -86,6 +88,6 @@ public final class EmbeddedMongo implements AutoCloseable {
         // Release waiting getMores first; otherwise each event loop finishes its wait before it can stop.
         backend.beginShutdown();
         server.shutdownNow();
-        log.info("Embedded MongoDB stopped");
+        log.debug("Embedded MongoDB stopped");
     }
 }

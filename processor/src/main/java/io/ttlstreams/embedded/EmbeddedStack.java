@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Started in that order by {@link Builder#start()}, which returns only when every connector task is RUNNING,
  * so a write made afterwards is captured. Closed in reverse order; a data directory the stack created itself
- * (the default, a temporary directory) is deleted on close. Nothing is printed: the accessors give the CLI what
- * to show.
+ * (the default, a temporary directory) is deleted on close. Nothing is printed (one INFO log line when up and
+ * when stopped; the components log at DEBUG): the accessors give the CLI what to show.
  *
  * <pre>{@code
  * try (EmbeddedStack stack = EmbeddedStack.builder().namespaces(List.of("app.sessions")).start()) {
@@ -178,13 +178,13 @@ public final class EmbeddedStack implements AutoCloseable {
         long startNanos = System.nanoTime();
         mongo = EmbeddedMongo.start(builder.mongoPort);
         kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort);
+        connect = EmbeddedConnect.start(kafka.bootstrapServers(), dataDir, builder.connectPort);
         // Up front, so the processor (Kafka Streams fails on missing source topics) and the tests find them.
         List<String> topics = new ArrayList<>(sourceTopics().values());
         topics.add(deleteTopic);
         topics.add(deadLetterTopic);
         kafka.createTopics(builder.partitions, new LinkedHashSet<>(topics).toArray(String[]::new));
 
-        connect = EmbeddedConnect.start(kafka.bootstrapServers(), dataDir, builder.connectPort);
         Map<String, Map<String, String>> connectors = new LinkedHashMap<>();
         for (String namespace : namespaces) {
             connectors.put(StandInSourceConfigs.connectorName(namespace),

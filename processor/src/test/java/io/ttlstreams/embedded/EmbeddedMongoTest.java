@@ -1,6 +1,7 @@
 package io.ttlstreams.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -95,6 +96,15 @@ class EmbeddedMongoTest {
         // Let @AfterEach close fresh instances.
         mongo = EmbeddedMongo.start(0);
         client = MongoClients.create(mongo.connectionString());
+    }
+
+    @Test
+    void shouldNameThePortWhenItIsTaken() {
+        assertThatThrownBy(() -> EmbeddedMongo.start(mongo.port()))
+                .isInstanceOf(EmbeddedStackException.class)
+                .hasMessageContaining("127.0.0.1:" + mongo.port());
+        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                .filteredOn(name -> name.startsWith("mongo-server-boss")).hasSizeLessThanOrEqualTo(1);
     }
 
     private static void sleep(long millis) {

@@ -8,7 +8,6 @@ import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -270,6 +269,25 @@ class EmbeddedStackIT {
         assertThat(find(SESSIONS, flat)).isNotNull();
     }
 
+    @Test
+    @Order(6)
+    void shouldApplyAPartialFilterConditionCarriedAsAnd() {
+        BsonValue active = new BsonString(uniqueId("active"));
+        BsonValue archived = new BsonString(uniqueId("archived"));
+        for (BsonValue id : List.of(active, archived)) {
+            collection(DOCS).insertOne(new BsonDocument("_id", id).append("expireAt", new BsonDateTime(FAR_FUTURE))
+                    .append("status", new BsonString(id == active ? "active" : "archived")));
+        }
+        BsonDocument partialFilter = new BsonDocument("status", new BsonString("active"));
+
+        sendCommittedThenAwaitApplied(withAnd(deleteCommand(DOCS, archived, "expireAt",
+                new BsonDateTime(FAR_FUTURE)), partialFilter));
+        sendCommitted(withAnd(deleteCommand(DOCS, active, "expireAt", new BsonDateTime(FAR_FUTURE)), partialFilter));
+
+        awaitGone(DOCS, active);
+        assertThat(find(DOCS, archived)).isNotNull();
+    }
+
     static List<BsonValue> idsOfEveryType() {
         return List.of(
                 new BsonDocument("tenant", new BsonString("t-" + sequence.incrementAndGet()))
@@ -345,6 +363,54 @@ class EmbeddedStackIT {
         assertThat(stack.connect().status(DeleteSinkConfigs.CONNECTOR_NAME).isRunning()).isTrue();
         assertThat(collection(DeleteSinkConfigs.UNMAPPED_DATABASE + "." + DeleteSinkConfigs.UNMAPPED_DATABASE)
                 .countDocuments()).isZero();
+    }
+
+    @Test
+    @Order(10)
+    void shouldExplainAConnectorThatIsRejectedOrFails() {
+        Map<String, String> invalid = new java.util.HashMap<>(
+                StandInSourceConfigs.forNamespace("ttl.broken", stack.mongoConnectionString()));
+        invalid.put("output.format.value", "bogus");
+        assertThatThrownBy(() -> stack.connect().createConnector("invalid-source", invalid, WAIT))
+                .isInstanceOf(EmbeddedStackException.class)
+                .hasMessageContaining("'invalid-source'").hasMessageContaining("output.format.value");
+
+        // Valid for the connector, but its task cannot build a consumer: the task FAILS.
+        Map<String, String> failing = new java.util.HashMap<>(
+                DeleteSinkConfigs.forTopic("ttl.broken", "ttl.broken.dlq", stack.mongoConnectionString()));
+        failing.put("consumer.override.security.protocol", "SASL_PLAINTEXT");
+        failing.put("consumer.override.sasl.mechanism", "NO-SUCH-MECHANISM");
+        try {
+            assertThatThrownBy(() -> stack.connect().createConnector("failing-sink", failing, WAIT))
+                    .isInstanceOf(EmbeddedStackException.class)
+                    .hasMessageContaining("'failing-sink' failed")
+                    .hasMessageContaining("task 0: FAILED")
+                    .hasMessageContaining("Failed to construct kafka consumer");
+        } finally {
+            stack.connect().deleteConnector("failing-sink", WAIT);
+        }
+        assertThat(stack.connect().connectors()).doesNotContain("invalid-source", "failing-sink");
+    }
+
+    @Test
+    @Order(11)
+    void shouldResumeFromTheStoredOffsetWhenASourceConnectorIsRecreated() {
+        String name = StandInSourceConfigs.connectorName(SESSIONS);
+        String before = uniqueId("before-stop");
+        String during = uniqueId("while-stopped");
+        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), SESSIONS)) {
+            collection(SESSIONS).insertOne(new BsonDocument("_id", new BsonString(before)));
+            awaitEvent(reader, new BsonDocument("_id", new BsonString(before)), 1);
+
+            stack.connect().deleteConnector(name, WAIT);
+            collection(SESSIONS).insertOne(new BsonDocument("_id", new BsonString(during)));
+            stack.connect().createConnector(name,
+                    StandInSourceConfigs.forNamespace(SESSIONS, stack.mongoConnectionString()), WAIT);
+
+            awaitEvent(reader, new BsonDocument("_id", new BsonString(during)), 1);
+            assertThat(reader.poll(r -> r.key().contains(before))).as("no replay of what was published").hasSize(1);
+        }
+        assertThat(stack.connect().status(name).isRunning()).isTrue();
     }
 
     @Test
@@ -450,6 +516,14 @@ class EmbeddedStackIT {
                 .append("rule", new BsonString(parts[1]))
                 .append("deadline", new BsonDateTime(FAR_FUTURE));
         return new ProducerRecord<>(stack.deleteTopic(), key.toJson(CANONICAL), value.toJson(CANONICAL));
+    }
+
+    /** Adds {@code "$and": [expression]} to the command's filter, as the contract does for partial filters. */
+    private static ProducerRecord<String, String> withAnd(ProducerRecord<String, String> command,
+            BsonDocument expression) {
+        BsonDocument value = BsonDocument.parse(command.value());
+        value.getDocument("_id").append("$and", new org.bson.BsonArray(List.of(expression)));
+        return new ProducerRecord<>(command.topic(), command.key(), value.toJson(CANONICAL));
     }
 
     private static void send(ProducerRecord<String, String> record) {
