@@ -50,15 +50,15 @@ public final class ConnectorConfigs {
     public static final String SOURCE_NAME = "mongo-source";
 
     static final String SOURCE_CONNECTOR = "com.mongodb.kafka.connect.MongoSourceConnector";
-    static final String SINK_CONNECTOR = "com.mongodb.kafka.connect.MongoSinkConnector";
+    public static final String SINK_CONNECTOR = "com.mongodb.kafka.connect.MongoSinkConnector";
     static final String STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
 
     /**
-     * The sink's fallback namespace collection. The connector requires a default namespace, but with
+     * The sink's fallback database and collection. The connector requires a default namespace, but with
      * {@code namespace.mapper.error.if.invalid=true} a command without {@code ns} goes to the dead-letter topic
-     * instead, so this collection is never written; the name says so should it ever appear.
+     * instead, so it is never written; a foreign name keeps a misconfiguration from deleting in a real one.
      */
-    static final String UNUSED_DEFAULT_COLLECTION = "ttl_streams_unmapped";
+    public static final String UNUSED_DEFAULT_NAMESPACE = "ttl_streams_unmapped";
 
     private final List<ConnectorDefinition> sources;
     private final ConnectorDefinition sink;
@@ -70,8 +70,7 @@ public final class ConnectorConfigs {
         rulesByDatabase.forEach((database, rules) -> sourceList.add(new ConnectorDefinition(
                 SOURCE_NAME + "-" + database, source(config, mongodbUri, copyExisting, database, rules))));
         this.sources = List.copyOf(sourceList);
-        this.sink = new ConnectorDefinition(SINK_NAME, sink(config, mongodbUri, rulesByDatabase.keySet().iterator()
-                .next()));
+        this.sink = new ConnectorDefinition(SINK_NAME, sink(config.deleteTopic(), SINK_DLQ_TOPIC, mongodbUri));
     }
 
     /**
@@ -164,27 +163,41 @@ public final class ConnectorConfigs {
         return source;
     }
 
-    private static Map<String, String> sink(TtlStreamsConfig config, String mongodbUri, String defaultDatabase) {
+    /**
+     * The sink connector's configuration: for each delete command, {@code deleteOne(filter = value._id)} in the
+     * namespace named by {@code value.ns}. The one definition of it, for production and the embedded stack alike.
+     *
+     * @param deleteTopic the processor's delete topic
+     * @param deadLetterTopic where commands the sink cannot apply go
+     * @param mongodbUri the connection URI
+     */
+    public static Map<String, String> sink(String deleteTopic, String deadLetterTopic, String mongodbUri) {
         Map<String, String> sink = new LinkedHashMap<>();
         sink.put("connector.class", SINK_CONNECTOR);
         sink.put("connection.uri", mongodbUri);
-        sink.put("topics", config.deleteTopic());
+        sink.put("topics", deleteTopic);
+        // Strings, parsed by the sink as extended JSON: a JsonConverter would turn {"$date": ...} into a map and
+        // the filter would silently lose the date, making the delete unconditional.
         sink.put("key.converter", STRING_CONVERTER);
         sink.put("value.converter", STRING_CONVERTER);
+        // value._id is the complete filter (document key + condition), used verbatim.
         sink.put("document.id.strategy",
                 "com.mongodb.kafka.connect.sink.processor.id.strategy.ProvidedInValueStrategy");
+        // The id post-processor would re-set value._id to itself; without this it logs a warning per record.
         sink.put("document.id.strategy.overwrite.existing", "true");
         sink.put("writemodel.strategy",
                 "com.mongodb.kafka.connect.sink.writemodel.strategy.DeleteOneBusinessKeyStrategy");
         sink.put("namespace.mapper", "com.mongodb.kafka.connect.sink.namespace.mapping.FieldPathNamespaceMapper");
         sink.put("namespace.mapper.value.database.field", "ns.db");
         sink.put("namespace.mapper.value.collection.field", "ns.coll");
+        // A command without ns fails (to the dead-letter topic) instead of deleting in the default namespace.
         sink.put("namespace.mapper.error.if.invalid", "true");
-        sink.put("database", defaultDatabase);
-        sink.put("collection", UNUSED_DEFAULT_COLLECTION);
+        sink.put("database", UNUSED_DEFAULT_NAMESPACE);
+        sink.put("collection", UNUSED_DEFAULT_NAMESPACE);
+        // The processor writes in exactly-once transactions: apply committed commands only.
         sink.put("consumer.override.isolation.level", "read_committed");
         sink.put("errors.tolerance", "all");
-        sink.put("errors.deadletterqueue.topic.name", SINK_DLQ_TOPIC);
+        sink.put("errors.deadletterqueue.topic.name", deadLetterTopic);
         sink.put("errors.deadletterqueue.context.headers.enable", "true");
         sink.put("errors.log.enable", "true");
         return sink;

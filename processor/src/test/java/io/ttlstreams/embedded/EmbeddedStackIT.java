@@ -36,6 +36,7 @@ import org.bson.BsonValue;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 import org.bson.types.ObjectId;
+import io.ttlstreams.connect.ConnectorConfigs;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -361,7 +362,7 @@ class EmbeddedStackIT {
         }
         assertThat(find(DOCS, survivor)).isNotNull();
         assertThat(stack.connect().status(DeleteSinkConfigs.CONNECTOR_NAME).isRunning()).isTrue();
-        assertThat(collection(DeleteSinkConfigs.UNMAPPED_DATABASE + "." + DeleteSinkConfigs.UNMAPPED_DATABASE)
+        assertThat(collection(ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE + "." + ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE)
                 .countDocuments()).isZero();
     }
 
