@@ -129,6 +129,10 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
+    private static String format(Instant instant) {
+        return instant == null ? "-" : ExplainCommand.DEADLINE_FORMAT.format(instant);
+    }
+
     private static int report(List<Tracked> tracked, PrintStream out) {
         out.printf("%n%-10s %-40s %-26s %-26s %s%n", "document", "story", "deadline", "gone from MongoDB at",
                 "verdict");
@@ -148,8 +152,7 @@ final class DemoCommand implements Callable<Integer> {
             if (verdict.startsWith("WRONG")) {
                 failures++;
             }
-            out.printf("%-10s %-40s %-26s %-26s %s%n", t.id, t.story, t.deadline == null ? "-" : t.deadline,
-                    t.goneAt == null ? "-" : t.goneAt, verdict);
+            out.printf("%-10s %-40s %-26s %-26s %s%n", t.id, t.story, format(t.deadline), format(t.goneAt), verdict);
         }
         out.println(failures == 0 ? "demo: every document expired on time and the others survived"
                 : "demo: " + failures + " document(s) did not behave as expected");
