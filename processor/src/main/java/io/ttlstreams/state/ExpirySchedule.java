@@ -12,13 +12,21 @@ import io.ttlstreams.schema.ScheduleEntry;
 /**
  * The expiry schedule over its two stores, keeping them consistent: every document has at most one
  * entry in {@code schedule} (keyed by deadline, then document) and the {@code index} entry that
- * points to it. Updates move the entry with point lookups; finding due entries is a range scan from
- * the lowest key to "now", never a scan of the whole store.
+ * points to it. Updates move the entry with point lookups; finding due entries is a range scan up to
+ * "now", never a scan of the whole store.
+ *
+ * <p>The scan starts where the last one left off, not at the lowest key: every expiry deletes the
+ * head of the key space, and RocksDB would otherwise step over all those tombstones, until the next
+ * compaction, on every punctuation. The position is kept in memory, lowered by any entry scheduled
+ * before it, and starts at the lowest key when the task (re)starts; so one instance must be the
+ * only writer of its stores, as the task's scheduler is.
  */
 public final class ExpirySchedule {
 
     private final KeyValueStore<Bytes, ScheduleEntry> schedule;
     private final KeyValueStore<Bytes, IndexEntry> index;
+    /** No entry has a deadline before this (see the class comment). */
+    private long scanFrom = Long.MIN_VALUE;
 
     /**
      * @param schedule the {@link ScheduleStores#SCHEDULE} store
@@ -36,7 +44,9 @@ public final class ExpirySchedule {
         if (previous != null) {
             schedule.delete(ScheduleKey.of(previous.getDeadline().toEpochMilli(), ref));
         }
-        schedule.put(ScheduleKey.of(entry.getDeadline().toEpochMilli(), ref), entry);
+        long deadline = entry.getDeadline().toEpochMilli();
+        schedule.put(ScheduleKey.of(deadline, ref), entry);
+        scanFrom = Math.min(scanFrom, deadline);
         index.put(ref, new IndexEntry(entry.getDeadline(), entry.getRule(), entry.getSourceClusterTime()));
     }
 
@@ -73,14 +83,27 @@ public final class ExpirySchedule {
         return count;
     }
 
-    /** The entries due at {@code nowMs} (deadline at or before it), oldest first. The caller closes it. */
+    /**
+     * The entries due at {@code nowMs} (deadline at or before it), oldest first. The caller removes
+     * them in order with {@link #removeDue}, stops whenever its budget is spent, calls
+     * {@link #drained(long)} if it reached the end, and closes the iterator.
+     */
     public KeyValueIterator<Bytes, ScheduleEntry> due(long nowMs) {
-        return schedule.range(ScheduleKey.lowest(), ScheduleKey.dueUpperBound(nowMs));
+        return schedule.range(ScheduleKey.lowerBound(scanFrom), ScheduleKey.dueUpperBound(nowMs));
     }
 
     /** Removes an entry returned by {@link #due(long)}, and its index entry. */
     public void removeDue(Bytes scheduleKey) {
         schedule.delete(scheduleKey);
         index.delete(ScheduleKey.documentRefOf(scheduleKey));
+        // Entries are removed in key order: nothing before this deadline is left.
+        scanFrom = Math.max(scanFrom, ScheduleKey.deadlineOf(scheduleKey));
+    }
+
+    /** Tells that every entry due at {@code nowMs} was removed: the next scan starts after it. */
+    public void drained(long nowMs) {
+        if (nowMs < Long.MAX_VALUE) {
+            scanFrom = Math.max(scanFrom, nowMs + 1);
+        }
     }
 }

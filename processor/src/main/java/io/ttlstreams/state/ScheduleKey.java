@@ -49,7 +49,12 @@ public final class ScheduleKey {
 
     /** The inclusive lower bound of a range scan over every entry: the bare key of {@code Long.MIN_VALUE}. */
     public static Bytes lowest() {
-        return bare(Long.MIN_VALUE);
+        return lowerBound(Long.MIN_VALUE);
+    }
+
+    /** The inclusive lower bound of a range scan over entries with deadline &gt;= {@code fromMillis}: its bare key. */
+    public static Bytes lowerBound(long fromMillis) {
+        return bare(fromMillis);
     }
 
     /** The deadline (epoch milliseconds) of a schedule key. */

@@ -80,6 +80,23 @@ class TtlTopologyTest {
     }
 
     @Test
+    void shouldExpireDocumentWhoseDeadlineIsBehindWhereTheLastPunctuationStopped() {
+        try (TopologyFixture fixture = TopologyFixture.sessions()) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            TestInputTopic<String, String> input = fixture.input("app.sessions");
+            input.pipeInput(ChangeEvents.key(ID), events.insert(ID, expiringAt(Duration.ofSeconds(10))));
+            fixture.wallClockAt(Duration.ofSeconds(10));
+            assertThat(fixture.deletes()).hasSize(1);
+
+            // Already expired when it arrives: behind the scan position the last punctuation left.
+            BsonString late = new BsonString("late");
+            input.pipeInput(ChangeEvents.key(late), events.insert(late, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofMillis(10_100));
+            assertThat(fixture.deletes()).extracting(c -> BsonDocument.parse(c.key()).get("_id")).containsExactly(late);
+        }
+    }
+
+    @Test
     void shouldRescheduleWhenRenewedBeforeDeadline() {
         try (TopologyFixture fixture = TopologyFixture.sessions()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
