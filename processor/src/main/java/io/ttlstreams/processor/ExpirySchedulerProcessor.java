@@ -2,6 +2,8 @@ package io.ttlstreams.processor;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 
 import org.apache.kafka.common.metrics.Sensor;
@@ -61,6 +63,11 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     private ProcessorContext<String, Object> context;
     private ExpirySchedule schedule;
     private KeyValueStore<String, Long> namespaceEpochs;
+    /**
+     * The namespace-epochs store in memory: it holds one entry per dropped namespace, is read for every
+     * event and written only here, so two store reads per event become two map lookups.
+     */
+    private final Map<String, Long> dropTimes = new HashMap<>();
     private TtlMetrics metrics;
     private Sensor scheduled;
     private Sensor cancelled;
@@ -87,6 +94,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         this.schedule = new ExpirySchedule(context.getStateStore(ScheduleStores.SCHEDULE),
                 context.getStateStore(ScheduleStores.INDEX));
         this.namespaceEpochs = context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS);
+        try (KeyValueIterator<String, Long> epochs = namespaceEpochs.all()) {
+            epochs.forEachRemaining(epoch -> dropTimes.put(epoch.key, epoch.value));
+        }
         this.metrics = TtlMetrics.forTask(context);
         this.scheduled = metrics.counter(TtlMetrics.SCHEDULED);
         this.cancelled = metrics.counter(TtlMetrics.CANCELLED);
@@ -149,8 +159,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         if (clusterTime == null) {
             return false;
         }
-        Long collectionDrop = namespaceEpochs.get(event.namespace());
-        Long databaseDrop = namespaceEpochs.get(event.database());
+        Long collectionDrop = dropTimes.get(event.namespace());
+        Long databaseDrop = dropTimes.get(event.database());
         return (collectionDrop != null && clusterTime <= collectionDrop)
                 || (databaseDrop != null && clusterTime <= databaseDrop);
     }
@@ -167,9 +177,10 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         int count = schedule.removeAll(prefix, dropTime);
         cancelled.record(count);
         if (dropTime != null) {
-            Long known = namespaceEpochs.get(event.namespace());
+            Long known = dropTimes.get(event.namespace());
             if (known == null || known < dropTime) {
                 namespaceEpochs.put(event.namespace(), dropTime);
+                dropTimes.put(event.namespace(), dropTime);
             }
         }
         LOG.info("{} of {}: cancelled {} scheduled expiries in task {}", event.operationType(), event.namespace(),
@@ -191,16 +202,18 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         long started = settings.nanoClock().getAsLong();
         int count = 0;
         try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.due(now)) {
-            while (count < budget && due.hasNext()) {
+            boolean outOfTime = false;
+            while (count < budget && !outOfTime && due.hasNext()) {
                 KeyValue<Bytes, ScheduleEntry> entry = due.next();
                 emit(entry.value, now);
                 // Deleting behind a RocksDB iterator is safe: the iterator reads a consistent view.
                 schedule.removeDue(entry.key);
                 count++;
-                if (count % CLOCK_CHECK_EVERY == 0
-                        && settings.nanoClock().getAsLong() - started >= maxPunctuationNanos) {
-                    break;
-                }
+                outOfTime = count % CLOCK_CHECK_EVERY == 0
+                        && settings.nanoClock().getAsLong() - started >= maxPunctuationNanos;
+            }
+            if (!due.hasNext()) {
+                schedule.drained(now);
             }
         }
         if (count > 0) {
