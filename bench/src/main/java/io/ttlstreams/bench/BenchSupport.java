@@ -87,8 +87,10 @@ final class BenchSupport {
     static void scheduleDirectly(KeyValueStore<Bytes, ScheduleEntry> schedule, KeyValueStore<Bytes, IndexEntry> index,
             long id, long deadlineMs) {
         long clusterTime = (START.getEpochSecond() << 32) | (id & 0xFFFF_FFFFL);
-        new ExpirySchedule(schedule, index).put(DeleteCommand.scheduleEntry(NAMESPACE, new BsonDocument("_id", id(id)), keyJson(id),
-                new BsonDocument("expireAt", new BsonDateTime(deadlineMs)), RULE, deadlineMs, clusterTime));
+        BsonDocument key = new BsonDocument("_id", id(id));
+        new ExpirySchedule(schedule, index).put(DocumentRef.of(NAMESPACE, keyJson(id)), deadlineMs,
+                DeleteCommand.scheduleEntry(key, new BsonDocument("expireAt", new BsonDateTime(deadlineMs)), RULE),
+                clusterTime);
     }
 
     /** Streams properties with a fresh state directory. */

@@ -1,7 +1,6 @@
 package io.ttlstreams.processor;
 
 import java.nio.ByteBuffer;
-import java.time.Instant;
 
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDateTime;
@@ -14,7 +13,6 @@ import org.bson.io.BasicOutputBuffer;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 
-import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.schema.ScheduleEntry;
 
@@ -48,45 +46,42 @@ public final class DeleteCommand {
     }
 
     /** The schedule entry for a document the rules expire. */
-    public static ScheduleEntry scheduleEntry(ChangeEvent event, String documentKeyJson, ExpiryDecision decision,
-            Long clusterTime) {
-        return scheduleEntry(event.namespace(), event.documentKey(), documentKeyJson, decision.condition(),
-                decision.rule(), decision.deadline().toEpochMilli(), clusterTime);
+    public static ScheduleEntry scheduleEntry(BsonDocument documentKey, ExpiryDecision decision) {
+        return scheduleEntry(documentKey, decision.condition(), decision.rule());
     }
 
     /**
      * The schedule entry of one document.
      *
-     * @param namespace "db.coll"
      * @param documentKey the document key, {@code {"_id": ...}} plus any shard-key fields
-     * @param documentKeyJson the same as canonical extended JSON (the command's record key)
      * @param condition what the document must still hold to be deleted (see {@link ExpiryDecision#condition()})
      * @param rule the rule that produced the deadline
-     * @param deadlineMs the deadline, epoch milliseconds
-     * @param clusterTime the scheduling event's clusterTime, or null
      */
-    public static ScheduleEntry scheduleEntry(String namespace, BsonDocument documentKey, String documentKeyJson,
-            BsonDocument condition, String rule, long deadlineMs, Long clusterTime) {
+    public static ScheduleEntry scheduleEntry(BsonDocument documentKey, BsonDocument condition, String rule) {
         BsonDocument filter = documentKey.clone();
         filter.putAll(condition);
         BasicOutputBuffer bson = new BasicOutputBuffer(128);
         CODEC.encode(new BsonBinaryWriter(bson), filter, EncoderContext.builder().build());
-        return new ScheduleEntry(namespace, documentKeyJson, rule, Instant.ofEpochMilli(deadlineMs),
-                ByteBuffer.wrap(bson.getInternalBuffer(), 0, bson.getPosition()), clusterTime);
+        return new ScheduleEntry(rule, ByteBuffer.wrap(bson.getInternalBuffer(), 0, bson.getPosition()));
     }
 
-    /** The command's record value, canonical extended JSON. */
-    public static String value(ScheduleEntry entry) {
+    /**
+     * The command's record value, canonical extended JSON.
+     *
+     * @param namespace the document's namespace, "db.coll"
+     * @param deadlineMs the deadline, epoch milliseconds
+     * @param entry the document's schedule entry
+     */
+    public static String value(String namespace, long deadlineMs, ScheduleEntry entry) {
         ByteBuffer stored = entry.getDeleteFilter().duplicate();
         byte[] filter = new byte[stored.remaining()];
         stored.get(filter);
-        String namespace = entry.getNamespace();
         int dot = namespace.indexOf('.');
         return new BsonDocument("_id", new RawBsonDocument(filter))
                 .append("ns", new BsonDocument("db", new BsonString(namespace.substring(0, dot)))
                         .append("coll", new BsonString(namespace.substring(dot + 1))))
                 .append("rule", new BsonString(entry.getRule()))
-                .append("deadline", new BsonDateTime(entry.getDeadline().toEpochMilli()))
+                .append("deadline", new BsonDateTime(deadlineMs))
                 .toJson(JSON);
     }
 }

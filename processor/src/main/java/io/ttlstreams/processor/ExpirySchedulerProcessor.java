@@ -27,6 +27,7 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.serde.ChangeEventSerde;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
+import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.state.ScheduleStores;
 
 /**
@@ -132,11 +133,12 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
 
     private void reschedule(ChangeEvent event) {
         ExpiryDecision decision = decide(event);
-        String documentKey = event.documentKeyJson();
+        Bytes ref = DocumentRef.of(event.namespace(), event.documentKeyJson());
         if (decision != null && decision.expires()) {
-            schedule.put(DeleteCommand.scheduleEntry(event, documentKey, decision, clusterTimeOf(event)));
+            schedule.put(ref, decision.deadline().toEpochMilli(),
+                    DeleteCommand.scheduleEntry(event.documentKey(), decision), clusterTimeOf(event));
             scheduled.record();
-        } else if (schedule.remove(DocumentRef.of(event.namespace(), documentKey))) {
+        } else if (schedule.remove(ref)) {
             cancelled.record();
         }
     }
@@ -205,7 +207,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
             boolean outOfTime = false;
             while (count < budget && !outOfTime && due.hasNext()) {
                 KeyValue<Bytes, ScheduleEntry> entry = due.next();
-                emit(entry.value, now);
+                emit(entry.key, entry.value, now);
                 // Deleting behind a RocksDB iterator is safe: the iterator reads a consistent view.
                 schedule.removeDue(entry.key);
                 count++;
@@ -224,16 +226,20 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         }
     }
 
-    private void emit(ScheduleEntry entry, long now) {
-        context.forward(new Record<String, Object>(entry.getDocumentKey(), DeleteCommand.value(entry), now),
+    /** Emits the delete command (and audit event) of one due entry; its key holds deadline and document. */
+    private void emit(Bytes scheduleKey, ScheduleEntry entry, long now) {
+        Bytes ref = ScheduleKey.documentRefOf(scheduleKey);
+        String namespace = DocumentRef.namespaceOf(ref);
+        String documentKey = DocumentRef.documentKeyJsonOf(ref);
+        long deadline = ScheduleKey.deadlineOf(scheduleKey);
+        context.forward(new Record<String, Object>(documentKey, DeleteCommand.value(namespace, deadline, entry), now),
                 DELETES_CHILD);
         if (settings.auditEnabled()) {
-            context.forward(new Record<String, Object>(entry.getDocumentKey(), new ExpiryEvent(entry.getNamespace(),
-                    entry.getDocumentKey(), entry.getRule(), entry.getDeadline(), Instant.ofEpochMilli(now)), now),
-                    AUDIT_CHILD);
+            context.forward(new Record<String, Object>(documentKey, new ExpiryEvent(namespace, documentKey,
+                    entry.getRule(), Instant.ofEpochMilli(deadline), Instant.ofEpochMilli(now)), now), AUDIT_CHILD);
         }
         emitted.record();
-        expiryLag.record(now - entry.getDeadline().toEpochMilli(), now);
+        expiryLag.record(now - deadline, now);
     }
 
     private String eventJson(ChangeEvent event) {

@@ -1,5 +1,7 @@
 package io.ttlstreams.state;
 
+import java.time.Instant;
+
 import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -37,17 +39,22 @@ public final class ExpirySchedule {
         this.index = index;
     }
 
-    /** Schedules the entry's document, replacing its earlier entry if any. */
-    public void put(ScheduleEntry entry) {
-        Bytes ref = DocumentRef.of(entry.getNamespace(), entry.getDocumentKey());
-        IndexEntry previous = index.get(ref);
+    /**
+     * Schedules a document, replacing its earlier entry if any.
+     *
+     * @param documentRef the document's {@link DocumentRef}
+     * @param deadlineMs its deadline, epoch milliseconds
+     * @param entry its delete command's rule and filter
+     * @param clusterTime the scheduling event's clusterTime, or null
+     */
+    public void put(Bytes documentRef, long deadlineMs, ScheduleEntry entry, Long clusterTime) {
+        IndexEntry previous = index.get(documentRef);
         if (previous != null) {
-            schedule.delete(ScheduleKey.of(previous.getDeadline().toEpochMilli(), ref));
+            schedule.delete(ScheduleKey.of(previous.getDeadline().toEpochMilli(), documentRef));
         }
-        long deadline = entry.getDeadline().toEpochMilli();
-        schedule.put(ScheduleKey.of(deadline, ref), entry);
-        scanFrom = Math.min(scanFrom, deadline);
-        index.put(ref, new IndexEntry(entry.getDeadline(), entry.getRule(), entry.getSourceClusterTime()));
+        schedule.put(ScheduleKey.of(deadlineMs, documentRef), entry);
+        index.put(documentRef, new IndexEntry(Instant.ofEpochMilli(deadlineMs), clusterTime));
+        scanFrom = Math.min(scanFrom, deadlineMs);
     }
 
     /** Cancels the document's entry; returns whether there was one. */

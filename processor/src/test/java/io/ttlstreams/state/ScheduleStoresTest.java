@@ -67,8 +67,8 @@ class ScheduleStoresTest {
             String documentKey = "{\"_id\": \"d1\"}";
             Bytes ref = DocumentRef.of("app.sessions", documentKey);
             Instant deadline = Instant.ofEpochMilli(1_900_000_000_000L);
-            ScheduleEntry entry = new ScheduleEntry("app.sessions", documentKey, "sessions", deadline, java.nio.ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}), 42L);
-            IndexEntry indexEntry = new IndexEntry(deadline, "sessions", null);
+            ScheduleEntry entry = new ScheduleEntry("sessions", java.nio.ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}));
+            IndexEntry indexEntry = new IndexEntry(deadline, 42L);
 
             schedule.put(ScheduleKey.of(deadline.toEpochMilli(), ref), entry);
             index.put(ref, indexEntry);

@@ -31,6 +31,7 @@ import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.processor.DeleteCommand;
+import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleStores;
 
@@ -116,9 +117,9 @@ final class TopologyFixture implements AutoCloseable {
     /** Schedules a document straight into the stores, as the scheduler would for a field rule "sessions". */
     void scheduleDirectly(String namespace, org.bson.BsonValue id, Instant deadline) {
         BsonDocument key = new BsonDocument("_id", id);
-        new ExpirySchedule(scheduleStore(), indexStore()).put(DeleteCommand.scheduleEntry(namespace,
-                key, ChangeEvents.key(id), new BsonDocument("expireAt", new BsonDateTime(deadline.toEpochMilli())),
-                "sessions", deadline.toEpochMilli(), null));
+        new ExpirySchedule(scheduleStore(), indexStore()).put(DocumentRef.of(namespace, ChangeEvents.key(id)),
+                deadline.toEpochMilli(), DeleteCommand.scheduleEntry(key,
+                        new BsonDocument("expireAt", new BsonDateTime(deadline.toEpochMilli())), "sessions"), null);
     }
 
     KeyValueStore<Bytes, ScheduleEntry> scheduleStore() {
