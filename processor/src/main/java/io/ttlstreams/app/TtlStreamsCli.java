@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "ttl-streams", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Event-driven TTL engine for MongoDB data, built on Kafka Streams.",
-        footer = {"", "Benchmarks: ttl-streams bench [--quick] (module bench/, run by the ./ttl-streams launcher)."},
+        footer = {"", "Benchmarks: ttl-streams bench [--quick], run by the launcher script (module bench/)."},
         subcommands = {RunCommand.class, DemoCommand.class, ExplainCommand.class, ConnectConfigCommand.class,
                 ConfigDocsCommand.class,
                 CommandLine.HelpCommand.class})
