@@ -31,6 +31,7 @@ public final class BenchMain {
     private static final int LAG_RATE = 10_000;
     /** 10% of one core at a 100 ms interval. */
     private static final double BUDGET_MS = 10.0;
+
     private static final int QUICK_BROKER_EVENTS = 50_000;
     private static final int FULL_BROKER_EVENTS = 1_000_000;
     private static final int E2E_RATE = 1_000;
@@ -63,8 +64,12 @@ public final class BenchMain {
             switch (args[i]) {
                 case "--quick" -> quick = true;
                 case "--out" -> out = Path.of(value(args, ++i, "--out"));
-                case "--sizes" -> sizes = Arrays.stream(value(args, ++i, "--sizes").split(","))
-                        .map(String::trim).mapToInt(Integer::parseInt).sorted().toArray();
+                case "--sizes" ->
+                    sizes = Arrays.stream(value(args, ++i, "--sizes").split(","))
+                            .map(String::trim)
+                            .mapToInt(Integer::parseInt)
+                            .sorted()
+                            .toArray();
                 case "-h", "--help" -> {
                     System.out.println("Usage: ttl-streams bench [--quick] [--out DIR] [--sizes N1,N2,...]");
                     return;
@@ -107,21 +112,33 @@ public final class BenchMain {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        stdout.printf(Locale.ROOT, "ttl-streams bench (%s mode): %d cores, max heap %d MB, %s, %s%n", env.mode(),
-                env.cores(), env.maxHeapMb(), env.os(), env.jvm());
-        stdout.printf(Locale.ROOT, "Kafka %s, ttl-streams %s. Figures 1, 2, 3b, 4 from TopologyTestDriver with "
-                + "RocksDB stores; 3a, 5 (and 6 in full mode) on the embedded KRaft broker. The machine is shared, so "
-                + "timings are noisy.%n", env.kafkaVersion(), env.ttlStreamsVersion());
+        stdout.printf(
+                Locale.ROOT,
+                "ttl-streams bench (%s mode): %d cores, max heap %d MB, %s, %s%n",
+                env.mode(),
+                env.cores(),
+                env.maxHeapMb(),
+                env.os(),
+                env.jvm());
+        stdout.printf(
+                Locale.ROOT,
+                "Kafka %s, ttl-streams %s. Figures 1, 2, 3b, 4 from TopologyTestDriver with "
+                        + "RocksDB stores; 3a, 5 (and 6 in full mode) on the embedded KRaft broker. The machine is shared, so "
+                        + "timings are noisy.%n",
+                env.kafkaVersion(),
+                env.ttlStreamsVersion());
 
         int warmups = 3;
         int reps = quick ? 7 : 9;
         int phases = quick ? 4 : 6;
-        log.println("[bench] 1/" + phases + " punctuation cost, N=" + Arrays.toString(sizes) + " D=" + Arrays.toString(DUES));
+        log.println("[bench] 1/" + phases + " punctuation cost, N=" + Arrays.toString(sizes) + " D="
+                + Arrays.toString(DUES));
         PunctuationBench punctuation = new PunctuationBench(sizes, DUES, warmups, reps);
         punctuation.run(n -> log.println("[bench]   done N=" + n + " at " + secondsSince(started) + " s"));
 
         int lagSeconds = quick ? 2 : 10;
-        log.println("[bench] 2/" + phases + " expiry lag (simulated) at " + LAG_RATE + "/s for " + lagSeconds + " s simulated");
+        log.println("[bench] 2/" + phases + " expiry lag (simulated) at " + LAG_RATE + "/s for " + lagSeconds
+                + " s simulated");
         LagBench lag = new LagBench(LAG_INTERVALS, LAG_RATE, lagSeconds);
         lag.run();
 
@@ -129,8 +146,11 @@ public final class BenchMain {
         int brokerWarmup = quick ? 5_000 : 20_000;
         log.println("[bench] 3/" + phases + " throughput and state restore on the embedded KRaft broker, "
                 + brokerEvents + " events");
-        broker = new BrokerBench(brokerEvents, brokerWarmup, true, m -> log.println("[bench]   " + m + " at "
-                + secondsSince(started) + " s"));
+        broker = new BrokerBench(
+                brokerEvents,
+                brokerWarmup,
+                true,
+                m -> log.println("[bench]   " + m + " at " + secondsSince(started) + " s"));
         broker.run();
 
         int events = 200_000;
@@ -142,8 +162,11 @@ public final class BenchMain {
             throughput.run();
             log.println("[bench] 5/" + phases + " end-to-end expiry lag through the embedded pipeline, " + E2E_RATE
                     + " deadlines/s for " + E2E_SECONDS + " s");
-            e2eLag = new EndToEndLagBench(E2E_RATE, E2E_SECONDS, E2E_LEAD_MS, m -> log.println("[bench]   " + m
-                    + " at " + secondsSince(started) + " s"));
+            e2eLag = new EndToEndLagBench(
+                    E2E_RATE,
+                    E2E_SECONDS,
+                    E2E_LEAD_MS,
+                    m -> log.println("[bench]   " + m + " at " + secondsSince(started) + " s"));
             e2eLag.run();
         }
         log.println("[bench] " + phases + "/" + phases + " writing results to " + out);
@@ -152,28 +175,39 @@ public final class BenchMain {
         Summary summary = summarize(punctuation, lag);
         printTables(punctuation, lag, summary);
         write(env, settings, punctuation, lag, summary);
-        stdout.printf(Locale.ROOT, "Results: %s (CSV, JSON, PNG). Total time %.1f s.%n", out.toAbsolutePath(),
+        stdout.printf(
+                Locale.ROOT,
+                "Results: %s (CSV, JSON, PNG). Total time %.1f s.%n",
+                out.toAbsolutePath(),
                 (System.nanoTime() - started) / 1e9);
-        stdout.printf(Locale.ROOT, "throughput_ratio=%.2f punctuation_speedup=%.1f lag_p99_ms=%.1f%n",
-                summary.throughputRatio, summary.speedup, summary.lagP99At100);
+        stdout.printf(
+                Locale.ROOT,
+                "throughput_ratio=%.2f punctuation_speedup=%.1f lag_p99_ms=%.1f%n",
+                summary.throughputRatio,
+                summary.speedup,
+                summary.lagP99At100);
     }
 
     private static long secondsSince(long startNanos) {
         return (System.nanoTime() - startNanos) / 1_000_000_000L;
     }
 
-    private Map<String, Object> settings(int warmups, int reps, int lagSeconds, int events, int runs,
-            int brokerEvents, int brokerWarmup) {
+    private Map<String, Object> settings(
+            int warmups, int reps, int lagSeconds, int events, int runs, int brokerEvents, int brokerWarmup) {
         Map<String, Object> s = new LinkedHashMap<>();
-        s.put("driver", "TopologyTestDriver (no broker), persistent RocksDB stores, changelogging on, "
-                + "caching off, processing.guarantee from ttl-streams defaults (exactly_once_v2, simulated by the driver)");
+        s.put(
+                "driver",
+                "TopologyTestDriver (no broker), persistent RocksDB stores, changelogging on, "
+                        + "caching off, processing.guarantee from ttl-streams defaults (exactly_once_v2, simulated by the driver)");
         s.put("punctuation_interval_ms", PunctuationBench.INTERVAL_MS);
         s.put("punctuation_sizes", Arrays.stream(sizes).boxed().toList());
         s.put("punctuation_dues", Arrays.stream(DUES).boxed().toList());
         s.put("punctuation_warmups", warmups);
         s.put("punctuation_reps", reps);
-        s.put("punctuation_timed", "driver.advanceWallClockTime(interval): the punctuation plus the driver's "
-                + "commit and output capture");
+        s.put(
+                "punctuation_timed",
+                "driver.advanceWallClockTime(interval): the punctuation plus the driver's "
+                        + "commit and output capture");
         s.put("ttl_streams_settings", "defaults: ttl.punctuate.max.entries=10000, ttl.punctuate.max.duration.ms=50");
         s.put("lag_rate_per_second", LAG_RATE);
         s.put("lag_simulated_seconds", lagSeconds);
@@ -182,23 +216,33 @@ public final class BenchMain {
         if (throughput != null) {
             s.put("throughput_events", events);
             s.put("throughput_runs", runs);
-            s.put("throughput_workload", "80% inserts of new documents, 20% updates rescheduling one; expireAt 1 h out");
+            s.put(
+                    "throughput_workload",
+                    "80% inserts of new documents, 20% updates rescheduling one; expireAt 1 h out");
         }
-        s.put("broker", "EmbeddedKafka (one KRaft node in this JVM), processing.guarantee=exactly_once_v2, "
-                + "commit.interval.ms default (100 under EOS), num.stream.threads=1, source topic with "
-                + BrokerBench.PARTITIONS + " partitions");
+        s.put(
+                "broker",
+                "EmbeddedKafka (one KRaft node in this JVM), processing.guarantee=exactly_once_v2, "
+                        + "commit.interval.ms default (100 under EOS), num.stream.threads=1, source topic with "
+                        + BrokerBench.PARTITIONS + " partitions");
         s.put("broker_events", brokerEvents);
         s.put("broker_warmup_events", brokerWarmup);
-        s.put("broker_workload", "inserts of new documents (canonical extended JSON as the MongoDB source connector "
-                + "writes them), expireAt 30 days out, all produced before the topologies start");
+        s.put(
+                "broker_workload",
+                "inserts of new documents (canonical extended JSON as the MongoDB source connector "
+                        + "writes them), expireAt 30 days out, all produced before the topologies start");
         s.put("broker_timed", "KafkaStreams RUNNING -> the group's committed offsets reach the end of both partitions");
-        s.put("restore", "the ttl-streams instance of the broker run closed, its state dir wiped, restarted; timed "
-                + "from start() to RUNNING, to the last onRestoreEnd, and to an interactive query counting all entries");
+        s.put(
+                "restore",
+                "the ttl-streams instance of the broker run closed, its state dir wiped, restarted; timed "
+                        + "from start() to RUNNING, to the last onRestoreEnd, and to an interactive query counting all entries");
         if (e2eLag != null) {
-            s.put("e2e_lag", "EmbeddedPipeline (MongoDB stand-in mongo-java-server, source + sink connectors in "
-                    + "embedded Connect, KRaft broker, processor defaults); inserts via the sync driver at "
-                    + E2E_RATE + "/s for " + E2E_SECONDS + " s, each due " + E2E_LEAD_MS + " ms after insert; "
-                    + "lag = arrival of the delete on a change stream - deadline");
+            s.put(
+                    "e2e_lag",
+                    "EmbeddedPipeline (MongoDB stand-in mongo-java-server, source + sink connectors in "
+                            + "embedded Connect, KRaft broker, processor defaults); inserts via the sync driver at "
+                            + E2E_RATE + "/s for " + E2E_SECONDS + " s, each due " + E2E_LEAD_MS + " ms after insert; "
+                            + "lag = arrival of the delete on a change stream - deadline");
         }
         return s;
     }
@@ -221,8 +265,10 @@ public final class BenchMain {
         summary.speedup = median(punctuation, PunctuationBench.FULL_SCAN, summary.largestN, 100)
                 / median(punctuation, PunctuationBench.TTL_STREAMS, summary.largestN, 100);
         for (int due : DUES) {
-            summary.growthByDue.put(due, median(punctuation, PunctuationBench.TTL_STREAMS, summary.largestN, due)
-                    / median(punctuation, PunctuationBench.TTL_STREAMS, smallest, due));
+            summary.growthByDue.put(
+                    due,
+                    median(punctuation, PunctuationBench.TTL_STREAMS, summary.largestN, due)
+                            / median(punctuation, PunctuationBench.TTL_STREAMS, smallest, due));
         }
         for (String approach : List.of(PunctuationBench.TTL_STREAMS, PunctuationBench.FULL_SCAN)) {
             int best = -1;
@@ -246,59 +292,119 @@ public final class BenchMain {
         if (throughput != null) {
             summary.throughputRatioTtd = throughput.ratio();
         }
-        summary.lagP99At100 = lag.rows.stream().filter(r -> r.intervalMs() == 100).findFirst()
-                .map(LagBench.Row::p99Ms).orElse(Double.NaN);
+        summary.lagP99At100 = lag.rows.stream()
+                .filter(r -> r.intervalMs() == 100)
+                .findFirst()
+                .map(LagBench.Row::p99Ms)
+                .orElse(Double.NaN);
         return summary;
     }
 
     private static double median(PunctuationBench bench, String approach, int n, int due) {
-        return bench.rows.stream().filter(r -> r.approach().equals(approach) && r.n() == n && r.due() == due)
-                .findFirst().orElseThrow().medianMs();
+        return bench.rows.stream()
+                .filter(r -> r.approach().equals(approach) && r.n() == n && r.due() == due)
+                .findFirst()
+                .orElseThrow()
+                .medianMs();
     }
 
     private void printTables(PunctuationBench punctuation, LagBench lag, Summary s) {
         stdout.println();
         stdout.println("1. Punctuation cost (ms per punctuation, interval " + PunctuationBench.INTERVAL_MS
                 + " ms; N future entries + D due)");
-        stdout.printf(Locale.ROOT, "%-12s %9s %6s %10s %10s %10s %5s %s%n", "approach", "N", "D", "median", "min",
-                "max", "reps", "");
+        stdout.printf(
+                Locale.ROOT,
+                "%-12s %9s %6s %10s %10s %10s %5s %s%n",
+                "approach",
+                "N",
+                "D",
+                "median",
+                "min",
+                "max",
+                "reps",
+                "");
         for (PunctuationBench.Row row : punctuation.rows) {
-            stdout.printf(Locale.ROOT, "%-12s %9d %6d %10.3f %10.3f %10.3f %5d %s%n", row.approach(), row.n(),
-                    row.due(), row.medianMs(), Stats.min(row.samplesMs()), Stats.max(row.samplesMs()),
-                    row.samplesMs().length, row.complete() ? "" : "(budget hit: some due entries left for later runs)");
+            stdout.printf(
+                    Locale.ROOT,
+                    "%-12s %9d %6d %10.3f %10.3f %10.3f %5d %s%n",
+                    row.approach(),
+                    row.n(),
+                    row.due(),
+                    row.medianMs(),
+                    Stats.min(row.samplesMs()),
+                    Stats.max(row.samplesMs()),
+                    row.samplesMs().length,
+                    row.complete() ? "" : "(budget hit: some due entries left for later runs)");
         }
-        stdout.printf(Locale.ROOT, "Largest N reached: %d. Speedup vs full scan at D=100, N=%d: %.1fx (target >= 100x "
-                + "at N=1M)%n", s.largestN, s.largestN, s.speedup);
+        stdout.printf(
+                Locale.ROOT,
+                "Largest N reached: %d. Speedup vs full scan at D=100, N=%d: %.1fx (target >= 100x " + "at N=1M)%n",
+                s.largestN,
+                s.largestN,
+                s.speedup);
         for (Map.Entry<Integer, Double> growth : s.growthByDue.entrySet()) {
-            stdout.printf(Locale.ROOT, "ttl-streams cost growth N=%d -> N=%d at D=%d: %.2fx (%s the 2x target)%n",
-                    sizes[0], s.largestN, growth.getKey(), growth.getValue(), growth.getValue() <= 2 ? "within" : "OUTSIDE");
+            stdout.printf(
+                    Locale.ROOT,
+                    "ttl-streams cost growth N=%d -> N=%d at D=%d: %.2fx (%s the 2x target)%n",
+                    sizes[0],
+                    s.largestN,
+                    growth.getKey(),
+                    growth.getValue(),
+                    growth.getValue() <= 2 ? "within" : "OUTSIDE");
         }
         for (Map.Entry<String, String> max : s.maxNFor10ms.entrySet()) {
-            stdout.printf(Locale.ROOT, "Largest N with <= 10 ms per punctuation at D=100 (100 ms interval within 10%% "
-                    + "of a core), %s: %s%n", max.getKey(), max.getValue());
+            stdout.printf(
+                    Locale.ROOT,
+                    "Largest N with <= 10 ms per punctuation at D=100 (100 ms interval within 10%% "
+                            + "of a core), %s: %s%n",
+                    max.getKey(),
+                    max.getValue());
         }
 
         stdout.println();
-        stdout.println("2. Expiry lag, deadlines due at " + LAG_RATE + "/s, simulated wall clock advanced in interval steps");
+        stdout.println(
+                "2. Expiry lag, deadlines due at " + LAG_RATE + "/s, simulated wall clock advanced in interval steps");
         stdout.println("   (measures the punctuation granularity, not wall-clock processing delay)");
         stdout.printf(Locale.ROOT, "%-12s %9s %9s %9s %9s%n", "interval_ms", "emitted", "p50_ms", "p99_ms", "max_ms");
         for (LagBench.Row row : lag.rows) {
-            stdout.printf(Locale.ROOT, "%-12d %9d %9.1f %9.1f %9.1f%n", row.intervalMs(), row.emitted(), row.p50Ms(),
-                    row.p99Ms(), row.maxMs());
+            stdout.printf(
+                    Locale.ROOT,
+                    "%-12d %9d %9.1f %9.1f %9.1f%n",
+                    row.intervalMs(),
+                    row.emitted(),
+                    row.p50Ms(),
+                    row.p99Ms(),
+                    row.maxMs());
         }
 
         stdout.println();
         stdout.println("3a. Scheduling throughput on the embedded KRaft broker (exactly_once_v2, real serdes, "
                 + BrokerBench.PARTITIONS + " partitions, one run each after a warm-up)");
-        stdout.printf(Locale.ROOT, "%-13s %9s %10s %10s %12s %10s%n", "topology", "events", "run_s", "start_s",
-                "events/s", "scheduled");
+        stdout.printf(
+                Locale.ROOT,
+                "%-13s %9s %10s %10s %12s %10s%n",
+                "topology",
+                "events",
+                "run_s",
+                "start_s",
+                "events/s",
+                "scheduled");
         for (BrokerBench.ThroughputRow row : broker.rows) {
-            stdout.printf(Locale.ROOT, "%-13s %9d %10.2f %10.2f %12.0f %10s%n", row.topology(), row.events(),
-                    row.seconds(), row.totalSeconds(), row.eventsPerSecond(),
+            stdout.printf(
+                    Locale.ROOT,
+                    "%-13s %9d %10.2f %10.2f %12.0f %10s%n",
+                    row.topology(),
+                    row.events(),
+                    row.seconds(),
+                    row.totalSeconds(),
+                    row.eventsPerSecond(),
                     row.scheduled() < 0 ? "-" : Long.toString(row.scheduled()));
         }
-        stdout.printf(Locale.ROOT, "Ratio ttl-streams / pass-through on the broker: %.2f (target >= 0.7: %s)%n",
-                s.throughputRatio, s.throughputRatio >= 0.7 ? "met" : "MISSED");
+        stdout.printf(
+                Locale.ROOT,
+                "Ratio ttl-streams / pass-through on the broker: %.2f (target >= 0.7: %s)%n",
+                s.throughputRatio,
+                s.throughputRatio >= 0.7 ? "met" : "MISSED");
         stdout.println("   run_s = RUNNING -> all offsets committed; start_s = start() -> all committed; produced "
                 + "beforehand in " + String.format(Locale.ROOT, "%.1f s", broker.produceSeconds));
         if (throughput != null) {
@@ -307,33 +413,69 @@ public final class BenchMain {
                     + "commit per record; 80/20 inserts/updates)");
             stdout.printf(Locale.ROOT, "%-13s %9s %5s %14s%n", "topology", "events", "runs", "events/s(med)");
             for (ThroughputBench.Row row : throughput.rows) {
-                stdout.printf(Locale.ROOT, "%-13s %9d %5d %14.0f%n", row.topology(), row.events(), row.runs(),
-                        row.median());
+                stdout.printf(
+                        Locale.ROOT, "%-13s %9d %5d %14.0f%n", row.topology(), row.events(), row.runs(), row.median());
             }
-            stdout.printf(Locale.ROOT, "Ratio ttl-streams / pass-through in TopologyTestDriver: %.2f%n",
+            stdout.printf(
+                    Locale.ROOT,
+                    "Ratio ttl-streams / pass-through in TopologyTestDriver: %.2f%n",
                     s.throughputRatioTtd);
         }
 
         stdout.println();
         stdout.println("4. State size (RocksDB store directories after closing the driver; compacted = after a full "
                 + "compactRange) and heap");
-        stdout.printf(Locale.ROOT, "%-12s %9s %11s %13s %13s %11s %12s%n", "approach", "N", "prefill_ms",
-                "raw_B/doc", "compact_B/doc", "compact_MB", "heap_MB");
+        stdout.printf(
+                Locale.ROOT,
+                "%-12s %9s %11s %13s %13s %11s %12s%n",
+                "approach",
+                "N",
+                "prefill_ms",
+                "raw_B/doc",
+                "compact_B/doc",
+                "compact_MB",
+                "heap_MB");
         for (PunctuationBench.StateRow row : punctuation.stateRows) {
-            stdout.printf(Locale.ROOT, "%-12s %9d %11d %13.1f %13.1f %11.1f %12s%n", row.approach(), row.n(),
-                    row.prefillMs(), (double) row.rawBytes() / row.n(), (double) row.compactedBytes() / row.n(),
-                    row.compactedBytes() / 1048576.0, row.heapUsedBytes() < 0 ? "-"
+            stdout.printf(
+                    Locale.ROOT,
+                    "%-12s %9d %11d %13.1f %13.1f %11.1f %12s%n",
+                    row.approach(),
+                    row.n(),
+                    row.prefillMs(),
+                    (double) row.rawBytes() / row.n(),
+                    (double) row.compactedBytes() / row.n(),
+                    row.compactedBytes() / 1048576.0,
+                    row.heapUsedBytes() < 0
+                            ? "-"
                             : String.format(Locale.ROOT, "%.1f", row.heapUsedBytes() / 1048576.0));
         }
-        stdout.println("   heap = JVM heap used after GC with the driver open at the largest N (RocksDB itself is off-heap)");
+        stdout.println(
+                "   heap = JVM heap used after GC with the driver open at the largest N (RocksDB itself is off-heap)");
 
         BrokerBench.RestoreRow r = broker.restore;
         stdout.println();
-        stdout.println("5. State restore on the embedded broker: N scheduled, instance closed, state dir wiped, restarted");
-        stdout.printf(Locale.ROOT, "%9s %10s %10s %12s %12s %12s %12s%n", "N", "schedule", "index", "restored_rec",
-                "running_ms", "restored_ms", "counted_ms");
-        stdout.printf(Locale.ROOT, "%9d %10d %10d %12d %12.0f %12.0f %12.0f%n", r.events(), r.scheduleEntries(),
-                r.indexEntries(), r.restoredRecords(), r.runningMs(), r.restoredMs(), r.countedMs());
+        stdout.println(
+                "5. State restore on the embedded broker: N scheduled, instance closed, state dir wiped, restarted");
+        stdout.printf(
+                Locale.ROOT,
+                "%9s %10s %10s %12s %12s %12s %12s%n",
+                "N",
+                "schedule",
+                "index",
+                "restored_rec",
+                "running_ms",
+                "restored_ms",
+                "counted_ms");
+        stdout.printf(
+                Locale.ROOT,
+                "%9d %10d %10d %12d %12.0f %12.0f %12.0f%n",
+                r.events(),
+                r.scheduleEntries(),
+                r.indexEntries(),
+                r.restoredRecords(),
+                r.runningMs(),
+                r.restoredMs(),
+                r.countedMs());
         stdout.println("   from start(): running = state RUNNING, restored = last store's onRestoreEnd, counted = an "
                 + "interactive query counted all N entries in both stores");
 
@@ -341,20 +483,46 @@ public final class BenchMain {
             stdout.println();
             stdout.println("6. End-to-end expiry lag through the embedded pipeline (MongoDB stand-in, connectors, "
                     + "broker, processor defaults)");
-            stdout.printf(Locale.ROOT, "%-9s %6s %8s %7s %7s %9s %9s %9s%n", "rate/s", "secs", "inserted", "early",
-                    "missing", "p50_ms", "p99_ms", "max_ms");
-            stdout.printf(Locale.ROOT, "%-9d %6d %8d %7d %7d %9.0f %9.0f %9.0f%n", e2eLag.rate, e2eLag.seconds,
-                    e2eLag.inserted, e2eLag.early, e2eLag.missing, e2eLag.p(50), e2eLag.p(99), e2eLag.max());
-            stdout.printf(Locale.ROOT, "   lag = delete seen on a change stream - deadline; p99 target <= %.0f ms: %s%n",
-                    E2E_TARGET_P99_MS, e2eLag.p(99) <= E2E_TARGET_P99_MS && e2eLag.missing == 0 ? "met" : "MISSED");
+            stdout.printf(
+                    Locale.ROOT,
+                    "%-9s %6s %8s %7s %7s %9s %9s %9s%n",
+                    "rate/s",
+                    "secs",
+                    "inserted",
+                    "early",
+                    "missing",
+                    "p50_ms",
+                    "p99_ms",
+                    "max_ms");
+            stdout.printf(
+                    Locale.ROOT,
+                    "%-9d %6d %8d %7d %7d %9.0f %9.0f %9.0f%n",
+                    e2eLag.rate,
+                    e2eLag.seconds,
+                    e2eLag.inserted,
+                    e2eLag.early,
+                    e2eLag.missing,
+                    e2eLag.p(50),
+                    e2eLag.p(99),
+                    e2eLag.max());
+            stdout.printf(
+                    Locale.ROOT,
+                    "   lag = delete seen on a change stream - deadline; p99 target <= %.0f ms: %s%n",
+                    E2E_TARGET_P99_MS,
+                    e2eLag.p(99) <= E2E_TARGET_P99_MS && e2eLag.missing == 0 ? "met" : "MISSED");
         } else {
             stdout.println();
-            stdout.println("6. End-to-end expiry lag: full mode only (starting the embedded stack alone took 5-12 s here)");
+            stdout.println(
+                    "6. End-to-end expiry lag: full mode only (starting the embedded stack alone took 5-12 s here)");
         }
         stdout.println();
     }
 
-    private void write(Environment env, Map<String, Object> settings, PunctuationBench punctuation, LagBench lag,
+    private void write(
+            Environment env,
+            Map<String, Object> settings,
+            PunctuationBench punctuation,
+            LagBench lag,
             Summary summary) {
         Map<String, Object> envColumns = env.asMap();
         List<Map<String, Object>> punctRows = new ArrayList<>();
@@ -454,9 +622,11 @@ public final class BenchMain {
         Map<String, Object> summaryMap = new LinkedHashMap<>();
         summaryMap.put("largest_n", summary.largestN);
         summaryMap.put("punctuation_speedup_d100_largest_n", summary.speedup);
-        summaryMap.put("ttl_streams_cost_growth_smallest_to_largest_n_by_due",
-                summary.growthByDue.entrySet().stream().collect(Collectors.toMap(e -> "D=" + e.getKey(),
-                        Map.Entry::getValue, (a, b) -> a, LinkedHashMap::new)));
+        summaryMap.put(
+                "ttl_streams_cost_growth_smallest_to_largest_n_by_due",
+                summary.growthByDue.entrySet().stream()
+                        .collect(Collectors.toMap(
+                                e -> "D=" + e.getKey(), Map.Entry::getValue, (a, b) -> a, LinkedHashMap::new)));
         summaryMap.put("largest_n_within_10ms_d100", summary.maxNFor10ms);
         summaryMap.put("throughput_ratio", summary.throughputRatio);
         summaryMap.put("throughput_ratio_harness", "embedded KRaft broker, exactly_once_v2");
@@ -478,8 +648,14 @@ public final class BenchMain {
         json.put("state", stateRows);
         writeFile("results.json", Json.write(json));
 
-        String subtitle = String.format(Locale.ROOT, "%s mode, %d cores (shared), %s, Kafka %s, ttl-streams %s, "
-                + "TopologyTestDriver + RocksDB / embedded KRaft", env.mode(), env.cores(), env.jvm(), env.kafkaVersion(),
+        String subtitle = String.format(
+                Locale.ROOT,
+                "%s mode, %d cores (shared), %s, Kafka %s, ttl-streams %s, "
+                        + "TopologyTestDriver + RocksDB / embedded KRaft",
+                env.mode(),
+                env.cores(),
+                env.jvm(),
+                env.kafkaVersion(),
                 env.ttlStreamsVersion());
         Plots.punctuationCost(punctuation.rows, subtitle, out.resolve("punctuation-cost.png"));
         Plots.lag(lag.rows, subtitle, out.resolve("expiry-lag.png"));

@@ -1,5 +1,11 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.processor.DeleteCommand;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.ExpirySchedule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
@@ -13,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
-
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
@@ -37,35 +42,33 @@ import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.processor.DeleteCommand;
-import io.ttlstreams.state.ExpirySchedule;
-import io.ttlstreams.schema.IndexEntry;
-import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.state.DocumentRef;
-import io.ttlstreams.state.ScheduleKey;
-
 /** What the benchmarks share: the rule set, document keys, state directories and their sizes. */
 final class BenchSupport {
 
     /** The wall clock every driver starts at. */
     static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+
     static final String NAMESPACE = "app.sessions";
     static final String RULE = "sessions";
     static final String APPLICATION_ID = "ttl-streams-bench";
-    static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
+    static final JsonWriterSettings CANONICAL =
+            JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
 
-    private BenchSupport() {
-    }
+    private BenchSupport() {}
 
     /** One field rule "sessions" on app.sessions, field expireAt, plus {@code extra} settings. */
     static TtlStreamsConfig config(Map<String, String> extra) {
         Map<String, String> props = new HashMap<>(Map.of(
-                StreamsConfig.APPLICATION_ID_CONFIG, APPLICATION_ID,
-                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092",
-                TtlStreamsConfig.RULES_CONFIG, RULE,
-                "ttl.rule.sessions.namespace", NAMESPACE,
-                "ttl.rule.sessions.field", "expireAt"));
+                StreamsConfig.APPLICATION_ID_CONFIG,
+                APPLICATION_ID,
+                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
+                "unused:9092",
+                TtlStreamsConfig.RULES_CONFIG,
+                RULE,
+                "ttl.rule.sessions.namespace",
+                NAMESPACE,
+                "ttl.rule.sessions.field",
+                "expireAt"));
         props.putAll(extra);
         return new TtlStreamsConfig(props);
     }
@@ -84,13 +87,20 @@ final class BenchSupport {
      * Puts document {@code id}'s schedule entry and index entry straight into the stores, as the scheduler writes
      * them for an insert with expireAt = deadline (condition and clusterTime included, so sizes are realistic).
      */
-    static void scheduleDirectly(KeyValueStore<Bytes, ScheduleEntry> schedule, KeyValueStore<Bytes, IndexEntry> index,
-            long id, long deadlineMs) {
+    static void scheduleDirectly(
+            KeyValueStore<Bytes, ScheduleEntry> schedule,
+            KeyValueStore<Bytes, IndexEntry> index,
+            long id,
+            long deadlineMs) {
         long clusterTime = (START.getEpochSecond() << 32) | (id & 0xFFFF_FFFFL);
         BsonDocument key = new BsonDocument("_id", id(id));
-        new ExpirySchedule(schedule, index).put(DocumentRef.of(NAMESPACE, keyJson(id)), deadlineMs,
-                DeleteCommand.scheduleEntry(key, new BsonDocument("expireAt", new BsonDateTime(deadlineMs)), RULE),
-                clusterTime);
+        new ExpirySchedule(schedule, index)
+                .put(
+                        DocumentRef.of(NAMESPACE, keyJson(id)),
+                        deadlineMs,
+                        DeleteCommand.scheduleEntry(
+                                key, new BsonDocument("expireAt", new BsonDateTime(deadlineMs)), RULE),
+                        clusterTime);
     }
 
     /** Streams properties with a fresh state directory. */
@@ -137,7 +147,9 @@ final class BenchSupport {
     /** Total bytes of the regular files under {@code dir}. */
     static long sizeOf(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(p -> p.toFile().length())
+                    .sum();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -145,7 +157,10 @@ final class BenchSupport {
 
     /** The RocksDB directory of store {@code store} of task 0_0 under a closed driver's state directory. */
     static Path storeDir(Path stateDir, String store) {
-        return stateDir.resolve(APPLICATION_ID).resolve("0_0").resolve("rocksdb").resolve(store);
+        return stateDir.resolve(APPLICATION_ID)
+                .resolve("0_0")
+                .resolve("rocksdb")
+                .resolve(store);
     }
 
     /**
@@ -197,8 +212,8 @@ final class BenchSupport {
 
     /** Drops the records a driver captured on {@code topic} (changelogs grow the heap, not the state). */
     static void drain(TopologyTestDriver driver, String topic) {
-        TestOutputTopic<byte[], byte[]> output = driver.createOutputTopic(topic, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer());
+        TestOutputTopic<byte[], byte[]> output =
+                driver.createOutputTopic(topic, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         while (!output.isEmpty()) {
             output.readRecord();
         }

@@ -1,5 +1,11 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.app.TtlStreamsApp;
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.EmbeddedKafka;
+import io.ttlstreams.event.ChangeEventParser;
+import io.ttlstreams.processor.TtlMetrics;
+import io.ttlstreams.state.ScheduleStores;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,7 +17,6 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -32,13 +37,6 @@ import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
-
-import io.ttlstreams.app.TtlStreamsApp;
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.embedded.EmbeddedKafka;
-import io.ttlstreams.event.ChangeEventParser;
-import io.ttlstreams.processor.TtlMetrics;
-import io.ttlstreams.state.ScheduleStores;
 
 /**
  * Figures 3b and 5, on a real broker: the embedded KRaft broker ({@link EmbeddedKafka}) in this JVM, exactly-once
@@ -70,17 +68,23 @@ final class BrokerBench {
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
 
     /** One topology's run. {@code seconds} runs from RUNNING to all committed; {@code totalSeconds} from start(). */
-    record ThroughputRow(String topology, int events, int partitions, double seconds, double totalSeconds,
-            long scheduled) {
+    record ThroughputRow(
+            String topology, int events, int partitions, double seconds, double totalSeconds, long scheduled) {
         double eventsPerSecond() {
             return events / seconds;
         }
     }
 
     /** The restart after wiping the state directory. */
-    record RestoreRow(int events, long scheduleEntries, long indexEntries, long restoredRecords, double runningMs,
-            double restoredMs, double countedMs, Map<String, Long> restoredByStore) {
-    }
+    record RestoreRow(
+            int events,
+            long scheduleEntries,
+            long indexEntries,
+            long restoredRecords,
+            double runningMs,
+            double restoredMs,
+            double countedMs,
+            Map<String, Long> restoredByStore) {}
 
     final List<ThroughputRow> rows = new ArrayList<>();
     RestoreRow restore;
@@ -103,14 +107,17 @@ final class BrokerBench {
     }
 
     ThroughputRow row(String topology) {
-        return rows.stream().filter(r -> r.topology().equals(topology)).findFirst().orElseThrow();
+        return rows.stream()
+                .filter(r -> r.topology().equals(topology))
+                .findFirst()
+                .orElseThrow();
     }
 
     void run() throws InterruptedException {
         Path dir = BenchSupport.tempStateDir("ttl-bench-broker");
         try (EmbeddedKafka kafka = EmbeddedKafka.start(dir, 0);
-                Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        kafka.bootstrapServers()))) {
+                Admin admin =
+                        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
             String bootstrap = kafka.bootstrapServers();
             kafka.createTopics(PARTITIONS, BenchSupport.NAMESPACE, WARMUP_TOPIC, PASS_OUT);
             long started = System.nanoTime();
@@ -125,10 +132,14 @@ final class BrokerBench {
             log.accept("warm-up done");
 
             rows.add(runTtlStreams(admin, bootstrap, dir, BenchSupport.NAMESPACE, "bench-ttl", events, measureRestore));
-            log.accept(String.format(java.util.Locale.ROOT, "ttl-streams: %.0f events/s",
+            log.accept(String.format(
+                    java.util.Locale.ROOT,
+                    "ttl-streams: %.0f events/s",
                     rows.get(rows.size() - 1).eventsPerSecond()));
             rows.add(runPassThrough(admin, bootstrap, dir, BenchSupport.NAMESPACE, "bench-pass", events));
-            log.accept(String.format(java.util.Locale.ROOT, "pass-through: %.0f events/s",
+            log.accept(String.format(
+                    java.util.Locale.ROOT,
+                    "pass-through: %.0f events/s",
                     rows.get(rows.size() - 1).eventsPerSecond()));
         } finally {
             BenchSupport.deleteRecursively(dir);
@@ -144,12 +155,16 @@ final class BrokerBench {
         ChangeEventFactory factory = new ChangeEventFactory(BenchSupport.NAMESPACE);
         Instant now = Instant.now();
         Instant expireAt = now.plus(Duration.ofDays(30));
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
-                new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < count; i++) {
                 long id = firstId + i;
                 Instant wallTime = now.plusMillis(i / 10);
-                producer.send(new ProducerRecord<>(topic, null, wallTime.toEpochMilli(), BenchSupport.keyJson(id),
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        null,
+                        wallTime.toEpochMilli(),
+                        BenchSupport.keyJson(id),
                         factory.write("insert", id, wallTime, expireAt.plusMillis(i))));
             }
             producer.flush();
@@ -165,16 +180,22 @@ final class BrokerBench {
                 TtlStreamsConfig.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG, topic + "=" + BenchSupport.NAMESPACE));
     }
 
-    private ThroughputRow runTtlStreams(Admin admin, String bootstrap, Path dir, String topic, String applicationId,
-            int count, boolean thenRestore) throws InterruptedException {
+    private ThroughputRow runTtlStreams(
+            Admin admin, String bootstrap, Path dir, String topic, String applicationId, int count, boolean thenRestore)
+            throws InterruptedException {
         Path stateDir = dir.resolve("state-" + applicationId);
         TtlStreamsConfig config = config(bootstrap, stateDir, topic, applicationId);
         TtlStreamsApp app = new TtlStreamsApp(config);
         ThroughputRow row;
         try {
             row = timeRun(admin, app.streams(), applicationId, topic, count, TTL_STREAMS);
-            row = new ThroughputRow(row.topology(), row.events(), row.partitions(), row.seconds(),
-                    row.totalSeconds(), scheduledTotal(app.streams()));
+            row = new ThroughputRow(
+                    row.topology(),
+                    row.events(),
+                    row.partitions(),
+                    row.seconds(),
+                    row.totalSeconds(),
+                    scheduledTotal(app.streams()));
         } finally {
             app.close();
         }
@@ -185,8 +206,9 @@ final class BrokerBench {
         return row;
     }
 
-    private ThroughputRow runPassThrough(Admin admin, String bootstrap, Path dir, String topic, String applicationId,
-            int count) throws InterruptedException {
+    private ThroughputRow runPassThrough(
+            Admin admin, String bootstrap, Path dir, String topic, String applicationId, int count)
+            throws InterruptedException {
         Path stateDir = dir.resolve("state-" + applicationId);
         TtlStreamsConfig config = config(bootstrap, stateDir, topic, applicationId);
         // The same Kafka Streams properties as the processor's (EOS v2, default commit interval).
@@ -200,8 +222,9 @@ final class BrokerBench {
     }
 
     /** Starts {@code streams} and waits until the group committed the end offsets of every partition of topic. */
-    private ThroughputRow timeRun(Admin admin, KafkaStreams streams, String applicationId, String topic, int count,
-            String name) throws InterruptedException {
+    private ThroughputRow timeRun(
+            Admin admin, KafkaStreams streams, String applicationId, String topic, int count, String name)
+            throws InterruptedException {
         Map<TopicPartition, Long> ends = endOffsets(admin, topic);
         long start = System.nanoTime();
         streams.start();
@@ -209,8 +232,8 @@ final class BrokerBench {
         long deadline = System.nanoTime() + RUN_TIMEOUT.toNanos();
         while (!committedAll(admin, applicationId, ends)) {
             if (System.nanoTime() > deadline || streams.state() == KafkaStreams.State.ERROR) {
-                throw new IllegalStateException(name + " did not commit all " + count + " events (state "
-                        + streams.state() + ")");
+                throw new IllegalStateException(
+                        name + " did not commit all " + count + " events (state " + streams.state() + ")");
             }
             Thread.sleep(20);
         }
@@ -236,7 +259,9 @@ final class BrokerBench {
         }
         try {
             Map<TopicPartition, Long> ends = new HashMap<>();
-            admin.listOffsets(request).all().get(30, TimeUnit.SECONDS)
+            admin.listOffsets(request)
+                    .all()
+                    .get(30, TimeUnit.SECONDS)
                     .forEach((tp, info) -> ends.put(tp, info.offset()));
             return ends;
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
@@ -248,7 +273,8 @@ final class BrokerBench {
             throws InterruptedException {
         try {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+                    .partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS);
             for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
                 OffsetAndMetadata offset = committed.get(end.getKey());
                 if (offset == null || offset.offset() < end.getValue()) {
@@ -282,13 +308,12 @@ final class BrokerBench {
         java.util.concurrent.atomic.AtomicLong lastRestoreEnd = new java.util.concurrent.atomic.AtomicLong();
         app.streams().setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
-            public void onRestoreStart(TopicPartition partition, String store, long startingOffset, long endingOffset) {
-            }
+            public void onRestoreStart(
+                    TopicPartition partition, String store, long startingOffset, long endingOffset) {}
 
             @Override
-            public void onBatchRestored(TopicPartition partition, String store, long batchEndOffset,
-                    long numRestored) {
-            }
+            public void onBatchRestored(
+                    TopicPartition partition, String store, long batchEndOffset, long numRestored) {}
 
             @Override
             public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
@@ -316,18 +341,26 @@ final class BrokerBench {
                 }
             }
             long counted = System.nanoTime();
-            long restored = restoredByStore.values().stream().mapToLong(Long::longValue).sum();
+            long restored =
+                    restoredByStore.values().stream().mapToLong(Long::longValue).sum();
             long restoreEnd = lastRestoreEnd.get() == 0 ? running : lastRestoreEnd.get();
-            return new RestoreRow(count, scheduleEntries, indexEntries, restored, (running - start) / 1e6,
-                    (restoreEnd - start) / 1e6, (counted - start) / 1e6, Map.copyOf(restoredByStore));
+            return new RestoreRow(
+                    count,
+                    scheduleEntries,
+                    indexEntries,
+                    restored,
+                    (running - start) / 1e6,
+                    (restoreEnd - start) / 1e6,
+                    (counted - start) / 1e6,
+                    Map.copyOf(restoredByStore));
         } finally {
             app.close();
         }
     }
 
     private static long countEntries(KafkaStreams streams, String store) {
-        ReadOnlyKeyValueStore<Object, Object> kv = streams.store(
-                StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.keyValueStore()));
+        ReadOnlyKeyValueStore<Object, Object> kv =
+                streams.store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.keyValueStore()));
         long n = 0;
         try (KeyValueIterator<Object, Object> all = kv.all()) {
             while (all.hasNext()) {
@@ -342,7 +375,10 @@ final class BrokerBench {
     private static Topology passThrough(TtlStreamsConfig config) {
         ChangeEventParser parser = new ChangeEventParser(config.topicNamespaceMapping());
         Topology topology = new Topology();
-        topology.addSource("source", new StringDeserializer(), new StringDeserializer(),
+        topology.addSource(
+                "source",
+                new StringDeserializer(),
+                new StringDeserializer(),
                 config.sourceTopics().toArray(String[]::new));
         topology.addProcessor("parse", () -> new ThroughputBench.PassThrough(parser), "source");
         topology.addSink("sink", PASS_OUT, new StringSerializer(), new StringSerializer(), "parse");

@@ -1,7 +1,6 @@
 package io.ttlstreams.bench;
 
 import java.time.Instant;
-
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonString;

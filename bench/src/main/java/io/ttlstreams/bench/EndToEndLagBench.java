@@ -1,5 +1,14 @@
 package io.ttlstreams.bench;
 
+import com.mongodb.client.MongoChangeStreamCursor;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Aggregates;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import io.ttlstreams.app.EmbeddedPipeline;
+import io.ttlstreams.config.TtlStreamsConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Date;
@@ -9,21 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.Document;
-
-import com.mongodb.client.MongoChangeStreamCursor;
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.Aggregates;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.changestream.ChangeStreamDocument;
-
-import io.ttlstreams.app.EmbeddedPipeline;
-import io.ttlstreams.config.TtlStreamsConfig;
 
 /**
  * Figure 2b: end-to-end expiry lag through the whole embedded stack ({@link EmbeddedPipeline}: the MongoDB
@@ -70,12 +67,18 @@ final class EndToEndLagBench {
     void run() throws InterruptedException {
         long startNanos = System.nanoTime();
         TtlStreamsConfig config = new TtlStreamsConfig(Map.of(
-                TtlStreamsConfig.RULES_CONFIG, BenchSupport.RULE,
-                "ttl.rule.sessions.namespace", BenchSupport.NAMESPACE,
-                "ttl.rule.sessions.field", "expireAt",
-                TtlStreamsConfig.EMBEDDED_MONGODB_PORT_CONFIG, "0",
-                TtlStreamsConfig.EMBEDDED_KAFKA_PORT_CONFIG, "0",
-                TtlStreamsConfig.EMBEDDED_CONNECT_PORT_CONFIG, "0"));
+                TtlStreamsConfig.RULES_CONFIG,
+                BenchSupport.RULE,
+                "ttl.rule.sessions.namespace",
+                BenchSupport.NAMESPACE,
+                "ttl.rule.sessions.field",
+                "expireAt",
+                TtlStreamsConfig.EMBEDDED_MONGODB_PORT_CONFIG,
+                "0",
+                TtlStreamsConfig.EMBEDDED_KAFKA_PORT_CONFIG,
+                "0",
+                TtlStreamsConfig.EMBEDDED_CONNECT_PORT_CONFIG,
+                "0"));
         try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(config);
                 MongoClient client = MongoClients.create(pipeline.stack().mongoConnectionString())) {
             stackStartSeconds = (System.nanoTime() - startNanos) / 1e9;
@@ -87,7 +90,10 @@ final class EndToEndLagBench {
             Thread watcher = watchDeletes(sessions, gone, stop);
             try {
                 insertPaced(sessions, deadlines);
-                long lastDeadline = deadlines.values().stream().mapToLong(Long::longValue).max().orElse(0);
+                long lastDeadline = deadlines.values().stream()
+                        .mapToLong(Long::longValue)
+                        .max()
+                        .orElse(0);
                 long waitUntil = lastDeadline + 30_000;
                 while (gone.size() < deadlines.size() && System.currentTimeMillis() < waitUntil) {
                     Thread.sleep(50);
@@ -148,33 +154,36 @@ final class EndToEndLagBench {
     /** Records the arrival time of each delete event on the collection's change stream. */
     private Thread watchDeletes(MongoCollection<Document> sessions, Map<Long, Long> gone, AtomicBoolean stop) {
         java.util.concurrent.CountDownLatch opened = new java.util.concurrent.CountDownLatch(1);
-        Thread thread = new Thread(() -> {
-            try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = sessions
-                    .watch(List.of(Aggregates.match(Filters.eq("operationType", "delete"))))
-                    .maxAwaitTime(100, TimeUnit.MILLISECONDS).cursor()) {
-                opened.countDown();
-                while (!stop.get()) {
-                    ChangeStreamDocument<Document> change = cursor.tryNext();
-                    if (change == null) {
-                        continue;
+        Thread thread = new Thread(
+                () -> {
+                    try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = sessions.watch(
+                                    List.of(Aggregates.match(Filters.eq("operationType", "delete"))))
+                            .maxAwaitTime(100, TimeUnit.MILLISECONDS)
+                            .cursor()) {
+                        opened.countDown();
+                        while (!stop.get()) {
+                            ChangeStreamDocument<Document> change = cursor.tryNext();
+                            if (change == null) {
+                                continue;
+                            }
+                            long now = System.currentTimeMillis();
+                            BsonDocument key = change.getDocumentKey();
+                            BsonValue id = key == null ? null : key.get("_id");
+                            if (id != null && id.isInt64()) {
+                                gone.putIfAbsent(id.asInt64().getValue(), now);
+                            } else if (id != null && id.isInt32()) {
+                                gone.putIfAbsent((long) id.asInt32().getValue(), now);
+                            }
+                        }
+                    } catch (RuntimeException e) {
+                        if (!stop.get()) {
+                            log.accept("delete watcher failed: " + e);
+                        }
+                    } finally {
+                        opened.countDown();
                     }
-                    long now = System.currentTimeMillis();
-                    BsonDocument key = change.getDocumentKey();
-                    BsonValue id = key == null ? null : key.get("_id");
-                    if (id != null && id.isInt64()) {
-                        gone.putIfAbsent(id.asInt64().getValue(), now);
-                    } else if (id != null && id.isInt32()) {
-                        gone.putIfAbsent((long) id.asInt32().getValue(), now);
-                    }
-                }
-            } catch (RuntimeException e) {
-                if (!stop.get()) {
-                    log.accept("delete watcher failed: " + e);
-                }
-            } finally {
-                opened.countDown();
-            }
-        }, "bench-delete-watcher");
+                },
+                "bench-delete-watcher");
         thread.setDaemon(true);
         thread.start();
         try {

@@ -11,16 +11,20 @@ import java.util.Properties;
  * The machine, versions and mode a run was made with; written beside every result, because figures from a
  * shared 2-core machine mean little without them.
  */
-record Environment(int cores, long maxHeapMb, String os, String jvm, String kafkaVersion, String ttlStreamsVersion,
-        String mode) {
+record Environment(
+        int cores, long maxHeapMb, String os, String jvm, String kafkaVersion, String ttlStreamsVersion, String mode) {
 
     static Environment current(boolean quick) {
         Runtime runtime = Runtime.getRuntime();
-        return new Environment(runtime.availableProcessors(), runtime.maxMemory() / (1024 * 1024),
-                System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
+        return new Environment(
+                runtime.availableProcessors(),
+                runtime.maxMemory() / (1024 * 1024),
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                        + System.getProperty("os.arch"),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
                 property("/kafka/kafka-version.properties", "version"),
-                property("/bench-version.properties", "ttl-streams.version"), quick ? "quick" : "full");
+                property("/bench-version.properties", "ttl-streams.version"),
+                quick ? "quick" : "full");
     }
 
     /** As ordered columns, for CSV rows and the JSON header. */

@@ -1,7 +1,6 @@
 package io.ttlstreams.bench;
 
 import java.time.Duration;
-
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -25,16 +24,17 @@ final class FullScanTopology {
     static final String INPUT = "ttl-input";
     static final String OUTPUT = "ttl-expired";
 
-    private FullScanTopology() {
-    }
+    private FullScanTopology() {}
 
     static Topology build(Duration interval) {
         Topology topology = new Topology();
         topology.addSource("source", new StringDeserializer(), new StringDeserializer(), INPUT);
         topology.addProcessor("full-scan-ttl", () -> new FullScanProcessor(interval), "source");
         // Same store flavour as ttl-streams: persistent RocksDB, changelogged, no cache.
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(STORE), Serdes.String(),
-                Serdes.Long()).withCachingDisabled(), "full-scan-ttl");
+        topology.addStateStore(
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(STORE), Serdes.String(), Serdes.Long())
+                        .withCachingDisabled(),
+                "full-scan-ttl");
         topology.addSink("sink", OUTPUT, new StringSerializer(), new StringSerializer(), "full-scan-ttl");
         return topology;
     }

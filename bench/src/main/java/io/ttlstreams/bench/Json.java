@@ -7,8 +7,7 @@ import java.util.Map;
 /** A minimal JSON writer for the results file: maps, lists, arrays of doubles, strings, numbers, booleans. */
 final class Json {
 
-    private Json() {
-    }
+    private Json() {}
 
     static String write(Object value) {
         StringBuilder out = new StringBuilder();

@@ -1,11 +1,15 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleStores;
+import io.ttlstreams.topology.TtlTopology;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -13,12 +17,6 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.bson.BsonDocument;
-
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.schema.IndexEntry;
-import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.state.ScheduleStores;
-import io.ttlstreams.topology.TtlTopology;
 
 /**
  * Figure 2: expiry lag = (delete command timestamp - deadline) with deadlines falling due at a steady rate,
@@ -28,8 +26,7 @@ import io.ttlstreams.topology.TtlTopology;
 final class LagBench {
 
     /** One interval's lag distribution. */
-    record Row(long intervalMs, int ratePerSecond, int emitted, double p50Ms, double p99Ms, double maxMs) {
-    }
+    record Row(long intervalMs, int ratePerSecond, int emitted, double p50Ms, double p99Ms, double maxMs) {}
 
     final List<Row> rows = new ArrayList<>();
 
@@ -53,14 +50,16 @@ final class LagBench {
         // The time budget is raised from its 50 ms default so that a slow shared machine cannot cut a
         // punctuation short: this figure is about granularity. The entry budget stays at its default.
         TtlStreamsConfig config = BenchSupport.config(Map.of(
-                TtlStreamsConfig.PUNCTUATE_INTERVAL_MS_CONFIG, Long.toString(intervalMs),
-                TtlStreamsConfig.PUNCTUATE_MAX_DURATION_MS_CONFIG, "1000"));
+                TtlStreamsConfig.PUNCTUATE_INTERVAL_MS_CONFIG,
+                Long.toString(intervalMs),
+                TtlStreamsConfig.PUNCTUATE_MAX_DURATION_MS_CONFIG,
+                "1000"));
         Path dir = BenchSupport.tempStateDir("ttl-bench-lag");
         int total = ratePerSecond * seconds;
         double[] lags = new double[total];
         int emitted = 0;
-        try (TopologyTestDriver driver = new TopologyTestDriver(TtlTopology.build(config),
-                BenchSupport.streamsProperties(config, dir), BenchSupport.START)) {
+        try (TopologyTestDriver driver = new TopologyTestDriver(
+                TtlTopology.build(config), BenchSupport.streamsProperties(config, dir), BenchSupport.START)) {
             KeyValueStore<Bytes, ScheduleEntry> schedule = driver.getKeyValueStore(ScheduleStores.SCHEDULE);
             KeyValueStore<Bytes, IndexEntry> index = driver.getKeyValueStore(ScheduleStores.INDEX);
             long first = BenchSupport.START.toEpochMilli() + 1_000;
@@ -70,14 +69,16 @@ final class LagBench {
                 last = first + (long) i * 1_000 / ratePerSecond;
                 BenchSupport.scheduleDirectly(schedule, index, i, last);
             }
-            TestOutputTopic<String, String> deletes = driver.createOutputTopic(config.deleteTopic(),
-                    new StringDeserializer(), new StringDeserializer());
+            TestOutputTopic<String, String> deletes =
+                    driver.createOutputTopic(config.deleteTopic(), new StringDeserializer(), new StringDeserializer());
             long now = BenchSupport.START.toEpochMilli();
             while (now <= last + intervalMs && emitted < total) {
                 driver.advanceWallClockTime(Duration.ofMillis(intervalMs));
                 now += intervalMs;
                 for (TestRecord<String, String> command : deletes.readRecordsToList()) {
-                    long deadline = BsonDocument.parse(command.value()).getDateTime("deadline").getValue();
+                    long deadline = BsonDocument.parse(command.value())
+                            .getDateTime("deadline")
+                            .getValue();
                     lags[emitted++] = command.timestamp() - deadline;
                 }
                 BenchSupport.drain(driver, BenchSupport.APPLICATION_ID + "-schedule-changelog");
@@ -90,7 +91,12 @@ final class LagBench {
         if (emitted == 0) {
             return new Row(intervalMs, ratePerSecond, 0, Double.NaN, Double.NaN, Double.NaN);
         }
-        return new Row(intervalMs, ratePerSecond, emitted, Stats.percentile(measured, 50),
-                Stats.percentile(measured, 99), Stats.max(measured));
+        return new Row(
+                intervalMs,
+                ratePerSecond,
+                emitted,
+                Stats.percentile(measured, 50),
+                Stats.percentile(measured, 99),
+                Stats.max(measured));
     }
 }

@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -24,8 +23,7 @@ final class Plots {
     private static final int WIDTH = 900;
     private static final int HEIGHT = 560;
 
-    private Plots() {
-    }
+    private Plots() {}
 
     static void punctuationCost(List<PunctuationBench.Row> rows, String subtitle, Path file) {
         Map<String, XYSeries> series = new LinkedHashMap<>();
@@ -35,8 +33,15 @@ final class Plots {
         }
         XYSeriesCollection dataset = new XYSeriesCollection();
         series.values().forEach(dataset::addSeries);
-        JFreeChart chart = ChartFactory.createXYLineChart("Cost of one punctuation vs schedule size (median)",
-                "scheduled entries N", "ms per punctuation", dataset, PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart chart = ChartFactory.createXYLineChart(
+                "Cost of one punctuation vs schedule size (median)",
+                "scheduled entries N",
+                "ms per punctuation",
+                dataset,
+                PlotOrientation.VERTICAL,
+                true,
+                false,
+                false);
         chart.addSubtitle(new org.jfree.chart.title.TextTitle(subtitle));
         XYPlot plot = chart.getXYPlot();
         plot.setDomainAxis(new LogAxis("scheduled entries N (log)"));
@@ -54,8 +59,15 @@ final class Plots {
             dataset.addValue(row.p99Ms(), "p99", interval);
             dataset.addValue(row.maxMs(), "max", interval);
         }
-        JFreeChart chart = ChartFactory.createBarChart("Expiry lag (emitted - deadline), simulated wall clock",
-                "punctuation interval", "lag ms", dataset, PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart chart = ChartFactory.createBarChart(
+                "Expiry lag (emitted - deadline), simulated wall clock",
+                "punctuation interval",
+                "lag ms",
+                dataset,
+                PlotOrientation.VERTICAL,
+                true,
+                false,
+                false);
         chart.addSubtitle(new org.jfree.chart.title.TextTitle(subtitle));
         save(chart, file);
     }
@@ -63,8 +75,15 @@ final class Plots {
     static void throughput(Map<String, Double> bars, String subtitle, Path file) {
         DefaultCategoryDataset dataset = new DefaultCategoryDataset();
         bars.forEach((label, value) -> dataset.addValue(value, "events/s", label));
-        JFreeChart chart = ChartFactory.createBarChart("Change events/s: embedded KRaft broker (EOS) and, in full mode, "
-                + "TopologyTestDriver", "topology (harness)", "events/s", dataset, PlotOrientation.VERTICAL, false, false, false);
+        JFreeChart chart = ChartFactory.createBarChart(
+                "Change events/s: embedded KRaft broker (EOS) and, in full mode, " + "TopologyTestDriver",
+                "topology (harness)",
+                "events/s",
+                dataset,
+                PlotOrientation.VERTICAL,
+                false,
+                false,
+                false);
         chart.addSubtitle(new org.jfree.chart.title.TextTitle(subtitle));
         save(chart, file);
     }

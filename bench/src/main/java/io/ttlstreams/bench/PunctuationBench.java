@@ -1,23 +1,21 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleStores;
+import io.ttlstreams.topology.TtlTopology;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
-
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
-
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.schema.IndexEntry;
-import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.state.ScheduleStores;
-import io.ttlstreams.topology.TtlTopology;
 
 /**
  * Figure 1 and 4: the cost of one punctuation against the size of the schedule, for ttl-streams' real
@@ -34,6 +32,7 @@ final class PunctuationBench {
     static final long INTERVAL_MS = 100;
     /** Approach names as they appear in the results. */
     static final String TTL_STREAMS = "ttl-streams";
+
     static final String FULL_SCAN = "full-scan";
 
     /** One (approach, N, D) measurement. */
@@ -44,8 +43,7 @@ final class PunctuationBench {
     }
 
     /** State and heap of one approach at one N. */
-    record StateRow(String approach, int n, long prefillMs, long rawBytes, long compactedBytes, long heapUsedBytes) {
-    }
+    record StateRow(String approach, int n, long prefillMs, long rawBytes, long compactedBytes, long heapUsedBytes) {}
 
     final List<Row> rows = new ArrayList<>();
     final List<StateRow> stateRows = new ArrayList<>();
@@ -199,8 +197,8 @@ final class PunctuationBench {
 
     /** The real ttl-streams topology with default settings (100 ms interval). */
     private static final class TtlStreamsSubject extends Subject {
-        private static final TtlStreamsConfig CONFIG = BenchSupport.config(Map.of(
-                TtlStreamsConfig.PUNCTUATE_INTERVAL_MS_CONFIG, Long.toString(INTERVAL_MS)));
+        private static final TtlStreamsConfig CONFIG =
+                BenchSupport.config(Map.of(TtlStreamsConfig.PUNCTUATE_INTERVAL_MS_CONFIG, Long.toString(INTERVAL_MS)));
         private final KeyValueStore<Bytes, ScheduleEntry> schedule;
         private final KeyValueStore<Bytes, IndexEntry> index;
 
@@ -209,8 +207,11 @@ final class PunctuationBench {
         }
 
         private TtlStreamsSubject(Path dir) {
-            super(dir, new TopologyTestDriver(TtlTopology.build(CONFIG), BenchSupport.streamsProperties(CONFIG, dir),
-                    BenchSupport.START), CONFIG.deleteTopic());
+            super(
+                    dir,
+                    new TopologyTestDriver(
+                            TtlTopology.build(CONFIG), BenchSupport.streamsProperties(CONFIG, dir), BenchSupport.START),
+                    CONFIG.deleteTopic());
             this.schedule = driver.getKeyValueStore(ScheduleStores.SCHEDULE);
             this.index = driver.getKeyValueStore(ScheduleStores.INDEX);
         }
@@ -240,8 +241,12 @@ final class PunctuationBench {
         }
 
         private FullScanSubject(Path dir) {
-            super(dir, new TopologyTestDriver(FullScanTopology.build(Duration.ofMillis(INTERVAL_MS)),
-                    BenchSupport.streamsProperties(BenchSupport.config(Map.of()), dir), BenchSupport.START),
+            super(
+                    dir,
+                    new TopologyTestDriver(
+                            FullScanTopology.build(Duration.ofMillis(INTERVAL_MS)),
+                            BenchSupport.streamsProperties(BenchSupport.config(Map.of()), dir),
+                            BenchSupport.START),
                     FullScanTopology.OUTPUT);
             this.store = driver.getKeyValueStore(FullScanTopology.STORE);
         }

@@ -8,8 +8,7 @@ import java.util.Arrays;
  */
 public final class Stats {
 
-    private Stats() {
-    }
+    private Stats() {}
 
     /** The nearest-rank {@code p}-th percentile (0 &lt; p &lt;= 100) of {@code samples}; they need not be sorted. */
     public static double percentile(double[] samples, double p) {

@@ -1,12 +1,14 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.event.ChangeEventParser;
+import io.ttlstreams.topology.TtlTopology;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.TestInputTopic;
@@ -16,10 +18,6 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.test.TestRecord;
-
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.event.ChangeEventParser;
-import io.ttlstreams.topology.TtlTopology;
 
 /**
  * Figure 3: scheduling throughput of the ttl-streams topology against a pass-through topology that only
@@ -80,7 +78,10 @@ final class ThroughputBench {
             Instant wallTime = BenchSupport.START.plusMillis(i / 10);
             boolean update = i % 5 == 4;
             long id = update ? nextId - 2 : nextId++;
-            String value = factory.write(update ? "update" : "insert", id, wallTime,
+            String value = factory.write(
+                    update ? "update" : "insert",
+                    id,
+                    wallTime,
                     wallTime.plus(Duration.ofHours(1)).plusSeconds(update ? 60 : 0));
             records.add(new TestRecord<>(BenchSupport.keyJson(id), value, wallTime));
         }
@@ -90,10 +91,10 @@ final class ThroughputBench {
     /** Events per second through {@code topology}, in a fresh driver. */
     private double pipe(Topology topology, List<TestRecord<String, String>> records) {
         Path dir = BenchSupport.tempStateDir("ttl-bench-tput");
-        try (TopologyTestDriver driver = new TopologyTestDriver(topology, BenchSupport.streamsProperties(config, dir),
-                BenchSupport.START)) {
-            TestInputTopic<String, String> input = driver.createInputTopic(config.sourceTopics().get(0),
-                    new StringSerializer(), new StringSerializer());
+        try (TopologyTestDriver driver =
+                new TopologyTestDriver(topology, BenchSupport.streamsProperties(config, dir), BenchSupport.START)) {
+            TestInputTopic<String, String> input = driver.createInputTopic(
+                    config.sourceTopics().get(0), new StringSerializer(), new StringSerializer());
             long start = System.nanoTime();
             for (TestRecord<String, String> record : records) {
                 input.pipeInput(record);
@@ -109,7 +110,10 @@ final class ThroughputBench {
     private Topology passThrough() {
         ChangeEventParser parser = new ChangeEventParser(config.topicNamespaceMapping());
         Topology topology = new Topology();
-        topology.addSource("source", new StringDeserializer(), new StringDeserializer(),
+        topology.addSource(
+                "source",
+                new StringDeserializer(),
+                new StringDeserializer(),
                 config.sourceTopics().toArray(String[]::new));
         topology.addProcessor("parse", () -> new PassThrough(parser), "source");
         topology.addSink("sink", "pass-through-out", new StringSerializer(), new StringSerializer(), "parse");

@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Test;
 
 class StatsTest {
 
-    private static final double[] ONE_TO_HUNDRED = java.util.stream.IntStream.rangeClosed(1, 100)
-            .mapToDouble(i -> i).toArray();
+    private static final double[] ONE_TO_HUNDRED =
+            java.util.stream.IntStream.rangeClosed(1, 100).mapToDouble(i -> i).toArray();
 
     @Test
     void shouldTakeNearestRankPercentiles() {

@@ -1,12 +1,13 @@
 package io.ttlstreams.app;
 
-import java.util.concurrent.Callable;
-
 import io.ttlstreams.config.TtlStreamsConfig;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
 /** Prints the configuration reference, generated from the ConfigDef; the README embeds its output. */
-@Command(name = "config-docs", mixinStandardHelpOptions = true,
+@Command(
+        name = "config-docs",
+        mixinStandardHelpOptions = true,
         description = "Print the configuration reference (Markdown), generated from the option definitions.")
 final class ConfigDocsCommand implements Callable<Integer> {
     @Override

@@ -15,13 +15,20 @@ import picocli.CommandLine.Spec;
  * {@code ttl-streams connect-config}: renders the MongoDB source and sink connector configurations for a processor
  * configuration, so that the connectors and the processor agree on namespaces, fields and topics.
  */
-@Command(name = "connect-config", mixinStandardHelpOptions = true,
-        description = {"Render the MongoDB source and sink connector configurations (Kafka Connect REST format)"
-                + " for a processor configuration.",
-            "Prints a JSON array of {\"name\": ..., \"config\": {...}}, or writes one file per connector with --out."},
+@Command(
+        name = "connect-config",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Render the MongoDB source and sink connector configurations (Kafka Connect REST format)"
+                    + " for a processor configuration.",
+            "Prints a JSON array of {\"name\": ..., \"config\": {...}}, or writes one file per connector with --out."
+        },
         exitCodeListHeading = "Exit codes:%n",
-        exitCodeList = {"0:the configurations were rendered", "1:the output directory could not be written",
-            "2:invalid configuration or arguments"})
+        exitCodeList = {
+            "0:the configurations were rendered",
+            "1:the output directory could not be written",
+            "2:invalid configuration or arguments"
+        })
 final class ConnectConfigCommand implements Callable<Integer> {
 
     @Spec
@@ -31,17 +38,25 @@ final class ConnectConfigCommand implements Callable<Integer> {
     private Path config;
 
     // picocli expands ${...} in defaults; "$$" keeps the config-provider reference literal.
-    @Option(names = "--mongodb-uri", paramLabel = "URI", defaultValue = "$" + ConnectorConfigs.DEFAULT_MONGODB_URI,
-            description = {"connection.uri of both connectors (default: $${file:/secrets/mongo.properties:uri}, a"
-                    + " Connect config-provider reference, so that no credentials end up in the connector configuration)."})
+    @Option(
+            names = "--mongodb-uri",
+            paramLabel = "URI",
+            defaultValue = "$" + ConnectorConfigs.DEFAULT_MONGODB_URI,
+            description = {
+                "connection.uri of both connectors (default: $${file:/secrets/mongo.properties:uri}, a"
+                        + " Connect config-provider reference, so that no credentials end up in the connector configuration)."
+            })
     private String mongodbUri;
 
-    @Option(names = "--copy-existing",
+    @Option(
+            names = "--copy-existing",
             description = "Publish the existing documents of the rules' namespaces first (startup.mode=copy_existing),"
                     + " for a first deployment on live data.")
     private boolean copyExisting;
 
-    @Option(names = "--out", paramLabel = "DIR",
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
             description = "Write one <connector>.json per connector into DIR instead of printing.")
     private Path out;
 

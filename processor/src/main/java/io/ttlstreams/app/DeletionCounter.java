@@ -1,19 +1,17 @@
 package io.ttlstreams.app;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
-
-import org.bson.Document;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.bson.Document;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Counts the documents deleted from MongoDB in the watched namespaces, by following their change
@@ -32,9 +30,11 @@ final class DeletionCounter implements AutoCloseable {
         this.client = MongoClients.create(connectionString);
         for (String namespace : namespaces) {
             int dot = namespace.indexOf('.');
-            MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = client
-                    .getDatabase(namespace.substring(0, dot)).getCollection(namespace.substring(dot + 1))
-                    .watch(List.of(Aggregates.match(Filters.eq("operationType", "delete")))).cursor();
+            MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = client.getDatabase(
+                            namespace.substring(0, dot))
+                    .getCollection(namespace.substring(dot + 1))
+                    .watch(List.of(Aggregates.match(Filters.eq("operationType", "delete"))))
+                    .cursor();
             cursors.add(cursor);
             Thread thread = new Thread(() -> follow(cursor), "ttl-streams-deletions-" + namespace);
             thread.setDaemon(true);

@@ -4,6 +4,9 @@ import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Updates.set;
 import static com.mongodb.client.model.Updates.unset;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,13 +14,7 @@ import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.Callable;
-
 import org.bson.Document;
-
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -27,13 +24,18 @@ import picocli.CommandLine.Option;
  * TTL field is removed, one deleted by hand, one with a Cosmos-style per-document ttl) and reports
  * when each document actually disappeared from MongoDB.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
         description = "Start the embedded pipeline, write a small workload and report what expired and when.")
 final class DemoCommand implements Callable<Integer> {
 
     private static final Duration POLL = Duration.ofMillis(50);
 
-    @Option(names = "--documents", paramLabel = "N", defaultValue = "6",
+    @Option(
+            names = "--documents",
+            paramLabel = "N",
+            defaultValue = "6",
             description = "Plain expiring documents to write (default: ${DEFAULT-VALUE}).")
     private int documents;
 
@@ -58,7 +60,7 @@ final class DemoCommand implements Callable<Integer> {
         PrintStream out = System.out;
         out.println("ttl-streams demo: starting the embedded pipeline...");
         try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(RunCommand.bundledConfig());
-             MongoClient client = MongoClients.create(pipeline.stack().mongoConnectionString())) {
+                MongoClient client = MongoClients.create(pipeline.stack().mongoConnectionString())) {
             RunCommand.printEmbedded(out, pipeline.stack());
             out.println("ttl-streams ready");
             MongoCollection<Document> sessions = client.getDatabase("app").getCollection("sessions");
@@ -69,8 +71,9 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private List<Tracked> writeWorkload(MongoCollection<Document> sessions, MongoCollection<Document> events,
-            PrintStream out) throws InterruptedException {
+    private List<Tracked> writeWorkload(
+            MongoCollection<Document> sessions, MongoCollection<Document> events, PrintStream out)
+            throws InterruptedException {
         Instant start = Instant.now();
         List<Tracked> tracked = new ArrayList<>();
         for (int i = 1; i <= documents; i++) {
@@ -106,15 +109,20 @@ final class DemoCommand implements Callable<Integer> {
 
     /** Polls MongoDB until every expiring document is gone, or 10 s after the last deadline. */
     private static void watch(MongoClient client, List<Tracked> tracked) throws InterruptedException {
-        Instant lastDeadline = tracked.stream().filter(t -> t.deadline != null).map(t -> t.deadline)
-                .max(Instant::compareTo).orElseThrow();
+        Instant lastDeadline = tracked.stream()
+                .filter(t -> t.deadline != null)
+                .map(t -> t.deadline)
+                .max(Instant::compareTo)
+                .orElseThrow();
         Instant giveUp = lastDeadline.plusSeconds(10);
         while (Instant.now().isBefore(giveUp)) {
             boolean pending = false;
             for (Tracked t : tracked) {
                 if (t.goneAt == null) {
-                    boolean present = client.getDatabase("app").getCollection(t.collection)
-                            .countDocuments(eq("_id", t.id)) > 0;
+                    boolean present = client.getDatabase("app")
+                                    .getCollection(t.collection)
+                                    .countDocuments(eq("_id", t.id))
+                            > 0;
                     if (!present) {
                         t.goneAt = Instant.now();
                     } else if (t.deadline != null) {
@@ -134,8 +142,8 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private static int report(List<Tracked> tracked, PrintStream out) {
-        out.printf("%n%-10s %-40s %-26s %-26s %s%n", "document", "story", "deadline", "gone from MongoDB at",
-                "verdict");
+        out.printf(
+                "%n%-10s %-40s %-26s %-26s %s%n", "document", "story", "deadline", "gone from MongoDB at", "verdict");
         int failures = 0;
         for (Tracked t : tracked) {
             String verdict;
@@ -154,8 +162,10 @@ final class DemoCommand implements Callable<Integer> {
             }
             out.printf("%-10s %-40s %-26s %-26s %s%n", t.id, t.story, format(t.deadline), format(t.goneAt), verdict);
         }
-        out.println(failures == 0 ? "demo: every document expired on time and the others survived"
-                : "demo: " + failures + " document(s) did not behave as expected");
+        out.println(
+                failures == 0
+                        ? "demo: every document expired on time and the others survived"
+                        : "demo: " + failures + " document(s) did not behave as expected");
         return failures == 0 ? 0 : 1;
     }
 }

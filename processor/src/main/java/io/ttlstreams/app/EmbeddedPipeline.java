@@ -1,5 +1,8 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.EmbeddedStack;
+import io.ttlstreams.rules.TtlRule;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -7,12 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import org.apache.kafka.streams.StreamsConfig;
-
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.embedded.EmbeddedStack;
-import io.ttlstreams.rules.TtlRule;
 
 /**
  * The whole pipeline on one machine: the embedded stack (Kafka, Kafka Connect with the MongoDB
@@ -63,7 +61,8 @@ public final class EmbeddedPipeline implements AutoCloseable {
         Set<String> namespaces = new LinkedHashSet<>();
         for (TtlRule rule : config.rules().rules()) {
             if (rule.namespace().collection() != null) {
-                namespaces.add(rule.namespace().database() + "." + rule.namespace().collection());
+                namespaces.add(
+                        rule.namespace().database() + "." + rule.namespace().collection());
             }
         }
         for (String topic : config.sourceTopics()) {
@@ -76,8 +75,12 @@ public final class EmbeddedPipeline implements AutoCloseable {
     private static TtlStreamsConfig processorConfig(TtlStreamsConfig config, EmbeddedStack stack) {
         Map<String, Object> props = new HashMap<>(config.originals());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stack.dataDir().resolve("streams").toString());
-        props.put(TtlStreamsConfig.SOURCE_TOPICS_CONFIG, String.join(",", stack.sourceTopics().values()));
+        props.put(
+                StreamsConfig.STATE_DIR_CONFIG,
+                stack.dataDir().resolve("streams").toString());
+        props.put(
+                TtlStreamsConfig.SOURCE_TOPICS_CONFIG,
+                String.join(",", stack.sourceTopics().values()));
         props.put(TtlStreamsConfig.SOURCE_TOPIC_PREFIX_CONFIG, "");
         return new TtlStreamsConfig(props);
     }

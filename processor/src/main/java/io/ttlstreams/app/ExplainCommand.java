@@ -1,5 +1,7 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.rules.ExpiryDecision;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -9,7 +11,6 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
 import java.util.concurrent.Callable;
-
 import org.apache.kafka.common.config.ConfigException;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -19,9 +20,6 @@ import org.bson.BsonValue;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonParseException;
 import org.bson.json.JsonWriterSettings;
-
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.rules.ExpiryDecision;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -32,15 +30,20 @@ import picocli.CommandLine.Spec;
  * through the very {@link io.ttlstreams.rules.TtlRules#evaluate} call the processor makes for each
  * change event.
  */
-@Command(name = "explain", mixinStandardHelpOptions = true,
-        description = {"Explain whether and when a document expires under the configured TTL rules.",
-            "Prints one JSON object: {\"expires\": ..., \"deadline\": ..., \"rule\": ..., \"reason\": ...}."},
+@Command(
+        name = "explain",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Explain whether and when a document expires under the configured TTL rules.",
+            "Prints one JSON object: {\"expires\": ..., \"deadline\": ..., \"rule\": ..., \"reason\": ...}."
+        },
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:the document was evaluated", "2:invalid configuration, document or arguments"})
 final class ExplainCommand implements Callable<Integer> {
 
     /** ISO-8601 UTC with exactly three fractional digits, e.g. 2026-01-01T00:00:10.000Z. */
-    static final DateTimeFormatter DEADLINE_FORMAT = new DateTimeFormatterBuilder().appendInstant(3).toFormatter();
+    static final DateTimeFormatter DEADLINE_FORMAT =
+            new DateTimeFormatterBuilder().appendInstant(3).toFormatter();
 
     @Spec
     private CommandSpec spec;
@@ -51,11 +54,16 @@ final class ExplainCommand implements Callable<Integer> {
     @Option(names = "--namespace", required = true, paramLabel = "DB.COLL", description = "The document's namespace.")
     private String namespace;
 
-    @Option(names = "--document", required = true, paramLabel = "JSON",
+    @Option(
+            names = "--document",
+            required = true,
+            paramLabel = "JSON",
             description = "The document in (extended) JSON, or @path to a file holding it.")
     private String document;
 
-    @Option(names = "--event-time", paramLabel = "ISO-8601",
+    @Option(
+            names = "--event-time",
+            paramLabel = "ISO-8601",
             description = "Time of the change event, for last-modified rules (default: now).")
     private String eventTime;
 
@@ -105,19 +113,23 @@ final class ExplainCommand implements Callable<Integer> {
         try {
             return Instant.parse(eventTime);
         } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException("--event-time must be an ISO-8601 instant such as "
-                    + "2026-01-01T00:00:00Z, was '" + eventTime + "'", e);
+            throw new IllegalArgumentException(
+                    "--event-time must be an ISO-8601 instant such as " + "2026-01-01T00:00:00Z, was '" + eventTime
+                            + "'",
+                    e);
         }
     }
 
     static String toJson(ExpiryDecision decision) {
-        BsonValue deadline = decision.expires()
-                ? new BsonString(DEADLINE_FORMAT.format(decision.deadline())) : BsonNull.VALUE;
+        BsonValue deadline =
+                decision.expires() ? new BsonString(DEADLINE_FORMAT.format(decision.deadline())) : BsonNull.VALUE;
         BsonValue rule = decision.rule() == null ? BsonNull.VALUE : new BsonString(decision.rule());
         return new BsonDocument("expires", BsonBoolean.valueOf(decision.expires()))
                 .append("deadline", deadline)
                 .append("rule", rule)
                 .append("reason", new BsonString(decision.reason()))
-                .toJson(JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build());
+                .toJson(JsonWriterSettings.builder()
+                        .outputMode(JsonMode.RELAXED)
+                        .build());
     }
 }

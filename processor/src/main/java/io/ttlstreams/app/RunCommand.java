@@ -1,5 +1,10 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ConnectRestClient;
+import io.ttlstreams.connect.ConnectorConfigs;
+import io.ttlstreams.connect.ConnectorDefinition;
+import io.ttlstreams.embedded.EmbeddedStack;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -9,15 +14,8 @@ import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
-
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.connect.ConnectRestClient;
-import io.ttlstreams.connect.ConnectorConfigs;
-import io.ttlstreams.connect.ConnectorDefinition;
-import io.ttlstreams.embedded.EmbeddedStack;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -28,10 +26,14 @@ import picocli.CommandLine.Spec;
  * or, when it names none (or with {@code --embedded}), against an embedded Kafka, Kafka Connect with
  * the MongoDB connectors and a MongoDB stand-in, all started here. Runs until SIGTERM or Ctrl-C.
  */
-@Command(name = "run", mixinStandardHelpOptions = true,
-        description = {"Run the processor against the Kafka cluster named in the configuration (bootstrap.servers).",
+@Command(
+        name = "run",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run the processor against the Kafka cluster named in the configuration (bootstrap.servers).",
             "Without bootstrap.servers, or with --embedded, first start an embedded Kafka, Kafka Connect with the",
-            "MongoDB source and sink connectors, and a MongoDB stand-in, all on loopback."})
+            "MongoDB source and sink connectors, and a MongoDB stand-in, all on loopback."
+        })
 final class RunCommand implements Callable<Integer> {
 
     private static final String DEFAULT_CONFIG = "embedded-default.properties";
@@ -39,23 +41,31 @@ final class RunCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE",
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
             description = "The processor's properties file (default: a bundled embedded configuration).")
     private Path config;
 
     @Option(names = "--embedded", description = "Start the embedded stack even if the configuration names a cluster.")
     private boolean embedded;
 
-    @Option(names = "--mongodb-uri", paramLabel = "URI",
+    @Option(
+            names = "--mongodb-uri",
+            paramLabel = "URI",
             description = "connection.uri of the connectors registered at ttl.connect.url (default: a Connect config"
                     + " provider reference, $${file:/secrets/mongo.properties:uri}).")
     private String mongodbUri;
 
-    @Option(names = "--copy-existing",
+    @Option(
+            names = "--copy-existing",
             description = "Have the source connector registered at ttl.connect.url copy existing documents first.")
     private boolean copyExisting;
 
-    @Option(names = "--status-interval", paramLabel = "SECONDS", defaultValue = "5",
+    @Option(
+            names = "--status-interval",
+            paramLabel = "SECONDS",
+            defaultValue = "5",
             description = "Seconds between two status lines (default: ${DEFAULT-VALUE}).")
     private long statusIntervalSeconds;
 
@@ -68,7 +78,8 @@ final class RunCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("ttl-streams run: " + e.getMessage());
             return TtlStreamsCli.EXIT_BAD_INPUT;
         }
-        boolean namesCluster = ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) != null;
+        boolean namesCluster =
+                ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) != null;
         PrintStream out = System.out;
         CountDownLatch stopped = new CountDownLatch(1);
         AutoCloseable running;
@@ -78,7 +89,8 @@ final class RunCommand implements Callable<Integer> {
             out.println("ttl-streams: starting the embedded stack (Kafka, Kafka Connect, MongoDB stand-in)...");
             EmbeddedPipeline pipeline = EmbeddedPipeline.start(ttlConfig);
             printEmbedded(out, pipeline.stack());
-            deletions = new DeletionCounter(pipeline.stack().mongoConnectionString(), pipeline.stack().namespaces());
+            deletions = new DeletionCounter(
+                    pipeline.stack().mongoConnectionString(), pipeline.stack().namespaces());
             DeletionCounter counter = deletions;
             running = () -> {
                 counter.close();
@@ -93,13 +105,16 @@ final class RunCommand implements Callable<Integer> {
         }
         out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
                 + ", writing delete commands to " + ttlConfig.deleteTopic());
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            out.println("ttl-streams: stopping...");
-            closeQuietly(running);
-            stopped.countDown();
-        }, "ttl-streams-shutdown"));
-        try (StatusReporter status = new StatusReporter(app.streams(), out, Clock.systemUTC(),
-                deletions == null ? null : deletions::deleted)) {
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            out.println("ttl-streams: stopping...");
+                            closeQuietly(running);
+                            stopped.countDown();
+                        },
+                        "ttl-streams-shutdown"));
+        try (StatusReporter status = new StatusReporter(
+                app.streams(), out, Clock.systemUTC(), deletions == null ? null : deletions::deleted)) {
             status.start(statusIntervalSeconds);
             stopped.await();
         }
@@ -111,12 +126,13 @@ final class RunCommand implements Callable<Integer> {
         if (ttlConfig.connectUrl().isEmpty()) {
             return;
         }
-        ConnectorConfigs connectors = ConnectorConfigs.render(ttlConfig,
-                mongodbUri == null ? ConnectorConfigs.DEFAULT_MONGODB_URI : mongodbUri, copyExisting);
+        ConnectorConfigs connectors = ConnectorConfigs.render(
+                ttlConfig, mongodbUri == null ? ConnectorConfigs.DEFAULT_MONGODB_URI : mongodbUri, copyExisting);
         ConnectRestClient connect = new ConnectRestClient(ttlConfig.connectUrl().get());
         for (ConnectorDefinition connector : connectors.files().values()) {
             connect.put(connector);
-            out.println("ttl-streams: connector " + connector.name() + " registered at " + ttlConfig.connectUrl().get());
+            out.println("ttl-streams: connector " + connector.name() + " registered at "
+                    + ttlConfig.connectUrl().get());
         }
     }
 
@@ -131,10 +147,11 @@ final class RunCommand implements Callable<Integer> {
     }
 
     static void printEmbedded(PrintStream out, EmbeddedStack stack) {
-        out.println("  MongoDB stand-in : " + stack.mongoConnectionString() + "  (watched: " + stack.namespaces() + ")");
+        out.println(
+                "  MongoDB stand-in : " + stack.mongoConnectionString() + "  (watched: " + stack.namespaces() + ")");
         out.println("  Kafka            : " + stack.bootstrapServers());
-        out.println("  Kafka Connect    : " + stack.connectUrl() + "  connectors " + stack.connectorNames()
-                + " RUNNING");
+        out.println(
+                "  Kafka Connect    : " + stack.connectUrl() + "  connectors " + stack.connectorNames() + " RUNNING");
         out.println("  data directory   : " + stack.dataDir()
                 + (stack.deletesDataDirOnClose() ? " (deleted on exit)" : ""));
     }

@@ -1,5 +1,9 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.processor.TtlMetrics;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.state.ScheduleStores;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.util.Map;
@@ -9,7 +13,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.stream.DoubleStream;
-
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.utils.Bytes;
@@ -18,11 +21,6 @@ import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
-
-import io.ttlstreams.processor.TtlMetrics;
-import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.state.ScheduleKey;
-import io.ttlstreams.state.ScheduleStores;
 
 /**
  * Prints one status line every few seconds: documents scheduled (the schedule store's size), due
@@ -62,15 +60,20 @@ final class StatusReporter implements AutoCloseable {
     String statusLine() {
         Map<MetricName, ? extends Metric> metrics = streams.metrics();
         StringBuilder line = new StringBuilder("status: state=").append(streams.state());
-        scheduleStore().ifPresent(store -> line.append(" scheduled=").append(store.approximateNumEntries())
-                .append(" due=").append(countDue(store)));
+        scheduleStore()
+                .ifPresent(store -> line.append(" scheduled=")
+                        .append(store.approximateNumEntries())
+                        .append(" due=")
+                        .append(countDue(store)));
         line.append(String.format(" deletes-emitted=%.0f", sum(metrics, TtlMetrics.EMITTED + "-total")));
         if (deleted != null) {
             line.append(" deleted=").append(deleted.getAsLong());
         }
-        line.append(String.format(" dead-lettered=%.0f expiry-lag-ms p50=%.0f p99=%.0f",
+        line.append(String.format(
+                " dead-lettered=%.0f expiry-lag-ms p50=%.0f p99=%.0f",
                 sum(metrics, TtlMetrics.DEAD_LETTERED + "-total"),
-                max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p50"), max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p99")));
+                max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p50"),
+                max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p99")));
         return line.toString();
     }
 
@@ -79,8 +82,8 @@ final class StatusReporter implements AutoCloseable {
             return Optional.empty();
         }
         try {
-            return Optional.of(streams.store(StoreQueryParameters.fromNameAndType(ScheduleStores.SCHEDULE,
-                    QueryableStoreTypes.<Bytes, ScheduleEntry>keyValueStore())));
+            return Optional.of(streams.store(StoreQueryParameters.fromNameAndType(
+                    ScheduleStores.SCHEDULE, QueryableStoreTypes.<Bytes, ScheduleEntry>keyValueStore())));
         } catch (RuntimeException e) {
             return Optional.empty(); // rebalancing: the next line will tell
         }
@@ -88,8 +91,8 @@ final class StatusReporter implements AutoCloseable {
 
     private long countDue(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> store) {
         long count = 0;
-        try (KeyValueIterator<Bytes, ScheduleEntry> due = store.range(ScheduleKey.lowest(),
-                ScheduleKey.dueUpperBound(clock.millis()))) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> due =
+                store.range(ScheduleKey.lowest(), ScheduleKey.dueUpperBound(clock.millis()))) {
             while (due.hasNext() && count < DUE_COUNT_CAP) {
                 due.next();
                 count++;
@@ -109,7 +112,8 @@ final class StatusReporter implements AutoCloseable {
 
     private static DoubleStream values(Map<MetricName, ? extends Metric> metrics, String name) {
         return metrics.entrySet().stream()
-                .filter(e -> e.getKey().name().equals(name) && e.getKey().group().equals("stream-ttl-metrics"))
+                .filter(e ->
+                        e.getKey().name().equals(name) && e.getKey().group().equals("stream-ttl-metrics"))
                 .map(e -> e.getValue().metricValue())
                 .filter(Number.class::isInstance)
                 .mapToDouble(v -> ((Number) v).doubleValue())

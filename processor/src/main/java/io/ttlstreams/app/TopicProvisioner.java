@@ -1,5 +1,6 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.TtlStreamsConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -8,7 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -16,8 +16,6 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.ttlstreams.config.TtlStreamsConfig;
 
 /**
  * Makes sure the topics the processor reads and writes exist before Kafka Streams starts.
@@ -45,15 +43,19 @@ final class TopicProvisioner {
         config.auditTopic().ifPresent(plain::add);
         createMissing(plain, Optional.empty());
         int sourcePartitions = describe(config.sourceTopics()).values().stream()
-                .mapToInt(d -> d.partitions().size()).max().orElse(1);
+                .mapToInt(d -> d.partitions().size())
+                .max()
+                .orElse(1);
         String control = config.controlTopic();
         Map<String, TopicDescription> existing = describe(List.of(control));
         if (existing.isEmpty()) {
             createMissing(Set.of(control), Optional.of(sourcePartitions));
         } else if (existing.get(control).partitions().size() < sourcePartitions) {
-            LOG.info("Widening control topic {} to {} partitions to match the source topics", control,
-                    sourcePartitions);
-            call(() -> admin.createPartitions(Map.of(control, NewPartitions.increaseTo(sourcePartitions))).all().get());
+            LOG.info(
+                    "Widening control topic {} to {} partitions to match the source topics", control, sourcePartitions);
+            call(() -> admin.createPartitions(Map.of(control, NewPartitions.increaseTo(sourcePartitions)))
+                    .all()
+                    .get());
         }
     }
 
@@ -65,7 +67,8 @@ final class TopicProvisioner {
         }
         LOG.info("Creating missing topics {}", missing);
         List<NewTopic> newTopics = missing.stream()
-                .map(name -> new NewTopic(name, partitions, Optional.empty())).toList();
+                .map(name -> new NewTopic(name, partitions, Optional.empty()))
+                .toList();
         call(() -> admin.createTopics(newTopics).all().get());
     }
 
@@ -95,7 +98,8 @@ final class TopicProvisioner {
             call.run();
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
-                throw new IllegalStateException("Kafka admin request failed: " + e.getCause().getMessage(), e);
+                throw new IllegalStateException(
+                        "Kafka admin request failed: " + e.getCause().getMessage(), e);
             }
         }
     }

@@ -1,8 +1,9 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.topology.TtlTopology;
 import java.time.Duration;
 import java.util.Properties;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.CloseOptions.GroupMembershipOperation;
@@ -10,9 +11,6 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.topology.TtlTopology;
 
 /**
  * The running processor: provisions topics, starts Kafka Streams with the ttl-streams topology and
@@ -49,8 +47,10 @@ public final class TtlStreamsApp implements AutoCloseable {
     /** Starts processing. */
     public TtlStreamsApp start() {
         streams.start();
-        LOG.info("ttl-streams started: application.id={}, reading {}", config.streamsProperties()
-                .getProperty("application.id"), config.sourceTopics());
+        LOG.info(
+                "ttl-streams started: application.id={}, reading {}",
+                config.streamsProperties().getProperty("application.id"),
+                config.sourceTopics());
         return this;
     }
 
@@ -63,10 +63,10 @@ public final class TtlStreamsApp implements AutoCloseable {
     public void awaitRunning(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (streams.state() != KafkaStreams.State.RUNNING) {
-            if (System.nanoTime() > deadline || !streams.state().isRunningOrRebalancing()
-                    && streams.state() != KafkaStreams.State.CREATED) {
-                throw new IllegalStateException("Kafka Streams did not reach RUNNING within " + timeout
-                        + "; state is " + streams.state());
+            if (System.nanoTime() > deadline
+                    || !streams.state().isRunningOrRebalancing() && streams.state() != KafkaStreams.State.CREATED) {
+                throw new IllegalStateException(
+                        "Kafka Streams did not reach RUNNING within " + timeout + "; state is " + streams.state());
             }
             Thread.sleep(50);
         }

@@ -6,12 +6,20 @@ import picocli.CommandLine.Command;
 /**
  * Entry point of the {@code ttl-streams} command. Each subcommand is a class of its own.
  */
-@Command(name = "ttl-streams", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(
+        name = "ttl-streams",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
         description = "Event-driven TTL engine for MongoDB data, built on Kafka Streams.",
         footer = {"", "Benchmarks: ttl-streams bench [--quick], run by the launcher script (module bench/)."},
-        subcommands = {RunCommand.class, DemoCommand.class, ExplainCommand.class, ConnectConfigCommand.class,
-                ConfigDocsCommand.class,
-                CommandLine.HelpCommand.class})
+        subcommands = {
+            RunCommand.class,
+            DemoCommand.class,
+            ExplainCommand.class,
+            ConnectConfigCommand.class,
+            ConfigDocsCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class TtlStreamsCli {
 
     /** Exit code for bad input: an invalid configuration, document or argument. */

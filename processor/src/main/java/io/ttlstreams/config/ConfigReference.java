@@ -11,11 +11,10 @@ import org.apache.kafka.common.config.ConfigDef.ConfigKey;
 /** Renders ConfigDefs as Markdown tables, so that the README's reference cannot drift from the code. */
 final class ConfigReference {
 
-    private static final String HEADER = "| Name | Type | Default | Valid values | Importance | Description |\n"
-            + "|---|---|---|---|---|---|\n";
+    private static final String HEADER =
+            "| Name | Type | Default | Valid values | Importance | Description |\n" + "|---|---|---|---|---|---|\n";
 
-    private ConfigReference() {
-    }
+    private ConfigReference() {}
 
     /**
      * One section per group of {@code definition}, in definition order.

@@ -19,8 +19,7 @@ import org.apache.kafka.common.config.ConfigException;
  */
 final class PropertiesFiles {
 
-    private PropertiesFiles() {
-    }
+    private PropertiesFiles() {}
 
     /**
      * The properties in {@code file} (UTF-8), trailing comments removed.
@@ -103,8 +102,8 @@ final class PropertiesFiles {
                     endsWithBackslash = false;
                     break;
                 }
-                whitespaceStart = !escaped && Character.isWhitespace(c) ? (whitespaceStart >= 0 ? whitespaceStart : i)
-                        : -1;
+                whitespaceStart =
+                        !escaped && Character.isWhitespace(c) ? (whitespaceStart >= 0 ? whitespaceStart : i) : -1;
             }
             out.append(line, 0, end).append('\n');
             continuation = endsWithBackslash;

@@ -72,8 +72,7 @@ public final class RuleConfig {
             Map.entry(FIELD_FORMAT_CONFIG, TtlMode.FIELD),
             Map.entry(DOCUMENT_TTL_FIELD_CONFIG, TtlMode.LAST_MODIFIED));
 
-    private RuleConfig() {
-    }
+    private RuleConfig() {}
 
     /** The per-rule options under their own names, as documented; the embedded copies carry the prefix. */
     public static ConfigDef configDef() {
@@ -104,23 +103,35 @@ public final class RuleConfig {
         for (Map.Entry<String, TtlMode> modeSpecific : MODE_SPECIFIC) {
             String option = prefix + modeSpecific.getKey();
             Object value = originals.get(option);
-            if (mode != modeSpecific.getValue() && value != null && !value.toString().isBlank()) {
-                throw new ConfigException(option, value, "Applies only when " + prefix + MODE_CONFIG + " is "
-                        + modeSpecific.getValue().configValue() + ", and this rule's mode is " + mode.configValue());
+            if (mode != modeSpecific.getValue()
+                    && value != null
+                    && !value.toString().isBlank()) {
+                throw new ConfigException(
+                        option,
+                        value,
+                        "Applies only when " + prefix + MODE_CONFIG + " is "
+                                + modeSpecific.getValue().configValue() + ", and this rule's mode is "
+                                + mode.configValue());
             }
         }
         String field = optional(config.getString(prefix + FIELD_CONFIG));
         if (mode == TtlMode.FIELD && field == null) {
-            throw missing(prefix + FIELD_CONFIG, "when " + prefix + MODE_CONFIG
-                    + " is field: name the date field to expire documents by");
+            throw missing(
+                    prefix + FIELD_CONFIG,
+                    "when " + prefix + MODE_CONFIG + " is field: name the date field to expire documents by");
         }
         Integer expireAfterSeconds = config.getInt(prefix + EXPIRE_AFTER_SECONDS_CONFIG);
         if (mode == TtlMode.LAST_MODIFIED && expireAfterSeconds == null) {
-            throw missing(prefix + EXPIRE_AFTER_SECONDS_CONFIG, "when " + prefix + MODE_CONFIG
-                    + " is last-modified: it is the collection's default TTL");
+            throw missing(
+                    prefix + EXPIRE_AFTER_SECONDS_CONFIG,
+                    "when " + prefix + MODE_CONFIG + " is last-modified: it is the collection's default TTL");
         }
         String partialFilter = optional(config.getString(prefix + PARTIAL_FILTER_CONFIG));
-        return new TtlRule(ruleName, NamespacePattern.parse(config.getString(prefix + NAMESPACE_CONFIG)), mode, field,
+        return new TtlRule(
+                ruleName,
+                NamespacePattern.parse(config.getString(prefix + NAMESPACE_CONFIG)),
+                mode,
+                field,
                 expireAfterSeconds == null ? 0 : expireAfterSeconds,
                 FieldFormat.fromConfigValue(config.getString(prefix + FIELD_FORMAT_CONFIG)),
                 partialFilter == null ? null : parsePartialFilter(partialFilter),
@@ -132,29 +143,53 @@ public final class RuleConfig {
      */
     private static ConfigDef definition(String reportedPrefix) {
         Function<ConfigDef.Validator, ConfigDef.Validator> named = v -> Validators.reportingUnder(reportedPrefix, v);
-        ConfigDef.Validator fieldPath = named.apply(Validators.blankOr(Validators.of("a dotted field path",
-                value -> TtlRule.validateFieldPath((String) value))));
+        ConfigDef.Validator fieldPath = named.apply(Validators.blankOr(
+                Validators.of("a dotted field path", value -> TtlRule.validateFieldPath((String) value))));
         return new ConfigDef()
-                .define(NAMESPACE_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE,
-                        named.apply(Validators.of("db.coll or db.*",
-                                value -> NamespacePattern.parse((String) value))),
-                        Importance.HIGH, NAMESPACE_DOC)
-                .define(MODE_CONFIG, Type.STRING, TtlMode.FIELD.configValue(),
+                .define(
+                        NAMESPACE_CONFIG,
+                        Type.STRING,
+                        ConfigDef.NO_DEFAULT_VALUE,
+                        named.apply(Validators.of("db.coll or db.*", value -> NamespacePattern.parse((String) value))),
+                        Importance.HIGH,
+                        NAMESPACE_DOC)
+                .define(
+                        MODE_CONFIG,
+                        Type.STRING,
+                        TtlMode.FIELD.configValue(),
                         named.apply(ConfigDef.ValidString.in(configValues(TtlMode.values(), TtlMode::configValue))),
-                        Importance.HIGH, MODE_DOC)
+                        Importance.HIGH,
+                        MODE_DOC)
                 .define(FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.HIGH, FIELD_DOC)
-                .define(EXPIRE_AFTER_SECONDS_CONFIG, Type.INT, null,
+                .define(
+                        EXPIRE_AFTER_SECONDS_CONFIG,
+                        Type.INT,
+                        null,
                         named.apply(Validators.nullOr(ConfigDef.Range.between(0, Integer.MAX_VALUE))),
-                        Importance.HIGH, EXPIRE_AFTER_SECONDS_DOC)
-                .define(FIELD_FORMAT_CONFIG, Type.STRING, FieldFormat.DATE.configValue(),
-                        named.apply(ConfigDef.ValidString.in(
-                                configValues(FieldFormat.values(), FieldFormat::configValue))),
-                        Importance.MEDIUM, FIELD_FORMAT_DOC)
-                .define(PARTIAL_FILTER_CONFIG, Type.STRING, null,
-                        named.apply(Validators.blankOr(Validators.of("a JSON filter document",
-                                value -> parsePartialFilter((String) value)))),
-                        Importance.MEDIUM, PARTIAL_FILTER_DOC)
-                .define(DOCUMENT_TTL_FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.MEDIUM,
+                        Importance.HIGH,
+                        EXPIRE_AFTER_SECONDS_DOC)
+                .define(
+                        FIELD_FORMAT_CONFIG,
+                        Type.STRING,
+                        FieldFormat.DATE.configValue(),
+                        named.apply(
+                                ConfigDef.ValidString.in(configValues(FieldFormat.values(), FieldFormat::configValue))),
+                        Importance.MEDIUM,
+                        FIELD_FORMAT_DOC)
+                .define(
+                        PARTIAL_FILTER_CONFIG,
+                        Type.STRING,
+                        null,
+                        named.apply(Validators.blankOr(
+                                Validators.of("a JSON filter document", value -> parsePartialFilter((String) value)))),
+                        Importance.MEDIUM,
+                        PARTIAL_FILTER_DOC)
+                .define(
+                        DOCUMENT_TTL_FIELD_CONFIG,
+                        Type.STRING,
+                        null,
+                        fieldPath,
+                        Importance.MEDIUM,
                         DOCUMENT_TTL_FIELD_DOC);
     }
 

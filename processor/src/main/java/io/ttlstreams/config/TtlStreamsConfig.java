@@ -50,16 +50,16 @@ public final class TtlStreamsConfig extends AbstractConfig {
             + " (a db.* rule then needs the topics listed here).";
 
     public static final String SOURCE_TOPIC_PREFIX_CONFIG = "ttl.source.topic.prefix";
-    public static final String SOURCE_TOPIC_PREFIX_DOC = "The source connector's topic.prefix; empty when it has"
-            + " none.";
+    public static final String SOURCE_TOPIC_PREFIX_DOC =
+            "The source connector's topic.prefix; empty when it has" + " none.";
 
     public static final String SOURCE_TOPIC_NAMESPACE_MAP_CONFIG = "ttl.source.topic.namespace.map";
     public static final String SOURCE_TOPIC_NAMESPACE_MAP_DOC = "Entries topic=db.coll for topics whose name does not"
             + " follow the connector's convention; used to find a topic's namespace and to derive source topics.";
 
     public static final String DELETE_TOPIC_CONFIG = "ttl.delete.topic";
-    public static final String DELETE_TOPIC_DOC = "Topic of the delete commands, which the MongoDB sink connector"
-            + " applies.";
+    public static final String DELETE_TOPIC_DOC =
+            "Topic of the delete commands, which the MongoDB sink connector" + " applies.";
 
     public static final String AUDIT_TOPIC_CONFIG = "ttl.audit.topic";
     public static final String AUDIT_TOPIC_DOC = "Topic of an audit event per expiry; empty disables auditing.";
@@ -81,28 +81,28 @@ public final class TtlStreamsConfig extends AbstractConfig {
             + " that a backlog does not stall the task's other work.";
 
     public static final String PUNCTUATE_MAX_DURATION_MS_CONFIG = "ttl.punctuate.max.duration.ms";
-    public static final String PUNCTUATE_MAX_DURATION_MS_DOC = "Time budget of one punctuation in milliseconds; the"
-            + " rest of a backlog waits for the next one.";
+    public static final String PUNCTUATE_MAX_DURATION_MS_DOC =
+            "Time budget of one punctuation in milliseconds; the" + " rest of a backlog waits for the next one.";
 
     public static final String MAX_DELETES_PER_SECOND_CONFIG = "ttl.max.deletes.per.second";
     public static final String MAX_DELETES_PER_SECOND_DOC = "Throttle per task: at most this many delete commands per"
             + " second, to spare the database when a mass expiry comes due. Unset: unthrottled.";
 
     public static final String CONNECT_URL_CONFIG = "ttl.connect.url";
-    public static final String CONNECT_URL_DOC = "REST URL of the Kafka Connect cluster whose connectors ttl-streams"
-            + " manages; empty for none.";
+    public static final String CONNECT_URL_DOC =
+            "REST URL of the Kafka Connect cluster whose connectors ttl-streams" + " manages; empty for none.";
 
     public static final String EMBEDDED_MONGODB_PORT_CONFIG = "embedded.mongodb.port";
-    public static final String EMBEDDED_MONGODB_PORT_DOC = "Embedded stack: port of the MongoDB stand-in; 0 picks a"
-            + " free port.";
+    public static final String EMBEDDED_MONGODB_PORT_DOC =
+            "Embedded stack: port of the MongoDB stand-in; 0 picks a" + " free port.";
 
     public static final String EMBEDDED_KAFKA_PORT_CONFIG = "embedded.kafka.port";
-    public static final String EMBEDDED_KAFKA_PORT_DOC = "Embedded stack: port of the Kafka broker; 0 picks a free"
-            + " port.";
+    public static final String EMBEDDED_KAFKA_PORT_DOC =
+            "Embedded stack: port of the Kafka broker; 0 picks a free" + " port.";
 
     public static final String EMBEDDED_CONNECT_PORT_CONFIG = "embedded.connect.port";
-    public static final String EMBEDDED_CONNECT_PORT_DOC = "Embedded stack: port of the Kafka Connect REST API; 0"
-            + " picks a free port.";
+    public static final String EMBEDDED_CONNECT_PORT_DOC =
+            "Embedded stack: port of the Kafka Connect REST API; 0" + " picks a free port.";
 
     public static final String EMBEDDED_DATA_DIR_CONFIG = "embedded.data.dir";
     public static final String EMBEDDED_DATA_DIR_DOC = "Embedded stack: directory for the broker's and Connect's data;"
@@ -127,7 +127,9 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     public TtlStreamsConfig(Map<?, ?> props) {
         super(definition(props), props);
-        this.rules = new TtlRules(getList(RULES_CONFIG).stream().map(name -> RuleConfig.toRule(name, this)).toList());
+        this.rules = new TtlRules(getList(RULES_CONFIG).stream()
+                .map(name -> RuleConfig.toRule(name, this))
+                .toList());
         this.topicNamespaceMapping = new TopicNamespaceMapping(
                 parseNamespaceMap(getList(SOURCE_TOPIC_NAMESPACE_MAP_CONFIG)), getString(SOURCE_TOPIC_PREFIX_CONFIG));
         this.sourceTopics = deriveSourceTopics();
@@ -264,44 +266,107 @@ public final class TtlStreamsConfig extends AbstractConfig {
     private static ConfigDef baseDefinition() {
         ConfigDef definition = new ConfigDef();
         new Group(definition, RULES_GROUP)
-                .define(RULES_CONFIG, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, Validators.of(
-                        "distinct names of letters, digits, - and _, at least one", TtlStreamsConfig::checkRuleNames),
-                        Importance.HIGH, RULES_DOC);
+                .define(
+                        RULES_CONFIG,
+                        Type.LIST,
+                        ConfigDef.NO_DEFAULT_VALUE,
+                        Validators.of(
+                                "distinct names of letters, digits, - and _, at least one",
+                                TtlStreamsConfig::checkRuleNames),
+                        Importance.HIGH,
+                        RULES_DOC);
         new Group(definition, SOURCE_GROUP)
-                .define(SOURCE_TOPICS_CONFIG, Type.LIST, List.of(), Validators.topics(), Importance.HIGH,
+                .define(
+                        SOURCE_TOPICS_CONFIG,
+                        Type.LIST,
+                        List.of(),
+                        Validators.topics(),
+                        Importance.HIGH,
                         SOURCE_TOPICS_DOC)
-                .define(SOURCE_TOPIC_PREFIX_CONFIG, Type.STRING, "",
-                        Validators.blankOr(Validators.topic()), Importance.MEDIUM, SOURCE_TOPIC_PREFIX_DOC)
-                .define(SOURCE_TOPIC_NAMESPACE_MAP_CONFIG, Type.LIST, List.of(),
+                .define(
+                        SOURCE_TOPIC_PREFIX_CONFIG,
+                        Type.STRING,
+                        "",
+                        Validators.blankOr(Validators.topic()),
+                        Importance.MEDIUM,
+                        SOURCE_TOPIC_PREFIX_DOC)
+                .define(
+                        SOURCE_TOPIC_NAMESPACE_MAP_CONFIG,
+                        Type.LIST,
+                        List.of(),
                         Validators.of("topic=db.coll entries", value -> parseNamespaceMap((List<?>) value)),
-                        Importance.MEDIUM, SOURCE_TOPIC_NAMESPACE_MAP_DOC);
+                        Importance.MEDIUM,
+                        SOURCE_TOPIC_NAMESPACE_MAP_DOC);
         new Group(definition, OUTPUT_GROUP)
-                .define(DELETE_TOPIC_CONFIG, Type.STRING, "ttl.deletes", Validators.topic(), Importance.HIGH,
+                .define(
+                        DELETE_TOPIC_CONFIG,
+                        Type.STRING,
+                        "ttl.deletes",
+                        Validators.topic(),
+                        Importance.HIGH,
                         DELETE_TOPIC_DOC)
-                .define(AUDIT_TOPIC_CONFIG, Type.STRING, "", Validators.blankOr(Validators.topic()),
-                        Importance.MEDIUM, AUDIT_TOPIC_DOC)
-                .define(DLQ_TOPIC_CONFIG, Type.STRING, "ttl.dlq", Validators.topic(), Importance.MEDIUM,
-                        DLQ_TOPIC_DOC)
-                .define(CONTROL_TOPIC_CONFIG, Type.STRING, "ttl.control", Validators.topic(), Importance.LOW,
+                .define(
+                        AUDIT_TOPIC_CONFIG,
+                        Type.STRING,
+                        "",
+                        Validators.blankOr(Validators.topic()),
+                        Importance.MEDIUM,
+                        AUDIT_TOPIC_DOC)
+                .define(DLQ_TOPIC_CONFIG, Type.STRING, "ttl.dlq", Validators.topic(), Importance.MEDIUM, DLQ_TOPIC_DOC)
+                .define(
+                        CONTROL_TOPIC_CONFIG,
+                        Type.STRING,
+                        "ttl.control",
+                        Validators.topic(),
+                        Importance.LOW,
                         CONTROL_TOPIC_DOC);
         new Group(definition, SCHEDULER_GROUP)
-                .define(PUNCTUATE_INTERVAL_MS_CONFIG, Type.LONG, 100L, Range.atLeast(1), Importance.MEDIUM,
+                .define(
+                        PUNCTUATE_INTERVAL_MS_CONFIG,
+                        Type.LONG,
+                        100L,
+                        Range.atLeast(1),
+                        Importance.MEDIUM,
                         PUNCTUATE_INTERVAL_MS_DOC)
-                .define(PUNCTUATE_MAX_ENTRIES_CONFIG, Type.INT, 10_000, Range.atLeast(1), Importance.LOW,
+                .define(
+                        PUNCTUATE_MAX_ENTRIES_CONFIG,
+                        Type.INT,
+                        10_000,
+                        Range.atLeast(1),
+                        Importance.LOW,
                         PUNCTUATE_MAX_ENTRIES_DOC)
-                .define(PUNCTUATE_MAX_DURATION_MS_CONFIG, Type.LONG, 50L, Range.atLeast(1), Importance.LOW,
+                .define(
+                        PUNCTUATE_MAX_DURATION_MS_CONFIG,
+                        Type.LONG,
+                        50L,
+                        Range.atLeast(1),
+                        Importance.LOW,
                         PUNCTUATE_MAX_DURATION_MS_DOC)
-                .define(MAX_DELETES_PER_SECOND_CONFIG, Type.DOUBLE, null,
-                        Validators.nullOr(Validators.positiveFinite()), Importance.MEDIUM, MAX_DELETES_PER_SECOND_DOC);
+                .define(
+                        MAX_DELETES_PER_SECOND_CONFIG,
+                        Type.DOUBLE,
+                        null,
+                        Validators.nullOr(Validators.positiveFinite()),
+                        Importance.MEDIUM,
+                        MAX_DELETES_PER_SECOND_DOC);
         new Group(definition, CONNECT_GROUP)
-                .define(CONNECT_URL_CONFIG, Type.STRING, "", Validators.blankOr(Validators.httpUrl()),
-                        Importance.MEDIUM, CONNECT_URL_DOC);
+                .define(
+                        CONNECT_URL_CONFIG,
+                        Type.STRING,
+                        "",
+                        Validators.blankOr(Validators.httpUrl()),
+                        Importance.MEDIUM,
+                        CONNECT_URL_DOC);
         new Group(definition, EMBEDDED_GROUP)
-                .define(EMBEDDED_MONGODB_PORT_CONFIG, Type.INT, 27017, port(), Importance.LOW,
+                .define(
+                        EMBEDDED_MONGODB_PORT_CONFIG,
+                        Type.INT,
+                        27017,
+                        port(),
+                        Importance.LOW,
                         EMBEDDED_MONGODB_PORT_DOC)
                 .define(EMBEDDED_KAFKA_PORT_CONFIG, Type.INT, 9092, port(), Importance.LOW, EMBEDDED_KAFKA_PORT_DOC)
-                .define(EMBEDDED_CONNECT_PORT_CONFIG, Type.INT, 8083, port(), Importance.LOW,
-                        EMBEDDED_CONNECT_PORT_DOC)
+                .define(EMBEDDED_CONNECT_PORT_CONFIG, Type.INT, 8083, port(), Importance.LOW, EMBEDDED_CONNECT_PORT_DOC)
                 .define(EMBEDDED_DATA_DIR_CONFIG, Type.STRING, "", null, Importance.LOW, EMBEDDED_DATA_DIR_DOC);
         return definition;
     }
@@ -357,16 +422,23 @@ public final class TtlStreamsConfig extends AbstractConfig {
         Set<String> topics = new LinkedHashSet<>();
         for (TtlRule rule : rules.rules()) {
             if (rule.namespace().collection() == null) {
-                throw new ConfigException(SOURCE_TOPICS_CONFIG, explicit, "Rule " + rule.name() + " covers every"
-                        + " collection of " + rule.namespace() + ", so its topics cannot be derived: list them here");
+                throw new ConfigException(
+                        SOURCE_TOPICS_CONFIG,
+                        explicit,
+                        "Rule " + rule.name() + " covers every" + " collection of " + rule.namespace()
+                                + ", so its topics cannot be derived: list them here");
             }
             for (String topic : topicNamespaceMapping.topicsOf(rule.namespace().toString())) {
                 try {
                     Validators.checkTopic(topic);
                 } catch (IllegalArgumentException illegal) {
-                    throw new ConfigException(SOURCE_TOPICS_CONFIG, explicit, "The topic derived for rule "
-                            + rule.name() + " is illegal: " + illegal.getMessage() + "; list the topics here or map"
-                            + " them with " + SOURCE_TOPIC_NAMESPACE_MAP_CONFIG);
+                    throw new ConfigException(
+                            SOURCE_TOPICS_CONFIG,
+                            explicit,
+                            "The topic derived for rule "
+                                    + rule.name() + " is illegal: " + illegal.getMessage()
+                                    + "; list the topics here or map"
+                                    + " them with " + SOURCE_TOPIC_NAMESPACE_MAP_CONFIG);
                 }
                 topics.add(topic);
             }
@@ -393,10 +465,15 @@ public final class TtlStreamsConfig extends AbstractConfig {
             this.name = name;
         }
 
-        Group define(String key, Type type, Object defaultValue, ConfigDef.Validator validator,
-                Importance importance, String documentation) {
-            definition.define(key, type, defaultValue, validator, importance, documentation, name, ++order,
-                    Width.MEDIUM, key);
+        Group define(
+                String key,
+                Type type,
+                Object defaultValue,
+                ConfigDef.Validator validator,
+                Importance importance,
+                String documentation) {
+            definition.define(
+                    key, type, defaultValue, validator, importance, documentation, name, ++order, Width.MEDIUM, key);
             return this;
         }
     }

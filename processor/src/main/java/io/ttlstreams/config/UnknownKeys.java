@@ -19,8 +19,7 @@ final class UnknownKeys {
     /** A suggestion further away than this many edits is more likely noise than the intended name. */
     private static final int MAX_SUGGESTION_DISTANCE = 3;
 
-    private UnknownKeys() {
-    }
+    private UnknownKeys() {}
 
     static boolean isOwn(String key) {
         return OWN_PREFIXES.stream().anyMatch(key::startsWith);
@@ -33,8 +32,8 @@ final class UnknownKeys {
         for (Object key : props.keySet()) {
             // A non-string key is AbstractConfig's to report.
             if (key instanceof String name && isOwn(name) && !definition.names().contains(name)) {
-                throw new ConfigException("Unknown configuration " + name + ": " + explain(name, definition,
-                        ruleNames));
+                throw new ConfigException(
+                        "Unknown configuration " + name + ": " + explain(name, definition, ruleNames));
             }
         }
     }

@@ -20,8 +20,7 @@ final class Validators {
     /** Kafka's legal topic names: these characters, at most 249 of them, and neither "." nor "..". */
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
-    private Validators() {
-    }
+    private Validators() {}
 
     /**
      * A validator running {@code check} on the option's value.
@@ -29,31 +28,37 @@ final class Validators {
      * @param validValues what the reference documentation lists as valid values
      */
     static ConfigDef.Validator of(String validValues, Consumer<Object> check) {
-        return ConfigDef.LambdaValidator.with((name, value) -> {
-            try {
-                check.accept(value);
-            } catch (IllegalArgumentException invalid) {
-                throw new ConfigException(name, value, invalid.getMessage());
-            }
-        }, () -> validValues);
+        return ConfigDef.LambdaValidator.with(
+                (name, value) -> {
+                    try {
+                        check.accept(value);
+                    } catch (IllegalArgumentException invalid) {
+                        throw new ConfigException(name, value, invalid.getMessage());
+                    }
+                },
+                () -> validValues);
     }
 
     /** {@code base}, but accepting an unset ({@code null}) value, for options whose default is "none". */
     static ConfigDef.Validator nullOr(ConfigDef.Validator base) {
-        return ConfigDef.LambdaValidator.with((name, value) -> {
-            if (value != null) {
-                base.ensureValid(name, value);
-            }
-        }, () -> "null or " + base);
+        return ConfigDef.LambdaValidator.with(
+                (name, value) -> {
+                    if (value != null) {
+                        base.ensureValid(name, value);
+                    }
+                },
+                () -> "null or " + base);
     }
 
     /** {@code base}, but accepting an unset or blank string, for optional options users may leave empty. */
     static ConfigDef.Validator blankOr(ConfigDef.Validator base) {
-        return ConfigDef.LambdaValidator.with((name, value) -> {
-            if (value != null && !value.toString().isBlank()) {
-                base.ensureValid(name, value);
-            }
-        }, () -> "empty or " + base);
+        return ConfigDef.LambdaValidator.with(
+                (name, value) -> {
+                    if (value != null && !value.toString().isBlank()) {
+                        base.ensureValid(name, value);
+                    }
+                },
+                () -> "empty or " + base);
     }
 
     /**
@@ -74,7 +79,8 @@ final class Validators {
 
     /** Distinct legal Kafka topic names. */
     static ConfigDef.Validator topics() {
-        return of("distinct Kafka topic names", value -> distinct((List<?>) value).forEach(Validators::checkTopic));
+        return of(
+                "distinct Kafka topic names", value -> distinct((List<?>) value).forEach(Validators::checkTopic));
     }
 
     /** A finite number above zero. */
@@ -103,8 +109,8 @@ final class Validators {
 
     static void checkTopic(String topic) {
         if (!TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
-            throw new IllegalArgumentException("'" + topic + "' is not a legal Kafka topic name (up to 249 of"
-                    + " a-z A-Z 0-9 . _ -)");
+            throw new IllegalArgumentException(
+                    "'" + topic + "' is not a legal Kafka topic name (up to 249 of" + " a-z A-Z 0-9 . _ -)");
         }
     }
 

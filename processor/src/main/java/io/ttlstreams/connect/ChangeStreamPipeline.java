@@ -44,11 +44,10 @@ final class ChangeStreamPipeline {
     /** Namespace-wide events that carry no {@code ns.coll}, which a collection filter would otherwise drop. */
     private static final List<String> DATABASE_WIDE_TYPES = List.of("dropDatabase", "invalidate");
 
-    private static final JsonWriterSettings COMPACT = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED)
-            .build();
+    private static final JsonWriterSettings COMPACT =
+            JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
 
-    private ChangeStreamPipeline() {
-    }
+    private ChangeStreamPipeline() {}
 
     /**
      * The pipeline, as the connector's {@code pipeline} option takes it (a JSON array).
@@ -56,8 +55,8 @@ final class ChangeStreamPipeline {
      * @param rules the rules whose namespaces lie in the connector's database; at least one
      */
     static String json(List<TtlRule> rules) {
-        List<BsonDocument> stages = List.of(new BsonDocument("$match", match(rules)),
-                new BsonDocument("$project", projection(rules)));
+        List<BsonDocument> stages =
+                List.of(new BsonDocument("$match", match(rules)), new BsonDocument("$project", projection(rules)));
         return stages.stream().map(stage -> stage.toJson(COMPACT)).collect(Collectors.joining(", ", "[", "]"));
     }
 
@@ -66,7 +65,8 @@ final class ChangeStreamPipeline {
         if (rules.stream().anyMatch(rule -> rule.namespace().collection() == null)) {
             return List.of();
         }
-        return List.copyOf(rules.stream().map(rule -> rule.namespace().collection())
+        return List.copyOf(rules.stream()
+                .map(rule -> rule.namespace().collection())
                 .collect(Collectors.toCollection(LinkedHashSet::new)));
     }
 
@@ -89,7 +89,8 @@ final class ChangeStreamPipeline {
                 addFilterPaths(rule.partialFilter(), paths);
             }
         }
-        return paths.stream().filter(path -> paths.stream().noneMatch(other -> path.startsWith(other + ".")))
+        return paths.stream()
+                .filter(path -> paths.stream().noneMatch(other -> path.startsWith(other + ".")))
                 .toList();
     }
 
@@ -98,10 +99,12 @@ final class ChangeStreamPipeline {
         List<String> collections = exactCollections(rules);
         if (!collections.isEmpty()) {
             // A rename into a watched collection (dropTarget) replaces its documents, so the target counts too.
-            match.append("$or", new BsonArray(List.of(
-                    new BsonDocument("ns.coll", in(collections)),
-                    new BsonDocument("to.coll", in(collections)),
-                    new BsonDocument("operationType", in(DATABASE_WIDE_TYPES)))));
+            match.append(
+                    "$or",
+                    new BsonArray(List.of(
+                            new BsonDocument("ns.coll", in(collections)),
+                            new BsonDocument("to.coll", in(collections)),
+                            new BsonDocument("operationType", in(DATABASE_WIDE_TYPES)))));
         }
         return match;
     }

@@ -8,7 +8,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 
@@ -20,7 +19,8 @@ import org.bson.BsonString;
 public final class ConnectRestClient {
 
     private final URI baseUrl;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     /**
      * @param baseUrl the Connect REST URL, e.g. {@code http://connect:8083}
@@ -33,8 +33,8 @@ public final class ConnectRestClient {
     public void put(ConnectorDefinition connector) throws IOException, InterruptedException {
         BsonDocument body = new BsonDocument();
         connector.config().forEach((key, value) -> body.append(key, new BsonString(value)));
-        HttpRequest request = HttpRequest.newBuilder(baseUrl.resolve("connectors/"
-                        + URLEncoder.encode(connector.name(), StandardCharsets.UTF_8) + "/config"))
+        HttpRequest request = HttpRequest.newBuilder(baseUrl.resolve(
+                        "connectors/" + URLEncoder.encode(connector.name(), StandardCharsets.UTF_8) + "/config"))
                 .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString(body.toJson()))

@@ -64,8 +64,9 @@ public final class ConnectorConfigs {
     private final ConnectorDefinition sink;
 
     private ConnectorConfigs(TtlStreamsConfig config, String mongodbUri, boolean copyExisting) {
-        Map<String, List<TtlRule>> rulesByDatabase = config.rules().rules().stream().collect(Collectors.groupingBy(
-                rule -> rule.namespace().database(), LinkedHashMap::new, Collectors.toList()));
+        Map<String, List<TtlRule>> rulesByDatabase = config.rules().rules().stream()
+                .collect(Collectors.groupingBy(
+                        rule -> rule.namespace().database(), LinkedHashMap::new, Collectors.toList()));
         List<ConnectorDefinition> sourceList = new ArrayList<>();
         rulesByDatabase.forEach((database, rules) -> sourceList.add(new ConnectorDefinition(
                 SOURCE_NAME + "-" + database, source(config, mongodbUri, copyExisting, database, rules))));
@@ -117,19 +118,21 @@ public final class ConnectorConfigs {
         Files.createDirectories(directory);
         List<Path> written = new ArrayList<>();
         for (Map.Entry<String, ConnectorDefinition> file : files().entrySet()) {
-            written.add(Files.writeString(directory.resolve(file.getKey()), file.getValue().toJson()));
+            written.add(Files.writeString(
+                    directory.resolve(file.getKey()), file.getValue().toJson()));
         }
         return written;
     }
 
     /** Every connector, sources then sink, as one JSON array of REST API documents. */
     public String toJson() {
-        return files().values().stream().map(connector -> connector.toJson().strip())
+        return files().values().stream()
+                .map(connector -> connector.toJson().strip())
                 .collect(Collectors.joining(",\n", "[\n", "\n]\n"));
     }
 
-    private static Map<String, String> source(TtlStreamsConfig config, String mongodbUri, boolean copyExisting,
-            String database, List<TtlRule> rules) {
+    private static Map<String, String> source(
+            TtlStreamsConfig config, String mongodbUri, boolean copyExisting, String database, List<TtlRule> rules) {
         Map<String, String> source = new LinkedHashMap<>();
         source.put("connector.class", SOURCE_CONNECTOR);
         source.put("connection.uri", mongodbUri);
@@ -181,11 +184,12 @@ public final class ConnectorConfigs {
         sink.put("key.converter", STRING_CONVERTER);
         sink.put("value.converter", STRING_CONVERTER);
         // value._id is the complete filter (document key + condition), used verbatim.
-        sink.put("document.id.strategy",
-                "com.mongodb.kafka.connect.sink.processor.id.strategy.ProvidedInValueStrategy");
+        sink.put(
+                "document.id.strategy", "com.mongodb.kafka.connect.sink.processor.id.strategy.ProvidedInValueStrategy");
         // The id post-processor would re-set value._id to itself; without this it logs a warning per record.
         sink.put("document.id.strategy.overwrite.existing", "true");
-        sink.put("writemodel.strategy",
+        sink.put(
+                "writemodel.strategy",
                 "com.mongodb.kafka.connect.sink.writemodel.strategy.DeleteOneBusinessKeyStrategy");
         sink.put("namespace.mapper", "com.mongodb.kafka.connect.sink.namespace.mapping.FieldPathNamespaceMapper");
         sink.put("namespace.mapper.value.database.field", "ns.db");
@@ -208,7 +212,8 @@ public final class ConnectorConfigs {
      */
     static String namespaceRegex(String database, List<TtlRule> rules) {
         List<String> collections = ChangeStreamPipeline.exactCollections(rules);
-        String collectionPart = collections.isEmpty() ? ".+"
+        String collectionPart = collections.isEmpty()
+                ? ".+"
                 : collections.stream().map(ConnectorConfigs::quote).collect(Collectors.joining("|", "(", ")"));
         return "^" + quote(database) + "\\." + collectionPart + "$";
     }

@@ -20,7 +20,11 @@ public record ConnectorDefinition(String name, Map<String, String> config) {
 
     /** Fixed line separator and indentation: the committed files must not depend on the platform. */
     private static final JsonWriterSettings PRETTY = JsonWriterSettings.builder()
-            .outputMode(JsonMode.RELAXED).indent(true).indentCharacters("  ").newLineCharacters("\n").build();
+            .outputMode(JsonMode.RELAXED)
+            .indent(true)
+            .indentCharacters("  ")
+            .newLineCharacters("\n")
+            .build();
 
     /** Copies {@code config}, keeping its order. */
     public ConnectorDefinition {

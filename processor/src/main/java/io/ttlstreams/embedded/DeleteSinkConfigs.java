@@ -1,8 +1,7 @@
 package io.ttlstreams.embedded;
 
-import java.util.Map;
-
 import io.ttlstreams.connect.ConnectorConfigs;
+import java.util.Map;
 
 /**
  * The embedded stack's delete sink: the production configuration of {@link ConnectorConfigs#sink}, for
@@ -17,8 +16,7 @@ public final class DeleteSinkConfigs {
     /** The connector name the embedded stack uses. */
     public static final String CONNECTOR_NAME = "mongo-delete-sink";
 
-    private DeleteSinkConfigs() {
-    }
+    private DeleteSinkConfigs() {}
 
     /**
      * The production sink configuration ({@link ConnectorConfigs#sink}) for a one-node broker.

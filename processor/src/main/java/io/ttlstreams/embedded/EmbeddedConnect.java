@@ -15,7 +15,6 @@ import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-
 import org.apache.kafka.common.utils.internals.Exit;
 import org.apache.kafka.connect.cli.ConnectStandalone;
 import org.apache.kafka.connect.errors.NotFoundException;
@@ -51,6 +50,7 @@ public final class EmbeddedConnect implements AutoCloseable {
     private static final Map<String, String> CONNECTOR_SERVICES = Map.of(
             "org.apache.kafka.connect.source.SourceConnector", StandInSourceConfigs.CONNECTOR_CLASS,
             "org.apache.kafka.connect.sink.SinkConnector", DeleteSinkConfigs.CONNECTOR_CLASS);
+
     private static final Duration POLL_INTERVAL = Duration.ofMillis(50);
     /** Kafka's Exit hooks are JVM-global; starting two workers at once must not interleave the swap. */
     private static final Object EXIT_HOOKS_LOCK = new Object();
@@ -79,15 +79,18 @@ public final class EmbeddedConnect implements AutoCloseable {
         try {
             writeConnectorManifests(pluginPath.resolve("mongo-kafka-connect-services"));
         } catch (IOException e) {
-            throw new EmbeddedStackException("Embedded Connect could not write its plugin manifests in " + pluginPath,
-                    e);
+            throw new EmbeddedStackException(
+                    "Embedded Connect could not write its plugin manifests in " + pluginPath, e);
         }
         int restPort = LocalPorts.resolve(port);
         Map<String, String> workerProps = workerProperties(bootstrapServers, directory, pluginPath, restPort);
 
         long startNanos = System.nanoTime();
         Connect<StandaloneHerder> connect = startWorker(workerProps);
-        log.debug("Embedded Connect worker at http://{}:{} (started in {} ms)", LocalPorts.HOST, restPort,
+        log.debug(
+                "Embedded Connect worker at http://{}:{} (started in {} ms)",
+                LocalPorts.HOST,
+                restPort,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
         return new EmbeddedConnect(connect, restPort);
     }
@@ -133,11 +136,13 @@ public final class EmbeddedConnect implements AutoCloseable {
             try {
                 entry.getValue().get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
-                throw new EmbeddedStackException("Connect rejected connector '" + entry.getKey() + "': "
-                        + e.getCause().getMessage(), e.getCause());
+                throw new EmbeddedStackException(
+                        "Connect rejected connector '" + entry.getKey() + "': "
+                                + e.getCause().getMessage(),
+                        e.getCause());
             } catch (TimeoutException e) {
-                throw new EmbeddedStackException("Connect did not accept connector '" + entry.getKey()
-                        + "' within " + timeout, e);
+                throw new EmbeddedStackException(
+                        "Connect did not accept connector '" + entry.getKey() + "' within " + timeout, e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new EmbeddedStackException("Interrupted while creating connector '" + entry.getKey() + "'", e);
@@ -198,7 +203,8 @@ public final class EmbeddedConnect implements AutoCloseable {
         for (ConnectorStateInfo.TaskState task : info.tasks()) {
             tasks.add(new TaskStatus(task.id(), task.state(), task.trace()));
         }
-        return new ConnectorStatus(name, info.connector().state(), info.connector().trace(), List.copyOf(tasks));
+        return new ConnectorStatus(
+                name, info.connector().state(), info.connector().trace(), List.copyOf(tasks));
     }
 
     /** @return the names of the connectors on this worker */
@@ -219,8 +225,8 @@ public final class EmbeddedConnect implements AutoCloseable {
         try {
             callback.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw new EmbeddedStackException("Could not delete connector '" + name + "': "
-                    + e.getCause().getMessage(), e.getCause());
+            throw new EmbeddedStackException(
+                    "Could not delete connector '" + name + "': " + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
             throw new EmbeddedStackException("Connector '" + name + "' was not deleted within " + timeout, e);
         } catch (InterruptedException e) {
@@ -255,8 +261,10 @@ public final class EmbeddedConnect implements AutoCloseable {
             try {
                 Class.forName(service.getValue(), false, EmbeddedConnect.class.getClassLoader());
             } catch (ClassNotFoundException e) {
-                throw new EmbeddedStackException(service.getValue() + " is not on the classpath; the embedded stack "
-                        + "needs org.mongodb.kafka:mongo-kafka-connect", e);
+                throw new EmbeddedStackException(
+                        service.getValue() + " is not on the classpath; the embedded stack "
+                                + "needs org.mongodb.kafka:mongo-kafka-connect",
+                        e);
             }
             Path manifest = plugin.resolve("META-INF").resolve("services").resolve(service.getKey());
             Files.createDirectories(manifest.getParent());
@@ -264,11 +272,13 @@ public final class EmbeddedConnect implements AutoCloseable {
         }
     }
 
-    private static Map<String, String> workerProperties(String bootstrapServers, Path directory, Path pluginPath,
-            int restPort) {
+    private static Map<String, String> workerProperties(
+            String bootstrapServers, Path directory, Path pluginPath, int restPort) {
         Map<String, String> props = new HashMap<>();
         props.put("bootstrap.servers", bootstrapServers);
-        props.put("offset.storage.file.filename", directory.resolve("connect.offsets").toString());
+        props.put(
+                "offset.storage.file.filename",
+                directory.resolve("connect.offsets").toString());
         // Source offsets (change-stream resume tokens) are flushed this often; on a crash, at most this much
         // is replayed. The default (60 s) replays a lot after a killed demo.
         props.put("offset.flush.interval.ms", "1000");
@@ -302,8 +312,9 @@ public final class EmbeddedConnect implements AutoCloseable {
             } catch (EmbeddedStackException e) {
                 throw e;
             } catch (RuntimeException e) {
-                throw new EmbeddedStackException("Embedded Connect failed to start on "
-                        + workerProps.get("listeners") + ": " + e.getMessage(), e);
+                throw new EmbeddedStackException(
+                        "Embedded Connect failed to start on " + workerProps.get("listeners") + ": " + e.getMessage(),
+                        e);
             } finally {
                 Exit.resetExitProcedure();
                 Exit.resetShutdownHookAdder();
@@ -351,7 +362,8 @@ public final class EmbeddedConnect implements AutoCloseable {
 
         /** @return true when the connector and at least one task exist and all are RUNNING */
         public boolean isRunning() {
-            return "RUNNING".equals(state) && !tasks.isEmpty()
+            return "RUNNING".equals(state)
+                    && !tasks.isEmpty()
                     && tasks.stream().allMatch(task -> "RUNNING".equals(task.state()));
         }
 
@@ -362,7 +374,8 @@ public final class EmbeddedConnect implements AutoCloseable {
 
         /** @return a multi-line description including every trace, for error messages and the CLI */
         public String describe() {
-            StringBuilder text = new StringBuilder("connector ").append(name).append(": ").append(state);
+            StringBuilder text =
+                    new StringBuilder("connector ").append(name).append(": ").append(state);
             if (trace != null) {
                 text.append('\n').append(trace);
             }
@@ -386,6 +399,5 @@ public final class EmbeddedConnect implements AutoCloseable {
      * @param state UNASSIGNED, RUNNING, PAUSED, FAILED or RESTARTING
      * @param trace the failure's stack trace when FAILED, else null
      */
-    public record TaskStatus(int id, String state, String trace) {
-    }
+    public record TaskStatus(int id, String state, String trace) {}
 }

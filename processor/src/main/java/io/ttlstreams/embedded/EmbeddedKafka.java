@@ -18,7 +18,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -29,10 +31,6 @@ import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.server.metrics.KafkaYammerMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import kafka.server.KafkaConfig;
-import kafka.server.KafkaRaftServer;
-import kafka.tools.StorageTool;
 
 /**
  * A single-node Kafka cluster in this JVM: one KRaft process acting as broker and controller, listening on
@@ -96,10 +94,14 @@ public final class EmbeddedKafka implements AutoCloseable {
             kafka.awaitReady();
         } catch (RuntimeException e) {
             kafka.close();
-            throw new EmbeddedStackException("Embedded Kafka failed to start on " + kafka.bootstrapServers()
-                    + " (controller port " + controllerPort + ", data in " + directory + "): " + e.getMessage(), e);
+            throw new EmbeddedStackException(
+                    "Embedded Kafka failed to start on " + kafka.bootstrapServers() + " (controller port "
+                            + controllerPort + ", data in " + directory + "): " + e.getMessage(),
+                    e);
         }
-        log.debug("Embedded Kafka listening at {} (started in {} ms)", kafka.bootstrapServers(),
+        log.debug(
+                "Embedded Kafka listening at {} (started in {} ms)",
+                kafka.bootstrapServers(),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
         return kafka;
     }
@@ -144,8 +146,10 @@ public final class EmbeddedKafka implements AutoCloseable {
                     result.getValue().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof TopicExistsException)) {
-                        throw new EmbeddedStackException("Could not create topic " + result.getKey() + ": "
-                                + e.getCause().getMessage(), e.getCause());
+                        throw new EmbeddedStackException(
+                                "Could not create topic " + result.getKey() + ": "
+                                        + e.getCause().getMessage(),
+                                e.getCause());
                     }
                 }
             }
@@ -184,8 +188,10 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static void forgetBrokerMetrics() {
         // Reflection because metrics-core (the registry's type) is only on the runtime classpath here.
         try {
-            Object registry = KafkaYammerMetrics.class.getMethod("defaultRegistry").invoke(null);
-            Map<?, ?> metrics = (Map<?, ?>) registry.getClass().getMethod("allMetrics").invoke(registry);
+            Object registry =
+                    KafkaYammerMetrics.class.getMethod("defaultRegistry").invoke(null);
+            Map<?, ?> metrics =
+                    (Map<?, ?>) registry.getClass().getMethod("allMetrics").invoke(registry);
             Class<?> metricName = Class.forName("com.yammer.metrics.core.MetricName");
             Method remove = registry.getClass().getMethod("removeMetric", metricName);
             for (Object name : List.copyOf(metrics.keySet())) {
@@ -264,23 +270,30 @@ public final class EmbeddedKafka implements AutoCloseable {
             exitCode = StorageTool.execute(
                     new String[] {"format", "-t", clusterId, "-c", propsFile.toString(), "--standalone"}, out);
         } catch (Exception e) {
-            throw new EmbeddedStackException("Formatting the embedded Kafka storage in " + directory + " failed: "
-                    + e.getMessage() + "\n" + output.toString(StandardCharsets.UTF_8), e);
+            throw new EmbeddedStackException(
+                    "Formatting the embedded Kafka storage in " + directory + " failed: " + e.getMessage() + "\n"
+                            + output.toString(StandardCharsets.UTF_8),
+                    e);
         }
         if (exitCode != 0) {
             throw new EmbeddedStackException("Formatting the embedded Kafka storage in " + directory
                     + " failed with exit code " + exitCode + ":\n" + output.toString(StandardCharsets.UTF_8));
         }
-        log.debug("Formatted KRaft storage: {}", output.toString(StandardCharsets.UTF_8).trim());
+        log.debug(
+                "Formatted KRaft storage: {}",
+                output.toString(StandardCharsets.UTF_8).trim());
     }
 
     private static int readControllerPort(Path directory) {
         Path file = directory.resolve(CONTROLLER_PORT_FILE);
         try {
-            return Integer.parseInt(Files.readString(file, StandardCharsets.UTF_8).trim());
+            return Integer.parseInt(
+                    Files.readString(file, StandardCharsets.UTF_8).trim());
         } catch (IOException | NumberFormatException e) {
-            throw new EmbeddedStackException("The Kafka data in " + directory + " was formatted before, but its "
-                    + "controller port cannot be read from " + file + "; delete " + directory + " to start afresh",
+            throw new EmbeddedStackException(
+                    "The Kafka data in " + directory + " was formatted before, but its "
+                            + "controller port cannot be read from " + file + "; delete " + directory
+                            + " to start afresh",
                     e);
         }
     }

@@ -1,11 +1,9 @@
 package io.ttlstreams.embedded;
 
+import de.bwaldvogel.mongo.MongoServer;
 import java.net.InetSocketAddress;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import de.bwaldvogel.mongo.MongoServer;
 
 /**
  * An in-memory MongoDB stand-in (mongo-java-server) with change streams enabled, listening on 127.0.0.1.
@@ -57,10 +55,13 @@ public final class EmbeddedMongo implements AutoCloseable {
             // Exception, not RuntimeException: netty rethrows a checked BindException undeclared, which also
             // slips past bind()'s own clean-up and would leave its event-loop threads running.
             server.shutdownNow();
-            throw new EmbeddedStackException("Embedded MongoDB could not listen on " + LocalPorts.HOST + ":" + port
-                    + " (" + e.getMessage() + ")", e);
+            throw new EmbeddedStackException(
+                    "Embedded MongoDB could not listen on " + LocalPorts.HOST + ":" + port + " (" + e.getMessage()
+                            + ")",
+                    e);
         }
-        EmbeddedMongo mongo = new EmbeddedMongo(server, backend, server.getLocalAddress().getPort());
+        EmbeddedMongo mongo =
+                new EmbeddedMongo(server, backend, server.getLocalAddress().getPort());
         log.debug("Embedded MongoDB (mongo-java-server) listening at {}", mongo.connectionString());
         return mongo;
     }

@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -166,8 +165,10 @@ public final class EmbeddedStack implements AutoCloseable {
             }
         }
         if (!failures.isEmpty()) {
-            EmbeddedStackException failure = new EmbeddedStackException("The embedded stack did not stop cleanly: "
-                    + failures.get(0).getMessage(), failures.get(0));
+            EmbeddedStackException failure = new EmbeddedStackException(
+                    "The embedded stack did not stop cleanly: "
+                            + failures.get(0).getMessage(),
+                    failures.get(0));
             failures.subList(1, failures.size()).forEach(failure::addSuppressed);
             throw failure;
         }
@@ -187,17 +188,23 @@ public final class EmbeddedStack implements AutoCloseable {
 
         Map<String, Map<String, String>> connectors = new LinkedHashMap<>();
         for (String namespace : namespaces) {
-            connectors.put(StandInSourceConfigs.connectorName(namespace),
+            connectors.put(
+                    StandInSourceConfigs.connectorName(namespace),
                     StandInSourceConfigs.forNamespace(namespace, mongo.connectionString()));
         }
-        connectors.put(DeleteSinkConfigs.CONNECTOR_NAME,
+        connectors.put(
+                DeleteSinkConfigs.CONNECTOR_NAME,
                 DeleteSinkConfigs.forTopic(deleteTopic, deadLetterTopic, mongo.connectionString()));
         connect.createConnectors(connectors, builder.connectorTimeout);
 
         startupDuration = Duration.ofNanos(System.nanoTime() - startNanos);
-        log.info("Embedded stack up in {} ms: MongoDB {}, Kafka {}, Connect {}, watching {}",
-                TimeUnit.NANOSECONDS.toMillis(startupDuration.toNanos()), mongo.connectionString(),
-                kafka.bootstrapServers(), connect.url(), namespaces);
+        log.info(
+                "Embedded stack up in {} ms: MongoDB {}, Kafka {}, Connect {}, watching {}",
+                TimeUnit.NANOSECONDS.toMillis(startupDuration.toNanos()),
+                mongo.connectionString(),
+                kafka.bootstrapServers(),
+                connect.url(),
+                namespaces);
     }
 
     private static void closeQuietly(AutoCloseable component, String name, List<RuntimeException> failures) {
@@ -237,8 +244,7 @@ public final class EmbeddedStack implements AutoCloseable {
         private int partitions = 1;
         private Duration connectorTimeout = Duration.ofSeconds(60);
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * @param namespaces the collections to watch, {@code "db.coll"} each (one source connector per namespace)
@@ -344,11 +350,14 @@ public final class EmbeddedStack implements AutoCloseable {
             boolean temporary = dataDir == null;
             Path directory;
             try {
-                directory = temporary ? Files.createTempDirectory("ttl-streams-embedded-")
+                directory = temporary
+                        ? Files.createTempDirectory("ttl-streams-embedded-")
                         : Files.createDirectories(dataDir.toAbsolutePath());
             } catch (IOException e) {
-                throw new EmbeddedStackException("Could not create the embedded stack's data directory "
-                        + (temporary ? "in " + System.getProperty("java.io.tmpdir") : dataDir), e);
+                throw new EmbeddedStackException(
+                        "Could not create the embedded stack's data directory "
+                                + (temporary ? "in " + System.getProperty("java.io.tmpdir") : dataDir),
+                        e);
             }
             EmbeddedStack stack = new EmbeddedStack(this, directory, temporary);
             try {
@@ -360,7 +369,8 @@ public final class EmbeddedStack implements AutoCloseable {
                 } catch (RuntimeException closeFailure) {
                     e.addSuppressed(closeFailure);
                 }
-                throw e instanceof EmbeddedStackException ? e
+                throw e instanceof EmbeddedStackException
+                        ? e
                         : new EmbeddedStackException("The embedded stack failed to start: " + e.getMessage(), e);
             }
         }

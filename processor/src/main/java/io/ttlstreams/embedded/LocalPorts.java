@@ -12,8 +12,7 @@ final class LocalPorts {
     /** Everything in the embedded stack listens here only, never on a routable interface. */
     static final String HOST = "127.0.0.1";
 
-    private LocalPorts() {
-    }
+    private LocalPorts() {}
 
     /**
      * Returns {@code port} unchanged, or a currently free loopback port when it is 0.

@@ -1,14 +1,13 @@
 package io.ttlstreams.embedded;
 
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.wire.message.MongoMessage;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
-import de.bwaldvogel.mongo.bson.Document;
-import de.bwaldvogel.mongo.wire.message.MongoMessage;
 
 /**
  * mongo-java-server's in-memory backend with a {@code getMore} that waits for data like a real server does.
@@ -37,12 +36,20 @@ final class LongPollingMemoryBackend extends MemoryBackend {
      * {@link #MAX_WAIT_MILLIS}; it never loses one, because the wait ends with a re-poll.
      */
     private static final Set<String> WRITE_COMMANDS = Set.of(
-            "insert", "update", "delete", "findandmodify", "aggregate", "create", "drop", "dropdatabase",
+            "insert",
+            "update",
+            "delete",
+            "findandmodify",
+            "aggregate",
+            "create",
+            "drop",
+            "dropdatabase",
             "renamecollection");
 
     private final Object writeSignal = new Object();
     /** Bumped after every write; a waiter re-polls when it differs from what it saw before polling. */
     private long writeCount; // guarded by writeSignal
+
     private volatile boolean shuttingDown;
 
     /**
@@ -129,7 +136,9 @@ final class LongPollingMemoryBackend extends MemoryBackend {
         if (!(response.get("cursor") instanceof Map<?, ?> cursor)) {
             return false;
         }
-        return cursor.get("id") instanceof Number id && id.longValue() != 0
-                && cursor.get("nextBatch") instanceof List<?> batch && batch.isEmpty();
+        return cursor.get("id") instanceof Number id
+                && id.longValue() != 0
+                && cursor.get("nextBatch") instanceof List<?> batch
+                && batch.isEmpty();
     }
 }

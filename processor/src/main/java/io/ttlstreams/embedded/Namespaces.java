@@ -3,8 +3,7 @@ package io.ttlstreams.embedded;
 /** Splits and checks {@code "db.coll"} namespaces for the embedded stack's connector configurations. */
 final class Namespaces {
 
-    private Namespaces() {
-    }
+    private Namespaces() {}
 
     /**
      * @param namespace {@code "db.coll"}; the database ends at the first dot, the collection may contain dots
@@ -14,8 +13,8 @@ final class Namespaces {
     static String[] split(String namespace) {
         int dot = namespace == null ? -1 : namespace.indexOf('.');
         if (dot <= 0 || dot == namespace.length() - 1) {
-            throw new IllegalArgumentException("A watched namespace must look like 'database.collection', got '"
-                    + namespace + "'");
+            throw new IllegalArgumentException(
+                    "A watched namespace must look like 'database.collection', got '" + namespace + "'");
         }
         return new String[] {namespace.substring(0, dot), namespace.substring(dot + 1)};
     }

@@ -26,8 +26,7 @@ public final class StandInSourceConfigs {
     /** The connector class both the stand-in and real deployments use. */
     public static final String CONNECTOR_CLASS = "com.mongodb.kafka.connect.MongoSourceConnector";
 
-    private StandInSourceConfigs() {
-    }
+    private StandInSourceConfigs() {}
 
     /**
      * @param namespace {@code "db.coll"}

@@ -23,12 +23,17 @@ import org.bson.json.JsonWriterSettings;
  * @param eventTime     the event's {@code wallTime}, else its {@code clusterTime}, else the Kafka record timestamp
  * @param clusterTime   the event's {@code clusterTime}; null when it has none
  */
-public record ChangeEvent(OperationType operationType, String namespace, BsonDocument documentKey,
-                          BsonDocument fullDocument, Instant eventTime, BsonTimestamp clusterTime) {
+public record ChangeEvent(
+        OperationType operationType,
+        String namespace,
+        BsonDocument documentKey,
+        BsonDocument fullDocument,
+        Instant eventTime,
+        BsonTimestamp clusterTime) {
 
     // JsonMode.EXTENDED is the canonical extended JSON mode: every number keeps its BSON type.
-    private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder()
-            .outputMode(JsonMode.EXTENDED).build();
+    private static final JsonWriterSettings CANONICAL =
+            JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
 
     /**
      * Checks the invariants the processor relies on, so that it never has to null-check a document event's key.

@@ -28,7 +28,8 @@ import org.bson.json.JsonReader;
 public final class ChangeEventParser {
 
     private static final BsonDocumentCodec DOCUMENT_CODEC = new BsonDocumentCodec();
-    private static final DecoderContext DECODER_CONTEXT = DecoderContext.builder().build();
+    private static final DecoderContext DECODER_CONTEXT =
+            DecoderContext.builder().build();
 
     private final TopicNamespaceMapping mapping;
 
@@ -54,8 +55,8 @@ public final class ChangeEventParser {
         OperationType operationType = operationTypeOf(topic, event);
         String namespace = namespaceOf(topic, event, operationType);
         BsonDocument fullDocument = operationType.isNamespaceWide() ? null : fullDocumentOf(topic, event);
-        BsonDocument documentKey = operationType.isNamespaceWide()
-                ? null : documentKeyOf(topic, event, fullDocument, operationType);
+        BsonDocument documentKey =
+                operationType.isNamespaceWide() ? null : documentKeyOf(topic, event, fullDocument, operationType);
         BsonTimestamp clusterTime = clusterTimeOf(topic, event);
         Instant eventTime = eventTimeOf(topic, event, clusterTime, recordTimestamp);
         return new ChangeEvent(operationType, namespace, documentKey, fullDocument, eventTime, clusterTime);
@@ -105,8 +106,8 @@ public final class ChangeEventParser {
     private String namespaceOf(String topic, BsonDocument event, OperationType operationType) {
         String namespace = namespaceFromNs(topic, event);
         if (namespace == null) {
-            namespace = mapping.namespaceOf(topic).orElseThrow(
-                    () -> invalid(topic, "it has no ns and the topic maps to no namespace"));
+            namespace = mapping.namespaceOf(topic)
+                    .orElseThrow(() -> invalid(topic, "it has no ns and the topic maps to no namespace"));
         }
         if (operationType == OperationType.DROP_DATABASE) {
             // A topic-derived namespace is "db.coll"; a dropped database is identified by its name alone.
@@ -155,10 +156,12 @@ public final class ChangeEventParser {
         return fullDocument.asDocument();
     }
 
-    private static BsonDocument documentKeyOf(String topic, BsonDocument event, BsonDocument fullDocument,
-                                              OperationType operationType) {
+    private static BsonDocument documentKeyOf(
+            String topic, BsonDocument event, BsonDocument fullDocument, OperationType operationType) {
         BsonValue documentKey = event.get("documentKey");
-        if (documentKey != null && documentKey.isDocument() && documentKey.asDocument().containsKey("_id")) {
+        if (documentKey != null
+                && documentKey.isDocument()
+                && documentKey.asDocument().containsKey("_id")) {
             return documentKey.asDocument();
         }
         // Change streams reshaped by a pipeline (as the MongoDB stand-in needs) may lack a proper documentKey.
@@ -166,8 +169,10 @@ public final class ChangeEventParser {
             return new BsonDocument("_id", fullDocument.get("_id"));
         }
         if (operationType.requiresDocumentKey()) {
-            throw invalid(topic, "the " + operationType + " event has no document id: neither documentKey._id"
-                    + " nor fullDocument._id is present");
+            throw invalid(
+                    topic,
+                    "the " + operationType + " event has no document id: neither documentKey._id"
+                            + " nor fullDocument._id is present");
         }
         return null;
     }
@@ -183,8 +188,8 @@ public final class ChangeEventParser {
         return clusterTime.asTimestamp();
     }
 
-    private static Instant eventTimeOf(String topic, BsonDocument event, BsonTimestamp clusterTime,
-                                       long recordTimestamp) {
+    private static Instant eventTimeOf(
+            String topic, BsonDocument event, BsonTimestamp clusterTime, long recordTimestamp) {
         BsonValue wallTime = event.get("wallTime");
         if (wallTime != null && !wallTime.isNull()) {
             if (!wallTime.isDateTime()) {

@@ -1,7 +1,9 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.event.ChangeEventParser;
+import io.ttlstreams.event.OperationType;
 import java.util.Optional;
-
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -9,10 +11,6 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.ttlstreams.event.ChangeEvent;
-import io.ttlstreams.event.ChangeEventParser;
-import io.ttlstreams.event.OperationType;
 
 /**
  * Parses raw change events and routes them: document events to the scheduler, namespace-wide events
@@ -69,8 +67,9 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
         if (event.operationType() == OperationType.OTHER) {
             skipped.record();
         } else if (event.isNamespaceWide()) {
-            context.forward(new Record<String, ChangeEvent>(event.namespace(), event, record.timestamp(),
-                    record.headers()), CONTROL_CHILD);
+            context.forward(
+                    new Record<String, ChangeEvent>(event.namespace(), event, record.timestamp(), record.headers()),
+                    CONTROL_CHILD);
         } else {
             context.forward(record.withValue(event), SCHEDULER_CHILD);
         }

@@ -2,7 +2,6 @@ package io.ttlstreams.processor;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
-
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.Record;
@@ -28,8 +27,7 @@ public final class DeadLetters {
     /** Header: the error's class name. */
     public static final String ERROR_CLASS_HEADER = "ttl.dlq.error.class";
 
-    private DeadLetters() {
-    }
+    private DeadLetters() {}
 
     /**
      * Returns the dead-letter record for {@code value}, keeping the original key and timestamp.
@@ -39,8 +37,8 @@ public final class DeadLetters {
      * @param source where the record was read from, if known (a punctuator has no source)
      * @param error why it failed
      */
-    public static <K> Record<K, String> of(Record<K, ?> original, String value,
-            Optional<RecordMetadata> source, Throwable error) {
+    public static <K> Record<K, String> of(
+            Record<K, ?> original, String value, Optional<RecordMetadata> source, Throwable error) {
         Headers headers = new RecordHeaders(original.headers().toArray());
         source.ifPresent(metadata -> {
             put(headers, SOURCE_TOPIC_HEADER, metadata.topic());

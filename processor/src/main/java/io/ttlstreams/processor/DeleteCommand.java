@@ -1,7 +1,8 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.rules.ExpiryDecision;
+import io.ttlstreams.schema.ScheduleEntry;
 import java.nio.ByteBuffer;
-
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -12,9 +13,6 @@ import org.bson.codecs.EncoderContext;
 import org.bson.io.BasicOutputBuffer;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
-
-import io.ttlstreams.rules.ExpiryDecision;
-import io.ttlstreams.schema.ScheduleEntry;
 
 /**
  * The delete command for one document, in the form the stock MongoDB sink connector turns into a
@@ -38,12 +36,12 @@ import io.ttlstreams.schema.ScheduleEntry;
 public final class DeleteCommand {
 
     /** Canonical ("extended"), so that dates, 64-bit integers, binaries and decimals keep their BSON type. */
-    public static final JsonWriterSettings JSON = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
+    public static final JsonWriterSettings JSON =
+            JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
 
     private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
 
-    private DeleteCommand() {
-    }
+    private DeleteCommand() {}
 
     /** The schedule entry for a document the rules expire. */
     public static ScheduleEntry scheduleEntry(BsonDocument documentKey, ExpiryDecision decision) {
@@ -61,7 +59,8 @@ public final class DeleteCommand {
         BsonDocument filter = documentKey.clone();
         filter.putAll(condition);
         BasicOutputBuffer bson = new BasicOutputBuffer(128);
-        CODEC.encode(new BsonBinaryWriter(bson), filter, EncoderContext.builder().build());
+        CODEC.encode(
+                new BsonBinaryWriter(bson), filter, EncoderContext.builder().build());
         return new ScheduleEntry(rule, ByteBuffer.wrap(bson.getInternalBuffer(), 0, bson.getPosition()));
     }
 
@@ -78,8 +77,10 @@ public final class DeleteCommand {
         stored.get(filter);
         int dot = namespace.indexOf('.');
         return new BsonDocument("_id", new RawBsonDocument(filter))
-                .append("ns", new BsonDocument("db", new BsonString(namespace.substring(0, dot)))
-                        .append("coll", new BsonString(namespace.substring(dot + 1))))
+                .append(
+                        "ns",
+                        new BsonDocument("db", new BsonString(namespace.substring(0, dot)))
+                                .append("coll", new BsonString(namespace.substring(dot + 1))))
                 .append("rule", new BsonString(entry.getRule()))
                 .append("deadline", new BsonDateTime(deadlineMs))
                 .toJson(JSON);

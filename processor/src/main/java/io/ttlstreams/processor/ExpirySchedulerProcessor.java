@@ -1,11 +1,20 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.event.OperationType;
+import io.ttlstreams.rules.ExpiryDecision;
+import io.ttlstreams.schema.ExpiryEvent;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.serde.ChangeEventSerde;
+import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.ExpirySchedule;
+import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.state.ScheduleStores;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -18,17 +27,6 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.bson.BsonTimestamp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.ttlstreams.event.ChangeEvent;
-import io.ttlstreams.event.OperationType;
-import io.ttlstreams.rules.ExpiryDecision;
-import io.ttlstreams.schema.ExpiryEvent;
-import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.serde.ChangeEventSerde;
-import io.ttlstreams.state.DocumentRef;
-import io.ttlstreams.state.ExpirySchedule;
-import io.ttlstreams.state.ScheduleKey;
-import io.ttlstreams.state.ScheduleStores;
 
 /**
  * Keeps the expiry schedule and emits delete commands when deadlines pass.
@@ -69,6 +67,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
      * event and written only here, so two store reads per event become two map lookups.
      */
     private final Map<String, Long> dropTimes = new HashMap<>();
+
     private TtlMetrics metrics;
     private Sensor scheduled;
     private Sensor cancelled;
@@ -92,8 +91,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     @Override
     public void init(ProcessorContext<String, Object> context) {
         this.context = context;
-        this.schedule = new ExpirySchedule(context.getStateStore(ScheduleStores.SCHEDULE),
-                context.getStateStore(ScheduleStores.INDEX));
+        this.schedule = new ExpirySchedule(
+                context.getStateStore(ScheduleStores.SCHEDULE), context.getStateStore(ScheduleStores.INDEX));
         this.namespaceEpochs = context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS);
         try (KeyValueIterator<String, Long> epochs = namespaceEpochs.all()) {
             epochs.forEachRemaining(epoch -> dropTimes.put(epoch.key, epoch.value));
@@ -123,10 +122,14 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
                 reschedule(event);
             } catch (RuntimeException e) {
                 // The rules are total functions, so this is a bug; the event is parked, not lost.
-                LOG.warn("Could not evaluate the TTL rules for {} in {}; dead-lettered", event.documentKeyJson(),
-                        event.namespace(), e);
+                LOG.warn(
+                        "Could not evaluate the TTL rules for {} in {}; dead-lettered",
+                        event.documentKeyJson(),
+                        event.namespace(),
+                        e);
                 deadLettered.record();
-                context.forward(DeadLetters.of(record, eventJson(event), context.recordMetadata(), e), DeadLetters.SINK);
+                context.forward(
+                        DeadLetters.of(record, eventJson(event), context.recordMetadata(), e), DeadLetters.SINK);
             }
         }
     }
@@ -135,8 +138,11 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         ExpiryDecision decision = decide(event);
         Bytes ref = DocumentRef.of(event.namespace(), event.documentKeyJson());
         if (decision != null && decision.expires()) {
-            schedule.put(ref, decision.deadline().toEpochMilli(),
-                    DeleteCommand.scheduleEntry(event.documentKey(), decision), clusterTimeOf(event));
+            schedule.put(
+                    ref,
+                    decision.deadline().toEpochMilli(),
+                    DeleteCommand.scheduleEntry(event.documentKey(), decision),
+                    clusterTimeOf(event));
             scheduled.record();
         } else if (schedule.remove(ref)) {
             cancelled.record();
@@ -185,8 +191,12 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
                 dropTimes.put(event.namespace(), dropTime);
             }
         }
-        LOG.info("{} of {}: cancelled {} scheduled expiries in task {}", event.operationType(), event.namespace(),
-                count, context.taskId());
+        LOG.info(
+                "{} of {}: cancelled {} scheduled expiries in task {}",
+                event.operationType(),
+                event.namespace(),
+                count,
+                context.taskId());
     }
 
     /**
@@ -232,11 +242,21 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         String namespace = DocumentRef.namespaceOf(ref);
         String documentKey = DocumentRef.documentKeyJsonOf(ref);
         long deadline = ScheduleKey.deadlineOf(scheduleKey);
-        context.forward(new Record<String, Object>(documentKey, DeleteCommand.value(namespace, deadline, entry), now),
+        context.forward(
+                new Record<String, Object>(documentKey, DeleteCommand.value(namespace, deadline, entry), now),
                 DELETES_CHILD);
         if (settings.auditEnabled()) {
-            context.forward(new Record<String, Object>(documentKey, new ExpiryEvent(namespace, documentKey,
-                    entry.getRule(), Instant.ofEpochMilli(deadline), Instant.ofEpochMilli(now)), now), AUDIT_CHILD);
+            context.forward(
+                    new Record<String, Object>(
+                            documentKey,
+                            new ExpiryEvent(
+                                    namespace,
+                                    documentKey,
+                                    entry.getRule(),
+                                    Instant.ofEpochMilli(deadline),
+                                    Instant.ofEpochMilli(now)),
+                            now),
+                    AUDIT_CHILD);
         }
         emitted.record();
         expiryLag.record(now - deadline, now);

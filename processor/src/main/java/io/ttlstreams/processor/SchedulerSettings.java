@@ -1,11 +1,10 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.rules.TtlRules;
 import java.time.Duration;
 import java.util.OptionalDouble;
 import java.util.function.LongSupplier;
-
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.rules.TtlRules;
 
 /**
  * What the {@link ExpirySchedulerProcessor} needs to know, taken from {@link TtlStreamsConfig}.
@@ -18,20 +17,36 @@ import io.ttlstreams.rules.TtlRules;
  * @param auditEnabled whether an {@code ExpiryEvent} is emitted beside each delete command
  * @param nanoClock measures a punctuation's own duration; {@link System#nanoTime} outside tests
  */
-public record SchedulerSettings(TtlRules rules, Duration punctuateInterval, int maxEntriesPerPunctuation,
-        Duration maxDurationPerPunctuation, OptionalDouble maxDeletesPerSecond, boolean auditEnabled,
+public record SchedulerSettings(
+        TtlRules rules,
+        Duration punctuateInterval,
+        int maxEntriesPerPunctuation,
+        Duration maxDurationPerPunctuation,
+        OptionalDouble maxDeletesPerSecond,
+        boolean auditEnabled,
         LongSupplier nanoClock) {
 
     /** Settings from the application configuration. */
     public static SchedulerSettings from(TtlStreamsConfig config) {
-        return new SchedulerSettings(config.rules(), config.punctuateInterval(), config.punctuateMaxEntries(),
-                config.punctuateMaxDuration(), config.maxDeletesPerSecond(), config.auditTopic().isPresent(),
+        return new SchedulerSettings(
+                config.rules(),
+                config.punctuateInterval(),
+                config.punctuateMaxEntries(),
+                config.punctuateMaxDuration(),
+                config.maxDeletesPerSecond(),
+                config.auditTopic().isPresent(),
                 System::nanoTime);
     }
 
     /** The same settings measuring punctuation time with another clock (tests). */
     public SchedulerSettings withNanoClock(LongSupplier clock) {
-        return new SchedulerSettings(rules, punctuateInterval, maxEntriesPerPunctuation, maxDurationPerPunctuation,
-                maxDeletesPerSecond, auditEnabled, clock);
+        return new SchedulerSettings(
+                rules,
+                punctuateInterval,
+                maxEntriesPerPunctuation,
+                maxDurationPerPunctuation,
+                maxDeletesPerSecond,
+                auditEnabled,
+                clock);
     }
 }

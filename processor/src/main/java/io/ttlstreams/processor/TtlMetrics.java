@@ -3,7 +3,6 @@ package io.ttlstreams.processor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.Sensor.RecordingLevel;
@@ -74,7 +73,10 @@ public final class TtlMetrics implements AutoCloseable {
     public Sensor expiryLag() {
         Sensor sensor = streamsMetrics.addSensor(SCOPE + "." + taskId + "." + EXPIRY_LAG_MS, RecordingLevel.INFO);
         String group = "stream-" + SCOPE + "-metrics";
-        sensor.add(new Percentiles(LAG_HISTOGRAM_BYTES, LAG_HISTOGRAM_MAX_MS, BucketSizing.CONSTANT,
+        sensor.add(new Percentiles(
+                LAG_HISTOGRAM_BYTES,
+                LAG_HISTOGRAM_MAX_MS,
+                BucketSizing.CONSTANT,
                 new Percentile(name(EXPIRY_LAG_MS + "-p50", "Median expiry lag in ms", group), 50),
                 new Percentile(name(EXPIRY_LAG_MS + "-p99", "99th percentile expiry lag in ms", group), 99)));
         sensor.add(name(EXPIRY_LAG_MS + "-max", "Maximum expiry lag in ms", group), new Max());

@@ -17,8 +17,7 @@ import org.bson.types.Decimal128;
  */
 final class BsonComparison {
 
-    private BsonComparison() {
-    }
+    private BsonComparison() {}
 
     /** Whether a query for {@code expected} matches {@code actual} by equality (before any array expansion). */
     static boolean queryEquals(BsonValue actual, BsonValue expected) {
@@ -43,10 +42,12 @@ final class BsonComparison {
             return compareNumbers(actual, bound);
         }
         if (actual.isString() && bound.isString()) {
-            return Optional.of(compareCodePoints(actual.asString().getValue(), bound.asString().getValue()));
+            return Optional.of(compareCodePoints(
+                    actual.asString().getValue(), bound.asString().getValue()));
         }
         if (actual.isDateTime() && bound.isDateTime()) {
-            return Optional.of(Long.compare(actual.asDateTime().getValue(), bound.asDateTime().getValue()));
+            return Optional.of(Long.compare(
+                    actual.asDateTime().getValue(), bound.asDateTime().getValue()));
         }
         return Optional.empty();
     }
@@ -64,7 +65,8 @@ final class BsonComparison {
         if (actual.size() != expected.size()) {
             return false;
         }
-        Iterator<Map.Entry<String, BsonValue>> expectedFields = expected.entrySet().iterator();
+        Iterator<Map.Entry<String, BsonValue>> expectedFields =
+                expected.entrySet().iterator();
         for (Map.Entry<String, BsonValue> field : actual.entrySet()) {
             Map.Entry<String, BsonValue> other = expectedFields.next();
             if (!field.getKey().equals(other.getKey()) || !queryEquals(field.getValue(), other.getValue())) {
@@ -129,7 +131,8 @@ final class BsonComparison {
                 if (Double.isNaN(d)) {
                     return new NumericValue(NAN_RANK, null);
                 }
-                return Double.isInfinite(d) ? new NumericValue(d > 0 ? 1 : -1, null)
+                return Double.isInfinite(d)
+                        ? new NumericValue(d > 0 ? 1 : -1, null)
                         : new NumericValue(0, new BigDecimal(d));
             }
             if (value.getBsonType() == BsonType.DECIMAL128) {
@@ -138,7 +141,8 @@ final class BsonComparison {
                     return new NumericValue(NAN_RANK, null);
                 }
                 // toString rather than bigDecimalValue(), which refuses negative zero.
-                return d.isInfinite() ? new NumericValue(d.isNegative() ? -1 : 1, null)
+                return d.isInfinite()
+                        ? new NumericValue(d.isNegative() ? -1 : 1, null)
                         : new NumericValue(0, new BigDecimal(d.toString()));
             }
             return new NumericValue(0, BigDecimal.valueOf(value.asNumber().longValue()));

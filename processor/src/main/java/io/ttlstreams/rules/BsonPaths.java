@@ -10,8 +10,7 @@ import org.bson.BsonValue;
 /** Dotted field paths ({@code session.expiresAt}) resolved the way MongoDB queries and indexes resolve them. */
 final class BsonPaths {
 
-    private BsonPaths() {
-    }
+    private BsonPaths() {}
 
     /**
      * Checks that {@code path} can name a field: non-empty segments, none starting with {@code $} (that would be an

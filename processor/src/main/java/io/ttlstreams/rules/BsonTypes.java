@@ -15,8 +15,8 @@ import org.bson.json.JsonWriterSettings;
 final class BsonTypes {
 
     /** The numeric types, which MongoDB compares with each other by value. */
-    static final Set<BsonType> NUMBERS = EnumSet.of(BsonType.INT32, BsonType.INT64, BsonType.DOUBLE,
-            BsonType.DECIMAL128);
+    static final Set<BsonType> NUMBERS =
+            EnumSet.of(BsonType.INT32, BsonType.INT64, BsonType.DOUBLE, BsonType.DECIMAL128);
 
     private static final Map<BsonType, String> ALIASES = new EnumMap<>(BsonType.class);
 
@@ -54,8 +54,7 @@ final class BsonTypes {
     private static final JsonWriterSettings RELAXED =
             JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
 
-    private BsonTypes() {
-    }
+    private BsonTypes() {}
 
     /** MongoDB's alias of {@code value}'s type, e.g. "date" or "long". */
     static String aliasOf(BsonValue value) {
@@ -75,7 +74,8 @@ final class BsonTypes {
     static String describe(BsonValue value) {
         // The JSON writer renders values only inside a document, so render one and cut the value back out.
         String json = new BsonDocument("v", value).toJson(RELAXED);
-        return withArticle(value) + " (" + json.substring(json.indexOf(':') + 1, json.length() - 1).trim() + ")";
+        return withArticle(value) + " ("
+                + json.substring(json.indexOf(':') + 1, json.length() - 1).trim() + ")";
     }
 
     /**
@@ -87,8 +87,9 @@ final class BsonTypes {
         if (spec.isString()) {
             Set<BsonType> types = BY_ALIAS.get(spec.asString().getValue());
             if (types == null) {
-                throw new IllegalArgumentException("Unknown $type alias '" + spec.asString().getValue()
-                        + "'; expected one of " + String.join(", ", BY_ALIAS.keySet()) + " or a numeric code");
+                throw new IllegalArgumentException(
+                        "Unknown $type alias '" + spec.asString().getValue() + "'; expected one of "
+                                + String.join(", ", BY_ALIAS.keySet()) + " or a numeric code");
             }
             return types;
         }

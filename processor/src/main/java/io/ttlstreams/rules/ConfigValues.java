@@ -7,17 +7,17 @@ import java.util.stream.Collectors;
 /** Lookup of an enum constant by the lowercase spelling users write in configuration files. */
 final class ConfigValues {
 
-    private ConfigValues() {
-    }
+    private ConfigValues() {}
 
-    static <E extends Enum<E>> E fromConfigValue(Class<E> type, Function<E, String> configValue, String what,
-            String text) {
+    static <E extends Enum<E>> E fromConfigValue(
+            Class<E> type, Function<E, String> configValue, String what, String text) {
         for (E constant : type.getEnumConstants()) {
             if (configValue.apply(constant).equals(text)) {
                 return constant;
             }
         }
-        String expected = Arrays.stream(type.getEnumConstants()).map(configValue).collect(Collectors.joining(", "));
+        String expected =
+                Arrays.stream(type.getEnumConstants()).map(configValue).collect(Collectors.joining(", "));
         throw new IllegalArgumentException("Unknown " + what + " '" + text + "'; expected one of " + expected);
     }
 }

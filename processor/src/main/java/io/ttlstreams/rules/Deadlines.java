@@ -12,14 +12,13 @@ final class Deadlines {
      * Always with milliseconds, like MongoDB's own rendering of dates, so that reasons line up; and for every
      * instant, including those beyond year 999999999 that a calendar-based pattern refuses.
      */
-    private static final DateTimeFormatter INSTANT_FORMAT = new DateTimeFormatterBuilder().appendInstant(3)
-            .toFormatter();
+    private static final DateTimeFormatter INSTANT_FORMAT =
+            new DateTimeFormatterBuilder().appendInstant(3).toFormatter();
 
     /** How reasons end when {@link #plusSeconds} finds no deadline. */
     static final String BEYOND_LAST_DATE = ", beyond the last representable date";
 
-    private Deadlines() {
-    }
+    private Deadlines() {}
 
     /**
      * {@code baseMillis + seconds}, or empty when the sum leaves the range of a long (a date near the end of time

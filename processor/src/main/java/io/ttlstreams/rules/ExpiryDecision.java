@@ -17,7 +17,12 @@ import org.bson.BsonDocument;
  * @param documentTtlIgnored a per-document TTL value was present but invalid, so the rule's default applied;
  *                           reported so that such documents can be counted
  */
-public record ExpiryDecision(boolean expires, Instant deadline, String rule, String reason, BsonDocument condition,
+public record ExpiryDecision(
+        boolean expires,
+        Instant deadline,
+        String rule,
+        String reason,
+        BsonDocument condition,
         boolean documentTtlIgnored) {
 
     /** Rejects inconsistent combinations, which would otherwise surface as a wrong delete much later. */

@@ -20,8 +20,7 @@ final class FieldExpiry {
     /** The largest magnitude in milliseconds that a long holds (as a double, rounded down to stay inside). */
     private static final double MAX_MILLIS = 9.2e18;
 
-    private FieldExpiry() {
-    }
+    private FieldExpiry() {}
 
     static ExpiryDecision evaluate(TtlRule rule, BsonDocument document) {
         String field = rule.field();
@@ -48,8 +47,13 @@ final class FieldExpiry {
         // when the path crossed an array of subdocuments is there no single value; the earliest one then serves.
         BsonValue asFound = values.size() == 1 ? values.get(0) : earliest.value();
         BsonDocument condition = new BsonDocument(field, BsonPaths.detached(asFound));
-        return new ExpiryDecision(true, Instant.ofEpochMilli(deadline.getAsLong()), rule.name(),
-                rule.explain(computation) + earliest.unitWarning(), condition, false);
+        return new ExpiryDecision(
+                true,
+                Instant.ofEpochMilli(deadline.getAsLong()),
+                rule.name(),
+                rule.explain(computation) + earliest.unitWarning(),
+                condition,
+                false);
     }
 
     /**
@@ -93,7 +97,8 @@ final class FieldExpiry {
 
     private static Reading readEpoch(BsonValue value, FieldFormat format) {
         double number = value.asNumber().doubleValue();
-        String shown = format.configValue() + " " + (value.isDouble() ? plain(number) : value.asNumber().longValue());
+        String shown = format.configValue() + " "
+                + (value.isDouble() ? plain(number) : value.asNumber().longValue());
         if (!Double.isFinite(number)) {
             return Reading.failed(shown + ", not a finite number");
         }
@@ -108,8 +113,8 @@ final class FieldExpiry {
         } else {
             long whole = value.asNumber().longValue();
             // Seconds to milliseconds is "epoch zero plus that many seconds", with the same overflow guard.
-            OptionalLong exact = format == FieldFormat.EPOCH_SECONDS ? Deadlines.plusSeconds(0, whole)
-                    : OptionalLong.of(whole);
+            OptionalLong exact =
+                    format == FieldFormat.EPOCH_SECONDS ? Deadlines.plusSeconds(0, whole) : OptionalLong.of(whole);
             if (exact.isEmpty()) {
                 return Reading.failed(shown + Deadlines.BEYOND_LAST_DATE);
             }

@@ -14,8 +14,7 @@ final class LastModifiedExpiry {
     /** Cosmos DB's per-document value for "never expire, whatever the collection default". */
     private static final int NEVER = -1;
 
-    private LastModifiedExpiry() {
-    }
+    private LastModifiedExpiry() {}
 
     static ExpiryDecision evaluate(TtlRule rule, BsonDocument document, Instant eventTime) {
         long seconds = rule.expireAfterSeconds();
@@ -32,8 +31,9 @@ final class LastModifiedExpiry {
             } else {
                 // Several values (the path crossed an array) cannot be one TTL; only presence can be pinned.
                 BsonValue value = values.get(0);
-                condition.append(ttlField, values.size() == 1 ? BsonPaths.detached(value)
-                        : new BsonDocument("$exists", BsonBoolean.TRUE));
+                condition.append(
+                        ttlField,
+                        values.size() == 1 ? BsonPaths.detached(value) : new BsonDocument("$exists", BsonBoolean.TRUE));
                 OptionalInt ttl = values.size() == 1 ? documentTtl(value) : OptionalInt.empty();
                 if (ttl.isPresent() && ttl.getAsInt() == NEVER) {
                     return ExpiryDecision.never(rule.explain("field " + ttlField + " is -1, which never expires"));
@@ -52,11 +52,21 @@ final class LastModifiedExpiry {
         String computation = "last modified " + Deadlines.format(eventTime) + " + " + seconds + " s" + source;
         OptionalLong deadline = Deadlines.plusSeconds(eventTime, seconds);
         if (deadline.isEmpty()) {
-            return new ExpiryDecision(false, null, null, rule.explain(computation + Deadlines.BEYOND_LAST_DATE),
-                    new BsonDocument(), ignored);
+            return new ExpiryDecision(
+                    false,
+                    null,
+                    null,
+                    rule.explain(computation + Deadlines.BEYOND_LAST_DATE),
+                    new BsonDocument(),
+                    ignored);
         }
-        return new ExpiryDecision(true, Instant.ofEpochMilli(deadline.getAsLong()), rule.name(),
-                rule.explain(computation), condition, ignored);
+        return new ExpiryDecision(
+                true,
+                Instant.ofEpochMilli(deadline.getAsLong()),
+                rule.name(),
+                rule.explain(computation),
+                condition,
+                ignored);
     }
 
     /**
@@ -67,7 +77,8 @@ final class LastModifiedExpiry {
         long whole;
         if (value.isInt32() || value.isInt64()) {
             whole = value.asNumber().longValue();
-        } else if (value.isDouble() && value.asDouble().getValue() == Math.rint(value.asDouble().getValue())) {
+        } else if (value.isDouble()
+                && value.asDouble().getValue() == Math.rint(value.asDouble().getValue())) {
             // An infinity passes the fraction test but fails the range test below, as it should.
             whole = (long) value.asDouble().getValue();
         } else {

@@ -77,14 +77,14 @@ public final class PartialFilter {
 
     private static Predicate<BsonDocument> compileAnd(BsonValue operand) {
         if (!operand.isArray() || operand.asArray().isEmpty()) {
-            throw new IllegalArgumentException("$and needs a non-empty array of filter documents, not "
-                    + BsonTypes.describe(operand));
+            throw new IllegalArgumentException(
+                    "$and needs a non-empty array of filter documents, not " + BsonTypes.describe(operand));
         }
         List<Predicate<BsonDocument>> clauses = new ArrayList<>();
         for (BsonValue element : operand.asArray()) {
             if (!element.isDocument()) {
-                throw new IllegalArgumentException("$and elements must be filter documents, not "
-                    + BsonTypes.describe(element));
+                throw new IllegalArgumentException(
+                        "$and elements must be filter documents, not " + BsonTypes.describe(element));
             }
             clauses.add(compileFilter(element.asDocument()));
         }
@@ -93,7 +93,8 @@ public final class PartialFilter {
 
     /** As in MongoDB, a value is an operator document when its first field name starts with {@code $}. */
     private static Predicate<BsonDocument> compileField(String path, BsonValue condition) {
-        if (!condition.isDocument() || condition.asDocument().isEmpty()
+        if (!condition.isDocument()
+                || condition.asDocument().isEmpty()
                 || !condition.asDocument().getFirstKey().startsWith("$")) {
             return field(path, equalTo(checkLiteral(condition)));
         }
@@ -128,14 +129,17 @@ public final class PartialFilter {
         }
     }
 
-    private static Predicate<BsonDocument> range(String path, String operator, BsonValue bound,
-            IntPredicate accepts) {
+    private static Predicate<BsonDocument> range(String path, String operator, BsonValue bound, IntPredicate accepts) {
         if (!BsonComparison.isRangeComparable(bound)) {
-            throw new IllegalArgumentException(operator + " compares with a number, a string or a date, not "
-                    + BsonTypes.describe(bound));
+            throw new IllegalArgumentException(
+                    operator + " compares with a number, a string or a date, not " + BsonTypes.describe(bound));
         }
-        return field(path, values -> elementsAndValues(values).stream()
-                .anyMatch(v -> BsonComparison.compare(v, bound).map(accepts::test).orElse(false)));
+        return field(
+                path,
+                values -> elementsAndValues(values).stream()
+                        .anyMatch(v -> BsonComparison.compare(v, bound)
+                                .map(accepts::test)
+                                .orElse(false)));
     }
 
     private static Predicate<List<BsonValue>> ofType(BsonValue operand) {
@@ -150,8 +154,7 @@ public final class PartialFilter {
 
     private static Predicate<List<BsonValue>> in(BsonValue operand) {
         if (!operand.isArray()) {
-            throw new IllegalArgumentException("$in needs an array, not "
-                    + BsonTypes.describe(operand));
+            throw new IllegalArgumentException("$in needs an array, not " + BsonTypes.describe(operand));
         }
         List<Predicate<List<BsonValue>>> alternatives = new ArrayList<>();
         for (BsonValue element : operand.asArray()) {
@@ -166,7 +169,8 @@ public final class PartialFilter {
      */
     private static Predicate<List<BsonValue>> equalTo(BsonValue expected) {
         if (expected.isNull()) {
-            return values -> values.isEmpty() || elementsAndValues(values).stream().anyMatch(BsonValue::isNull);
+            return values ->
+                    values.isEmpty() || elementsAndValues(values).stream().anyMatch(BsonValue::isNull);
         }
         return values -> elementsAndValues(values).stream().anyMatch(v -> BsonComparison.queryEquals(v, expected));
     }
@@ -174,8 +178,8 @@ public final class PartialFilter {
     /** A regular expression as a value would be a pattern match in MongoDB, which this subset does not offer. */
     private static BsonValue checkLiteral(BsonValue value) {
         if (value.isRegularExpression()) {
-            throw new IllegalArgumentException("Regular expressions are not supported in partial filters: "
-                    + BsonTypes.describe(value));
+            throw new IllegalArgumentException(
+                    "Regular expressions are not supported in partial filters: " + BsonTypes.describe(value));
         }
         return value;
     }
@@ -187,8 +191,7 @@ public final class PartialFilter {
         if (operand.isNumber()) {
             return operand.asNumber().doubleValue() != 0;
         }
-        throw new IllegalArgumentException("$exists needs true or false, not "
-                    + BsonTypes.describe(operand));
+        throw new IllegalArgumentException("$exists needs true or false, not " + BsonTypes.describe(operand));
     }
 
     private static List<BsonValue> elementsAndValues(List<BsonValue> values) {

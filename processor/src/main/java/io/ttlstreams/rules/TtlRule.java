@@ -17,8 +17,15 @@ import java.util.Objects;
  * @param documentTtlField   last-modified: the dotted path of a per-document TTL in seconds that overrides
  *                           {@code expireAfterSeconds}, as Cosmos DB's {@code ttl} does; {@code null} for none
  */
-public record TtlRule(String name, NamespacePattern namespace, TtlMode mode, String field, long expireAfterSeconds,
-        FieldFormat fieldFormat, PartialFilter partialFilter, String documentTtlField) {
+public record TtlRule(
+        String name,
+        NamespacePattern namespace,
+        TtlMode mode,
+        String field,
+        long expireAfterSeconds,
+        FieldFormat fieldFormat,
+        PartialFilter partialFilter,
+        String documentTtlField) {
 
     /** Rejects settings that belong to the other mode, so that a misplaced setting is not silently ignored. */
     public TtlRule {
@@ -43,8 +50,8 @@ public record TtlRule(String name, NamespacePattern namespace, TtlMode mode, Str
             }
         } else {
             if (field != null || fieldFormat != FieldFormat.DATE) {
-                throw new IllegalArgumentException("Rule " + name
-                        + ": field and field format apply to field mode only");
+                throw new IllegalArgumentException(
+                        "Rule " + name + ": field and field format apply to field mode only");
             }
             if (documentTtlField != null) {
                 validateFieldPath(documentTtlField);

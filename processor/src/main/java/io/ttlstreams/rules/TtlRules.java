@@ -58,7 +58,9 @@ public final class TtlRules {
     public ExpiryDecision evaluate(String namespace, BsonDocument document, Instant eventTime) {
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(eventTime, "eventTime");
-        List<TtlRule> applicable = rules.stream().filter(rule -> rule.namespace().matches(namespace)).toList();
+        List<TtlRule> applicable = rules.stream()
+                .filter(rule -> rule.namespace().matches(namespace))
+                .toList();
         if (applicable.isEmpty()) {
             return ExpiryDecision.never("no rule for namespace " + namespace);
         }
@@ -78,10 +80,15 @@ public final class TtlRules {
             }
         }
         if (earliest == null) {
-            return new ExpiryDecision(false, null, null, String.join("; ", reasons), new BsonDocument(),
-                    documentTtlIgnored);
+            return new ExpiryDecision(
+                    false, null, null, String.join("; ", reasons), new BsonDocument(), documentTtlIgnored);
         }
-        return new ExpiryDecision(true, earliest.deadline(), earliest.rule(), earliest.reason(), earliest.condition(),
+        return new ExpiryDecision(
+                true,
+                earliest.deadline(),
+                earliest.rule(),
+                earliest.reason(),
+                earliest.condition(),
                 documentTtlIgnored);
     }
 
@@ -90,7 +97,8 @@ public final class TtlRules {
         if (filter != null && !filter.matches(document)) {
             return ExpiryDecision.never(rule.explain("partial filter " + filter + " does not match"));
         }
-        ExpiryDecision decision = rule.mode() == TtlMode.FIELD ? FieldExpiry.evaluate(rule, document)
+        ExpiryDecision decision = rule.mode() == TtlMode.FIELD
+                ? FieldExpiry.evaluate(rule, document)
                 : LastModifiedExpiry.evaluate(rule, document, eventTime);
         if (filter != null && decision.expires()) {
             // The delete re-checks the filter too: a document updated out of the filter's scope must survive.

@@ -89,8 +89,10 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
         } catch (IOException | RuntimeException e) {
             // Corrupt input surfaces as anything from a bad header to an EOF or a bogus length: all are the same
             // failure to the caller.
-            throw new SerializationException("Could not deserialize a " + typeName + " from " + bytes.length
-                    + " bytes (Avro single-object encoding): " + e.getMessage(), e);
+            throw new SerializationException(
+                    "Could not deserialize a " + typeName + " from " + bytes.length
+                            + " bytes (Avro single-object encoding): " + e.getMessage(),
+                    e);
         }
     }
 }

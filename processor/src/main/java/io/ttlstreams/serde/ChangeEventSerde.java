@@ -27,8 +27,8 @@ import org.bson.json.JsonWriterSettings;
 public final class ChangeEventSerde implements Serde<ChangeEvent> {
 
     // JsonMode.EXTENDED is the canonical extended JSON mode: every number keeps its BSON type.
-    private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder()
-            .outputMode(JsonMode.EXTENDED).build();
+    private static final JsonWriterSettings CANONICAL =
+            JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
 
     @Override
     public Serializer<ChangeEvent> serializer() {
@@ -64,8 +64,10 @@ public final class ChangeEventSerde implements Serde<ChangeEvent> {
                     clusterTime == null ? null : clusterTime.asTimestamp());
         } catch (RuntimeException e) {
             // Malformed JSON, a missing or mistyped field, an unknown operation type or a broken invariant.
-            throw new SerializationException("Could not deserialize a ChangeEvent from " + bytes.length
-                    + " bytes (canonical extended JSON): " + e.getMessage(), e);
+            throw new SerializationException(
+                    "Could not deserialize a ChangeEvent from " + bytes.length + " bytes (canonical extended JSON): "
+                            + e.getMessage(),
+                    e);
         }
     }
 

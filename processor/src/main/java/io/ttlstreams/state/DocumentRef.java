@@ -15,8 +15,7 @@ public final class DocumentRef {
 
     private static final byte SEPARATOR = 0;
 
-    private DocumentRef() {
-    }
+    private DocumentRef() {}
 
     /** The reference of the document with this key (canonical extended JSON) in this namespace ("db.coll"). */
     public static Bytes of(String namespace, String documentKeyJson) {

@@ -1,15 +1,13 @@
 package io.ttlstreams.state;
 
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
 import java.time.Instant;
-
 import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
-
-import io.ttlstreams.schema.IndexEntry;
-import io.ttlstreams.schema.ScheduleEntry;
 
 /**
  * The expiry schedule over its two stores, keeping them consistent: every document has at most one

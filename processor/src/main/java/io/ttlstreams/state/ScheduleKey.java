@@ -16,8 +16,7 @@ public final class ScheduleKey {
 
     private static final int DEADLINE_BYTES = Long.BYTES;
 
-    private ScheduleKey() {
-    }
+    private ScheduleKey() {}
 
     /** The key of a document's schedule entry. */
     public static Bytes of(long deadlineMillis, Bytes documentRef) {
@@ -70,7 +69,9 @@ public final class ScheduleKey {
     }
 
     private static Bytes bare(long deadlineMillis) {
-        return Bytes.wrap(ByteBuffer.allocate(DEADLINE_BYTES).putLong(encode(deadlineMillis)).array());
+        return Bytes.wrap(ByteBuffer.allocate(DEADLINE_BYTES)
+                .putLong(encode(deadlineMillis))
+                .array());
     }
 
     private static long encode(long deadlineMillis) {
@@ -84,8 +85,8 @@ public final class ScheduleKey {
     private static byte[] checkLength(Bytes key) {
         byte[] bytes = key.get();
         if (bytes.length < DEADLINE_BYTES) {
-            throw new IllegalArgumentException(
-                    "Not a schedule key: " + bytes.length + " bytes, fewer than the " + DEADLINE_BYTES + "-byte deadline");
+            throw new IllegalArgumentException("Not a schedule key: " + bytes.length + " bytes, fewer than the "
+                    + DEADLINE_BYTES + "-byte deadline");
         }
         return bytes;
     }

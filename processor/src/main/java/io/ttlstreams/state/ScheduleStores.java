@@ -25,27 +25,26 @@ public final class ScheduleStores {
     /** Namespace epochs: namespace (or database) name to the 64-bit epoch the processor keeps for namespace-wide events. */
     public static final String NAMESPACE_EPOCHS = "namespace-epochs";
 
-    private ScheduleStores() {
-    }
+    private ScheduleStores() {}
 
     /** The {@value #SCHEDULE} store. */
     public static StoreBuilder<KeyValueStore<Bytes, ScheduleEntry>> schedule() {
-        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SCHEDULE),
-                        Serdes.Bytes(), AvroSerde.of(ScheduleEntry.class))
+        return Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(SCHEDULE), Serdes.Bytes(), AvroSerde.of(ScheduleEntry.class))
                 .withCachingDisabled();
     }
 
     /** The {@value #INDEX} store. */
     public static StoreBuilder<KeyValueStore<Bytes, IndexEntry>> index() {
-        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(INDEX),
-                        Serdes.Bytes(), AvroSerde.of(IndexEntry.class))
+        return Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(INDEX), Serdes.Bytes(), AvroSerde.of(IndexEntry.class))
                 .withCachingDisabled();
     }
 
     /** The {@value #NAMESPACE_EPOCHS} store. */
     public static StoreBuilder<KeyValueStore<String, Long>> namespaceEpochs() {
-        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(NAMESPACE_EPOCHS),
-                        Serdes.String(), Serdes.Long())
+        return Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(NAMESPACE_EPOCHS), Serdes.String(), Serdes.Long())
                 .withCachingDisabled();
     }
 }

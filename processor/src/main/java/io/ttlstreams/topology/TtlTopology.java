@@ -1,14 +1,5 @@
 package io.ttlstreams.topology;
 
-import java.util.Optional;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
-
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.processor.StreamPartitioner;
-
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
@@ -20,6 +11,13 @@ import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.serde.ChangeEventSerde;
 import io.ttlstreams.state.ScheduleStores;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.StreamPartitioner;
 
 /**
  * The processor topology:
@@ -45,8 +43,7 @@ public final class TtlTopology {
     /** Source node reading the control topic. */
     public static final String CONTROL_SOURCE = "control-source";
 
-    private TtlTopology() {
-    }
+    private TtlTopology() {}
 
     /** Builds the topology for {@code config}. */
     public static Topology build(TtlStreamsConfig config) {
@@ -58,31 +55,54 @@ public final class TtlTopology {
         ChangeEventParser parser = new ChangeEventParser(config.topicNamespaceMapping());
         ChangeEventSerde eventSerde = new ChangeEventSerde();
         Topology topology = new Topology();
-        topology.addSource(SOURCE, new StringDeserializer(), new StringDeserializer(),
+        topology.addSource(
+                SOURCE,
+                new StringDeserializer(),
+                new StringDeserializer(),
                 config.sourceTopics().toArray(String[]::new));
         topology.addProcessor(PARSER, () -> new ChangeEventProcessor(parser), SOURCE);
-        topology.addSink(ChangeEventProcessor.CONTROL_CHILD, config.controlTopic(), new StringSerializer(),
-                eventSerde.serializer(), TtlTopology.<ChangeEvent>toEveryPartition(), PARSER);
+        topology.addSink(
+                ChangeEventProcessor.CONTROL_CHILD,
+                config.controlTopic(),
+                new StringSerializer(),
+                eventSerde.serializer(),
+                TtlTopology.<ChangeEvent>toEveryPartition(),
+                PARSER);
         topology.addSource(CONTROL_SOURCE, new StringDeserializer(), eventSerde.deserializer(), config.controlTopic());
-        topology.addProcessor(ChangeEventProcessor.SCHEDULER_CHILD, () -> new ExpirySchedulerProcessor(settings),
-                PARSER, CONTROL_SOURCE);
+        topology.addProcessor(
+                ChangeEventProcessor.SCHEDULER_CHILD,
+                () -> new ExpirySchedulerProcessor(settings),
+                PARSER,
+                CONTROL_SOURCE);
         topology.addStateStore(ScheduleStores.schedule(), ChangeEventProcessor.SCHEDULER_CHILD);
         topology.addStateStore(ScheduleStores.index(), ChangeEventProcessor.SCHEDULER_CHILD);
         topology.addStateStore(ScheduleStores.namespaceEpochs(), ChangeEventProcessor.SCHEDULER_CHILD);
-        topology.addSink(ExpirySchedulerProcessor.DELETES_CHILD, config.deleteTopic(), new StringSerializer(),
-                new StringSerializer(), ChangeEventProcessor.SCHEDULER_CHILD);
+        topology.addSink(
+                ExpirySchedulerProcessor.DELETES_CHILD,
+                config.deleteTopic(),
+                new StringSerializer(),
+                new StringSerializer(),
+                ChangeEventProcessor.SCHEDULER_CHILD);
         Optional<String> auditTopic = config.auditTopic();
-        auditTopic.ifPresent(topic -> topology.addSink(ExpirySchedulerProcessor.AUDIT_CHILD, topic,
-                new StringSerializer(), AvroSerde.of(ExpiryEvent.class).serializer(),
+        auditTopic.ifPresent(topic -> topology.addSink(
+                ExpirySchedulerProcessor.AUDIT_CHILD,
+                topic,
+                new StringSerializer(),
+                AvroSerde.of(ExpiryEvent.class).serializer(),
                 ChangeEventProcessor.SCHEDULER_CHILD));
-        topology.addSink(DeadLetters.SINK, config.dlqTopic(), new StringSerializer(), new StringSerializer(),
-                PARSER, ChangeEventProcessor.SCHEDULER_CHILD);
+        topology.addSink(
+                DeadLetters.SINK,
+                config.dlqTopic(),
+                new StringSerializer(),
+                new StringSerializer(),
+                PARSER,
+                ChangeEventProcessor.SCHEDULER_CHILD);
         return topology;
     }
 
     /** Multicasts every record to all partitions of the topic (KIP-837). */
     private static <V> StreamPartitioner<String, V> toEveryPartition() {
-        return (topic, key, value, numPartitions) -> Optional.of(
-                IntStream.range(0, numPartitions).boxed().collect(Collectors.toUnmodifiableSet()));
+        return (topic, key, value, numPartitions) ->
+                Optional.of(IntStream.range(0, numPartitions).boxed().collect(Collectors.toUnmodifiableSet()));
     }
 }

@@ -16,8 +16,9 @@ import picocli.CommandLine;
 
 class ConnectConfigCommandTest {
 
-    private static final String EXAMPLE =
-            RepositoryFiles.root().resolve("connect-config/example-processor.properties").toString();
+    private static final String EXAMPLE = RepositoryFiles.root()
+            .resolve("connect-config/example-processor.properties")
+            .toString();
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
@@ -45,7 +46,8 @@ class ConnectConfigCommandTest {
         assertThat(run("--config", EXAMPLE)).isZero();
 
         BsonArray connectors = printed();
-        assertThat(connectors).extracting(c -> c.asDocument().getString("name").getValue())
+        assertThat(connectors)
+                .extracting(c -> c.asDocument().getString("name").getValue())
                 .containsExactly("mongo-source-app", "mongo-ttl-sink");
         assertThat(config(connectors, 0).getString("connection.uri").getValue())
                 .isEqualTo("${file:/secrets/mongo.properties:uri}");
@@ -55,8 +57,8 @@ class ConnectConfigCommandTest {
 
     @Test
     void shouldTakeTheUriAndCopyExistingFromTheCommandLine() {
-        assertThat(run("--config", EXAMPLE, "--mongodb-uri", "mongodb://m:27017/?replicaSet=rs0",
-                "--copy-existing")).isZero();
+        assertThat(run("--config", EXAMPLE, "--mongodb-uri", "mongodb://m:27017/?replicaSet=rs0", "--copy-existing"))
+                .isZero();
 
         BsonArray connectors = printed();
         assertThat(config(connectors, 0).getString("startup.mode").getValue()).isEqualTo("copy_existing");
@@ -72,7 +74,9 @@ class ConnectConfigCommandTest {
 
         assertThat(target.resolve("mongo-source.json")).exists();
         assertThat(BsonDocument.parse(Files.readString(target.resolve("mongo-ttl-sink.json")))
-                .getString("name").getValue()).isEqualTo("mongo-ttl-sink");
+                        .getString("name")
+                        .getValue())
+                .isEqualTo("mongo-ttl-sink");
         assertThat(out.toString()).contains("mongo-source.json", "mongo-ttl-sink.json");
     }
 

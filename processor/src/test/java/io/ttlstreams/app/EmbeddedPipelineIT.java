@@ -1,12 +1,10 @@
 package io.ttlstreams.app;
 
-import java.util.HashMap;
-import java.util.Map;
-
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-
 import io.ttlstreams.config.TtlStreamsConfig;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The scenarios on the embedded pipeline, as {@code ttl-streams run} starts it: a KRaft broker, the

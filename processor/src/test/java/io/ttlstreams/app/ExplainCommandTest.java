@@ -7,16 +7,15 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
 import picocli.CommandLine;
 
 class ExplainCommandTest {
 
-    private static final String CONFIG = String.join("\n",
+    private static final String CONFIG = String.join(
+            "\n",
             "ttl.rules=sessions,events",
             "ttl.rule.sessions.namespace=app.sessions            # db.collection; db.* matches every collection",
             "ttl.rule.sessions.field=expireAt",
@@ -55,8 +54,12 @@ class ExplainCommandTest {
 
     @Test
     void shouldExplainFieldRuleDeadlineWithMilliseconds() throws IOException {
-        int code = explain(CONFIG, "--namespace", "app.sessions",
-                "--document", "{\"_id\": 1, \"expireAt\": {\"$date\": \"2026-01-01T00:00:00Z\"}}");
+        int code = explain(
+                CONFIG,
+                "--namespace",
+                "app.sessions",
+                "--document",
+                "{\"_id\": 1, \"expireAt\": {\"$date\": \"2026-01-01T00:00:00Z\"}}");
 
         assertThat(code).isZero();
         BsonDocument answer = answer();
@@ -69,8 +72,14 @@ class ExplainCommandTest {
 
     @Test
     void shouldExplainLastModifiedRuleFromEventTimeAndDocumentTtl() throws IOException {
-        int code = explain(CONFIG, "--namespace", "app.events", "--document", "{\"ttl\": {\"$numberLong\": \"20\"}}",
-                "--event-time", "2026-01-01T00:00:00Z");
+        int code = explain(
+                CONFIG,
+                "--namespace",
+                "app.events",
+                "--document",
+                "{\"ttl\": {\"$numberLong\": \"20\"}}",
+                "--event-time",
+                "2026-01-01T00:00:00Z");
 
         assertThat(code).isZero();
         assertThat(answer().getString("deadline").getValue()).isEqualTo("2026-01-01T00:00:20.000Z");
@@ -110,8 +119,12 @@ class ExplainCommandTest {
 
     @Test
     void shouldExitTwoNamingTheOptionOnInvalidConfig() throws IOException {
-        int code = explain(CONFIG.replace("expire.after.seconds=10", "expire.after.seconds=NaN"),
-                "--namespace", "app.sessions", "--document", "{}");
+        int code = explain(
+                CONFIG.replace("expire.after.seconds=10", "expire.after.seconds=NaN"),
+                "--namespace",
+                "app.sessions",
+                "--document",
+                "{}");
 
         assertThat(code).isEqualTo(2);
         assertThat(err.toString()).contains("ttl.rule.sessions.expire.after.seconds");

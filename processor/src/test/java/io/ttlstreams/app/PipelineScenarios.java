@@ -6,6 +6,11 @@ import static com.mongodb.client.model.Updates.unset;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.TopicReader;
+import io.ttlstreams.processor.DeadLetters;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,7 +19,6 @@ import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -30,14 +34,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
-
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
-
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.embedded.TopicReader;
-import io.ttlstreams.processor.DeadLetters;
 
 /**
  * The end-to-end scenarios every pipeline must pass, checked through the MongoDB driver: documents
@@ -107,7 +103,9 @@ abstract class PipelineScenarios {
     /** Asserts the document is there until its deadline and gone within {@link #WITHIN} after it. */
     private void assertExpiresOnTime(Object id, Instant deadline) throws InterruptedException {
         while (Instant.now().isBefore(deadline.minusMillis(100))) {
-            assertThat(exists(id)).as("%s must not be deleted before its deadline %s", id, deadline).isTrue();
+            assertThat(exists(id))
+                    .as("%s must not be deleted before its deadline %s", id, deadline)
+                    .isTrue();
             Thread.sleep(50);
         }
         await().atMost(Duration.between(Instant.now(), deadline.plus(WITHIN)).plusMillis(1))
@@ -162,8 +160,7 @@ abstract class PipelineScenarios {
     @Test
     void shouldExpireEveryIdType() throws InterruptedException {
         Instant deadline = Instant.now().plusSeconds(2);
-        List<Object> ids = List.of(new ObjectId(), "string-id", 1L << 40,
-                new Document("tenant", "t1").append("n", 7));
+        List<Object> ids = List.of(new ObjectId(), "string-id", 1L << 40, new Document("tenant", "t1").append("n", 7));
         for (Object id : ids) {
             sessions.insertOne(new Document("_id", id).append("expireAt", Date.from(deadline)));
         }
@@ -180,9 +177,10 @@ abstract class PipelineScenarios {
             ids.add("restart-" + i);
             sessions.insertOne(new Document("_id", "restart-" + i).append("expireAt", Date.from(deadline)));
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> processor().streams().metrics().entrySet().stream()
-                .anyMatch(e -> e.getKey().name().equals("documents-scheduled-total")
-                        && ((Number) e.getValue().metricValue()).doubleValue() >= 20));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> processor().streams().metrics().entrySet().stream()
+                        .anyMatch(e -> e.getKey().name().equals("documents-scheduled-total")
+                                && ((Number) e.getValue().metricValue()).doubleValue() >= 20));
 
         stopProcessor();
         // A document renewed while the processor is down is caught up from the topic on restart.
@@ -201,17 +199,23 @@ abstract class PipelineScenarios {
         String sourceTopic = processorConfig().sourceTopics().get(0);
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
-                new StringSerializer());
-             TopicReader dlq = new TopicReader(bootstrapServers(),
-                     processorConfig().dlqTopic())) {
-            producer.send(new ProducerRecord<>(sourceTopic, "{\"_id\": \"bad\"}", "{this is not json")).get();
+        try (KafkaProducer<String, String> producer =
+                        new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+                TopicReader dlq =
+                        new TopicReader(bootstrapServers(), processorConfig().dlqTopic())) {
+            producer.send(new ProducerRecord<>(sourceTopic, "{\"_id\": \"bad\"}", "{this is not json"))
+                    .get();
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> !dlq.poll(r -> true).isEmpty());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !dlq.poll(r -> true).isEmpty());
             ConsumerRecord<String, String> dead = dlq.poll(r -> true).get(0);
             assertThat(dead.value()).isEqualTo("{this is not json");
-            assertThat(new String(dead.headers().lastHeader(DeadLetters.SOURCE_TOPIC_HEADER).value(),
-                    StandardCharsets.UTF_8)).isEqualTo(sourceTopic);
+            assertThat(new String(
+                            dead.headers()
+                                    .lastHeader(DeadLetters.SOURCE_TOPIC_HEADER)
+                                    .value(),
+                            StandardCharsets.UTF_8))
+                    .isEqualTo(sourceTopic);
         } catch (java.util.concurrent.ExecutionException e) {
             throw new AssertionError(e);
         }

@@ -2,13 +2,11 @@ package io.ttlstreams.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.config.TtlStreamsConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.Test;
-
-import io.ttlstreams.config.TtlStreamsConfig;
 
 /** Keeps the README's configuration reference equal to what the ConfigDef generates. */
 class ReadmeTest {

@@ -1,24 +1,21 @@
 package io.ttlstreams.app;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ConnectorConfigs;
+import io.ttlstreams.connect.ConnectorDefinition;
+import io.ttlstreams.embedded.EmbeddedConnect;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
 import org.testcontainers.kafka.KafkaContainer;
 import org.testcontainers.mongodb.MongoDBContainer;
-
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.connect.ConnectorConfigs;
-import io.ttlstreams.connect.ConnectorDefinition;
-import io.ttlstreams.embedded.EmbeddedConnect;
 
 /**
  * The scenarios against a real MongoDB replica set and a real Kafka broker in containers, with the
@@ -51,7 +48,8 @@ class RealMongoPipelineIT extends PipelineScenarios {
         connect = EmbeddedConnect.start(KAFKA.getBootstrapServers(), dataDir.resolve("connect"), 0);
         Map<String, Map<String, String>> connectors = new LinkedHashMap<>();
         for (ConnectorDefinition connector : ConnectorConfigs.render(config, MONGO.getReplicaSetUrl(), false)
-                .files().values()) {
+                .files()
+                .values()) {
             connectors.put(connector.name(), connector.config());
         }
         connect.createConnectors(connectors, Duration.ofMinutes(1));

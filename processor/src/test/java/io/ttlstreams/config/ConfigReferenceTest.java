@@ -11,9 +11,11 @@ class ConfigReferenceTest {
 
     @Test
     void shouldListEveryOption() {
-        TtlStreamsConfig.configDef().names()
+        TtlStreamsConfig.configDef()
+                .names()
                 .forEach(name -> assertThat(markdown).contains("| `" + name + "` |"));
-        RuleConfig.configDef().names()
+        RuleConfig.configDef()
+                .names()
                 .forEach(name -> assertThat(markdown).contains("| `ttl.rule.<name>." + name + "` |"));
     }
 
@@ -29,7 +31,8 @@ class ConfigReferenceTest {
 
     @Test
     void shouldGroupOptionsIntoTables() {
-        assertThat(markdown).contains("### Rules\n\n| Name | Type | Default | Valid values | Importance |")
+        assertThat(markdown)
+                .contains("### Rules\n\n| Name | Type | Default | Valid values | Importance |")
                 .contains("### Embedded local stack")
                 .contains("## Rule options");
     }
@@ -42,7 +45,11 @@ class ConfigReferenceTest {
     @Test
     void shouldKeepEachRowToSixCells() {
         Pattern unescapedPipe = Pattern.compile("(?<!\\\\)\\|");
-        markdown.lines().filter(line -> line.startsWith("| `"))
-                .forEach(line -> assertThat(unescapedPipe.matcher(line).results().count()).as(line).isEqualTo(7));
+        markdown.lines()
+                .filter(line -> line.startsWith("| `"))
+                .forEach(
+                        line -> assertThat(unescapedPipe.matcher(line).results().count())
+                                .as(line)
+                                .isEqualTo(7));
     }
 }

@@ -52,8 +52,11 @@ class LoadTest {
 
     @Test
     void shouldReportTheOptionOfALoadedFile() throws IOException {
-        Path file = write("ttl.rules=sessions", "ttl.rule.sessions.namespace=app.sessions",
-                "ttl.rule.sessions.field=expireAt", "ttl.rule.sessions.expire.after.seconds=NaN  # oops");
+        Path file = write(
+                "ttl.rules=sessions",
+                "ttl.rule.sessions.namespace=app.sessions",
+                "ttl.rule.sessions.field=expireAt",
+                "ttl.rule.sessions.expire.after.seconds=NaN  # oops");
 
         assertThatThrownBy(() -> TtlStreamsConfig.load(file))
                 .isInstanceOf(ConfigException.class)
@@ -79,7 +82,8 @@ class LoadTest {
 
     @Test
     void shouldNameAFileThatIsNotUtf8() throws IOException {
-        Path file = Files.write(directory.resolve("latin1.properties"),
+        Path file = Files.write(
+                directory.resolve("latin1.properties"),
                 "ttl.rules=s\u00e9ssions\n".getBytes(StandardCharsets.ISO_8859_1));
 
         assertThatThrownBy(() -> TtlStreamsConfig.load(file))
@@ -89,40 +93,51 @@ class LoadTest {
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
-    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
-        // a comment needs whitespace before the #
-        "key=value # note                       | key=value",
-        "key=value#not-a-comment                | key=value#not-a-comment",
-        "key=#fff                               | key=#fff",
-        "key= # note                            | key=",
-        // whole-line comments are left to Properties
-        "# key=value # note                     | # key=value # note",
-        "`   ! key=value # note`                | `   ! key=value # note`",
-        // inside a JSON string a # is text, also after an escaped quote
-        "f={\"a\": \"x #1\"} # note              | f={\"a\": \"x #1\"}",
-        "f={\"a\": \"say \\\\\"hi\\\\\" #1\"}    | f={\"a\": \"say \\\\\"hi\\\\\" #1\"}",
-        // an escaped # or an escaped space before it keeps it
-        "p=a \\#b                                | p=a \\#b",
-        "p=a\\ #b                                | p=a\\ #b",
-        "p=a\\  #b                               | `p=a\\ `",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '`',
+            value = {
+                // a comment needs whitespace before the #
+                "key=value # note                       | key=value",
+                "key=value#not-a-comment                | key=value#not-a-comment",
+                "key=#fff                               | key=#fff",
+                "key= # note                            | key=",
+                // whole-line comments are left to Properties
+                "# key=value # note                     | # key=value # note",
+                "`   ! key=value # note`                | `   ! key=value # note`",
+                // inside a JSON string a # is text, also after an escaped quote
+                "f={\"a\": \"x #1\"} # note              | f={\"a\": \"x #1\"}",
+                "f={\"a\": \"say \\\\\"hi\\\\\" #1\"}    | f={\"a\": \"say \\\\\"hi\\\\\" #1\"}",
+                // an escaped # or an escaped space before it keeps it
+                "p=a \\#b                                | p=a \\#b",
+                "p=a\\ #b                                | p=a\\ #b",
+                "p=a\\  #b                               | `p=a\\ `",
+            })
     void shouldStripOnlyTrailingComments(String line, String expected) {
         assertThat(PropertiesFiles.stripTrailingComments(line)).isEqualTo(expected + "\n");
     }
 
     @Test
     void shouldKeepAContinuationLinesStringState() throws IOException {
-        Path file = write("ttl.rules=sessions", "ttl.rule.sessions.namespace=app.sessions",
+        Path file = write(
+                "ttl.rules=sessions",
+                "ttl.rule.sessions.namespace=app.sessions",
                 "ttl.rule.sessions.field=expireAt",
                 "ttl.rule.sessions.partial.filter={\"status\": \\",
                 "    \"a #b\"}   # note");
 
-        assertThat(TtlStreamsConfig.load(file).rules().rules().get(0).partialFilter().expression())
+        assertThat(TtlStreamsConfig.load(file)
+                        .rules()
+                        .rules()
+                        .get(0)
+                        .partialFilter()
+                        .expression())
                 .isEqualTo(BsonDocument.parse("{status: 'a #b'}"));
     }
 
     @Test
     void shouldEndAContinuationAtACommentThatSwallowsTheBackslash() {
-        assertThat(PropertiesFiles.stripTrailingComments("a=1 # note \\\nb=2\n")).isEqualTo("a=1\nb=2\n");
+        assertThat(PropertiesFiles.stripTrailingComments("a=1 # note \\\nb=2\n"))
+                .isEqualTo("a=1\nb=2\n");
     }
 }

@@ -28,18 +28,33 @@ class RuleConfigTest {
 
     @Test
     void shouldBuildAFieldRuleWithDefaults() {
-        assertThat(rule()).isEqualTo(new TtlRule("sessions", new NamespacePattern("app", "sessions"), TtlMode.FIELD,
-                "expireAt", 0, FieldFormat.DATE, null, null));
+        assertThat(rule())
+                .isEqualTo(new TtlRule(
+                        "sessions",
+                        new NamespacePattern("app", "sessions"),
+                        TtlMode.FIELD,
+                        "expireAt",
+                        0,
+                        FieldFormat.DATE,
+                        null,
+                        null));
     }
 
     @Test
     void shouldBuildAFieldRuleWithEveryOption() {
-        TtlRule rule = rule("ttl.rule.sessions.namespace", "app.*",
-                "ttl.source.topics", "app.sessions",
-                "ttl.rule.sessions.field", "session.expiresAt",
-                SECONDS, "3600",
-                "ttl.rule.sessions.field.format", "epoch-millis",
-                "ttl.rule.sessions.partial.filter", "{\"status\": {\"$in\": [\"active\", \"idle\"]}}");
+        TtlRule rule = rule(
+                "ttl.rule.sessions.namespace",
+                "app.*",
+                "ttl.source.topics",
+                "app.sessions",
+                "ttl.rule.sessions.field",
+                "session.expiresAt",
+                SECONDS,
+                "3600",
+                "ttl.rule.sessions.field.format",
+                "epoch-millis",
+                "ttl.rule.sessions.partial.filter",
+                "{\"status\": {\"$in\": [\"active\", \"idle\"]}}");
 
         assertThat(rule.namespace()).isEqualTo(new NamespacePattern("app", null));
         assertThat(rule.field()).isEqualTo("session.expiresAt");
@@ -51,11 +66,26 @@ class RuleConfigTest {
 
     @Test
     void shouldBuildALastModifiedRule() {
-        TtlRule rule = rule("ttl.rule.sessions.mode", "last-modified", "ttl.rule.sessions.field", null,
-                SECONDS, "10", "ttl.rule.sessions.document.ttl.field", "ttl");
+        TtlRule rule = rule(
+                "ttl.rule.sessions.mode",
+                "last-modified",
+                "ttl.rule.sessions.field",
+                null,
+                SECONDS,
+                "10",
+                "ttl.rule.sessions.document.ttl.field",
+                "ttl");
 
-        assertThat(rule).isEqualTo(new TtlRule("sessions", new NamespacePattern("app", "sessions"),
-                TtlMode.LAST_MODIFIED, null, 10, FieldFormat.DATE, null, "ttl"));
+        assertThat(rule)
+                .isEqualTo(new TtlRule(
+                        "sessions",
+                        new NamespacePattern("app", "sessions"),
+                        TtlMode.LAST_MODIFIED,
+                        null,
+                        10,
+                        FieldFormat.DATE,
+                        null,
+                        "ttl"));
     }
 
     @Test
@@ -77,8 +107,10 @@ class RuleConfigTest {
         for (Object value : new Object[] {Double.NaN, 1.5, 20.0, 2147483648L}) {
             Map<String, Object> props = TestConfigs.props();
             props.put(SECONDS, value);
-            assertThatThrownBy(() -> new TtlStreamsConfig(props)).as("%s", value)
-                    .isInstanceOf(ConfigException.class).hasMessageContaining(SECONDS);
+            assertThatThrownBy(() -> new TtlStreamsConfig(props))
+                    .as("%s", value)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining(SECONDS);
         }
     }
 
@@ -88,18 +120,20 @@ class RuleConfigTest {
     }
 
     @ParameterizedTest(name = "{0}={1}")
-    @CsvSource(delimiter = '|', value = {
-        "ttl.rule.sessions.namespace          | app",
-        "ttl.rule.sessions.namespace          | '*.sessions'",
-        "ttl.rule.sessions.mode               | ttl-index",
-        "ttl.rule.sessions.field              | 'session..expiresAt'",
-        "ttl.rule.sessions.field              | '$expireAt'",
-        "ttl.rule.sessions.field.format       | seconds",
-        "ttl.rule.sessions.partial.filter     | '{\"status\": '",
-        "ttl.rule.sessions.partial.filter     | '[1, 2]'",
-        "ttl.rule.sessions.partial.filter     | '{\"$or\": [{\"a\": 1}]}'",
-        "ttl.rule.sessions.partial.filter     | '{\"a\": {\"$regex\": \"x\"}}'",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "ttl.rule.sessions.namespace          | app",
+                "ttl.rule.sessions.namespace          | '*.sessions'",
+                "ttl.rule.sessions.mode               | ttl-index",
+                "ttl.rule.sessions.field              | 'session..expiresAt'",
+                "ttl.rule.sessions.field              | '$expireAt'",
+                "ttl.rule.sessions.field.format       | seconds",
+                "ttl.rule.sessions.partial.filter     | '{\"status\": '",
+                "ttl.rule.sessions.partial.filter     | '[1, 2]'",
+                "ttl.rule.sessions.partial.filter     | '{\"$or\": [{\"a\": 1}]}'",
+                "ttl.rule.sessions.partial.filter     | '{\"a\": {\"$regex\": \"x\"}}'",
+            })
     void shouldRejectABadRuleOptionNamingIt(String option, String value) {
         assertRejectedNaming(option, option, value);
     }
@@ -113,9 +147,16 @@ class RuleConfigTest {
 
     @Test
     void shouldNameTheRuleWhoseOptionFailsAmongSeveral() {
-        assertRejectedNaming("ttl.rule.carts.expire.after.seconds", "ttl.rules", "sessions,carts",
-                "ttl.rule.carts.namespace", "shop.carts", "ttl.rule.carts.field", "at",
-                "ttl.rule.carts.expire.after.seconds", "-5");
+        assertRejectedNaming(
+                "ttl.rule.carts.expire.after.seconds",
+                "ttl.rules",
+                "sessions,carts",
+                "ttl.rule.carts.namespace",
+                "shop.carts",
+                "ttl.rule.carts.field",
+                "at",
+                "ttl.rule.carts.expire.after.seconds",
+                "-5");
     }
 
     @Test
@@ -136,14 +177,23 @@ class RuleConfigTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "ttl.rule.sessions.field         | expireAt",
-        "ttl.rule.sessions.field.format  | epoch-seconds",
-        "ttl.rule.sessions.field.format  | date",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "ttl.rule.sessions.field         | expireAt",
+                "ttl.rule.sessions.field.format  | epoch-seconds",
+                "ttl.rule.sessions.field.format  | date",
+            })
     void shouldRejectFieldModeOptionsInLastModifiedMode(String option, String value) {
-        assertThatThrownBy(() -> config("ttl.rule.sessions.mode", "last-modified", SECONDS, "10",
-                "ttl.rule.sessions.field", null, option, value))
+        assertThatThrownBy(() -> config(
+                        "ttl.rule.sessions.mode",
+                        "last-modified",
+                        SECONDS,
+                        "10",
+                        "ttl.rule.sessions.field",
+                        null,
+                        option,
+                        value))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(option)
                 .hasMessageContaining("Applies only when ttl.rule.sessions.mode is field");
@@ -159,20 +209,38 @@ class RuleConfigTest {
 
     @Test
     void shouldEvaluateTheConfiguredCosmosRuleAsDocumented() {
-        TtlStreamsConfig config = config("ttl.rule.sessions.mode", "last-modified", "ttl.rule.sessions.field", null,
-                SECONDS, "10", "ttl.rule.sessions.document.ttl.field", "ttl");
+        TtlStreamsConfig config = config(
+                "ttl.rule.sessions.mode",
+                "last-modified",
+                "ttl.rule.sessions.field",
+                null,
+                SECONDS,
+                "10",
+                "ttl.rule.sessions.document.ttl.field",
+                "ttl");
         Instant changed = Instant.parse("2026-01-01T00:00:00Z");
 
-        assertThat(config.rules().evaluate("app.sessions", BsonDocument.parse("{ttl: NumberLong(20)}"), changed)
-                .deadline()).isEqualTo(changed.plusSeconds(20));
-        assertThat(config.rules().evaluate("app.sessions", BsonDocument.parse("{ttl: 20.5}"), changed)
-                .deadline()).isEqualTo(changed.plusSeconds(10));
+        assertThat(config.rules()
+                        .evaluate("app.sessions", BsonDocument.parse("{ttl: NumberLong(20)}"), changed)
+                        .deadline())
+                .isEqualTo(changed.plusSeconds(20));
+        assertThat(config.rules()
+                        .evaluate("app.sessions", BsonDocument.parse("{ttl: 20.5}"), changed)
+                        .deadline())
+                .isEqualTo(changed.plusSeconds(10));
     }
 
     @Test
     void shouldDocumentTheOptionsUnderTheirBareNames() {
-        assertThat(RuleConfig.configDef().names()).containsExactly("namespace", "mode", "field",
-                "expire.after.seconds", "field.format", "partial.filter", "document.ttl.field");
+        assertThat(RuleConfig.configDef().names())
+                .containsExactly(
+                        "namespace",
+                        "mode",
+                        "field",
+                        "expire.after.seconds",
+                        "field.format",
+                        "partial.filter",
+                        "document.ttl.field");
         assertThat(RuleConfig.prefix("sessions")).isEqualTo("ttl.rule.sessions.");
     }
 }

@@ -12,8 +12,7 @@ import org.apache.kafka.common.config.ConfigException;
  */
 final class TestConfigs {
 
-    private TestConfigs() {
-    }
+    private TestConfigs() {}
 
     /**
      * The minimal configuration with {@code keyValues} (key, value, key, value, ...) applied; a {@code null} value

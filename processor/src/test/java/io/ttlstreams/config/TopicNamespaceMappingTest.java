@@ -33,7 +33,8 @@ class TopicNamespaceMappingTest {
 
     @Test
     void shouldNotStripAPrefixThatIsOnlyTheStartOfAWord() {
-        assertThat(new TopicNamespaceMapping(Map.of(), "cdc").namespaceOf("cdcx.app.carts")).contains("cdcx.app.carts");
+        assertThat(new TopicNamespaceMapping(Map.of(), "cdc").namespaceOf("cdcx.app.carts"))
+                .contains("cdcx.app.carts");
     }
 
     @Test

@@ -71,39 +71,41 @@ class TtlStreamsConfigTest {
     }
 
     @ParameterizedTest(name = "{0}={1}")
-    @CsvSource(delimiter = '|', value = {
-        "ttl.rules                      | ''",
-        "ttl.rules                      | 'sessions,sessions'",
-        "ttl.rules                      | 'ses.sions'",
-        "ttl.source.topics              | 'a,a'",
-        "ttl.source.topics              | 'bad topic'",
-        "ttl.source.topic.prefix        | 'cdc/'",
-        "ttl.source.topic.namespace.map | 'legacy'",
-        "ttl.source.topic.namespace.map | 'legacy=app'",
-        "ttl.source.topic.namespace.map | 'legacy=app.*'",
-        "ttl.source.topic.namespace.map | 'bad topic=app.sessions'",
-        "ttl.source.topic.namespace.map | 'a=app.x,a=app.y'",
-        "ttl.delete.topic               | ''",
-        "ttl.delete.topic               | 'dele tes'",
-        "ttl.audit.topic                | '# audit'",
-        "ttl.dlq.topic                  | '..'",
-        "ttl.punctuate.interval.ms      | 0",
-        "ttl.punctuate.interval.ms      | soon",
-        "ttl.punctuate.max.entries      | 0",
-        "ttl.punctuate.max.entries      | 1.5",
-        "ttl.punctuate.max.duration.ms  | -1",
-        "ttl.max.deletes.per.second     | 0",
-        "ttl.max.deletes.per.second     | -5",
-        "ttl.max.deletes.per.second     | NaN",
-        "ttl.max.deletes.per.second     | Infinity",
-        "ttl.max.deletes.per.second     | many",
-        "ttl.connect.url                | 'localhost:8083'",
-        "ttl.connect.url                | 'ftp://host'",
-        "ttl.connect.url                | 'http://'",
-        "embedded.mongodb.port          | 65536",
-        "embedded.kafka.port            | -1",
-        "embedded.connect.port          | http",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "ttl.rules                      | ''",
+                "ttl.rules                      | 'sessions,sessions'",
+                "ttl.rules                      | 'ses.sions'",
+                "ttl.source.topics              | 'a,a'",
+                "ttl.source.topics              | 'bad topic'",
+                "ttl.source.topic.prefix        | 'cdc/'",
+                "ttl.source.topic.namespace.map | 'legacy'",
+                "ttl.source.topic.namespace.map | 'legacy=app'",
+                "ttl.source.topic.namespace.map | 'legacy=app.*'",
+                "ttl.source.topic.namespace.map | 'bad topic=app.sessions'",
+                "ttl.source.topic.namespace.map | 'a=app.x,a=app.y'",
+                "ttl.delete.topic               | ''",
+                "ttl.delete.topic               | 'dele tes'",
+                "ttl.audit.topic                | '# audit'",
+                "ttl.dlq.topic                  | '..'",
+                "ttl.punctuate.interval.ms      | 0",
+                "ttl.punctuate.interval.ms      | soon",
+                "ttl.punctuate.max.entries      | 0",
+                "ttl.punctuate.max.entries      | 1.5",
+                "ttl.punctuate.max.duration.ms  | -1",
+                "ttl.max.deletes.per.second     | 0",
+                "ttl.max.deletes.per.second     | -5",
+                "ttl.max.deletes.per.second     | NaN",
+                "ttl.max.deletes.per.second     | Infinity",
+                "ttl.max.deletes.per.second     | many",
+                "ttl.connect.url                | 'localhost:8083'",
+                "ttl.connect.url                | 'ftp://host'",
+                "ttl.connect.url                | 'http://'",
+                "embedded.mongodb.port          | 65536",
+                "embedded.kafka.port            | -1",
+                "embedded.connect.port          | http",
+            })
     void shouldRejectABadValueNamingTheOption(String option, String value) {
         assertRejectedNaming(option, option, value);
     }
@@ -114,14 +116,16 @@ class TtlStreamsConfigTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "ttl.rule.sessions.feild       | rule sessions has no option 'feild'; did you mean field?",
-        "ttl.rule.undeclared.namespace | rule 'undeclared' is not listed in ttl.rules [sessions]",
-        "ttl.punctuate.intervl.ms      | did you mean ttl.punctuate.interval.ms?",
-        "ttl.sessions                  | ttl-streams has no such option",
-        "ttl.rule.sessions             | rule options take the form ttl.rule.<name>.<option>",
-        "embedded.mongo.port           | did you mean embedded.mongodb.port?",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "ttl.rule.sessions.feild       | rule sessions has no option 'feild'; did you mean field?",
+                "ttl.rule.undeclared.namespace | rule 'undeclared' is not listed in ttl.rules [sessions]",
+                "ttl.punctuate.intervl.ms      | did you mean ttl.punctuate.interval.ms?",
+                "ttl.sessions                  | ttl-streams has no such option",
+                "ttl.rule.sessions             | rule options take the form ttl.rule.<name>.<option>",
+                "embedded.mongo.port           | did you mean embedded.mongodb.port?",
+            })
     void shouldRejectUnknownOwnKeysNamingThem(String key, String explanation) {
         assertThatThrownBy(() -> config(key, "x"))
                 .isInstanceOf(ConfigException.class)
@@ -138,8 +142,9 @@ class TtlStreamsConfigTest {
 
     @Test
     void shouldPassOtherKeysToKafkaStreamsWithDefaults() {
-        Properties streams = config("bootstrap.servers", "broker:9092", "num.stream.threads", "2",
-                "topology.optimization", "all").streamsProperties();
+        Properties streams = config(
+                        "bootstrap.servers", "broker:9092", "num.stream.threads", "2", "topology.optimization", "all")
+                .streamsProperties();
 
         Map<Object, Object> expected = new HashMap<>();
         expected.put("application.id", "ttl-streams");
@@ -156,17 +161,23 @@ class TtlStreamsConfigTest {
         Properties streams = config("application.id", "ttl-prod", "processing.guarantee", "at_least_once")
                 .streamsProperties();
 
-        assertThat(streams).containsEntry("application.id", "ttl-prod")
+        assertThat(streams)
+                .containsEntry("application.id", "ttl-prod")
                 .containsEntry("processing.guarantee", "at_least_once")
                 .doesNotContainKey("bootstrap.servers");
     }
 
     @Test
     void shouldBuildRulesInDeclarationOrder() {
-        TtlStreamsConfig config = config("ttl.rules", "sessions, carts",
-                "ttl.rule.carts.namespace", "shop.carts",
-                "ttl.rule.carts.mode", "last-modified",
-                "ttl.rule.carts.expire.after.seconds", "3600");
+        TtlStreamsConfig config = config(
+                "ttl.rules",
+                "sessions, carts",
+                "ttl.rule.carts.namespace",
+                "shop.carts",
+                "ttl.rule.carts.mode",
+                "last-modified",
+                "ttl.rule.carts.expire.after.seconds",
+                "3600");
 
         assertThat(config.rules().rules()).extracting(TtlRule::name).containsExactly("sessions", "carts");
         assertThat(config.rules().covers("shop.carts")).isTrue();
@@ -174,9 +185,17 @@ class TtlStreamsConfigTest {
 
     @Test
     void shouldDeriveSourceTopicsFromRuleNamespaces() {
-        TtlStreamsConfig config = config("ttl.rules", "sessions,carts,logins",
-                "ttl.rule.carts.namespace", "shop.carts", "ttl.rule.carts.field", "at",
-                "ttl.rule.logins.namespace", "app.sessions", "ttl.rule.logins.field", "lastLogin");
+        TtlStreamsConfig config = config(
+                "ttl.rules",
+                "sessions,carts,logins",
+                "ttl.rule.carts.namespace",
+                "shop.carts",
+                "ttl.rule.carts.field",
+                "at",
+                "ttl.rule.logins.namespace",
+                "app.sessions",
+                "ttl.rule.logins.field",
+                "lastLogin");
 
         assertThat(config.sourceTopics()).containsExactly("app.sessions", "shop.carts");
     }
@@ -188,12 +207,16 @@ class TtlStreamsConfigTest {
 
     @Test
     void shouldDeriveMappedTopicsForMappedNamespaces() {
-        TtlStreamsConfig config = config("ttl.source.topic.prefix", "cdc",
-                "ttl.source.topic.namespace.map", "sessions-v1=app.sessions, sessions-v2=app.sessions");
+        TtlStreamsConfig config = config(
+                "ttl.source.topic.prefix",
+                "cdc",
+                "ttl.source.topic.namespace.map",
+                "sessions-v1=app.sessions, sessions-v2=app.sessions");
 
         assertThat(config.sourceTopics()).containsExactly("sessions-v1", "sessions-v2");
         assertThat(config.topicNamespaceMapping().namespaceOf("sessions-v2")).contains("app.sessions");
-        assertThat(config.topicNamespaceMapping().namespaceOf("cdc.app.sessions")).contains("app.sessions");
+        assertThat(config.topicNamespaceMapping().namespaceOf("cdc.app.sessions"))
+                .contains("app.sessions");
     }
 
     @Test
@@ -205,7 +228,8 @@ class TtlStreamsConfigTest {
     void shouldRequireExplicitTopicsForADatabaseWideRule() {
         assertRejectedNaming("ttl.source.topics", "ttl.rule.sessions.namespace", "app.*");
         assertThat(config("ttl.rule.sessions.namespace", "app.*", "ttl.source.topics", "app.sessions")
-                .sourceTopics()).containsExactly("app.sessions");
+                        .sourceTopics())
+                .containsExactly("app.sessions");
     }
 
     @Test
@@ -240,8 +264,7 @@ class TtlStreamsConfigTest {
 
     @Test
     void shouldHandOutACopyOfItsDefinition() {
-        TtlStreamsConfig.configDef().define("ttl.extra", ConfigDef.Type.STRING, ConfigDef.Importance.LOW,
-                "sneaked in");
+        TtlStreamsConfig.configDef().define("ttl.extra", ConfigDef.Type.STRING, ConfigDef.Importance.LOW, "sneaked in");
 
         assertThat(TtlStreamsConfig.configDef().names()).doesNotContain("ttl.extra");
         assertRejectedNaming("ttl.extra", "ttl.extra", "x");

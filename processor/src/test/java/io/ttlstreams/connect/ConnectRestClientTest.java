@@ -3,19 +3,17 @@ package io.ttlstreams.connect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import com.sun.net.httpserver.HttpServer;
 
 class ConnectRestClientTest {
 
@@ -27,8 +25,9 @@ class ConnectRestClientTest {
     void startFakeConnect() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", exchange -> {
-            requests.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath() + " "
-                    + new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            requests.add(
+                    exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath() + " "
+                            + new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
             byte[] body = "{\"error_code\": 400, \"message\": \"bad config\"}".getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(status, body.length);
             exchange.getResponseBody().write(body);
@@ -48,15 +47,23 @@ class ConnectRestClientTest {
 
     @Test
     void shouldPutConfigIdempotentlyByName() throws Exception {
-        new ConnectRestClient(url()).put(new ConnectorDefinition("mongo-ttl-sink",
-                Map.of("connector.class", "com.mongodb.kafka.connect.MongoSinkConnector", "topics", "ttl.deletes")));
+        new ConnectRestClient(url())
+                .put(new ConnectorDefinition(
+                        "mongo-ttl-sink",
+                        Map.of(
+                                "connector.class",
+                                "com.mongodb.kafka.connect.MongoSinkConnector",
+                                "topics",
+                                "ttl.deletes")));
 
         assertThat(requests).hasSize(1);
         String[] request = requests.get(0).split(" ", 3);
         assertThat(request[0]).isEqualTo("PUT");
         assertThat(request[1]).isEqualTo("/connectors/mongo-ttl-sink/config");
-        assertThat(BsonDocument.parse(request[2])).isEqualTo(BsonDocument.parse(
-                "{\"connector.class\": \"com.mongodb.kafka.connect.MongoSinkConnector\", \"topics\": \"ttl.deletes\"}"));
+        assertThat(BsonDocument.parse(request[2]))
+                .isEqualTo(
+                        BsonDocument.parse(
+                                "{\"connector.class\": \"com.mongodb.kafka.connect.MongoSinkConnector\", \"topics\": \"ttl.deletes\"}"));
     }
 
     @Test
@@ -64,6 +71,7 @@ class ConnectRestClientTest {
         status = 400;
         assertThatThrownBy(() -> new ConnectRestClient(url() + "/").put(new ConnectorDefinition("s", Map.of("a", "b"))))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("HTTP 400").hasMessageContaining("bad config");
+                .hasMessageContaining("HTTP 400")
+                .hasMessageContaining("bad config");
     }
 }

@@ -43,23 +43,30 @@ class ConnectorConfigsTest {
     }
 
     private static BsonDocument stage(ConnectorDefinition source, String operator) {
-        return pipeline(source).stream().map(BsonValue::asDocument).filter(stage -> stage.containsKey(operator))
-                .findFirst().orElseThrow().getDocument(operator);
+        return pipeline(source).stream()
+                .map(BsonValue::asDocument)
+                .filter(stage -> stage.containsKey(operator))
+                .findFirst()
+                .orElseThrow()
+                .getDocument(operator);
     }
 
     @Test
     void shouldMatchExactNamespacesWithNsCollIn() {
-        ConnectorDefinition source = ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sources().get(0);
+        ConnectorDefinition source =
+                ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sources().get(0);
 
         assertThat(source.config()).containsEntry("database", "app").doesNotContainKey("collection");
         BsonDocument match = stage(source, "$match");
-        assertThat(match.getDocument("operationType").getArray("$in")).extracting(v -> v.asString().getValue())
-                .containsExactly("insert", "update", "replace", "delete", "drop", "dropDatabase", "rename",
-                        "invalidate");
-        assertThat(match.getArray("$or")).containsExactly(
-                BsonDocument.parse("{\"ns.coll\": {\"$in\": [\"sessions\", \"events\"]}}"),
-                BsonDocument.parse("{\"to.coll\": {\"$in\": [\"sessions\", \"events\"]}}"),
-                BsonDocument.parse("{\"operationType\": {\"$in\": [\"dropDatabase\", \"invalidate\"]}}"));
+        assertThat(match.getDocument("operationType").getArray("$in"))
+                .extracting(v -> v.asString().getValue())
+                .containsExactly(
+                        "insert", "update", "replace", "delete", "drop", "dropDatabase", "rename", "invalidate");
+        assertThat(match.getArray("$or"))
+                .containsExactly(
+                        BsonDocument.parse("{\"ns.coll\": {\"$in\": [\"sessions\", \"events\"]}}"),
+                        BsonDocument.parse("{\"to.coll\": {\"$in\": [\"sessions\", \"events\"]}}"),
+                        BsonDocument.parse("{\"operationType\": {\"$in\": [\"dropDatabase\", \"invalidate\"]}}"));
     }
 
     @Test
@@ -72,7 +79,8 @@ class ConnectorConfigsTest {
                 "ttl.rule.sessions.field", "expireAt",
                 "ttl.source.topics", "app.sessions,app.carts");
 
-        ConnectorDefinition source = ConnectorConfigs.render(config, URI, false).sources().get(0);
+        ConnectorDefinition source =
+                ConnectorConfigs.render(config, URI, false).sources().get(0);
 
         assertThat(stage(source, "$match").keySet()).containsExactly("operationType");
     }
@@ -80,62 +88,109 @@ class ConnectorConfigsTest {
     @Test
     void shouldProjectTheEventFieldsAndOnlyTheFieldsTheRulesRead() {
         TtlStreamsConfig config = config(
-                "ttl.rules", "sessions,events",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "session.expiresAt",
+                "ttl.rules",
+                "sessions,events",
+                "ttl.rule.sessions.namespace",
+                "app.sessions",
+                "ttl.rule.sessions.field",
+                "session.expiresAt",
                 "ttl.rule.sessions.partial.filter",
                 "{\"$and\": [{\"status\": \"active\"}, {\"meta.tier\": {\"$in\": [1, 2]}}], \"kind\": {\"$exists\": true}}",
-                "ttl.rule.events.namespace", "app.events",
-                "ttl.rule.events.mode", "last-modified",
-                "ttl.rule.events.expire.after.seconds", "60",
-                "ttl.rule.events.document.ttl.field", "meta");
+                "ttl.rule.events.namespace",
+                "app.events",
+                "ttl.rule.events.mode",
+                "last-modified",
+                "ttl.rule.events.expire.after.seconds",
+                "60",
+                "ttl.rule.events.document.ttl.field",
+                "meta");
 
-        BsonDocument project = stage(ConnectorConfigs.render(config, URI, false).sources().get(0), "$project");
+        BsonDocument project =
+                stage(ConnectorConfigs.render(config, URI, false).sources().get(0), "$project");
 
         // meta.tier lies under meta, which is projected whole: MongoDB rejects the pair as a path collision.
-        assertThat(project.keySet()).containsExactly("_id", "operationType", "ns", "documentKey", "clusterTime",
-                "wallTime", "to", "fullDocument._id", "fullDocument.kind", "fullDocument.meta",
-                "fullDocument.session.expiresAt", "fullDocument.status");
-        assertThat(project.values()).allMatch(value -> value.isInt32() && value.asInt32().getValue() == 1);
+        assertThat(project.keySet())
+                .containsExactly(
+                        "_id",
+                        "operationType",
+                        "ns",
+                        "documentKey",
+                        "clusterTime",
+                        "wallTime",
+                        "to",
+                        "fullDocument._id",
+                        "fullDocument.kind",
+                        "fullDocument.meta",
+                        "fullDocument.session.expiresAt",
+                        "fullDocument.status");
+        assertThat(project.values())
+                .allMatch(value -> value.isInt32() && value.asInt32().getValue() == 1);
     }
 
     @Test
     void shouldRenderOneSourceConnectorPerDatabase() {
         TtlStreamsConfig config = config(
-                "ttl.rules", "a,b,c",
-                "ttl.rule.a.namespace", "app.sessions", "ttl.rule.a.field", "expireAt",
-                "ttl.rule.b.namespace", "audit.log", "ttl.rule.b.field", "at",
-                "ttl.rule.c.namespace", "app.carts", "ttl.rule.c.field", "until");
+                "ttl.rules",
+                "a,b,c",
+                "ttl.rule.a.namespace",
+                "app.sessions",
+                "ttl.rule.a.field",
+                "expireAt",
+                "ttl.rule.b.namespace",
+                "audit.log",
+                "ttl.rule.b.field",
+                "at",
+                "ttl.rule.c.namespace",
+                "app.carts",
+                "ttl.rule.c.field",
+                "until");
 
         ConnectorConfigs connectors = ConnectorConfigs.render(config, URI, false);
 
-        assertThat(connectors.sources()).extracting(ConnectorDefinition::name)
+        assertThat(connectors.sources())
+                .extracting(ConnectorDefinition::name)
                 .containsExactly("mongo-source-app", "mongo-source-audit");
-        assertThat(stage(connectors.sources().get(0), "$project").keySet()).contains("fullDocument.expireAt",
-                "fullDocument.until").doesNotContain("fullDocument.at");
+        assertThat(stage(connectors.sources().get(0), "$project").keySet())
+                .contains("fullDocument.expireAt", "fullDocument.until")
+                .doesNotContain("fullDocument.at");
         assertThat(connectors.files().keySet())
                 .containsExactly("mongo-source-app.json", "mongo-source-audit.json", "mongo-ttl-sink.json");
     }
 
     @Test
     void shouldStartAtTheLatestEventUnlessCopyExistingIsAsked() {
-        Map<String, String> latest = ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sources().get(0).config();
-        assertThat(latest).containsEntry("startup.mode", "latest")
+        Map<String, String> latest = ConnectorConfigs.render(TWO_COLLECTIONS, URI, false)
+                .sources()
+                .get(0)
+                .config();
+        assertThat(latest)
+                .containsEntry("startup.mode", "latest")
                 .doesNotContainKey("startup.mode.copy.existing.namespace.regex");
 
-        Map<String, String> copy = ConnectorConfigs.render(TWO_COLLECTIONS, URI, true).sources().get(0).config();
+        Map<String, String> copy = ConnectorConfigs.render(TWO_COLLECTIONS, URI, true)
+                .sources()
+                .get(0)
+                .config();
         assertThat(copy).containsEntry("startup.mode", "copy_existing");
         // The connector applies the regex with find(), so it must be anchored.
         Pattern regex = Pattern.compile(copy.get("startup.mode.copy.existing.namespace.regex"));
-        assertThat(List.of("app.sessions", "app.events")).allMatch(ns -> regex.asPredicate().test(ns));
+        assertThat(List.of("app.sessions", "app.events"))
+                .allMatch(ns -> regex.asPredicate().test(ns));
         assertThat(List.of("app.sessions2", "xapp.events", "app.other", "appxsessions"))
                 .noneMatch(ns -> regex.asPredicate().test(ns));
     }
 
     @Test
     void shouldCopyEveryCollectionOfAWildcardDatabase() {
-        TtlStreamsConfig config = config("ttl.rules", "all", "ttl.rule.all.namespace", "a-b.*",
-                "ttl.rule.all.field", "x", "ttl.source.topics", "t");
+        TtlStreamsConfig config = config(
+                "ttl.rules",
+                "all",
+                "ttl.rule.all.namespace",
+                "a-b.*",
+                "ttl.rule.all.field",
+                "x",
+                "ttl.source.topics",
+                "t");
 
         assertThat(ConnectorConfigs.render(config, URI, true).sources().get(0).config())
                 .containsEntry("startup.mode.copy.existing.namespace.regex", "^a\\-b\\..+$");
@@ -143,7 +198,10 @@ class ConnectorConfigsTest {
 
     @Test
     void shouldKeepDeletesKeysAndResumeTokensHonest() {
-        Map<String, String> source = ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sources().get(0).config();
+        Map<String, String> source = ConnectorConfigs.render(TWO_COLLECTIONS, URI, false)
+                .sources()
+                .get(0)
+                .config();
 
         assertThat(source)
                 .containsEntry("connector.class", "com.mongodb.kafka.connect.MongoSourceConnector")
@@ -153,8 +211,7 @@ class ConnectorConfigsTest {
                 .containsEntry("change.stream.document.key.as.key", "true")
                 .containsEntry("output.format.key", "json")
                 .containsEntry("output.format.value", "json")
-                .containsEntry("output.json.formatter",
-                        "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson")
+                .containsEntry("output.json.formatter", "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson")
                 .containsEntry("heartbeat.interval.ms", "10000")
                 .containsEntry("heartbeat.topic.name", "__mongodb_heartbeats")
                 .containsEntry("errors.tolerance", "none")
@@ -164,8 +221,15 @@ class ConnectorConfigsTest {
 
     @Test
     void shouldUseTheProcessorsTopicPrefix() {
-        TtlStreamsConfig config = config("ttl.rules", "s", "ttl.rule.s.namespace", "app.s", "ttl.rule.s.field", "x",
-                "ttl.source.topic.prefix", "mongo");
+        TtlStreamsConfig config = config(
+                "ttl.rules",
+                "s",
+                "ttl.rule.s.namespace",
+                "app.s",
+                "ttl.rule.s.field",
+                "x",
+                "ttl.source.topic.prefix",
+                "mongo");
 
         assertThat(ConnectorConfigs.render(config, URI, false).sources().get(0).config())
                 .containsEntry("topic.prefix", "mongo");
@@ -174,8 +238,15 @@ class ConnectorConfigsTest {
 
     @Test
     void shouldApplyDeleteCommandsAsConditionalDeletesInTheirNamespace() {
-        TtlStreamsConfig config = config("ttl.rules", "s", "ttl.rule.s.namespace", "app.s", "ttl.rule.s.field", "x",
-                "ttl.delete.topic", "my.deletes");
+        TtlStreamsConfig config = config(
+                "ttl.rules",
+                "s",
+                "ttl.rule.s.namespace",
+                "app.s",
+                "ttl.rule.s.field",
+                "x",
+                "ttl.delete.topic",
+                "my.deletes");
 
         ConnectorDefinition sink = ConnectorConfigs.render(config, URI, false).sink();
 
@@ -185,12 +256,14 @@ class ConnectorConfigsTest {
                 .containsEntry("topics", "my.deletes")
                 .containsEntry("key.converter", "org.apache.kafka.connect.storage.StringConverter")
                 .containsEntry("value.converter", "org.apache.kafka.connect.storage.StringConverter")
-                .containsEntry("document.id.strategy",
+                .containsEntry(
+                        "document.id.strategy",
                         "com.mongodb.kafka.connect.sink.processor.id.strategy.ProvidedInValueStrategy")
-                .containsEntry("writemodel.strategy",
+                .containsEntry(
+                        "writemodel.strategy",
                         "com.mongodb.kafka.connect.sink.writemodel.strategy.DeleteOneBusinessKeyStrategy")
-                .containsEntry("namespace.mapper",
-                        "com.mongodb.kafka.connect.sink.namespace.mapping.FieldPathNamespaceMapper")
+                .containsEntry(
+                        "namespace.mapper", "com.mongodb.kafka.connect.sink.namespace.mapping.FieldPathNamespaceMapper")
                 .containsEntry("namespace.mapper.value.database.field", "ns.db")
                 .containsEntry("namespace.mapper.value.collection.field", "ns.coll")
                 .containsEntry("namespace.mapper.error.if.invalid", "true")
@@ -209,17 +282,23 @@ class ConnectorConfigsTest {
 
         // The constructors parse and cross-check every option: the pipeline's JSON, the strategies' classes, the
         // namespace mapper's fields, the startup mode.
-        MongoSourceConfig source = new MongoSourceConfig(new HashMap<>(connectors.sources().get(0).config()));
+        MongoSourceConfig source =
+                new MongoSourceConfig(new HashMap<>(connectors.sources().get(0).config()));
         assertThat(source.getKeyOutputFormat()).isEqualTo(MongoSourceConfig.OutputFormat.JSON);
-        MongoSinkConfig sink = new MongoSinkConfig(new HashMap<>(connectors.sink().config()));
+        MongoSinkConfig sink =
+                new MongoSinkConfig(new HashMap<>(connectors.sink().config()));
         assertThat(sink.getTopics()).contains(List.of("ttl.deletes"));
-        assertThat(sink.getMongoSinkTopicConfig("ttl.deletes").getWriteModelStrategy().getClass().getSimpleName())
+        assertThat(sink.getMongoSinkTopicConfig("ttl.deletes")
+                        .getWriteModelStrategy()
+                        .getClass()
+                        .getSimpleName())
                 .isEqualTo("DeleteOneBusinessKeyStrategy");
     }
 
     @Test
     void shouldRejectABlankUri() {
         assertThatThrownBy(() -> ConnectorConfigs.render(TWO_COLLECTIONS, " ", false))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("URI");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("URI");
     }
 }

@@ -23,12 +23,24 @@ class ConnectorOptionNamesTest {
     private static final String URI = "mongodb://mongo:27017/?replicaSet=rs0";
 
     /** Covers the optional keys too: a topic prefix and copy_existing. */
-    private static final ConnectorConfigs CONNECTORS = ConnectorConfigs.render(ConnectorConfigsTest.config(
-            "ttl.rules", "s,w",
-            "ttl.rule.s.namespace", "app.s", "ttl.rule.s.field", "x",
-            "ttl.rule.w.namespace", "other.*", "ttl.rule.w.field", "y",
-            "ttl.source.topics", "mongo.app.s",
-            "ttl.source.topic.prefix", "mongo"), URI, true);
+    private static final ConnectorConfigs CONNECTORS = ConnectorConfigs.render(
+            ConnectorConfigsTest.config(
+                    "ttl.rules",
+                    "s,w",
+                    "ttl.rule.s.namespace",
+                    "app.s",
+                    "ttl.rule.s.field",
+                    "x",
+                    "ttl.rule.w.namespace",
+                    "other.*",
+                    "ttl.rule.w.field",
+                    "y",
+                    "ttl.source.topics",
+                    "mongo.app.s",
+                    "ttl.source.topic.prefix",
+                    "mongo"),
+            URI,
+            true);
 
     @Test
     void shouldRenderOnlySourceOptionsTheConnectorOrConnectDefines() {
@@ -52,16 +64,34 @@ class ConnectorOptionNamesTest {
     void shouldTakeTheSinkSpecificOptionsFromTheConnectorItself() {
         // Guards the test above against passing only because Connect defines a key of the same name.
         Set<String> connector = new MongoSinkConnector().config().names();
-        assertThat(connector).contains("document.id.strategy", "document.id.strategy.overwrite.existing",
-                "writemodel.strategy", "namespace.mapper", "namespace.mapper.value.database.field",
-                "namespace.mapper.value.collection.field", "namespace.mapper.error.if.invalid", "database",
-                "collection", "errors.tolerance", "errors.log.enable");
-        assertThat(new MongoSourceConnector().config().names()).contains("pipeline", "change.stream.full.document",
-                "publish.full.document.only", "change.stream.document.key.as.key", "output.json.formatter",
-                "heartbeat.interval.ms", "heartbeat.topic.name", "startup.mode",
-                "startup.mode.copy.existing.namespace.regex", "mongo.errors.tolerance", "topic.prefix");
-        assertThat(SinkConnectorConfig.configDef().names()).contains("errors.deadletterqueue.topic.name",
-                "errors.deadletterqueue.context.headers.enable");
+        assertThat(connector)
+                .contains(
+                        "document.id.strategy",
+                        "document.id.strategy.overwrite.existing",
+                        "writemodel.strategy",
+                        "namespace.mapper",
+                        "namespace.mapper.value.database.field",
+                        "namespace.mapper.value.collection.field",
+                        "namespace.mapper.error.if.invalid",
+                        "database",
+                        "collection",
+                        "errors.tolerance",
+                        "errors.log.enable");
+        assertThat(new MongoSourceConnector().config().names())
+                .contains(
+                        "pipeline",
+                        "change.stream.full.document",
+                        "publish.full.document.only",
+                        "change.stream.document.key.as.key",
+                        "output.json.formatter",
+                        "heartbeat.interval.ms",
+                        "heartbeat.topic.name",
+                        "startup.mode",
+                        "startup.mode.copy.existing.namespace.regex",
+                        "mongo.errors.tolerance",
+                        "topic.prefix");
+        assertThat(SinkConnectorConfig.configDef().names())
+                .contains("errors.deadletterqueue.topic.name", "errors.deadletterqueue.context.headers.enable");
     }
 
     /** Keys neither defined nor a client override whose remainder is a consumer option. */
@@ -69,8 +99,8 @@ class ConnectorOptionNamesTest {
         Set<String> undefined = new HashSet<>();
         for (String key : config.keySet()) {
             String prefix = ConnectorConfig.CONNECTOR_CLIENT_CONSUMER_OVERRIDES_PREFIX;
-            boolean consumerOverride = key.startsWith(prefix)
-                    && ConsumerConfig.configNames().contains(key.substring(prefix.length()));
+            boolean consumerOverride =
+                    key.startsWith(prefix) && ConsumerConfig.configNames().contains(key.substring(prefix.length()));
             if (!defined.contains(key) && !consumerOverride) {
                 undefined.add(key);
             }

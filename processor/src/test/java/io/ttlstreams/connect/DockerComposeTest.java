@@ -38,8 +38,8 @@ class DockerComposeTest {
 
     @Test
     void shouldDefineTheWholeStack() {
-        assertThat(services).containsOnlyKeys("kafka", "kafka-init", "mongo", "connect", "connect-register",
-                "processor");
+        assertThat(services)
+                .containsOnlyKeys("kafka", "kafka-init", "mongo", "connect", "connect-register", "processor");
     }
 
     @Test
@@ -52,7 +52,9 @@ class DockerComposeTest {
             assertThat(dockerfile).as(name + " Dockerfile").isRegularFile();
             // COPY sources are relative to the context; a missing one fails only at build time.
             for (String source : copySources(dockerfile)) {
-                assertThat(context.resolve(source)).as(name + ": COPY " + source).exists();
+                assertThat(context.resolve(source))
+                        .as(name + ": COPY " + source)
+                        .exists();
             }
         }
     }
@@ -64,13 +66,19 @@ class DockerComposeTest {
             for (Object volume : (List<?>) service.getOrDefault("volumes", List.of())) {
                 String source = volume.toString().split(":")[0];
                 if (source.startsWith("./")) {
-                    assertThat(ROOT.resolve(source)).as(name + " mounts " + source).exists();
+                    assertThat(ROOT.resolve(source))
+                            .as(name + " mounts " + source)
+                            .exists();
                     checked.add(source);
                 }
             }
         });
-        assertThat(checked).contains("./connect-config/example-processor.properties", "./connect-config",
-                "./connect/register-connectors.sh", "./connect/secrets/mongo.properties");
+        assertThat(checked)
+                .contains(
+                        "./connect-config/example-processor.properties",
+                        "./connect-config",
+                        "./connect/register-connectors.sh",
+                        "./connect/secrets/mongo.properties");
     }
 
     @Test
@@ -81,7 +89,9 @@ class DockerComposeTest {
             if (condition.equals("service_healthy")) {
                 assertThat(target).as(dependency + " needs a healthcheck").containsKey("healthcheck");
             } else if (condition.equals("service_completed_successfully")) {
-                assertThat(target.get("restart")).as(dependency + " must be one-shot").isEqualTo("no");
+                assertThat(target.get("restart"))
+                        .as(dependency + " must be one-shot")
+                        .isEqualTo("no");
             }
         }));
         assertThat(cycleFrom(services.keySet())).isEmpty();
@@ -90,11 +100,13 @@ class DockerComposeTest {
     @Test
     void shouldStartEachServiceAfterWhatItNeeds() {
         assertThat(dependencies(services.get("connect")))
-                .containsEntry("kafka", "service_healthy").containsEntry("mongo", "service_healthy");
+                .containsEntry("kafka", "service_healthy")
+                .containsEntry("mongo", "service_healthy");
         assertThat(dependencies(services.get("kafka-init"))).containsEntry("kafka", "service_healthy");
         // The DLQ topic must exist before the sink is registered, or Connect creates it with 3 replicas and fails.
         assertThat(dependencies(services.get("connect-register")))
-                .containsKey("connect").containsEntry("kafka-init", "service_completed_successfully");
+                .containsKey("connect")
+                .containsEntry("kafka-init", "service_completed_successfully");
         assertThat(dependencies(services.get("processor"))).containsEntry("kafka", "service_healthy");
         assertThat(dependencies(services.get("mongo"))).isEmpty();
     }
@@ -105,7 +117,8 @@ class DockerComposeTest {
                 .contains("./connect-config/example-processor.properties:/config/processor.properties:ro");
         assertThat(Files.readString(ROOT.resolve("processor/Dockerfile")))
                 .contains("CMD [\"run\", \"--config\", \"/config/processor.properties\"]")
-                .contains("FROM maven:3-eclipse-temurin-17 AS build").contains("FROM eclipse-temurin:17-jre");
+                .contains("FROM maven:3-eclipse-temurin-17 AS build")
+                .contains("FROM eclipse-temurin:17-jre");
         TtlStreamsConfig example = TtlStreamsConfig.load(ROOT.resolve("connect-config/example-processor.properties"));
         assertThat(example.streamsProperties().getProperty("bootstrap.servers")).isEqualTo("kafka:9092");
         assertThat(services.get("kafka").get("environment").toString()).contains("PLAINTEXT://kafka:9092");
@@ -127,16 +140,21 @@ class DockerComposeTest {
     @Test
     void shouldGiveTheConnectorsTheUriTheirConfigsReference() throws IOException {
         String worker = Files.readString(ROOT.resolve("connect/worker.properties"));
-        assertThat(worker).contains("config.providers=file",
-                "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider",
-                "connector.client.config.override.policy=All", "plugin.path=/opt/connect-plugins");
+        assertThat(worker)
+                .contains(
+                        "config.providers=file",
+                        "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider",
+                        "connector.client.config.override.policy=All",
+                        "plugin.path=/opt/connect-plugins");
         assertThat(ConnectorConfigs.DEFAULT_MONGODB_URI).contains("/secrets/mongo.properties:uri");
         assertThat(Files.readString(ROOT.resolve("connect/secrets/mongo.properties")))
                 .contains("uri=mongodb://mongo:27017/?replicaSet=rs0");
     }
 
     private static String jarName(Class<?> type) {
-        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().getPath()).getFileName().toString();
+        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().getPath())
+                .getFileName()
+                .toString();
     }
 
     /** Service name to condition; the short list form means service_started. */
@@ -146,8 +164,8 @@ class DockerComposeTest {
         if (dependsOn instanceof List<?> list) {
             list.forEach(name -> dependencies.put(name.toString(), "service_started"));
         } else if (dependsOn instanceof Map<?, ?> map) {
-            map.forEach((name, spec) -> dependencies.put(name.toString(),
-                    String.valueOf(((Map<?, ?>) spec).get("condition"))));
+            map.forEach((name, spec) ->
+                    dependencies.put(name.toString(), String.valueOf(((Map<?, ?>) spec).get("condition"))));
         }
         return dependencies;
     }

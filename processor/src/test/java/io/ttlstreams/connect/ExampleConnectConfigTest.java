@@ -19,8 +19,10 @@ class ExampleConnectConfigTest {
     private static final Path DIR = RepositoryFiles.root().resolve("connect-config");
 
     private static ConnectorConfigs example() {
-        return ConnectorConfigs.render(TtlStreamsConfig.load(DIR.resolve("example-processor.properties")),
-                ConnectorConfigs.DEFAULT_MONGODB_URI, false);
+        return ConnectorConfigs.render(
+                TtlStreamsConfig.load(DIR.resolve("example-processor.properties")),
+                ConnectorConfigs.DEFAULT_MONGODB_URI,
+                false);
     }
 
     @Test
@@ -30,21 +32,23 @@ class ExampleConnectConfigTest {
         assertThat(files.keySet()).containsExactly("mongo-source.json", "mongo-ttl-sink.json");
         for (Map.Entry<String, ConnectorDefinition> file : files.entrySet()) {
             assertThat(Files.readString(DIR.resolve(file.getKey())))
-                    .as("%s is stale: regenerate with ./ttl-streams connect-config --config"
-                            + " connect-config/example-processor.properties --out connect-config", file.getKey())
+                    .as(
+                            "%s is stale: regenerate with ./ttl-streams connect-config --config"
+                                    + " connect-config/example-processor.properties --out connect-config",
+                            file.getKey())
                     .isEqualTo(file.getValue().toJson());
         }
         try (Stream<Path> json = Files.list(DIR).filter(path -> path.toString().endsWith(".json"))) {
-            assertThat(json.map(path -> path.getFileName().toString())).containsExactlyInAnyOrderElementsOf(
-                    files.keySet());
+            assertThat(json.map(path -> path.getFileName().toString()))
+                    .containsExactlyInAnyOrderElementsOf(files.keySet());
         }
     }
 
     @Test
     void shouldExplainEveryKeyInTheReadme() throws IOException {
         String readme = Files.readString(DIR.resolve("README.md"));
-        ConnectorConfigs example = ConnectorConfigs.render(
-                TtlStreamsConfig.load(DIR.resolve("example-processor.properties")), "x", true);
+        ConnectorConfigs example =
+                ConnectorConfigs.render(TtlStreamsConfig.load(DIR.resolve("example-processor.properties")), "x", true);
 
         Stream.concat(example.sources().stream(), Stream.of(example.sink()))
                 .flatMap(connector -> connector.config().keySet().stream())

@@ -6,8 +6,7 @@ import java.nio.file.Path;
 /** Locates files at the repository root from a test, whichever directory Maven runs it in. */
 public final class RepositoryFiles {
 
-    private RepositoryFiles() {
-    }
+    private RepositoryFiles() {}
 
     /** The repository root: the nearest ancestor of the working directory holding connect-config/. */
     public static Path root() {
@@ -16,6 +15,7 @@ public final class RepositoryFiles {
                 return dir;
             }
         }
-        throw new IllegalStateException("No repository root above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "No repository root above " + Path.of("").toAbsolutePath());
     }
 }

@@ -2,13 +2,11 @@ package io.ttlstreams.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Map;
-
-import org.apache.kafka.common.config.ConfigValue;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.kafka.connect.MongoSinkConnector;
 import com.mongodb.kafka.connect.MongoSourceConnector;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigValue;
+import org.junit.jupiter.api.Test;
 
 /** The connector configurations as the 2.0.1 connectors themselves validate them, against a live stand-in. */
 class DeleteSinkConfigsTest {
@@ -17,10 +15,13 @@ class DeleteSinkConfigsTest {
     void shouldBeAcceptedByTheSinkConnectorAndApplyDeleteCommandsAsTheContractSays() {
         Map<String, String> config = DeleteSinkConfigs.forTopic("ttl.deletes", "ttl.sink.dlq", "mongodb://h:1");
 
-        assertThat(config).containsEntry("topics", "ttl.deletes")
-                .containsEntry("writemodel.strategy",
+        assertThat(config)
+                .containsEntry("topics", "ttl.deletes")
+                .containsEntry(
+                        "writemodel.strategy",
                         "com.mongodb.kafka.connect.sink.writemodel.strategy.DeleteOneBusinessKeyStrategy")
-                .containsEntry("document.id.strategy",
+                .containsEntry(
+                        "document.id.strategy",
                         "com.mongodb.kafka.connect.sink.processor.id.strategy.ProvidedInValueStrategy")
                 .containsEntry("namespace.mapper.value.database.field", "ns.db")
                 .containsEntry("namespace.mapper.value.collection.field", "ns.coll")
@@ -28,23 +29,28 @@ class DeleteSinkConfigsTest {
                 .containsEntry("errors.deadletterqueue.topic.name", "ttl.sink.dlq")
                 .containsEntry("errors.deadletterqueue.topic.replication.factor", "1");
         try (EmbeddedMongo mongo = EmbeddedMongo.start(0)) {
-            assertThat(errors(new MongoSinkConnector().validate(
-                    DeleteSinkConfigs.forTopic("ttl.deletes", "ttl.sink.dlq", mongo.connectionString()))
-                    .configValues())).isEmpty();
+            assertThat(errors(new MongoSinkConnector()
+                            .validate(
+                                    DeleteSinkConfigs.forTopic("ttl.deletes", "ttl.sink.dlq", mongo.connectionString()))
+                            .configValues()))
+                    .isEmpty();
         }
     }
 
     @Test
     void shouldHaveStandInSourceConfigsTheSourceConnectorAccepts() {
         try (EmbeddedMongo mongo = EmbeddedMongo.start(0)) {
-            assertThat(errors(new MongoSourceConnector().validate(
-                    StandInSourceConfigs.forNamespace("app.sessions", mongo.connectionString())).configValues()))
+            assertThat(errors(new MongoSourceConnector()
+                            .validate(StandInSourceConfigs.forNamespace("app.sessions", mongo.connectionString()))
+                            .configValues()))
                     .isEmpty();
         }
     }
 
     private static java.util.List<String> errors(java.util.List<ConfigValue> values) {
-        return values.stream().filter(v -> !v.errorMessages().isEmpty())
-                .map(v -> v.name() + ": " + v.errorMessages()).toList();
+        return values.stream()
+                .filter(v -> !v.errorMessages().isEmpty())
+                .map(v -> v.name() + ": " + v.errorMessages())
+                .toList();
     }
 }

@@ -3,21 +3,19 @@ package io.ttlstreams.embedded;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /** The MongoDB stand-in on its own: no Kafka needed, so it runs with the unit tests. */
 class EmbeddedMongoTest {
@@ -70,7 +68,8 @@ class EmbeddedMongoTest {
 
             assertThat(event).isNotNull();
             assertThat(event.getFullDocument()).containsEntry("_id", "d1");
-            assertThat(TimeUnit.NANOSECONDS.toMillis(receivedAt - insertedAt.get())).isLessThan(200);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(receivedAt - insertedAt.get()))
+                    .isLessThan(200);
         }
     }
 
@@ -103,8 +102,10 @@ class EmbeddedMongoTest {
         assertThatThrownBy(() -> EmbeddedMongo.start(mongo.port()))
                 .isInstanceOf(EmbeddedStackException.class)
                 .hasMessageContaining("127.0.0.1:" + mongo.port());
-        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
-                .filteredOn(name -> name.startsWith("mongo-server-boss")).hasSizeLessThanOrEqualTo(1);
+        assertThat(Thread.getAllStackTraces().keySet())
+                .extracting(Thread::getName)
+                .filteredOn(name -> name.startsWith("mongo-server-boss"))
+                .hasSizeLessThanOrEqualTo(1);
     }
 
     private static void sleep(long millis) {

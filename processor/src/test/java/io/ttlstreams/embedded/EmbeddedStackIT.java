@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.ttlstreams.connect.ConnectorConfigs;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -19,7 +25,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -36,7 +41,6 @@ import org.bson.BsonValue;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 import org.bson.types.ObjectId;
-import io.ttlstreams.connect.ConnectorConfigs;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -46,12 +50,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
 
 /**
  * The embedded stack end to end, with the MongoDB sync driver against the stand-in and plain Kafka clients:
@@ -79,8 +77,10 @@ class EmbeddedStackIT {
     static void startStack() {
         Runtime runtime = Runtime.getRuntime();
         stack = EmbeddedStack.builder().namespaces(List.of(DOCS, SESSIONS)).start();
-        System.out.printf("[measure] stack start-up: %d ms (max heap %d MB, heap used after start %d MB)%n",
-                stack.startupDuration().toMillis(), runtime.maxMemory() >> 20,
+        System.out.printf(
+                "[measure] stack start-up: %d ms (max heap %d MB, heap used after start %d MB)%n",
+                stack.startupDuration().toMillis(),
+                runtime.maxMemory() >> 20,
                 (runtime.totalMemory() - runtime.freeMemory()) >> 20);
         client = MongoClients.create(stack.mongoConnectionString());
 
@@ -100,7 +100,8 @@ class EmbeddedStackIT {
         if (stack != null) {
             ports.add(stack.mongo().port());
             ports.add(stack.kafka().port());
-            ports.add(Integer.parseInt(stack.connectUrl().substring(stack.connectUrl().lastIndexOf(':') + 1)));
+            ports.add(Integer.parseInt(
+                    stack.connectUrl().substring(stack.connectUrl().lastIndexOf(':') + 1)));
         }
         Path dataDir = stack == null ? null : stack.dataDir();
         if (commands != null) {
@@ -123,8 +124,12 @@ class EmbeddedStackIT {
                 socket.bind(new InetSocketAddress(LocalPorts.HOST, port));
             }
         }
-        System.out.println("[measure] threads alive after close: " + Thread.getAllStackTraces().keySet().stream()
-                .filter(Thread::isAlive).map(Thread::getName).sorted().collect(Collectors.joining(", ")));
+        System.out.println("[measure] threads alive after close: "
+                + Thread.getAllStackTraces().keySet().stream()
+                        .filter(Thread::isAlive)
+                        .map(Thread::getName)
+                        .sorted()
+                        .collect(Collectors.joining(", ")));
     }
 
     @Test
@@ -136,7 +141,8 @@ class EmbeddedStackIT {
         }
         assertThat(stack.sourceTopics()).containsEntry(DOCS, DOCS).containsEntry(SESSIONS, SESSIONS);
         assertThatThrownBy(() -> stack.connect().status("no-such-connector"))
-                .isInstanceOf(EmbeddedStackException.class).hasMessageContaining("no-such-connector");
+                .isInstanceOf(EmbeddedStackException.class)
+                .hasMessageContaining("no-such-connector");
     }
 
     @Test
@@ -151,31 +157,44 @@ class EmbeddedStackIT {
             // One write at a time: the stand-in looks the full document up when the event is read, so an update
             // read after the delete would carry no document (see StandInSourceConfigs.pipeline).
             docs.insertOne(new BsonDocument("_id", new BsonString(id))
-                    .append("expireAt", new BsonDateTime(FAR_FUTURE)).append("v", new BsonInt32(1)));
+                    .append("expireAt", new BsonDateTime(FAR_FUTURE))
+                    .append("v", new BsonInt32(1)));
             ConsumerRecord<String, String> insert = awaitEvent(reader, key, 1);
             docs.updateOne(Filters.eq("_id", id), Updates.set("v", 2));
             ConsumerRecord<String, String> update = awaitEvent(reader, key, 2);
             docs.deleteOne(Filters.eq("_id", id));
             ConsumerRecord<String, String> delete = awaitEvent(reader, key, 3);
 
-            List<BsonDocument> values = List.of(BsonDocument.parse(insert.value()), BsonDocument.parse(update.value()),
+            List<BsonDocument> values = List.of(
+                    BsonDocument.parse(insert.value()),
+                    BsonDocument.parse(update.value()),
                     BsonDocument.parse(delete.value()));
-            assertThat(values).extracting(v -> v.getString("operationType").getValue())
+            assertThat(values)
+                    .extracting(v -> v.getString("operationType").getValue())
                     .containsExactly("insert", "update", "delete");
             for (BsonDocument value : values) {
                 assertThat(value.getDocument("ns")).isEqualTo(ns);
                 assertThat(value.getDocument("documentKey")).isEqualTo(key);
                 assertThat(value.get("clusterTime").isTimestamp()).isTrue();
-                assertThat(value.getDocument("_id").containsKey("_data")).as("resume token").isTrue();
+                assertThat(value.getDocument("_id").containsKey("_data"))
+                        .as("resume token")
+                        .isTrue();
             }
-            assertThat(values.get(0).getDocument("fullDocument")).isEqualTo(new BsonDocument("_id", new BsonString(id))
-                    .append("expireAt", new BsonDateTime(FAR_FUTURE)).append("v", new BsonInt32(1)));
-            assertThat(values.get(1).getDocument("fullDocument")).isEqualTo(new BsonDocument("_id", new BsonString(id))
-                    .append("expireAt", new BsonDateTime(FAR_FUTURE)).append("v", new BsonInt32(2)));
-            assertThat(values.get(2).get("fullDocument")).satisfiesAnyOf(
-                    v -> assertThat(v).isNull(), v -> assertThat(v.isNull()).isTrue());
+            assertThat(values.get(0).getDocument("fullDocument"))
+                    .isEqualTo(new BsonDocument("_id", new BsonString(id))
+                            .append("expireAt", new BsonDateTime(FAR_FUTURE))
+                            .append("v", new BsonInt32(1)));
+            assertThat(values.get(1).getDocument("fullDocument"))
+                    .isEqualTo(new BsonDocument("_id", new BsonString(id))
+                            .append("expireAt", new BsonDateTime(FAR_FUTURE))
+                            .append("v", new BsonInt32(2)));
+            assertThat(values.get(2).get("fullDocument"))
+                    .satisfiesAnyOf(
+                            v -> assertThat(v).isNull(),
+                            v -> assertThat(v.isNull()).isTrue());
             // Canonical extended JSON, so the processor reads the types back exactly.
-            assertThat(insert.value()).contains("{\"$date\": {\"$numberLong\": \"1900000000000\"}}")
+            assertThat(insert.value())
+                    .contains("{\"$date\": {\"$numberLong\": \"1900000000000\"}}")
                     .contains("{\"$numberInt\": \"1\"}");
         }
     }
@@ -189,16 +208,22 @@ class EmbeddedStackIT {
             ids.add(id);
             collection(DOCS).insertOne(new BsonDocument("_id", new BsonString(id)).append("v", new BsonInt32(1)));
             collection(DOCS).updateOne(Filters.eq("_id", id), Updates.set("v", 2));
-            collection(DOCS).replaceOne(Filters.eq("_id", id),
-                    new BsonDocument("_id", new BsonString(id)).append("v", new BsonInt32(3)));
+            collection(DOCS)
+                    .replaceOne(
+                            Filters.eq("_id", id),
+                            new BsonDocument("_id", new BsonString(id)).append("v", new BsonInt32(3)));
             collection(DOCS).deleteOne(Filters.eq("_id", id));
         }
 
         try (TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS)) {
             String last = ids.get(ids.size() - 1);
-            await().atMost(WAIT).until(() -> reader.poll(r -> r.value().contains("\"delete\"") && r.key().contains(last)),
-                    list -> !list.isEmpty());
-            List<ConsumerRecord<String, String>> mine = reader.poll(r -> ids.stream().anyMatch(r.key()::contains));
+            await().atMost(WAIT)
+                    .until(
+                            () -> reader.poll(r ->
+                                    r.value().contains("\"delete\"") && r.key().contains(last)),
+                            list -> !list.isEmpty());
+            List<ConsumerRecord<String, String>> mine =
+                    reader.poll(r -> ids.stream().anyMatch(r.key()::contains));
             for (ConsumerRecord<String, String> record : mine) {
                 BsonDocument value = BsonDocument.parse(record.value());
                 BsonDocument key = BsonDocument.parse(record.key());
@@ -206,7 +231,9 @@ class EmbeddedStackIT {
                 assertThat(value.getDocument("documentKey")).as(record.value()).isEqualTo(key);
                 BsonValue fullDocument = value.get("fullDocument");
                 if (fullDocument != null && !fullDocument.isNull()) {
-                    assertThat(fullDocument.asDocument().get("_id")).as(record.value()).isEqualTo(key.get("_id"));
+                    assertThat(fullDocument.asDocument().get("_id"))
+                            .as(record.value())
+                            .isEqualTo(key.get("_id"));
                 }
             }
             // Inserts and deletes always come through; only updates may be dropped (see StandInSourceConfigs).
@@ -233,7 +260,8 @@ class EmbeddedStackIT {
         BsonValue unset = new BsonString(uniqueId("unset"));
         insertExpiring(DOCS, changed, FAR_FUTURE);
         insertExpiring(DOCS, unset, FAR_FUTURE);
-        collection(DOCS).updateOne(Filters.eq("_id", changed), Updates.set("expireAt", new BsonDateTime(FAR_FUTURE + 1)));
+        collection(DOCS)
+                .updateOne(Filters.eq("_id", changed), Updates.set("expireAt", new BsonDateTime(FAR_FUTURE + 1)));
         collection(DOCS).updateOne(Filters.eq("_id", unset), Updates.unset("expireAt"));
 
         sendCommittedThenAwaitApplied(
@@ -251,14 +279,21 @@ class EmbeddedStackIT {
         BsonValue extended = new BsonString(uniqueId("nested-extended"));
         BsonValue flat = new BsonString(uniqueId("flat"));
         for (BsonValue id : List.of(due, extended)) {
-            collection(SESSIONS).insertOne(new BsonDocument("_id", id).append("session",
-                    new BsonDocument("expiresAt", new BsonDateTime(FAR_FUTURE)).append("user", new BsonString("u"))));
+            collection(SESSIONS)
+                    .insertOne(new BsonDocument("_id", id)
+                            .append(
+                                    "session",
+                                    new BsonDocument("expiresAt", new BsonDateTime(FAR_FUTURE))
+                                            .append("user", new BsonString("u"))));
         }
-        collection(SESSIONS).updateOne(Filters.eq("_id", extended),
-                Updates.set("session.expiresAt", new BsonDateTime(FAR_FUTURE + 60_000)));
+        collection(SESSIONS)
+                .updateOne(
+                        Filters.eq("_id", extended),
+                        Updates.set("session.expiresAt", new BsonDateTime(FAR_FUTURE + 60_000)));
         // A top-level field literally named "session.expiresAt" is not the nested field.
-        collection(SESSIONS).insertOne(new BsonDocument("_id", flat).append("session",
-                new BsonDocument("user", new BsonString("u"))));
+        collection(SESSIONS)
+                .insertOne(
+                        new BsonDocument("_id", flat).append("session", new BsonDocument("user", new BsonString("u"))));
 
         sendCommittedThenAwaitApplied(
                 deleteCommand(SESSIONS, extended, "session.expiresAt", new BsonDateTime(FAR_FUTURE)),
@@ -276,13 +311,15 @@ class EmbeddedStackIT {
         BsonValue active = new BsonString(uniqueId("active"));
         BsonValue archived = new BsonString(uniqueId("archived"));
         for (BsonValue id : List.of(active, archived)) {
-            collection(DOCS).insertOne(new BsonDocument("_id", id).append("expireAt", new BsonDateTime(FAR_FUTURE))
-                    .append("status", new BsonString(id == active ? "active" : "archived")));
+            collection(DOCS)
+                    .insertOne(new BsonDocument("_id", id)
+                            .append("expireAt", new BsonDateTime(FAR_FUTURE))
+                            .append("status", new BsonString(id == active ? "active" : "archived")));
         }
         BsonDocument partialFilter = new BsonDocument("status", new BsonString("active"));
 
-        sendCommittedThenAwaitApplied(withAnd(deleteCommand(DOCS, archived, "expireAt",
-                new BsonDateTime(FAR_FUTURE)), partialFilter));
+        sendCommittedThenAwaitApplied(
+                withAnd(deleteCommand(DOCS, archived, "expireAt", new BsonDateTime(FAR_FUTURE)), partialFilter));
         sendCommitted(withAnd(deleteCommand(DOCS, active, "expireAt", new BsonDateTime(FAR_FUTURE)), partialFilter));
 
         awaitGone(DOCS, active);
@@ -309,7 +346,9 @@ class EmbeddedStackIT {
         sendCommitted(deleteCommand(DOCS, id, "expireAt", new BsonDateTime(FAR_FUTURE)));
 
         awaitGone(DOCS, id);
-        assertThat(find(DOCS, twin)).as("a document with another _id of the same type").isNotNull();
+        assertThat(find(DOCS, twin))
+                .as("a document with another _id of the same type")
+                .isNotNull();
     }
 
     @Test
@@ -350,31 +389,37 @@ class EmbeddedStackIT {
             for (ConsumerRecord<String, String> record : dead) {
                 Map<String, String> headers = new java.util.HashMap<>();
                 for (Header header : record.headers()) {
-                    headers.put(header.key(), header.value() == null ? null
-                            : new String(header.value(), StandardCharsets.UTF_8));
+                    headers.put(
+                            header.key(),
+                            header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8));
                 }
-                assertThat(headers).containsEntry("__connect.errors.topic", stack.deleteTopic())
+                assertThat(headers)
+                        .containsEntry("__connect.errors.topic", stack.deleteTopic())
                         .containsKey("__connect.errors.exception.message")
                         .containsEntry("__connect.errors.connector.name", DeleteSinkConfigs.CONNECTOR_NAME);
-                System.out.printf("[dlq] %s -> %s%n", record.value(),
-                        headers.get("__connect.errors.exception.message"));
+                System.out.printf(
+                        "[dlq] %s -> %s%n", record.value(), headers.get("__connect.errors.exception.message"));
             }
         }
         assertThat(find(DOCS, survivor)).isNotNull();
-        assertThat(stack.connect().status(DeleteSinkConfigs.CONNECTOR_NAME).isRunning()).isTrue();
-        assertThat(collection(ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE + "." + ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE)
-                .countDocuments()).isZero();
+        assertThat(stack.connect().status(DeleteSinkConfigs.CONNECTOR_NAME).isRunning())
+                .isTrue();
+        assertThat(collection(ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE + "."
+                                + ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE)
+                        .countDocuments())
+                .isZero();
     }
 
     @Test
     @Order(10)
     void shouldExplainAConnectorThatIsRejectedOrFails() {
-        Map<String, String> invalid = new java.util.HashMap<>(
-                StandInSourceConfigs.forNamespace("ttl.broken", stack.mongoConnectionString()));
+        Map<String, String> invalid =
+                new java.util.HashMap<>(StandInSourceConfigs.forNamespace("ttl.broken", stack.mongoConnectionString()));
         invalid.put("output.format.value", "bogus");
         assertThatThrownBy(() -> stack.connect().createConnector("invalid-source", invalid, WAIT))
                 .isInstanceOf(EmbeddedStackException.class)
-                .hasMessageContaining("'invalid-source'").hasMessageContaining("output.format.value");
+                .hasMessageContaining("'invalid-source'")
+                .hasMessageContaining("output.format.value");
 
         // Valid for the connector, but its task cannot build a consumer: the task FAILS.
         Map<String, String> failing = new java.util.HashMap<>(
@@ -405,11 +450,14 @@ class EmbeddedStackIT {
 
             stack.connect().deleteConnector(name, WAIT);
             collection(SESSIONS).insertOne(new BsonDocument("_id", new BsonString(during)));
-            stack.connect().createConnector(name,
-                    StandInSourceConfigs.forNamespace(SESSIONS, stack.mongoConnectionString()), WAIT);
+            stack.connect()
+                    .createConnector(
+                            name, StandInSourceConfigs.forNamespace(SESSIONS, stack.mongoConnectionString()), WAIT);
 
             awaitEvent(reader, new BsonDocument("_id", new BsonString(during)), 1);
-            assertThat(reader.poll(r -> r.key().contains(before))).as("no replay of what was published").hasSize(1);
+            assertThat(reader.poll(r -> r.key().contains(before)))
+                    .as("no replay of what was published")
+                    .hasSize(1);
         }
         assertThat(stack.connect().status(name).isRunning()).isTrue();
     }
@@ -424,7 +472,9 @@ class EmbeddedStackIT {
                 BsonDocument key = new BsonDocument("_id", new BsonString(id));
                 long start = System.nanoTime();
                 insertExpiring(DOCS, new BsonString(id), FAR_FUTURE);
-                while (reader.poll(r -> r.key().contains(id) && BsonDocument.parse(r.key()).equals(key)).isEmpty()) {
+                while (reader.poll(r -> r.key().contains(id)
+                                && BsonDocument.parse(r.key()).equals(key))
+                        .isEmpty()) {
                     assertThat(System.nanoTime() - start).isLessThan(WAIT.toNanos());
                 }
                 micros.add(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start));
@@ -461,8 +511,9 @@ class EmbeddedStackIT {
         long wallStart = System.nanoTime();
         sleepMillis(8_000);
         double cores = (double) (os.getProcessCpuTime() - cpuStart) / (System.nanoTime() - wallStart);
-        System.out.printf("[measure] idle CPU of the whole test JVM (stack with %d source connectors): %.1f%% of "
-                + "one core%n", stack.namespaces().size(), cores * 100);
+        System.out.printf(
+                "[measure] idle CPU of the whole test JVM (stack with %d source connectors): %.1f%% of " + "one core%n",
+                stack.namespaces().size(), cores * 100);
         // Spinning change streams (the stand-in's stock getMore) cost well over a core here.
         assertThat(cores).isLessThan(0.5);
     }
@@ -470,13 +521,14 @@ class EmbeddedStackIT {
     // ---- helpers ----
 
     private static ConsumerRecord<String, String> awaitEvent(TopicReader reader, BsonDocument key, int nth) {
-        List<ConsumerRecord<String, String>> events = await().atMost(WAIT).until(
-                () -> reader.poll(r -> BsonDocument.parse(r.key()).equals(key)), list -> list.size() >= nth);
+        List<ConsumerRecord<String, String>> events = await().atMost(WAIT)
+                .until(() -> reader.poll(r -> BsonDocument.parse(r.key()).equals(key)), list -> list.size() >= nth);
         return events.get(nth - 1);
     }
 
     private static String uniqueId(String prefix) {
-        return prefix + "-" + sequence.incrementAndGet() + "-" + UUID.randomUUID().toString().substring(0, 8);
+        return prefix + "-" + sequence.incrementAndGet() + "-"
+                + UUID.randomUUID().toString().substring(0, 8);
     }
 
     private static BsonValue twinOf(BsonValue id) {
@@ -495,8 +547,10 @@ class EmbeddedStackIT {
     }
 
     private static void insertExpiring(String namespace, BsonValue id, long expireAtMillis) {
-        collection(namespace).insertOne(new BsonDocument("_id", id)
-                .append("expireAt", new BsonDateTime(expireAtMillis)).append("v", new BsonInt32(1)));
+        collection(namespace)
+                .insertOne(new BsonDocument("_id", id)
+                        .append("expireAt", new BsonDateTime(expireAtMillis))
+                        .append("v", new BsonInt32(1)));
     }
 
     private static BsonDocument find(String namespace, BsonValue id) {
@@ -508,8 +562,8 @@ class EmbeddedStackIT {
     }
 
     /** A delete command exactly as "The delete command" in the API contract describes it. */
-    private static ProducerRecord<String, String> deleteCommand(String namespace, BsonValue id, String field,
-            BsonValue condition) {
+    private static ProducerRecord<String, String> deleteCommand(
+            String namespace, BsonValue id, String field, BsonValue condition) {
         String[] parts = Namespaces.split(namespace);
         BsonDocument key = new BsonDocument("_id", id);
         BsonDocument value = new BsonDocument("_id", key.clone().append(field, condition))
@@ -520,8 +574,8 @@ class EmbeddedStackIT {
     }
 
     /** Adds {@code "$and": [expression]} to the command's filter, as the contract does for partial filters. */
-    private static ProducerRecord<String, String> withAnd(ProducerRecord<String, String> command,
-            BsonDocument expression) {
+    private static ProducerRecord<String, String> withAnd(
+            ProducerRecord<String, String> command, BsonDocument expression) {
         BsonDocument value = BsonDocument.parse(command.value());
         value.getDocument("_id").append("$and", new org.bson.BsonArray(List.of(expression)));
         return new ProducerRecord<>(command.topic(), command.key(), value.toJson(CANONICAL));
@@ -557,8 +611,12 @@ class EmbeddedStackIT {
     private static void report(String what, List<Long> micros) {
         List<Long> sorted = new ArrayList<>(micros);
         Collections.sort(sorted);
-        System.out.printf("[measure] %s over %d samples: p50 %.1f ms, min %.1f ms, max %.1f ms%n", what,
-                sorted.size(), sorted.get(sorted.size() / 2) / 1000.0, sorted.get(0) / 1000.0,
+        System.out.printf(
+                "[measure] %s over %d samples: p50 %.1f ms, min %.1f ms, max %.1f ms%n",
+                what,
+                sorted.size(),
+                sorted.get(sorted.size() / 2) / 1000.0,
+                sorted.get(0) / 1000.0,
                 sorted.get(sorted.size() - 1) / 1000.0);
     }
 

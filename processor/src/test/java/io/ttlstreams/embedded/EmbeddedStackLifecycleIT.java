@@ -4,21 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 
 /** Starting, failing to start, stopping and restarting whole stacks. */
 @Tag("integration")
@@ -32,14 +30,21 @@ class EmbeddedStackLifecycleIT {
      */
     @Test
     void shouldReuseAKeptDataDirectory(@TempDir Path dataDir) {
-        try (EmbeddedStack first = EmbeddedStack.builder().namespaces(List.of(DOCS)).dataDir(dataDir).start()) {
+        try (EmbeddedStack first = EmbeddedStack.builder()
+                .namespaces(List.of(DOCS))
+                .dataDir(dataDir)
+                .start()) {
             assertThat(first.deletesDataDirOnClose()).isFalse();
             insertAndAwaitEvent(first, "first-run", 1);
         }
         assertThat(dataDir.resolve("kafka")).isDirectory();
-        assertThat(Files.exists(dataDir.resolve("connect").resolve("connect.offsets"))).isTrue();
+        assertThat(Files.exists(dataDir.resolve("connect").resolve("connect.offsets")))
+                .isTrue();
 
-        try (EmbeddedStack second = EmbeddedStack.builder().namespaces(List.of(DOCS)).dataDir(dataDir).start()) {
+        try (EmbeddedStack second = EmbeddedStack.builder()
+                .namespaces(List.of(DOCS))
+                .dataDir(dataDir)
+                .start()) {
             // The first run's event is still in the topic, and the new one follows it.
             insertAndAwaitEvent(second, "second-run", 2);
         }
@@ -50,30 +55,43 @@ class EmbeddedStackLifecycleIT {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName(LocalPorts.HOST))) {
             int port = taken.getLocalPort();
 
-            assertThatThrownBy(() -> EmbeddedStack.builder().namespaces(List.of(DOCS)).connectPort(port).start())
+            assertThatThrownBy(() -> EmbeddedStack.builder()
+                            .namespaces(List.of(DOCS))
+                            .connectPort(port)
+                            .start())
                     .isInstanceOf(EmbeddedStackException.class)
-                    .hasMessageContaining("Connect").hasMessageContaining(Integer.toString(port));
+                    .hasMessageContaining("Connect")
+                    .hasMessageContaining(Integer.toString(port));
             assertThatThrownBy(() -> EmbeddedStack.builder().mongoPort(port).start())
                     .isInstanceOf(EmbeddedStackException.class)
-                    .hasMessageContaining("MongoDB").hasMessageContaining(Integer.toString(port));
+                    .hasMessageContaining("MongoDB")
+                    .hasMessageContaining(Integer.toString(port));
         }
         // MongoDB and Kafka were up when Connect failed: their threads must be gone again.
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
-                .filteredOn(Thread::isAlive).extracting(Thread::getName)
-                .noneMatch(name -> name.startsWith("mongo-server") || name.startsWith("data-plane")
-                        || name.startsWith("quorum-controller") || name.startsWith("kafka-")
-                        || name.startsWith("raft") || name.startsWith("task-thread")));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+                        .filteredOn(Thread::isAlive)
+                        .extracting(Thread::getName)
+                        .noneMatch(name -> name.startsWith("mongo-server")
+                                || name.startsWith("data-plane")
+                                || name.startsWith("quorum-controller")
+                                || name.startsWith("kafka-")
+                                || name.startsWith("raft")
+                                || name.startsWith("task-thread")));
     }
 
     private static void insertAndAwaitEvent(EmbeddedStack stack, String id, int expectedEvents) {
         try (MongoClient client = MongoClients.create(stack.mongoConnectionString());
                 TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS)) {
-            client.getDatabase("ttl").getCollection("docs", BsonDocument.class)
+            client.getDatabase("ttl")
+                    .getCollection("docs", BsonDocument.class)
                     .insertOne(new BsonDocument("_id", new BsonString(id)));
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> reader.poll(r -> true), records -> records.size() >= expectedEvents);
-            assertThat(reader.poll(r -> true)).hasSize(expectedEvents)
-                    .last().satisfies(r -> assertThat(r.key()).contains(id));
+            assertThat(reader.poll(r -> true))
+                    .hasSize(expectedEvents)
+                    .last()
+                    .satisfies(r -> assertThat(r.key()).contains(id));
         }
     }
 }

@@ -3,24 +3,22 @@ package io.ttlstreams.embedded;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoCursor;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.changestream.FullDocument;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
-
-import com.mongodb.client.MongoCursor;
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
-import com.mongodb.client.model.changestream.FullDocument;
 
 class StandInSourceConfigsTest {
 
@@ -28,10 +26,11 @@ class StandInSourceConfigsTest {
     void shouldConfigureOneCollectionPerConnectorPublishingToItsNamespaceTopic() {
         Map<String, String> config = StandInSourceConfigs.forNamespace("app.user.sessions", "mongodb://h:1");
 
-        assertThat(config).containsEntry("database", "app").containsEntry("collection", "user.sessions")
+        assertThat(config)
+                .containsEntry("database", "app")
+                .containsEntry("collection", "user.sessions")
                 .containsEntry("connection.uri", "mongodb://h:1")
-                .containsEntry("output.json.formatter",
-                        "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson")
+                .containsEntry("output.json.formatter", "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson")
                 .containsEntry("change.stream.full.document", "updateLookup")
                 .containsEntry("startup.mode", "latest");
         assertThat(StandInSourceConfigs.topic("app.user.sessions")).isEqualTo("app.user.sessions");
@@ -44,14 +43,16 @@ class StandInSourceConfigsTest {
         BsonArray pipeline = BsonArray.parse(StandInSourceConfigs.pipeline("db", "we\"ird\\coll"));
 
         assertThat(pipeline.get(2).asDocument().getDocument("$addFields").getDocument("ns"))
-                .isEqualTo(new BsonDocument("db", new BsonString("db")).append("coll", new BsonString("we\"ird\\coll")));
+                .isEqualTo(
+                        new BsonDocument("db", new BsonString("db")).append("coll", new BsonString("we\"ird\\coll")));
     }
 
     @Test
     void shouldRejectANamespaceWithoutCollection() {
         for (String bad : List.of("db", "db.", ".coll", "")) {
             assertThatThrownBy(() -> StandInSourceConfigs.forNamespace(bad, "mongodb://h:1"))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'" + bad + "'");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'" + bad + "'");
         }
     }
 
@@ -65,10 +66,14 @@ class StandInSourceConfigsTest {
                 MongoClient client = MongoClients.create(mongo.connectionString())) {
             MongoCollection<BsonDocument> docs = client.getDatabase("ttl").getCollection("docs", BsonDocument.class);
             List<BsonDocument> pipeline = BsonArray.parse(StandInSourceConfigs.pipeline("ttl", "docs")).stream()
-                    .map(BsonValue::asDocument).toList();
+                    .map(BsonValue::asDocument)
+                    .toList();
             List<BsonDocument> events = new ArrayList<>();
-            try (MongoCursor<BsonDocument> cursor = docs.watch(pipeline).fullDocument(FullDocument.UPDATE_LOOKUP)
-                    .maxAwaitTime(100, TimeUnit.MILLISECONDS).withDocumentClass(BsonDocument.class).cursor()) {
+            try (MongoCursor<BsonDocument> cursor = docs.watch(pipeline)
+                    .fullDocument(FullDocument.UPDATE_LOOKUP)
+                    .maxAwaitTime(100, TimeUnit.MILLISECONDS)
+                    .withDocumentClass(BsonDocument.class)
+                    .cursor()) {
                 docs.insertOne(BsonDocument.parse("{_id: 'kept', v: 1}"));
                 docs.updateOne(Filters.eq("_id", "kept"), Updates.set("v", 2));
                 docs.replaceOne(Filters.eq("_id", "kept"), BsonDocument.parse("{_id: 'kept', v: 3}"));
@@ -85,9 +90,11 @@ class StandInSourceConfigsTest {
             }
 
             BsonDocument ns = BsonDocument.parse("{db: 'ttl', coll: 'docs'}");
-            assertThat(events).allSatisfy(event -> assertThat(event.getDocument("ns")).isEqualTo(ns));
-            assertThat(events).extracting(e -> e.getString("operationType").getValue() + " "
-                    + e.getDocument("documentKey").toJson() + " " + e.get("fullDocument"))
+            assertThat(events)
+                    .allSatisfy(event -> assertThat(event.getDocument("ns")).isEqualTo(ns));
+            assertThat(events)
+                    .extracting(e -> e.getString("operationType").getValue() + " "
+                            + e.getDocument("documentKey").toJson() + " " + e.get("fullDocument"))
                     .containsExactly(
                             "insert {\"_id\": \"kept\"} {\"_id\": \"kept\", \"v\": 1}",
                             // looked up when read, so both already see the replacement

@@ -62,8 +62,8 @@ class ChangeEventParserTest {
 
         assertThat(event.operationType()).isEqualTo(OperationType.UPDATE);
         assertThat(event.namespace()).isEqualTo("app.sessions");
-        assertThat(event.fullDocument()).isEqualTo(
-                BsonDocument.parse("{\"_id\": {\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}, \"seen\": 2}"));
+        assertThat(event.fullDocument())
+                .isEqualTo(BsonDocument.parse("{\"_id\": {\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}, \"seen\": 2}"));
         assertThat(event.eventTime()).isEqualTo(Instant.ofEpochMilli(1_700_000_000_123L));
     }
 
@@ -207,18 +207,21 @@ class ChangeEventParserTest {
 
     @Test
     void shouldMapTopicToNamespaceWithoutNs() {
-        ChangeEventParser prefixed = new ChangeEventParser(
-                new TopicNamespaceMapping(Map.of("legacy-topic", "old.things"), "mongo"));
+        ChangeEventParser prefixed =
+                new ChangeEventParser(new TopicNamespaceMapping(Map.of("legacy-topic", "old.things"), "mongo"));
         String insert = "{\"operationType\": \"insert\", \"fullDocument\": {\"_id\": 1}}";
 
-        assertThat(prefixed.parse("mongo.app.sessions", null, insert, 0).namespace()).isEqualTo("app.sessions");
+        assertThat(prefixed.parse("mongo.app.sessions", null, insert, 0).namespace())
+                .isEqualTo("app.sessions");
         assertThat(prefixed.parse("legacy-topic", null, insert, 0).namespace()).isEqualTo("old.things");
         assertThat(prefixed.parse("app.users", null, insert, 0).namespace()).isEqualTo("app.users");
     }
 
     @Test
     void shouldPreferNsOverTheTopic() {
-        ChangeEvent event = parser.parse("some.other.topic", null,
+        ChangeEvent event = parser.parse(
+                "some.other.topic",
+                null,
                 "{\"operationType\": \"delete\", \"ns\": {\"db\": \"a\", \"coll\": \"b\"}, \"documentKey\": {\"_id\": 1}}",
                 0);
 
@@ -227,8 +230,8 @@ class ChangeEventParserTest {
 
     @Test
     void shouldRejectDocumentEventWhoseNamespaceHasNoCollection() {
-        assertThatThrownBy(() -> parser.parse("docs", null,
-                "{\"operationType\": \"insert\", \"fullDocument\": {\"_id\": 1}}", 0))
+        assertThatThrownBy(() -> parser.parse(
+                        "docs", null, "{\"operationType\": \"insert\", \"fullDocument\": {\"_id\": 1}}", 0))
                 .isInstanceOf(InvalidChangeEventException.class)
                 .hasMessageContaining("'docs' names no collection");
     }
@@ -261,8 +264,9 @@ class ChangeEventParserTest {
                  "wallTime": {"$date": "2026-11-29T10:00:00.250Z"}}""");
 
         assertThat(event.documentKeyJson()).isEqualTo("{\"_id\": {\"$numberLong\": \"5000000000\"}}");
-        assertThat(event.fullDocument().toJson()).isEqualTo(
-                "{\"_id\": 5000000000, \"n\": 1, \"d\": 1.5, \"expireAt\": {\"$date\": \"2030-01-01T00:00:00Z\"}}");
+        assertThat(event.fullDocument().toJson())
+                .isEqualTo(
+                        "{\"_id\": 5000000000, \"n\": 1, \"d\": 1.5, \"expireAt\": {\"$date\": \"2030-01-01T00:00:00Z\"}}");
         assertThat(event.fullDocument().get("n")).isEqualTo(new BsonInt32(1));
         assertThat(event.eventTime()).isEqualTo(Instant.parse("2026-11-29T10:00:00.250Z"));
     }
@@ -270,37 +274,56 @@ class ChangeEventParserTest {
     static Stream<Arguments> documentIds() {
         return Stream.of(
                 // canonical input: the output is the input
-                Arguments.of("ObjectId", "{\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}",
+                Arguments.of(
+                        "ObjectId",
+                        "{\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}",
                         "{\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}"),
                 Arguments.of("string", "\"d-1 \\\"quoted\\\" \\u00e9\\u0000\"", "\"d-1 \\\"quoted\\\" é\\u0000\""),
                 Arguments.of("int32", "{\"$numberInt\": \"-7\"}", "{\"$numberInt\": \"-7\"}"),
-                Arguments.of("int64", "{\"$numberLong\": \"9223372036854775807\"}",
+                Arguments.of(
+                        "int64",
+                        "{\"$numberLong\": \"9223372036854775807\"}",
                         "{\"$numberLong\": \"9223372036854775807\"}"),
                 Arguments.of("int64 small", "{\"$numberLong\": \"7\"}", "{\"$numberLong\": \"7\"}"),
                 Arguments.of("double", "{\"$numberDouble\": \"0.1\"}", "{\"$numberDouble\": \"0.1\"}"),
                 Arguments.of("double -0.0", "{\"$numberDouble\": \"-0.0\"}", "{\"$numberDouble\": \"-0.0\"}"),
                 Arguments.of("double large", "{\"$numberDouble\": \"1.0E300\"}", "{\"$numberDouble\": \"1.0E300\"}"),
-                Arguments.of("UUID subtype 4", "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"04\"}}",
+                Arguments.of(
+                        "UUID subtype 4",
+                        "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"04\"}}",
                         "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"04\"}}"),
-                Arguments.of("legacy UUID subtype 3", "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"03\"}}",
+                Arguments.of(
+                        "legacy UUID subtype 3",
+                        "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"03\"}}",
                         "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"03\"}}"),
                 Arguments.of("Decimal128", "{\"$numberDecimal\": \"1.10\"}", "{\"$numberDecimal\": \"1.10\"}"),
                 Arguments.of("Decimal128 -0", "{\"$numberDecimal\": \"-0\"}", "{\"$numberDecimal\": \"-0\"}"),
-                Arguments.of("date", "{\"$date\": {\"$numberLong\": \"-1\"}}", "{\"$date\": {\"$numberLong\": \"-1\"}}"),
-                Arguments.of("compound", "{\"b\": {\"$numberInt\": \"2\"}, \"a\": [\"x\", {\"$numberLong\": \"3\"}]}",
+                Arguments.of(
+                        "date", "{\"$date\": {\"$numberLong\": \"-1\"}}", "{\"$date\": {\"$numberLong\": \"-1\"}}"),
+                Arguments.of(
+                        "compound",
+                        "{\"b\": {\"$numberInt\": \"2\"}, \"a\": [\"x\", {\"$numberLong\": \"3\"}]}",
                         "{\"b\": {\"$numberInt\": \"2\"}, \"a\": [\"x\", {\"$numberLong\": \"3\"}]}"),
                 // relaxed or legacy input: the output is canonical
                 Arguments.of("relaxed int32", "5", "{\"$numberInt\": \"5\"}"),
                 Arguments.of("relaxed int64", "5000000000", "{\"$numberLong\": \"5000000000\"}"),
                 Arguments.of("relaxed double", "2.5", "{\"$numberDouble\": \"2.5\"}"),
                 Arguments.of("relaxed whole double", "3.0", "{\"$numberDouble\": \"3.0\"}"),
-                Arguments.of("relaxed date", "{\"$date\": \"2026-11-29T10:00:00.250Z\"}",
+                Arguments.of(
+                        "relaxed date",
+                        "{\"$date\": \"2026-11-29T10:00:00.250Z\"}",
                         "{\"$date\": {\"$numberLong\": \"1795946400250\"}}"),
-                Arguments.of("shell UUID", "{\"$uuid\": \"00112233-4455-6677-8899-aabbccddeeff\"}",
+                Arguments.of(
+                        "shell UUID",
+                        "{\"$uuid\": \"00112233-4455-6677-8899-aabbccddeeff\"}",
                         "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"04\"}}"),
-                Arguments.of("legacy binary", "{\"$binary\": \"ABEiM0RVZneImaq7zN3u/w==\", \"$type\": \"03\"}",
+                Arguments.of(
+                        "legacy binary",
+                        "{\"$binary\": \"ABEiM0RVZneImaq7zN3u/w==\", \"$type\": \"03\"}",
                         "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"03\"}}"),
-                Arguments.of("relaxed compound", "{\"b\": 2, \"a\": 1.5}",
+                Arguments.of(
+                        "relaxed compound",
+                        "{\"b\": 2, \"a\": 1.5}",
                         "{\"b\": {\"$numberInt\": \"2\"}, \"a\": {\"$numberDouble\": \"1.5\"}}"));
     }
 
@@ -308,8 +331,7 @@ class ChangeEventParserTest {
     @MethodSource("documentIds")
     void shouldRoundTripEveryIdTypeFromDocumentKey(String type, String idJson, String canonicalIdJson) {
         ChangeEvent event = parse("""
-                {"operationType": "delete", "ns": {"db": "a", "coll": "b"}, "documentKey": {"_id": %s}}"""
-                .formatted(idJson));
+                {"operationType": "delete", "ns": {"db": "a", "coll": "b"}, "documentKey": {"_id": %s}}""".formatted(idJson));
 
         assertRoundTrip(event, canonicalIdJson);
     }
@@ -318,8 +340,7 @@ class ChangeEventParserTest {
     @MethodSource("documentIds")
     void shouldRoundTripEveryIdTypeFromFullDocument(String type, String idJson, String canonicalIdJson) {
         ChangeEvent event = parse("""
-                {"operationType": "insert", "ns": {"db": "a", "coll": "b"}, "fullDocument": {"x": 1, "_id": %s}}"""
-                .formatted(idJson));
+                {"operationType": "insert", "ns": {"db": "a", "coll": "b"}, "fullDocument": {"x": 1, "_id": %s}}""".formatted(idJson));
 
         assertRoundTrip(event, canonicalIdJson);
     }
@@ -329,7 +350,8 @@ class ChangeEventParserTest {
         assertThat(keyJson).isEqualTo("{\"_id\": " + canonicalIdJson + "}");
         BsonDocument reparsed = BsonDocument.parse(keyJson);
         assertThat(reparsed).isEqualTo(event.documentKey());
-        assertThat(reparsed.get("_id").getBsonType()).isEqualTo(event.documentKey().get("_id").getBsonType());
+        assertThat(reparsed.get("_id").getBsonType())
+                .isEqualTo(event.documentKey().get("_id").getBsonType());
         assertThat(new ChangeEvent(OperationType.DELETE, "a.b", reparsed, null, Instant.EPOCH, null).documentKeyJson())
                 .isEqualTo(keyJson);
     }
@@ -337,19 +359,27 @@ class ChangeEventParserTest {
     @Test
     void shouldRejectNullValue() {
         assertThatThrownBy(() -> parse(null))
-                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("value is null");
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("value is null");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"", "   "})
     void shouldRejectEmptyValue(String value) {
         assertThatThrownBy(() -> parse(value))
-                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("value is empty");
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("value is empty");
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"not json", "{\"operationType\": \"insert\"", "{\"operationType\": }",
-        "{\"_id\": {\"$numberLong\": \"abc\"}}", "{\"operationType\": \"insert\"} trailing"})
+    @ValueSource(
+            strings = {
+                "not json",
+                "{\"operationType\": \"insert\"",
+                "{\"operationType\": }",
+                "{\"_id\": {\"$numberLong\": \"abc\"}}",
+                "{\"operationType\": \"insert\"} trailing"
+            })
     void shouldRejectValueThatIsNotJson(String value) {
         assertThatThrownBy(() -> parse(value))
                 .isInstanceOf(InvalidChangeEventException.class)
@@ -361,20 +391,23 @@ class ChangeEventParserTest {
     @ValueSource(strings = {"[1, 2]", "42", "\"insert\"", "true", "null", "{\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}"})
     void shouldRejectJsonThatIsNotADocument(String value) {
         assertThatThrownBy(() -> parse(value))
-                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("not a document");
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("not a document");
     }
 
     @Test
     void shouldRejectTwoDocumentsInOneValue() {
         assertThatThrownBy(() -> parse(REAL_INSERT + " " + REAL_INSERT))
-                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("content after the JSON document");
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("content after the JSON document");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"{\"ns\": {\"db\": \"a\", \"coll\": \"b\"}}", "{\"operationType\": null}"})
     void shouldRejectMissingOperationType(String value) {
         assertThatThrownBy(() -> parse(value))
-                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("no operationType");
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("no operationType");
     }
 
     @Test
@@ -385,11 +418,17 @@ class ChangeEventParserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"\"ns\": \"a.b\"", "\"ns\": {\"coll\": \"b\"}", "\"ns\": {\"db\": 1, \"coll\": \"b\"}",
-        "\"ns\": {\"db\": \"a\", \"coll\": 2}"})
+    @ValueSource(
+            strings = {
+                "\"ns\": \"a.b\"",
+                "\"ns\": {\"coll\": \"b\"}",
+                "\"ns\": {\"db\": 1, \"coll\": \"b\"}",
+                "\"ns\": {\"db\": \"a\", \"coll\": 2}"
+            })
     void shouldRejectMalformedNs(String ns) {
         assertThatThrownBy(() -> parse("{\"operationType\": \"drop\", %s}".formatted(ns)))
-                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("its ns");
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("its ns");
     }
 
     @Test
@@ -407,7 +446,8 @@ class ChangeEventParserTest {
                 + "\"documentKey\": {\"_id\": 1}, ";
 
         assertThatThrownBy(() -> parse(base + "\"wallTime\": 1700000000000}"))
-                .isInstanceOf(InvalidChangeEventException.class).hasMessageContaining("wallTime is a INT64, not a date");
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("wallTime is a INT64, not a date");
         assertThatThrownBy(() -> parse(base + "\"clusterTime\": \"yesterday\"}"))
                 .isInstanceOf(InvalidChangeEventException.class)
                 .hasMessageContaining("clusterTime is a STRING, not a timestamp");

@@ -39,29 +39,42 @@ class ChangeEventTest {
     @Test
     void shouldRejectDocumentEventWithoutDocumentKey() {
         assertThatThrownBy(() -> new ChangeEvent(OperationType.UPDATE, "app.s", null, new BsonDocument(), T, null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("document key");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("document key");
     }
 
     @Test
     void shouldRejectNamespaceWideEventWithDocumentKey() {
         assertThatThrownBy(() -> new ChangeEvent(OperationType.RENAME, "app.s", KEY, null, T, null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no document key");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no document key");
     }
 
     @Test
     void shouldAllowOtherEventsWithOrWithoutDocumentKey() {
-        assertThat(new ChangeEvent(OperationType.OTHER, "app.s", null, null, T, null).documentKeyJson()).isNull();
-        assertThat(new ChangeEvent(OperationType.OTHER, "app.s", new BsonDocument("_id", new BsonString("x")), null,
-                T, null).documentKeyJson()).isEqualTo("{\"_id\": \"x\"}");
+        assertThat(new ChangeEvent(OperationType.OTHER, "app.s", null, null, T, null).documentKeyJson())
+                .isNull();
+        assertThat(new ChangeEvent(
+                                OperationType.OTHER,
+                                "app.s",
+                                new BsonDocument("_id", new BsonString("x")),
+                                null,
+                                T,
+                                null)
+                        .documentKeyJson())
+                .isEqualTo("{\"_id\": \"x\"}");
     }
 
     @Test
     void shouldRequireOperationTypeNamespaceAndEventTime() {
         assertThatThrownBy(() -> new ChangeEvent(null, "app.s", KEY, null, T, null))
-                .isInstanceOf(NullPointerException.class).hasMessageContaining("operationType");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("operationType");
         assertThatThrownBy(() -> new ChangeEvent(OperationType.INSERT, null, KEY, null, T, null))
-                .isInstanceOf(NullPointerException.class).hasMessageContaining("namespace");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("namespace");
         assertThatThrownBy(() -> new ChangeEvent(OperationType.INSERT, "app.s", KEY, null, null, null))
-                .isInstanceOf(NullPointerException.class).hasMessageContaining("eventTime");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("eventTime");
     }
 }

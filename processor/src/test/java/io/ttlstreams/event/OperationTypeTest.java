@@ -12,15 +12,31 @@ class OperationTypeTest {
 
     @ParameterizedTest
     @CsvSource({
-        "insert, INSERT", "update, UPDATE", "replace, REPLACE", "delete, DELETE", "drop, DROP",
-        "dropDatabase, DROP_DATABASE", "rename, RENAME", "invalidate, INVALIDATE"})
+        "insert, INSERT",
+        "update, UPDATE",
+        "replace, REPLACE",
+        "delete, DELETE",
+        "drop, DROP",
+        "dropDatabase, DROP_DATABASE",
+        "rename, RENAME",
+        "invalidate, INVALIDATE"
+    })
     void shouldMapEveryChangeStreamName(String name, OperationType expected) {
         assertThat(OperationType.fromChangeStream(name)).isEqualTo(expected);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"createIndexes", "create", "modify", "shardCollection", "", "Insert", "DROP_DATABASE",
-        "dropdatabase"})
+    @ValueSource(
+            strings = {
+                "createIndexes",
+                "create",
+                "modify",
+                "shardCollection",
+                "",
+                "Insert",
+                "DROP_DATABASE",
+                "dropdatabase"
+            })
     void shouldMapAnythingElseToOther(String name) {
         assertThat(OperationType.fromChangeStream(name)).isEqualTo(OperationType.OTHER);
     }
@@ -33,7 +49,11 @@ class OperationTypeTest {
                 namespaceWide.add(type);
             }
         }
-        assertThat(namespaceWide).containsExactlyInAnyOrder(
-                OperationType.DROP, OperationType.DROP_DATABASE, OperationType.RENAME, OperationType.INVALIDATE);
+        assertThat(namespaceWide)
+                .containsExactlyInAnyOrder(
+                        OperationType.DROP,
+                        OperationType.DROP_DATABASE,
+                        OperationType.RENAME,
+                        OperationType.INVALIDATE);
     }
 }

@@ -36,8 +36,9 @@ class ExpiryDecisionTest {
     void shouldRejectANonExpiringDecisionWithDeadlineRuleOrCondition() {
         assertThatThrownBy(() -> new ExpiryDecision(false, DEADLINE, null, "why", new BsonDocument(), false))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new ExpiryDecision(false, null, null, "why",
-                new BsonDocument("a", new BsonInt32(1)), false)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() ->
+                        new ExpiryDecision(false, null, null, "why", new BsonDocument("a", new BsonInt32(1)), false))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

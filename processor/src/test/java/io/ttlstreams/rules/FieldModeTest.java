@@ -23,8 +23,8 @@ class FieldModeTest {
 
     @Test
     void shouldExpireAtDatePlusExpireAfterSeconds() {
-        ExpiryDecision decision = evaluate(fieldRule("sessions", "expireAt"),
-                "{_id: 1, expireAt: {$date: '2026-01-01T00:00:00Z'}}");
+        ExpiryDecision decision =
+                evaluate(fieldRule("sessions", "expireAt"), "{_id: 1, expireAt: {$date: '2026-01-01T00:00:00Z'}}");
 
         assertThat(decision.expires()).isTrue();
         assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-01-01T00:00:10Z"));
@@ -37,39 +37,42 @@ class FieldModeTest {
 
     @Test
     void shouldExpireAtTheDateItselfWithZeroSeconds() {
-        ExpiryDecision decision = evaluate(fieldRule("s", "expireAt").expireAfterSeconds(0),
-                "{expireAt: {$date: '2026-01-01T00:00:00.123Z'}}");
+        ExpiryDecision decision = evaluate(
+                fieldRule("s", "expireAt").expireAfterSeconds(0), "{expireAt: {$date: '2026-01-01T00:00:00.123Z'}}");
 
         assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-01-01T00:00:00.123Z"));
     }
 
     @Test
     void shouldResolveDottedPathThroughSubdocumentsAndFilterOnTheNestedField() {
-        ExpiryDecision decision = evaluate(fieldRule("s", "session.expiresAt"),
+        ExpiryDecision decision = evaluate(
+                fieldRule("s", "session.expiresAt"),
                 "{session: {user: 'u', expiresAt: {$date: '2026-01-01T00:00:00Z'}}}");
 
         assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-01-01T00:00:10Z"));
-        assertThat(decision.condition())
-                .isEqualTo(doc("{'session.expiresAt': {$date: '2026-01-01T00:00:00Z'}}"));
+        assertThat(decision.condition()).isEqualTo(doc("{'session.expiresAt': {$date: '2026-01-01T00:00:00Z'}}"));
         assertThat(decision.reason()).startsWith("field session.expiresAt is a date");
     }
 
     @Test
     void shouldExpireArrayOnItsEarliestDateIgnoringOtherElements() {
-        String json = "{expireAt: [{$date: '2026-03-01T00:00:00Z'}, 'soon', {$date: '2026-02-01T00:00:00Z'}, 5,"
-                + " null]}";
+        String json =
+                "{expireAt: [{$date: '2026-03-01T00:00:00Z'}, 'soon', {$date: '2026-02-01T00:00:00Z'}, 5," + " null]}";
 
         ExpiryDecision decision = evaluate(fieldRule("s", "expireAt"), json);
 
         assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-02-01T00:00:10Z"));
-        assertThat(decision.condition()).isEqualTo(new BsonDocument("expireAt", doc(json).get("expireAt")));
-        assertThat(decision.reason()).isEqualTo(
-                "field expireAt is an array; its earliest is a date (2026-02-01T00:00:00.000Z) + 10 s (rule s)");
+        assertThat(decision.condition())
+                .isEqualTo(new BsonDocument("expireAt", doc(json).get("expireAt")));
+        assertThat(decision.reason())
+                .isEqualTo(
+                        "field expireAt is an array; its earliest is a date (2026-02-01T00:00:00.000Z) + 10 s (rule s)");
     }
 
     @Test
     void shouldExpireOnEarliestDateAmongSubdocumentsOfAnArray() {
-        ExpiryDecision decision = evaluate(fieldRule("s", "logins.at"),
+        ExpiryDecision decision = evaluate(
+                fieldRule("s", "logins.at"),
                 "{logins: [{at: {$date: '2026-03-01T00:00:00Z'}}, {at: {$date: '2026-02-01T00:00:00Z'}}, {}]}");
 
         assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-02-01T00:00:10Z"));
@@ -78,17 +81,19 @@ class FieldModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "{other: 1}                                  | field expireAt is missing (rule s)",
-        "{expireAt: null}                            | field expireAt is null, not a date (rule s)",
-        "{expireAt: '2026-01-01T00:00:00Z'}          | field expireAt is a string, not a date (rule s)",
-        "{expireAt: {at: {$date: '2026-01-01T00:00:00Z'}}} | field expireAt is an object, not a date (rule s)",
-        "{expireAt: []}                              | field expireAt is an array with no date (rule s)",
-        "{expireAt: ['a', 1, [{$date: '2026-01-01T00:00:00Z'}]]} | field expireAt is an array with no date (rule s)",
-        "{expireAt: {$timestamp: {t: 1, i: 1}}}      | field expireAt is a timestamp, not a date (rule s)",
-        "{expireAt: NumberLong(1767225600)}          | field expireAt is a long, not a date"
-                + " (numbers count only with an epoch field format) (rule s)",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{other: 1}                                  | field expireAt is missing (rule s)",
+                "{expireAt: null}                            | field expireAt is null, not a date (rule s)",
+                "{expireAt: '2026-01-01T00:00:00Z'}          | field expireAt is a string, not a date (rule s)",
+                "{expireAt: {at: {$date: '2026-01-01T00:00:00Z'}}} | field expireAt is an object, not a date (rule s)",
+                "{expireAt: []}                              | field expireAt is an array with no date (rule s)",
+                "{expireAt: ['a', 1, [{$date: '2026-01-01T00:00:00Z'}]]} | field expireAt is an array with no date (rule s)",
+                "{expireAt: {$timestamp: {t: 1, i: 1}}}      | field expireAt is a timestamp, not a date (rule s)",
+                "{expireAt: NumberLong(1767225600)}          | field expireAt is a long, not a date"
+                        + " (numbers count only with an epoch field format) (rule s)",
+            })
     void shouldNeverExpireWithoutADate(String json, String reason) {
         ExpiryDecision decision = evaluate(fieldRule("s", "expireAt"), json);
 
@@ -96,19 +101,21 @@ class FieldModeTest {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource(delimiter = '|', value = {
-        "epoch-seconds | 1767225600                  | 2026-01-01T00:00:10Z",
-        "epoch-seconds | NumberLong(1767225600)      | 2026-01-01T00:00:10Z",
-        "epoch-seconds | 1767225600.5                | 2026-01-01T00:00:10.500Z",
-        "epoch-seconds | -1                          | 1970-01-01T00:00:09Z",
-        "epoch-millis  | NumberLong(1767225600000)   | 2026-01-01T00:00:10Z",
-        "epoch-millis  | 1767225600123.0             | 2026-01-01T00:00:10.123Z",
-        "epoch-millis  | {$date: '2026-01-01T00:00:00Z'} | 2026-01-01T00:00:10Z",
-        "epoch-seconds | {$date: '2026-01-01T00:00:00Z'} | 2026-01-01T00:00:10Z",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "epoch-seconds | 1767225600                  | 2026-01-01T00:00:10Z",
+                "epoch-seconds | NumberLong(1767225600)      | 2026-01-01T00:00:10Z",
+                "epoch-seconds | 1767225600.5                | 2026-01-01T00:00:10.500Z",
+                "epoch-seconds | -1                          | 1970-01-01T00:00:09Z",
+                "epoch-millis  | NumberLong(1767225600000)   | 2026-01-01T00:00:10Z",
+                "epoch-millis  | 1767225600123.0             | 2026-01-01T00:00:10.123Z",
+                "epoch-millis  | {$date: '2026-01-01T00:00:00Z'} | 2026-01-01T00:00:10Z",
+                "epoch-seconds | {$date: '2026-01-01T00:00:00Z'} | 2026-01-01T00:00:10Z",
+            })
     void shouldReadNumbersAsEpochInstantsWithAnEpochFormat(String format, String value, String deadline) {
-        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.fromConfigValue(format)),
-                "{ttl: " + value + "}");
+        ExpiryDecision decision =
+                evaluate(fieldRule("s", "ttl").format(FieldFormat.fromConfigValue(format)), "{ttl: " + value + "}");
 
         assertThat(decision.deadline()).isEqualTo(Instant.parse(deadline));
         assertThat(decision.condition()).isEqualTo(doc("{ttl: " + value + "}"));
@@ -116,17 +123,17 @@ class FieldModeTest {
 
     @Test
     void shouldSayHowAnEpochNumberWasRead() {
-        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS),
-                "{ttl: NumberLong(1767225600)}");
+        ExpiryDecision decision =
+                evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS), "{ttl: NumberLong(1767225600)}");
 
-        assertThat(decision.reason()).isEqualTo(
-                "field ttl is epoch-seconds 1767225600 (2026-01-01T00:00:00.000Z) + 10 s (rule s)");
+        assertThat(decision.reason())
+                .isEqualTo("field ttl is epoch-seconds 1767225600 (2026-01-01T00:00:00.000Z) + 10 s (rule s)");
     }
 
     @Test
     void shouldFlagEpochSecondsThatLookLikeMilliseconds() {
-        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS),
-                "{ttl: NumberLong(1767225600000)}");
+        ExpiryDecision decision =
+                evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS), "{ttl: NumberLong(1767225600000)}");
 
         assertThat(decision.expires()).isTrue();
         assertThat(decision.deadline()).isAfter(Instant.parse("9999-12-31T23:59:59Z"));
@@ -135,8 +142,7 @@ class FieldModeTest {
 
     @Test
     void shouldFlagEpochMillisThatLookLikeSeconds() {
-        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_MILLIS),
-                "{ttl: 1767225600}");
+        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_MILLIS), "{ttl: 1767225600}");
 
         assertThat(decision.deadline()).isBefore(Instant.parse("1971-01-01T00:00:00Z"));
         assertThat(decision.reason()).contains("looks like epoch-seconds").contains("around 1970");
@@ -144,36 +150,40 @@ class FieldModeTest {
 
     @Test
     void shouldNotFlagPlausibleEpochValues() {
-        assertThat(evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS), "{ttl: 1767225600}").reason())
+        assertThat(evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS), "{ttl: 1767225600}")
+                        .reason())
                 .doesNotContain("looks like");
-        assertThat(evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_MILLIS),
-                "{ttl: NumberLong(1767225600000)}").reason()).doesNotContain("looks like");
+        assertThat(evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_MILLIS), "{ttl: NumberLong(1767225600000)}")
+                        .reason())
+                .doesNotContain("looks like");
     }
 
     @Test
     void shouldExpireEpochArrayOnItsEarliestNumber() {
-        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS),
-                "{ttl: [1767225700, 'x', 1767225600]}");
+        ExpiryDecision decision = evaluate(
+                fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS), "{ttl: [1767225700, 'x', 1767225600]}");
 
         assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-01-01T00:00:10Z"));
         assertThat(decision.reason()).contains("its earliest is epoch-seconds 1767225600");
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource(delimiter = '|', value = {
-        "epoch-seconds | \"soon\"                 | field ttl is a string, not a date or an int, long or double",
-        "epoch-seconds | NumberDecimal('5')       | field ttl is a decimal, not a date or an int, long or double",
-        "epoch-seconds | {$numberDouble: 'NaN'}   | field ttl is epoch-seconds NaN, not a finite number",
-        "epoch-millis  | {$numberDouble: 'Infinity'} | field ttl is epoch-millis Infinity, not a finite number",
-        "epoch-seconds | NumberLong('9223372036854775807') | field ttl is epoch-seconds 9223372036854775807,"
-                + " beyond the last representable date",
-        "epoch-seconds | 1e17                     | field ttl is epoch-seconds 100000000000000000,"
-                + " beyond the last representable date",
-        "epoch-seconds | ['x', null]              | field ttl is an array with no date or number",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "epoch-seconds | \"soon\"                 | field ttl is a string, not a date or an int, long or double",
+                "epoch-seconds | NumberDecimal('5')       | field ttl is a decimal, not a date or an int, long or double",
+                "epoch-seconds | {$numberDouble: 'NaN'}   | field ttl is epoch-seconds NaN, not a finite number",
+                "epoch-millis  | {$numberDouble: 'Infinity'} | field ttl is epoch-millis Infinity, not a finite number",
+                "epoch-seconds | NumberLong('9223372036854775807') | field ttl is epoch-seconds 9223372036854775807,"
+                        + " beyond the last representable date",
+                "epoch-seconds | 1e17                     | field ttl is epoch-seconds 100000000000000000,"
+                        + " beyond the last representable date",
+                "epoch-seconds | ['x', null]              | field ttl is an array with no date or number",
+            })
     void shouldNeverExpireOnNumbersThatAreNoInstant(String format, String value, String reason) {
-        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.fromConfigValue(format)),
-                "{ttl: " + value + "}");
+        ExpiryDecision decision =
+                evaluate(fieldRule("s", "ttl").format(FieldFormat.fromConfigValue(format)), "{ttl: " + value + "}");
 
         assertThat(decision).isEqualTo(ExpiryDecision.never(reason + " (rule s)"));
     }
@@ -192,8 +202,11 @@ class FieldModeTest {
     void shouldNeverExpireWhenEpochMillisPlusSecondsOverflows() {
         BsonDocument document = new BsonDocument("ttl", new BsonInt64(Long.MAX_VALUE));
 
-        ExpiryDecision decision = fieldRule("s", "ttl").format(FieldFormat.EPOCH_MILLIS).expireAfterSeconds(1)
-                .alone().evaluate(NS, document, EVENT_TIME);
+        ExpiryDecision decision = fieldRule("s", "ttl")
+                .format(FieldFormat.EPOCH_MILLIS)
+                .expireAfterSeconds(1)
+                .alone()
+                .evaluate(NS, document, EVENT_TIME);
 
         assertThat(decision.expires()).isFalse();
         assertThat(decision.reason()).contains("beyond the last representable date");

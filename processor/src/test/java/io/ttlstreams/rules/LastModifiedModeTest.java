@@ -21,7 +21,10 @@ class LastModifiedModeTest {
     }
 
     private static ExpiryDecision withTtlFieldAt(Instant eventTime, String documentJson) {
-        return lastModifiedRule("cosmos").expireAfterSeconds(10).documentTtlField("ttl").alone()
+        return lastModifiedRule("cosmos")
+                .expireAfterSeconds(10)
+                .documentTtlField("ttl")
+                .alone()
                 .evaluate(NS, doc(documentJson), eventTime);
     }
 
@@ -43,28 +46,43 @@ class LastModifiedModeTest {
         assertThat(decision.deadline()).isEqualTo(EVENT_TIME.plusSeconds(20));
         assertThat(decision.documentTtlIgnored()).isFalse();
         assertThat(decision.condition()).isEqualTo(doc("{ttl: " + ttl + "}"));
-        assertThat(decision.reason()).isEqualTo(
-                "last modified 2026-01-01T00:00:00.000Z + 20 s from field ttl (rule cosmos)");
+        assertThat(decision.reason())
+                .isEqualTo("last modified 2026-01-01T00:00:00.000Z + 20 s from field ttl (rule cosmos)");
     }
 
     @ParameterizedTest(name = "ttl: {0}")
-    @ValueSource(strings = {"20.5", "NumberLong(2147483649)", "0", "-2", "-1.5", "'20'", "null", "true",
-        "{$numberDouble: 'NaN'}", "{$numberDouble: 'Infinity'}", "NumberDecimal('20')", "[20]"})
+    @ValueSource(
+            strings = {
+                "20.5",
+                "NumberLong(2147483649)",
+                "0",
+                "-2",
+                "-1.5",
+                "'20'",
+                "null",
+                "true",
+                "{$numberDouble: 'NaN'}",
+                "{$numberDouble: 'Infinity'}",
+                "NumberDecimal('20')",
+                "[20]"
+            })
     void shouldIgnoreAnInvalidDocumentTtlAndApplyTheDefault(String ttl) {
         ExpiryDecision decision = withTtlField("{ttl: " + ttl + "}");
 
         assertThat(decision.deadline()).isEqualTo(EVENT_TIME.plusSeconds(10));
         assertThat(decision.documentTtlIgnored()).isTrue();
         assertThat(decision.condition()).isEqualTo(doc("{ttl: " + ttl + "}"));
-        assertThat(decision.reason()).contains("+ 10 s by default; field ttl holds")
+        assertThat(decision.reason())
+                .contains("+ 10 s by default; field ttl holds")
                 .contains("ignored because a TTL must be a positive int or -1");
     }
 
     @Test
     void shouldShowTheIgnoredValueInTheReason() {
-        assertThat(withTtlField("{ttl: 20.5}").reason()).isEqualTo("last modified 2026-01-01T00:00:00.000Z + 10 s"
-                + " by default; field ttl holds a double (20.5), ignored because a TTL must be a positive int or -1"
-                + " (rule cosmos)");
+        assertThat(withTtlField("{ttl: 20.5}").reason())
+                .isEqualTo("last modified 2026-01-01T00:00:00.000Z + 10 s"
+                        + " by default; field ttl holds a double (20.5), ignored because a TTL must be a positive int or -1"
+                        + " (rule cosmos)");
     }
 
     @ParameterizedTest(name = "ttl: {0}")
@@ -91,7 +109,9 @@ class LastModifiedModeTest {
 
     @Test
     void shouldReadADottedDocumentTtlField() {
-        ExpiryDecision decision = lastModifiedRule("c").documentTtlField("meta.ttl").alone()
+        ExpiryDecision decision = lastModifiedRule("c")
+                .documentTtlField("meta.ttl")
+                .alone()
                 .evaluate(NS, doc("{meta: {ttl: NumberInt(30)}}"), EVENT_TIME);
 
         assertThat(decision.deadline()).isEqualTo(EVENT_TIME.plusSeconds(30));
@@ -100,7 +120,9 @@ class LastModifiedModeTest {
 
     @Test
     void shouldIgnoreSeveralTtlValuesFoundThroughAnArrayAndPinOnlyTheirPresence() {
-        ExpiryDecision decision = lastModifiedRule("c").documentTtlField("meta.ttl").alone()
+        ExpiryDecision decision = lastModifiedRule("c")
+                .documentTtlField("meta.ttl")
+                .alone()
                 .evaluate(NS, doc("{meta: [{ttl: 30}, {ttl: 40}]}"), EVENT_TIME);
 
         assertThat(decision.deadline()).isEqualTo(EVENT_TIME.plusSeconds(10));

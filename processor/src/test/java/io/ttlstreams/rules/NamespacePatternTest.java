@@ -32,8 +32,20 @@ class NamespacePatternTest {
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
-    @ValueSource(strings = {"app", "", ".sessions", "app.", "*.sessions", "*.*", "a b.c", "a$b.c", "app.ses*",
-        "app.$cmd", "a/b.c"})
+    @ValueSource(
+            strings = {
+                "app",
+                "",
+                ".sessions",
+                "app.",
+                "*.sessions",
+                "*.*",
+                "a b.c",
+                "a$b.c",
+                "app.ses*",
+                "app.$cmd",
+                "a/b.c"
+            })
     void shouldRejectInvalidPatternsNamingThem(String text) {
         assertThatThrownBy(() -> NamespacePattern.parse(text))
                 .isInstanceOf(IllegalArgumentException.class)

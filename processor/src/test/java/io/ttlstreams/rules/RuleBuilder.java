@@ -57,8 +57,15 @@ final class RuleBuilder {
     }
 
     TtlRule build() {
-        return new TtlRule(name, NamespacePattern.parse(namespace), mode, field, expireAfterSeconds, fieldFormat,
-                partialFilter, documentTtlField);
+        return new TtlRule(
+                name,
+                NamespacePattern.parse(namespace),
+                mode,
+                field,
+                expireAfterSeconds,
+                fieldFormat,
+                partialFilter,
+                documentTtlField);
     }
 
     /** This rule alone. */

@@ -13,7 +13,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class TtlRuleTest {
 
     private static void assertRejected(ThrowingCallable construction, String message) {
-        assertThatThrownBy(construction).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+        assertThatThrownBy(construction)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(message);
     }
 
     @ParameterizedTest
@@ -24,15 +26,21 @@ class TtlRuleTest {
 
     @Test
     void shouldAcceptTheBoundsOfExpireAfterSeconds() {
-        assertThat(fieldRule("s", "a").expireAfterSeconds(0).build().expireAfterSeconds()).isZero();
-        assertThat(fieldRule("s", "a").expireAfterSeconds(Integer.MAX_VALUE).build().expireAfterSeconds())
+        assertThat(fieldRule("s", "a").expireAfterSeconds(0).build().expireAfterSeconds())
+                .isZero();
+        assertThat(fieldRule("s", "a")
+                        .expireAfterSeconds(Integer.MAX_VALUE)
+                        .build()
+                        .expireAfterSeconds())
                 .isEqualTo(Integer.MAX_VALUE);
     }
 
     @Test
     void shouldRequireAFieldInFieldMode() {
-        assertRejected(() -> new TtlRule("s", NamespacePattern.parse("a.b"), TtlMode.FIELD, null, 0,
-                FieldFormat.DATE, null, null), "field mode needs a field");
+        assertRejected(
+                () -> new TtlRule(
+                        "s", NamespacePattern.parse("a.b"), TtlMode.FIELD, null, 0, FieldFormat.DATE, null, null),
+                "field mode needs a field");
     }
 
     @ParameterizedTest
@@ -45,9 +53,19 @@ class TtlRuleTest {
     @Test
     void shouldRejectSettingsOfTheOtherMode() {
         assertRejected(() -> fieldRule("s", "a").documentTtlField("ttl").build(), "needs last-modified mode");
-        assertRejected(() -> new TtlRule("s", NamespacePattern.parse("a.b"), TtlMode.LAST_MODIFIED, "a", 0,
-                FieldFormat.DATE, null, null), "field mode only");
-        assertRejected(() -> lastModifiedRule("s").format(FieldFormat.EPOCH_SECONDS).build(), "field mode only");
+        assertRejected(
+                () -> new TtlRule(
+                        "s",
+                        NamespacePattern.parse("a.b"),
+                        TtlMode.LAST_MODIFIED,
+                        "a",
+                        0,
+                        FieldFormat.DATE,
+                        null,
+                        null),
+                "field mode only");
+        assertRejected(
+                () -> lastModifiedRule("s").format(FieldFormat.EPOCH_SECONDS).build(), "field mode only");
     }
 
     @Test

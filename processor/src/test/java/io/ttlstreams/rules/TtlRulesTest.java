@@ -36,7 +36,8 @@ class TtlRulesTest {
 
         assertThat(rules.covers("app.users")).isTrue();
         assertThat(rules.covers("other.users")).isFalse();
-        assertThat(rules.evaluate("app.users", doc(EXPIRING), EVENT_TIME).rule()).isEqualTo("all");
+        assertThat(rules.evaluate("app.users", doc(EXPIRING), EVENT_TIME).rule())
+                .isEqualTo("all");
     }
 
     @Test
@@ -55,7 +56,8 @@ class TtlRulesTest {
 
     @Test
     void shouldRecordTheFieldRuleWhenItsDeadlineIsEarlier() {
-        TtlRules rules = rules(lastModifiedRule("safety-net").expireAfterSeconds(3600),
+        TtlRules rules = rules(
+                lastModifiedRule("safety-net").expireAfterSeconds(3600),
                 fieldRule("by-date", "expireAt").expireAfterSeconds(0));
 
         ExpiryDecision decision = rules.evaluate(NS, doc(EXPIRING), EVENT_TIME);
@@ -73,18 +75,19 @@ class TtlRulesTest {
 
     @Test
     void shouldExplainEachRuleWhenNoneExpires() {
-        TtlRules rules = rules(fieldRule("by-date", "missing"),
+        TtlRules rules = rules(
+                fieldRule("by-date", "missing"),
                 fieldRule("filtered", "expireAt").filter("{status: 'closed'}"),
                 lastModifiedRule("cosmos").documentTtlField("ttl"),
                 fieldRule("elsewhere", "expireAt").namespace("app.users"));
 
-        ExpiryDecision decision = rules.evaluate(NS, doc("{expireAt: 'soon', status: 'active', ttl: -1}"),
-                EVENT_TIME);
+        ExpiryDecision decision = rules.evaluate(NS, doc("{expireAt: 'soon', status: 'active', ttl: -1}"), EVENT_TIME);
 
         assertThat(decision.expires()).isFalse();
-        assertThat(decision.reason()).isEqualTo("field missing is missing (rule by-date); "
-                + "partial filter {\"status\": \"closed\"} does not match (rule filtered); "
-                + "field ttl is -1, which never expires (rule cosmos)");
+        assertThat(decision.reason())
+                .isEqualTo("field missing is missing (rule by-date); "
+                        + "partial filter {\"status\": \"closed\"} does not match (rule filtered); "
+                        + "field ttl is -1, which never expires (rule cosmos)");
     }
 
     @Test
@@ -99,17 +102,23 @@ class TtlRulesTest {
 
     @Test
     void shouldRecheckThePartialFilterInTheDeleteCondition() {
-        TtlRules rules = fieldRule("s", "expireAt").filter("{status: {$in: ['active', 'idle']}}").alone();
+        TtlRules rules = fieldRule("s", "expireAt")
+                .filter("{status: {$in: ['active', 'idle']}}")
+                .alone();
 
         ExpiryDecision decision = rules.evaluate(NS, doc(EXPIRING), EVENT_TIME);
 
-        assertThat(decision.condition()).isEqualTo(doc("{expireAt: {$date: '2026-01-01T00:01:00Z'},"
-                + " $and: [{status: {$in: ['active', 'idle']}}]}"));
+        assertThat(decision.condition())
+                .isEqualTo(doc("{expireAt: {$date: '2026-01-01T00:01:00Z'},"
+                        + " $and: [{status: {$in: ['active', 'idle']}}]}"));
     }
 
     @Test
     void shouldCombineDocumentTtlAndPartialFilterConditions() {
-        TtlRules rules = lastModifiedRule("c").documentTtlField("ttl").filter("{status: 'active'}").alone();
+        TtlRules rules = lastModifiedRule("c")
+                .documentTtlField("ttl")
+                .filter("{status: 'active'}")
+                .alone();
 
         ExpiryDecision decision = rules.evaluate(NS, doc(EXPIRING), EVENT_TIME);
 
@@ -137,8 +146,7 @@ class TtlRulesTest {
         TtlRules rules = fieldRule("s", "expireAt").alone();
 
         ExpiryDecision first = rules.evaluate(NS, doc("{expireAt: {$date: '2026-01-01T00:00:00Z'}}"), EVENT_TIME);
-        ExpiryDecision extended = rules.evaluate(NS, doc("{expireAt: {$date: '2027-01-01T00:00:00Z'}}"),
-                EVENT_TIME);
+        ExpiryDecision extended = rules.evaluate(NS, doc("{expireAt: {$date: '2027-01-01T00:00:00Z'}}"), EVENT_TIME);
         ExpiryDecision removed = rules.evaluate(NS, doc("{}"), EVENT_TIME);
 
         assertThat(first.deadline()).isEqualTo(Instant.parse("2026-01-01T00:00:10Z"));
@@ -147,10 +155,17 @@ class TtlRulesTest {
     }
 
     @ParameterizedTest(name = "_id: {0}")
-    @ValueSource(strings = {"'d1'", "{$oid: '5f1b2c3d4e5f6a7b8c9d0e1f'}", "NumberLong(7)", "{tenant: 't', n: 1}",
-        "{$binary: {base64: 'AQID', subType: '04'}}"})
+    @ValueSource(
+            strings = {
+                "'d1'",
+                "{$oid: '5f1b2c3d4e5f6a7b8c9d0e1f'}",
+                "NumberLong(7)",
+                "{tenant: 't', n: 1}",
+                "{$binary: {base64: 'AQID', subType: '04'}}"
+            })
     void shouldDecideTheSameWhateverTheDocumentKey(String id) {
-        TtlRules rules = rules(fieldRule("s", "expireAt").filter("{status: 'active'}"),
+        TtlRules rules = rules(
+                fieldRule("s", "expireAt").filter("{status: 'active'}"),
                 lastModifiedRule("c").documentTtlField("ttl"));
         BsonDocument withoutKey = doc(EXPIRING);
         BsonDocument withKey = doc("{_id: " + id + "}");
@@ -172,18 +187,19 @@ class TtlRulesTest {
         first.condition().getArray("$and").get(0).asDocument().put("status", new BsonInt32(2));
         ExpiryDecision second = rules.evaluate(NS, document, EVENT_TIME);
 
-        assertThat(second.condition()).isEqualTo(doc("{expireAt: {$date: '2026-01-01T00:01:00Z'},"
-                + " $and: [{status: 'active'}]}"));
+        assertThat(second.condition())
+                .isEqualTo(doc("{expireAt: {$date: '2026-01-01T00:01:00Z'}," + " $and: [{status: 'active'}]}"));
         assertThat(document).isEqualTo(doc(EXPIRING));
     }
 
     @Test
     void shouldReportAnIgnoredDocumentTtlEvenWhenAnotherRuleWins() {
-        TtlRules rules = rules(fieldRule("by-date", "expireAt").expireAfterSeconds(0),
+        TtlRules rules = rules(
+                fieldRule("by-date", "expireAt").expireAfterSeconds(0),
                 lastModifiedRule("cosmos").expireAfterSeconds(3600).documentTtlField("ttl"));
 
-        ExpiryDecision decision = rules.evaluate(NS,
-                doc("{expireAt: {$date: '2026-01-01T00:01:00Z'}, ttl: 'bad'}"), EVENT_TIME);
+        ExpiryDecision decision =
+                rules.evaluate(NS, doc("{expireAt: {$date: '2026-01-01T00:01:00Z'}, ttl: 'bad'}"), EVENT_TIME);
 
         assertThat(decision.rule()).isEqualTo("by-date");
         assertThat(decision.documentTtlIgnored()).isTrue();

@@ -47,8 +47,12 @@ class AvroSerdeTest {
 
     @Test
     void shouldRoundTripExpiryEventInstants() {
-        ExpiryEvent event = new ExpiryEvent("app.sessions", "{\"_id\": \"d1\"}", "sessions",
-                Instant.parse("2030-01-01T00:00:00.123Z"), Instant.parse("2030-01-01T00:00:00.456Z"));
+        ExpiryEvent event = new ExpiryEvent(
+                "app.sessions",
+                "{\"_id\": \"d1\"}",
+                "sessions",
+                Instant.parse("2030-01-01T00:00:00.123Z"),
+                Instant.parse("2030-01-01T00:00:00.456Z"));
 
         ExpiryEvent back = roundTrip(expirySerde, event);
 
@@ -86,7 +90,8 @@ class AvroSerdeTest {
     @Test
     void shouldRejectEmptyBytes() {
         assertThatThrownBy(() -> indexSerde.deserializer().deserialize(TOPIC, new byte[0]))
-                .isInstanceOf(SerializationException.class).hasMessageContaining("IndexEntry");
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("IndexEntry");
     }
 
     @Test
@@ -112,7 +117,8 @@ class AvroSerdeTest {
         }
 
         assertThatThrownBy(() -> scheduleSerde.deserializer().deserialize(TOPIC, bytes))
-                .isInstanceOf(SerializationException.class).hasMessageContaining("ScheduleEntry");
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("ScheduleEntry");
     }
 
     @Test
@@ -120,7 +126,8 @@ class AvroSerdeTest {
         byte[] indexBytes = indexSerde.serializer().serialize(TOPIC, new IndexEntry(Instant.EPOCH, null));
 
         assertThatThrownBy(() -> scheduleSerde.deserializer().deserialize(TOPIC, indexBytes))
-                .isInstanceOf(SerializationException.class).hasMessageContaining("ScheduleEntry");
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("ScheduleEntry");
     }
 
     @Test

@@ -26,29 +26,31 @@ class ChangeEventSerdeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "{\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}",
-        "\"d1\"",
-        "\"\\u0000 é \\\" \\\\\"",
-        "{\"$numberInt\": \"-2147483648\"}",
-        "{\"$numberLong\": \"-9223372036854775808\"}",
-        "{\"$numberLong\": \"1\"}",
-        "{\"$numberDouble\": \"0.1\"}",
-        "{\"$numberDouble\": \"-0.0\"}",
-        "{\"$numberDouble\": \"NaN\"}",
-        "{\"$numberDouble\": \"-Infinity\"}",
-        "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"04\"}}",
-        "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"03\"}}",
-        "{\"$numberDecimal\": \"1.10\"}",
-        "{\"$numberDecimal\": \"-0E-6176\"}",
-        "{\"$date\": {\"$numberLong\": \"-62135596800000\"}}",
-        "{\"b\": {\"$numberInt\": \"2\"}, \"a\": [{\"$numberLong\": \"1\"}, null, {\"z\": true}]}"})
+    @ValueSource(
+            strings = {
+                "{\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}",
+                "\"d1\"",
+                "\"\\u0000 é \\\" \\\\\"",
+                "{\"$numberInt\": \"-2147483648\"}",
+                "{\"$numberLong\": \"-9223372036854775808\"}",
+                "{\"$numberLong\": \"1\"}",
+                "{\"$numberDouble\": \"0.1\"}",
+                "{\"$numberDouble\": \"-0.0\"}",
+                "{\"$numberDouble\": \"NaN\"}",
+                "{\"$numberDouble\": \"-Infinity\"}",
+                "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"04\"}}",
+                "{\"$binary\": {\"base64\": \"ABEiM0RVZneImaq7zN3u/w==\", \"subType\": \"03\"}}",
+                "{\"$numberDecimal\": \"1.10\"}",
+                "{\"$numberDecimal\": \"-0E-6176\"}",
+                "{\"$date\": {\"$numberLong\": \"-62135596800000\"}}",
+                "{\"b\": {\"$numberInt\": \"2\"}, \"a\": [{\"$numberLong\": \"1\"}, null, {\"z\": true}]}"
+            })
     void shouldRoundTripEveryIdType(String idJson) {
         BsonDocument key = BsonDocument.parse("{\"_id\": " + idJson + "}");
         BsonDocument full = BsonDocument.parse("{\"_id\": " + idJson + ", \"n\": {\"$numberLong\": \"3\"}, "
                 + "\"expireAt\": {\"$date\": {\"$numberLong\": \"1900000000000\"}}}");
-        ChangeEvent event = new ChangeEvent(OperationType.UPDATE, "app.sessions", key, full, T,
-                new BsonTimestamp(1_700_000_000, 5));
+        ChangeEvent event = new ChangeEvent(
+                OperationType.UPDATE, "app.sessions", key, full, T, new BsonTimestamp(1_700_000_000, 5));
 
         ChangeEvent back = roundTrip(event);
 
@@ -62,14 +64,14 @@ class ChangeEventSerdeTest {
         BsonDocument key = BsonDocument.parse("{\"region\": \"eu\", \"_id\": {\"$numberInt\": \"1\"}}");
         ChangeEvent event = new ChangeEvent(OperationType.DELETE, "a.b", key, null, T, null);
 
-        assertThat(roundTrip(event).documentKeyJson()).isEqualTo(
-                "{\"region\": \"eu\", \"_id\": {\"$numberInt\": \"1\"}}");
+        assertThat(roundTrip(event).documentKeyJson())
+                .isEqualTo("{\"region\": \"eu\", \"_id\": {\"$numberInt\": \"1\"}}");
     }
 
     @Test
     void shouldRoundTripNullFields() {
-        ChangeEvent delete = new ChangeEvent(OperationType.DELETE, "a.b", BsonDocument.parse("{\"_id\": 1}"), null,
-                T, null);
+        ChangeEvent delete =
+                new ChangeEvent(OperationType.DELETE, "a.b", BsonDocument.parse("{\"_id\": 1}"), null, T, null);
         ChangeEvent other = new ChangeEvent(OperationType.OTHER, "a.b", null, null, T, null);
 
         assertThat(roundTrip(delete)).isEqualTo(delete);
@@ -83,7 +85,8 @@ class ChangeEventSerdeTest {
             new ChangeEvent(OperationType.DROP, "app.sessions", null, null, T, clusterTime),
             new ChangeEvent(OperationType.DROP_DATABASE, "app", null, null, T, clusterTime),
             new ChangeEvent(OperationType.RENAME, "app.old", null, null, T, clusterTime),
-            new ChangeEvent(OperationType.INVALIDATE, "app.sessions", null, null, T, null)}) {
+            new ChangeEvent(OperationType.INVALIDATE, "app.sessions", null, null, T, null)
+        }) {
             assertThat(roundTrip(event)).isEqualTo(event);
         }
     }
@@ -92,8 +95,13 @@ class ChangeEventSerdeTest {
     void shouldRoundTripUnsignedClusterTimeAndExactInstants() {
         // A BSON timestamp's seconds and increment are unsigned 32-bit values.
         BsonTimestamp maxClusterTime = new BsonTimestamp(-1, -1);
-        for (Instant eventTime : new Instant[] {Instant.parse("2026-11-29T10:00:00.123456789Z"),
-            Instant.ofEpochMilli(-1), Instant.EPOCH, Instant.MIN, Instant.MAX}) {
+        for (Instant eventTime : new Instant[] {
+            Instant.parse("2026-11-29T10:00:00.123456789Z"),
+            Instant.ofEpochMilli(-1),
+            Instant.EPOCH,
+            Instant.MIN,
+            Instant.MAX
+        }) {
             ChangeEvent event = new ChangeEvent(OperationType.DROP, "a.b", null, null, eventTime, maxClusterTime);
             assertThat(roundTrip(event)).isEqualTo(event);
         }
@@ -101,15 +109,21 @@ class ChangeEventSerdeTest {
 
     @Test
     void shouldWriteCanonicalExtendedJson() {
-        ChangeEvent event = new ChangeEvent(OperationType.DELETE, "a.b", BsonDocument.parse("{\"_id\": 1}"), null,
-                T, new BsonTimestamp(1_700_000_000, 5));
+        ChangeEvent event = new ChangeEvent(
+                OperationType.DELETE,
+                "a.b",
+                BsonDocument.parse("{\"_id\": 1}"),
+                null,
+                T,
+                new BsonTimestamp(1_700_000_000, 5));
 
         String json = new String(serde.serializer().serialize(TOPIC, event), StandardCharsets.UTF_8);
 
-        assertThat(json).isEqualTo("{\"operationType\": \"DELETE\", \"namespace\": \"a.b\", "
-                + "\"documentKey\": {\"_id\": {\"$numberInt\": \"1\"}}, \"fullDocument\": null, "
-                + "\"eventTime\": \"2023-11-14T22:13:20.123Z\", "
-                + "\"clusterTime\": {\"$timestamp\": {\"t\": 1700000000, \"i\": 5}}}");
+        assertThat(json)
+                .isEqualTo("{\"operationType\": \"DELETE\", \"namespace\": \"a.b\", "
+                        + "\"documentKey\": {\"_id\": {\"$numberInt\": \"1\"}}, \"fullDocument\": null, "
+                        + "\"eventTime\": \"2023-11-14T22:13:20.123Z\", "
+                        + "\"clusterTime\": {\"$timestamp\": {\"t\": 1700000000, \"i\": 5}}}");
     }
 
     @Test
@@ -119,21 +133,23 @@ class ChangeEventSerdeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "",
-        "not json",
-        "[1]",
-        "{\"operationType\": \"DELETE\"",
-        "{\"namespace\": \"a.b\", \"eventTime\": \"2023-11-14T22:13:20Z\"}",
-        "{\"operationType\": \"delete\", \"namespace\": \"a.b\", \"documentKey\": {\"_id\": 1}, "
-            + "\"eventTime\": \"2023-11-14T22:13:20Z\"}",
-        "{\"operationType\": \"DELETE\", \"namespace\": \"a.b\", \"eventTime\": \"2023-11-14T22:13:20Z\"}",
-        "{\"operationType\": \"DROP\", \"namespace\": \"a.b\", \"eventTime\": 1700000000000}",
-        "{\"operationType\": \"DROP\", \"namespace\": \"a.b\", \"eventTime\": \"yesterday\"}",
-        "{\"operationType\": \"DROP\", \"namespace\": \"a.b\", \"eventTime\": \"2023-11-14T22:13:20Z\", "
-            + "\"clusterTime\": 5}",
-        "{\"operationType\": \"UPDATE\", \"namespace\": \"a.b\", \"documentKey\": \"x\", "
-            + "\"eventTime\": \"2023-11-14T22:13:20Z\"}"})
+    @ValueSource(
+            strings = {
+                "",
+                "not json",
+                "[1]",
+                "{\"operationType\": \"DELETE\"",
+                "{\"namespace\": \"a.b\", \"eventTime\": \"2023-11-14T22:13:20Z\"}",
+                "{\"operationType\": \"delete\", \"namespace\": \"a.b\", \"documentKey\": {\"_id\": 1}, "
+                        + "\"eventTime\": \"2023-11-14T22:13:20Z\"}",
+                "{\"operationType\": \"DELETE\", \"namespace\": \"a.b\", \"eventTime\": \"2023-11-14T22:13:20Z\"}",
+                "{\"operationType\": \"DROP\", \"namespace\": \"a.b\", \"eventTime\": 1700000000000}",
+                "{\"operationType\": \"DROP\", \"namespace\": \"a.b\", \"eventTime\": \"yesterday\"}",
+                "{\"operationType\": \"DROP\", \"namespace\": \"a.b\", \"eventTime\": \"2023-11-14T22:13:20Z\", "
+                        + "\"clusterTime\": 5}",
+                "{\"operationType\": \"UPDATE\", \"namespace\": \"a.b\", \"documentKey\": \"x\", "
+                        + "\"eventTime\": \"2023-11-14T22:13:20Z\"}"
+            })
     void shouldRejectCorruptBytes(String json) {
         byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
 
@@ -147,6 +163,7 @@ class ChangeEventSerdeTest {
         byte[] bytes = {(byte) 0xC3, 0x01, 0x00, (byte) 0xFF, 0x7B};
 
         assertThatThrownBy(() -> serde.deserializer().deserialize(TOPIC, bytes))
-                .isInstanceOf(SerializationException.class).hasMessageContaining("ChangeEvent");
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("ChangeEvent");
     }
 }

@@ -33,8 +33,9 @@ class DocumentRefTest {
 
     @BeforeEach
     void openStore() {
-        harness = new StoreHarness(stateDir, Stores.keyValueStoreBuilder(
-                Stores.persistentKeyValueStore("refs"), Serdes.Bytes(), Serdes.String()));
+        harness = new StoreHarness(
+                stateDir,
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("refs"), Serdes.Bytes(), Serdes.String()));
         store = harness.store("refs");
         for (String namespace : List.of("app.s", "app.sessions", "app.s.archive", "apple.x", "ap.x", "other.s")) {
             store.put(DocumentRef.of(namespace, KEY), namespace);
@@ -56,11 +57,14 @@ class DocumentRefTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "app.sessions|{\"_id\": {\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}}",
-        "app.s.archive|{\"_id\": \"a.b\\u0000c\"}",
-        "café.ünïcode|{\"_id\": \"日本\", \"region\": \"eu\"}",
-        "a.b|''"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "app.sessions|{\"_id\": {\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}}",
+                "app.s.archive|{\"_id\": \"a.b\\u0000c\"}",
+                "café.ünïcode|{\"_id\": \"日本\", \"region\": \"eu\"}",
+                "a.b|''"
+            })
     void shouldRoundTripNamespaceAndDocumentKeyJson(String namespace, String documentKeyJson) {
         Bytes ref = DocumentRef.of(namespace, documentKeyJson);
 
@@ -70,16 +74,22 @@ class DocumentRefTest {
 
     @Test
     void shouldScanExactlyOneCollectionByItsPrefix() {
-        assertThat(namespacesUnder(DocumentRef.collectionPrefix("app.s"))).containsOnly("app.s").hasSize(2);
+        assertThat(namespacesUnder(DocumentRef.collectionPrefix("app.s")))
+                .containsOnly("app.s")
+                .hasSize(2);
         assertThat(namespacesUnder(DocumentRef.collectionPrefix("app.sessions")))
-                .containsOnly("app.sessions").hasSize(2);
+                .containsOnly("app.sessions")
+                .hasSize(2);
     }
 
     @Test
     void shouldScanExactlyOneDatabaseByItsPrefix() {
         assertThat(namespacesUnder(DocumentRef.databasePrefix("app")))
-                .containsOnly("app.s", "app.sessions", "app.s.archive").hasSize(6);
-        assertThat(namespacesUnder(DocumentRef.databasePrefix("ap"))).containsOnly("ap.x").hasSize(2);
+                .containsOnly("app.s", "app.sessions", "app.s.archive")
+                .hasSize(6);
+        assertThat(namespacesUnder(DocumentRef.databasePrefix("ap")))
+                .containsOnly("ap.x")
+                .hasSize(2);
     }
 
     private List<String> namespacesUnder(Bytes prefix) {
@@ -103,7 +113,8 @@ class DocumentRefTest {
     @Test
     void shouldRejectDatabaseWithDot() {
         assertThatThrownBy(() -> DocumentRef.databasePrefix("app.sessions"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'.'");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'.'");
     }
 
     @Test

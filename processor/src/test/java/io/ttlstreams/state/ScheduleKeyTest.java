@@ -24,8 +24,20 @@ class ScheduleKeyTest {
 
     private static final long NOW = 1_795_975_792_000L;
     private static final long[] EDGE_DEADLINES = {
-        Long.MIN_VALUE, Long.MIN_VALUE + 1, -86_400_000L, -256, -255, -1, 0, 1, 255, 256, NOW,
-        Long.MAX_VALUE - 1, Long.MAX_VALUE};
+        Long.MIN_VALUE,
+        Long.MIN_VALUE + 1,
+        -86_400_000L,
+        -256,
+        -255,
+        -1,
+        0,
+        1,
+        255,
+        256,
+        NOW,
+        Long.MAX_VALUE - 1,
+        Long.MAX_VALUE
+    };
 
     @TempDir
     Path stateDir;
@@ -116,7 +128,8 @@ class ScheduleKeyTest {
 
         // The highest first bytes UTF-8 text can have: U+FFFF (EF BF BF) and supplementary characters (F4 ...).
         for (String namespace : new String[] {"\uFFFF.x", "\uDBFF\uDFFF.x", "z.z"}) {
-            assertThat(bound.compareTo(ScheduleKey.of(Long.MAX_VALUE, DocumentRef.of(namespace, "{}")))).isPositive();
+            assertThat(bound.compareTo(ScheduleKey.of(Long.MAX_VALUE, DocumentRef.of(namespace, "{}"))))
+                    .isPositive();
         }
     }
 
@@ -125,18 +138,34 @@ class ScheduleKeyTest {
     void shouldRangeExactlyOverDueEntries(String storeType) {
         StoreBuilder<KeyValueStore<Bytes, Long>> builder = Stores.keyValueStoreBuilder(
                 storeType.equals("rocksdb") ? Stores.persistentKeyValueStore("s") : Stores.inMemoryKeyValueStore("s"),
-                Serdes.Bytes(), Serdes.Long());
+                Serdes.Bytes(),
+                Serdes.Long());
         try (StoreHarness harness = new StoreHarness(stateDir, builder)) {
             KeyValueStore<Bytes, Long> store = harness.store("s");
-            long[] deadlines = {Long.MIN_VALUE, -5_000, -1, 0, NOW - 1_000, NOW - 1, NOW, NOW + 1, NOW + 1_000,
-                Long.MAX_VALUE};
+            long[] deadlines = {
+                Long.MIN_VALUE, -5_000, -1, 0, NOW - 1_000, NOW - 1, NOW, NOW + 1, NOW + 1_000, Long.MAX_VALUE
+            };
             for (long deadline : deadlines) {
                 store.put(ScheduleKey.of(deadline, ref("a")), deadline);
                 store.put(ScheduleKey.of(deadline, ref("b")), deadline);
             }
 
-            assertThat(due(store, NOW)).containsExactly(Long.MIN_VALUE, Long.MIN_VALUE, -5_000L, -5_000L, -1L, -1L,
-                    0L, 0L, NOW - 1_000, NOW - 1_000, NOW - 1, NOW - 1, NOW, NOW);
+            assertThat(due(store, NOW))
+                    .containsExactly(
+                            Long.MIN_VALUE,
+                            Long.MIN_VALUE,
+                            -5_000L,
+                            -5_000L,
+                            -1L,
+                            -1L,
+                            0L,
+                            0L,
+                            NOW - 1_000,
+                            NOW - 1_000,
+                            NOW - 1,
+                            NOW - 1,
+                            NOW,
+                            NOW);
             assertThat(due(store, -1)).containsExactly(Long.MIN_VALUE, Long.MIN_VALUE, -5_000L, -5_000L, -1L, -1L);
             assertThat(due(store, Long.MIN_VALUE)).containsExactly(Long.MIN_VALUE, Long.MIN_VALUE);
             assertThat(due(store, Long.MAX_VALUE)).hasSize(2 * deadlines.length);
@@ -164,7 +193,8 @@ class ScheduleKeyTest {
     void shouldRejectKeysShorterThanTheDeadline() {
         Bytes tooShort = Bytes.wrap(Arrays.copyOf(ScheduleKey.lowest().get(), 7));
 
-        assertThatThrownBy(() -> ScheduleKey.deadlineOf(tooShort)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ScheduleKey.deadlineOf(tooShort))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("7 bytes");
         assertThatThrownBy(() -> ScheduleKey.documentRefOf(tooShort)).isInstanceOf(IllegalArgumentException.class);
     }

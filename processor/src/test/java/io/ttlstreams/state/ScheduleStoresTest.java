@@ -30,17 +30,19 @@ class ScheduleStoresTest {
         assertThat(ScheduleStores.schedule().name()).isEqualTo("schedule").isEqualTo(ScheduleStores.SCHEDULE);
         assertThat(ScheduleStores.index().name()).isEqualTo("index").isEqualTo(ScheduleStores.INDEX);
         assertThat(ScheduleStores.namespaceEpochs().name())
-                .isEqualTo("namespace-epochs").isEqualTo(ScheduleStores.NAMESPACE_EPOCHS);
+                .isEqualTo("namespace-epochs")
+                .isEqualTo(ScheduleStores.NAMESPACE_EPOCHS);
     }
 
     @Test
     void shouldBuildChangeloggedUncachedRocksDbStores() {
-        for (StoreBuilder<?> builder : List.of(
-                ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.namespaceEpochs())) {
+        for (StoreBuilder<?> builder :
+                List.of(ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.namespaceEpochs())) {
             assertThat(builder.loggingEnabled()).as(builder.name()).isTrue();
             // Kafka Streams exposes no caching flag; the built store's layers show it.
             List<Class<?>> layers = layers(builder.build());
-            assertThat(layers).as(builder.name())
+            assertThat(layers)
+                    .as(builder.name())
                     .contains(ChangeLoggingKeyValueBytesStore.class, RocksDBStore.class)
                     .doesNotContain(CachingKeyValueStore.class);
         }
@@ -59,8 +61,8 @@ class ScheduleStoresTest {
 
     @Test
     void shouldStoreValuesWithTheirSerdes() {
-        try (StoreHarness harness = new StoreHarness(stateDir,
-                ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.namespaceEpochs())) {
+        try (StoreHarness harness = new StoreHarness(
+                stateDir, ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.namespaceEpochs())) {
             KeyValueStore<Bytes, ScheduleEntry> schedule = harness.store(ScheduleStores.SCHEDULE);
             KeyValueStore<Bytes, IndexEntry> index = harness.store(ScheduleStores.INDEX);
             KeyValueStore<String, Long> epochs = harness.store(ScheduleStores.NAMESPACE_EPOCHS);
@@ -76,8 +78,8 @@ class ScheduleStoresTest {
 
             assertThat(index.get(ref)).isEqualTo(indexEntry);
             assertThat(epochs.get("app.sessions")).isEqualTo(7L);
-            try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.range(
-                    ScheduleKey.lowest(), ScheduleKey.dueUpperBound(deadline.toEpochMilli()))) {
+            try (KeyValueIterator<Bytes, ScheduleEntry> due =
+                    schedule.range(ScheduleKey.lowest(), ScheduleKey.dueUpperBound(deadline.toEpochMilli()))) {
                 assertThat(due.next().value).isEqualTo(entry);
                 assertThat(due.hasNext()).isFalse();
             }

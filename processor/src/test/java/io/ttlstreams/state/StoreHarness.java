@@ -21,7 +21,8 @@ final class StoreHarness implements AutoCloseable {
 
     StoreHarness(Path stateDir, StoreBuilder<?>... stores) {
         Topology topology = new Topology();
-        topology.addSource("source", Serdes.String().deserializer(), Serdes.String().deserializer(), "in");
+        topology.addSource(
+                "source", Serdes.String().deserializer(), Serdes.String().deserializer(), "in");
         topology.addProcessor("holder", NoOp::new, "source");
         for (StoreBuilder<?> store : stores) {
             topology.addStateStore(store, "holder");

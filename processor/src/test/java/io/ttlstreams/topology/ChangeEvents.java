@@ -2,7 +2,6 @@ package io.ttlstreams.topology;
 
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -18,7 +17,8 @@ import org.bson.json.JsonWriterSettings;
  */
 final class ChangeEvents {
 
-    private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
+    private static final JsonWriterSettings CANONICAL =
+            JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
 
     private final String db;
     private final String coll;
@@ -57,12 +57,16 @@ final class ChangeEvents {
 
     /** An update whose document was deleted before the connector's updateLookup: fullDocument null. */
     String updateOfVanishedDocument(BsonValue id) {
-        return envelope("update").append("documentKey", new BsonDocument("_id", id))
-                .append("fullDocument", org.bson.BsonNull.VALUE).toJson(CANONICAL);
+        return envelope("update")
+                .append("documentKey", new BsonDocument("_id", id))
+                .append("fullDocument", org.bson.BsonNull.VALUE)
+                .toJson(CANONICAL);
     }
 
     String delete(BsonValue id) {
-        return envelope("delete").append("documentKey", new BsonDocument("_id", id)).toJson(CANONICAL);
+        return envelope("delete")
+                .append("documentKey", new BsonDocument("_id", id))
+                .toJson(CANONICAL);
     }
 
     String drop() {
@@ -83,8 +87,10 @@ final class ChangeEvents {
     private String withDocument(String operation, BsonValue id, BsonDocument document) {
         BsonDocument full = new BsonDocument("_id", id);
         document.forEach(full::append);
-        return envelope(operation).append("documentKey", new BsonDocument("_id", id))
-                .append("fullDocument", full).toJson(CANONICAL);
+        return envelope(operation)
+                .append("documentKey", new BsonDocument("_id", id))
+                .append("fullDocument", full)
+                .toJson(CANONICAL);
     }
 
     private BsonDocument envelope(String operation) {

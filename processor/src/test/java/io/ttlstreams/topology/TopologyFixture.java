@@ -1,5 +1,15 @@
 package io.ttlstreams.topology;
 
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.processor.DeleteCommand;
+import io.ttlstreams.processor.SchedulerSettings;
+import io.ttlstreams.schema.ExpiryEvent;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.serde.AvroSerde;
+import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.ExpirySchedule;
+import io.ttlstreams.state.ScheduleStores;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -11,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Bytes;
@@ -23,17 +32,6 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
-
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.processor.SchedulerSettings;
-import io.ttlstreams.schema.ExpiryEvent;
-import io.ttlstreams.schema.IndexEntry;
-import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.serde.AvroSerde;
-import io.ttlstreams.processor.DeleteCommand;
-import io.ttlstreams.state.DocumentRef;
-import io.ttlstreams.state.ExpirySchedule;
-import io.ttlstreams.state.ScheduleStores;
 
 /**
  * The ttl-streams topology in a {@link TopologyTestDriver}, with a controllable wall clock and a
@@ -49,6 +47,7 @@ final class TopologyFixture implements AutoCloseable {
     final TestOutputTopic<String, String> dlq;
     /** Nanoseconds the punctuation clock advances on each read; 0 means it stands still. */
     final AtomicLong nanosPerClockRead = new AtomicLong();
+
     private final AtomicLong nanoClock = new AtomicLong();
     private final Path stateDir;
 
@@ -65,8 +64,8 @@ final class TopologyFixture implements AutoCloseable {
         }
         Properties streamsProps = config.streamsProperties();
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        SchedulerSettings schedulerSettings = SchedulerSettings.from(config)
-                .withNanoClock(() -> nanoClock.addAndGet(nanosPerClockRead.get()));
+        SchedulerSettings schedulerSettings =
+                SchedulerSettings.from(config).withNanoClock(() -> nanoClock.addAndGet(nanosPerClockRead.get()));
         this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, START);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
@@ -93,7 +92,9 @@ final class TopologyFixture implements AutoCloseable {
     }
 
     TestOutputTopic<String, ExpiryEvent> audit() {
-        return driver.createOutputTopic(config.auditTopic().orElseThrow(), new StringDeserializer(),
+        return driver.createOutputTopic(
+                config.auditTopic().orElseThrow(),
+                new StringDeserializer(),
                 AvroSerde.of(ExpiryEvent.class).deserializer());
     }
 
@@ -117,9 +118,15 @@ final class TopologyFixture implements AutoCloseable {
     /** Schedules a document straight into the stores, as the scheduler would for a field rule "sessions". */
     void scheduleDirectly(String namespace, org.bson.BsonValue id, Instant deadline) {
         BsonDocument key = new BsonDocument("_id", id);
-        new ExpirySchedule(scheduleStore(), indexStore()).put(DocumentRef.of(namespace, ChangeEvents.key(id)),
-                deadline.toEpochMilli(), DeleteCommand.scheduleEntry(key,
-                        new BsonDocument("expireAt", new BsonDateTime(deadline.toEpochMilli())), "sessions"), null);
+        new ExpirySchedule(scheduleStore(), indexStore())
+                .put(
+                        DocumentRef.of(namespace, ChangeEvents.key(id)),
+                        deadline.toEpochMilli(),
+                        DeleteCommand.scheduleEntry(
+                                key,
+                                new BsonDocument("expireAt", new BsonDateTime(deadline.toEpochMilli())),
+                                "sessions"),
+                        null);
     }
 
     KeyValueStore<Bytes, ScheduleEntry> scheduleStore() {
@@ -134,7 +141,8 @@ final class TopologyFixture implements AutoCloseable {
     public void close() {
         driver.close();
         try (var files = Files.walk(stateDir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

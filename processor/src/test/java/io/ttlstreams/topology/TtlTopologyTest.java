@@ -3,6 +3,8 @@ package io.ttlstreams.topology;
 import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.processor.DeadLetters;
+import io.ttlstreams.schema.ExpiryEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
-
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.test.TestRecord;
@@ -30,9 +31,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import io.ttlstreams.processor.DeadLetters;
-import io.ttlstreams.schema.ExpiryEvent;
 
 class TtlTopologyTest {
 
@@ -54,7 +52,8 @@ class TtlTopologyTest {
     void shouldDeleteWhenDeadlinePassesAndNotBefore() {
         try (TopologyFixture fixture = TopologyFixture.sessions()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
-            fixture.input("app.sessions").pipeInput(ChangeEvents.key(ID), events.insert(ID, expiringAt(Duration.ofSeconds(10))));
+            fixture.input("app.sessions")
+                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, expiringAt(Duration.ofSeconds(10))));
 
             fixture.wallClockAt(Duration.ofMillis(9_900));
             assertThat(fixture.deletes()).isEmpty();
@@ -65,14 +64,16 @@ class TtlTopologyTest {
             TestRecord<String, String> command = commands.get(0);
             assertThat(BsonDocument.parse(command.key())).isEqualTo(new BsonDocument("_id", ID));
             BsonDocument value = BsonDocument.parse(command.value());
-            assertThat(value.getDocument("_id")).isEqualTo(new BsonDocument("_id", ID)
-                    .append("expireAt", date(Duration.ofSeconds(10))));
-            assertThat(value.getDocument("ns")).isEqualTo(BsonDocument.parse("{\"db\": \"app\", \"coll\": \"sessions\"}"));
+            assertThat(value.getDocument("_id"))
+                    .isEqualTo(new BsonDocument("_id", ID).append("expireAt", date(Duration.ofSeconds(10))));
+            assertThat(value.getDocument("ns"))
+                    .isEqualTo(BsonDocument.parse("{\"db\": \"app\", \"coll\": \"sessions\"}"));
             assertThat(value.getString("rule").getValue()).isEqualTo("sessions");
             assertThat(command.timestamp()).isEqualTo(START.plusSeconds(10).toEpochMilli());
             assertThat(fixture.scheduleStore().approximateNumEntries()).isZero();
-            assertThat(fixture.indexStore().get(io.ttlstreams.state.DocumentRef.of("app.sessions",
-                    ChangeEvents.key(ID)))).isNull();
+            assertThat(fixture.indexStore()
+                            .get(io.ttlstreams.state.DocumentRef.of("app.sessions", ChangeEvents.key(ID))))
+                    .isNull();
 
             fixture.wallClockAt(Duration.ofSeconds(20));
             assertThat(fixture.deletes()).as("each deadline fires once").isEmpty();
@@ -92,7 +93,9 @@ class TtlTopologyTest {
             BsonString late = new BsonString("late");
             input.pipeInput(ChangeEvents.key(late), events.insert(late, expiringAt(Duration.ofSeconds(1))));
             fixture.wallClockAt(Duration.ofMillis(10_100));
-            assertThat(fixture.deletes()).extracting(c -> BsonDocument.parse(c.key()).get("_id")).containsExactly(late);
+            assertThat(fixture.deletes())
+                    .extracting(c -> BsonDocument.parse(c.key()).get("_id"))
+                    .containsExactly(late);
         }
     }
 
@@ -132,10 +135,12 @@ class TtlTopologyTest {
     static Stream<Arguments> cancellations() {
         return Stream.of(
                 Arguments.of("delete", (CancelEvent) (events) -> events.delete(ID)),
-                Arguments.of("ttl field removed", (CancelEvent) (events) -> events.update(ID, new BsonDocument("v", new BsonInt32(2)))),
-                Arguments.of("ttl field no longer a date", (CancelEvent) (events) -> events.update(ID,
-                        new BsonDocument("expireAt", new BsonString("tomorrow")))),
-                Arguments.of("document gone before updateLookup", (CancelEvent) (events) -> events.updateOfVanishedDocument(ID)));
+                Arguments.of("ttl field removed", (CancelEvent)
+                        (events) -> events.update(ID, new BsonDocument("v", new BsonInt32(2)))),
+                Arguments.of("ttl field no longer a date", (CancelEvent)
+                        (events) -> events.update(ID, new BsonDocument("expireAt", new BsonString("tomorrow")))),
+                Arguments.of("document gone before updateLookup", (CancelEvent)
+                        (events) -> events.updateOfVanishedDocument(ID)));
     }
 
     interface CancelEvent {
@@ -161,9 +166,10 @@ class TtlTopologyTest {
     void shouldExpireArrayOnItsEarliestDateAndFilterOnTheWholeArray() {
         try (TopologyFixture fixture = TopologyFixture.sessions()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
-            BsonArray dates = new BsonArray(List.of(date(Duration.ofSeconds(50)), new BsonString("x"),
-                    date(Duration.ofSeconds(20))));
-            fixture.input("app.sessions").pipeInput(ChangeEvents.key(ID), events.insert(ID, new BsonDocument("expireAt", dates)));
+            BsonArray dates = new BsonArray(
+                    List.of(date(Duration.ofSeconds(50)), new BsonString("x"), date(Duration.ofSeconds(20))));
+            fixture.input("app.sessions")
+                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, new BsonDocument("expireAt", dates)));
 
             fixture.wallClockAt(Duration.ofSeconds(20));
             List<TestRecord<String, String>> commands = fixture.deletes();
@@ -174,43 +180,53 @@ class TtlTopologyTest {
 
     @Test
     void shouldFilterOnNestedFieldForDottedPath() {
-        try (TopologyFixture fixture = TopologyFixture.sessions("ttl.rule.sessions.field", "session.expiresAt",
-                "ttl.rule.sessions.expire.after.seconds", "5")) {
+        try (TopologyFixture fixture = TopologyFixture.sessions(
+                "ttl.rule.sessions.field", "session.expiresAt", "ttl.rule.sessions.expire.after.seconds", "5")) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
-            BsonDocument doc = new BsonDocument("session", new BsonDocument("user", new BsonString("u"))
-                    .append("expiresAt", date(Duration.ofSeconds(10))));
+            BsonDocument doc = new BsonDocument(
+                    "session",
+                    new BsonDocument("user", new BsonString("u")).append("expiresAt", date(Duration.ofSeconds(10))));
             fixture.input("app.sessions").pipeInput(ChangeEvents.key(ID), events.insert(ID, doc));
 
             fixture.wallClockAt(Duration.ofMillis(14_999));
             assertThat(fixture.deletes()).isEmpty();
             fixture.wallClockAt(Duration.ofSeconds(15));
             BsonDocument filter = filterOf(fixture.deletes().get(0));
-            assertThat(filter).isEqualTo(new BsonDocument("_id", ID)
-                    .append("session.expiresAt", date(Duration.ofSeconds(10))));
+            assertThat(filter)
+                    .isEqualTo(new BsonDocument("_id", ID).append("session.expiresAt", date(Duration.ofSeconds(10))));
         }
     }
 
     @Test
     void shouldAddPartialFilterToConditionAndUnscheduleWhenItStopsMatching() {
-        try (TopologyFixture fixture = TopologyFixture.sessions("ttl.rule.sessions.partial.filter",
-                "{\"status\": \"closed\"}")) {
+        try (TopologyFixture fixture =
+                TopologyFixture.sessions("ttl.rule.sessions.partial.filter", "{\"status\": \"closed\"}")) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
             TestInputTopic<String, String> input = fixture.input("app.sessions");
             BsonString open = new BsonString("open-doc");
             BsonString closed = new BsonString("closed-doc");
-            input.pipeInput(ChangeEvents.key(open), events.insert(open,
-                    expiringAt(Duration.ofSeconds(10)).append("status", new BsonString("open"))));
-            input.pipeInput(ChangeEvents.key(closed), events.insert(closed,
-                    expiringAt(Duration.ofSeconds(10)).append("status", new BsonString("closed"))));
+            input.pipeInput(
+                    ChangeEvents.key(open),
+                    events.insert(open, expiringAt(Duration.ofSeconds(10)).append("status", new BsonString("open"))));
+            input.pipeInput(
+                    ChangeEvents.key(closed),
+                    events.insert(
+                            closed, expiringAt(Duration.ofSeconds(10)).append("status", new BsonString("closed"))));
             BsonString reopened = new BsonString("reopened-doc");
-            input.pipeInput(ChangeEvents.key(reopened), events.insert(reopened,
-                    expiringAt(Duration.ofSeconds(10)).append("status", new BsonString("closed"))));
-            input.pipeInput(ChangeEvents.key(reopened), events.update(reopened,
-                    expiringAt(Duration.ofSeconds(10)).append("status", new BsonString("open"))));
+            input.pipeInput(
+                    ChangeEvents.key(reopened),
+                    events.insert(
+                            reopened, expiringAt(Duration.ofSeconds(10)).append("status", new BsonString("closed"))));
+            input.pipeInput(
+                    ChangeEvents.key(reopened),
+                    events.update(
+                            reopened, expiringAt(Duration.ofSeconds(10)).append("status", new BsonString("open"))));
 
             fixture.wallClockAt(Duration.ofSeconds(10));
             List<TestRecord<String, String>> commands = fixture.deletes();
-            assertThat(commands).extracting(c -> BsonDocument.parse(c.key()).get("_id")).containsExactly(closed);
+            assertThat(commands)
+                    .extracting(c -> BsonDocument.parse(c.key()).get("_id"))
+                    .containsExactly(closed);
             assertThat(filterOf(commands.get(0)).getArray("$and"))
                     .containsExactly(BsonDocument.parse("{\"status\": \"closed\"}"));
         }
@@ -236,7 +252,9 @@ class TtlTopologyTest {
             fixture.wallClockAt(Duration.ofSeconds(60));
             List<TestRecord<String, String>> commands = fixture.deletes();
             assertThat(commands).hasSize(2);
-            assertThat(commands).extracting(c -> BsonDocument.parse(c.value()).getString("rule").getValue())
+            assertThat(commands)
+                    .extracting(
+                            c -> BsonDocument.parse(c.value()).getString("rule").getValue())
                     .containsExactly("hard", "idle");
             assertThat(filterOf(commands.get(1))).isEqualTo(new BsonDocument("_id", late));
         }
@@ -262,7 +280,8 @@ class TtlTopologyTest {
                 "ttl.rule.events.expire.after.seconds", "10",
                 "ttl.rule.events.document.ttl.field", "ttl"))) {
             ChangeEvents events = new ChangeEvents("app.events", START);
-            fixture.input("app.events").pipeInput(ChangeEvents.key(ID), events.insert(ID, new BsonDocument("ttl", ttl)));
+            fixture.input("app.events")
+                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, new BsonDocument("ttl", ttl)));
 
             if (expected == null) {
                 fixture.wallClockAt(Duration.ofDays(365));
@@ -288,8 +307,9 @@ class TtlTopologyTest {
             ChangeEvents events = new ChangeEvents("app.events", START);
             TestInputTopic<String, String> input = fixture.input("app.events");
             input.pipeInput(ChangeEvents.key(ID), events.insert(ID, new BsonDocument("v", new BsonInt32(1))));
-            input.pipeInput(ChangeEvents.key(ID), events.at(START.plusSeconds(8)).update(ID,
-                    new BsonDocument("v", new BsonInt32(2))));
+            input.pipeInput(
+                    ChangeEvents.key(ID),
+                    events.at(START.plusSeconds(8)).update(ID, new BsonDocument("v", new BsonInt32(2))));
 
             fixture.wallClockAt(Duration.ofSeconds(17));
             assertThat(fixture.deletes()).isEmpty();
@@ -339,7 +359,9 @@ class TtlTopologyTest {
             input.pipeInput(ChangeEvents.key(new BsonString("stale")), staleEvent);
 
             fixture.wallClockAt(Duration.ofSeconds(10));
-            assertThat(fixture.deletes()).extracting(c -> BsonDocument.parse(c.key()).get("_id")).containsExactly(fresh);
+            assertThat(fixture.deletes())
+                    .extracting(c -> BsonDocument.parse(c.key()).get("_id"))
+                    .containsExactly(fresh);
         }
     }
 
@@ -357,11 +379,16 @@ class TtlTopologyTest {
             ChangeEvents apple = new ChangeEvents("apple.x", START);
             fixture.input("app.a").pipeInput(ChangeEvents.key(ID), a.insert(ID, expiringAt(Duration.ofSeconds(10))));
             fixture.input("app.b").pipeInput(ChangeEvents.key(ID), b.insert(ID, expiringAt(Duration.ofSeconds(10))));
-            fixture.input("apple.x").pipeInput(ChangeEvents.key(ID), apple.insert(ID, expiringAt(Duration.ofSeconds(10))));
+            fixture.input("apple.x")
+                    .pipeInput(ChangeEvents.key(ID), apple.insert(ID, expiringAt(Duration.ofSeconds(10))));
             fixture.input("app.a").pipeInput(null, a.at(START.plusSeconds(1)).dropDatabase());
 
             fixture.wallClockAt(Duration.ofSeconds(10));
-            assertThat(fixture.deletes()).extracting(c -> BsonDocument.parse(c.value()).getDocument("ns").getString("db").getValue())
+            assertThat(fixture.deletes())
+                    .extracting(c -> BsonDocument.parse(c.value())
+                            .getDocument("ns")
+                            .getString("db")
+                            .getValue())
                     .containsExactly("apple");
         }
     }
@@ -369,8 +396,8 @@ class TtlTopologyTest {
     @Test
     void shouldTakeNamespaceFromTopicWhenEventHasNoNs() {
         try (TopologyFixture fixture = TopologyFixture.sessions("ttl.source.topic.prefix", "mongo")) {
-            BsonDocument event = BsonDocument.parse(new ChangeEvents("app.sessions", START)
-                    .insert(ID, expiringAt(Duration.ofSeconds(1))));
+            BsonDocument event = BsonDocument.parse(
+                    new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
             event.remove("ns");
             fixture.input("mongo.app.sessions").pipeInput(ChangeEvents.key(ID), event.toJson());
 
@@ -389,8 +416,10 @@ class TtlTopologyTest {
             input.pipeInput(ChangeEvents.key(ID), events.insert(ID, expiringAt(Duration.ofSeconds(1))));
 
             List<TestRecord<String, String>> dead = fixture.dlq.readRecordsToList();
-            assertThat(dead).extracting(TestRecord::value)
-                    .containsExactly("{not json", "{\"operationType\": \"insert\", \"fullDocument\": {\"expireAt\": 1}}");
+            assertThat(dead)
+                    .extracting(TestRecord::value)
+                    .containsExactly(
+                            "{not json", "{\"operationType\": \"insert\", \"fullDocument\": {\"expireAt\": 1}}");
             Headers headers = dead.get(1).headers();
             assertThat(header(headers, DeadLetters.SOURCE_TOPIC_HEADER)).isEqualTo("app.sessions");
             assertThat(header(headers, DeadLetters.SOURCE_PARTITION_HEADER)).isEqualTo("0");
@@ -421,7 +450,9 @@ class TtlTopologyTest {
                 List<TestRecord<String, String>> batch = fixture.deletes();
                 assertThat(batch).hasSizeLessThanOrEqualTo(10_000).isNotEmpty();
                 for (TestRecord<String, String> command : batch) {
-                    long deadline = BsonDocument.parse(command.value()).getDateTime("deadline").getValue();
+                    long deadline = BsonDocument.parse(command.value())
+                            .getDateTime("deadline")
+                            .getValue();
                     assertThat(deadline).as("oldest deadlines first").isGreaterThanOrEqualTo(previousDeadline);
                     previousDeadline = deadline;
                 }
@@ -449,7 +480,9 @@ class TtlTopologyTest {
             assertThat(first).isEqualTo(128);
             fixture.nanosPerClockRead.set(0);
             fixture.wallClockAt(Duration.ofMillis(200));
-            assertThat(first + fixture.deletes().size()).as("the rest stayed due and went next").isEqualTo(1_000);
+            assertThat(first + fixture.deletes().size())
+                    .as("the rest stayed due and went next")
+                    .isEqualTo(1_000);
         }
     }
 
@@ -475,7 +508,8 @@ class TtlTopologyTest {
     void shouldWriteAuditEventForEveryDeleteCommand() {
         try (TopologyFixture fixture = TopologyFixture.sessions("ttl.audit.topic", "ttl.audit")) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
-            fixture.input("app.sessions").pipeInput(ChangeEvents.key(ID), events.insert(ID, expiringAt(Duration.ofSeconds(2))));
+            fixture.input("app.sessions")
+                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, expiringAt(Duration.ofSeconds(2))));
 
             fixture.wallClockAt(Duration.ofMillis(2_050));
             List<ExpiryEvent> audit = fixture.audit().readValuesToList();
