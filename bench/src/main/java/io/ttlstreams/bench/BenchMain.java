@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Runs the ttl-streams benchmarks side by side and writes a table, CSV, JSON and PNG plots.
+ * Runs the ttl-streams benchmarks ({@link BenchCommand}) side by side and writes a table, CSV, JSON and PNG plots.
  *
  * <pre>
  *   ./ttl-streams bench [--quick] [--out DIR] [--sizes 10000,100000,1000000]
@@ -24,7 +24,7 @@ import java.util.stream.Collectors;
  * The last line of the output is {@code throughput_ratio=<x> punctuation_speedup=<y> lag_p99_ms=<z>}, where the
  * throughput ratio is the one measured on the embedded KRaft broker.
  */
-public final class BenchMain {
+final class BenchMain {
 
     private static final int[] DUES = {0, 100, 1000};
     private static final long[] LAG_INTERVALS = {50, 100, 250};
@@ -48,54 +48,13 @@ public final class BenchMain {
     private BrokerBench broker;
     private EndToEndLagBench e2eLag; // full mode only
 
-    private BenchMain(boolean quick, Path out, int[] sizes) {
+    BenchMain(boolean quick, Path out, int[] sizes) {
         this.quick = quick;
         this.out = out;
         this.sizes = sizes;
     }
 
-    /** Entry point; see the class comment for the arguments. */
-    public static void main(String[] args) {
-        System.setProperty("java.awt.headless", "true");
-        boolean quick = false;
-        Path out = Path.of("bench", "results");
-        int[] sizes = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--quick" -> quick = true;
-                case "--out" -> out = Path.of(value(args, ++i, "--out"));
-                case "--sizes" ->
-                    sizes = Arrays.stream(value(args, ++i, "--sizes").split(","))
-                            .map(String::trim)
-                            .mapToInt(Integer::parseInt)
-                            .sorted()
-                            .toArray();
-                case "-h", "--help" -> {
-                    System.out.println("Usage: ttl-streams bench [--quick] [--out DIR] [--sizes N1,N2,...]");
-                    return;
-                }
-                default -> {
-                    System.err.println("Unknown argument: " + args[i]
-                            + "\nUsage: ttl-streams bench [--quick] [--out DIR] [--sizes N1,N2,...]");
-                    System.exit(2);
-                }
-            }
-        }
-        if (sizes == null) {
-            sizes = quick ? new int[] {10_000, 100_000} : new int[] {10_000, 100_000, 1_000_000};
-        }
-        new BenchMain(quick, out, sizes).run();
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            System.err.println(option + " needs a value");
-            System.exit(2);
-        }
-        return args[i];
-    }
-
-    private void run() {
+    void run() {
         try {
             runAll();
         } catch (InterruptedException e) {

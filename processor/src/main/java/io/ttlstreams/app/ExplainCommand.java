@@ -1,14 +1,13 @@
 package io.ttlstreams.app;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.rules.Deadlines;
 import io.ttlstreams.rules.ExpiryDecision;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
 import java.util.concurrent.Callable;
 import org.apache.kafka.common.config.ConfigException;
@@ -40,10 +39,6 @@ import picocli.CommandLine.Spec;
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:the document was evaluated", "2:invalid configuration, document or arguments"})
 final class ExplainCommand implements Callable<Integer> {
-
-    /** ISO-8601 UTC with exactly three fractional digits, e.g. 2026-01-01T00:00:10.000Z. */
-    static final DateTimeFormatter DEADLINE_FORMAT =
-            new DateTimeFormatterBuilder().appendInstant(3).toFormatter();
 
     @Spec
     private CommandSpec spec;
@@ -122,7 +117,7 @@ final class ExplainCommand implements Callable<Integer> {
 
     static String toJson(ExpiryDecision decision) {
         BsonValue deadline =
-                decision.expires() ? new BsonString(DEADLINE_FORMAT.format(decision.deadline())) : BsonNull.VALUE;
+                decision.expires() ? new BsonString(Deadlines.format(decision.deadline())) : BsonNull.VALUE;
         BsonValue rule = decision.rule() == null ? BsonNull.VALUE : new BsonString(decision.rule());
         return new BsonDocument("expires", BsonBoolean.valueOf(decision.expires()))
                 .append("deadline", deadline)

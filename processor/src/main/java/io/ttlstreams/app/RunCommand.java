@@ -4,16 +4,16 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ConnectorDefinition;
-import io.ttlstreams.embedded.EmbeddedStack;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Properties;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 import picocli.CommandLine.Command;
@@ -22,21 +22,24 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code ttl-streams run}: runs the processor against the Kafka cluster named in the configuration,
- * or, when it names none (or with {@code --embedded}), against an embedded Kafka, Kafka Connect with
- * the MongoDB connectors and a MongoDB stand-in, all started here. Runs until SIGTERM or Ctrl-C.
+ * {@code ttl-streams run}: runs the processor against the Kafka cluster named in the configuration, or, with {@code
+ * --embedded} or without {@code --config}, against the embedded development stack (module {@code embedded}, which
+ * only the launcher script puts on the classpath). Runs until SIGTERM or Ctrl-C.
+ *
+ * <p>A configuration file without {@code bootstrap.servers} is an error, not a cue to start the embedded stack: in
+ * a container that lost one key, that would be an expiry engine pointed at an empty in-memory MongoDB.
  */
 @Command(
         name = "run",
         mixinStandardHelpOptions = true,
         description = {
-            "Run the processor against the Kafka cluster named in the configuration (bootstrap.servers).",
-            "Without bootstrap.servers, or with --embedded, first start an embedded Kafka, Kafka Connect with the",
-            "MongoDB source and sink connectors, and a MongoDB stand-in, all on loopback."
-        })
+            "Run the processor against the Kafka cluster named by bootstrap.servers in --config.",
+            "With --embedded, or without --config, first start the embedded development stack (Kafka, Kafka"
+                    + " Connect with the MongoDB connectors, a MongoDB stand-in) on loopback."
+        },
+        exitCodeListHeading = "Exit codes:%n",
+        exitCodeList = {"0:stopped by SIGTERM or Ctrl-C", "2:invalid configuration or arguments"})
 final class RunCommand implements Callable<Integer> {
-
-    private static final String DEFAULT_CONFIG = "embedded-default.properties";
 
     @Spec
     private CommandSpec spec;
@@ -44,22 +47,25 @@ final class RunCommand implements Callable<Integer> {
     @Option(
             names = "--config",
             paramLabel = "FILE",
-            description = "The processor's properties file (default: a bundled embedded configuration).")
+            description = "The processor's properties file. Without it, the embedded stack runs on a bundled"
+                    + " configuration.")
     private Path config;
 
-    @Option(names = "--embedded", description = "Start the embedded stack even if the configuration names a cluster.")
+    @Option(names = "--embedded", description = "Start the embedded development stack and run against it.")
     private boolean embedded;
 
     @Option(
             names = "--mongodb-uri",
             paramLabel = "URI",
-            description = "connection.uri of the connectors registered at ttl.connect.url (default: a Connect config"
-                    + " provider reference, $${file:/secrets/mongo.properties:uri}).")
+            description = "The MongoDB connection string of the connectors that run registers with Kafka Connect"
+                    + " (when the configuration names a Connect URL). Default: a Connect config provider reference"
+                    + " to the file /secrets/mongo.properties on the worker.")
     private String mongodbUri;
 
     @Option(
             names = "--copy-existing",
-            description = "Have the source connector registered at ttl.connect.url copy existing documents first.")
+            description = "Have the source connectors that run registers with Kafka Connect copy the existing"
+                    + " documents first.")
     private boolean copyExisting;
 
     @Option(
@@ -71,32 +77,33 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        PrintStream out = System.out;
+        boolean useEmbedded = embedded || config == null;
+        Optional<EmbeddedRuntime> runtime = useEmbedded ? embeddedRuntime() : Optional.empty();
+        if (useEmbedded && runtime.isEmpty()) {
+            return fail("the embedded development stack is not part of this build; give --config FILE naming a"
+                    + " Kafka cluster in bootstrap.servers (the ./ttl-streams launcher of a source checkout"
+                    + " includes the embedded stack)");
+        }
         TtlStreamsConfig ttlConfig;
         try {
-            ttlConfig = config == null ? bundledConfig() : TtlStreamsConfig.load(config);
+            ttlConfig = config == null ? runtime.orElseThrow().defaultConfig() : TtlStreamsConfig.load(config);
         } catch (ConfigException e) {
-            spec.commandLine().getErr().println("ttl-streams run: " + e.getMessage());
-            return TtlStreamsCli.EXIT_BAD_INPUT;
+            return fail(e.getMessage());
         }
-        boolean namesCluster =
-                ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) != null;
-        PrintStream out = System.out;
-        CountDownLatch stopped = new CountDownLatch(1);
+        if (!useEmbedded && ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
+            return fail(config + " sets no bootstrap.servers: name the Kafka cluster to run against, or add"
+                    + " --embedded to start the embedded development stack");
+        }
         AutoCloseable running;
         TtlStreamsApp app;
-        DeletionCounter deletions = null;
-        if (embedded || !namesCluster) {
+        Supplier<OptionalLong> deleted = OptionalLong::empty;
+        if (useEmbedded) {
             out.println("ttl-streams: starting the embedded stack (Kafka, Kafka Connect, MongoDB stand-in)...");
-            EmbeddedPipeline pipeline = EmbeddedPipeline.start(ttlConfig);
-            printEmbedded(out, pipeline.stack());
-            deletions = new DeletionCounter(
-                    pipeline.stack().mongoConnectionString(), pipeline.stack().namespaces());
-            DeletionCounter counter = deletions;
-            running = () -> {
-                counter.close();
-                pipeline.close();
-            };
-            app = pipeline.processor();
+            EmbeddedRuntime.Running local = runtime.orElseThrow().start(ttlConfig, out);
+            running = local;
+            app = local.processor();
+            deleted = local::deletedDocuments;
         } else {
             registerConnectors(ttlConfig, out);
             app = new TtlStreamsApp(ttlConfig).start();
@@ -105,6 +112,7 @@ final class RunCommand implements Callable<Integer> {
         }
         out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
                 + ", writing delete commands to " + ttlConfig.deleteTopic());
+        CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
@@ -113,12 +121,20 @@ final class RunCommand implements Callable<Integer> {
                             stopped.countDown();
                         },
                         "ttl-streams-shutdown"));
-        try (StatusReporter status = new StatusReporter(
-                app.streams(), out, Clock.systemUTC(), deletions == null ? null : deletions::deleted)) {
+        try (StatusReporter status = new StatusReporter(app.streams(), out, Clock.systemUTC(), deleted)) {
             status.start(statusIntervalSeconds);
             stopped.await();
         }
         return 0;
+    }
+
+    private int fail(String message) {
+        spec.commandLine().getErr().println("ttl-streams run: " + message);
+        return TtlStreamsCli.EXIT_BAD_INPUT;
+    }
+
+    private static Optional<EmbeddedRuntime> embeddedRuntime() {
+        return ServiceLoader.load(EmbeddedRuntime.class).findFirst();
     }
 
     /** Creates or updates the source and sink connectors at ttl.connect.url, rendered from the rules. */
@@ -134,26 +150,6 @@ final class RunCommand implements Callable<Integer> {
             out.println("ttl-streams: connector " + connector.name() + " registered at "
                     + ttlConfig.connectUrl().get());
         }
-    }
-
-    static TtlStreamsConfig bundledConfig() {
-        Properties props = new Properties();
-        try (InputStream in = RunCommand.class.getResourceAsStream(DEFAULT_CONFIG)) {
-            props.load(in);
-        } catch (IOException e) {
-            throw new IllegalStateException("Cannot read the bundled " + DEFAULT_CONFIG, e);
-        }
-        return new TtlStreamsConfig(props);
-    }
-
-    static void printEmbedded(PrintStream out, EmbeddedStack stack) {
-        out.println(
-                "  MongoDB stand-in : " + stack.mongoConnectionString() + "  (watched: " + stack.namespaces() + ")");
-        out.println("  Kafka            : " + stack.bootstrapServers());
-        out.println(
-                "  Kafka Connect    : " + stack.connectUrl() + "  connectors " + stack.connectorNames() + " RUNNING");
-        out.println("  data directory   : " + stack.dataDir()
-                + (stack.deletesDataDirOnClose() ? " (deleted on exit)" : ""));
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

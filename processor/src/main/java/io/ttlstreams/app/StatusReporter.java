@@ -8,10 +8,11 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.stream.DoubleStream;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
@@ -35,7 +36,7 @@ final class StatusReporter implements AutoCloseable {
     private final KafkaStreams streams;
     private final PrintStream out;
     private final Clock clock;
-    private final LongSupplier deleted;
+    private final Supplier<OptionalLong> deleted;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread thread = new Thread(r, "ttl-streams-status");
         thread.setDaemon(true);
@@ -43,9 +44,9 @@ final class StatusReporter implements AutoCloseable {
     });
 
     /**
-     * @param deleted counts documents deleted from MongoDB, or null when that cannot be observed
+     * @param deleted counts documents deleted from MongoDB; empty when that cannot be observed
      */
-    StatusReporter(KafkaStreams streams, PrintStream out, Clock clock, LongSupplier deleted) {
+    StatusReporter(KafkaStreams streams, PrintStream out, Clock clock, Supplier<OptionalLong> deleted) {
         this.streams = streams;
         this.out = out;
         this.clock = clock;
@@ -66,9 +67,7 @@ final class StatusReporter implements AutoCloseable {
                         .append(" due=")
                         .append(countDue(store)));
         line.append(String.format(" deletes-emitted=%.0f", sum(metrics, TtlMetrics.EMITTED + "-total")));
-        if (deleted != null) {
-            line.append(" deleted=").append(deleted.getAsLong());
-        }
+        deleted.get().ifPresent(count -> line.append(" deleted=").append(count));
         line.append(String.format(
                 " dead-lettered=%.0f expiry-lag-ms p50=%.0f p99=%.0f",
                 sum(metrics, TtlMetrics.DEAD_LETTERED + "-total"),

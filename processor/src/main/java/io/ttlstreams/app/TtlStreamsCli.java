@@ -1,25 +1,20 @@
 package io.ttlstreams.app;
 
+import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * Entry point of the {@code ttl-streams} command. Each subcommand is a class of its own.
+ * Entry point of the {@code ttl-streams} command. Each subcommand is a class of its own; modules other than the
+ * processor add theirs as {@link CommandExtension}s.
  */
 @Command(
         name = "ttl-streams",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
+        usageHelpAutoWidth = true,
         description = "Event-driven TTL engine for MongoDB data, built on Kafka Streams.",
-        footer = {"", "Benchmarks: ttl-streams bench [--quick], run by the launcher script (module bench/)."},
-        subcommands = {
-            RunCommand.class,
-            DemoCommand.class,
-            ExplainCommand.class,
-            ConnectConfigCommand.class,
-            ConfigDocsCommand.class,
-            CommandLine.HelpCommand.class
-        })
+        subcommands = {RunCommand.class, ExplainCommand.class, ConnectConfigCommand.class, ConfigDocsCommand.class})
 public final class TtlStreamsCli {
 
     /** Exit code for bad input: an invalid configuration, document or argument. */
@@ -30,9 +25,13 @@ public final class TtlStreamsCli {
         System.exit(commandLine().execute(args));
     }
 
-    /** The command line, for tests that run commands in process. */
+    /** The command line with every subcommand found on the classpath, for tests that run commands in process. */
     public static CommandLine commandLine() {
-        // "@path" means a document file for explain, not a picocli argument file.
-        return new CommandLine(new TtlStreamsCli()).setExpandAtFiles(false);
+        CommandLine commandLine = new CommandLine(new TtlStreamsCli());
+        ServiceLoader.load(CommandExtension.class).forEach(commandLine::addSubcommand);
+        commandLine.addSubcommand(new CommandLine.HelpCommand());
+        // "@path" means a document file for explain, not a picocli argument file; help wraps at word boundaries
+        // to the terminal's width (usageHelpAutoWidth), inherited by the subcommands added above.
+        return commandLine.setExpandAtFiles(false).setUsageHelpAutoWidth(true);
     }
 }

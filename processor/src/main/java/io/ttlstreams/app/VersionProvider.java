@@ -1,12 +1,42 @@
 package io.ttlstreams.app;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Properties;
 import picocli.CommandLine.IVersionProvider;
 
-/** Reports the version from the jar manifest (unknown when run from classes). */
+/**
+ * {@code ttl-streams -V}: the build's version (the jar manifest's {@code Implementation-Version}, else the version
+ * Maven wrote into {@code build.properties}), the Kafka Streams version it is built with, and the MongoDB Kafka connector
+ * version the connector configurations are rendered and tested for.
+ */
 final class VersionProvider implements IVersionProvider {
+
+    private static final String BUILD_PROPERTIES = "build.properties";
+
     @Override
     public String[] getVersion() {
+        Properties build = buildProperties();
         String version = TtlStreamsCli.class.getPackage().getImplementationVersion();
-        return new String[] {"ttl-streams " + (version == null ? "(development build)" : version)};
+        return new String[] {
+            "ttl-streams " + (version == null ? build.getProperty("version") : version),
+            "Kafka Streams " + build.getProperty("kafka.version"),
+            "MongoDB Kafka connector " + build.getProperty("mongo-kafka-connect.version")
+                    + " (the version connector configurations are rendered for)"
+        };
+    }
+
+    private static Properties buildProperties() {
+        Properties properties = new Properties();
+        try (InputStream in = VersionProvider.class.getResourceAsStream(BUILD_PROPERTIES)) {
+            if (in == null) {
+                throw new IllegalStateException(BUILD_PROPERTIES + " is missing from the build");
+            }
+            properties.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return properties;
     }
 }

@@ -5,8 +5,8 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.util.OptionalLong;
 
-/** Deadline arithmetic in epoch milliseconds, the unit schedule keys store. */
-final class Deadlines {
+/** Deadline arithmetic in epoch milliseconds, the unit schedule keys store, and the one way instants are shown. */
+public final class Deadlines {
 
     /**
      * Always with milliseconds, like MongoDB's own rendering of dates, so that reasons line up; and for every
@@ -41,7 +41,8 @@ final class Deadlines {
         }
     }
 
-    static String format(Instant instant) {
+    /** ISO-8601 UTC with exactly three fractional digits, e.g. {@code 2026-01-01T00:00:10.000Z}. */
+    public static String format(Instant instant) {
         return INSTANT_FORMAT.format(instant);
     }
 }

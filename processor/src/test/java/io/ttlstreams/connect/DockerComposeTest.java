@@ -60,6 +60,28 @@ class DockerComposeTest {
     }
 
     @Test
+    void shouldBuildTheProcessorImageFromTheProductionModulesOnly() throws IOException {
+        Path dockerfile = ROOT.resolve("processor/Dockerfile");
+        List<String> copied = copySources(dockerfile);
+        String rootPom = Files.readString(ROOT.resolve("pom.xml"));
+        java.util.regex.Matcher modules =
+                java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(rootPom);
+        while (modules.find()) {
+            // Maven reads every module's pom, even when it builds only some of them.
+            String module = modules.group(1);
+            assertThat(copied)
+                    .as("COPY of module " + module)
+                    .anyMatch(source -> source.equals(module) || source.equals(module + "/pom.xml"));
+            if (!List.of("schemas", "processor").contains(module)) {
+                assertThat(copied)
+                        .as("sources of development module " + module)
+                        .noneMatch(source -> source.startsWith(module + "/src") || source.equals(module));
+            }
+        }
+        assertThat(Files.readString(dockerfile)).contains("package -pl processor -am");
+    }
+
+    @Test
     void shouldMountExistingFiles() {
         List<String> checked = new ArrayList<>();
         services.forEach((name, service) -> {

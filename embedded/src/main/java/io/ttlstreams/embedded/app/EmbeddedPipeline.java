@@ -1,5 +1,6 @@
-package io.ttlstreams.app;
+package io.ttlstreams.embedded.app;
 
+import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.embedded.EmbeddedStack;
 import io.ttlstreams.rules.TtlRule;

@@ -1,4 +1,4 @@
-package io.ttlstreams.app;
+package io.ttlstreams.embedded.app;
 
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoClient;

@@ -1,4 +1,4 @@
-package io.ttlstreams.app;
+package io.ttlstreams.embedded.app;
 
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Updates.set;
@@ -7,13 +7,14 @@ import static com.mongodb.client.model.Updates.unset;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import io.ttlstreams.app.CommandExtension;
+import io.ttlstreams.rules.Deadlines;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
-import java.util.concurrent.Callable;
 import org.bson.Document;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -28,7 +29,7 @@ import picocli.CommandLine.Option;
         name = "demo",
         mixinStandardHelpOptions = true,
         description = "Start the embedded pipeline, write a small workload and report what expired and when.")
-final class DemoCommand implements Callable<Integer> {
+public final class DemoCommand implements CommandExtension {
 
     private static final Duration POLL = Duration.ofMillis(50);
 
@@ -59,9 +60,9 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintStream out = System.out;
         out.println("ttl-streams demo: starting the embedded pipeline...");
-        try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(RunCommand.bundledConfig());
+        try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(new LocalStackRuntime().defaultConfig());
                 MongoClient client = MongoClients.create(pipeline.stack().mongoConnectionString())) {
-            RunCommand.printEmbedded(out, pipeline.stack());
+            LocalStackRuntime.print(out, pipeline.stack());
             out.println("ttl-streams ready");
             MongoCollection<Document> sessions = client.getDatabase("app").getCollection("sessions");
             MongoCollection<Document> events = client.getDatabase("app").getCollection("events");
@@ -138,7 +139,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private static String format(Instant instant) {
-        return instant == null ? "-" : ExplainCommand.DEADLINE_FORMAT.format(instant);
+        return instant == null ? "-" : Deadlines.format(instant);
     }
 
     private static int report(List<Tracked> tracked, PrintStream out) {

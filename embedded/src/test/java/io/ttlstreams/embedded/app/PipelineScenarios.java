@@ -1,4 +1,4 @@
-package io.ttlstreams.app;
+package io.ttlstreams.embedded.app;
 
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Updates.set;
@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
+import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.processor.DeadLetters;

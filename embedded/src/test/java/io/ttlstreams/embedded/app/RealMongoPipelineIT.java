@@ -1,7 +1,8 @@
-package io.ttlstreams.app;
+package io.ttlstreams.embedded.app;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ConnectorDefinition;

@@ -1,0 +1,76 @@
+package io.ttlstreams.embedded.app;
+
+import io.ttlstreams.app.EmbeddedRuntime;
+import io.ttlstreams.app.TtlStreamsApp;
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.EmbeddedStack;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.util.OptionalLong;
+import java.util.Properties;
+
+/**
+ * {@code run --embedded}: the {@link EmbeddedPipeline} started from the processor's command line, with a bundled
+ * default configuration and a count of the documents deleted from the stand-in.
+ */
+public final class LocalStackRuntime implements EmbeddedRuntime {
+
+    private static final String DEFAULT_CONFIG = "embedded-default.properties";
+
+    @Override
+    public TtlStreamsConfig defaultConfig() {
+        Properties props = new Properties();
+        try (InputStream in = LocalStackRuntime.class.getResourceAsStream(DEFAULT_CONFIG)) {
+            if (in == null) {
+                throw new IllegalStateException(DEFAULT_CONFIG + " is missing from the build");
+            }
+            props.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the bundled " + DEFAULT_CONFIG, e);
+        }
+        return new TtlStreamsConfig(props);
+    }
+
+    @Override
+    public Running start(TtlStreamsConfig config, PrintStream out) throws InterruptedException {
+        EmbeddedPipeline pipeline = EmbeddedPipeline.start(config);
+        try {
+            print(out, pipeline.stack());
+            DeletionCounter deletions = new DeletionCounter(
+                    pipeline.stack().mongoConnectionString(), pipeline.stack().namespaces());
+            return new Running() {
+                @Override
+                public TtlStreamsApp processor() {
+                    return pipeline.processor();
+                }
+
+                @Override
+                public OptionalLong deletedDocuments() {
+                    return OptionalLong.of(deletions.deleted());
+                }
+
+                @Override
+                public void close() {
+                    deletions.close();
+                    pipeline.close();
+                }
+            };
+        } catch (RuntimeException e) {
+            pipeline.close();
+            throw e;
+        }
+    }
+
+    /** Where each part of the stack listens. */
+    static void print(PrintStream out, EmbeddedStack stack) {
+        out.println(
+                "  MongoDB stand-in : " + stack.mongoConnectionString() + "  (watched: " + stack.namespaces() + ")");
+        out.println("  Kafka            : " + stack.bootstrapServers());
+        out.println(
+                "  Kafka Connect    : " + stack.connectUrl() + "  connectors " + stack.connectorNames() + " RUNNING");
+        out.println("  data directory   : " + stack.dataDir()
+                + (stack.deletesDataDirOnClose() ? " (deleted on exit)" : ""));
+    }
+}

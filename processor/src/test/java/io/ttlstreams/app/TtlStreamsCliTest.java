@@ -1,0 +1,89 @@
+package io.ttlstreams.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+
+class TtlStreamsCliTest {
+
+    /** Configuration keys and file names as they appear in help text, e.g. ttl.connect.url. */
+    private static final Pattern DOTTED = Pattern.compile("[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)+");
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        CommandLine commandLine = TtlStreamsCli.commandLine();
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        // The narrowest help picocli lays out, whatever terminal runs the tests.
+        commandLine.setUsageHelpAutoWidth(false).setUsageHelpWidth(80);
+        return commandLine.execute(args);
+    }
+
+    static Stream<String> subcommands() {
+        return TtlStreamsCli.commandLine().getSubcommands().keySet().stream();
+    }
+
+    @ParameterizedTest
+    @MethodSource("subcommands")
+    void shouldWrapHelpAtWordBoundariesNeverInsideAKey(String subcommand) {
+        CommandLine command = TtlStreamsCli.commandLine().getSubcommands().get(subcommand);
+        String descriptions = String.join(
+                " ",
+                command.getCommandSpec().options().stream()
+                        .flatMap(option -> Stream.of(option.description()))
+                        .toList());
+
+        assertThat(run(subcommand, "--help")).isZero();
+
+        String help = out.toString().replaceAll("\\s+", " ");
+        Matcher keys = DOTTED.matcher(descriptions);
+        while (keys.find()) {
+            assertThat(help)
+                    .as("help of %s keeps %s on one line", subcommand, keys.group())
+                    .contains(keys.group());
+        }
+    }
+
+    @Test
+    void shouldPrintTheBuildVersionWithKafkaAndConnectorVersions() {
+        assertThat(run("-V")).isZero();
+
+        assertThat(out.toString())
+                .containsPattern("ttl-streams \\d+\\.\\d+\\.\\d+")
+                .contains("Kafka Streams 4.")
+                .contains("MongoDB Kafka connector 2.")
+                .doesNotContain("null");
+    }
+
+    @Test
+    void shouldRefuseAConfigWithoutBootstrapServersNamingTheOptionAndEmbedded(@TempDir Path dir) throws Exception {
+        Path config = Files.writeString(
+                dir.resolve("no-cluster.properties"),
+                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n");
+
+        assertThat(run("run", "--config", config.toString())).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+
+        assertThat(err.toString()).contains("bootstrap.servers").contains("--embedded");
+    }
+
+    @Test
+    void shouldRefuseEmbeddedWhereTheBuildHasNoEmbeddedStack() {
+        // The processor module alone is the production artifact: no embedded stack on its classpath.
+        assertThat(run("run", "--embedded")).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+
+        assertThat(err.toString()).contains("embedded development stack is not part of this build");
+    }
+}
