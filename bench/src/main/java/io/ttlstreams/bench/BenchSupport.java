@@ -1,7 +1,8 @@
 package io.ttlstreams.bench;
 
 import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.processor.DeleteCommand;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.processor.ScheduleEntries;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
@@ -96,9 +97,9 @@ final class BenchSupport {
         BsonDocument key = new BsonDocument("_id", id(id));
         new ExpirySchedule(schedule, index)
                 .put(
-                        DocumentRef.of(NAMESPACE, keyJson(id)),
+                        DocumentRef.of(Namespace.parse(NAMESPACE), keyJson(id)),
                         deadlineMs,
-                        DeleteCommand.scheduleEntry(
+                        ScheduleEntries.scheduleEntry(
                                 key, new BsonDocument("expireAt", new BsonDateTime(deadlineMs)), RULE),
                         clusterTime);
     }

@@ -1,5 +1,6 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -18,9 +19,9 @@ final class ChangeEventFactory {
     private int increment;
 
     ChangeEventFactory(String namespace) {
-        int dot = namespace.indexOf('.');
-        this.db = namespace.substring(0, dot);
-        this.coll = namespace.substring(dot + 1);
+        Namespace parsed = Namespace.parse(namespace);
+        this.db = parsed.database();
+        this.coll = parsed.collection();
     }
 
     /** An insert or update of document {@code id} expiring at {@code expireAt}, seen at {@code wallTime}. */

@@ -1,5 +1,6 @@
 package io.ttlstreams.embedded;
 
+import io.ttlstreams.contract.Namespace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -28,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * when stopped; the components log at DEBUG): the accessors give the CLI what to show.
  *
  * <pre>{@code
- * try (EmbeddedStack stack = EmbeddedStack.builder().namespaces(List.of("app.sessions")).start()) {
+ * try (EmbeddedStack stack = EmbeddedStack.builder().namespaces(List.of(Namespace.parse("app.sessions"))).start()) {
  *     stack.mongoConnectionString(); stack.bootstrapServers(); stack.connectUrl();
  * }
  * }</pre>
@@ -44,7 +45,7 @@ public final class EmbeddedStack implements AutoCloseable {
 
     private final Path dataDir;
     private final boolean ownsDataDir;
-    private final List<String> namespaces;
+    private final List<Namespace> namespaces;
     private final String deleteTopic;
     private final String deadLetterTopic;
     private EmbeddedMongo mongo;
@@ -92,13 +93,13 @@ public final class EmbeddedStack implements AutoCloseable {
     }
 
     /** @return the watched namespaces, {@code "db.coll"}, in the order given */
-    public List<String> namespaces() {
+    public List<Namespace> namespaces() {
         return namespaces;
     }
 
     /** @return the change-event topic per watched namespace, in the order given */
-    public Map<String, String> sourceTopics() {
-        Map<String, String> topics = new LinkedHashMap<>();
+    public Map<Namespace, String> sourceTopics() {
+        Map<Namespace, String> topics = new LinkedHashMap<>();
         namespaces.forEach(namespace -> topics.put(namespace, StandInSourceConfigs.topic(namespace)));
         return topics;
     }
@@ -187,7 +188,7 @@ public final class EmbeddedStack implements AutoCloseable {
         kafka.createTopics(builder.partitions, new LinkedHashSet<>(topics).toArray(String[]::new));
 
         Map<String, Map<String, String>> connectors = new LinkedHashMap<>();
-        for (String namespace : namespaces) {
+        for (Namespace namespace : namespaces) {
             connectors.put(
                     StandInSourceConfigs.connectorName(namespace),
                     StandInSourceConfigs.forNamespace(namespace, mongo.connectionString()));
@@ -234,7 +235,7 @@ public final class EmbeddedStack implements AutoCloseable {
     /** Configures and starts an {@link EmbeddedStack}. */
     public static final class Builder {
 
-        private final List<String> namespaces = new ArrayList<>();
+        private final List<Namespace> namespaces = new ArrayList<>();
         private String deleteTopic = DEFAULT_DELETE_TOPIC;
         private String deadLetterTopic = DEFAULT_DEAD_LETTER_TOPIC;
         private Path dataDir;
@@ -250,8 +251,7 @@ public final class EmbeddedStack implements AutoCloseable {
          * @param namespaces the collections to watch, {@code "db.coll"} each (one source connector per namespace)
          * @return this builder
          */
-        public Builder namespaces(List<String> namespaces) {
-            namespaces.forEach(Namespaces::split);
+        public Builder namespaces(List<Namespace> namespaces) {
             this.namespaces.clear();
             this.namespaces.addAll(new LinkedHashSet<>(namespaces));
             return this;

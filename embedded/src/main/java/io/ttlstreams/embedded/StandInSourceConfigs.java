@@ -1,7 +1,11 @@
 package io.ttlstreams.embedded;
 
+import io.ttlstreams.contract.CanonicalJson;
+import io.ttlstreams.contract.Namespace;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
 
 /**
  * MongoDB source connector configurations that work against the mongo-java-server stand-in, one connector per
@@ -29,38 +33,34 @@ public final class StandInSourceConfigs {
     private StandInSourceConfigs() {}
 
     /**
-     * @param namespace {@code "db.coll"}
+     * @param namespace the watched collection
      * @return the connector name used for that namespace, {@code "mongo-source-<db>.<coll>"}
      */
-    public static String connectorName(String namespace) {
-        Namespaces.split(namespace);
+    public static String connectorName(Namespace namespace) {
         return "mongo-source-" + namespace;
     }
 
     /**
-     * @param namespace {@code "db.coll"}
-     * @return the topic the connector publishes that namespace's change events to: the namespace itself
+     * @param namespace the watched collection
+     * @return the topic the connector publishes that namespace's change events to: {@code "<db>.<coll>"}
      */
-    public static String topic(String namespace) {
-        Namespaces.split(namespace);
-        return namespace;
+    public static String topic(Namespace namespace) {
+        return namespace.toString();
     }
 
     /**
-     * @param namespace        {@code "db.coll"} to watch
+     * @param namespace        the collection to watch
      * @param connectionString the stand-in's connection string
      * @return the source connector configuration for that one collection
-     * @throws IllegalArgumentException if the namespace is not {@code "db.coll"}
      */
-    public static Map<String, String> forNamespace(String namespace, String connectionString) {
-        String[] parts = Namespaces.split(namespace);
+    public static Map<String, String> forNamespace(Namespace namespace, String connectionString) {
         Map<String, String> config = new LinkedHashMap<>();
         config.put("connector.class", CONNECTOR_CLASS);
         config.put("tasks.max", "1");
         config.put("connection.uri", connectionString);
-        config.put("database", parts[0]);
-        config.put("collection", parts[1]);
-        config.put("pipeline", pipeline(parts[0], parts[1]));
+        config.put("database", namespace.database());
+        config.put("collection", namespace.collection());
+        config.put("pipeline", pipeline(namespace));
         config.put("change.stream.full.document", "updateLookup");
         config.put("publish.full.document.only", "false");
         config.put("output.format.key", "json");
@@ -89,11 +89,10 @@ public final class StandInSourceConfigs {
      * New values go through temporary fields because the stand-in's {@code $addFields} merges into an existing
      * sub-document instead of replacing it, so the originals are first removed and then set afresh.
      *
-     * @param database   the watched database
-     * @param collection the watched collection
+     * @param namespace the watched collection
      * @return the pipeline as a JSON array
      */
-    static String pipeline(String database, String collection) {
+    static String pipeline(Namespace namespace) {
         return "[{\"$addFields\": {"
                 + "\"_dk\": {\"$cond\": [{\"$eq\": [\"$operationType\", \"delete\"]}, \"$documentKey\","
                 + " {\"_id\": {\"$ifNull\": [\"$fullDocument._id\", \"$documentKey._id\"]}}]},"
@@ -101,8 +100,10 @@ public final class StandInSourceConfigs {
                 + " \"$fullDocument\"]}}},"
                 + " {\"$project\": {\"documentKey\": 0, \"fullDocument\": 0}},"
                 + " {\"$addFields\": {\"documentKey\": \"$_dk\", \"fullDocument\": \"$_fd\","
-                + " \"ns\": {\"db\": " + Namespaces.jsonString(database)
-                + ", \"coll\": " + Namespaces.jsonString(collection) + "}}},"
+                + " \"ns\": "
+                + CanonicalJson.of(new BsonDocument("db", new BsonString(namespace.database()))
+                        .append("coll", new BsonString(namespace.collection())))
+                + "}},"
                 + " {\"$project\": {\"_dk\": 0, \"_fd\": 0}},"
                 + " {\"$match\": {\"documentKey._id\": {\"$ne\": null}}}]";
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.kafka.connect.MongoSinkConnector;
 import com.mongodb.kafka.connect.MongoSourceConnector;
+import io.ttlstreams.contract.Namespace;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigValue;
 import org.junit.jupiter.api.Test;
@@ -41,7 +42,8 @@ class DeleteSinkConfigsTest {
     void shouldHaveStandInSourceConfigsTheSourceConnectorAccepts() {
         try (EmbeddedMongo mongo = EmbeddedMongo.start(0)) {
             assertThat(errors(new MongoSourceConnector()
-                            .validate(StandInSourceConfigs.forNamespace("app.sessions", mongo.connectionString()))
+                            .validate(StandInSourceConfigs.forNamespace(
+                                    Namespace.parse("app.sessions"), mongo.connectionString()))
                             .configValues()))
                     .isEmpty();
         }

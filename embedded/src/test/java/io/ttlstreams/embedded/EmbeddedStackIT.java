@@ -10,6 +10,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.ttlstreams.connect.ConnectorConfigs;
+import io.ttlstreams.contract.Namespace;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -60,8 +61,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EmbeddedStackIT {
 
-    private static final String DOCS = "ttl.docs";
-    private static final String SESSIONS = "app.sessions";
+    private static final Namespace DOCS = Namespace.parse("ttl.docs");
+    private static final Namespace SESSIONS = Namespace.parse("app.sessions");
     private static final long FAR_FUTURE = 1_900_000_000_000L;
     // Canonical extended JSON; bson 4.7 calls that mode EXTENDED (it has no JsonMode.CANONICAL).
     private static final JsonWriterSettings CANONICAL =
@@ -139,7 +140,7 @@ class EmbeddedStackIT {
         for (String name : stack.connectorNames()) {
             assertThat(stack.connect().status(name).isRunning()).as(name).isTrue();
         }
-        assertThat(stack.sourceTopics()).containsEntry(DOCS, DOCS).containsEntry(SESSIONS, SESSIONS);
+        assertThat(stack.sourceTopics()).containsEntry(DOCS, "ttl.docs").containsEntry(SESSIONS, "app.sessions");
         assertThatThrownBy(() -> stack.connect().status("no-such-connector"))
                 .isInstanceOf(EmbeddedStackException.class)
                 .hasMessageContaining("no-such-connector");
@@ -153,7 +154,7 @@ class EmbeddedStackIT {
         MongoCollection<BsonDocument> docs = collection(DOCS);
         BsonDocument ns = new BsonDocument("db", new BsonString("ttl")).append("coll", new BsonString("docs"));
 
-        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS)) {
+        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS.toString())) {
             // One write at a time: the stand-in looks the full document up when the event is read, so an update
             // read after the delete would carry no document (see StandInSourceConfigs.pipeline).
             docs.insertOne(new BsonDocument("_id", new BsonString(id))
@@ -215,7 +216,7 @@ class EmbeddedStackIT {
             collection(DOCS).deleteOne(Filters.eq("_id", id));
         }
 
-        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS)) {
+        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS.toString())) {
             String last = ids.get(ids.size() - 1);
             await().atMost(WAIT)
                     .until(
@@ -404,8 +405,8 @@ class EmbeddedStackIT {
         assertThat(find(DOCS, survivor)).isNotNull();
         assertThat(stack.connect().status(DeleteSinkConfigs.CONNECTOR_NAME).isRunning())
                 .isTrue();
-        assertThat(collection(ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE + "."
-                                + ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE)
+        assertThat(collection(Namespace.of(
+                                ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE, ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE))
                         .countDocuments())
                 .isZero();
     }
@@ -413,8 +414,8 @@ class EmbeddedStackIT {
     @Test
     @Order(10)
     void shouldExplainAConnectorThatIsRejectedOrFails() {
-        Map<String, String> invalid =
-                new java.util.HashMap<>(StandInSourceConfigs.forNamespace("ttl.broken", stack.mongoConnectionString()));
+        Map<String, String> invalid = new java.util.HashMap<>(
+                StandInSourceConfigs.forNamespace(Namespace.parse("ttl.broken"), stack.mongoConnectionString()));
         invalid.put("output.format.value", "bogus");
         assertThatThrownBy(() -> stack.connect().createConnector("invalid-source", invalid, WAIT))
                 .isInstanceOf(EmbeddedStackException.class)
@@ -444,7 +445,7 @@ class EmbeddedStackIT {
         String name = StandInSourceConfigs.connectorName(SESSIONS);
         String before = uniqueId("before-stop");
         String during = uniqueId("while-stopped");
-        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), SESSIONS)) {
+        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), SESSIONS.toString())) {
             collection(SESSIONS).insertOne(new BsonDocument("_id", new BsonString(before)));
             awaitEvent(reader, new BsonDocument("_id", new BsonString(before)), 1);
 
@@ -466,7 +467,7 @@ class EmbeddedStackIT {
     @Order(20)
     void measureInsertToTopicLatency() {
         List<Long> micros = new ArrayList<>();
-        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS)) {
+        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS.toString())) {
             for (int i = 0; i < 25; i++) {
                 String id = uniqueId("latency");
                 BsonDocument key = new BsonDocument("_id", new BsonString(id));
@@ -541,34 +542,35 @@ class EmbeddedStackIT {
         };
     }
 
-    private static MongoCollection<BsonDocument> collection(String namespace) {
-        String[] parts = Namespaces.split(namespace);
-        return client.getDatabase(parts[0]).getCollection(parts[1], BsonDocument.class);
+    private static MongoCollection<BsonDocument> collection(Namespace namespace) {
+        return client.getDatabase(namespace.database()).getCollection(namespace.collection(), BsonDocument.class);
     }
 
-    private static void insertExpiring(String namespace, BsonValue id, long expireAtMillis) {
+    private static void insertExpiring(Namespace namespace, BsonValue id, long expireAtMillis) {
         collection(namespace)
                 .insertOne(new BsonDocument("_id", id)
                         .append("expireAt", new BsonDateTime(expireAtMillis))
                         .append("v", new BsonInt32(1)));
     }
 
-    private static BsonDocument find(String namespace, BsonValue id) {
+    private static BsonDocument find(Namespace namespace, BsonValue id) {
         return collection(namespace).find(new BsonDocument("_id", id)).first();
     }
 
-    private static void awaitGone(String namespace, BsonValue id) {
+    private static void awaitGone(Namespace namespace, BsonValue id) {
         await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> find(namespace, id) == null);
     }
 
     /** A delete command exactly as "The delete command" in the API contract describes it. */
     private static ProducerRecord<String, String> deleteCommand(
-            String namespace, BsonValue id, String field, BsonValue condition) {
-        String[] parts = Namespaces.split(namespace);
+            Namespace namespace, BsonValue id, String field, BsonValue condition) {
         BsonDocument key = new BsonDocument("_id", id);
         BsonDocument value = new BsonDocument("_id", key.clone().append(field, condition))
-                .append("ns", new BsonDocument("db", new BsonString(parts[0])).append("coll", new BsonString(parts[1])))
-                .append("rule", new BsonString(parts[1]))
+                .append(
+                        "ns",
+                        new BsonDocument("db", new BsonString(namespace.database()))
+                                .append("coll", new BsonString(namespace.collection())))
+                .append("rule", new BsonString(namespace.collection()))
                 .append("deadline", new BsonDateTime(FAR_FUTURE));
         return new ProducerRecord<>(stack.deleteTopic(), key.toJson(CANONICAL), value.toJson(CANONICAL));
     }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import io.ttlstreams.contract.Namespace;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class EmbeddedStackLifecycleIT {
 
-    private static final String DOCS = "ttl.docs";
+    private static final Namespace DOCS = Namespace.parse("ttl.docs");
 
     /**
      * A stack started on a data directory of its own keeps it on close, and the next stack on that directory
@@ -82,7 +83,7 @@ class EmbeddedStackLifecycleIT {
 
     private static void insertAndAwaitEvent(EmbeddedStack stack, String id, int expectedEvents) {
         try (MongoClient client = MongoClients.create(stack.mongoConnectionString());
-                TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS)) {
+                TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS.toString())) {
             client.getDatabase("ttl")
                     .getCollection("docs", BsonDocument.class)
                     .insertOne(new BsonDocument("_id", new BsonString(id)));

@@ -1,6 +1,7 @@
 package io.ttlstreams.app;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.rules.Deadlines;
 import io.ttlstreams.rules.ExpiryDecision;
 import java.io.IOException;
@@ -76,12 +77,12 @@ final class ExplainCommand implements Callable<Integer> {
         }
     }
 
-    private String validNamespace() {
-        int dot = namespace.indexOf('.');
-        if (dot <= 0 || dot == namespace.length() - 1) {
-            throw new IllegalArgumentException("--namespace must be DB.COLL, was '" + namespace + "'");
+    private Namespace validNamespace() {
+        try {
+            return Namespace.parse(namespace);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--namespace must be DB.COLL: " + e.getMessage(), e);
         }
-        return namespace;
     }
 
     private BsonDocument parseDocument() {

@@ -1,7 +1,7 @@
 package io.ttlstreams.config;
 
+import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.rules.FieldFormat;
-import io.ttlstreams.rules.NamespacePattern;
 import io.ttlstreams.rules.PartialFilter;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;

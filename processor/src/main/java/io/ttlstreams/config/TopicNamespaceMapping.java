@@ -1,5 +1,6 @@
 package io.ttlstreams.config;
 
+import io.ttlstreams.contract.Namespace;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,38 +19,41 @@ import java.util.Optional;
  */
 public final class TopicNamespaceMapping {
 
-    private final Map<String, String> explicit;
+    private final Map<String, Namespace> explicit;
     private final String topicPrefix;
 
     /**
      * @param explicit    topic to namespace entries, which win over the naming convention
      * @param topicPrefix the source connector's {@code topic.prefix}; empty or {@code null} when it has none
      */
-    public TopicNamespaceMapping(Map<String, String> explicit, String topicPrefix) {
+    public TopicNamespaceMapping(Map<String, Namespace> explicit, String topicPrefix) {
         this.explicit = new LinkedHashMap<>(Objects.requireNonNull(explicit, "explicit"));
         this.topicPrefix = topicPrefix == null ? "" : topicPrefix;
     }
 
     /**
-     * The namespace of {@code topic}: its explicit entry, else the topic name without {@code <prefix>.}, else the
-     * topic name itself. The result is not checked to be of the form "db.coll": the caller knows whether the event
-     * needs a collection (a {@code dropDatabase} event does not) and can say so in its error.
+     * The collection {@code topic} carries: its explicit entry, else the topic name without {@code <prefix>.} (or
+     * the topic name itself) read as {@code db.coll}; empty when that is no valid namespace.
      */
-    public Optional<String> namespaceOf(String topic) {
-        String mapped = explicit.get(topic);
+    public Optional<Namespace> namespaceOf(String topic) {
+        Namespace mapped = explicit.get(topic);
         if (mapped != null) {
             return Optional.of(mapped);
         }
         String prefixWithDot = topicPrefix + ".";
         boolean prefixed = !topicPrefix.isEmpty() && topic.startsWith(prefixWithDot);
-        return Optional.of(prefixed ? topic.substring(prefixWithDot.length()) : topic);
+        try {
+            return Optional.of(Namespace.parse(prefixed ? topic.substring(prefixWithDot.length()) : topic));
+        } catch (IllegalArgumentException notANamespace) {
+            return Optional.empty();
+        }
     }
 
     /**
      * The topics carrying {@code namespace}: the explicit entries mapped to it, else the name the connector's
      * convention gives it. The inverse of {@link #namespaceOf}, used to derive the source topics from the rules.
      */
-    List<String> topicsOf(String namespace) {
+    List<String> topicsOf(Namespace namespace) {
         List<String> topics = new ArrayList<>();
         explicit.forEach((topic, mapped) -> {
             if (mapped.equals(namespace)) {
@@ -57,7 +61,7 @@ public final class TopicNamespaceMapping {
             }
         });
         if (topics.isEmpty()) {
-            topics.add(topicPrefix.isEmpty() ? namespace : topicPrefix + "." + namespace);
+            topics.add(topicPrefix.isEmpty() ? namespace.toString() : topicPrefix + "." + namespace);
         }
         return topics;
     }

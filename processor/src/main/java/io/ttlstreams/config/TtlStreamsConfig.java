@@ -1,6 +1,7 @@
 package io.ttlstreams.config;
 
-import io.ttlstreams.rules.NamespacePattern;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import java.nio.file.Path;
@@ -392,8 +393,8 @@ public final class TtlStreamsConfig extends AbstractConfig {
      *
      * @throws IllegalArgumentException describing the first bad entry
      */
-    private static Map<String, String> parseNamespaceMap(List<?> entries) {
-        Map<String, String> map = new LinkedHashMap<>();
+    private static Map<String, Namespace> parseNamespaceMap(List<?> entries) {
+        Map<String, Namespace> map = new LinkedHashMap<>();
         for (Object entry : entries) {
             String text = entry.toString();
             int equals = text.indexOf('=');
@@ -401,12 +402,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
                 throw new IllegalArgumentException("Entry '" + text + "' is not topic=db.coll");
             }
             String topic = text.substring(0, equals).trim();
-            String namespace = text.substring(equals + 1).trim();
             Validators.checkTopic(topic);
-            if (NamespacePattern.parse(namespace).collection() == null) {
-                throw new IllegalArgumentException("Entry '" + text + "' maps to a database wildcard; a topic"
-                        + " carries one collection, db.coll");
-            }
+            NamespacePattern pattern =
+                    NamespacePattern.parse(text.substring(equals + 1).trim());
+            Namespace namespace = pattern.exactNamespace()
+                    .orElseThrow(() -> new IllegalArgumentException("Entry '" + text + "' maps to a database"
+                            + " wildcard; a topic carries one collection, db.coll"));
             if (map.put(topic, namespace) != null) {
                 throw new IllegalArgumentException("Topic '" + topic + "' is mapped twice");
             }
@@ -428,7 +429,8 @@ public final class TtlStreamsConfig extends AbstractConfig {
                         "Rule " + rule.name() + " covers every" + " collection of " + rule.namespace()
                                 + ", so its topics cannot be derived: list them here");
             }
-            for (String topic : topicNamespaceMapping.topicsOf(rule.namespace().toString())) {
+            for (String topic : topicNamespaceMapping.topicsOf(
+                    rule.namespace().exactNamespace().orElseThrow())) {
                 try {
                     Validators.checkTopic(topic);
                 } catch (IllegalArgumentException illegal) {

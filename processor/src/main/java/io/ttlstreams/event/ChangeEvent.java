@@ -1,11 +1,11 @@
 package io.ttlstreams.event;
 
+import io.ttlstreams.contract.CanonicalJson;
+import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import java.util.Objects;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
-import org.bson.json.JsonMode;
-import org.bson.json.JsonWriterSettings;
 
 /**
  * One MongoDB change event, as far as the TTL engine needs it.
@@ -14,7 +14,8 @@ import org.bson.json.JsonWriterSettings;
  * mutated.
  *
  * @param operationType what happened
- * @param namespace     "db.coll"; just "db" for {@link OperationType#DROP_DATABASE}
+ * @param namespace     the collection; a whole database for {@link OperationType#DROP_DATABASE} (and an
+ *                      {@link OperationType#INVALIDATE} of a database watch)
  * @param documentKey   {@code {"_id": ...}} plus any shard-key fields; never null for insert, update, replace and
  *                      delete; always null for namespace-wide events; null for {@link OperationType#OTHER} events
  *                      that carry none
@@ -25,15 +26,11 @@ import org.bson.json.JsonWriterSettings;
  */
 public record ChangeEvent(
         OperationType operationType,
-        String namespace,
+        Namespace namespace,
         BsonDocument documentKey,
         BsonDocument fullDocument,
         Instant eventTime,
         BsonTimestamp clusterTime) {
-
-    // JsonMode.EXTENDED is the canonical extended JSON mode: every number keeps its BSON type.
-    private static final JsonWriterSettings CANONICAL =
-            JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
 
     /**
      * Checks the invariants the processor relies on, so that it never has to null-check a document event's key.
@@ -48,6 +45,10 @@ public record ChangeEvent(
         if (operationType.requiresDocumentKey() && documentKey == null) {
             throw new IllegalArgumentException("A " + operationType + " event needs a document key");
         }
+        if (operationType.requiresDocumentKey() && namespace.isDatabase()) {
+            throw new IllegalArgumentException(
+                    "A " + operationType + " event needs a collection, not database " + namespace);
+        }
         if (operationType.isNamespaceWide() && documentKey != null) {
             throw new IllegalArgumentException("A namespace-wide " + operationType + " event has no document key");
         }
@@ -59,17 +60,11 @@ public record ChangeEvent(
      * when the event has no document key.
      */
     public String documentKeyJson() {
-        return documentKey == null ? null : documentKey.toJson(CANONICAL);
+        return documentKey == null ? null : CanonicalJson.of(documentKey);
     }
 
     /** Whether the event affects a whole collection or database; see {@link OperationType#isNamespaceWide()}. */
     public boolean isNamespaceWide() {
         return operationType.isNamespaceWide();
-    }
-
-    /** The database: the namespace up to its first '.', which database names cannot contain. */
-    public String database() {
-        int dot = namespace.indexOf('.');
-        return dot < 0 ? namespace : namespace.substring(0, dot);
     }
 }

@@ -1,6 +1,7 @@
 package io.ttlstreams.event;
 
 import io.ttlstreams.config.TopicNamespaceMapping;
+import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import java.util.Objects;
 import org.bson.BsonDocument;
@@ -53,7 +54,7 @@ public final class ChangeEventParser {
             throws InvalidChangeEventException {
         BsonDocument event = parseDocument(topic, value);
         OperationType operationType = operationTypeOf(topic, event);
-        String namespace = namespaceOf(topic, event, operationType);
+        Namespace namespace = namespaceOf(topic, event, operationType);
         BsonDocument fullDocument = operationType.isNamespaceWide() ? null : fullDocumentOf(topic, event);
         BsonDocument documentKey =
                 operationType.isNamespaceWide() ? null : documentKeyOf(topic, event, fullDocument, operationType);
@@ -103,25 +104,24 @@ public final class ChangeEventParser {
         return OperationType.fromChangeStream(operationType.asString().getValue());
     }
 
-    private String namespaceOf(String topic, BsonDocument event, OperationType operationType) {
-        String namespace = namespaceFromNs(topic, event);
+    private Namespace namespaceOf(String topic, BsonDocument event, OperationType operationType) {
+        Namespace namespace = namespaceFromNs(topic, event);
         if (namespace == null) {
             namespace = mapping.namespaceOf(topic)
                     .orElseThrow(() -> invalid(topic, "it has no ns and the topic maps to no namespace"));
         }
         if (operationType == OperationType.DROP_DATABASE) {
-            // A topic-derived namespace is "db.coll"; a dropped database is identified by its name alone.
-            int dot = namespace.indexOf('.');
-            return dot < 0 ? namespace : namespace.substring(0, dot);
+            // A topic-derived namespace is a collection; a dropped database is identified by its name alone.
+            return namespace.databaseNamespace();
         }
-        if (operationType.requiresDocumentKey() && namespace.indexOf('.') < 0) {
+        if (operationType.requiresDocumentKey() && namespace.isDatabase()) {
             throw invalid(topic, "its namespace '" + namespace + "' names no collection");
         }
         return namespace;
     }
 
-    /** "db.coll", or "db" for database-level events, from {@code ns}; null when the event has no {@code ns}. */
-    private static String namespaceFromNs(String topic, BsonDocument event) {
+    /** The collection, or the database for database-level events, from {@code ns}; null when there is no ns. */
+    private static Namespace namespaceFromNs(String topic, BsonDocument event) {
         BsonValue ns = event.get("ns");
         if (ns == null || ns.isNull()) {
             return null;
@@ -134,13 +134,16 @@ public final class ChangeEventParser {
             throw invalid(topic, "its ns has no string db");
         }
         BsonValue coll = ns.asDocument().get("coll");
-        if (coll == null || coll.isNull()) {
-            return db.asString().getValue();
-        }
-        if (!coll.isString()) {
+        if (coll != null && !coll.isNull() && !coll.isString()) {
             throw invalid(topic, "its ns.coll is a " + coll.getBsonType() + ", not a string");
         }
-        return db.asString().getValue() + "." + coll.asString().getValue();
+        try {
+            return new Namespace(
+                    db.asString().getValue(),
+                    coll == null || coll.isNull() ? null : coll.asString().getValue());
+        } catch (IllegalArgumentException e) {
+            throw invalid(topic, "its ns is not a valid namespace: " + e.getMessage());
+        }
     }
 
     private static BsonDocument fullDocumentOf(String topic, BsonDocument event) {

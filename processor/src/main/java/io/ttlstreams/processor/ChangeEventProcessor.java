@@ -3,6 +3,7 @@ package io.ttlstreams.processor;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.event.OperationType;
+import io.ttlstreams.topology.TtlTopology;
 import java.util.Optional;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -21,11 +22,6 @@ import org.slf4j.LoggerFactory;
  * all partitions, hence all tasks, while the drop event itself arrives on one partition only.
  */
 public final class ChangeEventProcessor implements Processor<String, String, String, Object> {
-
-    /** Child receiving document change events, as {@link ChangeEvent}. */
-    public static final String SCHEDULER_CHILD = "expiry-scheduler";
-    /** Child receiving namespace-wide events, keyed by namespace, as {@link ChangeEvent}. */
-    public static final String CONTROL_CHILD = "control-sink";
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangeEventProcessor.class);
 
@@ -61,17 +57,18 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
             // Whatever the cause, a malformed event must not stop the processor: park it, count it.
             LOG.debug("Dead-lettering change event at {}: {}", source, e.getMessage());
             deadLettered.record();
-            context.forward(DeadLetters.of(record, record.value(), source, e), DeadLetters.SINK);
+            context.forward(DeadLetters.of(record, record.value(), source, e), TtlTopology.DLQ_SINK);
             return;
         }
         if (event.operationType() == OperationType.OTHER) {
             skipped.record();
         } else if (event.isNamespaceWide()) {
             context.forward(
-                    new Record<String, ChangeEvent>(event.namespace(), event, record.timestamp(), record.headers()),
-                    CONTROL_CHILD);
+                    new Record<String, ChangeEvent>(
+                            event.namespace().toString(), event, record.timestamp(), record.headers()),
+                    TtlTopology.CONTROL_SINK);
         } else {
-            context.forward(record.withValue(event), SCHEDULER_CHILD);
+            context.forward(record.withValue(event), TtlTopology.SCHEDULER);
         }
     }
 

@@ -13,9 +13,6 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
  */
 public final class DeadLetters {
 
-    /** Name of the dead-letter sink node; every processor that dead-letters forwards to it. */
-    public static final String SINK = "dlq-sink";
-
     /** Header: the topic the record was read from. */
     public static final String SOURCE_TOPIC_HEADER = "ttl.dlq.source.topic";
     /** Header: the partition the record was read from. */

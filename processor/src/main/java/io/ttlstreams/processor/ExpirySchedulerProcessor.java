@@ -1,5 +1,7 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.contract.DeleteCommand;
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
 import io.ttlstreams.rules.ExpiryDecision;
@@ -10,6 +12,7 @@ import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.state.ScheduleStores;
+import io.ttlstreams.topology.TtlTopology;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashMap;
@@ -24,6 +27,7 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,11 +49,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ExpirySchedulerProcessor implements Processor<String, ChangeEvent, String, Object> {
 
-    /** Child receiving delete commands (String key and value, canonical extended JSON). */
-    public static final String DELETES_CHILD = "deletes-sink";
-    /** Child receiving {@link ExpiryEvent} audit records, when the audit topic is enabled. */
-    public static final String AUDIT_CHILD = "audit-sink";
-
     private static final Logger LOG = LoggerFactory.getLogger(ExpirySchedulerProcessor.class);
     /** How many entries a punctuation emits between two looks at its time budget. */
     private static final int CLOCK_CHECK_EVERY = 64;
@@ -66,7 +65,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
      * The namespace-epochs store in memory: it holds one entry per dropped namespace, is read for every
      * event and written only here, so two store reads per event become two map lookups.
      */
-    private final Map<String, Long> dropTimes = new HashMap<>();
+    private final Map<Namespace, Long> dropTimes = new HashMap<>();
 
     private TtlMetrics metrics;
     private Sensor scheduled;
@@ -95,7 +94,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
                 context.getStateStore(ScheduleStores.SCHEDULE), context.getStateStore(ScheduleStores.INDEX));
         this.namespaceEpochs = context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS);
         try (KeyValueIterator<String, Long> epochs = namespaceEpochs.all()) {
-            epochs.forEachRemaining(epoch -> dropTimes.put(epoch.key, epoch.value));
+            epochs.forEachRemaining(epoch -> dropTimes.put(Namespace.valueOf(epoch.key), epoch.value));
         }
         this.metrics = TtlMetrics.forTask(context);
         this.scheduled = metrics.counter(TtlMetrics.SCHEDULED);
@@ -129,7 +128,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
                         e);
                 deadLettered.record();
                 context.forward(
-                        DeadLetters.of(record, eventJson(event), context.recordMetadata(), e), DeadLetters.SINK);
+                        DeadLetters.of(record, eventJson(event), context.recordMetadata(), e), TtlTopology.DLQ_SINK);
             }
         }
     }
@@ -141,7 +140,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
             schedule.put(
                     ref,
                     decision.deadline().toEpochMilli(),
-                    DeleteCommand.scheduleEntry(event.documentKey(), decision),
+                    ScheduleEntries.scheduleEntry(event.documentKey(), decision),
                     clusterTimeOf(event));
             scheduled.record();
         } else if (schedule.remove(ref)) {
@@ -168,7 +167,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
             return false;
         }
         Long collectionDrop = dropTimes.get(event.namespace());
-        Long databaseDrop = dropTimes.get(event.database());
+        Long databaseDrop = dropTimes.get(event.namespace().databaseNamespace());
         return (collectionDrop != null && clusterTime <= collectionDrop)
                 || (databaseDrop != null && clusterTime <= databaseDrop);
     }
@@ -187,7 +186,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         if (dropTime != null) {
             Long known = dropTimes.get(event.namespace());
             if (known == null || known < dropTime) {
-                namespaceEpochs.put(event.namespace(), dropTime);
+                namespaceEpochs.put(event.namespace().toString(), dropTime);
                 dropTimes.put(event.namespace(), dropTime);
             }
         }
@@ -239,24 +238,23 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     /** Emits the delete command (and audit event) of one due entry; its key holds deadline and document. */
     private void emit(Bytes scheduleKey, ScheduleEntry entry, long now) {
         Bytes ref = ScheduleKey.documentRefOf(scheduleKey);
-        String namespace = DocumentRef.namespaceOf(ref);
+        Namespace namespace = DocumentRef.namespaceOf(ref);
         String documentKey = DocumentRef.documentKeyJsonOf(ref);
         long deadline = ScheduleKey.deadlineOf(scheduleKey);
-        context.forward(
-                new Record<String, Object>(documentKey, DeleteCommand.value(namespace, deadline, entry), now),
-                DELETES_CHILD);
+        DeleteCommand command = ScheduleEntries.command(BsonDocument.parse(documentKey), namespace, deadline, entry);
+        context.forward(new Record<String, Object>(command.keyJson(), command, now), TtlTopology.DELETES_SINK);
         if (settings.auditEnabled()) {
             context.forward(
                     new Record<String, Object>(
                             documentKey,
                             new ExpiryEvent(
-                                    namespace,
+                                    namespace.toString(),
                                     documentKey,
                                     entry.getRule(),
                                     Instant.ofEpochMilli(deadline),
                                     Instant.ofEpochMilli(now)),
                             now),
-                    AUDIT_CHILD);
+                    TtlTopology.AUDIT_SINK);
         }
         emitted.record();
         expiryLag.record(now - deadline, now);

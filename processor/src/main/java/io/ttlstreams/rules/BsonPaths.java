@@ -43,14 +43,16 @@ final class BsonPaths {
     }
 
     /**
-     * {@code value} detached from the document it was found in, so that a condition built from it stays as found
-     * even if the caller reuses the document.
+     * The filter condition that matches exactly {@code value}: {@code {"$eq": value}}, so that a value taken from a
+     * document is always compared as data, never read as a query operator (a document such as {@code {"$gt": ""}}
+     * or a regular expression would otherwise match other values). The value is detached from the document it was
+     * found in, so that the condition stays as found even if the caller reuses the document.
      */
-    static BsonValue detached(BsonValue value) {
-        if (value.isDocument()) {
-            return value.asDocument().clone();
-        }
-        return value.isArray() ? value.asArray().clone() : value;
+    static BsonDocument pinned(BsonValue value) {
+        BsonValue detached = value.isDocument()
+                ? value.asDocument().clone()
+                : value.isArray() ? value.asArray().clone() : value;
+        return new BsonDocument("$eq", detached);
     }
 
     private static void collect(BsonValue current, String[] segments, int index, List<BsonValue> found) {

@@ -46,7 +46,7 @@ final class FieldExpiry {
         // The value exactly as found, so the delete misses a document whose field changed in the meantime. Only
         // when the path crossed an array of subdocuments is there no single value; the earliest one then serves.
         BsonValue asFound = values.size() == 1 ? values.get(0) : earliest.value();
-        BsonDocument condition = new BsonDocument(field, BsonPaths.detached(asFound));
+        BsonDocument condition = new BsonDocument(field, BsonPaths.pinned(asFound));
         return new ExpiryDecision(
                 true,
                 Instant.ofEpochMilli(deadline.getAsLong()),

@@ -33,7 +33,7 @@ final class LastModifiedExpiry {
                 BsonValue value = values.get(0);
                 condition.append(
                         ttlField,
-                        values.size() == 1 ? BsonPaths.detached(value) : new BsonDocument("$exists", BsonBoolean.TRUE));
+                        values.size() == 1 ? BsonPaths.pinned(value) : new BsonDocument("$exists", BsonBoolean.TRUE));
                 OptionalInt ttl = values.size() == 1 ? documentTtl(value) : OptionalInt.empty();
                 if (ttl.isPresent() && ttl.getAsInt() == NEVER) {
                     return ExpiryDecision.never(rule.explain("field " + ttlField + " is -1, which never expires"));

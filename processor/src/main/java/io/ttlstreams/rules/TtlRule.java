@@ -1,5 +1,6 @@
 package io.ttlstreams.rules;
 
+import io.ttlstreams.contract.NamespacePattern;
 import java.util.Objects;
 
 /**

@@ -1,5 +1,6 @@
 package io.ttlstreams.rules;
 
+import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -38,16 +39,11 @@ public final class TtlRules {
         return rules;
     }
 
-    /** Whether some rule applies to {@code namespace} ("db.coll"). */
-    public boolean covers(String namespace) {
-        return rules.stream().anyMatch(rule -> rule.namespace().matches(namespace));
-    }
-
     /**
      * When, if ever, {@code document} expires. It looks at the document as it is now and at nothing remembered, so
      * the latest version of a document always decides, as in Firestore; the caller reschedules on every change.
      *
-     * @param namespace the document's namespace, "db.coll"
+     * @param namespace the document's collection
      * @param document  the full document; {@code null} (a change event without one) never expires
      * @param eventTime when the document last changed, which last-modified rules count from
      * @return the earliest deadline among the applicable rules, with the winning rule's name and condition; or, when
@@ -55,7 +51,7 @@ public final class TtlRules {
      *         {@link ExpiryDecision#documentTtlIgnored()} is set when any applicable rule ignored an invalid
      *         per-document TTL, so that every such document is counted.
      */
-    public ExpiryDecision evaluate(String namespace, BsonDocument document, Instant eventTime) {
+    public ExpiryDecision evaluate(Namespace namespace, BsonDocument document, Instant eventTime) {
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(eventTime, "eventTime");
         List<TtlRule> applicable = rules.stream()

@@ -1,5 +1,7 @@
 package io.ttlstreams.serde;
 
+import io.ttlstreams.contract.CanonicalJson;
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
 import java.nio.charset.StandardCharsets;
@@ -12,8 +14,6 @@ import org.bson.BsonDocument;
 import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-import org.bson.json.JsonMode;
-import org.bson.json.JsonWriterSettings;
 
 /**
  * Serde for {@link ChangeEvent}, as canonical extended JSON, which keeps every BSON type: a round trip gives an
@@ -25,10 +25,6 @@ import org.bson.json.JsonWriterSettings;
  * serializes to null and back. Thread-safe.
  */
 public final class ChangeEventSerde implements Serde<ChangeEvent> {
-
-    // JsonMode.EXTENDED is the canonical extended JSON mode: every number keeps its BSON type.
-    private static final JsonWriterSettings CANONICAL =
-            JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
 
     @Override
     public Serializer<ChangeEvent> serializer() {
@@ -43,12 +39,12 @@ public final class ChangeEventSerde implements Serde<ChangeEvent> {
     private static byte[] serialize(ChangeEvent event) {
         BsonDocument document = new BsonDocument()
                 .append("operationType", new BsonString(event.operationType().name()))
-                .append("namespace", new BsonString(event.namespace()))
+                .append("namespace", new BsonString(event.namespace().toString()))
                 .append("documentKey", orNull(event.documentKey()))
                 .append("fullDocument", orNull(event.fullDocument()))
                 .append("eventTime", new BsonString(event.eventTime().toString()))
                 .append("clusterTime", orNull(event.clusterTime()));
-        return document.toJson(CANONICAL).getBytes(StandardCharsets.UTF_8);
+        return CanonicalJson.of(document).getBytes(StandardCharsets.UTF_8);
     }
 
     private static ChangeEvent deserialize(byte[] bytes) {
@@ -57,7 +53,7 @@ public final class ChangeEventSerde implements Serde<ChangeEvent> {
             BsonValue clusterTime = nullable(document, "clusterTime");
             return new ChangeEvent(
                     OperationType.valueOf(document.getString("operationType").getValue()),
-                    document.getString("namespace").getValue(),
+                    Namespace.valueOf(document.getString("namespace").getValue()),
                     documentOrNull(document, "documentKey"),
                     documentOrNull(document, "fullDocument"),
                     Instant.parse(document.getString("eventTime").getValue()),

@@ -1,5 +1,6 @@
 package io.ttlstreams.state;
 
+import io.ttlstreams.contract.Namespace;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.apache.kafka.common.utils.Bytes;
@@ -17,8 +18,8 @@ public final class DocumentRef {
 
     private DocumentRef() {}
 
-    /** The reference of the document with this key (canonical extended JSON) in this namespace ("db.coll"). */
-    public static Bytes of(String namespace, String documentKeyJson) {
+    /** The reference of the document with this key (canonical extended JSON) in this collection. */
+    public static Bytes of(Namespace namespace, String documentKeyJson) {
         byte[] prefix = collectionPrefix(namespace).get();
         byte[] key = documentKeyJson.getBytes(StandardCharsets.UTF_8);
         byte[] ref = Arrays.copyOf(prefix, prefix.length + key.length);
@@ -30,11 +31,9 @@ public final class DocumentRef {
      * The prefix of every reference in this namespace and no other: the separator keeps "app.s" from matching
      * "app.sessions".
      */
-    public static Bytes collectionPrefix(String namespace) {
-        if (namespace.indexOf(SEPARATOR) >= 0) {
-            throw new IllegalArgumentException("A namespace cannot contain a null character: " + namespace);
-        }
-        byte[] ns = namespace.getBytes(StandardCharsets.UTF_8);
+    public static Bytes collectionPrefix(Namespace namespace) {
+        // A Namespace has no NUL, so the separator ends it.
+        byte[] ns = namespace.toString().getBytes(StandardCharsets.UTF_8);
         // The new last byte is already the 0x00 separator.
         return Bytes.wrap(Arrays.copyOf(ns, ns.length + 1));
     }
@@ -43,17 +42,15 @@ public final class DocumentRef {
      * The prefix of every reference in this database's collections: the trailing '.' keeps "app" from matching
      * "apple.x".
      */
-    public static Bytes databasePrefix(String database) {
-        if (database.indexOf('.') >= 0 || database.indexOf(SEPARATOR) >= 0) {
-            throw new IllegalArgumentException("A database name cannot contain '.' or a null character: " + database);
-        }
-        return Bytes.wrap((database + ".").getBytes(StandardCharsets.UTF_8));
+    public static Bytes databasePrefix(Namespace database) {
+        // A database name has no '.', so the first one ends it.
+        return Bytes.wrap((database.database() + ".").getBytes(StandardCharsets.UTF_8));
     }
 
     /** The namespace part of a reference. */
-    public static String namespaceOf(Bytes ref) {
+    public static Namespace namespaceOf(Bytes ref) {
         byte[] bytes = ref.get();
-        return new String(bytes, 0, separatorIndex(bytes), StandardCharsets.UTF_8);
+        return Namespace.parse(new String(bytes, 0, separatorIndex(bytes), StandardCharsets.UTF_8));
     }
 
     /** The document key JSON part of a reference. */

@@ -4,12 +4,12 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.processor.ChangeEventProcessor;
-import io.ttlstreams.processor.DeadLetters;
 import io.ttlstreams.processor.ExpirySchedulerProcessor;
 import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.serde.ChangeEventSerde;
+import io.ttlstreams.serde.DeleteCommandSerializer;
 import io.ttlstreams.state.ScheduleStores;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -40,8 +40,18 @@ public final class TtlTopology {
     public static final String SOURCE = "change-events";
     /** Processor node parsing and routing change events. */
     public static final String PARSER = "parse";
+    /** Sink node writing namespace-wide events to the control topic. */
+    public static final String CONTROL_SINK = "control-sink";
     /** Source node reading the control topic. */
     public static final String CONTROL_SOURCE = "control-source";
+    /** Processor node keeping the schedule and emitting delete commands. */
+    public static final String SCHEDULER = "expiry-scheduler";
+    /** Sink node writing delete commands. */
+    public static final String DELETES_SINK = "deletes-sink";
+    /** Sink node writing audit events, when the audit topic is enabled. */
+    public static final String AUDIT_SINK = "audit-sink";
+    /** Sink node writing dead letters; every processor that dead-letters forwards to it. */
+    public static final String DLQ_SINK = "dlq-sink";
 
     private TtlTopology() {}
 
@@ -62,41 +72,28 @@ public final class TtlTopology {
                 config.sourceTopics().toArray(String[]::new));
         topology.addProcessor(PARSER, () -> new ChangeEventProcessor(parser), SOURCE);
         topology.addSink(
-                ChangeEventProcessor.CONTROL_CHILD,
+                CONTROL_SINK,
                 config.controlTopic(),
                 new StringSerializer(),
                 eventSerde.serializer(),
                 TtlTopology.<ChangeEvent>toEveryPartition(),
                 PARSER);
         topology.addSource(CONTROL_SOURCE, new StringDeserializer(), eventSerde.deserializer(), config.controlTopic());
-        topology.addProcessor(
-                ChangeEventProcessor.SCHEDULER_CHILD,
-                () -> new ExpirySchedulerProcessor(settings),
-                PARSER,
-                CONTROL_SOURCE);
-        topology.addStateStore(ScheduleStores.schedule(), ChangeEventProcessor.SCHEDULER_CHILD);
-        topology.addStateStore(ScheduleStores.index(), ChangeEventProcessor.SCHEDULER_CHILD);
-        topology.addStateStore(ScheduleStores.namespaceEpochs(), ChangeEventProcessor.SCHEDULER_CHILD);
+        topology.addProcessor(SCHEDULER, () -> new ExpirySchedulerProcessor(settings), PARSER, CONTROL_SOURCE);
+        topology.addStateStore(ScheduleStores.schedule(), SCHEDULER);
+        topology.addStateStore(ScheduleStores.index(), SCHEDULER);
+        topology.addStateStore(ScheduleStores.namespaceEpochs(), SCHEDULER);
         topology.addSink(
-                ExpirySchedulerProcessor.DELETES_CHILD,
-                config.deleteTopic(),
-                new StringSerializer(),
-                new StringSerializer(),
-                ChangeEventProcessor.SCHEDULER_CHILD);
+                DELETES_SINK, config.deleteTopic(), new StringSerializer(), new DeleteCommandSerializer(), SCHEDULER);
         Optional<String> auditTopic = config.auditTopic();
         auditTopic.ifPresent(topic -> topology.addSink(
-                ExpirySchedulerProcessor.AUDIT_CHILD,
+                AUDIT_SINK,
                 topic,
                 new StringSerializer(),
                 AvroSerde.of(ExpiryEvent.class).serializer(),
-                ChangeEventProcessor.SCHEDULER_CHILD));
+                SCHEDULER));
         topology.addSink(
-                DeadLetters.SINK,
-                config.dlqTopic(),
-                new StringSerializer(),
-                new StringSerializer(),
-                PARSER,
-                ChangeEventProcessor.SCHEDULER_CHILD);
+                DLQ_SINK, config.dlqTopic(), new StringSerializer(), new StringSerializer(), PARSER, SCHEDULER);
         return topology;
     }
 

@@ -5,8 +5,9 @@ import static io.ttlstreams.config.TestConfigs.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.rules.FieldFormat;
-import io.ttlstreams.rules.NamespacePattern;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
 import java.time.Instant;
@@ -221,11 +222,11 @@ class RuleConfigTest {
         Instant changed = Instant.parse("2026-01-01T00:00:00Z");
 
         assertThat(config.rules()
-                        .evaluate("app.sessions", BsonDocument.parse("{ttl: NumberLong(20)}"), changed)
+                        .evaluate(Namespace.parse("app.sessions"), BsonDocument.parse("{ttl: NumberLong(20)}"), changed)
                         .deadline())
                 .isEqualTo(changed.plusSeconds(20));
         assertThat(config.rules()
-                        .evaluate("app.sessions", BsonDocument.parse("{ttl: 20.5}"), changed)
+                        .evaluate(Namespace.parse("app.sessions"), BsonDocument.parse("{ttl: 20.5}"), changed)
                         .deadline())
                 .isEqualTo(changed.plusSeconds(10));
     }

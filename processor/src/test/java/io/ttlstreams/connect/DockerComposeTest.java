@@ -72,7 +72,7 @@ class DockerComposeTest {
             assertThat(copied)
                     .as("COPY of module " + module)
                     .anyMatch(source -> source.equals(module) || source.equals(module + "/pom.xml"));
-            if (!List.of("schemas", "processor").contains(module)) {
+            if (!List.of("schemas", "contract", "processor").contains(module)) {
                 assertThat(copied)
                         .as("sources of development module " + module)
                         .noneMatch(source -> source.startsWith(module + "/src") || source.equals(module));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.config.TopicNamespaceMapping;
+import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -40,8 +41,7 @@ class ChangeEventParserTest {
         ChangeEvent event = parse(REAL_INSERT);
 
         assertThat(event.operationType()).isEqualTo(OperationType.INSERT);
-        assertThat(event.namespace()).isEqualTo("ttl.docs");
-        assertThat(event.database()).isEqualTo("ttl");
+        assertThat(event.namespace()).isEqualTo(Namespace.valueOf("ttl.docs"));
         assertThat(event.documentKeyJson()).isEqualTo("{\"_id\": \"d1\"}");
         assertThat(event.fullDocument().get("expireAt")).isEqualTo(new BsonDateTime(1_900_000_000_000L));
         assertThat(event.fullDocument().get("v")).isEqualTo(new BsonInt32(1));
@@ -61,7 +61,7 @@ class ChangeEventParserTest {
                  "wallTime": {"$date": {"$numberLong": "1700000000123"}}}""");
 
         assertThat(event.operationType()).isEqualTo(OperationType.UPDATE);
-        assertThat(event.namespace()).isEqualTo("app.sessions");
+        assertThat(event.namespace()).isEqualTo(Namespace.valueOf("app.sessions"));
         assertThat(event.fullDocument())
                 .isEqualTo(BsonDocument.parse("{\"_id\": {\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}, \"seen\": 2}"));
         assertThat(event.eventTime()).isEqualTo(Instant.ofEpochMilli(1_700_000_000_123L));
@@ -153,7 +153,7 @@ class ChangeEventParserTest {
                  "clusterTime": {"$timestamp": {"t": 1700000000, "i": 7}}}""");
 
         assertThat(event.operationType()).isEqualTo(OperationType.DROP);
-        assertThat(event.namespace()).isEqualTo("app.sessions");
+        assertThat(event.namespace()).isEqualTo(Namespace.valueOf("app.sessions"));
         assertThat(event.documentKey()).isNull();
         assertThat(event.fullDocument()).isNull();
         assertThat(event.isNamespaceWide()).isTrue();
@@ -166,7 +166,7 @@ class ChangeEventParserTest {
                 {"operationType": "rename", "ns": {"db": "app", "coll": "old"}, "to": {"db": "app", "coll": "new"}}""");
 
         assertThat(event.operationType()).isEqualTo(OperationType.RENAME);
-        assertThat(event.namespace()).isEqualTo("app.old");
+        assertThat(event.namespace()).isEqualTo(Namespace.valueOf("app.old"));
     }
 
     @Test
@@ -174,15 +174,14 @@ class ChangeEventParserTest {
         ChangeEvent event = parse("{\"operationType\": \"dropDatabase\", \"ns\": {\"db\": \"app\"}}");
 
         assertThat(event.operationType()).isEqualTo(OperationType.DROP_DATABASE);
-        assertThat(event.namespace()).isEqualTo("app");
-        assertThat(event.database()).isEqualTo("app");
+        assertThat(event.namespace()).isEqualTo(Namespace.valueOf("app"));
     }
 
     @Test
     void shouldTakeDroppedDatabaseFromTheTopicWithoutNs() {
         ChangeEvent event = parse("{\"operationType\": \"dropDatabase\"}");
 
-        assertThat(event.namespace()).isEqualTo("ttl");
+        assertThat(event.namespace()).isEqualTo(Namespace.valueOf("ttl"));
     }
 
     @Test
@@ -190,7 +189,7 @@ class ChangeEventParserTest {
         ChangeEvent event = parse("{\"operationType\": \"invalidate\", \"_id\": {\"_data\": \"82\"}}");
 
         assertThat(event.operationType()).isEqualTo(OperationType.INVALIDATE);
-        assertThat(event.namespace()).isEqualTo("ttl.docs");
+        assertThat(event.namespace()).isEqualTo(Namespace.valueOf("ttl.docs"));
         assertThat(event.documentKey()).isNull();
     }
 
@@ -201,20 +200,21 @@ class ChangeEventParserTest {
                  "operationDescription": {"indexes": [{"v": 2, "key": {"a": 1}, "name": "a_1"}]}}""");
 
         assertThat(event.operationType()).isEqualTo(OperationType.OTHER);
-        assertThat(event.namespace()).isEqualTo("app.s");
+        assertThat(event.namespace()).isEqualTo(Namespace.valueOf("app.s"));
         assertThat(event.documentKey()).isNull();
     }
 
     @Test
     void shouldMapTopicToNamespaceWithoutNs() {
-        ChangeEventParser prefixed =
-                new ChangeEventParser(new TopicNamespaceMapping(Map.of("legacy-topic", "old.things"), "mongo"));
+        ChangeEventParser prefixed = new ChangeEventParser(
+                new TopicNamespaceMapping(Map.of("legacy-topic", Namespace.parse("old.things")), "mongo"));
         String insert = "{\"operationType\": \"insert\", \"fullDocument\": {\"_id\": 1}}";
 
         assertThat(prefixed.parse("mongo.app.sessions", null, insert, 0).namespace())
-                .isEqualTo("app.sessions");
-        assertThat(prefixed.parse("legacy-topic", null, insert, 0).namespace()).isEqualTo("old.things");
-        assertThat(prefixed.parse("app.users", null, insert, 0).namespace()).isEqualTo("app.users");
+                .isEqualTo(Namespace.parse("app.sessions"));
+        assertThat(prefixed.parse("legacy-topic", null, insert, 0).namespace())
+                .isEqualTo(Namespace.valueOf("old.things"));
+        assertThat(prefixed.parse("app.users", null, insert, 0).namespace()).isEqualTo(Namespace.valueOf("app.users"));
     }
 
     @Test
@@ -225,15 +225,22 @@ class ChangeEventParserTest {
                 "{\"operationType\": \"delete\", \"ns\": {\"db\": \"a\", \"coll\": \"b\"}, \"documentKey\": {\"_id\": 1}}",
                 0);
 
-        assertThat(event.namespace()).isEqualTo("a.b");
+        assertThat(event.namespace()).isEqualTo(Namespace.valueOf("a.b"));
     }
 
     @Test
     void shouldRejectDocumentEventWhoseNamespaceHasNoCollection() {
         assertThatThrownBy(() -> parser.parse(
+                        "app.docs",
+                        null,
+                        "{\"operationType\": \"insert\", \"ns\": {\"db\": \"app\"}, \"fullDocument\": {\"_id\": 1}}",
+                        0))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("'app' names no collection");
+        assertThatThrownBy(() -> parser.parse(
                         "docs", null, "{\"operationType\": \"insert\", \"fullDocument\": {\"_id\": 1}}", 0))
                 .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("'docs' names no collection");
+                .hasMessageContaining("the topic maps to no namespace");
     }
 
     @Test
@@ -352,7 +359,8 @@ class ChangeEventParserTest {
         assertThat(reparsed).isEqualTo(event.documentKey());
         assertThat(reparsed.get("_id").getBsonType())
                 .isEqualTo(event.documentKey().get("_id").getBsonType());
-        assertThat(new ChangeEvent(OperationType.DELETE, "a.b", reparsed, null, Instant.EPOCH, null).documentKeyJson())
+        assertThat(new ChangeEvent(OperationType.DELETE, Namespace.valueOf("a.b"), reparsed, null, Instant.EPOCH, null)
+                        .documentKeyJson())
                 .isEqualTo(keyJson);
     }
 

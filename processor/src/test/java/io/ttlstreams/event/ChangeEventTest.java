@@ -3,6 +3,7 @@ package io.ttlstreams.event;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -15,48 +16,43 @@ class ChangeEventTest {
 
     @Test
     void shouldWriteDocumentKeyAsCanonicalExtendedJson() {
-        ChangeEvent event = new ChangeEvent(OperationType.DELETE, "app.sessions", KEY, null, T, null);
+        ChangeEvent event =
+                new ChangeEvent(OperationType.DELETE, Namespace.valueOf("app.sessions"), KEY, null, T, null);
 
         assertThat(event.documentKeyJson()).isEqualTo("{\"_id\": {\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}}");
     }
 
     @Test
     void shouldHaveNoDocumentKeyJsonWithoutDocumentKey() {
-        ChangeEvent event = new ChangeEvent(OperationType.DROP, "app.sessions", null, null, T, null);
+        ChangeEvent event = new ChangeEvent(OperationType.DROP, Namespace.valueOf("app.sessions"), null, null, T, null);
 
         assertThat(event.documentKeyJson()).isNull();
         assertThat(event.isNamespaceWide()).isTrue();
     }
 
     @Test
-    void shouldTakeDatabaseUpToTheFirstDot() {
-        assertThat(new ChangeEvent(OperationType.INSERT, "app.sessions.v2", KEY, null, T, null).database())
-                .isEqualTo("app");
-        assertThat(new ChangeEvent(OperationType.DROP_DATABASE, "app", null, null, T, null).database())
-                .isEqualTo("app");
-    }
-
-    @Test
     void shouldRejectDocumentEventWithoutDocumentKey() {
-        assertThatThrownBy(() -> new ChangeEvent(OperationType.UPDATE, "app.s", null, new BsonDocument(), T, null))
+        assertThatThrownBy(() -> new ChangeEvent(
+                        OperationType.UPDATE, Namespace.valueOf("app.s"), null, new BsonDocument(), T, null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("document key");
     }
 
     @Test
     void shouldRejectNamespaceWideEventWithDocumentKey() {
-        assertThatThrownBy(() -> new ChangeEvent(OperationType.RENAME, "app.s", KEY, null, T, null))
+        assertThatThrownBy(() -> new ChangeEvent(OperationType.RENAME, Namespace.valueOf("app.s"), KEY, null, T, null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no document key");
     }
 
     @Test
     void shouldAllowOtherEventsWithOrWithoutDocumentKey() {
-        assertThat(new ChangeEvent(OperationType.OTHER, "app.s", null, null, T, null).documentKeyJson())
+        assertThat(new ChangeEvent(OperationType.OTHER, Namespace.valueOf("app.s"), null, null, T, null)
+                        .documentKeyJson())
                 .isNull();
         assertThat(new ChangeEvent(
                                 OperationType.OTHER,
-                                "app.s",
+                                Namespace.valueOf("app.s"),
                                 new BsonDocument("_id", new BsonString("x")),
                                 null,
                                 T,
@@ -67,13 +63,14 @@ class ChangeEventTest {
 
     @Test
     void shouldRequireOperationTypeNamespaceAndEventTime() {
-        assertThatThrownBy(() -> new ChangeEvent(null, "app.s", KEY, null, T, null))
+        assertThatThrownBy(() -> new ChangeEvent(null, Namespace.valueOf("app.s"), KEY, null, T, null))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("operationType");
         assertThatThrownBy(() -> new ChangeEvent(OperationType.INSERT, null, KEY, null, T, null))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("namespace");
-        assertThatThrownBy(() -> new ChangeEvent(OperationType.INSERT, "app.s", KEY, null, null, null))
+        assertThatThrownBy(
+                        () -> new ChangeEvent(OperationType.INSERT, Namespace.valueOf("app.s"), KEY, null, null, null))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("eventTime");
     }

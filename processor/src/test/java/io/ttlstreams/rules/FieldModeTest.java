@@ -4,6 +4,7 @@ import static io.ttlstreams.rules.RuleBuilder.doc;
 import static io.ttlstreams.rules.RuleBuilder.fieldRule;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -15,7 +16,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class FieldModeTest {
 
     private static final Instant EVENT_TIME = Instant.parse("2025-06-01T00:00:00Z");
-    private static final String NS = "app.sessions";
+    private static final Namespace NS = Namespace.parse("app.sessions");
 
     private static ExpiryDecision evaluate(RuleBuilder rule, String documentJson) {
         return rule.alone().evaluate(NS, doc(documentJson), EVENT_TIME);
@@ -31,7 +32,7 @@ class FieldModeTest {
         assertThat(decision.rule()).isEqualTo("sessions");
         assertThat(decision.reason())
                 .isEqualTo("field expireAt is a date (2026-01-01T00:00:00.000Z) + 10 s (rule sessions)");
-        assertThat(decision.condition()).isEqualTo(doc("{expireAt: {$date: '2026-01-01T00:00:00Z'}}"));
+        assertThat(decision.condition()).isEqualTo(doc("{expireAt: {$eq: {$date: '2026-01-01T00:00:00Z'}}}"));
         assertThat(decision.documentTtlIgnored()).isFalse();
     }
 
@@ -50,7 +51,8 @@ class FieldModeTest {
                 "{session: {user: 'u', expiresAt: {$date: '2026-01-01T00:00:00Z'}}}");
 
         assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-01-01T00:00:10Z"));
-        assertThat(decision.condition()).isEqualTo(doc("{'session.expiresAt': {$date: '2026-01-01T00:00:00Z'}}"));
+        assertThat(decision.condition())
+                .isEqualTo(doc("{'session.expiresAt': {$eq: {$date: '2026-01-01T00:00:00Z'}}}"));
         assertThat(decision.reason()).startsWith("field session.expiresAt is a date");
     }
 
@@ -63,7 +65,8 @@ class FieldModeTest {
 
         assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-02-01T00:00:10Z"));
         assertThat(decision.condition())
-                .isEqualTo(new BsonDocument("expireAt", doc(json).get("expireAt")));
+                .isEqualTo(new BsonDocument(
+                        "expireAt", new BsonDocument("$eq", doc(json).get("expireAt"))));
         assertThat(decision.reason())
                 .isEqualTo(
                         "field expireAt is an array; its earliest is a date (2026-02-01T00:00:00.000Z) + 10 s (rule s)");
@@ -77,7 +80,7 @@ class FieldModeTest {
 
         assertThat(decision.deadline()).isEqualTo(Instant.parse("2026-02-01T00:00:10Z"));
         // No single value was found, so the delete pins the earliest one, which MongoDB matches in any element.
-        assertThat(decision.condition()).isEqualTo(doc("{'logins.at': {$date: '2026-02-01T00:00:00Z'}}"));
+        assertThat(decision.condition()).isEqualTo(doc("{'logins.at': {$eq: {$date: '2026-02-01T00:00:00Z'}}}"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -118,7 +121,7 @@ class FieldModeTest {
                 evaluate(fieldRule("s", "ttl").format(FieldFormat.fromConfigValue(format)), "{ttl: " + value + "}");
 
         assertThat(decision.deadline()).isEqualTo(Instant.parse(deadline));
-        assertThat(decision.condition()).isEqualTo(doc("{ttl: " + value + "}"));
+        assertThat(decision.condition()).isEqualTo(doc("{ttl: {$eq: " + value + "}}"));
     }
 
     @Test

@@ -4,6 +4,7 @@ import static io.ttlstreams.rules.RuleBuilder.doc;
 import static io.ttlstreams.rules.RuleBuilder.lastModifiedRule;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class LastModifiedModeTest {
 
     private static final Instant EVENT_TIME = Instant.parse("2026-01-01T00:00:00Z");
-    private static final String NS = "app.sessions";
+    private static final Namespace NS = Namespace.parse("app.sessions");
 
     /** The Cosmos DB setup of the brief: a collection default of 10 s and a per-document "ttl" field. */
     private static ExpiryDecision withTtlField(String documentJson) {
@@ -45,7 +46,7 @@ class LastModifiedModeTest {
 
         assertThat(decision.deadline()).isEqualTo(EVENT_TIME.plusSeconds(20));
         assertThat(decision.documentTtlIgnored()).isFalse();
-        assertThat(decision.condition()).isEqualTo(doc("{ttl: " + ttl + "}"));
+        assertThat(decision.condition()).isEqualTo(doc("{ttl: {$eq: " + ttl + "}}"));
         assertThat(decision.reason())
                 .isEqualTo("last modified 2026-01-01T00:00:00.000Z + 20 s from field ttl (rule cosmos)");
     }
@@ -71,7 +72,7 @@ class LastModifiedModeTest {
 
         assertThat(decision.deadline()).isEqualTo(EVENT_TIME.plusSeconds(10));
         assertThat(decision.documentTtlIgnored()).isTrue();
-        assertThat(decision.condition()).isEqualTo(doc("{ttl: " + ttl + "}"));
+        assertThat(decision.condition()).isEqualTo(doc("{ttl: {$eq: " + ttl + "}}"));
         assertThat(decision.reason())
                 .contains("+ 10 s by default; field ttl holds")
                 .contains("ignored because a TTL must be a positive int or -1");
@@ -115,7 +116,7 @@ class LastModifiedModeTest {
                 .evaluate(NS, doc("{meta: {ttl: NumberInt(30)}}"), EVENT_TIME);
 
         assertThat(decision.deadline()).isEqualTo(EVENT_TIME.plusSeconds(30));
-        assertThat(decision.condition()).isEqualTo(doc("{'meta.ttl': NumberInt(30)}"));
+        assertThat(decision.condition()).isEqualTo(doc("{'meta.ttl': {$eq: NumberInt(30)}}"));
     }
 
     @Test

@@ -7,6 +7,7 @@ import static io.ttlstreams.rules.RuleBuilder.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import java.util.List;
 import org.bson.BsonDocument;
@@ -18,15 +19,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 class TtlRulesTest {
 
     private static final Instant EVENT_TIME = Instant.parse("2026-01-01T00:00:00Z");
-    private static final String NS = "app.sessions";
+    private static final Namespace NS = Namespace.parse("app.sessions");
     private static final String EXPIRING = "{expireAt: {$date: '2026-01-01T00:01:00Z'}, status: 'active', ttl: 5}";
 
     @Test
     void shouldNeverExpireInANamespaceNoRuleCovers() {
         TtlRules rules = fieldRule("s", "expireAt").alone();
 
-        assertThat(rules.covers("app.users")).isFalse();
-        assertThat(rules.evaluate("app.users", doc(EXPIRING), EVENT_TIME))
+        assertThat(rules.evaluate(Namespace.parse("app.users"), doc(EXPIRING), EVENT_TIME))
                 .isEqualTo(ExpiryDecision.never("no rule for namespace app.users"));
     }
 
@@ -34,9 +34,8 @@ class TtlRulesTest {
     void shouldApplyADatabaseWideRuleToEachCollection() {
         TtlRules rules = fieldRule("all", "expireAt").namespace("app.*").alone();
 
-        assertThat(rules.covers("app.users")).isTrue();
-        assertThat(rules.covers("other.users")).isFalse();
-        assertThat(rules.evaluate("app.users", doc(EXPIRING), EVENT_TIME).rule())
+        assertThat(rules.evaluate(Namespace.parse("app.users"), doc(EXPIRING), EVENT_TIME)
+                        .rule())
                 .isEqualTo("all");
     }
 
@@ -63,7 +62,7 @@ class TtlRulesTest {
         ExpiryDecision decision = rules.evaluate(NS, doc(EXPIRING), EVENT_TIME);
 
         assertThat(decision.rule()).isEqualTo("by-date");
-        assertThat(decision.condition()).isEqualTo(doc("{expireAt: {$date: '2026-01-01T00:01:00Z'}}"));
+        assertThat(decision.condition()).isEqualTo(doc("{expireAt: {$eq: {$date: '2026-01-01T00:01:00Z'}}}"));
     }
 
     @Test
@@ -109,7 +108,7 @@ class TtlRulesTest {
         ExpiryDecision decision = rules.evaluate(NS, doc(EXPIRING), EVENT_TIME);
 
         assertThat(decision.condition())
-                .isEqualTo(doc("{expireAt: {$date: '2026-01-01T00:01:00Z'},"
+                .isEqualTo(doc("{expireAt: {$eq: {$date: '2026-01-01T00:01:00Z'}},"
                         + " $and: [{status: {$in: ['active', 'idle']}}]}"));
     }
 
@@ -122,7 +121,7 @@ class TtlRulesTest {
 
         ExpiryDecision decision = rules.evaluate(NS, doc(EXPIRING), EVENT_TIME);
 
-        assertThat(decision.condition()).isEqualTo(doc("{ttl: 5, $and: [{status: 'active'}]}"));
+        assertThat(decision.condition()).isEqualTo(doc("{ttl: {$eq: 5}, $and: [{status: 'active'}]}"));
     }
 
     @Test
@@ -188,7 +187,7 @@ class TtlRulesTest {
         ExpiryDecision second = rules.evaluate(NS, document, EVENT_TIME);
 
         assertThat(second.condition())
-                .isEqualTo(doc("{expireAt: {$date: '2026-01-01T00:01:00Z'}," + " $and: [{status: 'active'}]}"));
+                .isEqualTo(doc("{expireAt: {$eq: {$date: '2026-01-01T00:01:00Z'}}, $and: [{status: 'active'}]}"));
         assertThat(document).isEqualTo(doc(EXPIRING));
     }
 

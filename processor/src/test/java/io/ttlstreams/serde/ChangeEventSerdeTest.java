@@ -3,6 +3,7 @@ package io.ttlstreams.serde;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
 import java.nio.charset.StandardCharsets;
@@ -50,7 +51,12 @@ class ChangeEventSerdeTest {
         BsonDocument full = BsonDocument.parse("{\"_id\": " + idJson + ", \"n\": {\"$numberLong\": \"3\"}, "
                 + "\"expireAt\": {\"$date\": {\"$numberLong\": \"1900000000000\"}}}");
         ChangeEvent event = new ChangeEvent(
-                OperationType.UPDATE, "app.sessions", key, full, T, new BsonTimestamp(1_700_000_000, 5));
+                OperationType.UPDATE,
+                Namespace.valueOf("app.sessions"),
+                key,
+                full,
+                T,
+                new BsonTimestamp(1_700_000_000, 5));
 
         ChangeEvent back = roundTrip(event);
 
@@ -62,7 +68,7 @@ class ChangeEventSerdeTest {
     @Test
     void shouldRoundTripShardKeyFieldsInOrder() {
         BsonDocument key = BsonDocument.parse("{\"region\": \"eu\", \"_id\": {\"$numberInt\": \"1\"}}");
-        ChangeEvent event = new ChangeEvent(OperationType.DELETE, "a.b", key, null, T, null);
+        ChangeEvent event = new ChangeEvent(OperationType.DELETE, Namespace.valueOf("a.b"), key, null, T, null);
 
         assertThat(roundTrip(event).documentKeyJson())
                 .isEqualTo("{\"region\": \"eu\", \"_id\": {\"$numberInt\": \"1\"}}");
@@ -70,9 +76,9 @@ class ChangeEventSerdeTest {
 
     @Test
     void shouldRoundTripNullFields() {
-        ChangeEvent delete =
-                new ChangeEvent(OperationType.DELETE, "a.b", BsonDocument.parse("{\"_id\": 1}"), null, T, null);
-        ChangeEvent other = new ChangeEvent(OperationType.OTHER, "a.b", null, null, T, null);
+        ChangeEvent delete = new ChangeEvent(
+                OperationType.DELETE, Namespace.valueOf("a.b"), BsonDocument.parse("{\"_id\": 1}"), null, T, null);
+        ChangeEvent other = new ChangeEvent(OperationType.OTHER, Namespace.valueOf("a.b"), null, null, T, null);
 
         assertThat(roundTrip(delete)).isEqualTo(delete);
         assertThat(roundTrip(other)).isEqualTo(other);
@@ -82,10 +88,10 @@ class ChangeEventSerdeTest {
     void shouldRoundTripNamespaceWideEvents() {
         BsonTimestamp clusterTime = new BsonTimestamp(1_700_000_000, 9);
         for (ChangeEvent event : new ChangeEvent[] {
-            new ChangeEvent(OperationType.DROP, "app.sessions", null, null, T, clusterTime),
-            new ChangeEvent(OperationType.DROP_DATABASE, "app", null, null, T, clusterTime),
-            new ChangeEvent(OperationType.RENAME, "app.old", null, null, T, clusterTime),
-            new ChangeEvent(OperationType.INVALIDATE, "app.sessions", null, null, T, null)
+            new ChangeEvent(OperationType.DROP, Namespace.valueOf("app.sessions"), null, null, T, clusterTime),
+            new ChangeEvent(OperationType.DROP_DATABASE, Namespace.valueOf("app"), null, null, T, clusterTime),
+            new ChangeEvent(OperationType.RENAME, Namespace.valueOf("app.old"), null, null, T, clusterTime),
+            new ChangeEvent(OperationType.INVALIDATE, Namespace.valueOf("app.sessions"), null, null, T, null)
         }) {
             assertThat(roundTrip(event)).isEqualTo(event);
         }
@@ -102,7 +108,8 @@ class ChangeEventSerdeTest {
             Instant.MIN,
             Instant.MAX
         }) {
-            ChangeEvent event = new ChangeEvent(OperationType.DROP, "a.b", null, null, eventTime, maxClusterTime);
+            ChangeEvent event = new ChangeEvent(
+                    OperationType.DROP, Namespace.valueOf("a.b"), null, null, eventTime, maxClusterTime);
             assertThat(roundTrip(event)).isEqualTo(event);
         }
     }
@@ -111,7 +118,7 @@ class ChangeEventSerdeTest {
     void shouldWriteCanonicalExtendedJson() {
         ChangeEvent event = new ChangeEvent(
                 OperationType.DELETE,
-                "a.b",
+                Namespace.valueOf("a.b"),
                 BsonDocument.parse("{\"_id\": 1}"),
                 null,
                 T,

@@ -3,6 +3,7 @@ package io.ttlstreams.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.contract.Namespace;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -43,7 +44,7 @@ class ScheduleKeyTest {
     Path stateDir;
 
     private static Bytes ref(String id) {
-        return DocumentRef.of("app.sessions", "{\"_id\": \"" + id + "\"}");
+        return DocumentRef.of(Namespace.parse("app.sessions"), "{\"_id\": \"" + id + "\"}");
     }
 
     @Test
@@ -113,12 +114,12 @@ class ScheduleKeyTest {
     @Test
     void shouldRoundTripDeadlineAndDocumentRef() {
         for (long deadline : EDGE_DEADLINES) {
-            Bytes ref = DocumentRef.of("café.ß", "{\"_id\": {\"$numberLong\": \"" + deadline + "\"}}");
+            Bytes ref = DocumentRef.of(Namespace.parse("café.ß"), "{\"_id\": {\"$numberLong\": \"" + deadline + "\"}}");
             Bytes key = ScheduleKey.of(deadline, ref);
 
             assertThat(ScheduleKey.deadlineOf(key)).isEqualTo(deadline);
             assertThat(ScheduleKey.documentRefOf(key)).isEqualTo(ref);
-            assertThat(DocumentRef.namespaceOf(ScheduleKey.documentRefOf(key))).isEqualTo("café.ß");
+            assertThat(DocumentRef.namespaceOf(ScheduleKey.documentRefOf(key))).isEqualTo(Namespace.parse("café.ß"));
         }
     }
 
@@ -128,7 +129,8 @@ class ScheduleKeyTest {
 
         // The highest first bytes UTF-8 text can have: U+FFFF (EF BF BF) and supplementary characters (F4 ...).
         for (String namespace : new String[] {"\uFFFF.x", "\uDBFF\uDFFF.x", "z.z"}) {
-            assertThat(bound.compareTo(ScheduleKey.of(Long.MAX_VALUE, DocumentRef.of(namespace, "{}"))))
+            assertThat(bound.compareTo(
+                            ScheduleKey.of(Long.MAX_VALUE, DocumentRef.of(Namespace.parse(namespace), "{}"))))
                     .isPositive();
         }
     }

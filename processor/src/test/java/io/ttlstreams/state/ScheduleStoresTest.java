@@ -2,6 +2,7 @@ package io.ttlstreams.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import java.nio.file.Path;
@@ -67,7 +68,7 @@ class ScheduleStoresTest {
             KeyValueStore<Bytes, IndexEntry> index = harness.store(ScheduleStores.INDEX);
             KeyValueStore<String, Long> epochs = harness.store(ScheduleStores.NAMESPACE_EPOCHS);
             String documentKey = "{\"_id\": \"d1\"}";
-            Bytes ref = DocumentRef.of("app.sessions", documentKey);
+            Bytes ref = DocumentRef.of(Namespace.parse("app.sessions"), documentKey);
             Instant deadline = Instant.ofEpochMilli(1_900_000_000_000L);
             ScheduleEntry entry = new ScheduleEntry("sessions", java.nio.ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}));
             IndexEntry indexEntry = new IndexEntry(deadline, 42L);

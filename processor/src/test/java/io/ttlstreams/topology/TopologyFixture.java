@@ -1,7 +1,8 @@
 package io.ttlstreams.topology;
 
 import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.processor.DeleteCommand;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.processor.ScheduleEntries;
 import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.IndexEntry;
@@ -120,9 +121,9 @@ final class TopologyFixture implements AutoCloseable {
         BsonDocument key = new BsonDocument("_id", id);
         new ExpirySchedule(scheduleStore(), indexStore())
                 .put(
-                        DocumentRef.of(namespace, ChangeEvents.key(id)),
+                        DocumentRef.of(Namespace.parse(namespace), ChangeEvents.key(id)),
                         deadline.toEpochMilli(),
-                        DeleteCommand.scheduleEntry(
+                        ScheduleEntries.scheduleEntry(
                                 key,
                                 new BsonDocument("expireAt", new BsonDateTime(deadline.toEpochMilli())),
                                 "sessions"),

@@ -6,6 +6,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import io.ttlstreams.contract.Namespace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,13 +27,11 @@ final class DeletionCounter implements AutoCloseable {
     private final List<MongoChangeStreamCursor<ChangeStreamDocument<Document>>> cursors = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
 
-    DeletionCounter(String connectionString, List<String> namespaces) {
+    DeletionCounter(String connectionString, List<Namespace> namespaces) {
         this.client = MongoClients.create(connectionString);
-        for (String namespace : namespaces) {
-            int dot = namespace.indexOf('.');
-            MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = client.getDatabase(
-                            namespace.substring(0, dot))
-                    .getCollection(namespace.substring(dot + 1))
+        for (Namespace namespace : namespaces) {
+            MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = client.getDatabase(namespace.database())
+                    .getCollection(namespace.collection())
                     .watch(List.of(Aggregates.match(Filters.eq("operationType", "delete"))))
                     .cursor();
             cursors.add(cursor);

@@ -2,6 +2,7 @@ package io.ttlstreams.embedded.app;
 
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.EmbeddedStack;
 import io.ttlstreams.rules.TtlRule;
 import java.nio.file.Path;
@@ -58,13 +59,10 @@ public final class EmbeddedPipeline implements AutoCloseable {
      * topics (the stand-in watches one collection per connector, so a {@code db.*} rule needs its
      * collections named through {@code ttl.source.topics}).
      */
-    static Set<String> watchedNamespaces(TtlStreamsConfig config) {
-        Set<String> namespaces = new LinkedHashSet<>();
+    static Set<Namespace> watchedNamespaces(TtlStreamsConfig config) {
+        Set<Namespace> namespaces = new LinkedHashSet<>();
         for (TtlRule rule : config.rules().rules()) {
-            if (rule.namespace().collection() != null) {
-                namespaces.add(
-                        rule.namespace().database() + "." + rule.namespace().collection());
-            }
+            rule.namespace().exactNamespace().ifPresent(namespaces::add);
         }
         for (String topic : config.sourceTopics()) {
             config.topicNamespaceMapping().namespaceOf(topic).ifPresent(namespaces::add);

@@ -1,0 +1,106 @@
+package io.ttlstreams.state;
+
+import io.ttlstreams.contract.CanonicalJson;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.bson.BsonDocument;
+
+/**
+ * Read-only questions to the schedule of one instance, for operators (interactive queries over the {@link
+ * ScheduleStores#SCHEDULE} and {@link ScheduleStores#INDEX} stores): when does this document expire, and how many
+ * documents expire in each upcoming time bucket. The answers cover the tasks this instance owns.
+ */
+public final class ScheduleQueries {
+
+    private ScheduleQueries() {}
+
+    /**
+     * One document's entry in the schedule.
+     *
+     * @param namespace the document's collection
+     * @param documentKey the document key
+     * @param deadline when the document expires
+     * @param rule the rule that set the deadline
+     */
+    public record ScheduledDocument(Namespace namespace, BsonDocument documentKey, Instant deadline, String rule) {}
+
+    /** The document's entry; empty when it is not scheduled here. */
+    public static Optional<ScheduledDocument> find(
+            ReadOnlyKeyValueStore<Bytes, IndexEntry> index,
+            ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
+            Namespace namespace,
+            BsonDocument documentKey) {
+        Bytes ref = DocumentRef.of(namespace, CanonicalJson.of(documentKey));
+        IndexEntry position = index.get(ref);
+        if (position == null) {
+            return Optional.empty();
+        }
+        long deadline = position.getDeadline().toEpochMilli();
+        ScheduleEntry entry = schedule.get(ScheduleKey.of(deadline, ref));
+        if (entry == null) {
+            return Optional.empty(); // moved between the two reads
+        }
+        return Optional.of(
+                new ScheduledDocument(namespace, documentKey, Instant.ofEpochMilli(deadline), entry.getRule()));
+    }
+
+    /**
+     * How many documents expire in each bucket of {@code bucketMillis} from {@code fromMillis} (inclusive) to {@code
+     * toMillis} (exclusive), keyed by bucket start; buckets without documents are left out. The scan is a range over
+     * the schedule's key order and stops after {@code maxEntries} entries, so that a huge schedule cannot make one
+     * question expensive; {@link Histogram#complete()} tells whether it stopped early.
+     *
+     * @param namespace only this collection's documents; empty for all
+     */
+    public static Histogram upcoming(
+            ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
+            long fromMillis,
+            long toMillis,
+            long bucketMillis,
+            Optional<Namespace> namespace,
+            long maxEntries) {
+        if (bucketMillis <= 0 || toMillis <= fromMillis) {
+            throw new IllegalArgumentException("Need bucketMillis > 0 and toMillis > fromMillis");
+        }
+        Objects.requireNonNull(namespace, "namespace");
+        SortedMap<Long, Long> counts = new TreeMap<>();
+        long scanned = 0;
+        try (KeyValueIterator<Bytes, ScheduleEntry> entries =
+                schedule.range(ScheduleKey.lowerBound(fromMillis), ScheduleKey.dueUpperBound(toMillis - 1))) {
+            while (entries.hasNext()) {
+                if (scanned == maxEntries) {
+                    return new Histogram(counts, false);
+                }
+                KeyValue<Bytes, ScheduleEntry> entry = entries.next();
+                scanned++;
+                if (namespace.isPresent()
+                        && !DocumentRef.namespaceOf(ScheduleKey.documentRefOf(entry.key))
+                                .equals(namespace.get())) {
+                    continue;
+                }
+                long deadline = ScheduleKey.deadlineOf(entry.key);
+                long bucket = fromMillis + Math.floorDiv(deadline - fromMillis, bucketMillis) * bucketMillis;
+                counts.merge(bucket, 1L, Long::sum);
+            }
+        }
+        return new Histogram(counts, true);
+    }
+
+    /**
+     * Documents per bucket.
+     *
+     * @param counts bucket start (epoch milliseconds) to the number of documents expiring in it
+     * @param complete false when the scan stopped at its entry limit, so later buckets are undercounted
+     */
+    public record Histogram(SortedMap<Long, Long> counts, boolean complete) {}
+}

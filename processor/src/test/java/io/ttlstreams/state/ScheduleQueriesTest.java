@@ -1,0 +1,91 @@
+package io.ttlstreams.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ttlstreams.contract.CanonicalJson;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.processor.ScheduleEntries;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ScheduleQueriesTest {
+
+    private static final Namespace SESSIONS = Namespace.parse("app.sessions");
+    private static final Namespace EVENTS = Namespace.parse("app.events");
+
+    @TempDir
+    Path stateDir;
+
+    private StoreHarness harness;
+    private KeyValueStore<Bytes, ScheduleEntry> schedule;
+    private KeyValueStore<Bytes, IndexEntry> index;
+
+    @BeforeEach
+    void openStores() {
+        harness = new StoreHarness(stateDir, ScheduleStores.schedule(), ScheduleStores.index());
+        schedule = harness.store(ScheduleStores.SCHEDULE);
+        index = harness.store(ScheduleStores.INDEX);
+    }
+
+    @AfterEach
+    void closeStores() {
+        harness.close();
+    }
+
+    private void schedule(Namespace namespace, int id, long deadline) {
+        BsonDocument key = new BsonDocument("_id", new BsonInt32(id));
+        new ExpirySchedule(schedule, index)
+                .put(
+                        DocumentRef.of(namespace, CanonicalJson.of(key)),
+                        deadline,
+                        ScheduleEntries.scheduleEntry(key, new BsonDocument(), "r-" + namespace.collection()),
+                        null);
+    }
+
+    @Test
+    void shouldFindAScheduledDocumentAndNothingForOthers() {
+        schedule(SESSIONS, 1, 5_000);
+
+        assertThat(ScheduleQueries.find(index, schedule, SESSIONS, new BsonDocument("_id", new BsonInt32(1))))
+                .hasValueSatisfying(found -> {
+                    assertThat(found.deadline()).isEqualTo(Instant.ofEpochMilli(5_000));
+                    assertThat(found.rule()).isEqualTo("r-sessions");
+                });
+        assertThat(ScheduleQueries.find(index, schedule, EVENTS, new BsonDocument("_id", new BsonInt32(1))))
+                .isEmpty();
+        assertThat(ScheduleQueries.find(index, schedule, SESSIONS, new BsonDocument("_id", new BsonString("1"))))
+                .isEmpty();
+    }
+
+    @Test
+    void shouldCountUpcomingExpiriesPerBucketWithinTheRange() {
+        schedule(SESSIONS, 1, 999); // before the range
+        schedule(SESSIONS, 2, 1_000);
+        schedule(SESSIONS, 3, 1_999);
+        schedule(EVENTS, 4, 2_500);
+        schedule(SESSIONS, 5, 4_000); // at the exclusive end
+
+        assertThat(ScheduleQueries.upcoming(schedule, 1_000, 4_000, 1_000, Optional.empty(), 100))
+                .isEqualTo(
+                        new ScheduleQueries.Histogram(new java.util.TreeMap<>(Map.of(1_000L, 2L, 2_000L, 1L)), true));
+        assertThat(ScheduleQueries.upcoming(schedule, 1_000, 4_000, 1_000, Optional.of(EVENTS), 100)
+                        .counts())
+                .containsExactly(Map.entry(2_000L, 1L));
+        assertThat(ScheduleQueries.upcoming(schedule, 1_000, 4_000, 1_000, Optional.empty(), 2)
+                        .complete())
+                .isFalse();
+    }
+}
