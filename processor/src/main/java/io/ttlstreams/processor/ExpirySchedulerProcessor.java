@@ -258,6 +258,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         }
         emitted.record();
         expiryLag.record(now - deadline, now);
+        settings.listener().emitted(entry.getRule(), now - deadline);
     }
 
     private String eventJson(ChangeEvent event) {

@@ -16,6 +16,7 @@ import java.util.function.LongSupplier;
  * @param maxDeletesPerSecond throttle per task; empty means unthrottled
  * @param auditEnabled whether an {@code ExpiryEvent} is emitted beside each delete command
  * @param nanoClock measures a punctuation's own duration; {@link System#nanoTime} outside tests
+ * @param listener hears emissions, for metrics kept outside Kafka Streams
  */
 public record SchedulerSettings(
         TtlRules rules,
@@ -24,7 +25,8 @@ public record SchedulerSettings(
         Duration maxDurationPerPunctuation,
         OptionalDouble maxDeletesPerSecond,
         boolean auditEnabled,
-        LongSupplier nanoClock) {
+        LongSupplier nanoClock,
+        ExpiryListener listener) {
 
     /** Settings from the application configuration. */
     public static SchedulerSettings from(TtlStreamsConfig config) {
@@ -35,7 +37,8 @@ public record SchedulerSettings(
                 config.punctuateMaxDuration(),
                 config.maxDeletesPerSecond(),
                 config.auditTopic().isPresent(),
-                System::nanoTime);
+                System::nanoTime,
+                ExpiryListener.NONE);
     }
 
     /** The same settings measuring punctuation time with another clock (tests). */
@@ -47,6 +50,20 @@ public record SchedulerSettings(
                 maxDurationPerPunctuation,
                 maxDeletesPerSecond,
                 auditEnabled,
-                clock);
+                clock,
+                listener);
+    }
+
+    /** The same settings reporting emissions to {@code listener}. */
+    public SchedulerSettings withListener(ExpiryListener listener) {
+        return new SchedulerSettings(
+                rules,
+                punctuateInterval,
+                maxEntriesPerPunctuation,
+                maxDurationPerPunctuation,
+                maxDeletesPerSecond,
+                auditEnabled,
+                nanoClock,
+                listener);
     }
 }
