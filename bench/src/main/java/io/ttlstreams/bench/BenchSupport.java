@@ -3,10 +3,13 @@ package io.ttlstreams.bench;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.ScheduleEntries;
+import io.ttlstreams.rules.ExpiryDecision;
+import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
+import io.ttlstreams.state.ScheduleKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
@@ -74,6 +77,9 @@ final class BenchSupport {
         return new TtlStreamsConfig(props);
     }
 
+    /** The benchmarks' rules: one field rule on {@value #NAMESPACE}'s expireAt, as {@link #config} sets them. */
+    private static final TtlRules RULES = config(Map.of()).rules();
+
     /** The n-th document's _id: a deterministic ObjectId, the commonest MongoDB key. */
     static BsonValue id(long n) {
         return new BsonObjectId(new ObjectId(String.format("%024x", n)));
@@ -94,13 +100,17 @@ final class BenchSupport {
             long id,
             long deadlineMs) {
         long clusterTime = (START.getEpochSecond() << 32) | (id & 0xFFFF_FFFFL);
+        Namespace namespace = Namespace.parse(NAMESPACE);
         BsonDocument key = new BsonDocument("_id", id(id));
+        BsonDocument document = key.clone().append("expireAt", new BsonDateTime(deadlineMs));
+        ExpiryDecision decision = RULES.evaluate(namespace, document, START);
         new ExpirySchedule(schedule, index)
                 .put(
-                        DocumentRef.of(Namespace.parse(NAMESPACE), keyJson(id)),
-                        deadlineMs,
-                        ScheduleEntries.scheduleEntry(
-                                key, new BsonDocument("expireAt", new BsonDateTime(deadlineMs)), RULE),
+                        DocumentRef.of(namespace, key),
+                        null,
+                        ScheduleKey.Timeline.DEADLINES,
+                        decision.deadline().toEpochMilli(),
+                        ScheduleEntries.of(decision, RULES.rule(decision.rule()).orElseThrow()),
                         clusterTime);
     }
 

@@ -2,7 +2,7 @@ package io.ttlstreams.app;
 
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.state.ScheduleQueries;
 import io.ttlstreams.state.ScheduleStores;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -19,7 +19,6 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
@@ -30,8 +29,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  */
 final class StatusReporter implements AutoCloseable {
 
-    /** Counting the due range stops here: a status line must stay cheap even during a huge backlog. */
-    private static final long DUE_COUNT_CAP = 1_000_000;
+    /** Counting stops here: a status line must stay cheap even during a huge backlog. */
+    private static final long COUNT_CAP = 1_000_000;
 
     private final KafkaStreams streams;
     private final PrintStream out;
@@ -65,14 +64,20 @@ final class StatusReporter implements AutoCloseable {
                 .ifPresent(store -> line.append(" scheduled=")
                         .append(store.approximateNumEntries())
                         .append(" due=")
-                        .append(countDue(store)));
+                        .append(ScheduleQueries.due(store, clock.millis(), COUNT_CAP))
+                        .append(" awaiting=")
+                        .append(ScheduleQueries.awaitingConfirmation(store, COUNT_CAP)));
         line.append(String.format(" deletes-emitted=%.0f", sum(metrics, TtlMetrics.EMITTED + "-total")));
         deleted.get().ifPresent(count -> line.append(" deleted=").append(count));
         line.append(String.format(
-                " dead-lettered=%.0f expiry-lag-ms p50=%.0f p99=%.0f",
+                " confirmed=%.0f unconfirmed=%.0f dead-lettered=%.0f expiry-lag-ms p50=%.0f p99=%.0f"
+                        + " confirmed-lag-ms p99=%.0f",
+                sum(metrics, TtlMetrics.CONFIRMED + "-total"),
+                sum(metrics, TtlMetrics.UNCONFIRMED + "-total"),
                 sum(metrics, TtlMetrics.DEAD_LETTERED + "-total"),
                 max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p50"),
-                max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p99")));
+                max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p99"),
+                max(metrics, TtlMetrics.CONFIRMED_LAG_MS + "-p99")));
         return line.toString();
     }
 
@@ -86,18 +91,6 @@ final class StatusReporter implements AutoCloseable {
         } catch (RuntimeException e) {
             return Optional.empty(); // rebalancing: the next line will tell
         }
-    }
-
-    private long countDue(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> store) {
-        long count = 0;
-        try (KeyValueIterator<Bytes, ScheduleEntry> due =
-                store.range(ScheduleKey.lowest(), ScheduleKey.dueUpperBound(clock.millis()))) {
-            while (due.hasNext() && count < DUE_COUNT_CAP) {
-                due.next();
-                count++;
-            }
-        }
-        return count;
     }
 
     private static double sum(Map<MetricName, ? extends Metric> metrics, String name) {

@@ -35,8 +35,13 @@ final class TopicProvisioner {
         this.admin = admin;
     }
 
-    /** Creates missing topics and widens the control topic where needed. */
-    void provision(TtlStreamsConfig config) throws InterruptedException {
+    /**
+     * Creates missing topics and widens the control topic where needed.
+     *
+     * @return the number of tasks that share the work: the largest partition count of the source and control
+     *     topics, which Kafka Streams co-partitions into one task per partition
+     */
+    int provision(TtlStreamsConfig config) throws InterruptedException {
         Set<String> plain = new LinkedHashSet<>(config.sourceTopics());
         plain.add(config.deleteTopic());
         plain.add(config.dlqTopic());
@@ -57,6 +62,9 @@ final class TopicProvisioner {
                     .all()
                     .get());
         }
+        return existing.isEmpty()
+                ? sourcePartitions
+                : Math.max(sourcePartitions, existing.get(control).partitions().size());
     }
 
     private void createMissing(Set<String> topics, Optional<Integer> partitions) throws InterruptedException {

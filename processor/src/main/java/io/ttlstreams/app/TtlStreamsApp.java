@@ -1,10 +1,14 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.rules.TtlMode;
+import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.topology.TtlTopology;
 import java.time.Duration;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.streams.KafkaStreams;
@@ -21,6 +25,10 @@ public final class TtlStreamsApp implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TtlStreamsApp.class);
 
+    /** The race window a rule without a renewal witness leaves, as measured (README, "last-modified" rules). */
+    private static final String MEASURED_PIPELINE_LATENCY =
+            "measured on the embedded stack at 0.5 s median and up" + " to 2 s";
+
     private final TtlStreamsConfig config;
     private final KafkaStreams streams;
 
@@ -32,16 +40,49 @@ public final class TtlStreamsApp implements AutoCloseable {
     public TtlStreamsApp(TtlStreamsConfig config) throws InterruptedException {
         this.config = config;
         Properties props = config.streamsProperties();
+        int partitions;
         try (Admin admin = Admin.create(props)) {
-            new TopicProvisioner(admin).provision(config);
+            partitions = new TopicProvisioner(admin).provision(config);
         }
-        this.streams = new KafkaStreams(TtlTopology.build(config), props);
+        config.maxDeletesPerSecond().ifPresent(limit -> {
+            if (limit < partitions) {
+                throw new ConfigException(
+                        TtlStreamsConfig.MAX_DELETES_PER_SECOND_CONFIG,
+                        limit,
+                        "The source topics"
+                                + " have " + partitions
+                                + " partitions, each a task with its own whole share of the limit:"
+                                + " it must be at least " + partitions);
+            }
+        });
+        this.streams = new KafkaStreams(TtlTopology.build(config, partitions), props);
+        warnAboutRulesWithoutWitness(config);
         // A failing stream thread is replaced rather than left dead: its tasks move to the new thread
         // and resume from the last commit, which exactly-once makes safe.
         streams.setUncaughtExceptionHandler(e -> {
             LOG.error("Stream thread failed; replacing it", e);
             return StreamThreadExceptionResponse.REPLACE_THREAD;
         });
+    }
+
+    /**
+     * A last-modified rule without {@code modified.field} cannot tell a renewal that the processor has not seen yet
+     * from no renewal: the race is inherent, and users should know its size before they rely on it.
+     */
+    private static void warnAboutRulesWithoutWitness(TtlStreamsConfig config) {
+        for (TtlRule rule : config.rules().rules()) {
+            if (rule.mode() == TtlMode.LAST_MODIFIED && rule.modifiedField() == null) {
+                LOG.warn(
+                        "Rule {} counts from the last modification but has no {}{}: a document modified while its"
+                                + " delete command is on its way (the pipeline's latency: source connector, processor"
+                                + " and sink, {}) can be deleted although it was just renewed. Name a field that"
+                                + " changes on every write (an updatedAt date, a version number) to close the race.",
+                        rule.name(),
+                        RuleConfig.prefix(rule.name()),
+                        RuleConfig.MODIFIED_FIELD_CONFIG,
+                        MEASURED_PIPELINE_LATENCY);
+            }
+        }
     }
 
     /** Starts processing. */

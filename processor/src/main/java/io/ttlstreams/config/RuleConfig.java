@@ -63,6 +63,13 @@ public final class RuleConfig {
             + " overrides expire.after.seconds for its document, as Cosmos DB's ttl does. A positive 32-bit integer"
             + " (also as a long or a whole double) applies; -1 never expires; any other value is ignored and counted.";
 
+    public static final String MODIFIED_FIELD_CONFIG = "modified.field";
+    public static final String MODIFIED_FIELD_DOC = "Last-modified mode only: a field that changes on every write (an"
+            + " updatedAt date or a version number, as Mongoose timestamps or an optimistic-lock counter keep it). Its"
+            + " exact value joins the delete filter, so a modification made after the deadline was computed makes the"
+            + " delete miss. Without it, a document modified while its delete command is on its way can be deleted"
+            + " although it was just renewed. A resync counts from it when it holds a date.";
+
     /**
      * Options that only one mode uses; setting them for the other is a mistake worth stopping for. A list, so that
      * the first of several mistakes is reported the same way every time.
@@ -70,7 +77,8 @@ public final class RuleConfig {
     private static final List<Map.Entry<String, TtlMode>> MODE_SPECIFIC = List.of(
             Map.entry(FIELD_CONFIG, TtlMode.FIELD),
             Map.entry(FIELD_FORMAT_CONFIG, TtlMode.FIELD),
-            Map.entry(DOCUMENT_TTL_FIELD_CONFIG, TtlMode.LAST_MODIFIED));
+            Map.entry(DOCUMENT_TTL_FIELD_CONFIG, TtlMode.LAST_MODIFIED),
+            Map.entry(MODIFIED_FIELD_CONFIG, TtlMode.LAST_MODIFIED));
 
     private RuleConfig() {}
 
@@ -135,7 +143,8 @@ public final class RuleConfig {
                 expireAfterSeconds == null ? 0 : expireAfterSeconds,
                 FieldFormat.fromConfigValue(config.getString(prefix + FIELD_FORMAT_CONFIG)),
                 partialFilter == null ? null : parsePartialFilter(partialFilter),
-                optional(config.getString(prefix + DOCUMENT_TTL_FIELD_CONFIG)));
+                optional(config.getString(prefix + DOCUMENT_TTL_FIELD_CONFIG)),
+                optional(config.getString(prefix + MODIFIED_FIELD_CONFIG)));
     }
 
     /**
@@ -190,7 +199,8 @@ public final class RuleConfig {
                         null,
                         fieldPath,
                         Importance.MEDIUM,
-                        DOCUMENT_TTL_FIELD_DOC);
+                        DOCUMENT_TTL_FIELD_DOC)
+                .define(MODIFIED_FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.MEDIUM, MODIFIED_FIELD_DOC);
     }
 
     /** Worded like Kafka's own error for an option without a default. */

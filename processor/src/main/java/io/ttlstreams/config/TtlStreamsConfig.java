@@ -11,10 +11,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -78,16 +79,36 @@ public final class TtlStreamsConfig extends AbstractConfig {
             + " looks for due documents; the main contributor to deletion latency.";
 
     public static final String PUNCTUATE_MAX_ENTRIES_CONFIG = "ttl.punctuate.max.entries";
-    public static final String PUNCTUATE_MAX_ENTRIES_DOC = "At most this many delete commands per punctuation, so"
-            + " that a backlog does not stall the task's other work.";
+    public static final String PUNCTUATE_MAX_ENTRIES_DOC = "At most this many schedule entries handled (delete"
+            + " commands emitted or retried) per punctuation and task; with the time budget, what bounds how long a"
+            + " mass expiry holds the task's other work.";
 
     public static final String PUNCTUATE_MAX_DURATION_MS_CONFIG = "ttl.punctuate.max.duration.ms";
-    public static final String PUNCTUATE_MAX_DURATION_MS_DOC =
-            "Time budget of one punctuation in milliseconds; the" + " rest of a backlog waits for the next one.";
+    public static final String PUNCTUATE_MAX_DURATION_MS_DOC = "Time budget of one punctuation in milliseconds; the"
+            + " rest of a backlog waits for the next one. Under exactly-once it must stay below half the producer's"
+            + " transaction.timeout.ms (10 s in Kafka Streams), or a long punctuation would abort its transaction;"
+            + " start-up refuses a larger value.";
 
     public static final String MAX_DELETES_PER_SECOND_CONFIG = "ttl.max.deletes.per.second";
-    public static final String MAX_DELETES_PER_SECOND_DOC = "Throttle per task: at most this many delete commands per"
-            + " second, to spare the database when a mass expiry comes due. Unset: unthrottled.";
+    public static final String MAX_DELETES_PER_SECOND_DOC = "Throttle for the whole application: at most this many"
+            + " delete commands (retries included) in any one-second window, to spare the database when a mass expiry"
+            + " comes due. Each task gets a whole share by its partition (the shares add up to this number), so it"
+            + " must be at least the number of source partitions; start-up refuses a smaller value. Unset:"
+            + " unthrottled.";
+
+    public static final String CONFIRM_TIMEOUT_MS_CONFIG = "ttl.confirm.timeout.ms";
+    public static final String CONFIRM_TIMEOUT_MS_DOC = "How long, in milliseconds, a delete command awaits the change"
+            + " stream's delete event before it is emitted again (same filter); each further wait doubles, up to an"
+            + " hour.";
+
+    public static final String CONFIRM_MAX_ATTEMPTS_CONFIG = "ttl.confirm.max.attempts";
+    public static final String CONFIRM_MAX_ATTEMPTS_DOC = "Delete commands emitted for one document, the first"
+            + " included, before ttl-streams gives up on it: counted as deletes-unconfirmed, logged at WARN and"
+            + " audited as UNCONFIRMED.";
+
+    public static final String DRY_RUN_CONFIG = "ttl.dry.run";
+    public static final String DRY_RUN_DOC = "Schedule and audit as usual but emit no delete command (audit outcome"
+            + " DRY_RUN), so that a new rule can be watched before it deletes anything.";
 
     public static final String CONNECT_URL_CONFIG = "ttl.connect.url";
     public static final String CONNECT_URL_DOC =
@@ -108,6 +129,9 @@ public final class TtlStreamsConfig extends AbstractConfig {
     public static final String EMBEDDED_DATA_DIR_CONFIG = "embedded.data.dir";
     public static final String EMBEDDED_DATA_DIR_DOC = "Embedded stack: directory for the broker's and Connect's data;"
             + " empty for a fresh temporary directory.";
+
+    /** The producer's {@code transaction.timeout.ms} Kafka Streams sets under exactly-once. */
+    private static final long STREAMS_TRANSACTION_TIMEOUT_MS = 10_000;
 
     /** Kafka Streams' {@code application.id} unless the configuration sets one. */
     public static final String DEFAULT_APPLICATION_ID = "ttl-streams";
@@ -134,6 +158,37 @@ public final class TtlStreamsConfig extends AbstractConfig {
         this.topicNamespaceMapping = new TopicNamespaceMapping(
                 parseNamespaceMap(getList(SOURCE_TOPIC_NAMESPACE_MAP_CONFIG)), getString(SOURCE_TOPIC_PREFIX_CONFIG));
         this.sourceTopics = deriveSourceTopics();
+        checkPunctuationFitsTransactions();
+    }
+
+    /**
+     * Under exactly-once, a punctuation runs inside the task's open transaction: one that outlasts the producer's
+     * {@code transaction.timeout.ms} gets it aborted by the broker, and the emitted commands with it. Half the timeout
+     * leaves room for the records processed around it.
+     */
+    private void checkPunctuationFitsTransactions() {
+        Properties streams = streamsProperties();
+        if (StreamsConfig.AT_LEAST_ONCE.equals(streams.getProperty(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {
+            return;
+        }
+        String timeout = streams.getProperty(
+                StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
+                streams.getProperty(
+                        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, String.valueOf(STREAMS_TRANSACTION_TIMEOUT_MS)));
+        long transactionTimeoutMs;
+        try {
+            transactionTimeoutMs = Long.parseLong(timeout.trim());
+        } catch (NumberFormatException e) {
+            throw new ConfigException(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, timeout, "Not a number");
+        }
+        long budget = getLong(PUNCTUATE_MAX_DURATION_MS_CONFIG);
+        if (budget * 2 > transactionTimeoutMs) {
+            throw new ConfigException(
+                    PUNCTUATE_MAX_DURATION_MS_CONFIG,
+                    budget,
+                    "Under exactly-once a punctuation must end well within the transaction timeout: at most half of"
+                            + " the producer's transaction.timeout.ms (" + transactionTimeoutMs + " ms)");
+        }
     }
 
     /**
@@ -202,10 +257,25 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return Duration.ofMillis(getLong(PUNCTUATE_MAX_DURATION_MS_CONFIG));
     }
 
-    /** The per-task delete throttle; empty when unthrottled. */
-    public OptionalDouble maxDeletesPerSecond() {
-        Double limit = getDouble(MAX_DELETES_PER_SECOND_CONFIG);
-        return limit == null ? OptionalDouble.empty() : OptionalDouble.of(limit);
+    /** The application-wide delete throttle; empty when unthrottled. */
+    public OptionalInt maxDeletesPerSecond() {
+        Integer limit = getInt(MAX_DELETES_PER_SECOND_CONFIG);
+        return limit == null ? OptionalInt.empty() : OptionalInt.of(limit);
+    }
+
+    /** How long a delete command first awaits confirmation. */
+    public Duration confirmTimeout() {
+        return Duration.ofMillis(getLong(CONFIRM_TIMEOUT_MS_CONFIG));
+    }
+
+    /** Delete commands emitted for one document before giving up. */
+    public int confirmMaxAttempts() {
+        return getInt(CONFIRM_MAX_ATTEMPTS_CONFIG);
+    }
+
+    /** Whether delete commands are suppressed. */
+    public boolean dryRun() {
+        return getBoolean(DRY_RUN_CONFIG);
     }
 
     /** The Kafka Connect REST URL whose connectors ttl-streams manages; empty for none. */
@@ -332,24 +402,39 @@ public final class TtlStreamsConfig extends AbstractConfig {
                 .define(
                         PUNCTUATE_MAX_ENTRIES_CONFIG,
                         Type.INT,
-                        10_000,
+                        100_000,
                         Range.atLeast(1),
                         Importance.LOW,
                         PUNCTUATE_MAX_ENTRIES_DOC)
                 .define(
                         PUNCTUATE_MAX_DURATION_MS_CONFIG,
                         Type.LONG,
-                        50L,
+                        1_000L,
                         Range.atLeast(1),
                         Importance.LOW,
                         PUNCTUATE_MAX_DURATION_MS_DOC)
                 .define(
                         MAX_DELETES_PER_SECOND_CONFIG,
-                        Type.DOUBLE,
+                        Type.INT,
                         null,
-                        Validators.nullOr(Validators.positiveFinite()),
+                        Validators.nullOr(Range.atLeast(1)),
                         Importance.MEDIUM,
-                        MAX_DELETES_PER_SECOND_DOC);
+                        MAX_DELETES_PER_SECOND_DOC)
+                .define(
+                        CONFIRM_TIMEOUT_MS_CONFIG,
+                        Type.LONG,
+                        30_000L,
+                        Range.atLeast(1),
+                        Importance.MEDIUM,
+                        CONFIRM_TIMEOUT_MS_DOC)
+                .define(
+                        CONFIRM_MAX_ATTEMPTS_CONFIG,
+                        Type.INT,
+                        10,
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        CONFIRM_MAX_ATTEMPTS_DOC)
+                .define(DRY_RUN_CONFIG, Type.BOOLEAN, false, null, Importance.MEDIUM, DRY_RUN_DOC);
         new Group(definition, CONNECT_GROUP)
                 .define(
                         CONNECT_URL_CONFIG,

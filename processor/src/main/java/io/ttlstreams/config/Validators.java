@@ -83,16 +83,6 @@ final class Validators {
                 "distinct Kafka topic names", value -> distinct((List<?>) value).forEach(Validators::checkTopic));
     }
 
-    /** A finite number above zero. */
-    static ConfigDef.Validator positiveFinite() {
-        return of("a number > 0", value -> {
-            double number = (Double) value;
-            if (!(number > 0) || Double.isInfinite(number)) {
-                throw new IllegalArgumentException("Must be a finite number above 0");
-            }
-        });
-    }
-
     /** An absolute http or https URL. */
     static ConfigDef.Validator httpUrl() {
         return of("an http(s) URL", value -> {

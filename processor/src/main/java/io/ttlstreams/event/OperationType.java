@@ -16,6 +16,11 @@ public enum OperationType {
     DROP_DATABASE("dropDatabase"),
     RENAME("rename"),
     INVALIDATE("invalidate"),
+    /**
+     * Not MongoDB's: a document as {@code ttl-streams resync} read it, published beside the change events to fill what
+     * the change stream missed. Treated as an update, unless it is older than the latest change already applied.
+     */
+    RESYNC("resync"),
     /** Any other operation (createIndexes, create, modify, ...): parsed, then ignored by the processor. */
     OTHER(null);
 
@@ -45,6 +50,6 @@ public enum OperationType {
 
     /** Whether the operation concerns one document, which the engine must then be able to identify. */
     boolean requiresDocumentKey() {
-        return this == INSERT || this == UPDATE || this == REPLACE || this == DELETE;
+        return this == INSERT || this == UPDATE || this == REPLACE || this == DELETE || this == RESYNC;
     }
 }

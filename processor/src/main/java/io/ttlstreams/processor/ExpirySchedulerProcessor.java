@@ -1,23 +1,33 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
 import io.ttlstreams.rules.ExpiryDecision;
+import io.ttlstreams.rules.TtlMode;
+import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.schema.ExpiryEvent;
+import io.ttlstreams.schema.ExpiryOutcome;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.serde.ChangeEventSerde;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.topology.TtlTopology;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -27,63 +37,86 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the expiry schedule and emits delete commands when deadlines pass.
+ * Keeps the expiry schedule, emits delete commands when deadlines pass, and follows each command until the change
+ * stream confirms the delete.
  *
- * <p>For each document event it evaluates the TTL rules on the current document (latest value wins)
- * and moves the document's single schedule entry: the {@code index} store says where the old entry
- * is, so an update reschedules and a delete cancels with point lookups, never a scan. Namespace-wide
- * events (from the control topic) cancel every entry of the namespace scheduled before them, with a
- * prefix scan of the index, and are remembered in {@code namespace-epochs} so that older events of
- * that namespace arriving later from other partitions are not scheduled again.
+ * <p>For each document event it evaluates the TTL rules on the current document (latest value wins) and moves the
+ * document's single schedule entry: the {@code index} store says where the entry is, so an update reschedules and a
+ * delete cancels with point lookups, never a scan; an update that leaves the entry exactly as it was writes nothing.
+ * Namespace-wide events (from the control topic) cancel every entry of the namespace changed before them, with a
+ * prefix scan of the index, and are remembered in {@code namespace-epochs} so that older events of that namespace
+ * arriving later from other partitions are not scheduled again.
  *
- * <p>A wall-clock punctuator range-scans the {@code schedule} store, ordered by deadline, from the
- * lowest key to "now" only: the cost is in the due entries, not in the size of the schedule. Each run
- * is bounded in entries and in time, and optionally throttled, so a backlog drains over several runs
+ * <p>A wall-clock punctuator range-scans each {@link Timeline timeline} of the {@code schedule} store from its lowest
+ * key to "now" only: the cost is in the due entries, not in the size of the schedule. A due deadline emits the delete
+ * command and moves the entry to the confirmations timeline; the document's delete event confirms it; a
+ * confirmation that does not come in time emits the command again, with a doubling wait, until the attempts are
+ * spent. Each run is bounded in entries and in time, and throttled when asked, so a backlog drains over several runs
  * while records keep being processed.
+ *
+ * <p>Before a command goes out, the entry is checked against the current rules: an entry of a removed rule is
+ * cancelled, one whose rule changed shape is held until its document is evaluated again, and one whose rule changed
+ * only its offset gets its deadline recomputed from its stored base. After a restart with changed rules, a walk over
+ * the whole schedule, a bounded slice per punctuation, does the same for entries not yet due.
  */
 public final class ExpirySchedulerProcessor implements Processor<String, ChangeEvent, String, Object> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ExpirySchedulerProcessor.class);
-    /** How many entries a punctuation emits between two looks at its time budget. */
+    /** How many entries a punctuation handles between two looks at its time budget. */
     private static final int CLOCK_CHECK_EVERY = 64;
 
     private final SchedulerSettings settings;
-    private final Optional<DeleteThrottle> throttle;
     private final long maxPunctuationNanos;
     private final ChangeEventSerde eventSerde = new ChangeEventSerde();
 
     private ProcessorContext<String, Object> context;
     private ExpirySchedule schedule;
     private KeyValueStore<String, Long> namespaceEpochs;
+    private KeyValueStore<String, RuleVersion> ruleVersions;
+    private Optional<DeleteThrottle> throttle;
     /**
-     * The namespace-epochs store in memory: it holds one entry per dropped namespace, is read for every
-     * event and written only here, so two store reads per event become two map lookups.
+     * The namespace-epochs store in memory: it holds one entry per dropped namespace, is read for every event and
+     * written only here, so two store reads per event become two map lookups.
      */
     private final Map<Namespace, Long> dropTimes = new HashMap<>();
+    /** Where the walk reconciling the schedule with changed rules goes on; null when there is none to do. */
+    private Bytes walkCursor;
+    /**
+     * Whether the first punctuation is still to compare the rules with those the schedule was reconciled with: there,
+     * inside a transaction, rather than in {@link #init}, which runs before the task's first transaction.
+     */
+    private boolean rulesToCompare;
+    /** What reconciling with the current rules did, per rule, since the last summary was logged. */
+    private final Map<String, RuleChanges> ruleChanges = new TreeMap<>();
 
     private TtlMetrics metrics;
     private Sensor scheduled;
     private Sensor cancelled;
+    private Sensor unchanged;
     private Sensor emitted;
+    private Sensor reemitted;
+    private Sensor confirmed;
+    private Sensor unconfirmed;
+    private Sensor dryRuns;
     private Sensor stale;
+    private Sensor resyncStale;
     private Sensor documentTtlIgnored;
     private Sensor deadLettered;
+    private Sensor ruleRemoved;
+    private Sensor held;
+    private Sensor rescheduled;
+    private Sensor punctuationFailed;
     private Sensor expiryLag;
+    private Sensor confirmedLag;
 
-    /**
-     * @param settings rules, punctuation bounds and throttle
-     */
+    /** @param settings rules, punctuation bounds, throttle, confirmation */
     public ExpirySchedulerProcessor(SchedulerSettings settings) {
         this.settings = settings;
-        this.throttle = settings.maxDeletesPerSecond().isPresent()
-                ? Optional.of(new DeleteThrottle(settings.maxDeletesPerSecond().getAsDouble()))
-                : Optional.empty();
         this.maxPunctuationNanos = settings.maxDurationPerPunctuation().toNanos();
     }
 
@@ -96,69 +129,169 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         try (KeyValueIterator<String, Long> epochs = namespaceEpochs.all()) {
             epochs.forEachRemaining(epoch -> dropTimes.put(Namespace.valueOf(epoch.key), epoch.value));
         }
+        this.ruleVersions = context.getStateStore(ScheduleStores.RULE_VERSIONS);
+        this.rulesToCompare = true;
+        this.throttle = settings.maxDeletesPerSecond().isPresent()
+                ? Optional.of(new DeleteThrottle(DeleteThrottle.share(
+                        settings.maxDeletesPerSecond().getAsInt(),
+                        settings.partitions(),
+                        context.taskId().partition())))
+                : Optional.empty();
         this.metrics = TtlMetrics.forTask(context);
         this.scheduled = metrics.counter(TtlMetrics.SCHEDULED);
         this.cancelled = metrics.counter(TtlMetrics.CANCELLED);
+        this.unchanged = metrics.counter(TtlMetrics.UNCHANGED);
         this.emitted = metrics.counter(TtlMetrics.EMITTED);
+        this.reemitted = metrics.counter(TtlMetrics.REEMITTED);
+        this.confirmed = metrics.counter(TtlMetrics.CONFIRMED);
+        this.unconfirmed = metrics.counter(TtlMetrics.UNCONFIRMED);
+        this.dryRuns = metrics.counter(TtlMetrics.DRY_RUN);
         this.stale = metrics.counter(TtlMetrics.STALE);
+        this.resyncStale = metrics.counter(TtlMetrics.RESYNC_STALE);
         this.documentTtlIgnored = metrics.counter(TtlMetrics.DOCUMENT_TTL_IGNORED);
         this.deadLettered = metrics.counter(TtlMetrics.DEAD_LETTERED);
-        this.expiryLag = metrics.expiryLag();
-        // Wall-clock time, not stream time: stream time only advances when records arrive, and
-        // documents must expire at their deadline even when no change event arrives for hours.
-        context.schedule(settings.punctuateInterval(), PunctuationType.WALL_CLOCK_TIME, this::expireDue);
+        this.ruleRemoved = metrics.counter(TtlMetrics.RULE_REMOVED);
+        this.held = metrics.counter(TtlMetrics.HELD);
+        this.rescheduled = metrics.counter(TtlMetrics.RESCHEDULED);
+        this.punctuationFailed = metrics.counter(TtlMetrics.PUNCTUATION_FAILED);
+        this.expiryLag = metrics.lag(TtlMetrics.EXPIRY_LAG_MS, "expiry lag (command emitted minus deadline)");
+        this.confirmedLag = metrics.lag(TtlMetrics.CONFIRMED_LAG_MS, "confirmed lag (delete event minus deadline)");
+        // Wall-clock time, not stream time: stream time only advances when records arrive, and documents must
+        // expire at their deadline even when no change event arrives for hours.
+        context.schedule(settings.punctuateInterval(), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
     }
 
     @Override
     public void process(Record<String, ChangeEvent> record) {
         ChangeEvent event = record.value();
-        if (event.isNamespaceWide()) {
-            cancelNamespace(event);
-        } else if (isOlderThanNamespaceDrop(event)) {
-            stale.record();
-        } else {
-            try {
-                reschedule(event);
-            } catch (RuntimeException e) {
-                // The rules are total functions, so this is a bug; the event is parked, not lost.
-                LOG.warn(
-                        "Could not evaluate the TTL rules for {} in {}; dead-lettered",
-                        event.documentKeyJson(),
-                        event.namespace(),
-                        e);
-                deadLettered.record();
-                context.forward(
-                        DeadLetters.of(record, eventJson(event), context.recordMetadata(), e), TtlTopology.DLQ_SINK);
+        try {
+            if (event.isNamespaceWide()) {
+                cancelNamespace(event);
+            } else if (isOlderThanNamespaceDrop(event)) {
+                stale.record();
+            } else {
+                apply(event);
             }
+        } catch (RuntimeException | StackOverflowError e) {
+            // The rules are total functions, so this is a bug, or a document beyond what they can handle (a stack
+            // overflow on a pathologically nested document): the event is parked, not lost, and the task goes on.
+            LOG.warn(
+                    "Could not apply a {} event of {} in task {}; dead-lettered",
+                    event.operationType(),
+                    event.namespace(),
+                    context.taskId(),
+                    e);
+            deadLettered.record();
+            context.forward(
+                    DeadLetters.of(record, eventJson(event), context.recordMetadata(), e), TtlTopology.DLQ_SINK);
         }
     }
 
-    private void reschedule(ChangeEvent event) {
-        ExpiryDecision decision = decide(event);
-        Bytes ref = DocumentRef.of(event.namespace(), event.documentKeyJson());
-        if (decision != null && decision.expires()) {
-            schedule.put(
-                    ref,
-                    decision.deadline().toEpochMilli(),
-                    ScheduleEntries.scheduleEntry(event.documentKey(), decision),
-                    clusterTimeOf(event));
-            scheduled.record();
-        } else if (schedule.remove(ref)) {
-            cancelled.record();
+    /** Applies one document's change (or resync) to its schedule entry. */
+    private void apply(ChangeEvent event) {
+        Bytes ref = DocumentRef.of(event.namespace(), event.documentKey());
+        IndexEntry position = schedule.position(ref);
+        Long clusterTime = clusterTimeOf(event);
+        boolean resync = event.operationType() == OperationType.RESYNC;
+        if (resync && position != null && isNotNewer(clusterTime, position.getSourceClusterTime())) {
+            resyncStale.record();
+            return;
         }
-    }
-
-    /** The rules' verdict on the event's document, or null when the document is gone. */
-    private ExpiryDecision decide(ChangeEvent event) {
-        if (event.operationType() == OperationType.DELETE || event.fullDocument() == null) {
-            // A delete, or an update whose document was deleted before the connector's lookup.
-            return null;
+        if (event.operationType() == OperationType.DELETE) {
+            deleted(ref, position, event);
+            return;
         }
-        ExpiryDecision decision = settings.rules().evaluate(event.namespace(), event.fullDocument(), event.eventTime());
+        if (event.fullDocument() == null) {
+            // An update whose document was deleted before the connector's lookup: the delete event follows and
+            // confirms an awaited command; anything else has nothing left to expire.
+            if (position != null && timelineOf(position) != Timeline.CONFIRMATIONS) {
+                unschedule(ref, position);
+            }
+            return;
+        }
+        ExpiryDecision decision = resync
+                ? settings.rules().evaluateResync(event.namespace(), event.fullDocument(), event.eventTime())
+                : settings.rules().evaluate(event.namespace(), event.fullDocument(), event.eventTime());
         if (decision.documentTtlIgnored()) {
             documentTtlIgnored.record();
         }
-        return decision;
+        if (!decision.expires()) {
+            if (position != null) {
+                unschedule(ref, position);
+            }
+            return;
+        }
+        TtlRule rule = settings.rules().rule(decision.rule()).orElseThrow();
+        ScheduleEntry entry = ScheduleEntries.of(decision, rule);
+        if (position != null && keepsCurrentEntry(event, rule, decision, position, entry)) {
+            unchanged.record();
+            return;
+        }
+        ScheduleEntry superseded = position != null && timelineOf(position) == Timeline.CONFIRMATIONS
+                ? schedule.entryAt(ref, position)
+                : null;
+        schedule.put(ref, position, Timeline.DEADLINES, decision.deadline().toEpochMilli(), entry, clusterTime);
+        scheduled.record();
+        if (superseded != null) {
+            audit(
+                    ref,
+                    superseded,
+                    ExpiryOutcome.SUPERSEDED,
+                    context.currentSystemTimeMs(),
+                    superseded.getAttempts(),
+                    null);
+        }
+    }
+
+    /**
+     * Whether the document's current entry stays as it is: the event changed nothing the entry was computed from
+     * (same fingerprint) — never for an insert, which may be a re-created document after a drop whose event has not
+     * arrived yet, so its entry must record the insert's clusterTime — or it is a resync that would move a
+     * last-modified deadline earlier or disturb a command already on its way.
+     */
+    private boolean keepsCurrentEntry(
+            ChangeEvent event, TtlRule rule, ExpiryDecision decision, IndexEntry position, ScheduleEntry entry) {
+        if (event.operationType() == OperationType.RESYNC) {
+            if (timelineOf(position) == Timeline.CONFIRMATIONS) {
+                return true;
+            }
+            if (rule.mode() == TtlMode.LAST_MODIFIED
+                    && timelineOf(position) == Timeline.DEADLINES
+                    && decision.deadline().toEpochMilli() < position.getDueAt().toEpochMilli()) {
+                return true;
+            }
+        }
+        return event.operationType() != OperationType.INSERT
+                && position.getFingerprint() == ExpirySchedule.fingerprint(entry);
+    }
+
+    /** A delete event: it confirms an awaited delete command, or cancels a pending deadline. */
+    private void deleted(Bytes ref, IndexEntry position, ChangeEvent event) {
+        if (position == null) {
+            return;
+        }
+        ScheduleEntry entry = schedule.entryAt(ref, position);
+        schedule.remove(ref);
+        if (timelineOf(position) != Timeline.CONFIRMATIONS || entry == null) {
+            cancelled.record();
+            return;
+        }
+        long now = context.currentSystemTimeMs();
+        long lag = Math.max(0, event.eventTime().toEpochMilli() - ScheduleEntries.deadlineOf(entry));
+        confirmed.record();
+        confirmedLag.record(lag, now);
+        settings.listener().confirmed(entry.getRule(), lag);
+        audit(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
+    }
+
+    /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */
+    private void unschedule(Bytes ref, IndexEntry position) {
+        ScheduleEntry entry = timelineOf(position) == Timeline.CONFIRMATIONS ? schedule.entryAt(ref, position) : null;
+        schedule.remove(ref);
+        cancelled.record();
+        if (entry != null) {
+            audit(ref, entry, ExpiryOutcome.SUPERSEDED, context.currentSystemTimeMs(), entry.getAttempts(), null);
+        }
     }
 
     private boolean isOlderThanNamespaceDrop(ChangeEvent event) {
@@ -173,8 +306,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     }
 
     /**
-     * Cancels every entry of the namespace (a whole database for dropDatabase) that was scheduled by
-     * an event no later than this one. Later entries belong to a re-created namespace and stay.
+     * Cancels every entry of the namespace (a whole database for dropDatabase) that was changed by an event no later
+     * than this one. Later entries belong to a re-created namespace and stay.
      */
     private void cancelNamespace(ChangeEvent event) {
         Long dropTime = clusterTimeOf(event);
@@ -199,66 +332,400 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     }
 
     /**
-     * Emits a delete command for each entry whose deadline is at or before {@code now}, oldest first,
-     * within this run's budget; what is left stays due for the next run.
+     * Goes on with the rule walk if one is pending, then handles what is due at {@code now} — deadlines first, then
+     * confirmations that did not come — within this run's budget; what is left waits for the next run.
      */
-    private void expireDue(long now) {
-        int budget = settings.maxEntriesPerPunctuation();
-        if (throttle.isPresent()) {
-            budget = Math.min(budget, throttle.get().available(now));
-        }
-        if (budget <= 0) {
-            return;
-        }
-        long started = settings.nanoClock().getAsLong();
-        int count = 0;
-        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.due(now)) {
-            boolean outOfTime = false;
-            while (count < budget && !outOfTime && due.hasNext()) {
-                KeyValue<Bytes, ScheduleEntry> entry = due.next();
-                emit(entry.key, entry.value, now);
-                // Deleting behind a RocksDB iterator is safe: the iterator reads a consistent view.
-                schedule.removeDue(entry.key);
-                count++;
-                outOfTime = count % CLOCK_CHECK_EVERY == 0
-                        && settings.nanoClock().getAsLong() - started >= maxPunctuationNanos;
-            }
-            if (!due.hasNext()) {
-                schedule.drained(now);
-            }
-        }
-        if (count > 0) {
+    private void punctuate(long now) {
+        try {
+            int budget = settings.maxEntriesPerPunctuation();
             if (throttle.isPresent()) {
-                throttle.get().consume(count);
+                budget = Math.min(budget, throttle.get().available(now));
             }
-            LOG.debug("Punctuation at {} emitted {} delete commands", now, count);
+            long started = settings.nanoClock().getAsLong();
+            if (rulesToCompare) {
+                rulesToCompare = false;
+                compareRules();
+            }
+            // The walk first: what it finds due under changed rules goes out in this very run.
+            if (walkCursor != null) {
+                walk(now, new Budget(settings.maxEntriesPerPunctuation(), started));
+            }
+            Budget run = new Budget(budget, started);
+            drain(Timeline.DEADLINES, now, run);
+            drain(Timeline.CONFIRMATIONS, now, run);
+            throttle.ifPresent(t -> t.consume(now, run.commands));
+            if (run.commands > 0) {
+                LOG.debug(
+                        "Punctuation at {} in task {} emitted {} delete commands", now, context.taskId(), run.commands);
+            }
+        } catch (RuntimeException e) {
+            // A bug: the run stops here and the next one starts over from the stores, which every entry's handling
+            // leaves consistent; the stream thread goes on processing records.
+            punctuationFailed.record();
+            LOG.error("Punctuation at {} failed in task {}; the next one retries", now, context.taskId(), e);
         }
     }
 
-    /** Emits the delete command (and audit event) of one due entry; its key holds deadline and document. */
-    private void emit(Bytes scheduleKey, ScheduleEntry entry, long now) {
-        Bytes ref = ScheduleKey.documentRefOf(scheduleKey);
-        Namespace namespace = DocumentRef.namespaceOf(ref);
-        String documentKey = DocumentRef.documentKeyJsonOf(ref);
-        long deadline = ScheduleKey.deadlineOf(scheduleKey);
-        DeleteCommand command = ScheduleEntries.command(BsonDocument.parse(documentKey), namespace, deadline, entry);
-        context.forward(new Record<String, Object>(command.keyJson(), command, now), TtlTopology.DELETES_SINK);
-        if (settings.auditEnabled()) {
-            context.forward(
-                    new Record<String, Object>(
-                            documentKey,
-                            new ExpiryEvent(
-                                    namespace.toString(),
-                                    documentKey,
-                                    entry.getRule(),
-                                    Instant.ofEpochMilli(deadline),
-                                    Instant.ofEpochMilli(now)),
-                            now),
-                    TtlTopology.AUDIT_SINK);
+    /** What one punctuation may still do, and what it did. */
+    private final class Budget {
+        private final int entries;
+        private final long startedNanos;
+        private int handled;
+        private int commands;
+
+        Budget(int entries, long startedNanos) {
+            this.entries = entries;
+            this.startedNanos = startedNanos;
         }
+
+        boolean left() {
+            if (handled >= entries) {
+                return false;
+            }
+            return handled % CLOCK_CHECK_EVERY != 0
+                    || handled == 0
+                    || settings.nanoClock().getAsLong() - startedNanos < maxPunctuationNanos;
+        }
+    }
+
+    private void drain(Timeline timeline, long now, Budget run) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.due(timeline, now)) {
+            while (run.left() && due.hasNext()) {
+                Bytes key = due.peekNextKey();
+                KeyValue<Bytes, ScheduleEntry> next = readOrDrop(due, key);
+                if (next != null) {
+                    if (timeline == Timeline.DEADLINES) {
+                        deadlinePassed(next.key, next.value, now, run);
+                    } else {
+                        confirmationOverdue(next.key, next.value, now, run);
+                    }
+                }
+                schedule.passed(key);
+                run.handled++;
+            }
+            if (!due.hasNext()) {
+                schedule.drained(timeline, now);
+            }
+        }
+    }
+
+    /**
+     * The next entry, or null after dropping one whose value this build cannot read (a format it does not know, or
+     * corruption): logged, never retried forever in front of every other due entry.
+     */
+    private KeyValue<Bytes, ScheduleEntry> readOrDrop(KeyValueIterator<Bytes, ScheduleEntry> entries, Bytes key) {
+        try {
+            return entries.next();
+        } catch (SerializationException e) {
+            LOG.error(
+                    "Task {}: dropping the unreadable schedule entry of {}",
+                    context.taskId(),
+                    describe(ScheduleKey.documentRefOf(key)),
+                    e);
+            schedule.removeAt(key);
+            return null;
+        }
+    }
+
+    /** A deadline passed: the command goes out (unless the rules changed meanwhile), and awaits confirmation. */
+    private void deadlinePassed(Bytes key, ScheduleEntry entry, long now, Budget run) {
+        entry = reconcileDeadline(key, entry, now, true);
+        if (entry == null) {
+            return;
+        }
+        if (settings.dryRun()) {
+            schedule.removeAt(key);
+            dryRuns.record();
+            audit(ScheduleKey.documentRefOf(key), entry, ExpiryOutcome.DRY_RUN, now, 0, null);
+            return;
+        }
+        ScheduleEntry sent = send(key, entry, now, run);
+        long deadline = ScheduleEntries.deadlineOf(entry);
         emitted.record();
         expiryLag.record(now - deadline, now);
         settings.listener().emitted(entry.getRule(), now - deadline);
+        schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
+    }
+
+    /** No delete event came in time: the same command goes out again, or, after the last attempt, the entry goes. */
+    private void confirmationOverdue(Bytes key, ScheduleEntry entry, long now, Budget run) {
+        Bytes ref = ScheduleKey.documentRefOf(key);
+        if (settings.rules().rule(entry.getRule()).isEmpty()) {
+            schedule.removeAt(key);
+            ruleRemoved(ref, entry, now);
+            return;
+        }
+        if (entry.getAttempts() < settings.confirmMaxAttempts()) {
+            ScheduleEntry sent = send(key, entry, now, run);
+            reemitted.record();
+            schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
+            return;
+        }
+        schedule.removeAt(key);
+        unconfirmed.record();
+        settings.listener().unconfirmed(entry.getRule());
+        LOG.warn(
+                "Task {}: no delete of {} in {} confirmed after {} delete commands (rule {}, deadline {}); giving up",
+                context.taskId(),
+                DocumentRef.documentKeyOf(ref).toJson(),
+                DocumentRef.namespaceOf(ref),
+                entry.getAttempts(),
+                entry.getRule(),
+                Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry)));
+        audit(ref, entry, ExpiryOutcome.UNCONFIRMED, now, entry.getAttempts(), null);
+    }
+
+    /** Emits the entry's delete command (and its audit event); returns the entry counting this attempt. */
+    private ScheduleEntry send(Bytes key, ScheduleEntry entry, long now, Budget run) {
+        Bytes ref = ScheduleKey.documentRefOf(key);
+        DeleteCommand command = ScheduleEntries.command(ref, entry);
+        context.forward(new Record<String, Object>(command.keyJson(), command, now), TtlTopology.DELETES_SINK);
+        ScheduleEntry sent = ScheduleEntries.emitted(entry, now);
+        audit(ref, sent, ExpiryOutcome.EMITTED, now, sent.getAttempts(), null);
+        run.commands++;
+        return sent;
+    }
+
+    /** What the current rules make of an entry computed under possibly older ones. */
+    private record Reconciliation(Kind kind, long offsetSeconds) {
+        enum Kind {
+            /** The rule is as it was. */
+            KEEP,
+            /** The rule is gone: the entry goes, and no command. */
+            CANCEL,
+            /** The rule changed in a way that needs the document: the entry waits for an event or a resync. */
+            HOLD,
+            /** Only the rule's expire.after.seconds changed: the deadline moves, counted from the same base. */
+            MOVE
+        }
+
+        static final Reconciliation KEEP = new Reconciliation(Kind.KEEP, 0);
+        static final Reconciliation CANCEL = new Reconciliation(Kind.CANCEL, 0);
+        static final Reconciliation HOLD = new Reconciliation(Kind.HOLD, 0);
+    }
+
+    private Reconciliation reconcile(ScheduleEntry entry) {
+        Optional<TtlRule> rule = settings.rules().rule(entry.getRule());
+        if (rule.isEmpty()) {
+            return Reconciliation.CANCEL;
+        }
+        if (rule.get().shape() != entry.getRuleShape()) {
+            return Reconciliation.HOLD;
+        }
+        if (entry.getOffsetFromRule() && rule.get().expireAfterSeconds() != entry.getOffsetSeconds()) {
+            return new Reconciliation(Reconciliation.Kind.MOVE, rule.get().expireAfterSeconds());
+        }
+        return Reconciliation.KEEP;
+    }
+
+    /**
+     * Reconciles an entry of the deadlines timeline, found by a scan, with the current rules. Returns the entry still
+     * due at {@code now}, possibly with a recomputed deadline, when the caller is to emit it ({@code emitting}: it
+     * stays at its key, which the caller then moves); null when it left (cancelled, held) or moved to another time.
+     * Without {@code emitting} (the walk), a recomputed deadline always moves the entry, to an earlier time too.
+     */
+    private ScheduleEntry reconcileDeadline(Bytes key, ScheduleEntry entry, long now, boolean emitting) {
+        Reconciliation reconciliation = reconcile(entry);
+        Bytes ref = ScheduleKey.documentRefOf(key);
+        switch (reconciliation.kind()) {
+            case CANCEL -> {
+                schedule.removeAt(key);
+                ruleRemoved(ref, entry, now);
+                return null;
+            }
+            case HOLD -> {
+                schedule.move(key, Timeline.HELD, ScheduleEntries.deadlineOf(entry), entry);
+                held.record();
+                changesOf(entry.getRule()).held++;
+                return null;
+            }
+            case MOVE -> {
+                ScheduleEntry moved = ScheduleEntries.withOffset(entry, reconciliation.offsetSeconds());
+                long deadline;
+                try {
+                    deadline = ScheduleEntries.deadlineOf(moved);
+                } catch (ArithmeticException beyondTime) {
+                    // Beyond the last representable instant: never, as the rules say of such a deadline.
+                    schedule.removeAt(key);
+                    cancelled.record();
+                    return null;
+                }
+                rescheduled.record();
+                RuleChanges changes = changesOf(entry.getRule());
+                changes.moved++;
+                if (deadline <= now) {
+                    changes.dueAtOnce++;
+                    if (emitting) {
+                        return moved;
+                    }
+                }
+                schedule.move(key, Timeline.DEADLINES, deadline, moved);
+                return null;
+            }
+            default -> {
+                return entry;
+            }
+        }
+    }
+
+    private void ruleRemoved(Bytes ref, ScheduleEntry entry, long now) {
+        ruleRemoved.record();
+        changesOf(entry.getRule()).cancelled++;
+        audit(ref, entry, ExpiryOutcome.RULE_REMOVED, now, entry.getAttempts(), null);
+    }
+
+    /**
+     * Compares the rules with those the schedule was last reconciled with ({@link ScheduleStores#RULE_VERSIONS}): a
+     * removed rule, or a changed shape or offset, starts a walk over the schedule; otherwise the current rules are
+     * recorded (an added rule changes no existing entry).
+     */
+    private void compareRules() {
+        boolean changed = false;
+        try (KeyValueIterator<String, RuleVersion> versions = ruleVersions.all()) {
+            while (versions.hasNext() && !changed) {
+                KeyValue<String, RuleVersion> version = versions.next();
+                Optional<TtlRule> rule = settings.rules().rule(version.key);
+                changed = rule.isEmpty()
+                        || rule.get().shape() != version.value.getShape()
+                        || rule.get().expireAfterSeconds() != version.value.getExpireAfterSeconds();
+            }
+        }
+        if (changed) {
+            walkCursor = ExpirySchedule.walkStart();
+            LOG.info(
+                    "Task {}: the rules changed since the schedule was last reconciled; reconciling it",
+                    context.taskId());
+        } else {
+            recordRuleVersions();
+        }
+    }
+
+    /**
+     * Walks the whole schedule, a budget's worth per punctuation, reconciling each entry with the current rules, so
+     * that a shortened offset makes documents due now rather than at their old deadline, and entries of removed or
+     * reshaped rules leave the deadlines timeline before they come due. Logs a summary per rule when done.
+     */
+    private void walk(long now, Budget run) {
+        Bytes last = null;
+        boolean exhausted;
+        try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.walkFrom(walkCursor)) {
+            while (run.left() && entries.hasNext()) {
+                Bytes key = entries.peekNextKey();
+                KeyValue<Bytes, ScheduleEntry> next = readOrDrop(entries, key);
+                if (next != null) {
+                    walkOver(next.key, next.value, now);
+                }
+                last = key;
+                run.handled++;
+            }
+            exhausted = !entries.hasNext();
+        }
+        if (exhausted) {
+            walkCursor = null;
+            recordRuleVersions();
+            ruleChanges.forEach((rule, changes) -> LOG.info("Task {}: rule {} {}", context.taskId(), rule, changes));
+            ruleChanges.clear();
+        } else if (last != null) {
+            walkCursor = successor(last);
+        }
+    }
+
+    private void walkOver(Bytes key, ScheduleEntry entry, long now) {
+        Timeline timeline = ScheduleKey.timelineOf(key);
+        if (timeline == Timeline.DEADLINES) {
+            reconcileDeadline(key, entry, now, false);
+            return;
+        }
+        Reconciliation reconciliation = reconcile(entry);
+        if (reconciliation.kind() == Reconciliation.Kind.CANCEL) {
+            schedule.removeAt(key);
+            ruleRemoved(ScheduleKey.documentRefOf(key), entry, now);
+        } else if (timeline == Timeline.HELD && reconciliation.kind() != Reconciliation.Kind.HOLD) {
+            // The rule is back to the shape the entry was computed under: it needs no document after all.
+            ScheduleEntry back = reconciliation.kind() == Reconciliation.Kind.MOVE
+                    ? ScheduleEntries.withOffset(entry, reconciliation.offsetSeconds())
+                    : entry;
+            schedule.move(key, Timeline.DEADLINES, ScheduleEntries.deadlineOf(back), back);
+        }
+    }
+
+    private void recordRuleVersions() {
+        try (KeyValueIterator<String, RuleVersion> versions = ruleVersions.all()) {
+            while (versions.hasNext()) {
+                String name = versions.next().key;
+                if (settings.rules().rule(name).isEmpty()) {
+                    ruleVersions.delete(name);
+                }
+            }
+        }
+        for (TtlRule rule : settings.rules().rules()) {
+            RuleVersion version = new RuleVersion(rule.shape(), rule.expireAfterSeconds());
+            if (!version.equals(ruleVersions.get(rule.name()))) {
+                ruleVersions.put(rule.name(), version);
+            }
+        }
+    }
+
+    private RuleChanges changesOf(String rule) {
+        return ruleChanges.computeIfAbsent(rule, name -> new RuleChanges());
+    }
+
+    /** Counts of what reconciling did to one rule's entries, for one log line. */
+    private static final class RuleChanges {
+        private int cancelled;
+        private int held;
+        private int moved;
+        private int dueAtOnce;
+
+        @Override
+        public String toString() {
+            return "changed: " + cancelled + " entries cancelled (rule removed), " + held + " held until their"
+                    + " documents are evaluated again (rule reshaped), " + moved + " deadlines moved (offset changed),"
+                    + " of which " + dueAtOnce + " became due at once";
+        }
+    }
+
+    private void audit(Bytes ref, ScheduleEntry entry, ExpiryOutcome outcome, long now, int attempt, Long lagMillis) {
+        if (!settings.auditEnabled()) {
+            return;
+        }
+        String documentKey = CanonicalJson.of(DocumentRef.documentKeyOf(ref));
+        context.forward(
+                new Record<String, Object>(
+                        documentKey,
+                        new ExpiryEvent(
+                                DocumentRef.namespaceOf(ref).toString(),
+                                documentKey,
+                                entry.getRule(),
+                                Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry)),
+                                Instant.ofEpochMilli(now),
+                                outcome,
+                                attempt,
+                                lagMillis),
+                        now),
+                TtlTopology.AUDIT_SINK);
+    }
+
+    private static Timeline timelineOf(IndexEntry position) {
+        return Timeline.of(position.getTimeline());
+    }
+
+    /** The smallest key after {@code key}: the key followed by a 0x00 byte. */
+    private static Bytes successor(Bytes key) {
+        byte[] bytes = key.get();
+        return Bytes.wrap(Arrays.copyOf(bytes, bytes.length + 1));
+    }
+
+    private static boolean isNotNewer(Long clusterTime, Long latest) {
+        return clusterTime != null && latest != null && Long.compareUnsigned(clusterTime, latest) <= 0;
+    }
+
+    private static String describe(Bytes ref) {
+        try {
+            return DocumentRef.documentKeyOf(ref).toJson() + " in " + DocumentRef.namespaceOf(ref);
+        } catch (RuntimeException unreadable) {
+            return "an unreadable document reference";
+        }
     }
 
     private String eventJson(ChangeEvent event) {

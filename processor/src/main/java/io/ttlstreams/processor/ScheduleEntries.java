@@ -1,12 +1,17 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.contract.DeleteCommand;
-import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.rules.ExpiryDecision;
+import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.DocumentRef;
 import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.Map;
+import org.apache.kafka.common.utils.Bytes;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.EncoderContext;
@@ -15,43 +20,71 @@ import org.bson.io.BasicOutputBuffer;
 /**
  * Schedule entries and the {@link DeleteCommand}s they turn into.
  *
- * <p>The delete filter is stored as BSON in the {@link ScheduleEntry} when a document is scheduled, which happens on
- * every change, and turned into JSON only when the command is emitted, at most once per document: writing JSON for
- * every change was the largest cost of scheduling.
+ * <p>An entry keeps the delete filter's condition as BSON, written on every change event, and becomes JSON only when
+ * its command is emitted: writing JSON for every change was the largest cost of scheduling. The document key is not
+ * repeated in the entry; the store key's {@link DocumentRef} holds it.
  */
 public final class ScheduleEntries {
 
     private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
+    private static final EncoderContext ENCODER_CONTEXT =
+            EncoderContext.builder().build();
 
     private ScheduleEntries() {}
 
-    /** The schedule entry for a document the rules expire. */
-    public static ScheduleEntry scheduleEntry(BsonDocument documentKey, ExpiryDecision decision) {
-        return scheduleEntry(documentKey, decision.condition(), decision.rule());
+    /** The entry for a document {@code decision} expires by {@code rule} (the decision's winning rule). */
+    public static ScheduleEntry of(ExpiryDecision decision, TtlRule rule) {
+        if (!decision.expires() || !rule.name().equals(decision.rule())) {
+            throw new IllegalArgumentException("An entry needs an expiring decision of rule " + rule.name());
+        }
+        return new ScheduleEntry(
+                rule.name(),
+                rule.shape(),
+                decision.base(),
+                decision.offsetSeconds(),
+                decision.offsetFromRule(),
+                bson(decision.condition()),
+                0,
+                null);
     }
 
-    /**
-     * The schedule entry of one document.
-     *
-     * @param documentKey the document key, {@code {"_id": ...}} plus any shard-key fields
-     * @param condition what the document must still hold to be deleted (see {@link ExpiryDecision#condition()})
-     * @param rule the rule that produced the deadline
-     */
-    public static ScheduleEntry scheduleEntry(BsonDocument documentKey, BsonDocument condition, String rule) {
-        BsonDocument filter = documentKey.clone();
-        filter.putAll(condition);
-        BasicOutputBuffer bson = new BasicOutputBuffer(128);
-        CODEC.encode(
-                new BsonBinaryWriter(bson), filter, EncoderContext.builder().build());
-        return new ScheduleEntry(rule, ByteBuffer.wrap(bson.getInternalBuffer(), 0, bson.getPosition()));
+    /** The entry's deadline, epoch milliseconds: its base plus its offset (checked for overflow when computed). */
+    public static long deadlineOf(ScheduleEntry entry) {
+        return Math.addExact(entry.getBase().toEpochMilli(), Math.multiplyExact(entry.getOffsetSeconds(), 1000L));
     }
 
-    /** The delete command of a due entry. */
-    public static DeleteCommand command(
-            BsonDocument documentKey, Namespace namespace, long deadlineMs, ScheduleEntry entry) {
-        ByteBuffer stored = entry.getDeleteFilter().duplicate();
-        byte[] filter = new byte[stored.remaining()];
-        stored.get(filter);
-        return new DeleteCommand(documentKey, new RawBsonDocument(filter), namespace, entry.getRule(), deadlineMs);
+    /** The entry counted from the same base with another offset (the rule's changed expire.after.seconds). */
+    public static ScheduleEntry withOffset(ScheduleEntry entry, long offsetSeconds) {
+        return ScheduleEntry.newBuilder(entry).setOffsetSeconds(offsetSeconds).build();
+    }
+
+    /** The entry after one more delete command emitted at {@code now}. */
+    public static ScheduleEntry emitted(ScheduleEntry entry, long now) {
+        return ScheduleEntry.newBuilder(entry)
+                .setAttempts(entry.getAttempts() + 1)
+                .setFirstEmittedAt(
+                        entry.getFirstEmittedAt() == null ? Instant.ofEpochMilli(now) : entry.getFirstEmittedAt())
+                .build();
+    }
+
+    /** The delete command of the document {@code documentRef} names, from its entry. */
+    public static DeleteCommand command(Bytes documentRef, ScheduleEntry entry) {
+        RawBsonDocument documentKey = DocumentRef.documentKeyOf(documentRef);
+        BsonDocument filter = new BsonDocument();
+        for (Map.Entry<String, BsonValue> field : documentKey.entrySet()) {
+            filter.append(field.getKey(), field.getValue());
+        }
+        ByteBuffer condition = entry.getCondition().duplicate();
+        byte[] bytes = new byte[condition.remaining()];
+        condition.get(bytes);
+        filter.putAll(new RawBsonDocument(bytes));
+        return new DeleteCommand(
+                documentKey, filter, DocumentRef.namespaceOf(documentRef), entry.getRule(), deadlineOf(entry));
+    }
+
+    private static ByteBuffer bson(BsonDocument document) {
+        BasicOutputBuffer out = new BasicOutputBuffer(64);
+        CODEC.encode(new BsonBinaryWriter(out), document, ENCODER_CONTEXT);
+        return ByteBuffer.wrap(out.toByteArray());
     }
 }

@@ -3,39 +3,51 @@ package io.ttlstreams.processor;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.rules.TtlRules;
 import java.time.Duration;
-import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import java.util.function.LongSupplier;
 
 /**
- * What the {@link ExpirySchedulerProcessor} needs to know, taken from {@link TtlStreamsConfig}.
+ * What the {@link ExpirySchedulerProcessor} needs to know, taken from {@link TtlStreamsConfig} and from the cluster.
  *
  * @param rules the TTL rules
  * @param punctuateInterval how often the wall-clock punctuator looks for due entries
- * @param maxEntriesPerPunctuation at most this many delete commands per punctuation
- * @param maxDurationPerPunctuation a punctuation stops emitting once it has run this long
- * @param maxDeletesPerSecond throttle per task; empty means unthrottled
- * @param auditEnabled whether an {@code ExpiryEvent} is emitted beside each delete command
+ * @param maxEntriesPerPunctuation at most this many entries handled per punctuation
+ * @param maxDurationPerPunctuation a punctuation stops handling entries once it has run this long
+ * @param maxDeletesPerSecond the application-wide throttle; empty means unthrottled
+ * @param partitions the number of tasks sharing the throttle: the source topics' largest partition count
+ * @param confirmTimeout how long a delete command first awaits the change stream's delete event
+ * @param confirmMaxAttempts delete commands emitted for one document before giving up
+ * @param dryRun whether delete commands are suppressed
+ * @param auditEnabled whether an {@code ExpiryEvent} is emitted for each outcome
  * @param nanoClock measures a punctuation's own duration; {@link System#nanoTime} outside tests
- * @param listener hears emissions, for metrics kept outside Kafka Streams
+ * @param listener hears emissions and confirmations, for metrics kept outside Kafka Streams
  */
 public record SchedulerSettings(
         TtlRules rules,
         Duration punctuateInterval,
         int maxEntriesPerPunctuation,
         Duration maxDurationPerPunctuation,
-        OptionalDouble maxDeletesPerSecond,
+        OptionalInt maxDeletesPerSecond,
+        int partitions,
+        Duration confirmTimeout,
+        int confirmMaxAttempts,
+        boolean dryRun,
         boolean auditEnabled,
         LongSupplier nanoClock,
         ExpiryListener listener) {
 
-    /** Settings from the application configuration. */
-    public static SchedulerSettings from(TtlStreamsConfig config) {
+    /** Settings from the application configuration, for {@code partitions} source partitions. */
+    public static SchedulerSettings from(TtlStreamsConfig config, int partitions) {
         return new SchedulerSettings(
                 config.rules(),
                 config.punctuateInterval(),
                 config.punctuateMaxEntries(),
                 config.punctuateMaxDuration(),
                 config.maxDeletesPerSecond(),
+                partitions,
+                config.confirmTimeout(),
+                config.confirmMaxAttempts(),
+                config.dryRun(),
                 config.auditTopic().isPresent(),
                 System::nanoTime,
                 ExpiryListener.NONE);
@@ -49,12 +61,16 @@ public record SchedulerSettings(
                 maxEntriesPerPunctuation,
                 maxDurationPerPunctuation,
                 maxDeletesPerSecond,
+                partitions,
+                confirmTimeout,
+                confirmMaxAttempts,
+                dryRun,
                 auditEnabled,
                 clock,
                 listener);
     }
 
-    /** The same settings reporting emissions to {@code listener}. */
+    /** The same settings reporting to {@code listener}. */
     public SchedulerSettings withListener(ExpiryListener listener) {
         return new SchedulerSettings(
                 rules,
@@ -62,8 +78,20 @@ public record SchedulerSettings(
                 maxEntriesPerPunctuation,
                 maxDurationPerPunctuation,
                 maxDeletesPerSecond,
+                partitions,
+                confirmTimeout,
+                confirmMaxAttempts,
+                dryRun,
                 auditEnabled,
                 nanoClock,
                 listener);
+    }
+
+    /** The wait for confirmation after the {@code attempt}-th delete command: doubling from the timeout, at most 1 h. */
+    public long confirmWaitMillis(int attempt) {
+        long first = confirmTimeout.toMillis();
+        long cap = Math.max(first, Duration.ofHours(1).toMillis());
+        int doublings = Math.min(attempt - 1, 40);
+        return first > cap >> doublings ? cap : Math.min(cap, first << doublings);
     }
 }

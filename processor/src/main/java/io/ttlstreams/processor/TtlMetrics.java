@@ -40,11 +40,38 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String STALE = "events-stale";
     /** Counter: per-document ttl values that were invalid, so the collection default applied. */
     public static final String DOCUMENT_TTL_IGNORED = "document-ttl-ignored";
+    /** Counter: change events that left a document's entry exactly as it was, so nothing was written. */
+    public static final String UNCHANGED = "events-unchanged";
+    /** Counter: resync events older than the latest change already applied to their document, ignored. */
+    public static final String RESYNC_STALE = "resyncs-stale";
+    /** Counter: delete commands emitted again because no confirmation came in time. */
+    public static final String REEMITTED = "deletes-reemitted";
+    /** Counter: deletes the change stream confirmed while their command awaited confirmation. */
+    public static final String CONFIRMED = "deletes-confirmed";
+    /** Counter: documents given up on after the last attempt brought no confirmation. */
+    public static final String UNCONFIRMED = "deletes-unconfirmed";
+    /** Counter: delete commands suppressed by {@code ttl.dry.run}. */
+    public static final String DRY_RUN = "deletes-dry-run";
+    /** Counter: entries cancelled because their rule no longer exists. */
+    public static final String RULE_REMOVED = "entries-rule-removed";
+    /** Counter: entries held because their rule changed in a way that needs the document. */
+    public static final String HELD = "entries-held";
+    /** Counter: entries whose deadline moved because their rule's expire.after.seconds changed. */
+    public static final String RESCHEDULED = "entries-rescheduled";
+    /** Counter: punctuations that failed with an unexpected exception (logged with the task id). */
+    public static final String PUNCTUATION_FAILED = "punctuations-failed";
     /** Distribution: delete command emitted minus deadline, in ms ({@code -p50}, {@code -p99}, {@code -max}). */
     public static final String EXPIRY_LAG_MS = "expiry-lag-ms";
+    /** Distribution: the change stream's delete event minus the deadline, in ms, for confirmed deletes. */
+    public static final String CONFIRMED_LAG_MS = "confirmed-lag-ms";
 
-    private static final double LAG_HISTOGRAM_MAX_MS = 10_000;
-    private static final int LAG_HISTOGRAM_BYTES = 4 * 2_000; // 2000 buckets of 5 ms
+    /**
+     * Lags up to 6 hours, so that percentiles still say something during an outage: 2000 buckets of linearly
+     * growing width (about 11 ms at the low end, where lags normally are).
+     */
+    private static final double LAG_HISTOGRAM_MAX_MS = 6 * 3_600_000;
+
+    private static final int LAG_HISTOGRAM_BYTES = 4 * 2_000;
 
     private final StreamsMetrics streamsMetrics;
     private final String taskId;
@@ -69,17 +96,20 @@ public final class TtlMetrics implements AutoCloseable {
         return sensor;
     }
 
-    /** Returns the sensor recording the expiry lag distribution in milliseconds. */
-    public Sensor expiryLag() {
-        Sensor sensor = streamsMetrics.addSensor(SCOPE + "." + taskId + "." + EXPIRY_LAG_MS, RecordingLevel.INFO);
+    /**
+     * Returns a sensor recording a lag distribution in milliseconds as {@code <name>-p50}, {@code -p99} and {@code
+     * -max}, e.g. {@link #EXPIRY_LAG_MS} or {@link #CONFIRMED_LAG_MS}.
+     */
+    public Sensor lag(String name, String what) {
+        Sensor sensor = streamsMetrics.addSensor(SCOPE + "." + taskId + "." + name, RecordingLevel.INFO);
         String group = "stream-" + SCOPE + "-metrics";
         sensor.add(new Percentiles(
                 LAG_HISTOGRAM_BYTES,
                 LAG_HISTOGRAM_MAX_MS,
-                BucketSizing.CONSTANT,
-                new Percentile(name(EXPIRY_LAG_MS + "-p50", "Median expiry lag in ms", group), 50),
-                new Percentile(name(EXPIRY_LAG_MS + "-p99", "99th percentile expiry lag in ms", group), 99)));
-        sensor.add(name(EXPIRY_LAG_MS + "-max", "Maximum expiry lag in ms", group), new Max());
+                BucketSizing.LINEAR,
+                new Percentile(name(name + "-p50", "Median " + what + " in ms", group), 50),
+                new Percentile(name(name + "-p99", "99th percentile " + what + " in ms", group), 99)));
+        sensor.add(name(name + "-max", "Maximum " + what + " in ms", group), new Max());
         sensors.add(sensor);
         return sensor;
     }

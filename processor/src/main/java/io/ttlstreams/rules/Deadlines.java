@@ -24,7 +24,7 @@ public final class Deadlines {
      * {@code baseMillis + seconds}, or empty when the sum leaves the range of a long (a date near the end of time
      * plus a TTL); such a document never expires rather than wrapping around into the past and being deleted.
      */
-    static OptionalLong plusSeconds(long baseMillis, long seconds) {
+    public static OptionalLong plusSeconds(long baseMillis, long seconds) {
         try {
             return OptionalLong.of(Math.addExact(baseMillis, Math.multiplyExact(seconds, 1000L)));
         } catch (ArithmeticException overflow) {

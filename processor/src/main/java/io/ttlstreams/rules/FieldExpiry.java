@@ -5,10 +5,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
-/** Field mode: a MongoDB TTL index's semantics, plus DynamoDB-style epoch numbers when the rule asks for them. */
+/**
+ * Field mode: a MongoDB TTL index's semantics, plus DynamoDB-style epoch numbers when the rule asks for them. Reasons
+ * are built only when asked for.
+ */
 final class FieldExpiry {
 
     /**
@@ -26,34 +30,39 @@ final class FieldExpiry {
         String field = rule.field();
         List<BsonValue> values = BsonPaths.resolve(document, field);
         if (values.isEmpty()) {
-            return ExpiryDecision.never(rule.explain("field " + field + " is missing"));
+            return ExpiryDecision.never(() -> rule.explain("field " + field + " is missing"), false);
         }
         boolean single = values.size() == 1 && !values.get(0).isArray();
         Reading earliest = single ? read(values.get(0), rule.fieldFormat()) : earliest(values, rule.fieldFormat());
         if (earliest == null) {
             String wanted = rule.fieldFormat() == FieldFormat.DATE ? "date" : "date or number";
-            return ExpiryDecision.never(rule.explain("field " + field + " is an array with no " + wanted));
+            return ExpiryDecision.never(() -> rule.explain("field " + field + " is an array with no " + wanted), false);
         }
-        String found = single ? "field " + field + " is " : "field " + field + " is an array; its earliest is ";
+        Supplier<String> found =
+                single ? () -> "field " + field + " is " : () -> "field " + field + " is an array; its earliest is ";
         if (earliest.failure() != null) {
-            return ExpiryDecision.never(rule.explain(found + earliest.failure()));
+            return ExpiryDecision.never(
+                    () -> rule.explain(found.get() + earliest.failure().get()), false);
         }
-        String computation = found + earliest.description() + " + " + rule.expireAfterSeconds() + " s";
+        Supplier<String> computation =
+                () -> found.get() + earliest.description() + " + " + rule.expireAfterSeconds() + " s";
         OptionalLong deadline = Deadlines.plusSeconds(earliest.millis(), rule.expireAfterSeconds());
         if (deadline.isEmpty()) {
-            return ExpiryDecision.never(rule.explain(computation + Deadlines.BEYOND_LAST_DATE));
+            return ExpiryDecision.never(() -> rule.explain(computation.get() + Deadlines.BEYOND_LAST_DATE), false);
         }
         // The value exactly as found, so the delete misses a document whose field changed in the meantime. Only
         // when the path crossed an array of subdocuments is there no single value; the earliest one then serves.
         BsonValue asFound = values.size() == 1 ? values.get(0) : earliest.value();
         BsonDocument condition = new BsonDocument(field, BsonPaths.pinned(asFound));
-        return new ExpiryDecision(
-                true,
-                Instant.ofEpochMilli(deadline.getAsLong()),
+        return ExpiryDecision.expiring(
                 rule.name(),
-                rule.explain(computation) + earliest.unitWarning(),
+                Instant.ofEpochMilli(earliest.millis()),
+                rule.expireAfterSeconds(),
+                true,
+                deadline.getAsLong(),
                 condition,
-                false);
+                false,
+                () -> rule.explain(computation.get()) + earliest.unitWarning());
     }
 
     /**
@@ -81,32 +90,31 @@ final class FieldExpiry {
 
     private static Reading read(BsonValue value, FieldFormat format) {
         if (value.isDateTime()) {
-            long millis = value.asDateTime().getValue();
-            return Reading.instant(value, millis, "a date", "");
+            return Reading.instant(value, value.asDateTime().getValue(), () -> "a date", "");
         }
         boolean epochNumber = value.isInt32() || value.isInt64() || value.isDouble();
         if (format == FieldFormat.DATE) {
             String hint = epochNumber ? " (numbers count only with an epoch field format)" : "";
-            return Reading.failed(BsonTypes.withArticle(value) + ", not a date" + hint);
+            return Reading.failed(() -> BsonTypes.withArticle(value) + ", not a date" + hint);
         }
         if (!epochNumber) {
-            return Reading.failed(BsonTypes.withArticle(value) + ", not a date or an int, long or double");
+            return Reading.failed(() -> BsonTypes.withArticle(value) + ", not a date or an int, long or double");
         }
         return readEpoch(value, format);
     }
 
     private static Reading readEpoch(BsonValue value, FieldFormat format) {
         double number = value.asNumber().doubleValue();
-        String shown = format.configValue() + " "
+        Supplier<String> shown = () -> format.configValue() + " "
                 + (value.isDouble() ? plain(number) : value.asNumber().longValue());
         if (!Double.isFinite(number)) {
-            return Reading.failed(shown + ", not a finite number");
+            return Reading.failed(() -> shown.get() + ", not a finite number");
         }
         long millis;
         if (value.isDouble()) {
             double scaled = format == FieldFormat.EPOCH_SECONDS ? number * 1000 : number;
             if (Math.abs(scaled) > MAX_MILLIS) {
-                return Reading.failed(shown + Deadlines.BEYOND_LAST_DATE);
+                return Reading.failed(() -> shown.get() + Deadlines.BEYOND_LAST_DATE);
             }
             // Rounded, not truncated: 1.001 seconds is 1000.9999999999999 ms in binary floating point.
             millis = Math.round(scaled);
@@ -116,7 +124,7 @@ final class FieldExpiry {
             OptionalLong exact =
                     format == FieldFormat.EPOCH_SECONDS ? Deadlines.plusSeconds(0, whole) : OptionalLong.of(whole);
             if (exact.isEmpty()) {
-                return Reading.failed(shown + Deadlines.BEYOND_LAST_DATE);
+                return Reading.failed(() -> shown.get() + Deadlines.BEYOND_LAST_DATE);
             }
             millis = exact.getAsLong();
         }
@@ -138,19 +146,23 @@ final class FieldExpiry {
     }
 
     /**
-     * What one value says about expiry: an instant with its description (and a warning when the unit looks
-     * mistaken), or, when {@code failure} is set, why it does not expire.
+     * What one value says about expiry: an instant with what it was read as (and a warning when the unit looks
+     * mistaken), or, when {@code failure} is set, why it does not expire. Texts are built only when a reason is.
      */
-    private record Reading(BsonValue value, long millis, String description, String failure, String unitWarning) {
+    private record Reading(
+            BsonValue value, long millis, Supplier<String> what, Supplier<String> failure, String unitWarning) {
 
-        /** An instant, described as {@code what} followed by the instant itself. */
-        static Reading instant(BsonValue value, long millis, String what, String unitWarning) {
-            String description = what + " (" + Deadlines.format(Instant.ofEpochMilli(millis)) + ")";
-            return new Reading(value, millis, description, null, unitWarning);
+        static Reading instant(BsonValue value, long millis, Supplier<String> what, String unitWarning) {
+            return new Reading(value, millis, what, null, unitWarning);
         }
 
-        static Reading failed(String failure) {
+        static Reading failed(Supplier<String> failure) {
             return new Reading(null, 0, null, failure, "");
+        }
+
+        /** The value read, then the instant itself, e.g. "a date (2026-01-01T00:00:00.000Z)". */
+        String description() {
+            return what.get() + " (" + Deadlines.format(Instant.ofEpochMilli(millis)) + ")";
         }
     }
 }

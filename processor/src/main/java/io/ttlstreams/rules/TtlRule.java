@@ -1,6 +1,10 @@
 package io.ttlstreams.rules;
 
 import io.ttlstreams.contract.NamespacePattern;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Objects;
 
 /**
@@ -17,6 +21,9 @@ import java.util.Objects;
  * @param partialFilter      only documents matching it are scheduled; {@code null} for all documents
  * @param documentTtlField   last-modified: the dotted path of a per-document TTL in seconds that overrides
  *                           {@code expireAfterSeconds}, as Cosmos DB's {@code ttl} does; {@code null} for none
+ * @param modifiedField      last-modified: the dotted path of a field that changes on every write (an
+ *                           {@code updatedAt} date or a version number), pinned in the delete filter so that a
+ *                           modification the processor has not seen yet makes the delete miss; {@code null} for none
  */
 public record TtlRule(
         String name,
@@ -26,7 +33,8 @@ public record TtlRule(
         long expireAfterSeconds,
         FieldFormat fieldFormat,
         PartialFilter partialFilter,
-        String documentTtlField) {
+        String documentTtlField,
+        String modifiedField) {
 
     /** Rejects settings that belong to the other mode, so that a misplaced setting is not silently ignored. */
     public TtlRule {
@@ -46,8 +54,9 @@ public record TtlRule(
                 throw new IllegalArgumentException("Rule " + name + ": field mode needs a field");
             }
             validateFieldPath(field);
-            if (documentTtlField != null) {
-                throw new IllegalArgumentException("Rule " + name + ": a document TTL field needs last-modified mode");
+            if (documentTtlField != null || modifiedField != null) {
+                throw new IllegalArgumentException(
+                        "Rule " + name + ": a document TTL field and a modified field need last-modified mode");
             }
         } else {
             if (field != null || fieldFormat != FieldFormat.DATE) {
@@ -57,6 +66,33 @@ public record TtlRule(
             if (documentTtlField != null) {
                 validateFieldPath(documentTtlField);
             }
+            if (modifiedField != null) {
+                validateFieldPath(modifiedField);
+            }
+        }
+    }
+
+    /**
+     * A fingerprint of everything in the definition but the name and {@code expireAfterSeconds}: a schedule entry
+     * computed under another shape needs its document again, while one computed under another offset only moves, as
+     * with MongoDB's {@code collMod expireAfterSeconds}. Stable across builds and JVMs (64 bits of SHA-256 over a
+     * canonical text).
+     */
+    public long shape() {
+        String canonical = String.join(
+                "\u0000",
+                namespace.toString(),
+                mode.configValue(),
+                String.valueOf(field),
+                fieldFormat.configValue(),
+                partialFilter == null ? "" : partialFilter.toString(),
+                String.valueOf(documentTtlField),
+                String.valueOf(modifiedField));
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
+            return ByteBuffer.wrap(digest).getLong();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("Every JVM provides SHA-256", e);
         }
     }
 

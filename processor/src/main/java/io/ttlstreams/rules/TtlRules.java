@@ -3,10 +3,11 @@ package io.ttlstreams.rules;
 import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
+import java.util.Optional;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 
@@ -19,6 +20,7 @@ import org.bson.BsonDocument;
 public final class TtlRules {
 
     private final List<TtlRule> rules;
+    private final Map<String, TtlRule> byName = new HashMap<>();
 
     /**
      * @param rules the rules in configuration order, which breaks ties between equal deadlines
@@ -26,9 +28,8 @@ public final class TtlRules {
      */
     public TtlRules(List<TtlRule> rules) {
         this.rules = List.copyOf(rules);
-        Set<String> names = new HashSet<>();
         for (TtlRule rule : this.rules) {
-            if (!names.add(rule.name())) {
+            if (byName.put(rule.name(), rule) != null) {
                 throw new IllegalArgumentException("Two rules are named " + rule.name());
             }
         }
@@ -37,6 +38,11 @@ public final class TtlRules {
     /** The rules, in configuration order. */
     public List<TtlRule> rules() {
         return rules;
+    }
+
+    /** The rule called {@code name}; empty when there is none (any more). */
+    public Optional<TtlRule> rule(String name) {
+        return Optional.ofNullable(byName.get(name));
     }
 
     /**
@@ -52,50 +58,60 @@ public final class TtlRules {
      *         per-document TTL, so that every such document is counted.
      */
     public ExpiryDecision evaluate(Namespace namespace, BsonDocument document, Instant eventTime) {
+        return evaluate(namespace, document, eventTime, false);
+    }
+
+    /**
+     * {@link #evaluate} for a document read by a resync rather than reported by a change event: {@code readTime} is
+     * when it was read, and a last-modified rule counts from its {@code modified.field} where that holds a date,
+     * which is the document's own record of its last change.
+     */
+    public ExpiryDecision evaluateResync(Namespace namespace, BsonDocument document, Instant readTime) {
+        return evaluate(namespace, document, readTime, true);
+    }
+
+    private ExpiryDecision evaluate(Namespace namespace, BsonDocument document, Instant time, boolean resync) {
         Objects.requireNonNull(namespace, "namespace");
-        Objects.requireNonNull(eventTime, "eventTime");
+        Objects.requireNonNull(time, "time");
         List<TtlRule> applicable = rules.stream()
                 .filter(rule -> rule.namespace().matches(namespace))
                 .toList();
         if (applicable.isEmpty()) {
-            return ExpiryDecision.never("no rule for namespace " + namespace);
+            return ExpiryDecision.never(() -> "no rule for namespace " + namespace, false);
         }
         if (document == null) {
             return ExpiryDecision.never("the change event carries no full document");
         }
         ExpiryDecision earliest = null;
-        List<String> reasons = new ArrayList<>();
+        List<ExpiryDecision> notExpiring = new ArrayList<>();
         boolean documentTtlIgnored = false;
         for (TtlRule rule : applicable) {
-            ExpiryDecision decision = evaluate(rule, document, eventTime);
+            ExpiryDecision decision = evaluate(rule, document, time, resync);
             documentTtlIgnored |= decision.documentTtlIgnored();
             if (!decision.expires()) {
-                reasons.add(decision.reason());
+                notExpiring.add(decision);
             } else if (earliest == null || decision.deadline().isBefore(earliest.deadline())) {
                 earliest = decision;
             }
         }
         if (earliest == null) {
-            return new ExpiryDecision(
-                    false, null, null, String.join("; ", reasons), new BsonDocument(), documentTtlIgnored);
+            return ExpiryDecision.never(
+                    () -> String.join(
+                            "; ",
+                            notExpiring.stream().map(ExpiryDecision::reason).toList()),
+                    documentTtlIgnored);
         }
-        return new ExpiryDecision(
-                true,
-                earliest.deadline(),
-                earliest.rule(),
-                earliest.reason(),
-                earliest.condition(),
-                documentTtlIgnored);
+        return earliest.withDocumentTtlIgnored(documentTtlIgnored);
     }
 
-    private static ExpiryDecision evaluate(TtlRule rule, BsonDocument document, Instant eventTime) {
+    private static ExpiryDecision evaluate(TtlRule rule, BsonDocument document, Instant time, boolean resync) {
         PartialFilter filter = rule.partialFilter();
         if (filter != null && !filter.matches(document)) {
-            return ExpiryDecision.never(rule.explain("partial filter " + filter + " does not match"));
+            return ExpiryDecision.never(() -> rule.explain("partial filter " + filter + " does not match"), false);
         }
         ExpiryDecision decision = rule.mode() == TtlMode.FIELD
                 ? FieldExpiry.evaluate(rule, document)
-                : LastModifiedExpiry.evaluate(rule, document, eventTime);
+                : LastModifiedExpiry.evaluate(rule, document, time, resync);
         if (filter != null && decision.expires()) {
             // The delete re-checks the filter too: a document updated out of the filter's scope must survive.
             // The condition was built for this decision alone, so extending it in place is safe.

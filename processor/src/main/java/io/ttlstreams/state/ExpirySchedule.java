@@ -2,7 +2,11 @@ package io.ttlstreams.state;
 
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleKey.Timeline;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -10,23 +14,22 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * The expiry schedule over its two stores, keeping them consistent: every document has at most one
- * entry in {@code schedule} (keyed by deadline, then document) and the {@code index} entry that
- * points to it. Updates move the entry with point lookups; finding due entries is a range scan up to
- * "now", never a scan of the whole store.
+ * The expiry schedule over its two stores, keeping them consistent: every document has at most one entry in {@code
+ * schedule} (keyed by timeline, due time, then document) and the {@code index} entry that points to it. Updates move
+ * the entry with point lookups; finding due entries is a range scan of one timeline up to "now", never a scan of the
+ * whole store.
  *
- * <p>The scan starts where the last one left off, not at the lowest key: every expiry deletes the
- * head of the key space, and RocksDB would otherwise step over all those tombstones, until the next
- * compaction, on every punctuation. The position is kept in memory, lowered by any entry scheduled
- * before it, and starts at the lowest key when the task (re)starts; so one instance must be the
- * only writer of its stores, as the task's scheduler is.
+ * <p>The scan of each timeline starts where the last one left off, not at its lowest key: every expiry deletes the
+ * head of the key space, and RocksDB would otherwise step over all those tombstones, until the next compaction, on
+ * every punctuation. The positions are kept in memory, lowered by any entry put before them, and start at the lowest
+ * key when the task (re)starts; so one instance must be the only writer of its stores, as the task's scheduler is.
  */
 public final class ExpirySchedule {
 
     private final KeyValueStore<Bytes, ScheduleEntry> schedule;
     private final KeyValueStore<Bytes, IndexEntry> index;
-    /** No entry has a deadline before this (see the class comment). */
-    private long scanFrom = Long.MIN_VALUE;
+    /** Per timeline: no entry is due before this (see the class comment). */
+    private final long[] scanFrom = new long[Timeline.values().length];
 
     /**
      * @param schedule the {@link ScheduleStores#SCHEDULE} store
@@ -35,39 +38,86 @@ public final class ExpirySchedule {
     public ExpirySchedule(KeyValueStore<Bytes, ScheduleEntry> schedule, KeyValueStore<Bytes, IndexEntry> index) {
         this.schedule = schedule;
         this.index = index;
+        Arrays.fill(scanFrom, Long.MIN_VALUE);
     }
 
     /**
-     * Schedules a document, replacing its earlier entry if any.
-     *
-     * @param documentRef the document's {@link DocumentRef}
-     * @param deadlineMs its deadline, epoch milliseconds
-     * @param entry its delete command's rule and filter
-     * @param clusterTime the scheduling event's clusterTime, or null
+     * The fingerprint of what an entry was computed from (rule, rule shape, base, offset, condition) — not of its
+     * emission attempts: an event whose decision has the fingerprint the index holds changes nothing. FNV-1a, 64 bits:
+     * cheap on every event; a collision could only leave a document on its previous, still conditional, entry.
      */
-    public void put(Bytes documentRef, long deadlineMs, ScheduleEntry entry, Long clusterTime) {
-        IndexEntry previous = index.get(documentRef);
-        if (previous != null) {
-            schedule.delete(ScheduleKey.of(previous.getDeadline().toEpochMilli(), documentRef));
+    public static long fingerprint(ScheduleEntry entry) {
+        long hash = 0xcbf29ce484222325L;
+        hash = mix(hash, entry.getRule().getBytes(StandardCharsets.UTF_8));
+        hash = mix(hash, entry.getRuleShape());
+        hash = mix(hash, entry.getBase().toEpochMilli());
+        hash = mix(hash, entry.getOffsetSeconds());
+        hash = mix(hash, entry.getOffsetFromRule() ? 1 : 0);
+        ByteBuffer condition = entry.getCondition().duplicate();
+        while (condition.hasRemaining()) {
+            hash = (hash ^ (condition.get() & 0xff)) * 0x100000001b3L;
         }
-        schedule.put(ScheduleKey.of(deadlineMs, documentRef), entry);
-        index.put(documentRef, new IndexEntry(Instant.ofEpochMilli(deadlineMs), clusterTime));
-        scanFrom = Math.min(scanFrom, deadlineMs);
+        return hash;
     }
 
-    /** Cancels the document's entry; returns whether there was one. */
-    public boolean remove(Bytes documentRef) {
-        IndexEntry previous = index.delete(documentRef);
-        if (previous == null) {
-            return false;
-        }
-        schedule.delete(ScheduleKey.of(previous.getDeadline().toEpochMilli(), documentRef));
-        return true;
+    /** Where the document's entry is: its timeline, due time and source; null when it has none. */
+    public IndexEntry position(Bytes documentRef) {
+        return index.get(documentRef);
+    }
+
+    /** The entry at {@code position} (from {@link #position}); null if the stores disagree, which they must not. */
+    public ScheduleEntry entryAt(Bytes documentRef, IndexEntry position) {
+        return schedule.get(key(documentRef, position));
     }
 
     /**
-     * Cancels the entries under a {@link DocumentRef} prefix (a collection or a whole database) that
-     * were scheduled by events no later than {@code clusterTime}; all of them when it is null.
+     * Puts the document's entry, replacing the one at {@code previous}.
+     *
+     * @param previous the document's current position ({@link #position}), or null when it has none
+     * @param clusterTime the clusterTime of the event that set the entry, or null
+     */
+    public void put(
+            Bytes documentRef,
+            IndexEntry previous,
+            Timeline timeline,
+            long dueAt,
+            ScheduleEntry entry,
+            Long clusterTime) {
+        if (previous != null) {
+            schedule.delete(key(documentRef, previous));
+        }
+        write(documentRef, timeline, dueAt, entry, clusterTime);
+    }
+
+    /**
+     * Moves an entry found by a scan ({@link #due} or {@link #walkFrom}) to another timeline or due time, keeping the
+     * source clusterTime the index holds.
+     */
+    public void move(Bytes scheduleKey, Timeline timeline, long dueAt, ScheduleEntry entry) {
+        schedule.delete(scheduleKey);
+        Bytes ref = ScheduleKey.documentRefOf(scheduleKey);
+        IndexEntry position = index.get(ref);
+        write(ref, timeline, dueAt, entry, position == null ? null : position.getSourceClusterTime());
+    }
+
+    /** Removes the document's entry; returns where it was, or null when it had none. */
+    public IndexEntry remove(Bytes documentRef) {
+        IndexEntry previous = index.delete(documentRef);
+        if (previous != null) {
+            schedule.delete(key(documentRef, previous));
+        }
+        return previous;
+    }
+
+    /** Removes an entry found by a scan ({@link #due} or {@link #walkFrom}), and its index entry. */
+    public void removeAt(Bytes scheduleKey) {
+        schedule.delete(scheduleKey);
+        index.delete(ScheduleKey.documentRefOf(scheduleKey));
+    }
+
+    /**
+     * Cancels the entries under a {@link DocumentRef} prefix (a collection or a whole database) whose latest change
+     * came no later than {@code clusterTime}; all of them when it is null.
      *
      * @return how many entries were cancelled
      */
@@ -76,10 +126,10 @@ public final class ExpirySchedule {
         try (KeyValueIterator<Bytes, IndexEntry> entries = index.prefixScan(prefix, new BytesSerializer())) {
             while (entries.hasNext()) {
                 KeyValue<Bytes, IndexEntry> entry = entries.next();
-                Long scheduledAt = entry.value.getSourceClusterTime();
-                if (clusterTime == null || scheduledAt == null || scheduledAt <= clusterTime) {
+                Long changedAt = entry.value.getSourceClusterTime();
+                if (clusterTime == null || changedAt == null || changedAt <= clusterTime) {
                     // Deleting behind a RocksDB iterator is safe: the iterator reads a consistent view.
-                    schedule.delete(ScheduleKey.of(entry.value.getDeadline().toEpochMilli(), entry.key));
+                    schedule.delete(key(entry.key, entry.value));
                     index.delete(entry.key);
                     count++;
                 }
@@ -89,26 +139,70 @@ public final class ExpirySchedule {
     }
 
     /**
-     * The entries due at {@code nowMs} (deadline at or before it), oldest first. The caller removes
-     * them in order with {@link #removeDue}, stops whenever its budget is spent, calls
-     * {@link #drained(long)} if it reached the end, and closes the iterator.
+     * The entries of {@code timeline} due at {@code nowMs}, oldest first. The caller handles them in order — removes
+     * each, or moves it to a time after {@code nowMs} — and tells each one {@link #passed}; it stops whenever its
+     * budget is spent, calls {@link #drained} if it reached the end, and closes the iterator.
      */
-    public KeyValueIterator<Bytes, ScheduleEntry> due(long nowMs) {
-        return schedule.range(ScheduleKey.lowerBound(scanFrom), ScheduleKey.dueUpperBound(nowMs));
+    public KeyValueIterator<Bytes, ScheduleEntry> due(Timeline timeline, long nowMs) {
+        return schedule.range(
+                ScheduleKey.lowerBound(timeline, scanFrom[timeline.ordinal()]),
+                ScheduleKey.dueUpperBound(timeline, nowMs));
     }
 
-    /** Removes an entry returned by {@link #due(long)}, and its index entry. */
-    public void removeDue(Bytes scheduleKey) {
-        schedule.delete(scheduleKey);
-        index.delete(ScheduleKey.documentRefOf(scheduleKey));
-        // Entries are removed in key order: nothing before this deadline is left.
-        scanFrom = Math.max(scanFrom, ScheduleKey.deadlineOf(scheduleKey));
-    }
-
-    /** Tells that every entry due at {@code nowMs} was removed: the next scan starts after it. */
-    public void drained(long nowMs) {
+    /** Tells that every entry of {@code timeline} due at {@code nowMs} was handled: the next scan starts after it. */
+    public void drained(Timeline timeline, long nowMs) {
         if (nowMs < Long.MAX_VALUE) {
-            scanFrom = Math.max(scanFrom, nowMs + 1);
+            scanFrom[timeline.ordinal()] = Math.max(scanFrom[timeline.ordinal()], nowMs + 1);
         }
+    }
+
+    /**
+     * Every entry from {@code fromKey} (inclusive) to the end of the schedule, in key order: timelines one after
+     * another, for the walk that reconciles the schedule with changed rules.
+     */
+    public KeyValueIterator<Bytes, ScheduleEntry> walkFrom(Bytes fromKey) {
+        return schedule.range(fromKey, ScheduleKey.dueUpperBound(Timeline.HELD, Long.MAX_VALUE));
+    }
+
+    /** The first key of the schedule's key space, where a walk starts. */
+    public static Bytes walkStart() {
+        return ScheduleKey.lowerBound(Timeline.values()[0], Long.MIN_VALUE);
+    }
+
+    private void write(Bytes documentRef, Timeline timeline, long dueAt, ScheduleEntry entry, Long clusterTime) {
+        schedule.put(ScheduleKey.of(timeline, dueAt, documentRef), entry);
+        index.put(
+                documentRef,
+                new IndexEntry(timeline.ordinal(), Instant.ofEpochMilli(dueAt), clusterTime, fingerprint(entry)));
+        scanFrom[timeline.ordinal()] = Math.min(scanFrom[timeline.ordinal()], dueAt);
+    }
+
+    /**
+     * Tells that the due entry at {@code scheduleKey} was handled: due entries are handled in key order, so nothing on
+     * its timeline before it is left. Only for entries from {@link #due}, never from a {@link #walkFrom walk}.
+     */
+    public void passed(Bytes scheduleKey) {
+        Timeline timeline = ScheduleKey.timelineOf(scheduleKey);
+        scanFrom[timeline.ordinal()] = Math.max(scanFrom[timeline.ordinal()], ScheduleKey.dueAtOf(scheduleKey));
+    }
+
+    private static Bytes key(Bytes documentRef, IndexEntry position) {
+        return ScheduleKey.of(
+                Timeline.of(position.getTimeline()), position.getDueAt().toEpochMilli(), documentRef);
+    }
+
+    private static long mix(long hash, long value) {
+        for (int shift = 0; shift < Long.SIZE; shift += Byte.SIZE) {
+            hash = (hash ^ ((value >>> shift) & 0xff)) * 0x100000001b3L;
+        }
+        return hash;
+    }
+
+    private static long mix(long hash, byte[] bytes) {
+        for (byte b : bytes) {
+            hash = (hash ^ (b & 0xff)) * 0x100000001b3L;
+        }
+        // The length ends the field, so that ("ab", "c") and ("a", "bc") differ.
+        return mix(hash, bytes.length);
     }
 }

@@ -5,88 +5,109 @@ import java.util.Arrays;
 import org.apache.kafka.common.utils.Bytes;
 
 /**
- * Key of the schedule store: the deadline as 8 order-preserving bytes, then the {@link DocumentRef}.
+ * Key of the schedule store: a format-version byte, the {@link Timeline}, the due time as 8 order-preserving bytes,
+ * then the {@link DocumentRef}.
  *
- * <p>The deadline (epoch milliseconds) is written big-endian with its sign bit flipped, which maps {@code
+ * <p>The due time (epoch milliseconds) is written big-endian with its sign bit flipped, which maps {@code
  * Long.MIN_VALUE..Long.MAX_VALUE} monotonically onto {@code 0x00..00..0xFF..FF}: unsigned lexicographic byte order,
- * the stores' order, is then numeric order, negative deadlines included. Equal deadlines are ordered by reference,
- * and distinct documents keep distinct keys.
+ * the store's order, is then timeline order, then numeric time order, negative instants included. Equal times are
+ * ordered by reference, and distinct documents keep distinct keys. Each timeline is one contiguous range, so the
+ * punctuator finds what is due on a timeline with one range scan.
  */
 public final class ScheduleKey {
 
-    private static final int DEADLINE_BYTES = Long.BYTES;
+    /** The format this build writes and reads. */
+    static final byte FORMAT_VERSION = 1;
+
+    private static final int HEADER_BYTES = 2;
+    private static final int TIME_BYTES = Long.BYTES;
+    private static final int BARE_BYTES = HEADER_BYTES + TIME_BYTES;
+
+    /** The schedule's queues, each ordered by its own due time. */
+    public enum Timeline {
+        /** Documents waiting for their deadline; due time = deadline. */
+        DEADLINES,
+        /** Delete commands emitted and waiting for the change stream to report the delete; due time = when to retry. */
+        CONFIRMATIONS,
+        /** Entries whose rule changed in a way that needs the document; never due, until an event or a resync. */
+        HELD;
+
+        /** The timeline of its stored number. */
+        public static Timeline of(int number) {
+            Timeline[] all = values();
+            if (number < 0 || number >= all.length) {
+                throw new IllegalArgumentException("Unknown schedule timeline " + number);
+            }
+            return all[number];
+        }
+    }
 
     private ScheduleKey() {}
 
-    /** The key of a document's schedule entry. */
-    public static Bytes of(long deadlineMillis, Bytes documentRef) {
+    /** The key of a document's entry on {@code timeline}, due at {@code dueAtMillis}. */
+    public static Bytes of(Timeline timeline, long dueAtMillis, Bytes documentRef) {
         byte[] ref = documentRef.get();
         if (ref.length == 0) {
             // An empty reference would make the key a bare bound (see dueUpperBound), which ranges must not match.
             throw new IllegalArgumentException("A schedule key needs a non-empty document reference");
         }
-        return Bytes.wrap(ByteBuffer.allocate(DEADLINE_BYTES + ref.length)
-                .putLong(encode(deadlineMillis))
-                .put(ref)
-                .array());
+        return Bytes.wrap(
+                header(timeline, dueAtMillis, BARE_BYTES + ref.length).put(ref).array());
     }
 
     /**
-     * The inclusive upper bound of a range scan for entries due at {@code nowMillis}: the bare key of {@code
-     * nowMillis + 1}. Every entry with deadline &lt;= now sorts below it, and every entry with deadline now + 1 sorts
-     * above it, as its reference makes it longer. For {@code Long.MAX_VALUE}, which has no successor, it is the bare
-     * key of {@code Long.MAX_VALUE} followed by 0xFF: no UTF-8 text starts with 0xFF, so it sorts after every entry.
+     * The inclusive upper bound of a range scan for entries on {@code timeline} due at {@code nowMillis}: the bare
+     * key of {@code nowMillis + 1}. Every entry due at or before now sorts below it, and every entry due at now + 1
+     * sorts above it, as its reference makes it longer. For {@code Long.MAX_VALUE}, which has no successor, it is
+     * the bare key of {@code Long.MAX_VALUE} followed by 0xFF: references start with their format version (0x01), so
+     * it sorts after every entry of the timeline.
      */
-    public static Bytes dueUpperBound(long nowMillis) {
+    public static Bytes dueUpperBound(Timeline timeline, long nowMillis) {
         if (nowMillis == Long.MAX_VALUE) {
-            byte[] bound = new byte[DEADLINE_BYTES + 1];
-            Arrays.fill(bound, (byte) 0xFF);
-            return Bytes.wrap(bound);
+            return Bytes.wrap(header(timeline, Long.MAX_VALUE, BARE_BYTES + 1)
+                    .put((byte) 0xFF)
+                    .array());
         }
-        return bare(nowMillis + 1);
+        return lowerBound(timeline, nowMillis + 1);
     }
 
-    /** The inclusive lower bound of a range scan over every entry: the bare key of {@code Long.MIN_VALUE}. */
-    public static Bytes lowest() {
-        return lowerBound(Long.MIN_VALUE);
+    /** The inclusive lower bound of a range scan over entries on {@code timeline} due at or after {@code fromMillis}. */
+    public static Bytes lowerBound(Timeline timeline, long fromMillis) {
+        return Bytes.wrap(header(timeline, fromMillis, BARE_BYTES).array());
     }
 
-    /** The inclusive lower bound of a range scan over entries with deadline &gt;= {@code fromMillis}: its bare key. */
-    public static Bytes lowerBound(long fromMillis) {
-        return bare(fromMillis);
+    /** The timeline of a schedule key. */
+    public static Timeline timelineOf(Bytes key) {
+        return Timeline.of(checked(key)[1]);
     }
 
-    /** The deadline (epoch milliseconds) of a schedule key. */
-    public static long deadlineOf(Bytes key) {
-        byte[] bytes = checkLength(key);
-        return decode(ByteBuffer.wrap(bytes).getLong());
+    /** The due time (epoch milliseconds) of a schedule key. */
+    public static long dueAtOf(Bytes key) {
+        return ByteBuffer.wrap(checked(key), HEADER_BYTES, TIME_BYTES).getLong() ^ Long.MIN_VALUE;
     }
 
     /** The document reference of a schedule key. */
     public static Bytes documentRefOf(Bytes key) {
-        byte[] bytes = checkLength(key);
-        return Bytes.wrap(Arrays.copyOfRange(bytes, DEADLINE_BYTES, bytes.length));
+        byte[] bytes = checked(key);
+        return Bytes.wrap(Arrays.copyOfRange(bytes, BARE_BYTES, bytes.length));
     }
 
-    private static Bytes bare(long deadlineMillis) {
-        return Bytes.wrap(ByteBuffer.allocate(DEADLINE_BYTES)
-                .putLong(encode(deadlineMillis))
-                .array());
+    private static ByteBuffer header(Timeline timeline, long dueAtMillis, int size) {
+        return ByteBuffer.allocate(size)
+                .put(FORMAT_VERSION)
+                .put((byte) timeline.ordinal())
+                .putLong(dueAtMillis ^ Long.MIN_VALUE);
     }
 
-    private static long encode(long deadlineMillis) {
-        return deadlineMillis ^ Long.MIN_VALUE;
-    }
-
-    private static long decode(long encoded) {
-        return encoded ^ Long.MIN_VALUE;
-    }
-
-    private static byte[] checkLength(Bytes key) {
+    private static byte[] checked(Bytes key) {
         byte[] bytes = key.get();
-        if (bytes.length < DEADLINE_BYTES) {
-            throw new IllegalArgumentException("Not a schedule key: " + bytes.length + " bytes, fewer than the "
-                    + DEADLINE_BYTES + "-byte deadline");
+        if (bytes.length < BARE_BYTES) {
+            throw new IllegalArgumentException(
+                    "Not a schedule key: " + bytes.length + " bytes, fewer than its " + BARE_BYTES + "-byte header");
+        }
+        if (bytes[0] != FORMAT_VERSION) {
+            throw new IllegalArgumentException("Not a schedule key of format version " + FORMAT_VERSION + ": version "
+                    + Byte.toUnsignedInt(bytes[0]));
         }
         return bytes;
     }

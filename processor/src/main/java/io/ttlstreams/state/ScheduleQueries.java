@@ -1,10 +1,11 @@
 package io.ttlstreams.state;
 
-import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -17,8 +18,9 @@ import org.bson.BsonDocument;
 
 /**
  * Read-only questions to the schedule of one instance, for operators (interactive queries over the {@link
- * ScheduleStores#SCHEDULE} and {@link ScheduleStores#INDEX} stores): when does this document expire, and how many
- * documents expire in each upcoming time bucket. The answers cover the tasks this instance owns.
+ * ScheduleStores#SCHEDULE} and {@link ScheduleStores#INDEX} stores): when does this document expire, how many
+ * documents expire in each upcoming time bucket, how many are due or await confirmation. The answers cover the tasks
+ * this instance owns; every scan is a key range with a cap, so no question costs a scan of the whole store.
  */
 public final class ScheduleQueries {
 
@@ -29,10 +31,15 @@ public final class ScheduleQueries {
      *
      * @param namespace the document's collection
      * @param documentKey the document key
-     * @param deadline when the document expires
+     * @param state {@code scheduled} (waiting for its deadline), {@code awaiting-confirmation} (its delete command
+     *     went out; the change stream has not reported the delete yet) or {@code held} (its rule changed in a way
+     *     that needs the document again)
+     * @param deadline when the document expires (expired)
      * @param rule the rule that set the deadline
+     * @param attempts delete commands emitted so far
      */
-    public record ScheduledDocument(Namespace namespace, BsonDocument documentKey, Instant deadline, String rule) {}
+    public record ScheduledDocument(
+            Namespace namespace, BsonDocument documentKey, String state, Instant deadline, String rule, int attempts) {}
 
     /** The document's entry; empty when it is not scheduled here. */
     public static Optional<ScheduledDocument> find(
@@ -40,25 +47,31 @@ public final class ScheduleQueries {
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
             Namespace namespace,
             BsonDocument documentKey) {
-        Bytes ref = DocumentRef.of(namespace, CanonicalJson.of(documentKey));
+        Bytes ref = DocumentRef.of(namespace, documentKey);
         IndexEntry position = index.get(ref);
         if (position == null) {
             return Optional.empty();
         }
-        long deadline = position.getDeadline().toEpochMilli();
-        ScheduleEntry entry = schedule.get(ScheduleKey.of(deadline, ref));
+        Timeline timeline = Timeline.of(position.getTimeline());
+        ScheduleEntry entry =
+                schedule.get(ScheduleKey.of(timeline, position.getDueAt().toEpochMilli(), ref));
         if (entry == null) {
             return Optional.empty(); // moved between the two reads
         }
-        return Optional.of(
-                new ScheduledDocument(namespace, documentKey, Instant.ofEpochMilli(deadline), entry.getRule()));
+        long deadline = entry.getBase().toEpochMilli() + entry.getOffsetSeconds() * 1000;
+        return Optional.of(new ScheduledDocument(
+                namespace,
+                documentKey,
+                stateOf(timeline),
+                Instant.ofEpochMilli(deadline),
+                entry.getRule(),
+                entry.getAttempts()));
     }
 
     /**
-     * How many documents expire in each bucket of {@code bucketMillis} from {@code fromMillis} (inclusive) to {@code
-     * toMillis} (exclusive), keyed by bucket start; buckets without documents are left out. The scan is a range over
-     * the schedule's key order and stops after {@code maxEntries} entries, so that a huge schedule cannot make one
-     * question expensive; {@link Histogram#complete()} tells whether it stopped early.
+     * How many documents are to expire in each bucket of {@code bucketMillis} from {@code fromMillis} (inclusive) to
+     * {@code toMillis} (exclusive), keyed by bucket start; buckets without documents are left out. The scan stops
+     * after {@code maxEntries} entries; {@link Histogram#complete()} tells whether it did.
      *
      * @param namespace only this collection's documents; empty for all
      */
@@ -75,8 +88,9 @@ public final class ScheduleQueries {
         Objects.requireNonNull(namespace, "namespace");
         SortedMap<Long, Long> counts = new TreeMap<>();
         long scanned = 0;
-        try (KeyValueIterator<Bytes, ScheduleEntry> entries =
-                schedule.range(ScheduleKey.lowerBound(fromMillis), ScheduleKey.dueUpperBound(toMillis - 1))) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.range(
+                ScheduleKey.lowerBound(Timeline.DEADLINES, fromMillis),
+                ScheduleKey.dueUpperBound(Timeline.DEADLINES, toMillis - 1))) {
             while (entries.hasNext()) {
                 if (scanned == maxEntries) {
                     return new Histogram(counts, false);
@@ -88,12 +102,48 @@ public final class ScheduleQueries {
                                 .equals(namespace.get())) {
                     continue;
                 }
-                long deadline = ScheduleKey.deadlineOf(entry.key);
+                long deadline = ScheduleKey.dueAtOf(entry.key);
                 long bucket = fromMillis + Math.floorDiv(deadline - fromMillis, bucketMillis) * bucketMillis;
                 counts.merge(bucket, 1L, Long::sum);
             }
         }
         return new Histogram(counts, true);
+    }
+
+    /** Documents whose deadline passed by {@code nowMillis} and whose command is not out yet, counted up to {@code cap}. */
+    public static long due(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, long nowMillis, long cap) {
+        return count(schedule, Timeline.DEADLINES, nowMillis, cap);
+    }
+
+    /** Delete commands out and not yet confirmed by the change stream, counted up to {@code cap}. */
+    public static long awaitingConfirmation(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, long cap) {
+        return count(schedule, Timeline.CONFIRMATIONS, Long.MAX_VALUE, cap);
+    }
+
+    /** Entries held until their documents are evaluated again, counted up to {@code cap}. */
+    public static long held(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, long cap) {
+        return count(schedule, Timeline.HELD, Long.MAX_VALUE, cap);
+    }
+
+    private static long count(
+            ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, Timeline timeline, long untilMillis, long cap) {
+        long count = 0;
+        try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.range(
+                ScheduleKey.lowerBound(timeline, Long.MIN_VALUE), ScheduleKey.dueUpperBound(timeline, untilMillis))) {
+            while (count < cap && entries.hasNext()) {
+                entries.next();
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private static String stateOf(Timeline timeline) {
+        return switch (timeline) {
+            case DEADLINES -> "scheduled";
+            case CONFIRMATIONS -> "awaiting-confirmation";
+            case HELD -> timeline.name().toLowerCase(Locale.ROOT);
+        };
     }
 
     /**

@@ -1,8 +1,9 @@
 package io.ttlstreams.state;
 
 import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.serde.AvroSerde;
+import io.ttlstreams.serde.VersionedAvroSerde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -10,34 +11,40 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * The processor's three state stores. All are persistent (RocksDB) and changelogged (Kafka Streams' default), so
- * the schedule survives restarts and moves with its tasks.
+ * The processor's state stores. All are persistent (RocksDB) and changelogged (Kafka Streams' default), so the
+ * schedule survives restarts and moves with its tasks; keys and values carry a format version (see {@link
+ * ScheduleKey}, {@link DocumentRef}, {@link VersionedAvroSerde}).
  *
- * <p>Caching is disabled: the punctuator's range scan must see every write at once, and with one write per change
- * event and reads by key there is nothing for a cache to save.
+ * <p>Caching is disabled: the punctuator's range scan must see every write at once, and with reads by key there is
+ * little for a cache to save (measured: it made scheduling slower).
  */
 public final class ScheduleStores {
 
-    /** Schedule: {@link ScheduleKey} to {@link ScheduleEntry}, scanned in deadline order by the punctuator. */
+    /** Schedule: {@link ScheduleKey} to {@link ScheduleEntry}, scanned per timeline in due order by the punctuator. */
     public static final String SCHEDULE = "schedule";
     /** Index: {@link DocumentRef} to {@link IndexEntry}, where a document's current schedule entry is. */
     public static final String INDEX = "index";
-    /** Namespace epochs: namespace (or database) name to the 64-bit epoch the processor keeps for namespace-wide events. */
+    /** Namespace epochs: namespace (or database) name to the clusterTime of its latest drop. */
     public static final String NAMESPACE_EPOCHS = "namespace-epochs";
+    /** Rule versions: rule name to the {@link RuleVersion} the schedule was last reconciled with. */
+    public static final String RULE_VERSIONS = "rule-versions";
+
+    /** The format version of the Avro store values this build writes. */
+    static final int VALUE_FORMAT_VERSION = 1;
 
     private ScheduleStores() {}
 
     /** The {@value #SCHEDULE} store. */
     public static StoreBuilder<KeyValueStore<Bytes, ScheduleEntry>> schedule() {
         return Stores.keyValueStoreBuilder(
-                        Stores.persistentKeyValueStore(SCHEDULE), Serdes.Bytes(), AvroSerde.of(ScheduleEntry.class))
+                        Stores.persistentKeyValueStore(SCHEDULE), Serdes.Bytes(), values(ScheduleEntry.class))
                 .withCachingDisabled();
     }
 
     /** The {@value #INDEX} store. */
     public static StoreBuilder<KeyValueStore<Bytes, IndexEntry>> index() {
         return Stores.keyValueStoreBuilder(
-                        Stores.persistentKeyValueStore(INDEX), Serdes.Bytes(), AvroSerde.of(IndexEntry.class))
+                        Stores.persistentKeyValueStore(INDEX), Serdes.Bytes(), values(IndexEntry.class))
                 .withCachingDisabled();
     }
 
@@ -46,5 +53,17 @@ public final class ScheduleStores {
         return Stores.keyValueStoreBuilder(
                         Stores.persistentKeyValueStore(NAMESPACE_EPOCHS), Serdes.String(), Serdes.Long())
                 .withCachingDisabled();
+    }
+
+    /** The {@value #RULE_VERSIONS} store. */
+    public static StoreBuilder<KeyValueStore<String, RuleVersion>> ruleVersions() {
+        return Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(RULE_VERSIONS), Serdes.String(), values(RuleVersion.class))
+                .withCachingDisabled();
+    }
+
+    /** The serde of a store value type: a format-version byte, then Avro binary. */
+    public static <T extends org.apache.avro.specific.SpecificRecord> VersionedAvroSerde<T> values(Class<T> type) {
+        return VersionedAvroSerde.of(type, VALUE_FORMAT_VERSION);
     }
 }

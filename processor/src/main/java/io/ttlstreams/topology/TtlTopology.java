@@ -55,9 +55,14 @@ public final class TtlTopology {
 
     private TtlTopology() {}
 
-    /** Builds the topology for {@code config}. */
+    /** Builds the topology for {@code config}, for source topics of {@code partitions} partitions. */
+    public static Topology build(TtlStreamsConfig config, int partitions) {
+        return build(config, SchedulerSettings.from(config, partitions));
+    }
+
+    /** Builds the topology for {@code config} and one partition, as TopologyTestDriver and benchmarks run it. */
     public static Topology build(TtlStreamsConfig config) {
-        return build(config, SchedulerSettings.from(config));
+        return build(config, 1);
     }
 
     /** Builds the topology with explicit scheduler settings (tests and benchmarks swap the clock). */
@@ -83,6 +88,7 @@ public final class TtlTopology {
         topology.addStateStore(ScheduleStores.schedule(), SCHEDULER);
         topology.addStateStore(ScheduleStores.index(), SCHEDULER);
         topology.addStateStore(ScheduleStores.namespaceEpochs(), SCHEDULER);
+        topology.addStateStore(ScheduleStores.ruleVersions(), SCHEDULER);
         topology.addSink(
                 DELETES_SINK, config.deleteTopic(), new StringSerializer(), new DeleteCommandSerializer(), SCHEDULER);
         Optional<String> auditTopic = config.auditTopic();

@@ -25,7 +25,7 @@ class ConfigReferenceTest {
                 .contains("| `ttl.punctuate.interval.ms` | long | `100` | [1,...] | medium | How often")
                 .contains("| `ttl.rules` | list | required |")
                 .contains("| `ttl.audit.topic` | string | `\"\"` | empty or a Kafka topic name | medium |")
-                .contains("| `ttl.max.deletes.per.second` | double | none | null or a number > 0 |")
+                .contains("| `ttl.max.deletes.per.second` | int | none | null or [1,...] |")
                 .contains("| `ttl.rule.<name>.mode` | string | `field` | [field, last-modified] | high |");
     }
 

@@ -38,6 +38,7 @@ class RuleConfigTest {
                         0,
                         FieldFormat.DATE,
                         null,
+                        null,
                         null));
     }
 
@@ -75,7 +76,9 @@ class RuleConfigTest {
                 SECONDS,
                 "10",
                 "ttl.rule.sessions.document.ttl.field",
-                "ttl");
+                "ttl",
+                "ttl.rule.sessions.modified.field",
+                "meta.updatedAt");
 
         assertThat(rule)
                 .isEqualTo(new TtlRule(
@@ -86,7 +89,8 @@ class RuleConfigTest {
                         10,
                         FieldFormat.DATE,
                         null,
-                        "ttl"));
+                        "ttl",
+                        "meta.updatedAt"));
     }
 
     @Test
@@ -200,11 +204,12 @@ class RuleConfigTest {
                 .hasMessageContaining("Applies only when ttl.rule.sessions.mode is field");
     }
 
-    @Test
-    void shouldRejectADocumentTtlFieldInFieldMode() {
-        assertThatThrownBy(() -> config("ttl.rule.sessions.document.ttl.field", "ttl"))
+    @ParameterizedTest
+    @ValueSource(strings = {"document.ttl.field", "modified.field"})
+    void shouldRejectALastModifiedOptionInFieldMode(String option) {
+        assertThatThrownBy(() -> config("ttl.rule.sessions." + option, "ttl"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("ttl.rule.sessions.document.ttl.field")
+                .hasMessageContaining("ttl.rule.sessions." + option)
                 .hasMessageContaining("Applies only when ttl.rule.sessions.mode is last-modified");
     }
 
@@ -241,7 +246,8 @@ class RuleConfigTest {
                         "expire.after.seconds",
                         "field.format",
                         "partial.filter",
-                        "document.ttl.field");
+                        "document.ttl.field",
+                        "modified.field");
         assertThat(RuleConfig.prefix("sessions")).isEqualTo("ttl.rule.sessions.");
     }
 }

@@ -13,7 +13,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import java.util.Properties;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
@@ -31,9 +31,12 @@ class TtlStreamsConfigTest {
         assertThat(config.auditTopic()).isEmpty();
         assertThat(config.dlqTopic()).isEqualTo("ttl.dlq");
         assertThat(config.punctuateInterval()).isEqualTo(Duration.ofMillis(100));
-        assertThat(config.punctuateMaxEntries()).isEqualTo(10_000);
-        assertThat(config.punctuateMaxDuration()).isEqualTo(Duration.ofMillis(50));
+        assertThat(config.punctuateMaxEntries()).isEqualTo(100_000);
+        assertThat(config.punctuateMaxDuration()).isEqualTo(Duration.ofMillis(1_000));
         assertThat(config.maxDeletesPerSecond()).isEmpty();
+        assertThat(config.confirmTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.confirmMaxAttempts()).isEqualTo(10);
+        assertThat(config.dryRun()).isFalse();
         assertThat(config.connectUrl()).isEmpty();
         assertThat(config.embeddedMongodbPort()).isEqualTo(27017);
         assertThat(config.embeddedKafkaPort()).isEqualTo(9092);
@@ -50,7 +53,10 @@ class TtlStreamsConfigTest {
                 "ttl.punctuate.interval.ms", "250",
                 "ttl.punctuate.max.entries", "5",
                 "ttl.punctuate.max.duration.ms", "20",
-                "ttl.max.deletes.per.second", "12.5",
+                "ttl.max.deletes.per.second", "12",
+                "ttl.confirm.timeout.ms", "5000",
+                "ttl.confirm.max.attempts", "2",
+                "ttl.dry.run", "true",
                 "ttl.connect.url", "http://localhost:8083",
                 "embedded.mongodb.port", "0",
                 "embedded.kafka.port", "19092",
@@ -63,7 +69,10 @@ class TtlStreamsConfigTest {
         assertThat(config.punctuateInterval()).isEqualTo(Duration.ofMillis(250));
         assertThat(config.punctuateMaxEntries()).isEqualTo(5);
         assertThat(config.punctuateMaxDuration()).isEqualTo(Duration.ofMillis(20));
-        assertThat(config.maxDeletesPerSecond()).isEqualTo(OptionalDouble.of(12.5));
+        assertThat(config.maxDeletesPerSecond()).isEqualTo(OptionalInt.of(12));
+        assertThat(config.confirmTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(config.confirmMaxAttempts()).isEqualTo(2);
+        assertThat(config.dryRun()).isTrue();
         assertThat(config.connectUrl()).contains("http://localhost:8083");
         assertThat(config.embeddedMongodbPort()).isZero();
         assertThat(config.embeddedKafkaPort()).isEqualTo(19092);
@@ -98,7 +107,11 @@ class TtlStreamsConfigTest {
                 "ttl.max.deletes.per.second     | 0",
                 "ttl.max.deletes.per.second     | -5",
                 "ttl.max.deletes.per.second     | NaN",
-                "ttl.max.deletes.per.second     | Infinity",
+                "ttl.max.deletes.per.second     | 2.5",
+                "ttl.confirm.timeout.ms         | 0",
+                "ttl.confirm.max.attempts       | 0",
+                "ttl.dry.run                    | maybe",
+                "ttl.punctuate.max.duration.ms  | 5001",
                 "ttl.max.deletes.per.second     | many",
                 "ttl.connect.url                | 'localhost:8083'",
                 "ttl.connect.url                | 'ftp://host'",
@@ -138,7 +151,7 @@ class TtlStreamsConfigTest {
     void shouldListTheRuleOptionsForAMisspelledOne() {
         assertThatThrownBy(() -> config("ttl.rule.sessions.zzz", "x"))
                 .hasMessageContaining("'zzz'. Its options are namespace, mode, field, expire.after.seconds,"
-                        + " field.format, partial.filter, document.ttl.field.");
+                        + " field.format, partial.filter, document.ttl.field, modified.field.");
     }
 
     @Test
@@ -249,12 +262,12 @@ class TtlStreamsConfigTest {
     void shouldAcceptTypedValues() {
         Map<String, Object> props = props();
         props.put("ttl.punctuate.interval.ms", 200L);
-        props.put("ttl.max.deletes.per.second", 3.0);
+        props.put("ttl.max.deletes.per.second", 3);
 
         TtlStreamsConfig config = new TtlStreamsConfig(props);
 
         assertThat(config.punctuateInterval()).isEqualTo(Duration.ofMillis(200));
-        assertThat(config.maxDeletesPerSecond()).isEqualTo(OptionalDouble.of(3.0));
+        assertThat(config.maxDeletesPerSecond()).isEqualTo(OptionalInt.of(3));
     }
 
     @Test
@@ -268,5 +281,21 @@ class TtlStreamsConfigTest {
 
         assertThat(TtlStreamsConfig.configDef().names()).doesNotContain("ttl.extra");
         assertRejectedNaming("ttl.extra", "ttl.extra", "x");
+    }
+
+    @Test
+    void shouldFitThePunctuationBudgetInTheTransactionTimeoutUnderExactlyOnce() {
+        assertThat(config("ttl.punctuate.max.duration.ms", "5000").punctuateMaxDuration())
+                .isEqualTo(Duration.ofSeconds(5));
+        assertThat(config("ttl.punctuate.max.duration.ms", "9000", "producer.transaction.timeout.ms", "20000")
+                        .punctuateMaxDuration())
+                .isEqualTo(Duration.ofSeconds(9));
+        assertThat(config("ttl.punctuate.max.duration.ms", "9000", "processing.guarantee", "at_least_once")
+                        .punctuateMaxDuration())
+                .isEqualTo(Duration.ofSeconds(9));
+        assertThatThrownBy(() -> config("ttl.punctuate.max.duration.ms", "9000"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.punctuate.max.duration.ms")
+                .hasMessageContaining("transaction.timeout.ms (10000 ms)");
     }
 }

@@ -36,7 +36,9 @@ class LastModifiedModeTest {
         assertThat(decision.deadline()).isEqualTo(EVENT_TIME.plusSeconds(10));
         assertThat(decision.rule()).isEqualTo("cosmos");
         assertThat(decision.condition()).isEmpty();
-        assertThat(decision.reason()).isEqualTo("last modified 2026-01-01T00:00:00.000Z + 10 s (rule cosmos)");
+        assertThat(decision.reason())
+                .isEqualTo("last modified 2026-01-01T00:00:00.000Z + 10 s (rule cosmos)"
+                        + LastModifiedExpiry.NO_WITNESS_WARNING);
     }
 
     @ParameterizedTest(name = "ttl: {0}")
@@ -48,7 +50,8 @@ class LastModifiedModeTest {
         assertThat(decision.documentTtlIgnored()).isFalse();
         assertThat(decision.condition()).isEqualTo(doc("{ttl: {$eq: " + ttl + "}}"));
         assertThat(decision.reason())
-                .isEqualTo("last modified 2026-01-01T00:00:00.000Z + 20 s from field ttl (rule cosmos)");
+                .isEqualTo("last modified 2026-01-01T00:00:00.000Z + 20 s from field ttl (rule cosmos)"
+                        + LastModifiedExpiry.NO_WITNESS_WARNING);
     }
 
     @ParameterizedTest(name = "ttl: {0}")
@@ -83,7 +86,7 @@ class LastModifiedModeTest {
         assertThat(withTtlField("{ttl: 20.5}").reason())
                 .isEqualTo("last modified 2026-01-01T00:00:00.000Z + 10 s"
                         + " by default; field ttl holds a double (20.5), ignored because a TTL must be a positive int or -1"
-                        + " (rule cosmos)");
+                        + " (rule cosmos)" + LastModifiedExpiry.NO_WITNESS_WARNING);
     }
 
     @ParameterizedTest(name = "ttl: {0}")
@@ -148,5 +151,63 @@ class LastModifiedModeTest {
         assertThat(decision.expires()).isFalse();
         assertThat(decision.documentTtlIgnored()).isTrue();
         assertThat(decision.reason()).contains("beyond the last representable date");
+    }
+
+    @Test
+    void shouldPinTheRenewalWitnessSoThatAnUnseenModificationMakesTheDeleteMiss() {
+        TtlRules rules = lastModifiedRule("cosmos")
+                .expireAfterSeconds(10)
+                .modifiedField("meta.version")
+                .alone();
+
+        ExpiryDecision decision = rules.evaluate(NS, doc("{meta: {version: NumberLong(7)}}"), EVENT_TIME);
+
+        assertThat(decision.deadline()).isEqualTo(EVENT_TIME.plusSeconds(10));
+        assertThat(decision.condition()).isEqualTo(doc("{'meta.version': {$eq: NumberLong(7)}}"));
+        assertThat(decision.reason()).doesNotContain("without modified.field");
+        assertThat(rules.evaluate(NS, doc("{}"), EVENT_TIME).condition())
+                .isEqualTo(doc("{'meta.version': {$exists: false}}"));
+    }
+
+    @Test
+    void shouldPinAWitnessHoldingAnOperatorAsAValueNeverAsAnOperator() {
+        ExpiryDecision decision = lastModifiedRule("cosmos")
+                .expireAfterSeconds(10)
+                .modifiedField("version")
+                .documentTtlField("ttl")
+                .alone()
+                .evaluate(NS, doc("{version: {$exists: true}, ttl: {$ne: null}}"), EVENT_TIME);
+
+        assertThat(decision.condition()).isEqualTo(doc("{version: {$eq: {$exists: true}}, ttl: {$eq: {$ne: null}}}"));
+    }
+
+    @Test
+    void shouldCountAResyncFromTheWitnessDateAndAChangeEventFromItsOwnTime() {
+        TtlRules rules = lastModifiedRule("cosmos")
+                .expireAfterSeconds(10)
+                .modifiedField("updatedAt")
+                .alone();
+        BsonDocument document = doc("{updatedAt: {$date: '2025-12-31T23:59:00Z'}}");
+        Instant readAt = EVENT_TIME.plusSeconds(3600);
+
+        ExpiryDecision resync = rules.evaluateResync(NS, document, readAt);
+        ExpiryDecision changed = rules.evaluate(NS, document, readAt);
+
+        assertThat(resync.base()).isEqualTo(Instant.parse("2025-12-31T23:59:00Z"));
+        assertThat(resync.deadline()).isEqualTo(Instant.parse("2025-12-31T23:59:10Z"));
+        assertThat(changed.base()).isEqualTo(readAt);
+        assertThat(rules.evaluateResync(NS, doc("{updatedAt: 'not a date'}"), readAt)
+                        .base())
+                .as("no date to count from: the read time")
+                .isEqualTo(readAt);
+    }
+
+    @Test
+    void shouldTellWhetherTheOffsetIsTheRulesOrTheDocuments() {
+        assertThat(withTtlField("{ttl: 20}").offsetFromRule()).isFalse();
+        assertThat(withTtlField("{ttl: 'x'}").offsetFromRule()).isTrue();
+        assertThat(withTtlField("{}").offsetFromRule()).isTrue();
+        assertThat(withTtlField("{ttl: 20}").base()).isEqualTo(EVENT_TIME);
+        assertThat(withTtlField("{ttl: 20}").offsetSeconds()).isEqualTo(20);
     }
 }

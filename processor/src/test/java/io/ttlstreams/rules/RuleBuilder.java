@@ -15,6 +15,7 @@ final class RuleBuilder {
     private FieldFormat fieldFormat = FieldFormat.DATE;
     private PartialFilter partialFilter;
     private String documentTtlField;
+    private String modifiedField;
 
     private RuleBuilder(String name, TtlMode mode, String field) {
         this.name = name;
@@ -57,6 +58,11 @@ final class RuleBuilder {
         return this;
     }
 
+    RuleBuilder modifiedField(String path) {
+        this.modifiedField = path;
+        return this;
+    }
+
     TtlRule build() {
         return new TtlRule(
                 name,
@@ -66,7 +72,8 @@ final class RuleBuilder {
                 expireAfterSeconds,
                 fieldFormat,
                 partialFilter,
-                documentTtlField);
+                documentTtlField,
+                modifiedField);
     }
 
     /** This rule alone. */

@@ -40,7 +40,7 @@ class TtlRuleTest {
     void shouldRequireAFieldInFieldMode() {
         assertRejected(
                 () -> new TtlRule(
-                        "s", NamespacePattern.parse("a.b"), TtlMode.FIELD, null, 0, FieldFormat.DATE, null, null),
+                        "s", NamespacePattern.parse("a.b"), TtlMode.FIELD, null, 0, FieldFormat.DATE, null, null, null),
                 "field mode needs a field");
     }
 
@@ -49,11 +49,13 @@ class TtlRuleTest {
     void shouldRejectInvalidFieldPaths(String path) {
         assertRejected(() -> fieldRule("s", path).build(), "Invalid field path '" + path + "'");
         assertRejected(() -> lastModifiedRule("s").documentTtlField(path).build(), "Invalid field path");
+        assertRejected(() -> lastModifiedRule("s").modifiedField(path).build(), "Invalid field path");
     }
 
     @Test
     void shouldRejectSettingsOfTheOtherMode() {
-        assertRejected(() -> fieldRule("s", "a").documentTtlField("ttl").build(), "needs last-modified mode");
+        assertRejected(() -> fieldRule("s", "a").documentTtlField("ttl").build(), "need last-modified mode");
+        assertRejected(() -> fieldRule("s", "a").modifiedField("updatedAt").build(), "need last-modified mode");
         assertRejected(
                 () -> new TtlRule(
                         "s",
@@ -62,6 +64,7 @@ class TtlRuleTest {
                         "a",
                         0,
                         FieldFormat.DATE,
+                        null,
                         null,
                         null),
                 "field mode only");
@@ -78,5 +81,32 @@ class TtlRuleTest {
     void shouldValidateFieldPathsForConfiguration() {
         assertThat(TtlRule.validateFieldPath("session.expiresAt")).isEqualTo("session.expiresAt");
         assertRejected(() -> TtlRule.validateFieldPath("session..expiresAt"), "session..expiresAt");
+    }
+
+    @Test
+    void shouldChangeShapeWithEverythingButTheOffsetAndTheName() {
+        RuleBuilder base = fieldRule("s", "expireAt").expireAfterSeconds(10);
+        long shape = base.build().shape();
+
+        assertThat(fieldRule("s", "expireAt").expireAfterSeconds(99).build().shape())
+                .isEqualTo(shape);
+        assertThat(fieldRule("other-name", "expireAt")
+                        .expireAfterSeconds(10)
+                        .build()
+                        .shape())
+                .isEqualTo(shape);
+        assertThat(fieldRule("s", "expiresAt").expireAfterSeconds(10).build().shape())
+                .isNotEqualTo(shape);
+        assertThat(fieldRule("s", "expireAt").namespace("app.other").build().shape())
+                .isNotEqualTo(shape);
+        assertThat(fieldRule("s", "expireAt")
+                        .format(FieldFormat.EPOCH_SECONDS)
+                        .build()
+                        .shape())
+                .isNotEqualTo(shape);
+        assertThat(lastModifiedRule("s").build().shape())
+                .isNotEqualTo(lastModifiedRule("s").modifiedField("v").build().shape())
+                .isNotEqualTo(
+                        lastModifiedRule("s").documentTtlField("ttl").build().shape());
     }
 }

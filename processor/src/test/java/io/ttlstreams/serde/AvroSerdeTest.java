@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.schema.ExpiryEvent;
-import io.ttlstreams.schema.IndexEntry;
-import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.ExpiryOutcome;
+import io.ttlstreams.schema.RuleVersion;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Random;
@@ -18,13 +18,20 @@ class AvroSerdeTest {
 
     private static final String TOPIC = "ignored";
 
-    private final AvroSerde<ScheduleEntry> scheduleSerde = AvroSerde.of(ScheduleEntry.class);
-    private final AvroSerde<IndexEntry> indexSerde = AvroSerde.of(IndexEntry.class);
+    // The audit topic's record, and another type to tell them apart.
     private final AvroSerde<ExpiryEvent> expirySerde = AvroSerde.of(ExpiryEvent.class);
+    private final AvroSerde<RuleVersion> versionSerde = AvroSerde.of(RuleVersion.class);
 
-    private static ScheduleEntry scheduleEntry() {
-        // The smallest BSON document, {}: five bytes.
-        return new ScheduleEntry("sessions", java.nio.ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}));
+    private static ExpiryEvent expiryEvent() {
+        return new ExpiryEvent(
+                "app.sessions",
+                "{\"_id\": \"d1\"}",
+                "sessions",
+                Instant.parse("2030-01-01T00:00:00.123Z"),
+                Instant.parse("2030-01-01T00:00:00.456Z"),
+                ExpiryOutcome.CONFIRMED,
+                2,
+                333L);
     }
 
     private static <T extends SpecificRecord> T roundTrip(AvroSerde<T> serde, T value) {
@@ -32,37 +39,16 @@ class AvroSerdeTest {
     }
 
     @Test
-    void shouldRoundTripScheduleEntry() {
-        assertThat(roundTrip(scheduleSerde, scheduleEntry())).isEqualTo(scheduleEntry());
-    }
-
-    @Test
-    void shouldRoundTripIndexEntry() {
-        IndexEntry entry = new IndexEntry(Instant.ofEpochMilli(-86_400_000L), Long.MIN_VALUE);
-        IndexEntry withoutClusterTime = new IndexEntry(Instant.ofEpochMilli(Long.MAX_VALUE), null);
-
-        assertThat(roundTrip(indexSerde, entry)).isEqualTo(entry);
-        assertThat(roundTrip(indexSerde, withoutClusterTime)).isEqualTo(withoutClusterTime);
-    }
-
-    @Test
     void shouldRoundTripExpiryEventInstants() {
-        ExpiryEvent event = new ExpiryEvent(
-                "app.sessions",
-                "{\"_id\": \"d1\"}",
-                "sessions",
-                Instant.parse("2030-01-01T00:00:00.123Z"),
-                Instant.parse("2030-01-01T00:00:00.456Z"));
+        ExpiryEvent back = roundTrip(expirySerde, expiryEvent());
 
-        ExpiryEvent back = roundTrip(expirySerde, event);
-
-        assertThat(back).isEqualTo(event);
+        assertThat(back).isEqualTo(expiryEvent());
         assertThat(back.getDeadline()).isEqualTo(Instant.parse("2030-01-01T00:00:00.123Z"));
     }
 
     @Test
     void shouldUseSingleObjectEncoding() {
-        byte[] bytes = scheduleSerde.serializer().serialize(TOPIC, scheduleEntry());
+        byte[] bytes = expirySerde.serializer().serialize(TOPIC, expiryEvent());
 
         // Marker C3 01, then the schema's 8-byte CRC-64-AVRO fingerprint, little-endian.
         assertThat(Arrays.copyOf(bytes, 2)).containsExactly(0xC3, 0x01);
@@ -71,8 +57,8 @@ class AvroSerdeTest {
 
     @Test
     void shouldMapNullToNull() {
-        assertThat(scheduleSerde.serializer().serialize(TOPIC, null)).isNull();
-        assertThat(scheduleSerde.deserializer().deserialize(TOPIC, null)).isNull();
+        assertThat(expirySerde.serializer().serialize(TOPIC, null)).isNull();
+        assertThat(expirySerde.deserializer().deserialize(TOPIC, null)).isNull();
     }
 
     @Test
@@ -81,53 +67,53 @@ class AvroSerdeTest {
         new Random(42).nextBytes(garbage);
         garbage[0] = 0x00;
 
-        assertThatThrownBy(() -> scheduleSerde.deserializer().deserialize(TOPIC, garbage))
+        assertThatThrownBy(() -> expirySerde.deserializer().deserialize(TOPIC, garbage))
                 .isInstanceOf(SerializationException.class)
-                .hasMessageContaining("ScheduleEntry")
+                .hasMessageContaining("ExpiryEvent")
                 .hasMessageContaining("64 bytes");
     }
 
     @Test
     void shouldRejectEmptyBytes() {
-        assertThatThrownBy(() -> indexSerde.deserializer().deserialize(TOPIC, new byte[0]))
+        assertThatThrownBy(() -> versionSerde.deserializer().deserialize(TOPIC, new byte[0]))
                 .isInstanceOf(SerializationException.class)
-                .hasMessageContaining("IndexEntry");
+                .hasMessageContaining("RuleVersion");
     }
 
     @Test
     void shouldRejectTruncatedBytes() {
-        byte[] bytes = scheduleSerde.serializer().serialize(TOPIC, scheduleEntry());
+        byte[] bytes = expirySerde.serializer().serialize(TOPIC, expiryEvent());
 
         for (int length : new int[] {1, 5, 10, 11, bytes.length / 2, bytes.length - 1}) {
             byte[] truncated = Arrays.copyOf(bytes, length);
-            assertThatThrownBy(() -> scheduleSerde.deserializer().deserialize(TOPIC, truncated))
+            assertThatThrownBy(() -> expirySerde.deserializer().deserialize(TOPIC, truncated))
                     .as("truncated to %d bytes", length)
                     .isInstanceOf(SerializationException.class)
-                    .hasMessageContaining("ScheduleEntry");
+                    .hasMessageContaining("ExpiryEvent");
         }
     }
 
     @Test
     void shouldRejectCorruptBody() {
-        byte[] bytes = scheduleSerde.serializer().serialize(TOPIC, scheduleEntry());
+        byte[] bytes = expirySerde.serializer().serialize(TOPIC, expiryEvent());
         // Right after the header comes the namespace's length: make it huge.
         bytes[10] = (byte) 0xFE;
         for (int i = 11; i < 20; i++) {
             bytes[i] = (byte) 0xFF;
         }
 
-        assertThatThrownBy(() -> scheduleSerde.deserializer().deserialize(TOPIC, bytes))
+        assertThatThrownBy(() -> expirySerde.deserializer().deserialize(TOPIC, bytes))
                 .isInstanceOf(SerializationException.class)
-                .hasMessageContaining("ScheduleEntry");
+                .hasMessageContaining("ExpiryEvent");
     }
 
     @Test
     void shouldRejectBytesOfAnotherRecordType() {
-        byte[] indexBytes = indexSerde.serializer().serialize(TOPIC, new IndexEntry(Instant.EPOCH, null));
+        byte[] versionBytes = versionSerde.serializer().serialize(TOPIC, new RuleVersion(1L, 2L));
 
-        assertThatThrownBy(() -> scheduleSerde.deserializer().deserialize(TOPIC, indexBytes))
+        assertThatThrownBy(() -> expirySerde.deserializer().deserialize(TOPIC, versionBytes))
                 .isInstanceOf(SerializationException.class)
-                .hasMessageContaining("ScheduleEntry");
+                .hasMessageContaining("ExpiryEvent");
     }
 
     @Test

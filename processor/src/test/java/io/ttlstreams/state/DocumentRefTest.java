@@ -3,11 +3,15 @@ package io.ttlstreams.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.From;
+import net.jqwik.api.Property;
 import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -15,16 +19,16 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 
 class DocumentRefTest {
 
-    private static final String KEY = "{\"_id\": {\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}}";
+    private static final BsonDocument KEY = new BsonDocument("_id", new BsonString("k"));
 
     @TempDir
     Path stateDir;
@@ -40,7 +44,9 @@ class DocumentRefTest {
         store = harness.store("refs");
         for (String namespace : List.of("app.s", "app.sessions", "app.s.archive", "apple.x", "ap.x", "other.s")) {
             store.put(DocumentRef.of(Namespace.parse(namespace), KEY), namespace);
-            store.put(DocumentRef.of(Namespace.parse(namespace), "{\"_id\": \"" + namespace + "\"}"), namespace);
+            store.put(
+                    DocumentRef.of(Namespace.parse(namespace), new BsonDocument("_id", new BsonString(namespace))),
+                    namespace);
         }
     }
 
@@ -49,28 +55,32 @@ class DocumentRefTest {
         harness.close();
     }
 
-    @Test
-    void shouldEncodeNamespaceSeparatorAndKey() {
-        assertThat(DocumentRef.of(Namespace.parse("a.b"), "{\"_id\": 1}").get())
-                .isEqualTo("a.b\u0000{\"_id\": 1}".getBytes(StandardCharsets.UTF_8));
-        assertThat(DocumentRef.collectionPrefix(Namespace.parse("a.b")).get()).isEqualTo(new byte[] {'a', '.', 'b', 0});
-        assertThat(DocumentRef.databasePrefix(Namespace.database("a")).get()).isEqualTo(new byte[] {'a', '.'});
+    @Property
+    void shouldRoundTripNamespaceAndDocumentKey(
+            @ForAll @From(supplier = NamespaceSupplier.class) Namespace namespace,
+            @ForAll @From(supplier = KeySupplier.class) BsonDocument documentKey) {
+        Bytes ref = DocumentRef.of(namespace, documentKey);
+
+        assertThat(DocumentRef.namespaceOf(ref)).isEqualTo(namespace);
+        assertThat(DocumentRef.documentKeyOf(ref)).isEqualTo(documentKey);
+        assertThat(DocumentRef.documentKeyOf(ref).keySet()).containsExactlyElementsOf(documentKey.keySet());
     }
 
-    @ParameterizedTest
-    @CsvSource(
-            delimiter = '|',
-            value = {
-                "app.sessions|{\"_id\": {\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}}",
-                "app.s.archive|{\"_id\": \"a.b\\u0000c\"}",
-                "café.ünïcode|{\"_id\": \"日本\", \"region\": \"eu\"}",
-                "a.b|''"
-            })
-    void shouldRoundTripNamespaceAndDocumentKeyJson(String namespace, String documentKeyJson) {
-        Bytes ref = DocumentRef.of(Namespace.parse(namespace), documentKeyJson);
+    @Property
+    void shouldGiveOneKeyOneReferenceWhateverItsInMemoryForm(
+            @ForAll @From(supplier = KeySupplier.class) BsonDocument documentKey) {
+        Namespace namespace = Namespace.parse("app.sessions");
+        Bytes parsed = DocumentRef.of(namespace, BsonDocument.parse(CanonicalJson.of(documentKey)));
 
-        assertThat(DocumentRef.namespaceOf(ref)).isEqualTo(Namespace.parse(namespace));
-        assertThat(DocumentRef.documentKeyJsonOf(ref)).isEqualTo(documentKeyJson);
+        assertThat(DocumentRef.of(namespace, documentKey)).isEqualTo(parsed);
+        assertThat(DocumentRef.of(namespace, DocumentRef.documentKeyOf(parsed))).isEqualTo(parsed);
+    }
+
+    @Test
+    void shouldStartWithTheFormatVersionThenNamespaceAndSeparator() {
+        assertThat(DocumentRef.of(Namespace.parse("a.b"), KEY).get()).startsWith(1, 'a', '.', 'b', 0);
+        assertThat(DocumentRef.collectionPrefix(Namespace.parse("a.b")).get()).containsExactly(1, 'a', '.', 'b', 0);
+        assertThat(DocumentRef.databasePrefix(Namespace.database("a")).get()).containsExactly(1, 'a', '.');
     }
 
     @Test
@@ -106,10 +116,31 @@ class DocumentRefTest {
     }
 
     @Test
-    void shouldRejectBytesWithoutSeparator() {
-        Bytes notARef = Bytes.wrap("app.sessions".getBytes(StandardCharsets.UTF_8));
+    void shouldRefuseBytesOfAnotherFormatOrWithoutSeparator() {
+        byte[] otherVersion = DocumentRef.of(Namespace.parse("a.b"), KEY).get();
+        otherVersion[0] = 0;
+        Bytes noSeparator = Bytes.wrap("\u0001app.sessions".getBytes(StandardCharsets.UTF_8));
 
-        assertThatThrownBy(() -> DocumentRef.namespaceOf(notARef)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> DocumentRef.documentKeyJsonOf(notARef)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> DocumentRef.namespaceOf(Bytes.wrap(otherVersion)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("format version 1");
+        assertThatThrownBy(() -> DocumentRef.documentKeyOf(noSeparator))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no 0x00");
+    }
+
+    /** jqwik suppliers over {@link Refs}. */
+    static final class NamespaceSupplier implements net.jqwik.api.ArbitrarySupplier<Namespace> {
+        @Override
+        public net.jqwik.api.Arbitrary<Namespace> get() {
+            return Refs.namespaces();
+        }
+    }
+
+    static final class KeySupplier implements net.jqwik.api.ArbitrarySupplier<BsonDocument> {
+        @Override
+        public net.jqwik.api.Arbitrary<BsonDocument> get() {
+            return Refs.documentKeys();
+        }
     }
 }

@@ -2,11 +2,11 @@ package io.ttlstreams.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.processor.ScheduleEntries;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleKey.Timeline;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
@@ -46,13 +46,21 @@ class ScheduleQueriesTest {
     }
 
     private void schedule(Namespace namespace, int id, long deadline) {
+        schedule(namespace, id, Timeline.DEADLINES, deadline);
+    }
+
+    private void schedule(Namespace namespace, int id, Timeline timeline, long deadline) {
         BsonDocument key = new BsonDocument("_id", new BsonInt32(id));
-        new ExpirySchedule(schedule, index)
-                .put(
-                        DocumentRef.of(namespace, CanonicalJson.of(key)),
-                        deadline,
-                        ScheduleEntries.scheduleEntry(key, new BsonDocument(), "r-" + namespace.collection()),
-                        null);
+        ScheduleEntry entry = new ScheduleEntry(
+                "r-" + namespace.collection(),
+                1L,
+                Instant.ofEpochMilli(deadline),
+                0L,
+                true,
+                ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}),
+                timeline == Timeline.CONFIRMATIONS ? 1 : 0,
+                null);
+        new ExpirySchedule(schedule, index).put(DocumentRef.of(namespace, key), null, timeline, deadline, entry, null);
     }
 
     @Test
@@ -63,6 +71,7 @@ class ScheduleQueriesTest {
                 .hasValueSatisfying(found -> {
                     assertThat(found.deadline()).isEqualTo(Instant.ofEpochMilli(5_000));
                     assertThat(found.rule()).isEqualTo("r-sessions");
+                    assertThat(found.state()).isEqualTo("scheduled");
                 });
         assertThat(ScheduleQueries.find(index, schedule, EVENTS, new BsonDocument("_id", new BsonInt32(1))))
                 .isEmpty();
@@ -87,5 +96,21 @@ class ScheduleQueriesTest {
         assertThat(ScheduleQueries.upcoming(schedule, 1_000, 4_000, 1_000, Optional.empty(), 2)
                         .complete())
                 .isFalse();
+    }
+
+    @Test
+    void shouldCountDueAndAwaitedEntriesSeparately() {
+        schedule(SESSIONS, 1, 1_000);
+        schedule(SESSIONS, 2, 2_000);
+        schedule(SESSIONS, 3, 9_000);
+        schedule(SESSIONS, 4, Timeline.CONFIRMATIONS, 500);
+        schedule(EVENTS, 5, Timeline.CONFIRMATIONS, 99_000);
+
+        assertThat(ScheduleQueries.due(schedule, 2_000, 100)).isEqualTo(2);
+        assertThat(ScheduleQueries.due(schedule, 2_000, 1)).isEqualTo(1);
+        assertThat(ScheduleQueries.awaitingConfirmation(schedule, 100)).isEqualTo(2);
+        assertThat(ScheduleQueries.held(schedule, 100)).isZero();
+        assertThat(ScheduleQueries.find(index, schedule, SESSIONS, new BsonDocument("_id", new BsonInt32(4))))
+                .hasValueSatisfying(found -> assertThat(found.state()).isEqualTo("awaiting-confirmation"));
     }
 }

@@ -4,20 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleKey.Timeline;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.StateStore;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.internals.CachingKeyValueStore;
 import org.apache.kafka.streams.state.internals.ChangeLoggingKeyValueBytesStore;
 import org.apache.kafka.streams.state.internals.RocksDBStore;
 import org.apache.kafka.streams.state.internals.WrappedStateStore;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,12 +37,18 @@ class ScheduleStoresTest {
         assertThat(ScheduleStores.namespaceEpochs().name())
                 .isEqualTo("namespace-epochs")
                 .isEqualTo(ScheduleStores.NAMESPACE_EPOCHS);
+        assertThat(ScheduleStores.ruleVersions().name())
+                .isEqualTo("rule-versions")
+                .isEqualTo(ScheduleStores.RULE_VERSIONS);
     }
 
     @Test
     void shouldBuildChangeloggedUncachedRocksDbStores() {
-        for (StoreBuilder<?> builder :
-                List.of(ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.namespaceEpochs())) {
+        for (StoreBuilder<?> builder : List.of(
+                ScheduleStores.schedule(),
+                ScheduleStores.index(),
+                ScheduleStores.namespaceEpochs(),
+                ScheduleStores.ruleVersions())) {
             assertThat(builder.loggingEnabled()).as(builder.name()).isTrue();
             // Kafka Streams exposes no caching flag; the built store's layers show it.
             List<Class<?>> layers = layers(builder.build());
@@ -61,29 +71,31 @@ class ScheduleStoresTest {
     }
 
     @Test
-    void shouldStoreValuesWithTheirSerdes() {
+    void shouldStoreValuesWithTheirVersionedSerdes() {
         try (StoreHarness harness = new StoreHarness(
-                stateDir, ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.namespaceEpochs())) {
+                stateDir,
+                ScheduleStores.schedule(),
+                ScheduleStores.index(),
+                ScheduleStores.namespaceEpochs(),
+                ScheduleStores.ruleVersions())) {
             KeyValueStore<Bytes, ScheduleEntry> schedule = harness.store(ScheduleStores.SCHEDULE);
             KeyValueStore<Bytes, IndexEntry> index = harness.store(ScheduleStores.INDEX);
             KeyValueStore<String, Long> epochs = harness.store(ScheduleStores.NAMESPACE_EPOCHS);
-            String documentKey = "{\"_id\": \"d1\"}";
-            Bytes ref = DocumentRef.of(Namespace.parse("app.sessions"), documentKey);
+            KeyValueStore<String, RuleVersion> versions = harness.store(ScheduleStores.RULE_VERSIONS);
+            Bytes ref = DocumentRef.of(Namespace.parse("app.sessions"), new BsonDocument("_id", new BsonString("d1")));
             Instant deadline = Instant.ofEpochMilli(1_900_000_000_000L);
-            ScheduleEntry entry = new ScheduleEntry("sessions", java.nio.ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}));
-            IndexEntry indexEntry = new IndexEntry(deadline, 42L);
+            ScheduleEntry entry = new ScheduleEntry(
+                    "sessions", 3L, deadline, 0L, true, ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}), 0, null);
 
-            schedule.put(ScheduleKey.of(deadline.toEpochMilli(), ref), entry);
-            index.put(ref, indexEntry);
+            new ExpirySchedule(schedule, index).put(ref, null, Timeline.DEADLINES, deadline.toEpochMilli(), entry, 42L);
             epochs.put("app.sessions", 7L);
+            versions.put("sessions", new RuleVersion(3L, 0L));
 
-            assertThat(index.get(ref)).isEqualTo(indexEntry);
+            assertThat(index.get(ref)).isEqualTo(new IndexEntry(0, deadline, 42L, ExpirySchedule.fingerprint(entry)));
+            assertThat(schedule.get(ScheduleKey.of(Timeline.DEADLINES, deadline.toEpochMilli(), ref)))
+                    .isEqualTo(entry);
             assertThat(epochs.get("app.sessions")).isEqualTo(7L);
-            try (KeyValueIterator<Bytes, ScheduleEntry> due =
-                    schedule.range(ScheduleKey.lowest(), ScheduleKey.dueUpperBound(deadline.toEpochMilli()))) {
-                assertThat(due.next().value).isEqualTo(entry);
-                assertThat(due.hasNext()).isFalse();
-            }
+            assertThat(versions.get("sessions")).isEqualTo(new RuleVersion(3L, 0L));
         }
     }
 }

@@ -63,6 +63,21 @@ final class ChangeEvents {
                 .toJson(CANONICAL);
     }
 
+    /**
+     * A resync event as {@code ttl-streams resync} publishes it: the document as read, with the read's cluster time
+     * and no wallTime.
+     */
+    String resync(BsonValue id, BsonDocument document, BsonTimestamp readAt) {
+        BsonDocument full = new BsonDocument("_id", id);
+        document.forEach(full::append);
+        return new BsonDocument("operationType", new BsonString("resync"))
+                .append("clusterTime", readAt)
+                .append("ns", new BsonDocument("db", new BsonString(db)).append("coll", new BsonString(coll)))
+                .append("documentKey", new BsonDocument("_id", id))
+                .append("fullDocument", full)
+                .toJson(CANONICAL);
+    }
+
     String delete(BsonValue id) {
         return envelope("delete")
                 .append("documentKey", new BsonDocument("_id", id))

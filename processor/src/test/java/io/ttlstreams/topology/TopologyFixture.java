@@ -4,12 +4,14 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.ScheduleEntries;
 import io.ttlstreams.processor.SchedulerSettings;
+import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
+import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.state.ScheduleStores;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Bytes;
@@ -66,7 +69,7 @@ final class TopologyFixture implements AutoCloseable {
         Properties streamsProps = config.streamsProperties();
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         SchedulerSettings schedulerSettings =
-                SchedulerSettings.from(config).withNanoClock(() -> nanoClock.addAndGet(nanosPerClockRead.get()));
+                SchedulerSettings.from(config, 1).withNanoClock(() -> nanoClock.addAndGet(nanosPerClockRead.get()));
         this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, START);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
@@ -116,19 +119,49 @@ final class TopologyFixture implements AutoCloseable {
         return deletes.readRecordsToList();
     }
 
-    /** Schedules a document straight into the stores, as the scheduler would for a field rule "sessions". */
+    /**
+     * Schedules a document straight into the stores through the rules, as the scheduler would for the change event
+     * of a document {@code {_id: id, expireAt: deadline}} (a field rule on expireAt with no offset).
+     */
     void scheduleDirectly(String namespace, org.bson.BsonValue id, Instant deadline) {
-        BsonDocument key = new BsonDocument("_id", id);
-        new ExpirySchedule(scheduleStore(), indexStore())
-                .put(
-                        DocumentRef.of(Namespace.parse(namespace), ChangeEvents.key(id)),
-                        deadline.toEpochMilli(),
-                        ScheduleEntries.scheduleEntry(
-                                key,
-                                new BsonDocument("expireAt", new BsonDateTime(deadline.toEpochMilli())),
-                                "sessions"),
-                        null);
+        Namespace ns = Namespace.parse(namespace);
+        BsonDocument document =
+                new BsonDocument("_id", id).append("expireAt", new BsonDateTime(deadline.toEpochMilli()));
+        ExpiryDecision decision = config.rules().evaluate(ns, document, START);
+        ExpirySchedule schedule = new ExpirySchedule(scheduleStore(), indexStore());
+        schedule.put(
+                DocumentRef.of(ns, new BsonDocument("_id", id)),
+                null,
+                ScheduleKey.Timeline.DEADLINES,
+                decision.deadline().toEpochMilli(),
+                ScheduleEntries.of(
+                        decision, config.rules().rule(decision.rule()).orElseThrow()),
+                null);
     }
+
+    /** The sum over tasks of one of Kafka Streams' metrics, e.g. {@code deletes-emitted-total}. */
+    double metric(String name) {
+        return driver.metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals(name))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                .sum();
+    }
+
+    /** Records written so far to the schedule's and index's changelogs: what the stores cost the broker. */
+    int changelogRecords() {
+        String applicationId = config.streamsProperties().getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
+        for (String store : List.of(ScheduleStores.SCHEDULE, ScheduleStores.INDEX)) {
+            changelogRecords += driver.createOutputTopic(
+                            applicationId + "-" + store + "-changelog",
+                            new ByteArrayDeserializer(),
+                            new ByteArrayDeserializer())
+                    .readRecordsToList()
+                    .size();
+        }
+        return changelogRecords;
+    }
+
+    private int changelogRecords;
 
     KeyValueStore<Bytes, ScheduleEntry> scheduleStore() {
         return driver.getKeyValueStore(ScheduleStores.SCHEDULE);

@@ -1,0 +1,294 @@
+package io.ttlstreams.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleKey.Timeline;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import net.jqwik.api.state.Action;
+import net.jqwik.api.state.ActionChain;
+import net.jqwik.api.state.Transformer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+
+/**
+ * A stateful model test of {@link ExpirySchedule} over real RocksDB stores: random sequences of what the processor
+ * does to it — put, reschedule, remove, drop a namespace, drain due entries within a budget (removing or moving them
+ * later, as emission and confirmation do), move entries earlier outside a due scan (as the rule walk does) — checked
+ * after every step against a {@link TreeMap} model. The invariant that matters most: a due scan of any timeline
+ * returns exactly the model's entries due on it, so the remembered scan start ({@code scanFrom}) never skips one.
+ */
+class ExpiryScheduleModelTest {
+
+    private static final List<Namespace> NAMESPACES =
+            List.of(Namespace.parse("app.s"), Namespace.parse("app.sessions"), Namespace.parse("other.x"));
+
+    private static Path stateDir;
+    private static StoreHarness harness;
+
+    @BeforeContainer
+    static void openStores() throws IOException {
+        stateDir = Files.createTempDirectory("expiry-schedule-model");
+        harness = new StoreHarness(stateDir, ScheduleStores.schedule(), ScheduleStores.index());
+    }
+
+    @AfterContainer
+    static void closeStores() throws IOException {
+        harness.close();
+        try (Stream<Path> files = Files.walk(stateDir)) {
+            files.sorted(Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
+        }
+    }
+
+    @Property(tries = 60)
+    void shouldBehaveLikeASortedMap(@ForAll("chains") ActionChain<Harness> chain) {
+        chain.withInvariant("matches the model", Harness::check).run();
+    }
+
+    @Provide
+    Arbitrary<ActionChain<Harness>> chains() {
+        return ActionChain.<Harness>startWith(Harness::new)
+                .withAction(3, new Put())
+                .withAction(1, new Remove())
+                .withAction(1, new RemoveNamespace())
+                .withAction(3, new Drain())
+                .withAction(1, new MoveOutsideScan())
+                .withMaxTransformations(40);
+    }
+
+    /** The schedule under test, its stores emptied, and the model. */
+    static final class Harness {
+        final KeyValueStore<Bytes, ScheduleEntry> scheduleStore = harness.store(ScheduleStores.SCHEDULE);
+        final KeyValueStore<Bytes, IndexEntry> indexStore = harness.store(ScheduleStores.INDEX);
+        final ExpirySchedule schedule;
+        /** Schedule key to entry, in the stores' order. */
+        final TreeMap<Bytes, ScheduleEntry> model = new TreeMap<>();
+        /** Document reference to its schedule key. */
+        final Map<Bytes, Bytes> positions = new HashMap<>();
+
+        long now = 1_000;
+
+        Harness() {
+            clear(scheduleStore);
+            clear(indexStore);
+            schedule = new ExpirySchedule(scheduleStore, indexStore);
+        }
+
+        private static <V> void clear(KeyValueStore<Bytes, V> store) {
+            List<Bytes> keys = new ArrayList<>();
+            try (KeyValueIterator<Bytes, V> all = store.all()) {
+                all.forEachRemaining(entry -> keys.add(entry.key));
+            }
+            keys.forEach(store::delete);
+        }
+
+        void put(Bytes ref, Timeline timeline, long dueAt, ScheduleEntry entry) {
+            schedule.put(ref, schedule.position(ref), timeline, dueAt, entry, null);
+            Bytes previous = positions.put(ref, ScheduleKey.of(timeline, dueAt, ref));
+            if (previous != null) {
+                model.remove(previous);
+            }
+            model.put(ScheduleKey.of(timeline, dueAt, ref), entry);
+        }
+
+        void check() {
+            assertThat(contents(scheduleStore)).isEqualTo(model);
+            Map<Bytes, Bytes> indexed = new HashMap<>();
+            try (KeyValueIterator<Bytes, IndexEntry> all = indexStore.all()) {
+                all.forEachRemaining(entry -> indexed.put(
+                        entry.key,
+                        ScheduleKey.of(
+                                Timeline.of(entry.value.getTimeline()),
+                                entry.value.getDueAt().toEpochMilli(),
+                                entry.key)));
+            }
+            assertThat(indexed).isEqualTo(positions);
+            for (Timeline timeline : Timeline.values()) {
+                assertThat(keysOf(schedule.due(timeline, now)))
+                        .as("due on %s at %d", timeline, now)
+                        .containsExactlyElementsOf(dueInModel(timeline, now));
+            }
+        }
+
+        List<Bytes> dueInModel(Timeline timeline, long at) {
+            return new ArrayList<>(model.subMap(
+                            ScheduleKey.lowerBound(timeline, Long.MIN_VALUE), true,
+                            ScheduleKey.dueUpperBound(timeline, at), true)
+                    .keySet());
+        }
+
+        private static TreeMap<Bytes, ScheduleEntry> contents(KeyValueStore<Bytes, ScheduleEntry> store) {
+            TreeMap<Bytes, ScheduleEntry> contents = new TreeMap<>();
+            try (KeyValueIterator<Bytes, ScheduleEntry> all = store.all()) {
+                all.forEachRemaining(entry -> contents.put(entry.key, entry.value));
+            }
+            return contents;
+        }
+
+        private static List<Bytes> keysOf(KeyValueIterator<Bytes, ScheduleEntry> entries) {
+            List<Bytes> keys = new ArrayList<>();
+            try (entries) {
+                entries.forEachRemaining(entry -> keys.add(entry.key));
+            }
+            return keys;
+        }
+    }
+
+    private static Arbitrary<Bytes> refs() {
+        // Few documents, so that actions meet the same ones again.
+        return Combinators.combine(
+                        Arbitraries.of(NAMESPACES), Arbitraries.integers().between(1, 6))
+                .as((namespace, id) -> DocumentRef.of(namespace, new BsonDocument("_id", new BsonInt32(id))));
+    }
+
+    private static ScheduleEntry entry(int variant) {
+        return new ScheduleEntry(
+                "r" + variant,
+                7L,
+                Instant.ofEpochMilli(variant),
+                0L,
+                true,
+                ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}),
+                variant % 3,
+                null);
+    }
+
+    private static final class Put implements Action.Independent<Harness> {
+        @Override
+        public Arbitrary<Transformer<Harness>> transformer() {
+            return Combinators.combine(
+                            refs(),
+                            Arbitraries.of(Timeline.class),
+                            Arbitraries.longs().between(-20, 120),
+                            Arbitraries.integers().between(0, 9))
+                    .as((ref, timeline, offset, variant) -> Transformer.mutate(
+                            "put " + ref + " on " + timeline + " at now" + (offset < 0 ? "" : "+") + offset,
+                            harness -> harness.put(ref, timeline, harness.now + offset, entry(variant))));
+        }
+    }
+
+    private static final class Remove implements Action.Independent<Harness> {
+        @Override
+        public Arbitrary<Transformer<Harness>> transformer() {
+            return refs().map(ref -> Transformer.mutate("remove " + ref, harness -> {
+                IndexEntry removed = harness.schedule.remove(ref);
+                Bytes key = harness.positions.remove(ref);
+                assertThat(removed != null).isEqualTo(key != null);
+                if (key != null) {
+                    harness.model.remove(key);
+                }
+            }));
+        }
+    }
+
+    private static final class RemoveNamespace implements Action.Independent<Harness> {
+        @Override
+        public Arbitrary<Transformer<Harness>> transformer() {
+            return Arbitraries.of(NAMESPACES)
+                    .map(namespace -> Transformer.mutate("drop " + namespace, harness -> {
+                        int removed = harness.schedule.removeAll(DocumentRef.collectionPrefix(namespace), null);
+                        List<Bytes> refs = harness.positions.keySet().stream()
+                                .filter(ref -> DocumentRef.namespaceOf(ref).equals(namespace))
+                                .toList();
+                        assertThat(removed).isEqualTo(refs.size());
+                        refs.forEach(ref -> harness.model.remove(harness.positions.remove(ref)));
+                    }));
+        }
+    }
+
+    /**
+     * The punctuator's use: time moves on, then a budget's worth of due entries is handled in order, each removed
+     * (emitted for good) or moved to a later time (awaiting confirmation, a retry).
+     */
+    private static final class Drain implements Action.Independent<Harness> {
+        @Override
+        public Arbitrary<Transformer<Harness>> transformer() {
+            return Combinators.combine(
+                            Arbitraries.of(Timeline.DEADLINES, Timeline.CONFIRMATIONS),
+                            Arbitraries.longs().between(0, 60),
+                            Arbitraries.integers().between(1, 4),
+                            Arbitraries.of(true, false))
+                    .as((timeline, advance, budget, moveLater) -> Transformer.mutate(
+                            "advance " + advance + ", drain " + budget + " of " + timeline
+                                    + (moveLater ? " moving them later" : " removing them"),
+                            harness -> drain(harness, timeline, advance, budget, moveLater)));
+        }
+
+        private static void drain(Harness harness, Timeline timeline, long advance, int budget, boolean moveLater) {
+            harness.now += advance;
+            List<Bytes> expected = harness.dueInModel(timeline, harness.now);
+            int handled = 0;
+            boolean exhausted;
+            try (KeyValueIterator<Bytes, ScheduleEntry> due = harness.schedule.due(timeline, harness.now)) {
+                while (handled < budget && due.hasNext()) {
+                    KeyValue<Bytes, ScheduleEntry> next = due.next();
+                    assertThat(next.key).isEqualTo(expected.get(handled));
+                    Bytes ref = ScheduleKey.documentRefOf(next.key);
+                    harness.model.remove(next.key);
+                    if (moveLater) {
+                        Timeline to = timeline == Timeline.DEADLINES ? Timeline.CONFIRMATIONS : timeline;
+                        long later = harness.now + 1 + handled;
+                        harness.schedule.move(next.key, to, later, next.value);
+                        harness.model.put(ScheduleKey.of(to, later, ref), next.value);
+                        harness.positions.put(ref, ScheduleKey.of(to, later, ref));
+                    } else {
+                        harness.schedule.removeAt(next.key);
+                        harness.positions.remove(ref);
+                    }
+                    harness.schedule.passed(next.key);
+                    handled++;
+                }
+                exhausted = !due.hasNext();
+            }
+            if (exhausted) {
+                harness.schedule.drained(timeline, harness.now);
+            }
+        }
+    }
+
+    /** The rule walk's use: an entry moves to another time, earlier too, outside any due scan. */
+    private static final class MoveOutsideScan implements Action.Independent<Harness> {
+        @Override
+        public Arbitrary<Transformer<Harness>> transformer() {
+            return Combinators.combine(refs(), Arbitraries.longs().between(-30, 30))
+                    .as((ref, shift) -> Transformer.mutate("move " + ref + " by " + shift, harness -> {
+                        Bytes key = harness.positions.get(ref);
+                        if (key == null) {
+                            return;
+                        }
+                        Timeline timeline = ScheduleKey.timelineOf(key);
+                        long to = ScheduleKey.dueAtOf(key) + shift;
+                        ScheduleEntry entry = harness.model.remove(key);
+                        harness.schedule.move(key, timeline, to, entry);
+                        harness.model.put(ScheduleKey.of(timeline, to, ref), entry);
+                        harness.positions.put(ref, ScheduleKey.of(timeline, to, ref));
+                    }));
+        }
+    }
+}
