@@ -2,6 +2,7 @@ package io.ttlstreams.app;
 
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
+import io.ttlstreams.secrets.Redaction;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -66,8 +67,7 @@ final class ConnectConfigCommand implements Callable<Integer> {
         try {
             connectors = ConnectorConfigs.render(TtlStreamsConfig.load(config), mongodbUri, copyExisting);
         } catch (ConfigException | IllegalArgumentException e) {
-            spec.commandLine().getErr().println("ttl-streams connect-config: " + e.getMessage());
-            return TtlStreamsCli.EXIT_BAD_INPUT;
+            return fail(e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
         }
         if (out == null) {
             spec.commandLine().getOut().print(connectors.toJson());
@@ -81,8 +81,13 @@ final class ConnectConfigCommand implements Callable<Integer> {
             spec.commandLine().getOut().flush();
             return 0;
         } catch (IOException e) {
-            spec.commandLine().getErr().println("ttl-streams connect-config: cannot write " + out + ": " + e);
-            return 1;
+            return fail("cannot write " + out + ": " + e, 1);
         }
+    }
+
+    /** Prints {@code message}, redacted, as one line on stderr, and returns {@code exitCode}. */
+    private int fail(String message, int exitCode) {
+        spec.commandLine().getErr().println("ttl-streams connect-config: " + Redaction.redact(message));
+        return exitCode;
     }
 }

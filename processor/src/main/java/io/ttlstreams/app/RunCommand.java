@@ -4,6 +4,8 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ConnectorDefinition;
+import io.ttlstreams.secrets.Redaction;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -38,7 +40,10 @@ import picocli.CommandLine.Spec;
                     + " Connect with the MongoDB connectors, a MongoDB stand-in) on loopback."
         },
         exitCodeListHeading = "Exit codes:%n",
-        exitCodeList = {"0:stopped by SIGTERM or Ctrl-C", "2:invalid configuration or arguments"})
+        exitCodeList = {
+            "0:stopped by SIGTERM or Ctrl-C",
+            "2:invalid configuration or arguments, or Kafka Connect refused the connectors or could not be reached"
+        })
 final class RunCommand implements Callable<Integer> {
 
     @Spec
@@ -105,7 +110,11 @@ final class RunCommand implements Callable<Integer> {
             app = local.processor();
             deleted = local::deletedDocuments;
         } else {
-            registerConnectors(ttlConfig, out);
+            try {
+                registerConnectors(ttlConfig, out);
+            } catch (IOException | IllegalArgumentException e) {
+                return fail("cannot register the connectors: " + e.getMessage());
+            }
             app = new TtlStreamsApp(ttlConfig).start();
             running = app;
             app.awaitRunning(Duration.ofMinutes(2));
@@ -128,8 +137,9 @@ final class RunCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** Prints {@code message}, redacted, as one line on stderr; the exit code of bad input. */
     private int fail(String message) {
-        spec.commandLine().getErr().println("ttl-streams run: " + message);
+        spec.commandLine().getErr().println("ttl-streams run: " + Redaction.redact(message));
         return TtlStreamsCli.EXIT_BAD_INPUT;
     }
 
@@ -137,18 +147,24 @@ final class RunCommand implements Callable<Integer> {
         return ServiceLoader.load(EmbeddedRuntime.class).findFirst();
     }
 
-    /** Creates or updates the source and sink connectors at ttl.connect.url, rendered from the rules. */
-    private void registerConnectors(TtlStreamsConfig ttlConfig, PrintStream out) throws Exception {
+    /**
+     * Creates or updates the source and sink connectors at ttl.connect.url, rendered from the rules, before Kafka
+     * Streams starts: a Connect that cannot be reached or refuses stops {@code run} at once.
+     *
+     * @throws IOException when Kafka Connect cannot be reached or refuses a connector
+     * @throws IllegalArgumentException when the connectors cannot be rendered
+     */
+    private void registerConnectors(TtlStreamsConfig ttlConfig, PrintStream out)
+            throws IOException, InterruptedException {
         if (ttlConfig.connectUrl().isEmpty()) {
             return;
         }
         ConnectorConfigs connectors = ConnectorConfigs.render(
                 ttlConfig, mongodbUri == null ? ConnectorConfigs.DEFAULT_MONGODB_URI : mongodbUri, copyExisting);
-        ConnectRestClient connect = new ConnectRestClient(ttlConfig.connectUrl().get());
+        ConnectRestClient connect = new ConnectRestClient(ttlConfig.connectUrl().get(), ttlConfig.connectCredentials());
         for (ConnectorDefinition connector : connectors.files().values()) {
             connect.put(connector);
-            out.println("ttl-streams: connector " + connector.name() + " registered at "
-                    + ttlConfig.connectUrl().get());
+            out.println("ttl-streams: connector " + connector.name() + " registered at " + connect.url());
         }
     }
 

@@ -56,7 +56,7 @@ public final class RuleConfig {
     public static final String PARTIAL_FILTER_CONFIG = "partial.filter";
     public static final String PARTIAL_FILTER_DOC = "Only documents matching this MongoDB partialFilterExpression"
             + " (JSON) are scheduled, and the delete re-checks it. Supported: equality, $eq, $exists, $gt, $gte, $lt,"
-            + " $lte, $type, $in, $and.";
+            + " $lte, $type, $in, $and. Nested at most 100 levels deep, as MongoDB allows.";
 
     public static final String DOCUMENT_TTL_FIELD_CONFIG = "document.ttl.field";
     public static final String DOCUMENT_TTL_FIELD_DOC = "Last-modified mode only: a field whose value, in seconds,"
@@ -208,9 +208,14 @@ public final class RuleConfig {
         return new ConfigException("Missing required configuration \"" + option + "\" " + condition);
     }
 
+    /**
+     * @throws IllegalArgumentException when {@code json} is not a JSON document, nests deeper than
+     *     {@link JsonDepth#MAX_DEPTH} levels, or is not a supported filter
+     */
     private static PartialFilter parsePartialFilter(String json) {
         BsonDocument expression;
         try {
+            JsonDepth.check(json, JsonDepth.MAX_DEPTH);
             expression = BsonDocument.parse(json);
         } catch (JsonParseException | BsonInvalidOperationException e) {
             throw new IllegalArgumentException("Not a JSON document: " + e.getMessage(), e);

@@ -4,6 +4,8 @@ import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
+import io.ttlstreams.secrets.BasicCredentials;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -23,6 +25,7 @@ import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
@@ -111,8 +114,18 @@ public final class TtlStreamsConfig extends AbstractConfig {
             + " DRY_RUN), so that a new rule can be watched before it deletes anything.";
 
     public static final String CONNECT_URL_CONFIG = "ttl.connect.url";
-    public static final String CONNECT_URL_DOC =
-            "REST URL of the Kafka Connect cluster whose connectors ttl-streams" + " manages; empty for none.";
+    public static final String CONNECT_URL_DOC = "REST URL of the Kafka Connect cluster whose connectors ttl-streams"
+            + " manages; empty for none. User info (http://user:password@host:8083, percent-encoded) is sent as HTTP"
+            + " Basic authentication and never printed.";
+
+    public static final String CONNECT_USERNAME_CONFIG = "ttl.connect.username";
+    public static final String CONNECT_USERNAME_DOC = "User name for HTTP Basic authentication to the Kafka Connect"
+            + " REST API, with ttl.connect.password; instead of user info in ttl.connect.url, not besides it.";
+
+    public static final String CONNECT_PASSWORD_CONFIG = "ttl.connect.password";
+    public static final String CONNECT_PASSWORD_DOC = "Password for HTTP Basic authentication to the Kafka Connect"
+            + " REST API, with ttl.connect.username. Never printed or logged; a config provider reference such as"
+            + " ${file:/secrets/connect.properties:password} keeps it out of this file.";
 
     public static final String EMBEDDED_MONGODB_PORT_CONFIG = "embedded.mongodb.port";
     public static final String EMBEDDED_MONGODB_PORT_DOC =
@@ -141,9 +154,17 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     private static final ConfigDef BASE = baseDefinition();
 
+    /**
+     * {@value #RULES_CONFIG} alone, which the definition depends on. Read before config providers resolve
+     * {@code ${...}} references, so no other option is validated then.
+     */
+    private static final ConfigDef RULE_NAMES =
+            new ConfigDef().define(BASE.configKeys().get(RULES_CONFIG));
+
     private final TtlRules rules;
     private final TopicNamespaceMapping topicNamespaceMapping;
     private final List<String> sourceTopics;
+    private final Optional<BasicCredentials> connectCredentials;
 
     /**
      * @param props the whole configuration: ttl-streams options and Kafka Streams settings
@@ -158,6 +179,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
         this.topicNamespaceMapping = new TopicNamespaceMapping(
                 parseNamespaceMap(getList(SOURCE_TOPIC_NAMESPACE_MAP_CONFIG)), getString(SOURCE_TOPIC_PREFIX_CONFIG));
         this.sourceTopics = deriveSourceTopics();
+        this.connectCredentials = connectCredentials(
+                nonEmpty(getString(CONNECT_URL_CONFIG)).map(URI::create),
+                nonEmpty(getString(CONNECT_USERNAME_CONFIG)),
+                Optional.ofNullable(getPassword(CONNECT_PASSWORD_CONFIG))
+                        .filter(password -> !password.value().isEmpty()));
         checkPunctuationFitsTransactions();
     }
 
@@ -278,9 +304,21 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return getBoolean(DRY_RUN_CONFIG);
     }
 
-    /** The Kafka Connect REST URL whose connectors ttl-streams manages; empty for none. */
+    /**
+     * The Kafka Connect REST URL whose connectors ttl-streams manages, without user info, so safe to print; empty for
+     * none.
+     */
     public Optional<String> connectUrl() {
-        return nonEmpty(getString(CONNECT_URL_CONFIG));
+        return nonEmpty(getString(CONNECT_URL_CONFIG))
+                .map(url -> BasicCredentials.withoutUserInfo(URI.create(url)).toString());
+    }
+
+    /**
+     * The HTTP Basic credentials for {@link #connectUrl()}: from its user info, or from {@value
+     * #CONNECT_USERNAME_CONFIG} and {@value #CONNECT_PASSWORD_CONFIG}; empty when Connect needs none.
+     */
+    public Optional<BasicCredentials> connectCredentials() {
+        return connectCredentials;
     }
 
     public int embeddedMongodbPort() {
@@ -327,7 +365,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     private static ConfigDef definition(Map<?, ?> props) {
         @SuppressWarnings("unchecked") // LIST options parse to List<String>
-        List<String> ruleNames = (List<String>) BASE.parse(props).get(RULES_CONFIG);
+        List<String> ruleNames = (List<String>) RULE_NAMES.parse(props).get(RULES_CONFIG);
         ConfigDef definition = new ConfigDef(BASE);
         ruleNames.forEach(name -> RuleConfig.embedInto(definition, name));
         UnknownKeys.reject(props, definition, ruleNames);
@@ -442,7 +480,9 @@ public final class TtlStreamsConfig extends AbstractConfig {
                         "",
                         Validators.blankOr(Validators.httpUrl()),
                         Importance.MEDIUM,
-                        CONNECT_URL_DOC);
+                        CONNECT_URL_DOC)
+                .define(CONNECT_USERNAME_CONFIG, Type.STRING, "", null, Importance.MEDIUM, CONNECT_USERNAME_DOC)
+                .define(CONNECT_PASSWORD_CONFIG, Type.PASSWORD, null, null, Importance.MEDIUM, CONNECT_PASSWORD_DOC);
         new Group(definition, EMBEDDED_GROUP)
                 .define(
                         EMBEDDED_MONGODB_PORT_CONFIG,
@@ -498,6 +538,34 @@ public final class TtlStreamsConfig extends AbstractConfig {
             }
         }
         return map;
+    }
+
+    /**
+     * The credentials from the URL's user info or from the options, checking that they come one way and complete.
+     *
+     * @throws ConfigException naming the options when both ways are used, or one option lacks the other
+     */
+    private static Optional<BasicCredentials> connectCredentials(
+            Optional<URI> url, Optional<String> username, Optional<Password> password) {
+        if (url.isEmpty()) {
+            if (username.isPresent() || password.isPresent()) {
+                throw new ConfigException(
+                        (username.isPresent() ? CONNECT_USERNAME_CONFIG : CONNECT_PASSWORD_CONFIG) + " is set but "
+                                + CONNECT_URL_CONFIG + " is not: name the Kafka Connect REST API to authenticate to");
+            }
+            return Optional.empty();
+        }
+        Optional<BasicCredentials> fromUrl = BasicCredentials.fromUserInfo(url.get());
+        if (fromUrl.isPresent() && (username.isPresent() || password.isPresent())) {
+            throw new ConfigException("Kafka Connect credentials are given twice, as user info in " + CONNECT_URL_CONFIG
+                    + " and as " + CONNECT_USERNAME_CONFIG + "/" + CONNECT_PASSWORD_CONFIG + ": keep one");
+        }
+        if (username.isPresent() != password.isPresent()) {
+            throw new ConfigException((username.isPresent() ? CONNECT_PASSWORD_CONFIG : CONNECT_USERNAME_CONFIG)
+                    + " is missing: " + CONNECT_USERNAME_CONFIG + " and " + CONNECT_PASSWORD_CONFIG
+                    + " are set together");
+        }
+        return fromUrl.or(() -> username.map(name -> new BasicCredentials(name, password.orElseThrow())));
     }
 
     private List<String> deriveSourceTopics() {

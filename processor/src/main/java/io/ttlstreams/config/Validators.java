@@ -1,5 +1,6 @@
 package io.ttlstreams.config;
 
+import io.ttlstreams.secrets.Redaction;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.HashSet;
@@ -13,12 +14,15 @@ import org.apache.kafka.common.config.ConfigException;
 /**
  * The validators this package's options share. Each check throws {@link IllegalArgumentException} with a plain
  * message; {@link #of} turns it into the {@link ConfigException} naming the option that Kafka's config machinery
- * expects.
+ * expects, quoting the value redacted and abbreviated.
  */
 final class Validators {
 
     /** Kafka's legal topic names: these characters, at most 249 of them, and neither "." nor "..". */
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+
+    /** An error quotes at most this many characters of a value: enough to recognize it, not a page of braces. */
+    static final int MAX_QUOTED_LENGTH = 200;
 
     private Validators() {}
 
@@ -33,10 +37,21 @@ final class Validators {
                     try {
                         check.accept(value);
                     } catch (IllegalArgumentException invalid) {
-                        throw new ConfigException(name, value, invalid.getMessage());
+                        throw new ConfigException(name, quoted(value), Redaction.redact(invalid.getMessage()));
                     }
                 },
                 () -> validValues);
+    }
+
+    /**
+     * {@code value} as an error message may show it: credentials in URLs {@link Redaction redacted}, and cut after
+     * {@value #MAX_QUOTED_LENGTH} characters, saying how long it was.
+     */
+    static String quoted(Object value) {
+        String text = Redaction.redact(String.valueOf(value));
+        return text.length() <= MAX_QUOTED_LENGTH
+                ? text
+                : text.substring(0, MAX_QUOTED_LENGTH) + "... (" + text.length() + " characters)";
     }
 
     /** {@code base}, but accepting an unset ({@code null}) value, for options whose default is "none". */
@@ -92,7 +107,8 @@ final class Validators {
                     throw new IllegalArgumentException("Must be an http:// or https:// URL with a host");
                 }
             } catch (URISyntaxException e) {
-                throw new IllegalArgumentException("Not a URL: " + e.getMessage(), e);
+                // The reason and index only: the exception's message quotes the URL, user info and all.
+                throw new IllegalArgumentException("Not a URL: " + e.getReason() + " at index " + e.getIndex(), e);
             }
         });
     }

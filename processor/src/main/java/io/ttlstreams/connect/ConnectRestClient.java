@@ -1,13 +1,17 @@
 package io.ttlstreams.connect;
 
+import io.ttlstreams.secrets.BasicCredentials;
+import io.ttlstreams.secrets.Redaction;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 
@@ -15,34 +19,117 @@ import org.bson.BsonString;
  * Creates or updates connectors through Kafka Connect's REST API with
  * {@code PUT /connectors/<name>/config}, which is idempotent: running ttl-streams again with changed
  * rules updates the connectors in place, so the rules stay the single source of truth.
+ *
+ * <p>With credentials, every request carries them as HTTP Basic authentication, as Connect's
+ * {@code BasicAuthSecurityRestExtension} expects. Its exceptions never show them: they name Connect by its URL without
+ * user info, and Connect's answers are {@link Redaction redacted}, since Connect quotes rejected values such as
+ * {@code connection.uri}.
  */
 public final class ConnectRestClient {
 
     private final URI baseUrl;
+    private final Optional<BasicCredentials> credentials;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     /**
-     * @param baseUrl the Connect REST URL, e.g. {@code http://connect:8083}
+     * @param baseUrl the Connect REST URL, e.g. {@code http://connect:8083}; user info in it
+     *                ({@code http://user:password@connect:8083}, percent-encoded) is sent as Basic authentication
      */
     public ConnectRestClient(String baseUrl) {
-        this.baseUrl = URI.create(baseUrl.endsWith("/") ? baseUrl : baseUrl + "/");
+        this(parse(baseUrl), Optional.empty());
     }
 
-    /** Creates the connector, or updates its configuration if it exists. */
+    /**
+     * @param baseUrl     the Connect REST URL without user info, e.g. {@code http://connect:8083}
+     * @param credentials the Basic authentication credentials, if Connect requires them
+     * @throws IllegalArgumentException when {@code baseUrl} also carries user info
+     */
+    public ConnectRestClient(String baseUrl, Optional<BasicCredentials> credentials) {
+        this(parse(baseUrl), credentials);
+    }
+
+    private ConnectRestClient(URI url, Optional<BasicCredentials> credentials) {
+        Optional<BasicCredentials> fromUrl = BasicCredentials.fromUserInfo(url);
+        if (fromUrl.isPresent() && credentials.isPresent()) {
+            throw new IllegalArgumentException("The Kafka Connect URL carries user info and credentials are given"
+                    + " besides: pass them one way");
+        }
+        URI withoutUserInfo = BasicCredentials.withoutUserInfo(url);
+        String text = withoutUserInfo.toString();
+        this.baseUrl = text.endsWith("/") ? withoutUserInfo : URI.create(text + "/");
+        this.credentials = fromUrl.or(() -> credentials);
+    }
+
+    /** The Connect REST URL without user info: what messages about this client may show. */
+    public String url() {
+        return baseUrl.toString();
+    }
+
+    /**
+     * Creates the connector, or updates its configuration if it exists.
+     *
+     * @throws IOException with a message fit for an operator, naming the connector and Connect, when Connect cannot
+     *                     be reached or refuses
+     */
     public void put(ConnectorDefinition connector) throws IOException, InterruptedException {
         BsonDocument body = new BsonDocument();
         connector.config().forEach((key, value) -> body.append(key, new BsonString(value)));
-        HttpRequest request = HttpRequest.newBuilder(baseUrl.resolve(
-                        "connectors/" + URLEncoder.encode(connector.name(), StandardCharsets.UTF_8) + "/config"))
+        HttpRequest request = authorized(HttpRequest.newBuilder(baseUrl.resolve(
+                        "connectors/" + URLEncoder.encode(connector.name(), StandardCharsets.UTF_8) + "/config")))
                 .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString(body.toJson()))
                 .build();
-        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = send(request, "connector " + connector.name());
         if (response.statusCode() / 100 != 2) {
-            throw new IOException("Kafka Connect at " + baseUrl + " refused connector " + connector.name() + ": HTTP "
-                    + response.statusCode() + " " + response.body());
+            throw refused(response, "connector " + connector.name());
+        }
+    }
+
+    /** {@code request} with the Basic authentication header, when there are credentials. */
+    private HttpRequest.Builder authorized(HttpRequest.Builder request) {
+        credentials.ifPresent(basic -> request.header("Authorization", basic.authorizationHeader()));
+        return request;
+    }
+
+    /**
+     * Sends {@code request}. The HTTP client's exceptions often have no message at all ({@code ConnectException}),
+     * so the message says what failed, to which URL, and the exception's type.
+     */
+    private HttpResponse<String> send(HttpRequest request, String subject) throws IOException, InterruptedException {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            String reason = e.getMessage() == null || e.getMessage().isBlank()
+                    ? e.getClass().getSimpleName()
+                    : e.getClass().getSimpleName() + ": " + e.getMessage();
+            throw new IOException(
+                    "Cannot reach Kafka Connect at " + baseUrl + " for " + subject + ": " + Redaction.redact(reason),
+                    e);
+        }
+    }
+
+    private IOException refused(HttpResponse<String> response, String subject) {
+        String hint = switch (response.statusCode()) {
+            case 401 ->
+                credentials.isEmpty()
+                        ? " (it requires credentials and none were given)"
+                        : " (it did not accept the credentials)";
+            case 403 -> " (the credentials lack the permission)";
+            default -> "";
+        };
+        return new IOException("Kafka Connect at " + baseUrl + " refused " + subject + ": HTTP " + response.statusCode()
+                + hint + " " + Redaction.redact(response.body()));
+    }
+
+    /** Parses {@code url}, never quoting it: it may carry a password. */
+    private static URI parse(String url) {
+        try {
+            return new URI(url);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException(
+                    "The Kafka Connect URL is malformed: " + e.getReason() + " at index " + e.getIndex());
         }
     }
 }

@@ -96,4 +96,20 @@ class ConnectConfigCommandTest {
                 .isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
         assertThat(err.toString()).contains("absent.properties");
     }
+
+    @Test
+    void shouldExitWithTwoOnABadConnectUrlWithoutShowingItsPassword(@TempDir Path dir) throws IOException {
+        Path bad = Files.writeString(
+                dir.resolve("bad.properties"),
+                "ttl.rules=s\nttl.rule.s.namespace=app.s\nttl.rule.s.field=expireAt\n"
+                        + "ttl.connect.url=ftp://admin:s3cret@connect\n");
+
+        assertThat(run("--config", bad.toString())).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+
+        assertThat(err.toString())
+                .startsWith("ttl-streams connect-config:")
+                .contains("ttl.connect.url", "ftp://***@connect")
+                .doesNotContain("s3cret");
+        assertThat(err.toString().lines()).hasSize(1);
+    }
 }

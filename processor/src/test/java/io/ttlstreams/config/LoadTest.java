@@ -140,4 +140,86 @@ class LoadTest {
         assertThat(PropertiesFiles.stripTrailingComments("a=1 # note \\\nb=2\n"))
                 .isEqualTo("a=1\nb=2\n");
     }
+
+    @Test
+    void shouldRefuseAKeyGivenTwiceNamingItAndBothLines() throws IOException {
+        Path file = write(
+                "ttl.rules=sessions",
+                "ttl.rule.sessions.namespace=app.sessions",
+                "ttl.rule.sessions.field=expireAt",
+                "ttl.rule.sessions.expire.after.seconds=60",
+                "# a later copy-paste",
+                "ttl.rule.sessions.expire.after.seconds=0");
+
+        assertThatThrownBy(() -> TtlStreamsConfig.load(file))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(file.toString())
+                .hasMessageContaining("ttl.rule.sessions.expire.after.seconds twice, on lines 4 and 6");
+    }
+
+    @Test
+    void shouldCountContinuationLinesAndReadEscapedKeysAsPropertiesDoes() throws IOException {
+        String continuedValue = String.join(
+                "\n",
+                "ttl.rules=sessions",
+                "ttl.rule.sessions.namespace=app.sessions",
+                "ttl.rule.sessions.partial.filter={\"status\": \\",
+                "    \"open\"}   # continued",
+                "ttl.rule.sessions.field=expireAt");
+        Path continuedKey = write(continuedValue, "ttl.rule.sessions.\\", "    partial.filter = {}");
+        assertThatThrownBy(() -> TtlStreamsConfig.load(continuedKey))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.rule.sessions.partial.filter twice, on lines 3 and 6");
+
+        Path escapedKey = write(continuedValue, "ttl.rule.sessions.partial\\u002efilter:{}");
+        assertThatThrownBy(() -> TtlStreamsConfig.load(escapedKey))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.rule.sessions.partial.filter twice, on lines 3 and 6");
+    }
+
+    @Test
+    void shouldNotMistakeACommentOrAContinuedValueForAKey() throws IOException {
+        Path file = write(
+                "ttl.rules=sessions",
+                "# ttl.rules=events",
+                "ttl.rule.sessions.namespace=app.sessions",
+                "ttl.rule.sessions.field=\\",
+                "ttl.rules",
+                "bootstrap.servers=localhost:9092 # ttl.rules=x");
+
+        TtlStreamsConfig config = TtlStreamsConfig.load(file);
+
+        assertThat(config.rules().rules().get(0).field()).isEqualTo("ttl.rules");
+    }
+
+    @Test
+    void shouldAcceptAByteOrderMark() throws IOException {
+        Path file = Files.write(
+                directory.resolve("bom.properties"),
+                ("\uFEFFttl.rules=sessions\nttl.rule.sessions.namespace=app.sessions\n"
+                                + "ttl.rule.sessions.field=expireAt\n")
+                        .getBytes(StandardCharsets.UTF_8));
+
+        assertThat(TtlStreamsConfig.load(file).rules().rules()).hasSize(1);
+    }
+
+    @Test
+    void shouldAcceptAByteOrderMarkBeforeAComment() throws IOException {
+        Path file = Files.write(
+                directory.resolve("bom.properties"),
+                ("\uFEFF# rules\nttl.rules=sessions\nttl.rule.sessions.namespace=app.sessions\n"
+                                + "ttl.rule.sessions.field=expireAt\n")
+                        .getBytes(StandardCharsets.UTF_8));
+
+        assertThat(TtlStreamsConfig.load(file).rules().rules()).hasSize(1);
+    }
+
+    @Test
+    void shouldNameTheLineOfAMalformedEscape() throws IOException {
+        Path file = write("ttl.rules=sessions", "ttl.rule.sessions.field=\\uZZZZ");
+
+        assertThatThrownBy(() -> TtlStreamsConfig.load(file))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(file + ", line 2");
+    }
 }

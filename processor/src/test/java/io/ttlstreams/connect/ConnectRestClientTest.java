@@ -3,13 +3,12 @@ package io.ttlstreams.connect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.net.httpserver.HttpServer;
+import io.ttlstreams.secrets.BasicCredentials;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
+import java.net.ServerSocket;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Optional;
+import org.apache.kafka.common.config.types.Password;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -17,61 +16,120 @@ import org.junit.jupiter.api.Test;
 
 class ConnectRestClientTest {
 
-    private HttpServer server;
-    private final List<String> requests = new CopyOnWriteArrayList<>();
-    private volatile int status = 201;
+    private static final ConnectorDefinition SINK = new ConnectorDefinition(
+            "mongo-ttl-sink",
+            Map.of("connector.class", "com.mongodb.kafka.connect.MongoSinkConnector", "topics", "ttl.deletes"));
+    private static final ConnectorDefinition SOURCE = new ConnectorDefinition(
+            "mongo-source-app", Map.of("connection.uri", "mongodb://app:m0ngo-Secret@mongo:27017/?replicaSet=rs0"));
+
+    private FakeConnect connect;
 
     @BeforeEach
     void startFakeConnect() throws IOException {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", exchange -> {
-            requests.add(
-                    exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath() + " "
-                            + new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-            byte[] body = "{\"error_code\": 400, \"message\": \"bad config\"}".getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(status, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-        });
-        server.start();
+        connect = FakeConnect.start();
     }
 
     @AfterEach
     void stop() {
-        server.stop(0);
-    }
-
-    private String url() {
-        return "http://127.0.0.1:" + server.getAddress().getPort();
+        connect.close();
     }
 
     @Test
     void shouldPutConfigIdempotentlyByName() throws Exception {
-        new ConnectRestClient(url())
-                .put(new ConnectorDefinition(
-                        "mongo-ttl-sink",
-                        Map.of(
-                                "connector.class",
-                                "com.mongodb.kafka.connect.MongoSinkConnector",
-                                "topics",
-                                "ttl.deletes")));
+        new ConnectRestClient(connect.url()).put(SINK);
 
-        assertThat(requests).hasSize(1);
-        String[] request = requests.get(0).split(" ", 3);
-        assertThat(request[0]).isEqualTo("PUT");
-        assertThat(request[1]).isEqualTo("/connectors/mongo-ttl-sink/config");
-        assertThat(BsonDocument.parse(request[2]))
-                .isEqualTo(
-                        BsonDocument.parse(
-                                "{\"connector.class\": \"com.mongodb.kafka.connect.MongoSinkConnector\", \"topics\": \"ttl.deletes\"}"));
+        assertThat(connect.requests()).hasSize(1);
+        FakeConnect.Request request = connect.requests().get(0);
+        assertThat(request.method()).isEqualTo("PUT");
+        assertThat(request.path()).isEqualTo("/connectors/mongo-ttl-sink/config");
+        assertThat(request.authorization()).isNull();
+        assertThat(request.config())
+                .isEqualTo(BsonDocument.parse("{\"connector.class\": \"com.mongodb.kafka.connect.MongoSinkConnector\","
+                        + " \"topics\": \"ttl.deletes\"}"));
     }
 
     @Test
-    void shouldFailWithConnectsAnswerWhenRefused() {
-        status = 400;
-        assertThatThrownBy(() -> new ConnectRestClient(url() + "/").put(new ConnectorDefinition("s", Map.of("a", "b"))))
+    void shouldAuthenticateWithTheUrlsDecodedUserInfo() throws Exception {
+        connect.requireBasicAuth("admin", "p@ss:w0rd");
+        ConnectRestClient client = new ConnectRestClient(connect.url("admin:p%40ss%3Aw0rd"));
+
+        client.put(SINK);
+
+        assertThat(connect.accepted()).hasSize(1);
+        assertThat(client.url()).isEqualTo(connect.url() + "/").doesNotContain("admin");
+    }
+
+    @Test
+    void shouldAuthenticateWithGivenCredentials() throws Exception {
+        connect.requireBasicAuth("admin", "s3cret");
+
+        new ConnectRestClient(connect.url(), Optional.of(new BasicCredentials("admin", new Password("s3cret"))))
+                .put(SINK);
+
+        assertThat(connect.accepted()).hasSize(1);
+    }
+
+    @Test
+    void shouldRefuseCredentialsGivenTwice() {
+        assertThatThrownBy(() -> new ConnectRestClient(
+                        connect.url("admin:s3cret"), Optional.of(new BasicCredentials("admin", new Password("other")))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageNotContaining("s3cret");
+    }
+
+    @Test
+    void shouldSayThatConnectWantsCredentialsWhenNoneWereGiven() {
+        connect.requireBasicAuth("admin", "s3cret");
+
+        assertThatThrownBy(() -> new ConnectRestClient(connect.url()).put(SINK))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("HTTP 400")
-                .hasMessageContaining("bad config");
+                .hasMessageContaining("HTTP 401")
+                .hasMessageContaining("requires credentials");
+    }
+
+    @Test
+    void shouldSayThatConnectRefusedTheCredentialsWithoutShowingThem() {
+        connect.requireBasicAuth("admin", "s3cret");
+
+        assertThatThrownBy(() -> new ConnectRestClient(connect.url("admin:wr0ng-Guess")).put(SINK))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("HTTP 401")
+                .hasMessageContaining("did not accept the credentials")
+                .hasMessageContaining(connect.url())
+                .hasMessageNotContaining("wr0ng-Guess")
+                .hasMessageNotContaining("admin");
+    }
+
+    @Test
+    void shouldQuoteConnectsRefusalRedacted() {
+        connect.refuseConfigs();
+
+        assertThatThrownBy(() -> new ConnectRestClient(connect.url() + "/").put(SOURCE))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("refused connector mongo-source-app: HTTP 400")
+                .hasMessageContaining("Invalid value mongodb://***@mongo:27017/?replicaSet=rs0")
+                .hasMessageNotContaining("m0ngo-Secret");
+    }
+
+    @Test
+    void shouldNameConnectWhenItCannotBeReached() throws IOException {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+
+        assertThatThrownBy(() -> new ConnectRestClient("http://admin:s3cret@127.0.0.1:" + closedPort).put(SINK))
+                .isInstanceOf(IOException.class)
+                .hasMessageStartingWith("Cannot reach Kafka Connect at http://127.0.0.1:" + closedPort + "/")
+                .hasMessageContaining("ConnectException")
+                .hasMessageNotContaining("s3cret");
+    }
+
+    @Test
+    void shouldRefuseAMalformedUrlWithoutQuotingIt() {
+        assertThatThrownBy(() -> new ConnectRestClient("http://admin:s3 cret@connect:8083"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageNotContaining("s3")
+                .hasMessageNotContaining("cret");
     }
 }
