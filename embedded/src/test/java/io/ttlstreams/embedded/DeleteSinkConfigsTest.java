@@ -6,10 +6,14 @@ import com.mongodb.kafka.connect.MongoSinkConnector;
 import com.mongodb.kafka.connect.MongoSourceConnector;
 import io.ttlstreams.contract.Namespace;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.config.ConfigValue;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
 
 /** The connector configurations as the 2.0.1 connectors themselves validate them, against a live stand-in. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
 class DeleteSinkConfigsTest {
 
     @Test

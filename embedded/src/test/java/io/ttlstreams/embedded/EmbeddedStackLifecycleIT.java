@@ -13,14 +13,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Starting, failing to start, stopping and restarting whole stacks. */
 @Tag("integration")
+@Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
 class EmbeddedStackLifecycleIT {
 
     private static final Namespace DOCS = Namespace.parse("ttl.docs");
@@ -36,7 +40,7 @@ class EmbeddedStackLifecycleIT {
                 .dataDir(dataDir)
                 .start()) {
             assertThat(first.deletesDataDirOnClose()).isFalse();
-            insertAndAwaitEvent(first, "first-run", 1);
+            insertAndAwaitEvent(first, "first-run", List.of());
         }
         assertThat(dataDir.resolve("kafka")).isDirectory();
         assertThat(Files.exists(dataDir.resolve("connect").resolve("connect.offsets")))
@@ -47,7 +51,7 @@ class EmbeddedStackLifecycleIT {
                 .dataDir(dataDir)
                 .start()) {
             // The first run's event is still in the topic, and the new one follows it.
-            insertAndAwaitEvent(second, "second-run", 2);
+            insertAndAwaitEvent(second, "second-run", List.of("first-run"));
         }
     }
 
@@ -69,7 +73,8 @@ class EmbeddedStackLifecycleIT {
                     .hasMessageContaining(Integer.toString(port));
         }
         // MongoDB and Kafka were up when Connect failed: their threads must be gone again.
-        await().atMost(Duration.ofSeconds(10))
+        await("the threads of MongoDB and Kafka gone")
+                .atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
                         .filteredOn(Thread::isAlive)
                         .extracting(Thread::getName)
@@ -81,18 +86,19 @@ class EmbeddedStackLifecycleIT {
                                 || name.startsWith("task-thread")));
     }
 
-    private static void insertAndAwaitEvent(EmbeddedStack stack, String id, int expectedEvents) {
+    /** Inserts a document and checks that its event follows exactly the events of {@code idsBefore}, in order. */
+    private static void insertAndAwaitEvent(EmbeddedStack stack, String id, List<String> idsBefore) {
         try (MongoClient client = MongoClients.create(stack.mongoConnectionString());
                 TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS.toString())) {
-            client.getDatabase("ttl")
-                    .getCollection("docs", BsonDocument.class)
+            client.getDatabase(DOCS.database())
+                    .getCollection(DOCS.collection(), BsonDocument.class)
                     .insertOne(new BsonDocument("_id", new BsonString(id)));
-            await().atMost(Duration.ofSeconds(30))
-                    .until(() -> reader.poll(r -> true), records -> records.size() >= expectedEvents);
-            assertThat(reader.poll(r -> true))
-                    .hasSize(expectedEvents)
-                    .last()
-                    .satisfies(r -> assertThat(r.key()).contains(id));
+
+            assertThat(reader.readUntil(
+                            "the change event of " + id, r -> r.key().contains(id), Duration.ofSeconds(30)))
+                    .extracting(
+                            r -> BsonDocument.parse(r.key()).getString("_id").getValue())
+                    .containsExactlyElementsOf(idsBefore);
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.ttlstreams.embedded;
 
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,19 +10,27 @@ import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Reads one single-partition topic from the start, without a consumer group, and keeps every record seen, so a
  * test can wait for the records it caused and ignore the ones other tests caused.
+ *
+ * <p>It is also the barrier for proving that something did <em>not</em> happen: cause a later marker record that
+ * travels the same path, wait for it with {@link #readUntil}, and only then look for the record that must be
+ * absent. On one partition everything written before the marker is read before it, so a missing record is really
+ * missing, not merely late.
  */
 public final class TopicReader implements AutoCloseable {
 
+    private final String topic;
     private final KafkaConsumer<String, String> consumer;
     private final List<ConsumerRecord<String, String>> seen = new ArrayList<>();
 
     public TopicReader(String bootstrapServers, String topic) {
+        this.topic = topic;
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -36,6 +46,30 @@ public final class TopicReader implements AutoCloseable {
     public List<ConsumerRecord<String, String>> poll(Predicate<ConsumerRecord<String, String>> filter) {
         consumer.poll(Duration.ofMillis(5)).forEach(seen::add);
         return seen.stream().filter(filter).toList();
+    }
+
+    /**
+     * The barrier: waits until the first record matching {@code marker} has been read and returns every record
+     * before it, from the start of the topic.
+     *
+     * @param markerName what the marker is, for the failure message (e.g. "the command for unset-barrier")
+     * @param atMost how long to wait for the marker
+     * @throws IllegalStateException if the topic has more than one partition: records on another partition are not
+     *     ordered before the marker, so the barrier would prove nothing
+     */
+    public List<ConsumerRecord<String, String>> readUntil(
+            String markerName, Predicate<ConsumerRecord<String, String>> marker, Duration atMost) {
+        List<PartitionInfo> partitions = consumer.partitionsFor(topic);
+        if (partitions.size() != 1) {
+            throw new IllegalStateException("A barrier needs a single-partition topic, but " + topic + " has "
+                    + partitions.size() + " partitions");
+        }
+        long markerOffset = await(markerName)
+                .atMost(atMost)
+                .until(() -> poll(marker), found -> !found.isEmpty())
+                .get(0)
+                .offset();
+        return seen.stream().filter(r -> r.offset() < markerOffset).toList();
     }
 
     @Override

@@ -8,12 +8,17 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.config.types.Password;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
 
+/** The Connect REST client against a fake Connect (an HTTP server on loopback). */
+@Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
 class ConnectRestClientTest {
 
     private static final ConnectorDefinition SINK = new ConnectorDefinition(
