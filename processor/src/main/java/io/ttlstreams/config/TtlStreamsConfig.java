@@ -2,6 +2,7 @@ package io.ttlstreams.config;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.NamespacePattern;
+import io.ttlstreams.contract.SigningKey;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
@@ -40,6 +42,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
     private static final String SCHEDULER_GROUP = "Scheduler";
     private static final String CONNECT_GROUP = "Kafka Connect";
     private static final String EMBEDDED_GROUP = "Embedded local stack";
+    private static final String SECURITY_GROUP = "Security";
 
     public static final String RULES_CONFIG = "ttl.rules";
     public static final String RULES_DOC = "Names of the TTL rules, each configured under ttl.rule.<name>. (see the"
@@ -109,6 +112,14 @@ public final class TtlStreamsConfig extends AbstractConfig {
     public static final String EMBEDDED_DATA_DIR_DOC = "Embedded stack: directory for the broker's and Connect's data;"
             + " empty for a fresh temporary directory.";
 
+    public static final String COMMAND_SIGNING_KEY_CONFIG = "ttl.command.signing.key";
+    public static final String COMMAND_SIGNING_KEY_DOC = "Secret with which the processor signs every delete command"
+            + " (HMAC-SHA256 over key and value, in the headers ttl.signature and ttl.signature.key.id), so that the"
+            + " sink guard applies only commands the processor made. At least 32 bytes, e.g. from openssl rand -base64"
+            + " 48. Keep it out of this file: with config.providers=file (and config.providers.file.class="
+            + "org.apache.kafka.common.config.provider.FileConfigProvider) write ${file:/secrets/ttl-signing.properties:key},"
+            + " or use the env provider. Unset: commands are unsigned, and a guarded sink refuses them.";
+
     /** Kafka Streams' {@code application.id} unless the configuration sets one. */
     public static final String DEFAULT_APPLICATION_ID = "ttl-streams";
 
@@ -120,6 +131,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
     private final TtlRules rules;
     private final TopicNamespaceMapping topicNamespaceMapping;
     private final List<String> sourceTopics;
+    private final Optional<SigningKey> commandSigningKey;
 
     /**
      * @param props the whole configuration: ttl-streams options and Kafka Streams settings
@@ -128,6 +140,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     public TtlStreamsConfig(Map<?, ?> props) {
         super(definition(props), props);
+        this.commandSigningKey = signingKey();
         this.rules = new TtlRules(getList(RULES_CONFIG).stream()
                 .map(name -> RuleConfig.toRule(name, this))
                 .toList());
@@ -206,6 +219,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
     public OptionalDouble maxDeletesPerSecond() {
         Double limit = getDouble(MAX_DELETES_PER_SECOND_CONFIG);
         return limit == null ? OptionalDouble.empty() : OptionalDouble.of(limit);
+    }
+
+    /** The key that signs delete commands; empty when commands go unsigned. */
+    public Optional<SigningKey> commandSigningKey() {
+        return commandSigningKey;
     }
 
     /** The Kafka Connect REST URL whose connectors ttl-streams manages; empty for none. */
@@ -369,7 +387,41 @@ public final class TtlStreamsConfig extends AbstractConfig {
                 .define(EMBEDDED_KAFKA_PORT_CONFIG, Type.INT, 9092, port(), Importance.LOW, EMBEDDED_KAFKA_PORT_DOC)
                 .define(EMBEDDED_CONNECT_PORT_CONFIG, Type.INT, 8083, port(), Importance.LOW, EMBEDDED_CONNECT_PORT_DOC)
                 .define(EMBEDDED_DATA_DIR_CONFIG, Type.STRING, "", null, Importance.LOW, EMBEDDED_DATA_DIR_DOC);
+        new Group(definition, SECURITY_GROUP)
+                .define(
+                        COMMAND_SIGNING_KEY_CONFIG,
+                        Type.PASSWORD,
+                        null,
+                        Validators.of(
+                                "null or a secret of at least " + SigningKey.MIN_LENGTH_BYTES + " bytes",
+                                TtlStreamsConfig::checkSigningKey),
+                        Importance.HIGH,
+                        COMMAND_SIGNING_KEY_DOC);
         return definition;
+    }
+
+    /**
+     * The length check. A config provider reference passes here: the ConfigDef is first applied to the raw values
+     * (to learn the rule names), and the resolved value is checked again, and an unresolved one refused, in
+     * {@link #signingKey()}.
+     */
+    private static void checkSigningKey(Object value) {
+        String secret = value == null ? "" : ((Password) value).value();
+        if (!secret.isEmpty() && !SigningKey.isUnresolvedReference(secret)) {
+            SigningKey.of(secret);
+        }
+    }
+
+    private Optional<SigningKey> signingKey() {
+        Password secret = getPassword(COMMAND_SIGNING_KEY_CONFIG);
+        if (secret == null || secret.value().isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(SigningKey.of(secret.value()));
+        } catch (IllegalArgumentException invalid) {
+            throw new ConfigException(COMMAND_SIGNING_KEY_CONFIG, secret, invalid.getMessage());
+        }
     }
 
     private static ConfigDef.Validator port() {
