@@ -50,6 +50,19 @@ public record DeleteCommand(
         }
     }
 
+    /**
+     * Reads a record of the delete topic back into a command, accepting only what the processor emits: the document
+     * key as a literal and, after it, only the conditions the rules produce (see {@code DeleteCommandGrammar} for
+     * the grammar). The sink guard applies this to every record before the MongoDB sink connector sees it.
+     *
+     * @param keyJson the record key, extended JSON; {@code null} is refused
+     * @param valueJson the record value, extended JSON; {@code null} is refused
+     * @throws InvalidDeleteCommandException with the precise reason when the record is anything else
+     */
+    public static DeleteCommand parse(String keyJson, String valueJson) {
+        return DeleteCommandGrammar.parse(keyJson, valueJson);
+    }
+
     /** The record key: the document key as canonical extended JSON. */
     public String keyJson() {
         return CanonicalJson.of(documentKey);

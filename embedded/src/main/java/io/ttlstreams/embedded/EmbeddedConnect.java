@@ -31,10 +31,10 @@ import org.slf4j.LoggerFactory;
  * A standalone Kafka Connect worker in this JVM, with its REST API on 127.0.0.1 and its source offsets in
  * {@code <dataDir>/connect/connect.offsets}.
  *
- * <p>The MongoDB connectors come from the application classpath (the thin mongo-kafka-connect jar). Plugins are
- * discovered with {@code plugin.discovery=service_load}, which only reads {@code META-INF/services} files:
- * mongo-kafka-connect 2.0.1 ships none, so {@link #start} writes them into a plugin directory under the data
- * directory ({@code connect/plugins}). The default, reflective discovery ({@code hybrid_warn}) finds the
+ * <p>The MongoDB connectors come from the application classpath (the thin mongo-kafka-connect jar), and so does
+ * the sink guard (module sink-guard). Plugins are discovered with {@code plugin.discovery=service_load}, which only
+ * reads {@code META-INF/services} files: mongo-kafka-connect 2.0.1 ships none, so {@link #start} writes them, for
+ * the connectors and the guard, into a plugin directory under the data directory ({@code connect/plugins}). The default, reflective discovery ({@code hybrid_warn}) finds the
  * connectors too, but scans every class on the classpath: 3-5 s and over 200 MB of heap at every start, against
  * well under a second and a few MB here.
  *
@@ -46,10 +46,11 @@ public final class EmbeddedConnect implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedConnect.class);
 
     private static final String STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
-    /** ServiceLoader manifests for the connectors on the classpath: service interface -> implementation. */
+    /** ServiceLoader manifests for the plugins on the classpath: service interface -> implementation. */
     private static final Map<String, String> CONNECTOR_SERVICES = Map.of(
             "org.apache.kafka.connect.source.SourceConnector", StandInSourceConfigs.CONNECTOR_CLASS,
-            "org.apache.kafka.connect.sink.SinkConnector", DeleteSinkConfigs.CONNECTOR_CLASS);
+            "org.apache.kafka.connect.sink.SinkConnector", DeleteSinkConfigs.CONNECTOR_CLASS,
+            "org.apache.kafka.connect.transforms.Transformation", DeleteSinkConfigs.GUARD_CLASS);
 
     private static final Duration POLL_INTERVAL = Duration.ofMillis(50);
     /** Kafka's Exit hooks are JVM-global; starting two workers at once must not interleave the swap. */
@@ -252,9 +253,9 @@ public final class EmbeddedConnect implements AutoCloseable {
     }
 
     /**
-     * A plugin directory holding nothing but {@code META-INF/services} files that name the MongoDB connectors.
-     * Connect gives it an isolated class loader, which finds no classes of its own and so loads the connectors
-     * from the application classpath.
+     * A plugin directory holding nothing but {@code META-INF/services} files that name the MongoDB connectors and
+     * the sink guard. Connect gives it an isolated class loader, which finds no classes of its own and so loads
+     * them from the application classpath.
      */
     private static void writeConnectorManifests(Path plugin) throws IOException {
         for (Map.Entry<String, String> service : CONNECTOR_SERVICES.entrySet()) {
@@ -262,8 +263,8 @@ public final class EmbeddedConnect implements AutoCloseable {
                 Class.forName(service.getValue(), false, EmbeddedConnect.class.getClassLoader());
             } catch (ClassNotFoundException e) {
                 throw new EmbeddedStackException(
-                        service.getValue() + " is not on the classpath; the embedded stack "
-                                + "needs org.mongodb.kafka:mongo-kafka-connect",
+                        service.getValue() + " is not on the classpath; the embedded stack needs"
+                                + " org.mongodb.kafka:mongo-kafka-connect and io.ttlstreams:ttl-streams-sink-guard",
                         e);
             }
             Path manifest = plugin.resolve("META-INF").resolve("services").resolve(service.getKey());

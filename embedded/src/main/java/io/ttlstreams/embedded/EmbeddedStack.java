@@ -1,12 +1,16 @@
 package io.ttlstreams.embedded;
 
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.contract.NamespacePattern;
+import io.ttlstreams.contract.SigningKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -21,7 +25,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The whole local stack: the MongoDB stand-in, a one-node Kafka cluster and a Connect worker running one
  * MongoDB source connector per watched namespace (to topic {@code "<db>.<coll>"}) and one sink connector that
- * applies delete commands from the delete topic.
+ * applies delete commands from the delete topic, behind the sink guard: it applies only commands signed with the
+ * stack's {@link #commandSigningKey() signing key} (random per stack unless given), in the allowed namespaces (the
+ * watched ones unless given).
  *
  * <p>Started in that order by {@link Builder#start()}, which returns only when every connector task is RUNNING,
  * so a write made afterwards is captured. Closed in reverse order; a data directory the stack created itself
@@ -48,6 +54,8 @@ public final class EmbeddedStack implements AutoCloseable {
     private final List<Namespace> namespaces;
     private final String deleteTopic;
     private final String deadLetterTopic;
+    private final List<NamespacePattern> allowedNamespaces;
+    private final String commandSigningKey;
     private EmbeddedMongo mongo;
     private EmbeddedKafka kafka;
     private EmbeddedConnect connect;
@@ -60,6 +68,19 @@ public final class EmbeddedStack implements AutoCloseable {
         this.namespaces = List.copyOf(builder.namespaces);
         this.deleteTopic = builder.deleteTopic;
         this.deadLetterTopic = builder.deadLetterTopic;
+        this.allowedNamespaces = builder.allowedNamespaces != null
+                ? List.copyOf(builder.allowedNamespaces)
+                : namespaces.stream()
+                        .map(namespace -> new NamespacePattern(namespace.database(), namespace.collection()))
+                        .toList();
+        this.commandSigningKey = builder.commandSigningKey != null ? builder.commandSigningKey : randomSecret();
+    }
+
+    /** 32 random bytes, Base64: a fresh signing key for a stack that was given none. */
+    private static String randomSecret() {
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
     }
 
     /** @return a builder with no namespaces, the default topics, free ports and a temporary data directory */
@@ -112,6 +133,19 @@ public final class EmbeddedStack implements AutoCloseable {
     /** @return the topic commands the sink cannot apply go to */
     public String deadLetterTopic() {
         return deadLetterTopic;
+    }
+
+    /** @return the namespaces the sink guard lets delete commands delete in */
+    public List<NamespacePattern> allowedNamespaces() {
+        return allowedNamespaces;
+    }
+
+    /**
+     * @return the secret the sink guard verifies delete commands with: the processor's {@code
+     *     ttl.command.signing.key} must be the same
+     */
+    public String commandSigningKey() {
+        return commandSigningKey;
     }
 
     /** @return the names of the connectors the stack created: one source per namespace, then the sink */
@@ -195,7 +229,8 @@ public final class EmbeddedStack implements AutoCloseable {
         }
         connectors.put(
                 DeleteSinkConfigs.CONNECTOR_NAME,
-                DeleteSinkConfigs.forTopic(deleteTopic, deadLetterTopic, mongo.connectionString()));
+                DeleteSinkConfigs.forTopic(
+                        deleteTopic, deadLetterTopic, mongo.connectionString(), allowedNamespaces, commandSigningKey));
         connect.createConnectors(connectors, builder.connectorTimeout);
 
         startupDuration = Duration.ofNanos(System.nanoTime() - startNanos);
@@ -238,6 +273,8 @@ public final class EmbeddedStack implements AutoCloseable {
         private final List<Namespace> namespaces = new ArrayList<>();
         private String deleteTopic = DEFAULT_DELETE_TOPIC;
         private String deadLetterTopic = DEFAULT_DEAD_LETTER_TOPIC;
+        private List<NamespacePattern> allowedNamespaces;
+        private String commandSigningKey;
         private Path dataDir;
         private int mongoPort;
         private int kafkaPort;
@@ -274,6 +311,31 @@ public final class EmbeddedStack implements AutoCloseable {
          */
         public Builder deadLetterTopic(String deadLetterTopic) {
             this.deadLetterTopic = requireTopic(deadLetterTopic, "dead-letter topic");
+            return this;
+        }
+
+        /**
+         * @param allowedNamespaces the namespaces the sink guard lets commands delete in, {@code db.coll} or {@code
+         *                          db.*} (default: the watched namespaces)
+         * @return this builder
+         */
+        public Builder allowedNamespaces(List<NamespacePattern> allowedNamespaces) {
+            if (allowedNamespaces.isEmpty()) {
+                throw new IllegalArgumentException("The sink guard needs at least one allowed namespace");
+            }
+            this.allowedNamespaces = List.copyOf(allowedNamespaces);
+            return this;
+        }
+
+        /**
+         * @param secret the secret the sink guard verifies delete commands with, at least 32 bytes (default: 32
+         *               random bytes for this stack alone)
+         * @return this builder
+         * @throws IllegalArgumentException when the secret is too short
+         */
+        public Builder commandSigningKey(String secret) {
+            SigningKey.of(secret);
+            this.commandSigningKey = secret;
             return this;
         }
 

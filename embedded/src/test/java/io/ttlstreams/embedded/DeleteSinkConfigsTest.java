@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.kafka.connect.MongoSinkConnector;
 import com.mongodb.kafka.connect.MongoSourceConnector;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.contract.NamespacePattern;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.config.ConfigValue;
@@ -16,9 +18,20 @@ import org.junit.jupiter.api.Timeout.ThreadMode;
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
 class DeleteSinkConfigsTest {
 
+    private static final String SECRET = "a-signing-secret-of-at-least-32-bytes";
+
+    private static Map<String, String> forTopic(String connectionString) {
+        return DeleteSinkConfigs.forTopic(
+                "ttl.deletes",
+                "ttl.sink.dlq",
+                connectionString,
+                List.of(NamespacePattern.parse("app.sessions"), NamespacePattern.parse("audit.*")),
+                SECRET);
+    }
+
     @Test
     void shouldBeAcceptedByTheSinkConnectorAndApplyDeleteCommandsAsTheContractSays() {
-        Map<String, String> config = DeleteSinkConfigs.forTopic("ttl.deletes", "ttl.sink.dlq", "mongodb://h:1");
+        Map<String, String> config = forTopic("mongodb://h:1");
 
         assertThat(config)
                 .containsEntry("topics", "ttl.deletes")
@@ -32,11 +45,13 @@ class DeleteSinkConfigsTest {
                 .containsEntry("namespace.mapper.value.collection.field", "ns.coll")
                 .containsEntry("consumer.override.isolation.level", "read_committed")
                 .containsEntry("errors.deadletterqueue.topic.name", "ttl.sink.dlq")
-                .containsEntry("errors.deadletterqueue.topic.replication.factor", "1");
+                .containsEntry("errors.deadletterqueue.topic.replication.factor", "1")
+                .containsEntry("transforms.guard.type", "io.ttlstreams.guard.DeleteCommandGuard")
+                .containsEntry("transforms.guard.allowed.namespaces", "app.sessions,audit.*")
+                .containsEntry("transforms.guard.signing.key", SECRET);
         try (EmbeddedMongo mongo = EmbeddedMongo.start(0)) {
             assertThat(errors(new MongoSinkConnector()
-                            .validate(
-                                    DeleteSinkConfigs.forTopic("ttl.deletes", "ttl.sink.dlq", mongo.connectionString()))
+                            .validate(forTopic(mongo.connectionString()))
                             .configValues()))
                     .isEmpty();
         }

@@ -10,7 +10,9 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.ttlstreams.connect.ConnectorConfigs;
+import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.contract.SigningKey;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -417,8 +419,12 @@ class EmbeddedStackIT {
                 .hasMessageContaining("output.format.value");
 
         // Valid for the connector, but its task cannot build a consumer: the task FAILS.
-        Map<String, String> failing = new java.util.HashMap<>(
-                DeleteSinkConfigs.forTopic("ttl.broken", "ttl.broken.dlq", stack.mongoConnectionString()));
+        Map<String, String> failing = new java.util.HashMap<>(DeleteSinkConfigs.forTopic(
+                "ttl.broken",
+                "ttl.broken.dlq",
+                stack.mongoConnectionString(),
+                stack.allowedNamespaces(),
+                stack.commandSigningKey()));
         failing.put("consumer.override.security.protocol", "SASL_PLAINTEXT");
         failing.put("consumer.override.sasl.mechanism", "NO-SUCH-MECHANISM");
         try {
@@ -570,18 +576,32 @@ class EmbeddedStackIT {
                 .until(() -> find(namespace, id) == null);
     }
 
-    /** A delete command exactly as "The delete command" in the API contract describes it. */
+    /**
+     * A delete command exactly as "The delete command" in the API contract describes it, due now and signed with
+     * the stack's key, as the processor would sign it.
+     */
     private static ProducerRecord<String, String> deleteCommand(
             Namespace namespace, BsonValue id, String field, BsonValue condition) {
         BsonDocument key = new BsonDocument("_id", id);
-        BsonDocument value = new BsonDocument("_id", key.clone().append(field, condition))
-                .append(
-                        "ns",
-                        new BsonDocument("db", new BsonString(namespace.database()))
-                                .append("coll", new BsonString(namespace.collection())))
-                .append("rule", new BsonString(namespace.collection()))
-                .append("deadline", new BsonDateTime(FAR_FUTURE));
-        return new ProducerRecord<>(stack.deleteTopic(), key.toJson(CANONICAL), value.toJson(CANONICAL));
+        DeleteCommand command = new DeleteCommand(
+                key,
+                key.clone().append(field, new BsonDocument("$eq", condition)),
+                namespace,
+                namespace.collection(),
+                System.currentTimeMillis());
+        return signed(command.keyJson(), command.valueJson());
+    }
+
+    private static ProducerRecord<String, String> signed(String key, String value) {
+        SigningKey signer = SigningKey.of(stack.commandSigningKey());
+        ProducerRecord<String, String> record = new ProducerRecord<>(stack.deleteTopic(), key, value);
+        record.headers().add(SigningKey.KEY_ID_HEADER, signer.id().getBytes(StandardCharsets.US_ASCII));
+        record.headers()
+                .add(
+                        SigningKey.SIGNATURE_HEADER,
+                        signer.sign(key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8))
+                                .getBytes(StandardCharsets.US_ASCII));
+        return record;
     }
 
     /** Adds {@code "$and": [expression]} to the command's filter, as the contract does for partial filters. */
@@ -589,7 +609,7 @@ class EmbeddedStackIT {
             ProducerRecord<String, String> command, BsonDocument expression) {
         BsonDocument value = BsonDocument.parse(command.value());
         value.getDocument("_id").append("$and", new org.bson.BsonArray(List.of(expression)));
-        return new ProducerRecord<>(command.topic(), command.key(), value.toJson(CANONICAL));
+        return signed(command.key(), value.toJson(CANONICAL));
     }
 
     private static void send(ProducerRecord<String, String> record) {

@@ -2,6 +2,7 @@ package io.ttlstreams.config;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.NamespacePattern;
+import io.ttlstreams.contract.SigningKey;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.secrets.BasicCredentials;
@@ -44,6 +45,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
     private static final String SCHEDULER_GROUP = "Scheduler";
     private static final String CONNECT_GROUP = "Kafka Connect";
     private static final String EMBEDDED_GROUP = "Embedded local stack";
+    private static final String SECURITY_GROUP = "Security";
 
     public static final String RULES_CONFIG = "ttl.rules";
     public static final String RULES_DOC = "Names of the TTL rules, each configured under ttl.rule.<name>. (see the"
@@ -146,6 +148,14 @@ public final class TtlStreamsConfig extends AbstractConfig {
     /** The producer's {@code transaction.timeout.ms} Kafka Streams sets under exactly-once. */
     private static final long STREAMS_TRANSACTION_TIMEOUT_MS = 10_000;
 
+    public static final String COMMAND_SIGNING_KEY_CONFIG = "ttl.command.signing.key";
+    public static final String COMMAND_SIGNING_KEY_DOC = "Secret with which the processor signs every delete command"
+            + " (HMAC-SHA256 over key and value, in the headers ttl.signature and ttl.signature.key.id), so that the"
+            + " sink guard applies only commands the processor made. At least 32 bytes, e.g. from openssl rand -base64"
+            + " 48. Keep it out of this file: with config.providers=file (and config.providers.file.class="
+            + "org.apache.kafka.common.config.provider.FileConfigProvider) write ${file:/secrets/ttl-signing.properties:key},"
+            + " or use the env provider. Unset: commands are unsigned, and a guarded sink refuses them.";
+
     /** Kafka Streams' {@code application.id} unless the configuration sets one. */
     public static final String DEFAULT_APPLICATION_ID = "ttl-streams";
 
@@ -165,6 +175,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
     private final TopicNamespaceMapping topicNamespaceMapping;
     private final List<String> sourceTopics;
     private final Optional<BasicCredentials> connectCredentials;
+    private final Optional<SigningKey> commandSigningKey;
 
     /**
      * @param props the whole configuration: ttl-streams options and Kafka Streams settings
@@ -173,6 +184,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     public TtlStreamsConfig(Map<?, ?> props) {
         super(definition(props), props);
+        this.commandSigningKey = signingKey();
         this.rules = new TtlRules(getList(RULES_CONFIG).stream()
                 .map(name -> RuleConfig.toRule(name, this))
                 .toList());
@@ -287,6 +299,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
     public OptionalInt maxDeletesPerSecond() {
         Integer limit = getInt(MAX_DELETES_PER_SECOND_CONFIG);
         return limit == null ? OptionalInt.empty() : OptionalInt.of(limit);
+    }
+
+    /** The key that signs delete commands; empty when commands go unsigned. */
+    public Optional<SigningKey> commandSigningKey() {
+        return commandSigningKey;
     }
 
     /** How long a delete command first awaits confirmation. */
@@ -494,7 +511,41 @@ public final class TtlStreamsConfig extends AbstractConfig {
                 .define(EMBEDDED_KAFKA_PORT_CONFIG, Type.INT, 9092, port(), Importance.LOW, EMBEDDED_KAFKA_PORT_DOC)
                 .define(EMBEDDED_CONNECT_PORT_CONFIG, Type.INT, 8083, port(), Importance.LOW, EMBEDDED_CONNECT_PORT_DOC)
                 .define(EMBEDDED_DATA_DIR_CONFIG, Type.STRING, "", null, Importance.LOW, EMBEDDED_DATA_DIR_DOC);
+        new Group(definition, SECURITY_GROUP)
+                .define(
+                        COMMAND_SIGNING_KEY_CONFIG,
+                        Type.PASSWORD,
+                        null,
+                        Validators.of(
+                                "null or a secret of at least " + SigningKey.MIN_LENGTH_BYTES + " bytes",
+                                TtlStreamsConfig::checkSigningKey),
+                        Importance.HIGH,
+                        COMMAND_SIGNING_KEY_DOC);
         return definition;
+    }
+
+    /**
+     * The length check. A config provider reference passes here: the ConfigDef is first applied to the raw values
+     * (to learn the rule names), and the resolved value is checked again, and an unresolved one refused, in
+     * {@link #signingKey()}.
+     */
+    private static void checkSigningKey(Object value) {
+        String secret = value == null ? "" : ((Password) value).value();
+        if (!secret.isEmpty() && !SigningKey.isUnresolvedReference(secret)) {
+            SigningKey.of(secret);
+        }
+    }
+
+    private Optional<SigningKey> signingKey() {
+        Password secret = getPassword(COMMAND_SIGNING_KEY_CONFIG);
+        if (secret == null || secret.value().isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(SigningKey.of(secret.value()));
+        } catch (IllegalArgumentException invalid) {
+            throw new ConfigException(COMMAND_SIGNING_KEY_CONFIG, secret, invalid.getMessage());
+        }
     }
 
     private static ConfigDef.Validator port() {

@@ -1,6 +1,7 @@
 package io.ttlstreams.connect;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.rules.TtlRule;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,7 +21,8 @@ import java.util.stream.Collectors;
  *   <li>One source connector per database the rules name, watching that database and filtering the change stream
  *       to the rules' collections (or all of them for {@code db.*}), projected to the fields the rules read.</li>
  *   <li>One sink connector that applies the delete commands of {@link TtlStreamsConfig#deleteTopic()} as
- *       conditional {@code deleteOne}s in the namespace each command names.</li>
+ *       conditional {@code deleteOne}s in the namespace each command names, behind the sink guard, which lets
+ *       through only commands the processor signed, in the rules' namespaces.</li>
  * </ul>
  *
  * <p>connect-config/README.md at the repository root explains every setting. Instances are immutable.
@@ -53,6 +55,19 @@ public final class ConnectorConfigs {
     public static final String SINK_CONNECTOR = "com.mongodb.kafka.connect.MongoSinkConnector";
     static final String STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
 
+    /** The sink guard (module sink-guard), a Connect transformation installed as a plugin beside the connectors. */
+    public static final String SINK_GUARD = "io.ttlstreams.guard.DeleteCommandGuard";
+
+    /**
+     * The guard's default {@code signing.key}: like {@link #DEFAULT_MONGODB_URI}, a config provider reference, so
+     * that the secret stays in a file on the worker; the processor reads the same secret as its {@code
+     * ttl.command.signing.key}.
+     */
+    public static final String DEFAULT_SIGNING_KEY = "${file:/secrets/ttl-signing.properties:key}";
+
+    /** Hands the signature headers to the guard as the bytes the processor wrote. */
+    static final String BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
+
     /**
      * The sink's fallback database and collection. The connector requires a default namespace, but with
      * {@code namespace.mapper.error.if.invalid=true} a command without {@code ns} goes to the dead-letter topic
@@ -71,7 +86,9 @@ public final class ConnectorConfigs {
         rulesByDatabase.forEach((database, rules) -> sourceList.add(new ConnectorDefinition(
                 SOURCE_NAME + "-" + database, source(config, mongodbUri, copyExisting, database, rules))));
         this.sources = List.copyOf(sourceList);
-        this.sink = new ConnectorDefinition(SINK_NAME, sink(config.deleteTopic(), SINK_DLQ_TOPIC, mongodbUri));
+        this.sink = new ConnectorDefinition(
+                SINK_NAME,
+                sink(config.deleteTopic(), SINK_DLQ_TOPIC, mongodbUri, allowedNamespaces(config), DEFAULT_SIGNING_KEY));
     }
 
     /**
@@ -124,6 +141,14 @@ public final class ConnectorConfigs {
         return written;
     }
 
+    /** The namespaces the sink may delete in: those of the rules, in rule order, each once. */
+    public static List<NamespacePattern> allowedNamespaces(TtlStreamsConfig config) {
+        return config.rules().rules().stream()
+                .map(TtlRule::namespace)
+                .distinct()
+                .toList();
+    }
+
     /** Every connector, sources then sink, as one JSON array of REST API documents. */
     public String toJson() {
         return files().values().stream()
@@ -170,11 +195,25 @@ public final class ConnectorConfigs {
      * The sink connector's configuration: for each delete command, {@code deleteOne(filter = value._id)} in the
      * namespace named by {@code value.ns}. The one definition of it, for production and the embedded stack alike.
      *
+     * Every record first passes the sink guard ({@value #SINK_GUARD}), which refuses, to the dead-letter topic,
+     * what the processor did not sign, what names a namespace outside {@code allowedNamespaces} and any filter
+     * outside the grammar the processor emits.
+     *
      * @param deleteTopic the processor's delete topic
      * @param deadLetterTopic where commands the sink cannot apply go
      * @param mongodbUri the connection URI
+     * @param allowedNamespaces the namespaces commands may delete in: the rules'
+     * @param signingKey the guard's {@code signing.key}: the processor's secret, or a config provider reference to it
      */
-    public static Map<String, String> sink(String deleteTopic, String deadLetterTopic, String mongodbUri) {
+    public static Map<String, String> sink(
+            String deleteTopic,
+            String deadLetterTopic,
+            String mongodbUri,
+            List<NamespacePattern> allowedNamespaces,
+            String signingKey) {
+        if (allowedNamespaces.isEmpty()) {
+            throw new IllegalArgumentException("The sink needs at least one allowed namespace");
+        }
         Map<String, String> sink = new LinkedHashMap<>();
         sink.put("connector.class", SINK_CONNECTOR);
         sink.put("connection.uri", mongodbUri);
@@ -183,6 +222,15 @@ public final class ConnectorConfigs {
         // the filter would silently lose the date, making the delete unconditional.
         sink.put("key.converter", STRING_CONVERTER);
         sink.put("value.converter", STRING_CONVERTER);
+        // The guard checks the signature headers byte for byte; the default SimpleHeaderConverter would parse them.
+        sink.put("header.converter", BYTE_ARRAY_CONVERTER);
+        // Before anything is applied: only signed commands, in the rules' namespaces, in the processor's grammar.
+        sink.put("transforms", "guard");
+        sink.put("transforms.guard.type", SINK_GUARD);
+        sink.put(
+                "transforms.guard.allowed.namespaces",
+                allowedNamespaces.stream().map(NamespacePattern::toString).collect(Collectors.joining(",")));
+        sink.put("transforms.guard.signing.key", signingKey);
         // value._id is the complete filter (document key + condition), used verbatim.
         sink.put(
                 "document.id.strategy", "com.mongodb.kafka.connect.sink.processor.id.strategy.ProvidedInValueStrategy");

@@ -90,7 +90,11 @@ public final class TtlTopology {
         topology.addStateStore(ScheduleStores.namespaceEpochs(), SCHEDULER);
         topology.addStateStore(ScheduleStores.ruleVersions(), SCHEDULER);
         topology.addSink(
-                DELETES_SINK, config.deleteTopic(), new StringSerializer(), new DeleteCommandSerializer(), SCHEDULER);
+                DELETES_SINK,
+                config.deleteTopic(),
+                new StringSerializer(),
+                new DeleteCommandSerializer(config.commandSigningKey()),
+                SCHEDULER);
         Optional<String> auditTopic = config.auditTopic();
         auditTopic.ifPresent(topic -> topology.addSink(
                 AUDIT_SINK,

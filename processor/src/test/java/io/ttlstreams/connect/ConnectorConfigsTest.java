@@ -277,6 +277,34 @@ class ConnectorConfigsTest {
     }
 
     @Test
+    void shouldGuardTheSinkWithTheRulesNamespacesAndTheSigningKeyFromASecretFile() {
+        TtlStreamsConfig config = config(
+                "ttl.rules", "a,b,c",
+                "ttl.rule.a.namespace", "app.sessions",
+                "ttl.rule.a.field", "expireAt",
+                "ttl.rule.b.namespace", "audit.*",
+                "ttl.rule.b.field", "at",
+                "ttl.rule.c.namespace", "app.sessions",
+                "ttl.rule.c.mode", "last-modified",
+                "ttl.rule.c.expire.after.seconds", "60",
+                "ttl.source.topics", "audit.log");
+
+        Map<String, String> sink =
+                ConnectorConfigs.render(config, URI, false).sink().config();
+
+        assertThat(sink)
+                .containsEntry("transforms", "guard")
+                .containsEntry("transforms.guard.type", "io.ttlstreams.guard.DeleteCommandGuard")
+                .containsEntry("transforms.guard.allowed.namespaces", "app.sessions,audit.*")
+                .containsEntry("transforms.guard.signing.key", "${file:/secrets/ttl-signing.properties:key}")
+                .containsEntry("header.converter", "org.apache.kafka.connect.converters.ByteArrayConverter")
+                .doesNotContainKey("transforms.guard.allow.unsigned");
+        assertThatThrownBy(() -> ConnectorConfigs.sink("t", "d", URI, List.of(), "k"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("allowed namespace");
+    }
+
+    @Test
     void shouldBeAcceptedByTheConnectorsOwnValidation() {
         ConnectorConfigs connectors = ConnectorConfigs.render(TWO_COLLECTIONS, URI, true);
 

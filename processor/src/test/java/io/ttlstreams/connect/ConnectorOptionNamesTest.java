@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.kafka.connect.MongoSinkConnector;
 import com.mongodb.kafka.connect.MongoSourceConnector;
+import io.ttlstreams.guard.DeleteCommandGuard;
+import io.ttlstreams.guard.SinkGuardConfig;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.connect.converters.ByteArrayConverter;
 import org.apache.kafka.connect.runtime.ConnectorConfig;
 import org.apache.kafka.connect.runtime.SinkConnectorConfig;
 import org.apache.kafka.connect.runtime.SourceConnectorConfig;
@@ -56,8 +60,32 @@ class ConnectorOptionNamesTest {
     void shouldRenderOnlySinkOptionsTheConnectorOrConnectDefines() {
         Set<String> defined = new HashSet<>(new MongoSinkConnector().config().names());
         defined.addAll(SinkConnectorConfig.configDef().names());
+        // A transformation's options live under transforms.<alias>., next to Connect's own "type".
+        defined.add("transforms.guard.type");
+        new DeleteCommandGuard<>().config().names().forEach(name -> defined.add("transforms.guard." + name));
 
         assertThat(undefined(CONNECTORS.sink().config(), defined)).isEmpty();
+    }
+
+    @Test
+    void shouldNameTheGuardByItsClassAndGiveItEveryOptionItRequires() {
+        Map<String, String> sink = CONNECTORS.sink().config();
+
+        assertThat(sink)
+                .containsEntry("transforms", "guard")
+                .containsEntry("transforms.guard.type", DeleteCommandGuard.class.getName())
+                .containsEntry("header.converter", ByteArrayConverter.class.getName());
+        Map<String, Object> guardSettings = new HashMap<>();
+        sink.forEach((key, value) -> {
+            if (key.startsWith("transforms.guard.") && !key.equals("transforms.guard.type")) {
+                guardSettings.put(key.substring("transforms.guard.".length()), value);
+            }
+        });
+        // The rendered key is a provider reference, which the worker resolves before the guard sees it.
+        guardSettings.put("signing.key", "a-resolved-secret-of-at-least-32-bytes");
+        assertThat(new SinkGuardConfig(guardSettings).allowedNamespaces())
+                .extracting(Object::toString)
+                .containsExactly("app.s", "other.*");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.kafka.connect.MongoSinkConnector;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.SigningKey;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,23 +63,59 @@ class DockerComposeTest {
     @Test
     void shouldBuildTheProcessorImageFromTheProductionModulesOnly() throws IOException {
         Path dockerfile = ROOT.resolve("processor/Dockerfile");
-        List<String> copied = copySources(dockerfile);
-        String rootPom = Files.readString(ROOT.resolve("pom.xml"));
-        java.util.regex.Matcher modules =
-                java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(rootPom);
-        while (modules.find()) {
-            // Maven reads every module's pom, even when it builds only some of them.
-            String module = modules.group(1);
-            assertThat(copied)
-                    .as("COPY of module " + module)
-                    .anyMatch(source -> source.equals(module) || source.equals(module + "/pom.xml"));
-            if (!List.of("schemas", "contract", "processor").contains(module)) {
-                assertThat(copied)
-                        .as("sources of development module " + module)
-                        .noneMatch(source -> source.startsWith(module + "/src") || source.equals(module));
-            }
-        }
+        assertCopiesEveryPomAndOnlyTheseSources(dockerfile, List.of("schemas", "contract", "sink-guard", "processor"));
         assertThat(Files.readString(dockerfile)).contains("package -pl processor -am");
+    }
+
+    @Test
+    void shouldInstallTheSinkGuardPluginBuiltFromThisRepository() throws IOException {
+        Path dockerfile = ROOT.resolve("connect/Dockerfile");
+        assertCopiesEveryPomAndOnlyTheseSources(dockerfile, List.of("contract", "sink-guard"));
+        // The plugin directory is where sink-guard's assembly puts it (finalName, then the base directory).
+        assertThat(Files.readString(ROOT.resolve("sink-guard/pom.xml")))
+                .contains("<finalName>ttl-streams-sink-guard-plugin</finalName>");
+        assertThat(Files.readString(ROOT.resolve("sink-guard/src/assembly/connect-plugin.xml")))
+                .contains("<baseDirectory>ttl-streams-sink-guard</baseDirectory>");
+        assertThat(Files.readString(dockerfile))
+                .contains("package -pl sink-guard -am")
+                .contains(
+                        "COPY --from=guard /src/sink-guard/target/ttl-streams-sink-guard-plugin/ttl-streams-sink-guard"
+                                + " \\\n    /opt/connect-plugins/ttl-streams-sink-guard\n");
+        assertThat(Files.readString(ROOT.resolve("sink-guard/src/main/resources/META-INF/services/"
+                                + "org.apache.kafka.connect.transforms.Transformation"))
+                        .strip())
+                .isEqualTo(ConnectorConfigs.SINK_GUARD);
+    }
+
+    @Test
+    void shouldGiveTheGuardAndTheProcessorTheSameSigningKey() throws IOException {
+        String secretFile = "./connect/secrets/ttl-signing.properties:/secrets/ttl-signing.properties:ro";
+        assertThat(services.get("connect").get("volumes").toString()).contains(secretFile);
+        assertThat(services.get("processor").get("volumes").toString())
+                .contains(secretFile)
+                .contains("./connect-config/example-processor-signing.properties:/config/signing.properties:ro");
+        assertThat(services.get("processor").get("entrypoint").toString())
+                .contains("cat /config/processor.properties /config/signing.properties > /tmp/processor.properties")
+                .contains("run --config /tmp/processor.properties");
+        assertThat(ConnectorConfigs.DEFAULT_SIGNING_KEY).isEqualTo("${file:/secrets/ttl-signing.properties:key}");
+
+        // The processor's configuration as the container assembles it, with /secrets where compose mounts it from.
+        String processorProperties = Files.readString(ROOT.resolve("connect-config/example-processor.properties"))
+                + Files.readString(ROOT.resolve("connect-config/example-processor-signing.properties"))
+                        .replace("/secrets/", ROOT.resolve("connect/secrets").toString() + "/");
+        Path assembled = Files.createTempFile("processor", ".properties");
+        try {
+            Files.writeString(assembled, processorProperties);
+            java.util.Properties secret = new java.util.Properties();
+            try (var reader = Files.newBufferedReader(ROOT.resolve("connect/secrets/ttl-signing.properties"))) {
+                secret.load(reader);
+            }
+            assertThat(TtlStreamsConfig.load(assembled).commandSigningKey())
+                    .map(SigningKey::id)
+                    .contains(SigningKey.of(secret.getProperty("key")).id());
+        } finally {
+            Files.delete(assembled);
+        }
     }
 
     @Test
@@ -100,7 +137,9 @@ class DockerComposeTest {
                         "./connect-config/example-processor.properties",
                         "./connect-config",
                         "./connect/register-connectors.sh",
-                        "./connect/secrets/mongo.properties");
+                        "./connect/secrets/mongo.properties",
+                        "./connect/secrets/ttl-signing.properties",
+                        "./connect-config/example-processor-signing.properties");
     }
 
     @Test
@@ -171,6 +210,29 @@ class DockerComposeTest {
         assertThat(ConnectorConfigs.DEFAULT_MONGODB_URI).contains("/secrets/mongo.properties:uri");
         assertThat(Files.readString(ROOT.resolve("connect/secrets/mongo.properties")))
                 .contains("uri=mongodb://mongo:27017/?replicaSet=rs0");
+    }
+
+    /**
+     * Maven reads every module's pom, even when it builds only some of them, so {@code dockerfile} must copy each;
+     * and it may copy the sources of the {@code built} modules only.
+     */
+    private static void assertCopiesEveryPomAndOnlyTheseSources(Path dockerfile, List<String> built)
+            throws IOException {
+        List<String> copied = copySources(dockerfile);
+        String rootPom = Files.readString(ROOT.resolve("pom.xml"));
+        java.util.regex.Matcher modules =
+                java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(rootPom);
+        while (modules.find()) {
+            String module = modules.group(1);
+            assertThat(copied)
+                    .as(dockerfile + ": COPY of module " + module)
+                    .anyMatch(source -> source.equals(module) || source.equals(module + "/pom.xml"));
+            if (!built.contains(module)) {
+                assertThat(copied)
+                        .as(dockerfile + ": sources of module " + module)
+                        .noneMatch(source -> source.startsWith(module + "/src") || source.equals(module));
+            }
+        }
     }
 
     private static String jarName(Class<?> type) {

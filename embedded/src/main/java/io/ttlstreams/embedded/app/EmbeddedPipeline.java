@@ -2,6 +2,7 @@ package io.ttlstreams.embedded.app;
 
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.EmbeddedStack;
 import io.ttlstreams.rules.TtlRule;
@@ -12,13 +13,15 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * The whole pipeline on one machine: the embedded stack (Kafka, Kafka Connect with the MongoDB
  * connectors, the MongoDB stand-in) and the processor, wired from one configuration. {@code run
  * --embedded}, {@code demo} and the integration tests all start it, so they exercise what
- * production runs.
+ * production runs, the sink guard included: the processor signs with the stack's key (the configured {@code
+ * ttl.command.signing.key}, or a random one per run) and the guard allows the rules' namespaces.
  */
 public final class EmbeddedPipeline implements AutoCloseable {
 
@@ -41,8 +44,14 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 .deleteTopic(config.deleteTopic())
                 .mongoPort(config.embeddedMongodbPort())
                 .kafkaPort(config.embeddedKafkaPort())
-                .connectPort(config.embeddedConnectPort());
+                .connectPort(config.embeddedConnectPort())
+                .allowedNamespaces(ConnectorConfigs.allowedNamespaces(config));
         config.embeddedDataDir().ifPresent(builder::dataDir);
+        // The user's key, or one made for this run: either way the guard is on and the processor signs.
+        Password signingKey = config.getPassword(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG);
+        if (signingKey != null && !signingKey.value().isEmpty()) {
+            builder.commandSigningKey(signingKey.value());
+        }
         EmbeddedStack stack = builder.start();
         try {
             EmbeddedPipeline pipeline = new EmbeddedPipeline(stack, processorConfig(config, stack));
@@ -70,7 +79,10 @@ public final class EmbeddedPipeline implements AutoCloseable {
         return namespaces;
     }
 
-    /** The user's configuration pointed at the embedded broker, reading the stand-in's topics. */
+    /**
+     * The user's configuration pointed at the embedded broker, reading the stand-in's topics, signing with the key
+     * the stack's sink guard verifies.
+     */
     private static TtlStreamsConfig processorConfig(TtlStreamsConfig config, EmbeddedStack stack) {
         Map<String, Object> props = new HashMap<>(config.originals());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
@@ -81,6 +93,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 TtlStreamsConfig.SOURCE_TOPICS_CONFIG,
                 String.join(",", stack.sourceTopics().values()));
         props.put(TtlStreamsConfig.SOURCE_TOPIC_PREFIX_CONFIG, "");
+        props.put(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG, stack.commandSigningKey());
         return new TtlStreamsConfig(props);
     }
 

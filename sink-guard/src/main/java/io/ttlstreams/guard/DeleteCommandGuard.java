@@ -1,0 +1,177 @@
+package io.ttlstreams.guard;
+
+import io.ttlstreams.contract.DeleteCommand;
+import io.ttlstreams.contract.InvalidDeleteCommandException;
+import io.ttlstreams.contract.NamespacePattern;
+import io.ttlstreams.contract.SignatureVerifier;
+import io.ttlstreams.contract.SigningKey;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.connect.connector.ConnectRecord;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.transforms.Transformation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Kafka Connect transformation for the MongoDB delete sink that lets a record through only when it is a delete
+ * command the ttl-streams processor made:
+ *
+ * <ol>
+ *   <li>signed with a trusted key ({@code signing.key}, or {@code signing.previous.key} while keys rotate), over
+ *       the exact key and value bytes (see {@link SigningKey});</li>
+ *   <li>in the grammar the processor emits ({@link DeleteCommand#parse}): the document key as a literal, then only
+ *       {@code $eq}, {@code $exists} and a rule's partial filter, never {@code $expr}, {@code $regex}, an empty
+ *       filter or an operator in place of the {@code _id};</li>
+ *   <li>for a namespace of {@code allowed.namespaces};</li>
+ *   <li>due: its deadline no later than the sink's clock plus {@code clock.skew.tolerance.ms}.</li>
+ * </ol>
+ *
+ * Anything else throws a {@link DataException} with the reason, never passes: with the sink's {@code
+ * errors.tolerance=all} and dead-letter topic, Connect parks the record there with the reason in its {@code
+ * __connect.errors.exception.message} header, and goes on with the next one. The record that passes is returned
+ * unchanged.
+ *
+ * <p>The sink must hand over the headers as bytes: {@code header.converter=}{@code
+ * org.apache.kafka.connect.converters.ByteArrayConverter}. Keys and values may be strings ({@code StringConverter},
+ * as the sink is configured) or bytes.
+ *
+ * @param <R> the record type; on the sink connector, {@code SinkRecord}
+ */
+public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Transformation<R> {
+
+    private static final Logger log = LoggerFactory.getLogger(DeleteCommandGuard.class);
+
+    private final Clock clock;
+    private SinkGuardConfig config;
+
+    /** The guard on the system clock, as Connect instantiates it. */
+    public DeleteCommandGuard() {
+        this(Clock.systemUTC());
+    }
+
+    /** The guard on {@code clock} (tests). */
+    DeleteCommandGuard(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * @throws org.apache.kafka.common.config.ConfigException naming the option when a setting is bad, or when no
+     *     signing key is set without {@code allow.unsigned=true}
+     */
+    @Override
+    public void configure(Map<String, ?> props) {
+        config = new SinkGuardConfig(props);
+        log.info(
+                "Delete-command guard: trusted key ids {}, unsigned commands {}, allowed namespaces {}, deadline"
+                        + " tolerance {} ms",
+                config.verifier().map(SignatureVerifier::keyIds).orElse(List.of()),
+                config.allowUnsigned() ? "allowed" : "refused",
+                config.allowedNamespaces(),
+                config.clockSkewToleranceMs());
+    }
+
+    /**
+     * @return {@code record}, unchanged, when it passes every check
+     * @throws DataException with the reason, starting "Delete command refused by the sink guard: ", otherwise
+     */
+    @Override
+    public R apply(R record) {
+        if (config == null) {
+            throw new IllegalStateException("The delete-command guard is not configured");
+        }
+        try {
+            check(record);
+            return record;
+        } catch (InvalidDeleteCommandException refused) {
+            throw new DataException("Delete command refused by the sink guard: " + refused.getMessage());
+        }
+    }
+
+    private void check(R record) {
+        byte[] key = bytes(record.key(), "key");
+        byte[] value = bytes(record.value(), "value");
+        if (key != null && value != null) {
+            verifySignature(record, key, value);
+        }
+        // Also refuses a record without key or value.
+        DeleteCommand command = DeleteCommand.parse(text(key), text(value));
+        if (config.allowedNamespaces().stream().noneMatch(allowed -> allowed.matches(command.namespace()))) {
+            throw new InvalidDeleteCommandException("namespace " + command.namespace() + " is not in "
+                    + SinkGuardConfig.ALLOWED_NAMESPACES_CONFIG + " "
+                    + config.allowedNamespaces().stream()
+                            .map(NamespacePattern::toString)
+                            .toList());
+        }
+        long latest = clock.millis() + config.clockSkewToleranceMs();
+        if (command.deadlineMillis() > latest) {
+            throw new InvalidDeleteCommandException("the deadline " + Instant.ofEpochMilli(command.deadlineMillis())
+                    + " is later than the sink's clock " + Instant.ofEpochMilli(clock.millis()) + " + "
+                    + config.clockSkewToleranceMs() + " ms: a command never deletes before its deadline");
+        }
+    }
+
+    private void verifySignature(R record, byte[] key, byte[] value) {
+        byte[] signature = header(record, SigningKey.SIGNATURE_HEADER);
+        byte[] keyId = header(record, SigningKey.KEY_ID_HEADER);
+        if (signature == null && keyId == null && config.allowUnsigned()) {
+            return;
+        }
+        config.verifier()
+                .orElseThrow(() -> new InvalidDeleteCommandException("the command is signed, but this sink has no "
+                        + SinkGuardConfig.SIGNING_KEY_CONFIG + " to verify it with"))
+                .verify(key, value, keyId, signature);
+    }
+
+    /** A header's bytes; {@code null} when absent. */
+    private static byte[] header(ConnectRecord<?> record, String name) {
+        List<Header> found = new ArrayList<>();
+        record.headers().allWithName(name).forEachRemaining(found::add);
+        if (found.isEmpty()) {
+            return null;
+        }
+        if (found.size() > 1) {
+            throw new InvalidDeleteCommandException("header " + name + " appears " + found.size() + " times");
+        }
+        Object value = found.get(0).value();
+        if (!(value instanceof byte[] bytes)) {
+            throw new InvalidDeleteCommandException("header " + name + " reached the guard as "
+                    + (value == null ? "null" : value.getClass().getSimpleName()) + ", not bytes: set the sink's"
+                    + " header.converter=org.apache.kafka.connect.converters.ByteArrayConverter");
+        }
+        return bytes;
+    }
+
+    private static byte[] bytes(Object data, String what) {
+        if (data instanceof String text) {
+            return text.getBytes(StandardCharsets.UTF_8);
+        }
+        if (data instanceof byte[] bytes) {
+            return bytes;
+        }
+        if (data == null) {
+            return null;
+        }
+        throw new InvalidDeleteCommandException("the record " + what + " is a "
+                + data.getClass().getSimpleName() + ", not a string: the sink reads commands with StringConverter");
+    }
+
+    private static String text(byte[] bytes) {
+        return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public ConfigDef config() {
+        return SinkGuardConfig.configDef();
+    }
+
+    @Override
+    public void close() {}
+}
