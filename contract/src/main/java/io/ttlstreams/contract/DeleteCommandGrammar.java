@@ -15,7 +15,8 @@ import org.bson.json.JsonWriterSettings;
  * document by its key and otherwise only re-checks what the processor's rules decided on.
  *
  * <pre>
- * key    := the document key: {"_id": literal, shard-key-path: literal, ...}   (_id first and required)
+ * key    := the document key: {"_id": literal} plus, for a sharded collection, its shard-key fields, in the
+ *           change stream's order (MongoDB puts the shard key first): _id required
  * value  := {"_id": filter, "ns": {"db": string, "coll": string}, "rule": string, "deadline": date}
  * filter := the key's fields, equal to the record key's, in its order; then conditions:
  *           path: {"$eq": any value}  |  path: {"$exists": true|false}  |  "$and": [partial]
@@ -91,9 +92,9 @@ final class DeleteCommandGrammar {
     }
 
     private static void checkDocumentKey(BsonDocument key) {
-        if (key.isEmpty() || !key.getFirstKey().equals("_id")) {
+        if (!key.containsKey("_id")) {
             throw new InvalidDeleteCommandException(
-                    "the record key must be a document key with _id first, not " + CanonicalJson.of(key));
+                    "the record key must be a document key holding _id, not " + CanonicalJson.of(key));
         }
         for (Map.Entry<String, BsonValue> field : key.entrySet()) {
             checkPath(field.getKey(), "document key field");
@@ -233,26 +234,10 @@ final class DeleteCommandGrammar {
      * neither may appear at any depth.
      */
     private static void checkLiteral(BsonValue value, String where) {
-        if (value.isRegularExpression()) {
-            throw new InvalidDeleteCommandException(where + " is a regular expression, which would match by"
-                    + " pattern; a delete filter compares literal values");
-        }
-        if (value.getBsonType() == BsonType.UNDEFINED) {
-            throw new InvalidDeleteCommandException(where + " is undefined, which is no literal value");
-        }
-        if (value.isDocument()) {
-            for (Map.Entry<String, BsonValue> field : value.asDocument().entrySet()) {
-                if (field.getKey().startsWith("$")) {
-                    throw new InvalidDeleteCommandException(where + " holds '" + field.getKey() + "'; a field name"
-                            + " starting with $ would be read as an operator");
-                }
-                checkLiteral(field.getValue(), where);
-            }
-        } else if (value.isArray()) {
-            for (BsonValue element : value.asArray()) {
-                checkLiteral(element, where);
-            }
-        }
+        Literals.problem(value).ifPresent(problem -> {
+            throw new InvalidDeleteCommandException(
+                    where + " is " + problem + "; a delete filter compares literal" + " values");
+        });
     }
 
     private static void checkPath(String path, String what) {

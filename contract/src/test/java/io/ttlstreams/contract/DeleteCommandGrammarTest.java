@@ -46,6 +46,14 @@ class DeleteCommandGrammarTest {
         assertThat(parsed).isEqualTo(command);
     }
 
+    @Test
+    void shouldAcceptTheShardKeyBeforeIdAsMongoDbOrdersAShardedCollectionsDocumentKey() {
+        BsonDocument key = BsonDocument.parse("{\"region\": \"eu\", \"_id\": 7}");
+        DeleteCommand command = new DeleteCommand(key, key.clone(), Namespace.of("app", "sessions"), "sessions", 42L);
+
+        assertThat(DeleteCommand.parse(command.keyJson(), command.valueJson())).isEqualTo(command);
+    }
+
     static Stream<Arguments> acceptedFilters() {
         return Stream.of(
                 Arguments.of("key only", "{\"_id\": \"users-1\"}"),
@@ -121,8 +129,8 @@ class DeleteCommandGrammarTest {
 
     static Stream<Arguments> forgedKeys() {
         return Stream.of(
-                Arguments.of("{}", "with _id first"),
-                Arguments.of("{\"region\": \"eu\", \"_id\": 1}", "with _id first"),
+                Arguments.of("{}", "holding _id"),
+                Arguments.of("{\"region\": \"eu\"}", "holding _id"),
                 Arguments.of("{\"_id\": {\"$gt\": \"\"}}", "starting with $"),
                 Arguments.of("{\"_id\": {\"a\": {\"$exists\": true}}}", "starting with $"),
                 Arguments.of(

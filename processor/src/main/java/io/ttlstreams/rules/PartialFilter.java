@@ -1,5 +1,6 @@
 package io.ttlstreams.rules;
 
+import io.ttlstreams.contract.Literals;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -175,12 +176,15 @@ public final class PartialFilter {
         return values -> elementsAndValues(values).stream().anyMatch(v -> BsonComparison.queryEquals(v, expected));
     }
 
-    /** A regular expression as a value would be a pattern match in MongoDB, which this subset does not offer. */
+    /**
+     * A value compared by equality must be a literal ({@link Literals}): a regular expression would be a pattern
+     * match, which this subset does not offer, and the sink guard refuses what is not literal in a delete filter.
+     */
     private static BsonValue checkLiteral(BsonValue value) {
-        if (value.isRegularExpression()) {
+        Literals.problem(value).ifPresent(problem -> {
             throw new IllegalArgumentException(
-                    "Regular expressions are not supported in partial filters: " + BsonTypes.describe(value));
-        }
+                    "A partial filter compares literal values; " + BsonTypes.describe(value) + " is " + problem);
+        });
         return value;
     }
 

@@ -141,8 +141,10 @@ class PartialFilterTest {
                 "{a: {$type: 42}}             | $type",
                 "{a: {$type: 9.5}}            | $type",
                 "{a: {$exists: 'yes'}}        | $exists",
-                "{a: /x/}                     | Regular expressions",
-                "{a: {$in: [/x/]}}            | Regular expressions",
+                "{a: /x/}                     | a regular expression, which would match by pattern",
+                "{a: {$in: [/x/]}}            | a regular expression, which would match by pattern",
+                "{a: {b: {$gt: 1}}}           | would be read as an operator",
+                "{a: {$in: [{$x: 1}]}}        | would be read as an operator",
                 "{'a..b': 1}                  | a..b",
                 "{'a.$b': 1}                  | a.$b",
             })
