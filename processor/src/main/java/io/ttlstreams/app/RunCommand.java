@@ -13,6 +13,7 @@ import java.util.OptionalLong;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
@@ -38,8 +39,16 @@ import picocli.CommandLine.Spec;
                     + " Connect with the MongoDB connectors, a MongoDB stand-in) on loopback."
         },
         exitCodeListHeading = "Exit codes:%n",
-        exitCodeList = {"0:stopped by SIGTERM or Ctrl-C", "2:invalid configuration or arguments"})
+        exitCodeList = {
+            "0:stopped by SIGTERM or Ctrl-C",
+            "2:invalid configuration or arguments",
+            "3:the processor failed (Kafka Streams state ERROR, e.g. stream threads failed more often than"
+                    + " ttl.thread.replacements.max allows): restart it"
+        })
 final class RunCommand implements Callable<Integer> {
+
+    /** Exit code when Kafka Streams reached state ERROR: the processor stopped working and must be restarted. */
+    static final int EXIT_PROCESSOR_FAILED = 3;
 
     @Spec
     private CommandSpec spec;
@@ -112,18 +121,32 @@ final class RunCommand implements Callable<Integer> {
         }
         out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
                 + ", writing delete commands to " + ttlConfig.deleteTopic());
+        // Released by SIGTERM or Ctrl-C (the shutdown hook), or by Kafka Streams failing for good.
         CountDownLatch stopped = new CountDownLatch(1);
+        AtomicBoolean closed = new AtomicBoolean();
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
-                            out.println("ttl-streams: stopping...");
-                            closeQuietly(running);
+                            if (!closed.getAndSet(true)) {
+                                out.println("ttl-streams: stopping...");
+                                closeQuietly(running);
+                            }
                             stopped.countDown();
                         },
                         "ttl-streams-shutdown"));
-        try (StatusReporter status = new StatusReporter(app.streams(), out, Clock.systemUTC(), deleted)) {
-            status.start(statusIntervalSeconds);
+        app.failed().thenRun(stopped::countDown);
+        try (StatusReporter status =
+                new StatusReporter(app.streams(), app::failureCounts, out, Clock.systemUTC(), deleted)) {
+            status.start(Duration.ofSeconds(statusIntervalSeconds));
             stopped.await();
+        }
+        if (app.failed().isDone() && !closed.getAndSet(true)) {
+            spec.commandLine()
+                    .getErr()
+                    .println("ttl-streams run: " + app.failed().getNow("") + "; exiting with code "
+                            + EXIT_PROCESSOR_FAILED + " so that it is restarted");
+            closeQuietly(running);
+            return EXIT_PROCESSOR_FAILED;
         }
         return 0;
     }

@@ -1,9 +1,12 @@
 package io.ttlstreams.app;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.processor.DeadLetterExceptionHandler;
+import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.topology.TtlTopology;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.CloseOptions.GroupMembershipOperation;
@@ -16,6 +19,11 @@ import org.slf4j.LoggerFactory;
  * The running processor: provisions topics, starts Kafka Streams with the ttl-streams topology and
  * closes it. Separate from the command line so that the embedded run, the demo and the integration
  * tests start exactly what production starts.
+ *
+ * <p>Failures are bounded: a stream thread that dies is replaced under the {@link ThreadFailurePolicy} ({@value
+ * TtlStreamsConfig#THREAD_REPLACEMENTS_MAX_CONFIG} within {@value
+ * TtlStreamsConfig#THREAD_REPLACEMENTS_WINDOW_MS_CONFIG}), after which this instance shuts down; Kafka Streams then
+ * reaches state ERROR, and {@link #failed()} completes so that the command line can exit with a non-zero code.
  */
 public final class TtlStreamsApp implements AutoCloseable {
 
@@ -23,6 +31,10 @@ public final class TtlStreamsApp implements AutoCloseable {
 
     private final TtlStreamsConfig config;
     private final KafkaStreams streams;
+    private final ThreadFailurePolicy policy;
+    private final ProcessingFailures processingFailures = new ProcessingFailures();
+    private final CompletableFuture<String> failed = new CompletableFuture<>();
+    private volatile Throwable lastThreadFailure;
 
     /**
      * Provisions the topics and creates (does not start) Kafka Streams.
@@ -35,13 +47,46 @@ public final class TtlStreamsApp implements AutoCloseable {
         try (Admin admin = Admin.create(props)) {
             new TopicProvisioner(admin).provision(config);
         }
+        // An object, not a string: the exception handler Kafka Streams creates counts into this instance.
+        props.put(DeadLetterExceptionHandler.FAILURES_CONFIG, processingFailures);
         this.streams = new KafkaStreams(TtlTopology.build(config), props);
-        // A failing stream thread is replaced rather than left dead: its tasks move to the new thread
-        // and resume from the last commit, which exactly-once makes safe.
-        streams.setUncaughtExceptionHandler(e -> {
-            LOG.error("Stream thread failed; replacing it", e);
-            return StreamThreadExceptionResponse.REPLACE_THREAD;
+        this.policy = new ThreadFailurePolicy(
+                config.threadReplacementsMax(), config.threadReplacementsWindow(), System::currentTimeMillis);
+        streams.setUncaughtExceptionHandler(this::onThreadFailure);
+        streams.setStateListener((newState, oldState) -> {
+            if (newState == KafkaStreams.State.ERROR) {
+                String reason = "Kafka Streams reached state ERROR"
+                        + (lastThreadFailure == null ? "" : " after a stream thread failed: " + lastThreadFailure);
+                LOG.error("{}; this instance processes nothing more and must be restarted", reason);
+                failed.complete(reason);
+            }
         });
+    }
+
+    /**
+     * A stream thread died: it is replaced, from its last commit (which exactly-once makes safe), unless the policy
+     * says this instance has failed too often, in which case the instance shuts down.
+     */
+    private StreamThreadExceptionResponse onThreadFailure(Throwable error) {
+        lastThreadFailure = error;
+        StreamThreadExceptionResponse response = policy.decide(error);
+        if (response == StreamThreadExceptionResponse.REPLACE_THREAD) {
+            LOG.error(
+                    "Stream thread failed; replacing it ({} of {} replacements allowed within {} ms)",
+                    policy.recentReplacements(),
+                    policy.maxReplacements(),
+                    policy.window().toMillis(),
+                    error);
+        } else {
+            LOG.error(
+                    "Stream thread failed and will not be replaced ({} replacements within {} ms already, {} at"
+                            + " most): shutting this instance down, to exit with a non-zero code and be restarted",
+                    policy.recentReplacements(),
+                    policy.window().toMillis(),
+                    policy.maxReplacements(),
+                    error);
+        }
+        return response;
     }
 
     /** Starts processing. */
@@ -57,6 +102,20 @@ public final class TtlStreamsApp implements AutoCloseable {
     /** The Kafka Streams instance, for status and metrics. */
     public KafkaStreams streams() {
         return streams;
+    }
+
+    /**
+     * Completes, with a description of the cause, when Kafka Streams reaches state ERROR: the instance has stopped
+     * processing for good and the process should end with a non-zero exit code.
+     */
+    public CompletableFuture<String> failed() {
+        return failed;
+    }
+
+    /** The failures so far, for the status line. */
+    FailureCounts failureCounts() {
+        return new FailureCounts(
+                policy.replacements(), processingFailures.punctuationFailures(), processingFailures.recordFailures());
     }
 
     /** Waits until Kafka Streams is RUNNING, or fails after {@code timeout}. */
