@@ -41,7 +41,8 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 .deleteTopic(config.deleteTopic())
                 .mongoPort(config.embeddedMongodbPort())
                 .kafkaPort(config.embeddedKafkaPort())
-                .connectPort(config.embeddedConnectPort());
+                .connectPort(config.embeddedConnectPort())
+                .partitions(config.embeddedPartitions());
         config.embeddedDataDir().ifPresent(builder::dataDir);
         EmbeddedStack stack = builder.start();
         try {
