@@ -117,7 +117,14 @@ final class RunCommand implements Callable<Integer> {
             registerConnectors(ttlConfig, out);
             app = new TtlStreamsApp(ttlConfig).start();
             running = app;
-            app.awaitRunning(Duration.ofMinutes(2));
+            try {
+                app.awaitRunning(Duration.ofMinutes(2));
+            } catch (IllegalStateException notRunning) {
+                if (app.failed().isDone()) {
+                    return exitFailed(app, running);
+                }
+                throw notRunning;
+            }
         }
         out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
                 + ", writing delete commands to " + ttlConfig.deleteTopic());
@@ -141,14 +148,19 @@ final class RunCommand implements Callable<Integer> {
             stopped.await();
         }
         if (app.failed().isDone() && !closed.getAndSet(true)) {
-            spec.commandLine()
-                    .getErr()
-                    .println("ttl-streams run: " + app.failed().getNow("") + "; exiting with code "
-                            + EXIT_PROCESSOR_FAILED + " so that it is restarted");
-            closeQuietly(running);
-            return EXIT_PROCESSOR_FAILED;
+            return exitFailed(app, running);
         }
         return 0;
+    }
+
+    /** Says why the processor failed, stops it and returns the exit code that gets it restarted. */
+    private int exitFailed(TtlStreamsApp app, AutoCloseable running) {
+        spec.commandLine()
+                .getErr()
+                .println("ttl-streams run: " + app.failed().getNow("") + "; exiting with code " + EXIT_PROCESSOR_FAILED
+                        + " so that it is restarted");
+        closeQuietly(running);
+        return EXIT_PROCESSOR_FAILED;
     }
 
     private int fail(String message) {

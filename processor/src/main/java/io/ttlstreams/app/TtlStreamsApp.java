@@ -118,14 +118,21 @@ public final class TtlStreamsApp implements AutoCloseable {
                 policy.replacements(), processingFailures.punctuationFailures(), processingFailures.recordFailures());
     }
 
-    /** Waits until Kafka Streams is RUNNING, or fails after {@code timeout}. */
+    /**
+     * Waits until Kafka Streams is RUNNING, or fails after {@code timeout}. A failure on the way (PENDING_ERROR) is
+     * waited out until {@link #failed()} has completed, so that the caller can tell it from a slow start.
+     */
     public void awaitRunning(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (streams.state() != KafkaStreams.State.RUNNING) {
-            if (System.nanoTime() > deadline
-                    || !streams.state().isRunningOrRebalancing() && streams.state() != KafkaStreams.State.CREATED) {
+            KafkaStreams.State state = streams.state();
+            boolean starting = state.isRunningOrRebalancing()
+                    || state == KafkaStreams.State.CREATED
+                    || state == KafkaStreams.State.PENDING_ERROR
+                    || state == KafkaStreams.State.ERROR && !failed.isDone();
+            if (System.nanoTime() > deadline || !starting) {
                 throw new IllegalStateException(
-                        "Kafka Streams did not reach RUNNING within " + timeout + "; state is " + streams.state());
+                        "Kafka Streams did not reach RUNNING within " + timeout + "; state is " + state);
             }
             Thread.sleep(50);
         }
