@@ -60,6 +60,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         this.port = port;
     }
 
+    /** {@link #start(Path, int, int)} with one partition per topic created without a count. */
+    public static EmbeddedKafka start(Path dataDir, int port) {
+        return start(dataDir, port, 1);
+    }
+
     /**
      * Formats (if needed) and starts the broker, and returns once it answers admin requests.
      *

@@ -2,11 +2,13 @@ package io.ttlstreams.embedded.app;
 
 import static com.mongodb.client.model.Filters.eq;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.app.TtlStreamsCli;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.embedded.TopicReader;
@@ -33,6 +35,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -50,8 +53,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The records that once stopped all expiry of a task (issue 8), produced straight to the topics of a live embedded
  * pipeline, as an operator would: each lands in the dead-letter topic (truncated where it must be), and documents due
- * afterwards in every partition are still deleted on time. And a processor whose stream thread keeps failing ends
- * {@code run} with a non-zero exit code instead of looking healthy.
+ * afterwards in every partition are still deleted on time. A dead-letter topic too small for a dead letter stops
+ * start-up; a processor whose stream thread keeps failing ends {@code run} with a non-zero exit code instead of
+ * looking healthy.
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
@@ -193,6 +197,25 @@ class PoisonRecordsIT {
         return record.headers().lastHeader(name) == null
                 ? null
                 : new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void shouldRefuseToStartOnADeadLetterTopicThatCannotTakeWhatTheProducerSends() throws Exception {
+        try (Admin admin =
+                Admin.create(Map.of("bootstrap.servers", pipeline.stack().bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic("ttl.dlq.small", 1, (short) 1)
+                            .configs(Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "100000"))))
+                    .all()
+                    .get();
+        }
+        Map<String, Object> props = new HashMap<>(pipeline.processorConfig().originals());
+        props.put(TtlStreamsConfig.DLQ_TOPIC_CONFIG, "ttl.dlq.small");
+
+        assertThatThrownBy(() -> new TtlStreamsApp(new TtlStreamsConfig(props)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(TtlStreamsConfig.DLQ_TOPIC_CONFIG)
+                .hasMessageContaining("at most 100000 bytes")
+                .hasMessageContaining("producer.max.request.size");
     }
 
     /**
