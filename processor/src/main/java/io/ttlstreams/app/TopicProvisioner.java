@@ -55,11 +55,13 @@ final class TopicProvisioner {
         plain.remove(config.dlqTopic());
         createMissing(plain, Optional.empty(), Map.of());
         int deadLetterLimit = DeadLetters.producerLimit(config.streamsProperties());
-        createMissing(
+        boolean created = createMissing(
                 Set.of(config.dlqTopic()),
                 Optional.empty(),
                 Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(deadLetterLimit)));
-        checkTakes(config.dlqTopic(), deadLetterLimit);
+        if (!created) {
+            checkTakes(config.dlqTopic(), deadLetterLimit);
+        }
         int sourcePartitions = describe(config.sourceTopics()).values().stream()
                 .mapToInt(d -> d.partitions().size())
                 .max()
@@ -77,13 +79,20 @@ final class TopicProvisioner {
         }
     }
 
-    /** Fails when {@code topic} cannot store records of {@code bytes} bytes. */
+    /** Fails when {@code topic}, which existed before, cannot store records of {@code bytes} bytes. */
     private void checkTakes(String topic, int bytes) throws InterruptedException {
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
         Config topicConfig;
         try {
             topicConfig = admin.describeConfigs(List.of(resource)).all().get().get(resource);
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                // Created a moment ago (by another instance starting too), with the limit that instance set.
+                LOG.info(
+                        "Topic {} is too new to have its configuration described; its size limit is not checked",
+                        topic);
+                return;
+            }
             throw new IllegalStateException(
                     "Cannot describe the configuration of topic " + topic + ": " + e.getCause(), e);
         }
@@ -100,18 +109,20 @@ final class TopicProvisioner {
         }
     }
 
-    private void createMissing(Set<String> topics, Optional<Integer> partitions, Map<String, String> topicConfigs)
+    /** Creates those of {@code topics} that are missing; returns whether any was. */
+    private boolean createMissing(Set<String> topics, Optional<Integer> partitions, Map<String, String> topicConfigs)
             throws InterruptedException {
         Set<String> missing = new LinkedHashSet<>(topics);
         missing.removeAll(describe(new ArrayList<>(topics)).keySet());
         if (missing.isEmpty()) {
-            return;
+            return false;
         }
         LOG.info("Creating missing topics {}", missing);
         List<NewTopic> newTopics = missing.stream()
                 .map(name -> new NewTopic(name, partitions, Optional.empty()).configs(topicConfigs))
                 .toList();
         call(() -> admin.createTopics(newTopics).all().get());
+        return true;
     }
 
     private Map<String, TopicDescription> describe(List<String> topics) throws InterruptedException {

@@ -49,7 +49,7 @@ public final class ControlEventProcessor implements Processor<String, String, St
                 throw e;
             }
             Optional<RecordMetadata> source = context.recordMetadata();
-            LOG.warn("Dead-lettering control record at {}: {}", source, e.toString());
+            LOG.debug("Dead-lettering control record at {}: {}", source, e.toString());
             deadLettered.record();
             context.forward(deadLetters.letter(record, record.value(), source, e), TtlTopology.DLQ_SINK);
             return;

@@ -77,7 +77,7 @@ public final class DeadLetters {
      * The producer's {@code max.request.size} in Kafka Streams settings: {@code producer.max.request.size}, else
      * {@code max.request.size}, else the producer's default.
      *
-     * @throws ConfigException naming the option when it is not a whole number
+     * @throws ConfigException naming the option when it is not a whole number of at least {@value #MIN_RECORD_BYTES}
      */
     public static int producerLimit(Map<?, ?> streamsProperties) {
         String prefixed = StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
@@ -86,11 +86,17 @@ public final class DeadLetters {
         if (value == null) {
             return DEFAULT_MAX_REQUEST_SIZE;
         }
+        int limit;
         try {
-            return Integer.parseInt(value.toString().trim());
+            limit = Integer.parseInt(value.toString().trim());
         } catch (NumberFormatException e) {
             throw new ConfigException(name, value, "Must be a whole number of bytes");
         }
+        if (limit < MIN_RECORD_BYTES) {
+            throw new ConfigException(
+                    name, value, "Dead letters need records of at least " + MIN_RECORD_BYTES + " bytes");
+        }
+        return limit;
     }
 
     /** The largest record this builds. */

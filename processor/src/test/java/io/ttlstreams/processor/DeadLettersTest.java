@@ -143,6 +143,10 @@ class DeadLettersTest {
         assertThatThrownBy(() -> DeadLetters.producerLimit(Map.of("producer.max.request.size", "lots")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("producer.max.request.size");
+        assertThatThrownBy(() -> DeadLetters.producerLimit(Map.of("max.request.size", "1000")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("max.request.size")
+                .hasMessageContaining("at least 16384 bytes");
         assertThatThrownBy(() -> new DeadLetters(1_000)).hasMessageContaining("at least 16384 bytes");
     }
 

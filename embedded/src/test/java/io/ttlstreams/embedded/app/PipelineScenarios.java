@@ -178,10 +178,13 @@ abstract class PipelineScenarios {
             ids.add("restart-" + i);
             sessions.insertOne(new Document("_id", "restart-" + i).append("expireAt", Date.from(deadline)));
         }
+        // The metric is per task, and the documents are spread over the partitions' tasks.
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> processor().streams().metrics().entrySet().stream()
-                        .anyMatch(e -> e.getKey().name().equals("documents-scheduled-total")
-                                && ((Number) e.getValue().metricValue()).doubleValue() >= 20));
+                                .filter(e -> e.getKey().name().equals("documents-scheduled-total"))
+                                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                                .sum()
+                        >= 20);
 
         stopProcessor();
         // A document renewed while the processor is down is caught up from the topic on restart.
