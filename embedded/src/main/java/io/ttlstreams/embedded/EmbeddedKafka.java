@@ -60,21 +60,28 @@ public final class EmbeddedKafka implements AutoCloseable {
         this.port = port;
     }
 
+    /** {@link #start(Path, int, int)} with one partition per topic created without a count. */
+    public static EmbeddedKafka start(Path dataDir, int port) {
+        return start(dataDir, port, 1);
+    }
+
     /**
      * Formats (if needed) and starts the broker, and returns once it answers admin requests.
      *
-     * @param dataDir the stack's data directory; the broker uses {@code dataDir/kafka}
-     * @param port    the client port at 127.0.0.1, or 0 for any free port
+     * @param dataDir    the stack's data directory; the broker uses {@code dataDir/kafka}
+     * @param port       the client port at 127.0.0.1, or 0 for any free port
+     * @param partitions partitions of topics created without a count ({@code num.partitions})
      * @return the running broker
      * @throws EmbeddedStackException if formatting or start-up fails
      */
-    public static EmbeddedKafka start(Path dataDir, int port) {
+    public static EmbeddedKafka start(Path dataDir, int port, int partitions) {
         Path directory = dataDir.resolve("kafka").toAbsolutePath();
         Path logDir = directory.resolve("logs");
         int brokerPort = LocalPorts.resolve(port);
         boolean formatted = Files.exists(logDir.resolve("meta.properties"));
         int controllerPort = formatted ? readControllerPort(directory) : LocalPorts.pickFree();
         Properties props = brokerProperties(logDir, brokerPort, controllerPort);
+        props.put("num.partitions", Integer.toString(partitions));
         try {
             Files.createDirectories(directory);
             if (!formatted) {
@@ -247,6 +254,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         props.put("share.coordinator.state.topic.num.partitions", "1");
         // No other group members are coming: rebalance at once instead of after 3 s.
         props.put("group.initial.rebalance.delay.ms", "0");
+        // A processor killed mid-transaction leaves it open until transaction.timeout.ms (10 s under Kafka Streams'
+        // exactly-once) and the broker's next check for timed-out transactions (every 10 s by default); until then
+        // read_committed consumers, the delete sink among them, see nothing after it. Checking every second bounds
+        // the failover delay this adds to the transaction timeout.
+        props.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
         // The log cleaner allocates its dedupe buffer (128 MB by default) up front; local data is tiny.
         props.put("log.cleaner.dedupe.buffer.size", Integer.toString(4 * 1024 * 1024));
         // Fewer threads than a production broker: this shares a laptop with Connect, MongoDB and the app.

@@ -213,7 +213,7 @@ public final class EmbeddedStack implements AutoCloseable {
     private void startComponents(Builder builder) {
         long startNanos = System.nanoTime();
         mongo = EmbeddedMongo.start(builder.mongoPort);
-        kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort);
+        kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort, builder.partitions);
         connect = EmbeddedConnect.start(kafka.bootstrapServers(), dataDir, builder.connectPort);
         // Up front, so the processor (Kafka Streams fails on missing source topics) and the tests find them.
         List<String> topics = new ArrayList<>(sourceTopics().values());
@@ -378,7 +378,8 @@ public final class EmbeddedStack implements AutoCloseable {
         }
 
         /**
-         * @param partitions partitions of the topics the stack creates (default 1)
+         * @param partitions partitions of the topics the stack creates, and the broker's default for other topics
+         *                   (default 1)
          * @return this builder
          */
         public Builder partitions(int partitions) {

@@ -15,7 +15,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * Reads one single-partition topic from the start, without a consumer group, and keeps every record seen, so a
+ * Reads every partition of one topic from the start, without a consumer group, and keeps every record seen, so a
  * test can wait for the records it caused and ignore the ones other tests caused.
  *
  * <p>It is also the barrier for proving that something did <em>not</em> happen: cause a later marker record that
@@ -37,9 +37,11 @@ public final class TopicReader implements AutoCloseable {
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         consumer = new KafkaConsumer<>(props);
-        TopicPartition partition = new TopicPartition(topic, 0);
-        consumer.assign(List.of(partition));
-        consumer.seekToBeginning(List.of(partition));
+        List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                .map(info -> new TopicPartition(topic, info.partition()))
+                .toList();
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
     }
 
     /** Polls once briefly and returns the records seen so far that match. */

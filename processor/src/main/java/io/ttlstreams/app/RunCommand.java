@@ -15,6 +15,7 @@ import java.util.OptionalLong;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
@@ -42,9 +43,14 @@ import picocli.CommandLine.Spec;
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {
             "0:stopped by SIGTERM or Ctrl-C",
-            "2:invalid configuration or arguments, or Kafka Connect refused the connectors or could not be reached"
+            "2:invalid configuration or arguments, or Kafka Connect refused the connectors or could not be reached",
+            "3:the processor failed (Kafka Streams state ERROR, e.g. stream threads failed more often than"
+                    + " ttl.thread.replacements.max allows): restart it"
         })
 final class RunCommand implements Callable<Integer> {
+
+    /** Exit code when Kafka Streams reached state ERROR: the processor stopped working and must be restarted. */
+    static final int EXIT_PROCESSOR_FAILED = 3;
 
     @Spec
     private CommandSpec spec;
@@ -117,24 +123,50 @@ final class RunCommand implements Callable<Integer> {
             }
             app = new TtlStreamsApp(ttlConfig).start();
             running = app;
-            app.awaitRunning(Duration.ofMinutes(2));
+            try {
+                app.awaitRunning(Duration.ofMinutes(2));
+            } catch (IllegalStateException notRunning) {
+                if (app.failed().isDone()) {
+                    return exitFailed(app, running);
+                }
+                throw notRunning;
+            }
         }
         out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
                 + ", writing delete commands to " + ttlConfig.deleteTopic());
+        // Released by SIGTERM or Ctrl-C (the shutdown hook), or by Kafka Streams failing for good.
         CountDownLatch stopped = new CountDownLatch(1);
+        AtomicBoolean closed = new AtomicBoolean();
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
-                            out.println("ttl-streams: stopping...");
-                            closeQuietly(running);
+                            if (!closed.getAndSet(true)) {
+                                out.println("ttl-streams: stopping...");
+                                closeQuietly(running);
+                            }
                             stopped.countDown();
                         },
                         "ttl-streams-shutdown"));
-        try (StatusReporter status = new StatusReporter(app.streams(), out, Clock.systemUTC(), deleted)) {
-            status.start(statusIntervalSeconds);
+        app.failed().thenRun(stopped::countDown);
+        try (StatusReporter status =
+                new StatusReporter(app.streams(), app::failureCounts, out, Clock.systemUTC(), deleted)) {
+            status.start(Duration.ofSeconds(statusIntervalSeconds));
             stopped.await();
         }
+        if (app.failed().isDone() && !closed.getAndSet(true)) {
+            return exitFailed(app, running);
+        }
         return 0;
+    }
+
+    /** Says why the processor failed, stops it and returns the exit code that gets it restarted. */
+    private int exitFailed(TtlStreamsApp app, AutoCloseable running) {
+        spec.commandLine()
+                .getErr()
+                .println("ttl-streams run: " + app.failed().getNow("") + "; exiting with code " + EXIT_PROCESSOR_FAILED
+                        + " so that it is restarted");
+        closeQuietly(running);
+        return EXIT_PROCESSOR_FAILED;
     }
 
     /** Prints {@code message}, redacted, as one line on stderr; the exit code of bad input. */

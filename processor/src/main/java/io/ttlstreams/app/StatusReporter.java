@@ -6,12 +6,17 @@ import io.ttlstreams.state.ScheduleQueries;
 import io.ttlstreams.state.ScheduleStores;
 import java.io.PrintStream;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.DoubleStream;
 import org.apache.kafka.common.Metric;
@@ -19,20 +24,31 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.TaskMetadata;
+import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Prints one status line every few seconds: documents scheduled (the schedule store's size), due
- * (deadline passed, command not yet emitted), delete commands emitted, documents deleted (when the
- * caller can count them, as the embedded run can), and the expiry lag percentiles.
+ * Prints one status line every few seconds: the state, the tasks this instance owns (active, and standby copies),
+ * documents scheduled (the schedule store's size), due (deadline passed, command not yet emitted), delete commands
+ * emitted, documents deleted (when the caller can count them, as the embedded run can), dead letters, failures, and
+ * the expiry lag percentiles.
+ *
+ * <p>A status line is most needed when things break, so no failure stops the reporting: a line that cannot be built
+ * (a store moving away in a rebalance, a metric that vanished) is logged at WARN and the next one comes on time.
  */
 final class StatusReporter implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StatusReporter.class);
 
     /** Counting stops here: a status line must stay cheap even during a huge backlog. */
     private static final long COUNT_CAP = 1_000_000;
 
     private final KafkaStreams streams;
+    private final Supplier<FailureCounts> failures;
     private final PrintStream out;
     private final Clock clock;
     private final Supplier<OptionalLong> deleted;
@@ -43,23 +59,47 @@ final class StatusReporter implements AutoCloseable {
     });
 
     /**
+     * @param failures the processor's failures so far
      * @param deleted counts documents deleted from MongoDB; empty when that cannot be observed
      */
-    StatusReporter(KafkaStreams streams, PrintStream out, Clock clock, Supplier<OptionalLong> deleted) {
+    StatusReporter(
+            KafkaStreams streams,
+            Supplier<FailureCounts> failures,
+            PrintStream out,
+            Clock clock,
+            Supplier<OptionalLong> deleted) {
         this.streams = streams;
+        this.failures = failures;
         this.out = out;
         this.clock = clock;
         this.deleted = deleted;
     }
 
-    StatusReporter start(long periodSeconds) {
-        timer.scheduleAtFixedRate(() -> out.println(statusLine()), periodSeconds, periodSeconds, TimeUnit.SECONDS);
+    StatusReporter start(Duration period) {
+        long millis = period.toMillis();
+        timer.scheduleAtFixedRate(this::report, millis, millis, TimeUnit.MILLISECONDS);
         return this;
+    }
+
+    /**
+     * Prints one line. Catches everything: an exception escaping a periodic task would cancel it for good, silencing
+     * the status exactly when it matters.
+     */
+    void report() {
+        try {
+            out.println(statusLine());
+        } catch (Throwable e) {
+            LOG.warn("Could not build the status line; the next one follows as scheduled", e);
+        }
     }
 
     String statusLine() {
         Map<MetricName, ? extends Metric> metrics = streams.metrics();
+        FailureCounts failed = failures.get();
         StringBuilder line = new StringBuilder("status: state=").append(streams.state());
+        Collection<ThreadMetadata> threads = streams.metadataForLocalThreads();
+        line.append(" active=").append(taskIds(threads, ThreadMetadata::activeTasks));
+        line.append(" standby=").append(taskIds(threads, ThreadMetadata::standbyTasks));
         scheduleStore()
                 .ifPresent(store -> line.append(" scheduled=")
                         .append(store.approximateNumEntries())
@@ -70,15 +110,31 @@ final class StatusReporter implements AutoCloseable {
         line.append(String.format(" deletes-emitted=%.0f", sum(metrics, TtlMetrics.EMITTED + "-total")));
         deleted.get().ifPresent(count -> line.append(" deleted=").append(count));
         line.append(String.format(
-                " confirmed=%.0f unconfirmed=%.0f dead-lettered=%.0f expiry-lag-ms p50=%.0f p99=%.0f"
-                        + " confirmed-lag-ms p99=%.0f",
+                " confirmed=%.0f unconfirmed=%.0f dead-lettered=%.0f",
                 sum(metrics, TtlMetrics.CONFIRMED + "-total"),
                 sum(metrics, TtlMetrics.UNCONFIRMED + "-total"),
-                sum(metrics, TtlMetrics.DEAD_LETTERED + "-total"),
+                sum(metrics, TtlMetrics.DEAD_LETTERED + "-total") + failed.recordsDeadLettered()));
+        if (failed.threadsReplaced() > 0 || failed.punctuationFailures() > 0) {
+            line.append(" threads-replaced=")
+                    .append(failed.threadsReplaced())
+                    .append(" punctuation-failures=")
+                    .append(failed.punctuationFailures());
+        }
+        line.append(String.format(
+                " expiry-lag-ms p50=%.0f p99=%.0f confirmed-lag-ms p99=%.0f",
                 max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p50"),
                 max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p99"),
                 max(metrics, TtlMetrics.CONFIRMED_LAG_MS + "-p99")));
         return line.toString();
+    }
+
+    /** The task ids of every local thread, sorted, comma-separated; "-" for none. */
+    private static String taskIds(
+            Collection<ThreadMetadata> threads, Function<ThreadMetadata, Set<TaskMetadata>> tasks) {
+        Set<String> ids = new TreeSet<>();
+        threads.forEach(thread ->
+                tasks.apply(thread).forEach(task -> ids.add(task.taskId().toString())));
+        return ids.isEmpty() ? "-" : String.join(",", ids);
     }
 
     private Optional<ReadOnlyKeyValueStore<Bytes, ScheduleEntry>> scheduleStore() {

@@ -2,11 +2,14 @@ package io.ttlstreams.app;
 
 import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.processor.DeadLetterExceptionHandler;
+import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.topology.TtlTopology;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.CloseOptions;
@@ -20,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * The running processor: provisions topics, starts Kafka Streams with the ttl-streams topology and
  * closes it. Separate from the command line so that the embedded run, the demo and the integration
  * tests start exactly what production starts.
+ *
+ * <p>Failures are bounded: a stream thread that dies is replaced under the {@link ThreadFailurePolicy} ({@value
+ * TtlStreamsConfig#THREAD_REPLACEMENTS_MAX_CONFIG} within {@value
+ * TtlStreamsConfig#THREAD_REPLACEMENTS_WINDOW_MS_CONFIG}), after which this instance shuts down; Kafka Streams then
+ * reaches state ERROR, and {@link #failed()} completes so that the command line can exit with a non-zero code.
  */
 public final class TtlStreamsApp implements AutoCloseable {
 
@@ -31,6 +39,10 @@ public final class TtlStreamsApp implements AutoCloseable {
 
     private final TtlStreamsConfig config;
     private final KafkaStreams streams;
+    private final ThreadFailurePolicy policy;
+    private final ProcessingFailures processingFailures = new ProcessingFailures();
+    private final CompletableFuture<String> failed = new CompletableFuture<>();
+    private volatile Throwable lastThreadFailure;
 
     /**
      * Provisions the topics and creates (does not start) Kafka Streams.
@@ -55,13 +67,20 @@ public final class TtlStreamsApp implements AutoCloseable {
                                 + " it must be at least " + partitions);
             }
         });
+        // An object, not a string: the exception handler Kafka Streams creates counts into this instance.
+        props.put(DeadLetterExceptionHandler.FAILURES_CONFIG, processingFailures);
         this.streams = new KafkaStreams(TtlTopology.build(config, partitions), props);
         warnAboutRulesWithoutWitness(config);
-        // A failing stream thread is replaced rather than left dead: its tasks move to the new thread
-        // and resume from the last commit, which exactly-once makes safe.
-        streams.setUncaughtExceptionHandler(e -> {
-            LOG.error("Stream thread failed; replacing it", e);
-            return StreamThreadExceptionResponse.REPLACE_THREAD;
+        this.policy = new ThreadFailurePolicy(
+                config.threadReplacementsMax(), config.threadReplacementsWindow(), System::currentTimeMillis);
+        streams.setUncaughtExceptionHandler(this::onThreadFailure);
+        streams.setStateListener((newState, oldState) -> {
+            if (newState == KafkaStreams.State.ERROR) {
+                String reason = "Kafka Streams reached state ERROR"
+                        + (lastThreadFailure == null ? "" : " after a stream thread failed: " + lastThreadFailure);
+                LOG.error("{}; this instance processes nothing more and must be restarted", reason);
+                failed.complete(reason);
+            }
         });
     }
 
@@ -85,6 +104,32 @@ public final class TtlStreamsApp implements AutoCloseable {
         }
     }
 
+    /**
+     * A stream thread died: it is replaced, from its last commit (which exactly-once makes safe), unless the policy
+     * says this instance has failed too often, in which case the instance shuts down.
+     */
+    private StreamThreadExceptionResponse onThreadFailure(Throwable error) {
+        lastThreadFailure = error;
+        StreamThreadExceptionResponse response = policy.decide(error);
+        if (response == StreamThreadExceptionResponse.REPLACE_THREAD) {
+            LOG.error(
+                    "Stream thread failed; replacing it ({} of {} replacements allowed within {} ms)",
+                    policy.recentReplacements(),
+                    policy.maxReplacements(),
+                    policy.window().toMillis(),
+                    error);
+        } else {
+            LOG.error(
+                    "Stream thread failed and will not be replaced ({} replacements within {} ms already, {} at"
+                            + " most): shutting this instance down, to exit with a non-zero code and be restarted",
+                    policy.recentReplacements(),
+                    policy.window().toMillis(),
+                    policy.maxReplacements(),
+                    error);
+        }
+        return response;
+    }
+
     /** Starts processing. */
     public TtlStreamsApp start() {
         streams.start();
@@ -100,14 +145,35 @@ public final class TtlStreamsApp implements AutoCloseable {
         return streams;
     }
 
-    /** Waits until Kafka Streams is RUNNING, or fails after {@code timeout}. */
+    /**
+     * Completes, with a description of the cause, when Kafka Streams reaches state ERROR: the instance has stopped
+     * processing for good and the process should end with a non-zero exit code.
+     */
+    public CompletableFuture<String> failed() {
+        return failed;
+    }
+
+    /** The failures so far, for the status line. */
+    FailureCounts failureCounts() {
+        return new FailureCounts(
+                policy.replacements(), processingFailures.punctuationFailures(), processingFailures.recordFailures());
+    }
+
+    /**
+     * Waits until Kafka Streams is RUNNING, or fails after {@code timeout}. A failure on the way (PENDING_ERROR) is
+     * waited out until {@link #failed()} has completed, so that the caller can tell it from a slow start.
+     */
     public void awaitRunning(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (streams.state() != KafkaStreams.State.RUNNING) {
-            if (System.nanoTime() > deadline
-                    || !streams.state().isRunningOrRebalancing() && streams.state() != KafkaStreams.State.CREATED) {
+            KafkaStreams.State state = streams.state();
+            boolean starting = state.isRunningOrRebalancing()
+                    || state == KafkaStreams.State.CREATED
+                    || state == KafkaStreams.State.PENDING_ERROR
+                    || state == KafkaStreams.State.ERROR && !failed.isDone();
+            if (System.nanoTime() > deadline || !starting) {
                 throw new IllegalStateException(
-                        "Kafka Streams did not reach RUNNING within " + timeout + "; state is " + streams.state());
+                        "Kafka Streams did not reach RUNNING within " + timeout + "; state is " + state);
             }
             Thread.sleep(50);
         }

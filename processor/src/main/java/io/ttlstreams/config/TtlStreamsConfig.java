@@ -3,6 +3,7 @@ package io.ttlstreams.config;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.contract.SigningKey;
+import io.ttlstreams.processor.DeadLetterExceptionHandler;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.secrets.BasicCredentials;
@@ -18,6 +19,7 @@ import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -46,6 +48,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
     private static final String CONNECT_GROUP = "Kafka Connect";
     private static final String EMBEDDED_GROUP = "Embedded local stack";
     private static final String SECURITY_GROUP = "Security";
+    private static final String FAILURE_GROUP = "Failure handling";
 
     public static final String RULES_CONFIG = "ttl.rules";
     public static final String RULES_DOC = "Names of the TTL rules, each configured under ttl.rule.<name>. (see the"
@@ -155,9 +158,26 @@ public final class TtlStreamsConfig extends AbstractConfig {
             + " 48. Keep it out of this file: with config.providers=file (and config.providers.file.class="
             + "org.apache.kafka.common.config.provider.FileConfigProvider) write ${file:/secrets/ttl-signing.properties:key},"
             + " or use the env provider. Unset: commands are unsigned, and a guarded sink refuses them.";
+    public static final String EMBEDDED_PARTITIONS_CONFIG = "embedded.partitions";
+    public static final String EMBEDDED_PARTITIONS_DOC = "Embedded stack: partitions of every topic it creates (and"
+            + " the broker's default for others), so that several processor instances can share the work.";
+
+    public static final String THREAD_REPLACEMENTS_MAX_CONFIG = "ttl.thread.replacements.max";
+    public static final String THREAD_REPLACEMENTS_MAX_DOC = "A stream thread that dies of an unexpected error is"
+            + " replaced, resuming from its last commit, at most this many times within"
+            + " ttl.thread.replacements.window.ms; one more failure stops the processor with a non-zero exit code,"
+            + " for the orchestrator to restart it and an operator to notice. 0 stops at the first failure.";
+
+    public static final String THREAD_REPLACEMENTS_WINDOW_MS_CONFIG = "ttl.thread.replacements.window.ms";
+    public static final String THREAD_REPLACEMENTS_WINDOW_MS_DOC =
+            "The sliding window, in milliseconds, over which" + " ttl.thread.replacements.max counts thread failures.";
 
     /** Kafka Streams' {@code application.id} unless the configuration sets one. */
     public static final String DEFAULT_APPLICATION_ID = "ttl-streams";
+    /** The consumer's {@code session.timeout.ms} unless the configuration sets one. */
+    public static final int DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+    /** The consumer's {@code heartbeat.interval.ms} unless the configuration sets one. */
+    public static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 3_000;
 
     /** Letters, digits, '-' and '_': a rule name becomes one dot-free segment of its option keys. */
     private static final Pattern RULE_NAME = Pattern.compile("[A-Za-z0-9_-]+");
@@ -350,29 +370,66 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return getInt(EMBEDDED_CONNECT_PORT_CONFIG);
     }
 
+    /** Partitions of the topics the embedded stack creates. */
+    public int embeddedPartitions() {
+        return getInt(EMBEDDED_PARTITIONS_CONFIG);
+    }
+
+    /** How many stream threads may be replaced within {@link #threadReplacementsWindow()}. */
+    public int threadReplacementsMax() {
+        return getInt(THREAD_REPLACEMENTS_MAX_CONFIG);
+    }
+
+    /** The window over which {@link #threadReplacementsMax()} counts. */
+    public Duration threadReplacementsWindow() {
+        return Duration.ofMillis(getLong(THREAD_REPLACEMENTS_WINDOW_MS_CONFIG));
+    }
+
     /** The embedded stack's data directory; empty for a fresh temporary one. */
     public Optional<Path> embeddedDataDir() {
         return nonEmpty(getString(EMBEDDED_DATA_DIR_CONFIG)).map(Path::of);
     }
 
     /**
-     * The Kafka Streams settings: every key outside {@code ttl.} and {@code embedded.}, over the defaults
-     * {@code application.id=ttl-streams}, {@code processing.guarantee=exactly_once_v2} (deletes and schedule
-     * updates commit together) and {@code max.task.idle.ms=-1}: every task also reads the control topic, which is
-     * nearly always empty, and waiting on it would only delay change events; their order against namespace drops is
-     * settled by clusterTime (see the namespace-epochs store), not by arrival. {@code bootstrap.servers} has no
-     * default: pointing at a broker by accident is worse than failing. A fresh copy on each call.
+     * The Kafka Streams settings: every key outside {@code ttl.} and {@code embedded.}, over these defaults:
+     *
+     * <ul>
+     *   <li>{@code application.id=ttl-streams};</li>
+     *   <li>{@code processing.guarantee=exactly_once_v2}: deletes and schedule updates commit together;</li>
+     *   <li>{@code max.task.idle.ms=-1}: every task also reads the control topic, which is nearly always empty, and
+     *       waiting on it would only delay change events; their order against namespace drops is settled by
+     *       clusterTime (see the namespace-epochs store), not by arrival;</li>
+     *   <li>{@code session.timeout.ms=10000} and {@code heartbeat.interval.ms=3000} (Kafka's: 45 s and 3 s): an
+     *       instance that dies without leaving the group holds its partitions until the session times out, and
+     *       every document due meanwhile is late by that much;</li>
+     *   <li>{@code num.standby.replicas=1}: another instance keeps a warm copy of each task's stores, so that a
+     *       takeover does not first replay the changelogs (no effect with a single instance);</li>
+     *   <li>{@code processing.exception.handler}: {@link DeadLetterExceptionHandler}, which dead-letters a record
+     *       whose processing threw and counts failed punctuations, with the dead-letter topic passed on as
+     *       {@value DeadLetterExceptionHandler#DLQ_TOPIC_CONFIG}.</li>
+     * </ul>
+     *
+     * {@code bootstrap.servers} has no default: pointing at a broker by accident is worse than failing. A fresh copy
+     * on each call.
      */
     public Properties streamsProperties() {
         Properties properties = new Properties();
         properties.put(StreamsConfig.APPLICATION_ID_CONFIG, DEFAULT_APPLICATION_ID);
         properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         properties.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, Long.toString(StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
+        // Unprefixed, so that a user's session.timeout.ms, consumer.session.timeout.ms or
+        // main.consumer.session.timeout.ms wins, as Kafka Streams lets the more specific setting win.
+        properties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Integer.toString(DEFAULT_SESSION_TIMEOUT_MS));
+        properties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Integer.toString(DEFAULT_HEARTBEAT_INTERVAL_MS));
+        properties.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1");
+        properties.put(
+                StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterExceptionHandler.class.getName());
         originals().forEach((key, value) -> {
             if (!UnknownKeys.isOwn(key) && value != null) {
                 properties.put(key, value);
             }
         });
+        properties.put(DeadLetterExceptionHandler.DLQ_TOPIC_CONFIG, dlqTopic());
         return properties;
     }
 
@@ -510,7 +567,29 @@ public final class TtlStreamsConfig extends AbstractConfig {
                         EMBEDDED_MONGODB_PORT_DOC)
                 .define(EMBEDDED_KAFKA_PORT_CONFIG, Type.INT, 9092, port(), Importance.LOW, EMBEDDED_KAFKA_PORT_DOC)
                 .define(EMBEDDED_CONNECT_PORT_CONFIG, Type.INT, 8083, port(), Importance.LOW, EMBEDDED_CONNECT_PORT_DOC)
-                .define(EMBEDDED_DATA_DIR_CONFIG, Type.STRING, "", null, Importance.LOW, EMBEDDED_DATA_DIR_DOC);
+                .define(EMBEDDED_DATA_DIR_CONFIG, Type.STRING, "", null, Importance.LOW, EMBEDDED_DATA_DIR_DOC)
+                .define(
+                        EMBEDDED_PARTITIONS_CONFIG,
+                        Type.INT,
+                        2,
+                        Range.between(1, 1000),
+                        Importance.LOW,
+                        EMBEDDED_PARTITIONS_DOC);
+        new Group(definition, FAILURE_GROUP)
+                .define(
+                        THREAD_REPLACEMENTS_MAX_CONFIG,
+                        Type.INT,
+                        3,
+                        Range.atLeast(0),
+                        Importance.MEDIUM,
+                        THREAD_REPLACEMENTS_MAX_DOC)
+                .define(
+                        THREAD_REPLACEMENTS_WINDOW_MS_CONFIG,
+                        Type.LONG,
+                        300_000L,
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        THREAD_REPLACEMENTS_WINDOW_MS_DOC);
         new Group(definition, SECURITY_GROUP)
                 .define(
                         COMMAND_SIGNING_KEY_CONFIG,

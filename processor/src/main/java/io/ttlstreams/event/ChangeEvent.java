@@ -21,7 +21,9 @@ import org.bson.BsonTimestamp;
  *                      that carry none
  * @param fullDocument  the document after the change (updateLookup for updates); null when the event has none, e.g.
  *                      a delete, or an update whose document was deleted before the lookup
- * @param eventTime     the event's {@code wallTime}, else its {@code clusterTime}, else the Kafka record timestamp
+ * @param eventTime     the event's {@code wallTime}, else the end of its {@code clusterTime} second (the latest the
+ *                      event can have happened, as clusterTime counts whole seconds), else the Kafka record
+ *                      timestamp
  * @param clusterTime   the event's {@code clusterTime}; null when it has none
  */
 public record ChangeEvent(

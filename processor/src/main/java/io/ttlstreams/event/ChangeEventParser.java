@@ -3,13 +3,12 @@ package io.ttlstreams.event;
 import io.ttlstreams.config.TopicNamespaceMapping;
 import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.BsonType;
 import org.bson.BsonValue;
-import org.bson.codecs.BsonDocumentCodec;
-import org.bson.codecs.DecoderContext;
 import org.bson.json.JsonReader;
 
 /**
@@ -20,17 +19,19 @@ import org.bson.json.JsonReader;
  *   <li>Namespace: the event's {@code ns} ({@code db} and {@code coll}; just {@code db} for dropDatabase), else the
  *       topic's namespace through the {@link TopicNamespaceMapping}.</li>
  *   <li>Document key: {@code documentKey} when it is a document holding {@code _id}, with all its fields (shard
- *       keys); else {@code {"_id": fullDocument._id}}.</li>
- *   <li>Event time: {@code wallTime}, else {@code clusterTime} (seconds), else the record timestamp.</li>
+ *       keys); else {@code {"_id": fullDocument._id}}. The key becomes part of a delete filter verbatim, so a key
+ *       MongoDB could not hold is refused: a field name starting with {@code $} at any depth (a filter would read
+ *       it as an operator), or a top-level value that is an array, a regular expression or undefined (a filter
+ *       would match elements or a pattern).</li>
+ *   <li>Event time: {@code wallTime}, else the end of the {@code clusterTime} second, else the record
+ *       timestamp.</li>
  * </ul>
+ *
+ * <p>The JSON is read within {@link BoundedJson}'s nesting limit, so that no value can overflow the stack.
  *
  * <p>Thread-safe: it holds no mutable state.
  */
 public final class ChangeEventParser {
-
-    private static final BsonDocumentCodec DOCUMENT_CODEC = new BsonDocumentCodec();
-    private static final DecoderContext DECODER_CONTEXT =
-            DecoderContext.builder().build();
 
     private final TopicNamespaceMapping mapping;
 
@@ -78,7 +79,7 @@ public final class ChangeEventParser {
             if (type != BsonType.DOCUMENT) {
                 throw invalid(topic, "the value is JSON of type " + type + ", not a document");
             }
-            BsonDocument document = DOCUMENT_CODEC.decode(reader, DECODER_CONTEXT);
+            BsonDocument document = BoundedJson.readDocument(reader);
             // The reader stops after the first document; anything after it means the value is not one event.
             if (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
                 throw invalid(topic, "the value has content after the JSON document");
@@ -165,11 +166,11 @@ public final class ChangeEventParser {
         if (documentKey != null
                 && documentKey.isDocument()
                 && documentKey.asDocument().containsKey("_id")) {
-            return documentKey.asDocument();
+            return checkedKey(topic, documentKey.asDocument(), "documentKey");
         }
         // Change streams reshaped by a pipeline (as the MongoDB stand-in needs) may lack a proper documentKey.
         if (fullDocument != null && fullDocument.containsKey("_id")) {
-            return new BsonDocument("_id", fullDocument.get("_id"));
+            return checkedKey(topic, new BsonDocument("_id", fullDocument.get("_id")), "fullDocument");
         }
         if (operationType.requiresDocumentKey()) {
             throw invalid(
@@ -178,6 +179,45 @@ public final class ChangeEventParser {
                             + " nor fullDocument._id is present");
         }
         return null;
+    }
+
+    /**
+     * {@code key}, after checking that it is a key MongoDB could hold and that a filter reads as plain equality; a
+     * forged key such as {@code {"_id": {"$exists": true}}} would otherwise delete other documents.
+     */
+    private static BsonDocument checkedKey(String topic, BsonDocument key, String path) {
+        for (Map.Entry<String, BsonValue> field : key.entrySet()) {
+            BsonType type = field.getValue().getBsonType();
+            if (type == BsonType.ARRAY || type == BsonType.REGULAR_EXPRESSION || type == BsonType.UNDEFINED) {
+                throw invalid(
+                        topic,
+                        "its document key field " + path + "." + field.getKey() + " is of type " + type
+                                + ", which MongoDB refuses in a document key and a delete filter would not read"
+                                + " as one value");
+            }
+        }
+        checkNoOperatorNames(topic, key, path);
+        return key;
+    }
+
+    private static void checkNoOperatorNames(String topic, BsonValue value, String path) {
+        if (value.isDocument()) {
+            for (Map.Entry<String, BsonValue> field : value.asDocument().entrySet()) {
+                String fieldPath = path + "." + field.getKey();
+                if (field.getKey().startsWith("$")) {
+                    throw invalid(
+                            topic,
+                            "its document key holds the field name " + fieldPath
+                                    + ", which a delete filter would read as an operator");
+                }
+                checkNoOperatorNames(topic, field.getValue(), fieldPath);
+            }
+        } else if (value.isArray()) {
+            int index = 0;
+            for (BsonValue element : value.asArray()) {
+                checkNoOperatorNames(topic, element, path + "." + index++);
+            }
+        }
     }
 
     private static BsonTimestamp clusterTimeOf(String topic, BsonDocument event) {
@@ -201,8 +241,10 @@ public final class ChangeEventParser {
             return Instant.ofEpochMilli(wallTime.asDateTime().getValue());
         }
         if (clusterTime != null) {
-            // The seconds are an unsigned 32-bit count; the increment orders events within a second, not time.
-            return Instant.ofEpochSecond(Integer.toUnsignedLong(clusterTime.getTime()));
+            // The seconds are an unsigned 32-bit count; the increment orders events within a second, not time. The
+            // event happened somewhere in that second: its end is the latest it can have been, so a deadline counted
+            // from it is never early (at most a second late).
+            return Instant.ofEpochSecond(Integer.toUnsignedLong(clusterTime.getTime()) + 1);
         }
         return Instant.ofEpochMilli(recordTimestamp);
     }

@@ -20,12 +20,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Namespace-wide events go through a topic because the documents of one namespace are spread over
  * all partitions, hence all tasks, while the drop event itself arrives on one partition only.
+ *
+ * <p>Parsing is total: whatever the record holds, even JSON nested deep enough to overflow a recursive decoder, it
+ * ends as a routed event or a dead letter, and the next record is processed.
  */
 public final class ChangeEventProcessor implements Processor<String, String, String, Object> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangeEventProcessor.class);
 
     private final ChangeEventParser parser;
+    private final DeadLetters deadLetters;
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
     private Sensor deadLettered;
@@ -33,9 +37,11 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
 
     /**
      * @param parser parses the source connector's events
+     * @param deadLetters builds the dead letters of records that cannot be parsed
      */
-    public ChangeEventProcessor(ChangeEventParser parser) {
+    public ChangeEventProcessor(ChangeEventParser parser, DeadLetters deadLetters) {
         this.parser = parser;
+        this.deadLetters = deadLetters;
     }
 
     @Override
@@ -53,11 +59,14 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
         try {
             String topic = source.map(RecordMetadata::topic).orElse("");
             event = parser.parse(topic, record.key(), record.value(), record.timestamp());
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+            if (!DeadLetters.isCausedByRecord(e)) {
+                throw e;
+            }
             // Whatever the cause, a malformed event must not stop the processor: park it, count it.
-            LOG.debug("Dead-lettering change event at {}: {}", source, e.getMessage());
+            LOG.debug("Dead-lettering change event at {}: {}", source, e.toString());
             deadLettered.record();
-            context.forward(DeadLetters.of(record, record.value(), source, e), TtlTopology.DLQ_SINK);
+            context.forward(deadLetters.letter(record, record.value(), source, e), TtlTopology.DLQ_SINK);
             return;
         }
         if (event.operationType() == OperationType.OTHER) {

@@ -27,7 +27,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -71,6 +70,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     private static final int CLOCK_CHECK_EVERY = 64;
 
     private final SchedulerSettings settings;
+    private final DeadLetters deadLetters;
     private final long maxPunctuationNanos;
     private final ChangeEventSerde eventSerde = new ChangeEventSerde();
 
@@ -110,13 +110,16 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     private Sensor ruleRemoved;
     private Sensor held;
     private Sensor rescheduled;
-    private Sensor punctuationFailed;
     private Sensor expiryLag;
     private Sensor confirmedLag;
 
-    /** @param settings rules, punctuation bounds, throttle, confirmation */
-    public ExpirySchedulerProcessor(SchedulerSettings settings) {
+    /**
+     * @param settings rules, punctuation bounds, throttle, confirmation
+     * @param deadLetters builds the dead letters of events that cannot be applied, sized for the producer
+     */
+    public ExpirySchedulerProcessor(SchedulerSettings settings, DeadLetters deadLetters) {
         this.settings = settings;
+        this.deadLetters = deadLetters;
         this.maxPunctuationNanos = settings.maxDurationPerPunctuation().toNanos();
     }
 
@@ -153,7 +156,6 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         this.ruleRemoved = metrics.counter(TtlMetrics.RULE_REMOVED);
         this.held = metrics.counter(TtlMetrics.HELD);
         this.rescheduled = metrics.counter(TtlMetrics.RESCHEDULED);
-        this.punctuationFailed = metrics.counter(TtlMetrics.PUNCTUATION_FAILED);
         this.expiryLag = metrics.lag(TtlMetrics.EXPIRY_LAG_MS, "expiry lag (command emitted minus deadline)");
         this.confirmedLag = metrics.lag(TtlMetrics.CONFIRMED_LAG_MS, "confirmed lag (delete event minus deadline)");
         // Wall-clock time, not stream time: stream time only advances when records arrive, and documents must
@@ -172,7 +174,10 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
             } else {
                 apply(event);
             }
-        } catch (RuntimeException | StackOverflowError e) {
+        } catch (RuntimeException | Error e) {
+            if (!DeadLetters.isCausedByRecord(e)) {
+                throw e;
+            }
             // The rules are total functions, so this is a bug, or a document beyond what they can handle (a stack
             // overflow on a pathologically nested document): the event is parked, not lost, and the task goes on.
             LOG.warn(
@@ -183,7 +188,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
                     e);
             deadLettered.record();
             context.forward(
-                    DeadLetters.of(record, eventJson(event), context.recordMetadata(), e), TtlTopology.DLQ_SINK);
+                    deadLetters.letter(record, eventJson(event), context.recordMetadata(), e), TtlTopology.DLQ_SINK);
         }
     }
 
@@ -336,33 +341,25 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
      * confirmations that did not come — within this run's budget; what is left waits for the next run.
      */
     private void punctuate(long now) {
-        try {
-            int budget = settings.maxEntriesPerPunctuation();
-            if (throttle.isPresent()) {
-                budget = Math.min(budget, throttle.get().available(now));
-            }
-            long started = settings.nanoClock().getAsLong();
-            if (rulesToCompare) {
-                rulesToCompare = false;
-                compareRules();
-            }
-            // The walk first: what it finds due under changed rules goes out in this very run.
-            if (walkCursor != null) {
-                walk(now, new Budget(settings.maxEntriesPerPunctuation(), started));
-            }
-            Budget run = new Budget(budget, started);
-            drain(Timeline.DEADLINES, now, run);
-            drain(Timeline.CONFIRMATIONS, now, run);
-            throttle.ifPresent(t -> t.consume(now, run.commands));
-            if (run.commands > 0) {
-                LOG.debug(
-                        "Punctuation at {} in task {} emitted {} delete commands", now, context.taskId(), run.commands);
-            }
-        } catch (RuntimeException e) {
-            // A bug: the run stops here and the next one starts over from the stores, which every entry's handling
-            // leaves consistent; the stream thread goes on processing records.
-            punctuationFailed.record();
-            LOG.error("Punctuation at {} failed in task {}; the next one retries", now, context.taskId(), e);
+        int budget = settings.maxEntriesPerPunctuation();
+        if (throttle.isPresent()) {
+            budget = Math.min(budget, throttle.get().available(now));
+        }
+        long started = settings.nanoClock().getAsLong();
+        if (rulesToCompare) {
+            rulesToCompare = false;
+            compareRules();
+        }
+        // The walk first: what it finds due under changed rules goes out in this very run.
+        if (walkCursor != null) {
+            walk(now, new Budget(settings.maxEntriesPerPunctuation(), started));
+        }
+        Budget run = new Budget(budget, started);
+        drain(Timeline.DEADLINES, now, run);
+        drain(Timeline.CONFIRMATIONS, now, run);
+        throttle.ifPresent(t -> t.consume(now, run.commands));
+        if (run.commands > 0) {
+            LOG.debug("Punctuation at {} in task {} emitted {} delete commands", now, context.taskId(), run.commands);
         }
     }
 
@@ -391,39 +388,18 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     private void drain(Timeline timeline, long now, Budget run) {
         try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.due(timeline, now)) {
             while (run.left() && due.hasNext()) {
-                Bytes key = due.peekNextKey();
-                KeyValue<Bytes, ScheduleEntry> next = readOrDrop(due, key);
-                if (next != null) {
-                    if (timeline == Timeline.DEADLINES) {
-                        deadlinePassed(next.key, next.value, now, run);
-                    } else {
-                        confirmationOverdue(next.key, next.value, now, run);
-                    }
+                KeyValue<Bytes, ScheduleEntry> next = due.next();
+                if (timeline == Timeline.DEADLINES) {
+                    deadlinePassed(next.key, next.value, now, run);
+                } else {
+                    confirmationOverdue(next.key, next.value, now, run);
                 }
-                schedule.passed(key);
+                schedule.passed(next.key);
                 run.handled++;
             }
             if (!due.hasNext()) {
                 schedule.drained(timeline, now);
             }
-        }
-    }
-
-    /**
-     * The next entry, or null after dropping one whose value this build cannot read (a format it does not know, or
-     * corruption): logged, never retried forever in front of every other due entry.
-     */
-    private KeyValue<Bytes, ScheduleEntry> readOrDrop(KeyValueIterator<Bytes, ScheduleEntry> entries, Bytes key) {
-        try {
-            return entries.next();
-        } catch (SerializationException e) {
-            LOG.error(
-                    "Task {}: dropping the unreadable schedule entry of {}",
-                    context.taskId(),
-                    describe(ScheduleKey.documentRefOf(key)),
-                    e);
-            schedule.removeAt(key);
-            return null;
         }
     }
 
@@ -610,12 +586,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         boolean exhausted;
         try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.walkFrom(walkCursor)) {
             while (run.left() && entries.hasNext()) {
-                Bytes key = entries.peekNextKey();
-                KeyValue<Bytes, ScheduleEntry> next = readOrDrop(entries, key);
-                if (next != null) {
-                    walkOver(next.key, next.value, now);
-                }
-                last = key;
+                KeyValue<Bytes, ScheduleEntry> next = entries.next();
+                walkOver(next.key, next.value, now);
+                last = next.key;
                 run.handled++;
             }
             exhausted = !entries.hasNext();
@@ -718,14 +691,6 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
 
     private static boolean isNotNewer(Long clusterTime, Long latest) {
         return clusterTime != null && latest != null && Long.compareUnsigned(clusterTime, latest) <= 0;
-    }
-
-    private static String describe(Bytes ref) {
-        try {
-            return DocumentRef.documentKeyOf(ref).toJson() + " in " + DocumentRef.namespaceOf(ref);
-        } catch (RuntimeException unreadable) {
-            return "an unreadable document reference";
-        }
     }
 
     private String eventJson(ChangeEvent event) {

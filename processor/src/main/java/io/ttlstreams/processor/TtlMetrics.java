@@ -58,8 +58,6 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String HELD = "entries-held";
     /** Counter: entries whose deadline moved because their rule's expire.after.seconds changed. */
     public static final String RESCHEDULED = "entries-rescheduled";
-    /** Counter: punctuations that failed with an unexpected exception (logged with the task id). */
-    public static final String PUNCTUATION_FAILED = "punctuations-failed";
     /** Distribution: delete command emitted minus deadline, in ms ({@code -p50}, {@code -p99}, {@code -max}). */
     public static final String EXPIRY_LAG_MS = "expiry-lag-ms";
     /** Distribution: the change stream's delete event minus the deadline, in ms, for confirmed deletes. */

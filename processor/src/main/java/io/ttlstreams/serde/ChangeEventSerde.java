@@ -2,6 +2,7 @@ package io.ttlstreams.serde;
 
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.event.BoundedJson;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +24,10 @@ import org.bson.BsonValue;
  * "fullDocument": {...} | null, "eventTime": "<ISO-8601 instant>", "clusterTime": {"$timestamp": ...} | null}}. The
  * event time is an ISO-8601 string rather than a BSON date, because an {@link Instant} may hold nanoseconds. Null
  * serializes to null and back. Thread-safe.
+ *
+ * <p>Reading is total for any input: whatever the bytes, the result is an event or a {@link SerializationException}
+ * (JSON is read within {@link BoundedJson}'s nesting limit, and the namespace is validated), so a record forged onto
+ * the control topic can be dead-lettered.
  */
 public final class ChangeEventSerde implements Serde<ChangeEvent> {
 
@@ -33,23 +38,19 @@ public final class ChangeEventSerde implements Serde<ChangeEvent> {
 
     @Override
     public Deserializer<ChangeEvent> deserializer() {
-        return (topic, bytes) -> bytes == null ? null : deserialize(bytes);
+        return (topic, bytes) -> bytes == null ? null : fromJson(new String(bytes, StandardCharsets.UTF_8));
     }
 
-    private static byte[] serialize(ChangeEvent event) {
-        BsonDocument document = new BsonDocument()
-                .append("operationType", new BsonString(event.operationType().name()))
-                .append("namespace", new BsonString(event.namespace().toString()))
-                .append("documentKey", orNull(event.documentKey()))
-                .append("fullDocument", orNull(event.fullDocument()))
-                .append("eventTime", new BsonString(event.eventTime().toString()))
-                .append("clusterTime", orNull(event.clusterTime()));
-        return CanonicalJson.of(document).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static ChangeEvent deserialize(byte[] bytes) {
+    /**
+     * Reads an event this serde wrote.
+     *
+     * @throws SerializationException naming the problem, for anything else: malformed or too deeply nested JSON, a
+     *                                missing or mistyped field, an unknown operation type, an invalid namespace or a
+     *                                broken invariant of {@link ChangeEvent}
+     */
+    public static ChangeEvent fromJson(String json) {
         try {
-            BsonDocument document = BsonDocument.parse(new String(bytes, StandardCharsets.UTF_8));
+            BsonDocument document = BoundedJson.parse(json);
             BsonValue clusterTime = nullable(document, "clusterTime");
             return new ChangeEvent(
                     OperationType.valueOf(document.getString("operationType").getValue()),
@@ -61,10 +62,21 @@ public final class ChangeEventSerde implements Serde<ChangeEvent> {
         } catch (RuntimeException e) {
             // Malformed JSON, a missing or mistyped field, an unknown operation type or a broken invariant.
             throw new SerializationException(
-                    "Could not deserialize a ChangeEvent from " + bytes.length + " bytes (canonical extended JSON): "
+                    "Could not read a ChangeEvent from " + json.length() + " characters (canonical extended JSON): "
                             + e.getMessage(),
                     e);
         }
+    }
+
+    private static byte[] serialize(ChangeEvent event) {
+        BsonDocument document = new BsonDocument()
+                .append("operationType", new BsonString(event.operationType().name()))
+                .append("namespace", new BsonString(event.namespace().toString()))
+                .append("documentKey", orNull(event.documentKey()))
+                .append("fullDocument", orNull(event.fullDocument()))
+                .append("eventTime", new BsonString(event.eventTime().toString()))
+                .append("clusterTime", orNull(event.clusterTime()));
+        return CanonicalJson.of(document).getBytes(StandardCharsets.UTF_8);
     }
 
     private static BsonValue orNull(BsonValue value) {

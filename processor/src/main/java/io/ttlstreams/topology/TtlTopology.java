@@ -4,6 +4,8 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.processor.ChangeEventProcessor;
+import io.ttlstreams.processor.ControlEventProcessor;
+import io.ttlstreams.processor.DeadLetters;
 import io.ttlstreams.processor.ExpirySchedulerProcessor;
 import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.schema.ExpiryEvent;
@@ -26,13 +28,16 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  *  change-event topics ──► parse ──► expiry-scheduler ──► ttl.delete.topic
  *                            │  ▲          │   (stores: schedule, index, namespace-epochs)
  *                            │  │          └──► ttl.audit.topic (optional)
- *                            │  └── control-source ◄── ttl.control.topic ◄── (to every partition)
- *                            └──► ttl.dlq.topic  (and so does the scheduler)
+ *                            │  └── control-parse ◄── control-source ◄── ttl.control.topic ◄── (to every partition)
+ *                            └──► ttl.dlq.topic  (and so do control-parse and the scheduler)
  * </pre>
  *
  * The control topic carries namespace-wide events (drop, rename, ...) to every partition, so that every
  * task cancels its share of the namespace; it must have at least as many partitions as the largest
  * source topic, which the launcher ensures.
+ *
+ * <p>Both sources read plain strings, which cannot fail to deserialize; parsing happens in processors that
+ * dead-letter what they cannot parse, so that no record on any input stops a task.
  */
 public final class TtlTopology {
 
@@ -44,6 +49,8 @@ public final class TtlTopology {
     public static final String CONTROL_SINK = "control-sink";
     /** Source node reading the control topic. */
     public static final String CONTROL_SOURCE = "control-source";
+    /** Processor node parsing control records and passing them to the scheduler. */
+    public static final String CONTROL_PARSER = "control-parse";
     /** Processor node keeping the schedule and emitting delete commands. */
     public static final String SCHEDULER = "expiry-scheduler";
     /** Sink node writing delete commands. */
@@ -69,13 +76,14 @@ public final class TtlTopology {
     public static Topology build(TtlStreamsConfig config, SchedulerSettings settings) {
         ChangeEventParser parser = new ChangeEventParser(config.topicNamespaceMapping());
         ChangeEventSerde eventSerde = new ChangeEventSerde();
+        DeadLetters deadLetters = new DeadLetters(DeadLetters.producerLimit(config.streamsProperties()));
         Topology topology = new Topology();
         topology.addSource(
                 SOURCE,
                 new StringDeserializer(),
                 new StringDeserializer(),
                 config.sourceTopics().toArray(String[]::new));
-        topology.addProcessor(PARSER, () -> new ChangeEventProcessor(parser), SOURCE);
+        topology.addProcessor(PARSER, () -> new ChangeEventProcessor(parser, deadLetters), SOURCE);
         topology.addSink(
                 CONTROL_SINK,
                 config.controlTopic(),
@@ -83,8 +91,10 @@ public final class TtlTopology {
                 eventSerde.serializer(),
                 TtlTopology.<ChangeEvent>toEveryPartition(),
                 PARSER);
-        topology.addSource(CONTROL_SOURCE, new StringDeserializer(), eventSerde.deserializer(), config.controlTopic());
-        topology.addProcessor(SCHEDULER, () -> new ExpirySchedulerProcessor(settings), PARSER, CONTROL_SOURCE);
+        topology.addSource(CONTROL_SOURCE, new StringDeserializer(), new StringDeserializer(), config.controlTopic());
+        topology.addProcessor(CONTROL_PARSER, () -> new ControlEventProcessor(deadLetters), CONTROL_SOURCE);
+        topology.addProcessor(
+                SCHEDULER, () -> new ExpirySchedulerProcessor(settings, deadLetters), PARSER, CONTROL_PARSER);
         topology.addStateStore(ScheduleStores.schedule(), SCHEDULER);
         topology.addStateStore(ScheduleStores.index(), SCHEDULER);
         topology.addStateStore(ScheduleStores.namespaceEpochs(), SCHEDULER);
@@ -103,7 +113,13 @@ public final class TtlTopology {
                 AvroSerde.of(ExpiryEvent.class).serializer(),
                 SCHEDULER));
         topology.addSink(
-                DLQ_SINK, config.dlqTopic(), new StringSerializer(), new StringSerializer(), PARSER, SCHEDULER);
+                DLQ_SINK,
+                config.dlqTopic(),
+                new StringSerializer(),
+                new StringSerializer(),
+                PARSER,
+                CONTROL_PARSER,
+                SCHEDULER);
         return topology;
     }
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.processor.DeadLetterExceptionHandler;
 import io.ttlstreams.rules.TtlRule;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -164,6 +165,11 @@ class TtlStreamsConfigTest {
         expected.put("application.id", "ttl-streams");
         expected.put("processing.guarantee", "exactly_once_v2");
         expected.put("max.task.idle.ms", "-1");
+        expected.put("session.timeout.ms", "10000");
+        expected.put("heartbeat.interval.ms", "3000");
+        expected.put("num.standby.replicas", "1");
+        expected.put("processing.exception.handler", DeadLetterExceptionHandler.class.getName());
+        expected.put("ttl.dlq.topic", "ttl.dlq");
         expected.put("bootstrap.servers", "broker:9092");
         expected.put("num.stream.threads", "2");
         expected.put("topology.optimization", "all");
@@ -172,13 +178,40 @@ class TtlStreamsConfigTest {
 
     @Test
     void shouldLetUsersOverrideTheStreamsDefaults() {
-        Properties streams = config("application.id", "ttl-prod", "processing.guarantee", "at_least_once")
+        Properties streams = config(
+                        "application.id",
+                        "ttl-prod",
+                        "processing.guarantee",
+                        "at_least_once",
+                        "session.timeout.ms",
+                        "30000",
+                        "num.standby.replicas",
+                        "0")
                 .streamsProperties();
 
         assertThat(streams)
                 .containsEntry("application.id", "ttl-prod")
                 .containsEntry("processing.guarantee", "at_least_once")
+                .containsEntry("session.timeout.ms", "30000")
+                .containsEntry("num.standby.replicas", "0")
                 .doesNotContainKey("bootstrap.servers");
+    }
+
+    @Test
+    void shouldPassTheDeadLetterTopicToTheExceptionHandler() {
+        assertThat(config("ttl.dlq.topic", "errors").streamsProperties()).containsEntry("ttl.dlq.topic", "errors");
+    }
+
+    @Test
+    void shouldReadTheFailurePolicy() {
+        TtlStreamsConfig config =
+                config("ttl.thread.replacements.max", "0", "ttl.thread.replacements.window.ms", "60000");
+
+        assertThat(config.threadReplacementsMax()).isZero();
+        assertThat(config.threadReplacementsWindow()).isEqualTo(java.time.Duration.ofMinutes(1));
+        assertThatThrownBy(() -> config("ttl.thread.replacements.max", "-1"))
+                .hasMessageContaining("ttl.thread.replacements.max");
+        assertThatThrownBy(() -> config("embedded.partitions", "0")).hasMessageContaining("embedded.partitions");
     }
 
     @Test

@@ -46,7 +46,9 @@ class ChangeEventParserTest {
         assertThat(event.fullDocument().get("expireAt")).isEqualTo(new BsonDateTime(1_900_000_000_000L));
         assertThat(event.fullDocument().get("v")).isEqualTo(new BsonInt32(1));
         assertThat(event.clusterTime()).isEqualTo(new BsonTimestamp(1795975792, 3));
-        assertThat(event.eventTime()).isEqualTo(Instant.ofEpochSecond(1795975792));
+        assertThat(event.eventTime())
+                .as("the end of the clusterTime second, the latest the event can have happened")
+                .isEqualTo(Instant.ofEpochSecond(1795975793));
         assertThat(event.isNamespaceWide()).isFalse();
     }
 
@@ -244,12 +246,23 @@ class ChangeEventParserTest {
     }
 
     @Test
-    void shouldFallBackToClusterTimeSecondsAsUnsignedForEventTime() {
+    void shouldFallBackToTheEndOfTheClusterTimeSecondReadAsUnsignedForEventTime() {
         ChangeEvent event = parse("""
                 {"operationType": "delete", "ns": {"db": "a", "coll": "b"}, "documentKey": {"_id": 1},
                  "clusterTime": {"$timestamp": {"t": 4294967295, "i": 1}}}""");
 
-        assertThat(event.eventTime()).isEqualTo(Instant.ofEpochSecond(4_294_967_295L));
+        assertThat(event.eventTime()).isEqualTo(Instant.ofEpochSecond(4_294_967_296L));
+    }
+
+    @Test
+    void shouldNeverPutTheEventTimeBeforeTheClusterTimeSecondEnds() {
+        // clusterTime counts whole seconds: an event at 10.999 s has t = 10. Rounding down would make a
+        // last-modified deadline up to a second early; the end of the second is never early.
+        ChangeEvent event = parse("""
+                {"operationType": "delete", "ns": {"db": "a", "coll": "b"}, "documentKey": {"_id": 1},
+                 "clusterTime": {"$timestamp": {"t": 10, "i": 99}}}""");
+
+        assertThat(event.eventTime()).isEqualTo(Instant.ofEpochMilli(11_000));
     }
 
     @Test
@@ -437,6 +450,93 @@ class ChangeEventParserTest {
         assertThatThrownBy(() -> parse("{\"operationType\": \"drop\", %s}".formatted(ns)))
                 .isInstanceOf(InvalidChangeEventException.class)
                 .hasMessageContaining("its ns");
+    }
+
+    @Test
+    void shouldRejectNsWithANulInTheDatabaseName() {
+        assertThatThrownBy(
+                        () -> parse("{\"operationType\": \"drop\", \"ns\": {\"db\": \"a\\u0000b\", \"coll\": \"c\"}}"))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("its ns is not a valid namespace")
+                .hasMessageContaining("\\u0000");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {5_000, 100_000})
+    void shouldRejectValueNestedDeeperThanTheLimitWithoutOverflowingTheStack(int depth) {
+        assertThatThrownBy(() -> parse(nested(depth)))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("nests deeper than 200 levels");
+    }
+
+    @Test
+    void shouldAcceptNestingUpToTheLimit() {
+        // The event is level 1, fullDocument level 2, and "a" adds levels 3 to 200.
+        ChangeEvent event = parse(nested(BoundedJson.MAX_DEPTH - 2));
+
+        assertThat(event.fullDocument().get("a").isDocument()).isTrue();
+        assertThatThrownBy(() -> parse(nested(BoundedJson.MAX_DEPTH - 1)))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("nests deeper than 200 levels");
+    }
+
+    /** An insert whose fullDocument holds {@code levels} nested documents and arrays under "a". */
+    private static String nested(int levels) {
+        StringBuilder value = new StringBuilder();
+        for (int i = 0; i < levels; i++) {
+            value.append(i % 2 == 0 ? "{\"a\": " : "[");
+        }
+        value.append('1');
+        for (int i = levels - 1; i >= 0; i--) {
+            value.append(i % 2 == 0 ? '}' : ']');
+        }
+        return "{\"operationType\": \"insert\", \"ns\": {\"db\": \"a\", \"coll\": \"b\"}, \"documentKey\": {\"_id\": 1},"
+                + " \"fullDocument\": {\"_id\": 1, \"a\": " + value + "}}";
+    }
+
+    static Stream<Arguments> forgedDocumentKeys() {
+        return Stream.of(
+                Arguments.of(
+                        "operators as _id",
+                        "{\"_id\": {\"$exists\": true, \"$ne\": \"n1\"}}",
+                        "documentKey._id.$exists"),
+                Arguments.of(
+                        "operator deep in a compound _id",
+                        "{\"_id\": {\"t\": [{\"n\": {\"$gt\": 1}}]}}",
+                        "documentKey._id.t.0.n.$gt"),
+                Arguments.of(
+                        "operator as a shard key",
+                        "{\"region\": {\"$ne\": \"eu\"}, \"_id\": 1}",
+                        "documentKey.region.$ne"),
+                Arguments.of("array _id", "{\"_id\": [1, 2]}", "documentKey._id is of type ARRAY"),
+                Arguments.of(
+                        "regular expression _id",
+                        "{\"_id\": {\"$regularExpression\": {\"pattern\": \".*\", \"options\": \"\"}}}",
+                        "documentKey._id is of type REGULAR_EXPRESSION"),
+                Arguments.of(
+                        "undefined _id", "{\"_id\": {\"$undefined\": true}}", "documentKey._id is of type UNDEFINED"),
+                Arguments.of(
+                        "array shard key",
+                        "{\"region\": [\"eu\"], \"_id\": 1}",
+                        "documentKey.region is of type ARRAY"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("forgedDocumentKeys")
+    void shouldRejectDocumentKeyThatAFilterWouldNotReadAsEquality(String what, String documentKey, String message) {
+        assertThatThrownBy(() -> parse("""
+                {"operationType": "delete", "ns": {"db": "a", "coll": "b"}, "documentKey": %s}""".formatted(documentKey)))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining(message);
+    }
+
+    @Test
+    void shouldRejectForgedIdTakenFromTheFullDocument() {
+        assertThatThrownBy(() -> parse("""
+                {"operationType": "insert", "ns": {"db": "a", "coll": "b"},
+                 "fullDocument": {"_id": {"$in": ["x", "y"]}, "expireAt": {"$date": "2030-01-01T00:00:00Z"}}}"""))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("fullDocument._id.$in");
     }
 
     @Test

@@ -173,4 +173,34 @@ class ChangeEventSerdeTest {
                 .isInstanceOf(SerializationException.class)
                 .hasMessageContaining("ChangeEvent");
     }
+
+    @Test
+    void shouldRejectNestingBeyondTheLimitWithoutOverflowingTheStack() {
+        String deep = "{\"operationType\": \"DROP\", \"namespace\": \"a.b\", \"fullDocument\": " + "[".repeat(20_000)
+                + "]".repeat(20_000) + "}";
+
+        assertThatThrownBy(() -> ChangeEventSerde.fromJson(deep))
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("nests deeper than 200");
+    }
+
+    @Test
+    void shouldRejectAnInvalidNamespace() {
+        String nul = "{\"operationType\": \"DROP_DATABASE\", \"namespace\": \"a\\u0000b\", "
+                + "\"eventTime\": \"2023-11-14T22:13:20Z\"}";
+
+        assertThatThrownBy(() -> ChangeEventSerde.fromJson(nul))
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("Invalid database name");
+    }
+
+    @Test
+    void shouldReadWhatItWritesAsText() {
+        ChangeEvent drop = new ChangeEvent(
+                OperationType.DROP, Namespace.valueOf("a.b"), null, null, T, new BsonTimestamp(1_700_000_000, 1));
+
+        String json = new String(serde.serializer().serialize(TOPIC, drop), StandardCharsets.UTF_8);
+
+        assertThat(ChangeEventSerde.fromJson(json)).isEqualTo(drop);
+    }
 }

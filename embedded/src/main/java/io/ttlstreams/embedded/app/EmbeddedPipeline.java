@@ -45,7 +45,8 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 .mongoPort(config.embeddedMongodbPort())
                 .kafkaPort(config.embeddedKafkaPort())
                 .connectPort(config.embeddedConnectPort())
-                .allowedNamespaces(ConnectorConfigs.allowedNamespaces(config));
+                .allowedNamespaces(ConnectorConfigs.allowedNamespaces(config))
+                .partitions(config.embeddedPartitions());
         config.embeddedDataDir().ifPresent(builder::dataDir);
         // The user's key, or one made for this run: either way the guard is on and the processor signs.
         Password signingKey = config.getPassword(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG);

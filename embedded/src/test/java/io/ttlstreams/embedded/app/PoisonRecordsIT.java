@@ -1,0 +1,284 @@
+package io.ttlstreams.embedded.app;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import io.ttlstreams.app.TtlStreamsApp;
+import io.ttlstreams.app.TtlStreamsCli;
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.TopicReader;
+import io.ttlstreams.processor.DeadLetters;
+import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.bson.BsonDocument;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestInstance.Lifecycle;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The records that once stopped all expiry of a task (issue 8), produced straight to the topics of a live embedded
+ * pipeline, as an operator would: each lands in the dead-letter topic (truncated where it must be), and documents due
+ * afterwards in every partition are still deleted on time. A dead-letter topic too small for a dead letter stops
+ * start-up; a processor whose stream thread keeps failing ends {@code run} with a non-zero exit code instead of
+ * looking healthy.
+ */
+@Tag("integration")
+@TestInstance(Lifecycle.PER_CLASS)
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class PoisonRecordsIT {
+
+    private static final Duration WITHIN = Duration.ofSeconds(2);
+
+    private EmbeddedPipeline pipeline;
+    private MongoClient client;
+
+    @BeforeAll
+    void start() throws InterruptedException {
+        Map<String, String> settings = new HashMap<>(PipelineScenarios.RULES);
+        settings.put("embedded.mongodb.port", "0");
+        settings.put("embedded.kafka.port", "0");
+        settings.put("embedded.connect.port", "0");
+        pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(settings));
+        client = MongoClients.create(pipeline.stack().mongoConnectionString());
+    }
+
+    @AfterAll
+    void stop() {
+        if (client != null) {
+            client.close();
+        }
+        if (pipeline != null) {
+            pipeline.close();
+        }
+    }
+
+    private KafkaProducer<byte[], byte[]> producer() {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, pipeline.stack().bootstrapServers());
+        // The oversize event itself must get through; it is its dead letter that must fit the processor's limit.
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(2 * 1024 * 1024));
+        return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static byte[] utf8(String text) {
+        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void shouldDeadLetterEveryPoisonRecordAndKeepExpiringInEveryPartition() throws Exception {
+        TtlStreamsConfig config = pipeline.processorConfig();
+        String source = config.sourceTopics().get(0);
+        String control = config.controlTopic();
+        int partitions = config.embeddedPartitions();
+        String deep = "{\"operationType\": \"insert\", \"fullDocument\": " + "{\"a\": [".repeat(5_000)
+                + "]}".repeat(5_000) + "}";
+        // Just under what the broker stores by default; its dead letter, with headers, would be over the producer's
+        // 1 MiB limit.
+        String oversize = "{\"operationType\": \"insert\", \"junk\": \"" + "x".repeat(1_048_000);
+        String nulDatabase = "{\"operationType\": \"dropDatabase\", \"ns\": {\"db\": \"app\\u0000x\"}}";
+        String forged = "{\"operationType\": \"insert\", \"ns\": {\"db\": \"app\", \"coll\": \"sessions\"},"
+                + " \"documentKey\": {\"_id\": {\"$exists\": true, \"$ne\": \"n1\"}},"
+                + " \"fullDocument\": {\"_id\": \"n2\", \"expireAt\": {\"$date\": \"2020-01-01T00:00:00Z\"}}}";
+        String controlNul = "{\"operationType\": \"DROP_DATABASE\", \"namespace\": \"app\\u0000x\","
+                + " \"documentKey\": null, \"fullDocument\": null, \"eventTime\": \"2026-01-01T00:00:00Z\","
+                + " \"clusterTime\": null}";
+        List<String> expectedDead = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int partition = 0; partition < partitions; partition++) {
+                for (String poison : List.of(deep, oversize, nulDatabase, forged)) {
+                    producer.send(new ProducerRecord<>(source, partition, utf8("{\"_id\": \"p\"}"), utf8(poison)))
+                            .get();
+                    expectedDead.add(source + ":" + poison.length());
+                }
+                for (String poison : List.of("not json", controlNul)) {
+                    producer.send(new ProducerRecord<>(control, partition, utf8("app"), utf8(poison)))
+                            .get();
+                    expectedDead.add(control + ":" + poison.length());
+                }
+            }
+        }
+
+        MongoCollection<Document> sessions = client.getDatabase("app").getCollection("sessions");
+        Instant deadline = Instant.now().plusSeconds(4);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            ids.add("after-poison-" + i);
+            sessions.insertOne(new Document("_id", "after-poison-" + i).append("expireAt", Date.from(deadline)));
+        }
+
+        try (TopicReader dlq = new TopicReader(pipeline.stack().bootstrapServers(), config.dlqTopic())) {
+            await("every poison record in the dead-letter topic")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> dlq.poll(r -> true).size() >= expectedDead.size());
+            List<ConsumerRecord<String, String>> dead = dlq.poll(r -> true);
+            assertThat(dead)
+                    .extracting(r -> header(r, DeadLetters.SOURCE_TOPIC_HEADER) + ":" + originalSize(r))
+                    .containsExactlyInAnyOrderElementsOf(expectedDead);
+            assertThat(dead)
+                    .filteredOn(r -> "true".equals(header(r, DeadLetters.TRUNCATED_HEADER)))
+                    .hasSize(partitions)
+                    .allSatisfy(r -> assertThat(oversize).startsWith(r.value()));
+        }
+
+        while (Instant.now().isBefore(deadline.minusMillis(100))) {
+            assertThat(sessions.countDocuments())
+                    .as("nothing deleted before its deadline")
+                    .isGreaterThanOrEqualTo(8);
+            Thread.sleep(50);
+        }
+        await("every document due after the poison deleted on time")
+                .atMost(Duration.between(Instant.now(), deadline.plus(WITHIN)).plusMillis(1))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> ids.stream().noneMatch(id -> sessions.countDocuments(eq("_id", id)) > 0));
+        assertThat(sourcePartitionsOf(ids)).as("documents in every partition").hasSize(partitions);
+    }
+
+    /** The partitions of the source topic the documents' events landed in. */
+    private Set<Integer> sourcePartitionsOf(List<String> ids) {
+        Set<Integer> seen = new HashSet<>();
+        try (TopicReader reader = new TopicReader(
+                pipeline.stack().bootstrapServers(),
+                pipeline.processorConfig().sourceTopics().get(0))) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                for (ConsumerRecord<String, String> record : reader.poll(r -> r.key() != null)) {
+                    BsonDocument key = BsonDocument.parse(record.key());
+                    if (key.isString("_id") && ids.contains(key.getString("_id").getValue())) {
+                        seen.add(record.partition());
+                    }
+                }
+                return seen.size() == pipeline.processorConfig().embeddedPartitions();
+            });
+        }
+        return seen;
+    }
+
+    /** The size of the value that was dead-lettered: the original's when truncated (ASCII here: bytes are chars). */
+    private static String originalSize(ConsumerRecord<String, String> record) {
+        String original = header(record, DeadLetters.ORIGINAL_VALUE_BYTES_HEADER);
+        return original != null ? original : Integer.toString(record.value().length());
+    }
+
+    private static String header(ConsumerRecord<String, String> record, String name) {
+        return record.headers().lastHeader(name) == null
+                ? null
+                : new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void shouldRefuseToStartOnADeadLetterTopicThatCannotTakeWhatTheProducerSends() throws Exception {
+        try (Admin admin =
+                Admin.create(Map.of("bootstrap.servers", pipeline.stack().bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic("ttl.dlq.small", 1, (short) 1)
+                            .configs(Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "100000"))))
+                    .all()
+                    .get();
+        }
+        Map<String, Object> props = new HashMap<>(pipeline.processorConfig().originals());
+        props.put(TtlStreamsConfig.DLQ_TOPIC_CONFIG, "ttl.dlq.small");
+
+        assertThatThrownBy(() -> new TtlStreamsApp(new TtlStreamsConfig(props)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(TtlStreamsConfig.DLQ_TOPIC_CONFIG)
+                .hasMessageContaining("at most 100000 bytes")
+                .hasMessageContaining("producer.max.request.size");
+    }
+
+    /**
+     * A processor whose punctuation keeps failing (here: a schedule entry corrupted in the changelog) has its stream
+     * thread replaced up to ttl.thread.replacements.max times (0 here), then stops: {@code run} exits with code 3.
+     */
+    @Test
+    void shouldEndRunWithANonZeroExitCodeWhenKafkaStreamsReachesError(@TempDir Path dir) throws Exception {
+        String applicationId = "ttl-streams-broken";
+        String changelog = applicationId + "-schedule-changelog";
+        int partitions = pipeline.processorConfig().embeddedPartitions();
+        try (Admin admin =
+                Admin.create(Map.of("bootstrap.servers", pipeline.stack().bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(changelog, partitions, (short) 1)
+                            .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
+                    .all()
+                    .get();
+        }
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int partition = 0; partition < partitions; partition++) {
+                // Due long ago (the lowest deadline), with a value no Avro decoder accepts.
+                byte[] key = ByteBuffer.allocate(9).putLong(0).put((byte) 'x').array();
+                producer.send(new ProducerRecord<>(changelog, partition, key, utf8("garbage")))
+                        .get();
+            }
+        }
+        Properties props = new Properties();
+        pipeline.processorConfig().originals().forEach((key, value) -> props.put(key, String.valueOf(value)));
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+        props.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString());
+        props.put(TtlStreamsConfig.THREAD_REPLACEMENTS_MAX_CONFIG, "0");
+        props.put(TtlStreamsConfig.CONTROL_TOPIC_CONFIG, "ttl.control.broken");
+        props.put(TtlStreamsConfig.DELETE_TOPIC_CONFIG, "ttl.deletes.broken");
+        Path config = dir.resolve("broken.properties");
+        try (Writer writer = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
+            props.store(writer, "A processor whose schedule changelog holds a corrupt entry");
+        }
+        Path log = dir.resolve("broken.log");
+        Process run = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx256m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        TtlStreamsCli.class.getName(),
+                        "run",
+                        "--config",
+                        config.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        try {
+            assertThat(run.waitFor(120, TimeUnit.SECONDS))
+                    .as("run ends by itself; output:%n%s", Files.readString(log))
+                    .isTrue();
+            String output = Files.readString(log);
+            assertThat(run.exitValue()).as("exit code; output:%n%s", output).isEqualTo(3);
+            assertThat(output)
+                    .contains("Punctuation of task")
+                    .contains("Stream thread failed and will not be replaced")
+                    .contains("Kafka Streams reached state ERROR")
+                    .contains("exiting with code 3");
+        } finally {
+            run.destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package io.ttlstreams.processor;
+
+import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.serde.ChangeEventSerde;
+import io.ttlstreams.topology.TtlTopology;
+import java.util.Optional;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the control topic: each record should be a namespace-wide event that {@link ChangeEventProcessor} wrote
+ * there (through {@link ChangeEventSerde}); it goes on to the scheduler. Anything else that reached the topic, a
+ * record that is no such event, one with an invalid namespace or one about a single document, is dead-lettered,
+ * so that no record on the control topic can stop a task.
+ */
+public final class ControlEventProcessor implements Processor<String, String, String, Object> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ControlEventProcessor.class);
+
+    private final DeadLetters deadLetters;
+    private ProcessorContext<String, Object> context;
+    private TtlMetrics metrics;
+    private Sensor deadLettered;
+
+    /** @param deadLetters builds the dead letters of records that are no namespace-wide event */
+    public ControlEventProcessor(DeadLetters deadLetters) {
+        this.deadLetters = deadLetters;
+    }
+
+    @Override
+    public void init(ProcessorContext<String, Object> context) {
+        this.context = context;
+        this.metrics = TtlMetrics.forTask(context);
+        this.deadLettered = metrics.counter(TtlMetrics.DEAD_LETTERED);
+    }
+
+    @Override
+    public void process(Record<String, String> record) {
+        ChangeEvent event;
+        try {
+            event = parse(record.value());
+        } catch (Throwable e) {
+            if (!DeadLetters.isCausedByRecord(e)) {
+                throw e;
+            }
+            Optional<RecordMetadata> source = context.recordMetadata();
+            LOG.debug("Dead-lettering control record at {}: {}", source, e.toString());
+            deadLettered.record();
+            context.forward(deadLetters.letter(record, record.value(), source, e), TtlTopology.DLQ_SINK);
+            return;
+        }
+        context.forward(record.withValue(event), TtlTopology.SCHEDULER);
+    }
+
+    private static ChangeEvent parse(String value) {
+        if (value == null) {
+            throw new IllegalArgumentException("A control record needs a value; this one is a tombstone");
+        }
+        ChangeEvent event = ChangeEventSerde.fromJson(value);
+        if (!event.isNamespaceWide()) {
+            throw new IllegalArgumentException("The control topic carries namespace-wide events only; this one is"
+                    + " a " + event.operationType() + " of a single document");
+        }
+        return event;
+    }
+
+    @Override
+    public void close() {
+        if (metrics != null) {
+            metrics.close();
+        }
+    }
+}

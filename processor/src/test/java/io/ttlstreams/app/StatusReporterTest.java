@@ -1,0 +1,85 @@
+package io.ttlstreams.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.topology.TtlTopology;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StatusReporterTest {
+
+    /** Kafka Streams created, never started: no broker needed, and state, metrics and metadata answer. */
+    private static KafkaStreams streams(Path stateDir) {
+        TtlStreamsConfig config = new TtlStreamsConfig(Map.of(
+                "ttl.rules",
+                "s",
+                "ttl.rule.s.namespace",
+                "app.sessions",
+                "ttl.rule.s.field",
+                "expireAt",
+                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
+                "127.0.0.1:1",
+                StreamsConfig.STATE_DIR_CONFIG,
+                stateDir.toString()));
+        Properties props = config.streamsProperties();
+        return new KafkaStreams(TtlTopology.build(config), props);
+    }
+
+    @Test
+    void shouldKeepReportingAfterALineFails(@TempDir Path stateDir) {
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        AtomicInteger calls = new AtomicInteger();
+        try (KafkaStreams streams = streams(stateDir);
+                StatusReporter status = new StatusReporter(
+                        streams,
+                        () -> new FailureCounts(2, 1, 0),
+                        new PrintStream(printed, true, StandardCharsets.UTF_8),
+                        Clock.systemUTC(),
+                        () -> {
+                            if (calls.incrementAndGet() == 1) {
+                                throw new IllegalStateException("the store moved away");
+                            }
+                            return OptionalLong.of(7);
+                        })) {
+            status.start(Duration.ofMillis(10));
+
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> printed.toString(StandardCharsets.UTF_8).contains("deleted=7"));
+        }
+        assertThat(calls.get()).isGreaterThan(1);
+        assertThat(printed.toString(StandardCharsets.UTF_8))
+                .startsWith("status: state=CREATED active=- standby=- deletes-emitted=0 deleted=7 dead-lettered=0"
+                        + " threads-replaced=2 punctuation-failures=1 expiry-lag-ms p50=0 p99=0");
+    }
+
+    @Test
+    void shouldLeaveFailuresOutWhileThereAreNone(@TempDir Path stateDir) {
+        try (KafkaStreams streams = streams(stateDir)) {
+            StatusReporter status = new StatusReporter(
+                    streams,
+                    () -> new FailureCounts(0, 0, 3),
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    Clock.systemUTC(),
+                    OptionalLong::empty);
+
+            assertThat(status.statusLine())
+                    .isEqualTo("status: state=CREATED active=- standby=- deletes-emitted=0 dead-lettered=3"
+                            + " expiry-lag-ms p50=0 p99=0");
+            status.close();
+        }
+    }
+}
