@@ -62,8 +62,9 @@ class StatusReporterTest {
         }
         assertThat(calls.get()).isGreaterThan(1);
         assertThat(printed.toString(StandardCharsets.UTF_8))
-                .startsWith("status: state=CREATED active=- standby=- deletes-emitted=0 deleted=7 dead-lettered=0"
-                        + " threads-replaced=2 punctuation-failures=1 expiry-lag-ms p50=0 p99=0");
+                .startsWith("status: state=CREATED active=- standby=- deletes-emitted=0 deleted=7 confirmed=0"
+                        + " unconfirmed=0 dead-lettered=0 threads-replaced=2 punctuation-failures=1"
+                        + " expiry-lag-ms p50=0 p99=0 confirmed-lag-ms p99=0");
     }
 
     @Test
@@ -77,8 +78,8 @@ class StatusReporterTest {
                     OptionalLong::empty);
 
             assertThat(status.statusLine())
-                    .isEqualTo("status: state=CREATED active=- standby=- deletes-emitted=0 dead-lettered=3"
-                            + " expiry-lag-ms p50=0 p99=0");
+                    .isEqualTo("status: state=CREATED active=- standby=- deletes-emitted=0 confirmed=0 unconfirmed=0"
+                            + " dead-lettered=3 expiry-lag-ms p50=0 p99=0 confirmed-lag-ms p99=0");
             status.close();
         }
     }
