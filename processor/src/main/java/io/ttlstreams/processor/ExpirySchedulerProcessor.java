@@ -306,8 +306,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         }
         Long collectionDrop = dropTimes.get(event.namespace());
         Long databaseDrop = dropTimes.get(event.namespace().databaseNamespace());
-        return (collectionDrop != null && clusterTime <= collectionDrop)
-                || (databaseDrop != null && clusterTime <= databaseDrop);
+        return isNotNewer(clusterTime, collectionDrop) || isNotNewer(clusterTime, databaseDrop);
     }
 
     /**
@@ -323,7 +322,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         cancelled.record(count);
         if (dropTime != null) {
             Long known = dropTimes.get(event.namespace());
-            if (known == null || known < dropTime) {
+            if (known == null || Long.compareUnsigned(known, dropTime) < 0) {
                 namespaceEpochs.put(event.namespace().toString(), dropTime);
                 dropTimes.put(event.namespace(), dropTime);
             }
@@ -689,6 +688,10 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         return Bytes.wrap(Arrays.copyOf(bytes, bytes.length + 1));
     }
 
+    /**
+     * Whether a clusterTime is at or before another. Unsigned: a BSON timestamp's seconds are an unsigned 32-bit
+     * count, so from 2038 its 64-bit value is negative as a signed long.
+     */
     private static boolean isNotNewer(Long clusterTime, Long latest) {
         return clusterTime != null && latest != null && Long.compareUnsigned(clusterTime, latest) <= 0;
     }

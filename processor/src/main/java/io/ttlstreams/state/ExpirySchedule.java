@@ -127,7 +127,8 @@ public final class ExpirySchedule {
             while (entries.hasNext()) {
                 KeyValue<Bytes, IndexEntry> entry = entries.next();
                 Long changedAt = entry.value.getSourceClusterTime();
-                if (clusterTime == null || changedAt == null || changedAt <= clusterTime) {
+                // Unsigned: a BSON timestamp's seconds are unsigned, so from 2038 the value is negative as a long.
+                if (clusterTime == null || changedAt == null || Long.compareUnsigned(changedAt, clusterTime) <= 0) {
                     // Deleting behind a RocksDB iterator is safe: the iterator reads a consistent view.
                     schedule.delete(key(entry.key, entry.value));
                     index.delete(entry.key);

@@ -376,6 +376,27 @@ class TtlTopologyTest {
     }
 
     @Test
+    void shouldOrderClusterTimesAcross2038AsUnsigned() {
+        // BSON timestamps count seconds as an unsigned 32-bit number: from 2038-01-19 their 64-bit value is
+        // negative as a signed long, and must still order after every earlier one.
+        Instant before2038 = Instant.parse("2038-01-18T00:00:00Z");
+        Instant after2038 = Instant.parse("2038-01-20T00:00:00Z");
+        try (TopologyFixture fixture = TopologyFixture.sessions()) {
+            TestInputTopic<String, String> input = fixture.input("app.sessions");
+            BsonString late = new BsonString("late");
+            String olderThanTheDrop = new ChangeEvents("app.sessions", before2038)
+                    .insert(late, new BsonDocument("expireAt", new BsonDateTime(START.toEpochMilli())));
+            input.pipeInput(null, new ChangeEvents("app.sessions", after2038).drop());
+
+            input.pipeInput(ChangeEvents.key(late), olderThanTheDrop);
+
+            assertThat(fixture.metric("events-stale-total")).isEqualTo(1);
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            assertThat(fixture.deletes()).isEmpty();
+        }
+    }
+
+    @Test
     void shouldCancelEveryCollectionOfDroppedDatabaseOnly() {
         try (TopologyFixture fixture = new TopologyFixture(Map.of(
                 "ttl.rules", "app,apple",

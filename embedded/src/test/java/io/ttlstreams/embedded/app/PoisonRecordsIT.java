@@ -48,6 +48,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -68,6 +69,7 @@ class PoisonRecordsIT {
     private MongoClient client;
 
     @BeforeAll
+    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
     void start() throws InterruptedException {
         Map<String, String> settings = new HashMap<>(PipelineScenarios.RULES);
         settings.put("embedded.mongodb.port", "0");
@@ -78,6 +80,7 @@ class PoisonRecordsIT {
     }
 
     @AfterAll
+    @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
     void stop() {
         if (client != null) {
             client.close();

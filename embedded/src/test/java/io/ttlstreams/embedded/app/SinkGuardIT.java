@@ -41,6 +41,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
 
 /**
  * Issue 9 on the embedded pipeline ({@code run --embedded}, signing key set, guard on): the forged commands of the
@@ -76,6 +77,7 @@ class SinkGuardIT {
     private SigningKey rightKey;
 
     @BeforeAll
+    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
     void start() throws InterruptedException {
         Map<String, String> settings = new HashMap<>(PipelineScenarios.RULES);
         settings.put("embedded.mongodb.port", "0");
@@ -91,6 +93,7 @@ class SinkGuardIT {
     }
 
     @AfterAll
+    @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
     void stop() {
         if (producer != null) {
             producer.close(Duration.ofSeconds(5));
