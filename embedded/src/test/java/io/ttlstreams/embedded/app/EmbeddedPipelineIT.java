@@ -23,6 +23,8 @@ class EmbeddedPipelineIT extends PipelineScenarios {
         settings.put("embedded.mongodb.port", "0");
         settings.put("embedded.kafka.port", "0");
         settings.put("embedded.connect.port", "0");
+        // One partition: a barrier (a later marker that must be handled first) proves nothing across partitions.
+        settings.put("embedded.partitions", "1");
         pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(settings));
         client = MongoClients.create(pipeline.stack().mongoConnectionString());
     }

@@ -11,10 +11,12 @@ import com.mongodb.client.MongoCollection;
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.app.TtlStreamsCli;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.processor.DeadLetters;
+import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.ScheduleKey;
 import java.io.Writer;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +42,7 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -239,8 +242,14 @@ class PoisonRecordsIT {
         }
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
             for (int partition = 0; partition < partitions; partition++) {
-                // Due long ago (the lowest deadline), with a value no Avro decoder accepts.
-                byte[] key = ByteBuffer.allocate(9).putLong(0).put((byte) 'x').array();
+                // Due long ago, with a value no decoder accepts.
+                byte[] key = ScheduleKey.of(
+                                ScheduleKey.Timeline.DEADLINES,
+                                0,
+                                DocumentRef.of(
+                                        Namespace.parse("app.sessions"),
+                                        new BsonDocument("_id", new BsonString("corrupt-" + partition))))
+                        .get();
                 producer.send(new ProducerRecord<>(changelog, partition, key, utf8("garbage")))
                         .get();
             }
