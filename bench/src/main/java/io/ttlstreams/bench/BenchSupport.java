@@ -84,6 +84,12 @@ final class BenchSupport {
         return new BsonDocument("_id", id(n)).toJson(CANONICAL);
     }
 
+    /** The n of a {@link #keyJson(long)}: the inverse, for reading delete commands back. */
+    static long idOf(String keyJson) {
+        return Long.parseLong(
+                BsonDocument.parse(keyJson).getObjectId("_id").getValue().toHexString(), 16);
+    }
+
     /**
      * Puts document {@code id}'s schedule entry and index entry straight into the stores, as the scheduler writes
      * them for an insert with expireAt = deadline (condition and clusterTime included, so sizes are realistic).
