@@ -35,6 +35,7 @@ import org.bson.BsonValue;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 import org.bson.types.ObjectId;
+import org.rocksdb.Checkpoint;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.DBOptions;
@@ -136,21 +137,6 @@ final class BenchSupport {
         }
     }
 
-    static void copyRecursively(Path from, Path to) {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Path target = to.resolve(from.relativize(file).toString());
-                if (Files.isDirectory(file)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(file, target);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     /** Total bytes of the regular files under {@code dir}. */
     static long sizeOf(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
@@ -160,14 +146,6 @@ final class BenchSupport {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /** The RocksDB directory of store {@code store} of task 0_0 under a closed driver's state directory. */
-    static Path storeDir(Path stateDir, String store) {
-        return stateDir.resolve(APPLICATION_ID)
-                .resolve("0_0")
-                .resolve("rocksdb")
-                .resolve(store);
     }
 
     /**
@@ -196,11 +174,13 @@ final class BenchSupport {
     }
 
     /**
-     * Flushes the RocksDB memtables under a driver's store to SST files. Kafka Streams runs RocksDB without a
-     * write-ahead log and, in 4.x, neither flush() nor commit() of the store forces a memtable flush, so without
-     * this a small store's data would not be on disk at all. The RocksDB handle is private: reflection, bench only.
+     * Writes a consistent copy of an open store's RocksDB to {@code target} (which must not exist): a RocksDB
+     * checkpoint, after flushing the memtables to SST files. Kafka Streams runs RocksDB without a write-ahead log and,
+     * in 4.x, neither flush() nor commit() of the store forces a memtable flush, so without this a small store's data
+     * would not be on disk at all; and copying the open directory file by file races with background compactions,
+     * which delete files under the copy. The RocksDB handle is private: reflection, bench only.
      */
-    static void flushMemtables(StateStore store) {
+    static void checkpoint(StateStore store, Path target) {
         StateStore inner = store;
         while (inner instanceof WrappedStateStore<?, ?, ?> wrapped) {
             inner = wrapped.wrapped();
@@ -209,11 +189,13 @@ final class BenchSupport {
             Field field = inner.getClass().getDeclaredField("db");
             field.setAccessible(true);
             RocksDB db = (RocksDB) field.get(inner);
-            try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
+            try (FlushOptions options = new FlushOptions().setWaitForFlush(true);
+                    Checkpoint checkpoint = Checkpoint.create(db)) {
                 db.flush(options);
+                checkpoint.createCheckpoint(target.toString());
             }
         } catch (ReflectiveOperationException | RocksDBException e) {
-            throw new IllegalStateException("Could not flush store " + store.name(), e);
+            throw new IllegalStateException("Could not checkpoint store " + store.name(), e);
         }
     }
 

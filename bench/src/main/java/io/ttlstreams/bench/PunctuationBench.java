@@ -116,7 +116,7 @@ final class PunctuationBench {
             rows.add(new Row(subject.name(), n, due, warmups, samples, complete));
         }
         long heap = measureHeap ? BenchSupport.heapUsedAfterGc() : -1;
-        // The driver wipes its state directory on close, so the stores are flushed and copied while open.
+        // The driver wipes its state directory on close, so the stores are checkpointed while open.
         Path snapshot = subject.snapshotStores();
         subject.driver.close();
         BenchSupport.deleteRecursively(subject.stateDir);
@@ -209,12 +209,11 @@ final class PunctuationBench {
             }
         }
 
-        /** Flushes the stores' memtables and copies their RocksDB directories aside; returns the copy. */
+        /** Checkpoints every store into a fresh directory (consistent copies of their RocksDB); returns it. */
         Path snapshotStores() {
             Path snapshot = BenchSupport.tempStateDir("ttl-bench-snapshot");
             for (String store : stores()) {
-                BenchSupport.flushMemtables(driver.getKeyValueStore(store));
-                BenchSupport.copyRecursively(BenchSupport.storeDir(stateDir, store), snapshot.resolve(store));
+                BenchSupport.checkpoint(driver.getKeyValueStore(store), snapshot.resolve(store));
             }
             return snapshot;
         }
