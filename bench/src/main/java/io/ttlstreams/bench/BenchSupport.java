@@ -38,6 +38,9 @@ import org.bson.types.ObjectId;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompactRangeOptions;
+import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
@@ -149,22 +152,26 @@ final class BenchSupport {
     }
 
     /**
-     * Opens a closed store's RocksDB directly and compacts every column family fully, so that its size counts
-     * live data only (no tombstones, no overlapping levels).
+     * Opens a closed store's RocksDB directly and rewrites every column family fully, so that its size counts live
+     * data only (no tombstones, no overwritten values, no overlapping runs). Uncompressed, as Kafka Streams stores
+     * it: RocksDB's own default would compress the rewritten files, and report a size the store never has.
      */
     static void compact(Path rocksDbDir) {
         RocksDB.loadLibrary();
-        try (Options options = new Options()) {
-            List<byte[]> families = RocksDB.listColumnFamilies(options, rocksDbDir.toString());
+        try (Options options = new Options();
+                ColumnFamilyOptions familyOptions =
+                        new ColumnFamilyOptions().setCompressionType(CompressionType.NO_COMPRESSION);
+                CompactRangeOptions everything = new CompactRangeOptions()
+                        .setBottommostLevelCompaction(CompactRangeOptions.BottommostLevelCompaction.kForce)) {
             List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-            for (byte[] family : families) {
-                descriptors.add(new ColumnFamilyDescriptor(family));
+            for (byte[] family : RocksDB.listColumnFamilies(options, rocksDbDir.toString())) {
+                descriptors.add(new ColumnFamilyDescriptor(family, familyOptions));
             }
             List<ColumnFamilyHandle> handles = new ArrayList<>();
             try (DBOptions dbOptions = new DBOptions();
                     RocksDB db = RocksDB.open(dbOptions, rocksDbDir.toString(), descriptors, handles)) {
                 for (ColumnFamilyHandle handle : handles) {
-                    db.compactRange(handle);
+                    db.compactRange(handle, null, null, everything);
                 }
                 handles.forEach(ColumnFamilyHandle::close);
             }
