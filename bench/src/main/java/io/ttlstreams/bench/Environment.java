@@ -73,15 +73,16 @@ record Environment(
     }
 
     /**
-     * The checkout's commit, with "+changes" when tracked files differ from it, or "unknown" outside a git
-     * checkout: which code a figure measured.
+     * The checkout's commit, with "+changes" when tracked files outside {@code bench/results} (the benchmarks' own
+     * output) differ from it, or "unknown" outside a git checkout: which code a figure measured.
      */
     private static String commit(Path checkout) {
         String head = git(checkout, "rev-parse", "--short=12", "HEAD");
         if (head.isEmpty()) {
             return "unknown";
         }
-        return git(checkout, "status", "--porcelain", "--untracked-files=no").isEmpty() ? head : head + "+changes";
+        String changes = git(checkout, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results");
+        return changes.isEmpty() ? head : head + "+changes";
     }
 
     /** The trimmed output of a git command, or "" when it fails. */
