@@ -44,18 +44,17 @@ class BrokerHarnessIT {
                 assertThat(run.cost().streamThreadCpu()).isPositive();
                 assertThat(run.cost().clientCpu())
                         .isGreaterThanOrEqualTo(run.cost().streamThreadCpu());
-                assertThat(run.bytesStored()).isPositive();
                 assertThat(run.producerErrors()).isZero();
+                assertThat(run.bytesByTopic().keySet()).allMatch(topic -> topic.startsWith("<app>"));
             }
-            // The updates found the documents the inserts scheduled: each was rescheduled, none newly added.
-            assertThat(harness.runs)
-                    .filteredOn(run -> run.variant() == Variant.TTL_STREAMS)
-                    .extracting(Run::scheduled)
-                    .containsOnly((long) EVENTS);
+            // No-op updates are left out: whether they write anything is what the processor may change.
             assertThat(harness.runs)
                     .filteredOn(run -> run.variant() == Variant.TTL_STREAMS && run.workload() == Workload.INSERTS)
-                    .allSatisfy(run -> assertThat(run.bytesByTopic())
-                            .containsOnlyKeys("<app>-schedule-changelog", "<app>-index-changelog"));
+                    .allSatisfy(run -> {
+                        assertThat(run.scheduled()).isEqualTo(EVENTS);
+                        assertThat(run.bytesByTopic())
+                                .containsKeys("<app>-schedule-changelog", "<app>-index-changelog");
+                    });
             assertThat(harness.runs)
                     .filteredOn(run -> run.variant() == Variant.PASS_THROUGH)
                     .allSatisfy(run -> assertThat(run.bytesByTopic()).containsOnlyKeys("<app>.out"));
