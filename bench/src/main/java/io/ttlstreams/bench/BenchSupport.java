@@ -38,8 +38,12 @@ import org.bson.BsonValue;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 import org.bson.types.ObjectId;
+import org.rocksdb.Checkpoint;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompactRangeOptions;
+import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
@@ -88,6 +92,12 @@ final class BenchSupport {
     /** The document key JSON the connector writes as record key, e.g. {"_id": {"$oid": "..."}}. */
     static String keyJson(long n) {
         return new BsonDocument("_id", id(n)).toJson(CANONICAL);
+    }
+
+    /** The n of a {@link #keyJson(long)}: the inverse, for reading delete commands back. */
+    static long idOf(String keyJson) {
+        return Long.parseLong(
+                BsonDocument.parse(keyJson).getObjectId("_id").getValue().toHexString(), 16);
     }
 
     /**
@@ -140,21 +150,6 @@ final class BenchSupport {
         }
     }
 
-    static void copyRecursively(Path from, Path to) {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Path target = to.resolve(from.relativize(file).toString());
-                if (Files.isDirectory(file)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(file, target);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     /** Total bytes of the regular files under {@code dir}. */
     static long sizeOf(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
@@ -166,31 +161,27 @@ final class BenchSupport {
         }
     }
 
-    /** The RocksDB directory of store {@code store} of task 0_0 under a closed driver's state directory. */
-    static Path storeDir(Path stateDir, String store) {
-        return stateDir.resolve(APPLICATION_ID)
-                .resolve("0_0")
-                .resolve("rocksdb")
-                .resolve(store);
-    }
-
     /**
-     * Opens a closed store's RocksDB directly and compacts every column family fully, so that its size counts
-     * live data only (no tombstones, no overlapping levels).
+     * Opens a closed store's RocksDB directly and rewrites every column family fully, so that its size counts live
+     * data only (no tombstones, no overwritten values, no overlapping runs). Uncompressed, as Kafka Streams stores
+     * it: RocksDB's own default would compress the rewritten files, and report a size the store never has.
      */
     static void compact(Path rocksDbDir) {
         RocksDB.loadLibrary();
-        try (Options options = new Options()) {
-            List<byte[]> families = RocksDB.listColumnFamilies(options, rocksDbDir.toString());
+        try (Options options = new Options();
+                ColumnFamilyOptions familyOptions =
+                        new ColumnFamilyOptions().setCompressionType(CompressionType.NO_COMPRESSION);
+                CompactRangeOptions everything = new CompactRangeOptions()
+                        .setBottommostLevelCompaction(CompactRangeOptions.BottommostLevelCompaction.kForce)) {
             List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-            for (byte[] family : families) {
-                descriptors.add(new ColumnFamilyDescriptor(family));
+            for (byte[] family : RocksDB.listColumnFamilies(options, rocksDbDir.toString())) {
+                descriptors.add(new ColumnFamilyDescriptor(family, familyOptions));
             }
             List<ColumnFamilyHandle> handles = new ArrayList<>();
             try (DBOptions dbOptions = new DBOptions();
                     RocksDB db = RocksDB.open(dbOptions, rocksDbDir.toString(), descriptors, handles)) {
                 for (ColumnFamilyHandle handle : handles) {
-                    db.compactRange(handle);
+                    db.compactRange(handle, null, null, everything);
                 }
                 handles.forEach(ColumnFamilyHandle::close);
             }
@@ -200,11 +191,13 @@ final class BenchSupport {
     }
 
     /**
-     * Flushes the RocksDB memtables under a driver's store to SST files. Kafka Streams runs RocksDB without a
-     * write-ahead log and, in 4.x, neither flush() nor commit() of the store forces a memtable flush, so without
-     * this a small store's data would not be on disk at all. The RocksDB handle is private: reflection, bench only.
+     * Writes a consistent copy of an open store's RocksDB to {@code target} (which must not exist): a RocksDB
+     * checkpoint, after flushing the memtables to SST files. Kafka Streams runs RocksDB without a write-ahead log and,
+     * in 4.x, neither flush() nor commit() of the store forces a memtable flush, so without this a small store's data
+     * would not be on disk at all; and copying the open directory file by file races with background compactions,
+     * which delete files under the copy. The RocksDB handle is private: reflection, bench only.
      */
-    static void flushMemtables(StateStore store) {
+    static void checkpoint(StateStore store, Path target) {
         StateStore inner = store;
         while (inner instanceof WrappedStateStore<?, ?, ?> wrapped) {
             inner = wrapped.wrapped();
@@ -213,11 +206,13 @@ final class BenchSupport {
             Field field = inner.getClass().getDeclaredField("db");
             field.setAccessible(true);
             RocksDB db = (RocksDB) field.get(inner);
-            try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
+            try (FlushOptions options = new FlushOptions().setWaitForFlush(true);
+                    Checkpoint checkpoint = Checkpoint.create(db)) {
                 db.flush(options);
+                checkpoint.createCheckpoint(target.toString());
             }
         } catch (ReflectiveOperationException | RocksDBException e) {
-            throw new IllegalStateException("Could not flush store " + store.name(), e);
+            throw new IllegalStateException("Could not checkpoint store " + store.name(), e);
         }
     }
 

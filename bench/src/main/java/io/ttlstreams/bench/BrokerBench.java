@@ -1,81 +1,132 @@
 package io.ttlstreams.bench;
 
-import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.embedded.EmbeddedKafka;
-import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.state.ScheduleStores;
+import io.ttlstreams.topology.TtlTopology;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
- * Figures 3b and 5, on a real broker: the embedded KRaft broker ({@link EmbeddedKafka}) in this JVM, exactly-once
- * ({@code exactly_once_v2}, the ttl-streams default) and real serdes.
+ * Figures 3 and 5 on the embedded broker: what scheduling costs per change event, against a pass-through topology,
+ * and the restore of a wiped instance.
  *
- * <ol>
- *   <li>Scheduling throughput. N change events (inserts of new documents, canonical extended JSON as the MongoDB
- *       source connector writes them, expireAt 30 days out so nothing is deleted) are produced to
- *       {@code app.sessions} (2 partitions) before anything reads them. Then the production processor
- *       ({@link TtlStreamsApp}: topic provisioning, {@code TtlTopology}, the default Kafka Streams settings of
- *       ttl-streams) reads them from the beginning, and afterwards a pass-through topology (parse with the same
- *       {@link ChangeEventParser}, write the raw event out) does the same under the same settings. A run is
- *       timed from KafkaStreams RUNNING to the moment the group's committed offsets reach the end of both
- *       partitions, i.e. everything processed and committed in EOS transactions. Both are warmed up first on a
- *       separate small topic so that neither pays the JIT alone.</li>
- *   <li>State restore. The ttl-streams instance of (1), holding N scheduled documents, is closed, its state
- *       directory wiped, and it is started again: timed until RUNNING, until every store reported the end of its
- *       restoration from the changelog, and until an interactive query counted all N entries in the schedule
- *       and index stores.</li>
- * </ol>
+ * <p>Both workloads are produced once and read by every run from the beginning: {@code inserts} (N new documents,
+ * each one scheduled) and {@code noop-updates} (one update per document that changes a field no rule reads, so
+ * deadline and delete filter stay as they were). Each round runs every {@link Variant} in a rotated order (AB, BA,
+ * AB, ...), so drift in the machine's load does not always hit the same one; a variant runs both workloads back to
+ * back, each with a fresh application id and state directory, except that ttl-streams reads the updates with the
+ * state its inserts run left (the updates are no-ops only against the inserted documents). A discarded warm-up unit
+ * of each variant on a small pair of topics goes first, so that no measured run pays the JIT alone.
+ *
+ * <p>Each run is measured from RUNNING until the group's committed offsets reach the end of the source topic
+ * (everything processed and committed in EOS transactions): the stream thread's CPU time ({@link StreamsRun}), the
+ * records it processed ({@code process-total}), the bytes the broker stored for it (growth of the log segments of
+ * every topic it writes, changelogs included), its producer's retries and errors, and wall time. Summaries are
+ * medians over the rounds.
+ *
+ * <p>Restore: in the last round, the ttl-streams instance that read the inserts is closed, its state directory
+ * wiped, and it is started again: timed until RUNNING, until every store reported the end of its restoration, and
+ * until an interactive query counted all N entries in the schedule and index stores. Its noop-updates run then
+ * continues on the restored state.
  */
 final class BrokerBench {
 
-    static final String TTL_STREAMS = "ttl-streams";
-    static final String PASS_THROUGH = "pass-through";
-    static final int PARTITIONS = 2;
-    private static final String WARMUP_TOPIC = "app.sessions.warmup";
-    private static final String PASS_OUT = "bench.pass-through-out";
-    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
+    /** What runs against what. */
+    enum Variant {
+        /** The production topology, {@link TtlTopology#build(TtlStreamsConfig)}, with the ttl-streams defaults. */
+        TTL_STREAMS("ttl-streams"),
+        /** {@link PassThroughTopology}: parse with the same parser, write the event out. */
+        PASS_THROUGH("pass-through");
 
-    /** One topology's run. {@code seconds} runs from RUNNING to all committed; {@code totalSeconds} from start(). */
-    record ThroughputRow(
-            String topology, int events, int partitions, double seconds, double totalSeconds, long scheduled) {
-        double eventsPerSecond() {
-            return events / seconds;
+        final String label;
+
+        Variant(String label) {
+            this.label = label;
         }
     }
 
-    /** The restart after wiping the state directory. */
+    /** The produced change events a run reads. */
+    enum Workload {
+        INSERTS("inserts"),
+        NOOP_UPDATES("noop-updates");
+
+        final String label;
+
+        Workload(String label) {
+            this.label = label;
+        }
+    }
+
+    /**
+     * One measured run.
+     *
+     * @param position 1-based place of the variant in its round's order
+     * @param events records the stream thread processed
+     * @param cost CPU and wall time from RUNNING to all committed
+     * @param bytesByTopic growth of each written topic, named {@code <app>...}
+     * @param scheduled documents-scheduled-total, or -1 for the pass-through
+     */
+    record Run(
+            int round,
+            int position,
+            Variant variant,
+            Workload workload,
+            long events,
+            StreamsRun.Sample cost,
+            Map<String, Long> bytesByTopic,
+            long producerRetries,
+            long producerErrors,
+            long scheduled) {
+
+        double streamCpuMicrosPerEvent() {
+            return cost.streamThreadCpu() / 1e3 / events;
+        }
+
+        double clientCpuMicrosPerEvent() {
+            return cost.clientCpu() / 1e3 / events;
+        }
+
+        double processCpuMicrosPerEvent() {
+            return cost.processCpu() / 1e3 / events;
+        }
+
+        long bytesStored() {
+            return bytesByTopic.values().stream().mapToLong(Long::longValue).sum();
+        }
+
+        double bytesPerEvent() {
+            return (double) bytesStored() / events;
+        }
+
+        double wallSeconds() {
+            return cost.wallNanos() / 1e9;
+        }
+
+        double eventsPerSecond() {
+            return events / wallSeconds();
+        }
+    }
+
+    /** The restart after wiping the state directory; times from start(). */
     record RestoreRow(
             int events,
             long scheduleEntries,
@@ -83,230 +134,292 @@ final class BrokerBench {
             long restoredRecords,
             double runningMs,
             double restoredMs,
-            double countedMs,
-            Map<String, Long> restoredByStore) {}
+            double countedMs) {}
 
-    final List<ThroughputRow> rows = new ArrayList<>();
+    static final List<Variant> VARIANTS = List.of(Variant.TTL_STREAMS, Variant.PASS_THROUGH);
+
+    private static final String INSERTS_TOPIC = "bench.inserts";
+    private static final String UPDATES_TOPIC = "bench.noop-updates";
+    private static final String WARMUP_INSERTS_TOPIC = "bench.warmup.inserts";
+    private static final String WARMUP_UPDATES_TOPIC = "bench.warmup.noop-updates";
+    private static final long WARMUP_FIRST_ID = 1_000_000_000L;
+    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
+
+    final List<Run> runs = new ArrayList<>();
     RestoreRow restore;
-    double produceSeconds;
 
+    private final BenchBroker broker;
     private final int events;
     private final int warmupEvents;
-    private final boolean measureRestore;
+    private final int rounds;
     private final Consumer<String> log;
 
-    BrokerBench(int events, int warmupEvents, boolean measureRestore, Consumer<String> log) {
+    BrokerBench(BenchBroker broker, int events, int warmupEvents, int rounds, Consumer<String> log) {
+        this.broker = broker;
         this.events = events;
         this.warmupEvents = warmupEvents;
-        this.measureRestore = measureRestore;
+        this.rounds = rounds;
         this.log = log;
     }
 
-    double ratio() {
-        return row(TTL_STREAMS).eventsPerSecond() / row(PASS_THROUGH).eventsPerSecond();
+    int events() {
+        return events;
     }
 
-    ThroughputRow row(String topology) {
-        return rows.stream()
-                .filter(r -> r.topology().equals(topology))
+    int rounds() {
+        return rounds;
+    }
+
+    /** Medians over the rounds of one variant on one workload. */
+    record Summary(
+            Variant variant,
+            Workload workload,
+            int runs,
+            double streamCpuMicros,
+            double streamCpuMicrosMin,
+            double streamCpuMicrosMax,
+            double clientCpuMicros,
+            double processCpuMicros,
+            double bytesPerEvent,
+            double eventsPerSecond,
+            long producerRetries,
+            long producerErrors) {}
+
+    Summary summary(Variant variant, Workload workload) {
+        List<Run> of = runs.stream()
+                .filter(r -> r.variant() == variant && r.workload() == workload)
+                .toList();
+        double[] cpu = of.stream().mapToDouble(Run::streamCpuMicrosPerEvent).toArray();
+        return new Summary(
+                variant,
+                workload,
+                of.size(),
+                Stats.median(cpu),
+                Stats.min(cpu),
+                Stats.max(cpu),
+                Stats.median(
+                        of.stream().mapToDouble(Run::clientCpuMicrosPerEvent).toArray()),
+                Stats.median(
+                        of.stream().mapToDouble(Run::processCpuMicrosPerEvent).toArray()),
+                Stats.median(of.stream().mapToDouble(Run::bytesPerEvent).toArray()),
+                Stats.median(of.stream().mapToDouble(Run::eventsPerSecond).toArray()),
+                of.stream().mapToLong(Run::producerRetries).sum(),
+                of.stream().mapToLong(Run::producerErrors).sum());
+    }
+
+    /** Median stream-thread CPU per event of ttl-streams over the pass-through's, on one workload. */
+    double cpuRatio(Workload workload) {
+        return summary(Variant.TTL_STREAMS, workload).streamCpuMicros()
+                / summary(Variant.PASS_THROUGH, workload).streamCpuMicros();
+    }
+
+    /** The same ratio round by round (each round's two runs), to show how much it moves. */
+    double[] cpuRatioByRound(Workload workload) {
+        double[] ratios = new double[rounds];
+        for (int round = 1; round <= rounds; round++) {
+            ratios[round - 1] = run(round, Variant.TTL_STREAMS, workload).streamCpuMicrosPerEvent()
+                    / run(round, Variant.PASS_THROUGH, workload).streamCpuMicrosPerEvent();
+        }
+        return ratios;
+    }
+
+    private Run run(int round, Variant variant, Workload workload) {
+        return runs.stream()
+                .filter(r -> r.round() == round && r.variant() == variant && r.workload() == workload)
                 .findFirst()
                 .orElseThrow();
     }
 
+    /** Median wall-clock events/s of ttl-streams over the pass-through's: secondary, noisy on a shared machine. */
+    double wallRatio(Workload workload) {
+        return summary(Variant.TTL_STREAMS, workload).eventsPerSecond()
+                / summary(Variant.PASS_THROUGH, workload).eventsPerSecond();
+    }
+
+    /** {@code items} rotated left by {@code by}: round r of a harness runs {@code rotated(variants, r - 1)}. */
+    static <T> List<T> rotated(List<T> items, int by) {
+        List<T> order = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            order.add(items.get((i + by) % items.size()));
+        }
+        return order;
+    }
+
     void run() throws InterruptedException {
-        Path dir = BenchSupport.tempStateDir("ttl-bench-broker");
-        try (EmbeddedKafka kafka = EmbeddedKafka.start(dir, 0);
-                Admin admin =
-                        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
-            String bootstrap = kafka.bootstrapServers();
-            kafka.createTopics(PARTITIONS, BenchSupport.NAMESPACE, WARMUP_TOPIC, PASS_OUT);
-            long started = System.nanoTime();
-            produce(bootstrap, BenchSupport.NAMESPACE, events, 0);
-            produceSeconds = (System.nanoTime() - started) / 1e9;
-            produce(bootstrap, WARMUP_TOPIC, warmupEvents, 100_000_000L);
-            log.accept(String.format(java.util.Locale.ROOT, "produced %d events in %.1f s", events, produceSeconds));
-
-            // Warm-up: both topologies over the small topic, results dropped.
-            runTtlStreams(admin, bootstrap, dir, WARMUP_TOPIC, "bench-warmup-ttl", warmupEvents, false);
-            runPassThrough(admin, bootstrap, dir, WARMUP_TOPIC, "bench-warmup-pass", warmupEvents);
-            log.accept("warm-up done");
-
-            rows.add(runTtlStreams(admin, bootstrap, dir, BenchSupport.NAMESPACE, "bench-ttl", events, measureRestore));
-            log.accept(String.format(
-                    java.util.Locale.ROOT,
-                    "ttl-streams: %.0f events/s",
-                    rows.get(rows.size() - 1).eventsPerSecond()));
-            rows.add(runPassThrough(admin, bootstrap, dir, BenchSupport.NAMESPACE, "bench-pass", events));
-            log.accept(String.format(
-                    java.util.Locale.ROOT,
-                    "pass-through: %.0f events/s",
-                    rows.get(rows.size() - 1).eventsPerSecond()));
-        } finally {
-            BenchSupport.deleteRecursively(dir);
+        broker.createTopics(INSERTS_TOPIC, UPDATES_TOPIC, WARMUP_INSERTS_TOPIC, WARMUP_UPDATES_TOPIC);
+        long started = System.nanoTime();
+        produceWorkloads(INSERTS_TOPIC, UPDATES_TOPIC, events, 0);
+        log.accept(String.format(
+                Locale.ROOT, "produced 2 x %d events in %.1f s", events, (System.nanoTime() - started) / 1e9));
+        produceWorkloads(WARMUP_INSERTS_TOPIC, WARMUP_UPDATES_TOPIC, warmupEvents, WARMUP_FIRST_ID);
+        for (Variant variant : VARIANTS) {
+            unit(
+                    variant,
+                    "bench-" + variant.label + "-warmup",
+                    0,
+                    0,
+                    WARMUP_INSERTS_TOPIC,
+                    WARMUP_UPDATES_TOPIC,
+                    false);
         }
-    }
-
-    /** N inserts of new documents, keyed by document key, expiring in 30 days. */
-    private static void produce(String bootstrap, String topic, int count, long firstId) {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
-        ChangeEventFactory factory = new ChangeEventFactory(BenchSupport.NAMESPACE);
-        Instant now = Instant.now();
-        Instant expireAt = now.plus(Duration.ofDays(30));
-        try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
-            for (int i = 0; i < count; i++) {
-                long id = firstId + i;
-                Instant wallTime = now.plusMillis(i / 10);
-                producer.send(new ProducerRecord<>(
-                        topic,
-                        null,
-                        wallTime.toEpochMilli(),
-                        BenchSupport.keyJson(id),
-                        factory.write("insert", id, wallTime, expireAt.plusMillis(i))));
-            }
-            producer.flush();
-        }
-    }
-
-    private static TtlStreamsConfig config(String bootstrap, Path stateDir, String topic, String applicationId) {
-        return BenchSupport.config(Map.of(
-                StreamsConfig.APPLICATION_ID_CONFIG, applicationId,
-                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                StreamsConfig.STATE_DIR_CONFIG, stateDir.toString(),
-                TtlStreamsConfig.SOURCE_TOPICS_CONFIG, topic,
-                TtlStreamsConfig.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG, topic + "=" + BenchSupport.NAMESPACE));
-    }
-
-    private ThroughputRow runTtlStreams(
-            Admin admin, String bootstrap, Path dir, String topic, String applicationId, int count, boolean thenRestore)
-            throws InterruptedException {
-        Path stateDir = dir.resolve("state-" + applicationId);
-        TtlStreamsConfig config = config(bootstrap, stateDir, topic, applicationId);
-        TtlStreamsApp app = new TtlStreamsApp(config);
-        ThroughputRow row;
-        try {
-            row = timeRun(admin, app.streams(), applicationId, topic, count, TTL_STREAMS);
-            row = new ThroughputRow(
-                    row.topology(),
-                    row.events(),
-                    row.partitions(),
-                    row.seconds(),
-                    row.totalSeconds(),
-                    scheduledTotal(app.streams()));
-        } finally {
-            app.close();
-        }
-        if (thenRestore) {
-            restore = restore(config, count);
-        }
-        BenchSupport.deleteRecursively(stateDir);
-        return row;
-    }
-
-    private ThroughputRow runPassThrough(
-            Admin admin, String bootstrap, Path dir, String topic, String applicationId, int count)
-            throws InterruptedException {
-        Path stateDir = dir.resolve("state-" + applicationId);
-        TtlStreamsConfig config = config(bootstrap, stateDir, topic, applicationId);
-        // The same Kafka Streams properties as the processor's (EOS v2, default commit interval).
-        KafkaStreams streams = new KafkaStreams(passThrough(config), config.streamsProperties());
-        try {
-            return timeRun(admin, streams, applicationId, topic, count, PASS_THROUGH);
-        } finally {
-            streams.close(Duration.ofSeconds(30));
-            BenchSupport.deleteRecursively(stateDir);
-        }
-    }
-
-    /** Starts {@code streams} and waits until the group committed the end offsets of every partition of topic. */
-    private ThroughputRow timeRun(
-            Admin admin, KafkaStreams streams, String applicationId, String topic, int count, String name)
-            throws InterruptedException {
-        Map<TopicPartition, Long> ends = endOffsets(admin, topic);
-        long start = System.nanoTime();
-        streams.start();
-        long running = awaitRunning(streams, Duration.ofMinutes(2));
-        long deadline = System.nanoTime() + RUN_TIMEOUT.toNanos();
-        while (!committedAll(admin, applicationId, ends)) {
-            if (System.nanoTime() > deadline || streams.state() == KafkaStreams.State.ERROR) {
-                throw new IllegalStateException(
-                        name + " did not commit all " + count + " events (state " + streams.state() + ")");
-            }
-            Thread.sleep(20);
-        }
-        long done = System.nanoTime();
-        return new ThroughputRow(name, count, PARTITIONS, (done - running) / 1e9, (done - start) / 1e9, -1);
-    }
-
-    private static long awaitRunning(KafkaStreams streams, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (streams.state() != KafkaStreams.State.RUNNING) {
-            if (System.nanoTime() > deadline || streams.state() == KafkaStreams.State.ERROR) {
-                throw new IllegalStateException("Kafka Streams not RUNNING: " + streams.state());
-            }
-            Thread.sleep(5);
-        }
-        return System.nanoTime();
-    }
-
-    private static Map<TopicPartition, Long> endOffsets(Admin admin, String topic) throws InterruptedException {
-        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            request.put(new TopicPartition(topic, p), OffsetSpec.latest());
-        }
-        try {
-            Map<TopicPartition, Long> ends = new HashMap<>();
-            admin.listOffsets(request)
-                    .all()
-                    .get(30, TimeUnit.SECONDS)
-                    .forEach((tp, info) -> ends.put(tp, info.offset()));
-            return ends;
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("Cannot list end offsets of " + topic, e);
-        }
-    }
-
-    private static boolean committedAll(Admin admin, String group, Map<TopicPartition, Long> ends)
-            throws InterruptedException {
-        try {
-            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                    .partitionsToOffsetAndMetadata()
-                    .get(30, TimeUnit.SECONDS);
-            for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
-                OffsetAndMetadata offset = committed.get(end.getKey());
-                if (offset == null || offset.offset() < end.getValue()) {
-                    return false;
+        log.accept("warm-up done");
+        for (int round = 1; round <= rounds; round++) {
+            List<Variant> order = rotated(VARIANTS, round - 1);
+            for (int position = 1; position <= order.size(); position++) {
+                Variant variant = order.get(position - 1);
+                String app = String.format(Locale.ROOT, "bench-%s-round%02d", variant.label, round);
+                boolean restoreHere = round == rounds && variant == Variant.TTL_STREAMS;
+                for (Run run : unit(variant, app, round, position, INSERTS_TOPIC, UPDATES_TOPIC, restoreHere)) {
+                    runs.add(run);
+                    log.accept(String.format(
+                            Locale.ROOT,
+                            "round %d/%d %s %s: %.1f us stream-thread CPU/event, %.0f B/event, %.0f events/s",
+                            round,
+                            rounds,
+                            variant.label,
+                            run.workload().label,
+                            run.streamCpuMicrosPerEvent(),
+                            run.bytesPerEvent(),
+                            run.eventsPerSecond()));
                 }
             }
-            return true;
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            return false; // the group may not exist yet
         }
     }
 
-    /** Sum of documents-scheduled-total over the tasks (group stream-ttl-metrics). */
-    private static long scheduledTotal(KafkaStreams streams) {
-        double total = 0;
-        for (Map.Entry<MetricName, ? extends Metric> metric : streams.metrics().entrySet()) {
-            if (metric.getKey().name().equals(TtlMetrics.SCHEDULED + "-total")
-                    && metric.getKey().group().equals("stream-" + TtlMetrics.SCOPE + "-metrics")) {
-                total += ((Number) metric.getValue().metricValue()).doubleValue();
+    /** One variant over both workloads; returns the two runs. */
+    private List<Run> unit(
+            Variant variant,
+            String app,
+            int round,
+            int position,
+            String insertsTopic,
+            String updatesTopic,
+            boolean measureRestore)
+            throws InterruptedException {
+        List<Run> unit = new ArrayList<>();
+        switch (variant) {
+            case TTL_STREAMS -> {
+                TtlStreamsConfig inserts = broker.ttlConfig(app, insertsTopic, Map.of());
+                unit.add(measure(round, position, variant, Workload.INSERTS, app, inserts, ttlStreams(inserts)));
+                if (measureRestore) {
+                    restore = restore(app, inserts);
+                }
+                TtlStreamsConfig updates = broker.ttlConfig(app, updatesTopic, Map.of());
+                unit.add(measure(round, position, variant, Workload.NOOP_UPDATES, app, updates, ttlStreams(updates)));
+            }
+            case PASS_THROUGH -> {
+                for (Workload workload : Workload.values()) {
+                    String runApp = app + "-" + workload.label;
+                    String topic = workload == Workload.INSERTS ? insertsTopic : updatesTopic;
+                    TtlStreamsConfig config = broker.passThroughConfig(runApp, topic);
+                    KafkaStreams streams = new KafkaStreams(
+                            PassThroughTopology.build(config, BenchBroker.passThroughOutput(runApp)),
+                            config.streamsProperties());
+                    unit.add(measure(round, position, variant, workload, runApp, config, streams));
+                }
             }
         }
-        return (long) total;
+        return unit;
+    }
+
+    private static KafkaStreams ttlStreams(TtlStreamsConfig config) {
+        return new KafkaStreams(TtlTopology.build(config), config.streamsProperties());
+    }
+
+    /**
+     * N inserts of new documents due in 30 days, then an update of each a minute later that leaves expireAt as it
+     * was; both in the recent past, so that the broker sees no timestamps from the future.
+     */
+    private void produceWorkloads(String insertsTopic, String updatesTopic, int count, long firstId) {
+        ChangeEventFactory factory = new ChangeEventFactory(BenchSupport.NAMESPACE);
+        Instant inserted = Instant.now().minusSeconds(180);
+        Instant updated = inserted.plusSeconds(60);
+        Instant expireAt = inserted.plus(Duration.ofDays(30));
+        broker.produce(
+                count,
+                i -> event(
+                        insertsTopic,
+                        factory,
+                        "insert",
+                        1,
+                        firstId + i,
+                        inserted.plusMillis(i / 10),
+                        expireAt.plusMillis(i)));
+        broker.produce(
+                count,
+                i -> event(
+                        updatesTopic,
+                        factory,
+                        "update",
+                        2,
+                        firstId + i,
+                        updated.plusMillis(i / 10),
+                        expireAt.plusMillis(i)));
+    }
+
+    /** A change event keyed by document key, as the source connector writes it; same key, same partition. */
+    static ProducerRecord<String, String> event(
+            String topic,
+            ChangeEventFactory factory,
+            String operation,
+            int version,
+            long id,
+            Instant wallTime,
+            Instant expireAt) {
+        return new ProducerRecord<>(
+                topic,
+                null,
+                wallTime.toEpochMilli(),
+                BenchSupport.keyJson(id),
+                factory.write(operation, id, version, wallTime, expireAt));
+    }
+
+    /** Runs {@code streams} over its source topic from the beginning and measures it (see the class comment). */
+    private Run measure(
+            int round,
+            int position,
+            Variant variant,
+            Workload workload,
+            String app,
+            TtlStreamsConfig config,
+            KafkaStreams streams)
+            throws InterruptedException {
+        Map<TopicPartition, Long> ends = broker.endOffsets(config.sourceTopics().get(0));
+        Map<String, Long> before = broker.logBytesByTopic();
+        StreamsRun.Sample cost;
+        long processed;
+        long retries;
+        long errors;
+        long scheduled;
+        try (StreamsRun run = StreamsRun.start(streams, app)) {
+            run.awaitRunning(Duration.ofMinutes(2));
+            run.await("done with " + config.sourceTopics(), () -> broker.committedAll(app, ends), RUN_TIMEOUT);
+            cost = run.finish();
+            processed = (long) run.metric("stream-thread-metrics", "process-total");
+            retries = (long) run.metric("producer-metrics", "record-retry-total");
+            errors = (long) run.metric("producer-metrics", "record-error-total");
+            scheduled = variant == Variant.TTL_STREAMS
+                    ? (long) run.metric("stream-" + TtlMetrics.SCOPE + "-metrics", TtlMetrics.SCHEDULED + "-total")
+                    : -1;
+        }
+        Map<String, Long> written = new TreeMap<>();
+        broker.logBytesByTopic().forEach((topic, size) -> {
+            long grown = size - before.getOrDefault(topic, 0L);
+            if (topic.startsWith(app) && grown != 0) {
+                written.put("<app>" + topic.substring(app.length()), grown);
+            }
+        });
+        return new Run(round, position, variant, workload, processed, cost, written, retries, errors, scheduled);
     }
 
     /** Wipes the closed instance's state directory, starts it again and times the restoration. */
-    private RestoreRow restore(TtlStreamsConfig config, int count) throws InterruptedException {
-        Path stateDir = Path.of(config.streamsProperties().getProperty(StreamsConfig.STATE_DIR_CONFIG));
+    private RestoreRow restore(String app, TtlStreamsConfig config) throws InterruptedException {
+        Path stateDir = broker.stateDir(app);
         BenchSupport.deleteRecursively(stateDir);
-        TtlStreamsApp app = new TtlStreamsApp(config);
-        Map<String, Long> restoredByStore = new java.util.concurrent.ConcurrentHashMap<>();
-        java.util.concurrent.atomic.AtomicLong lastRestoreEnd = new java.util.concurrent.atomic.AtomicLong();
-        app.streams().setGlobalStateRestoreListener(new StateRestoreListener() {
+        KafkaStreams streams = ttlStreams(config);
+        Map<String, Long> restoredByStore = new ConcurrentHashMap<>();
+        AtomicLong lastRestoreEnd = new AtomicLong();
+        streams.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
             public void onRestoreStart(
                     TopicPartition partition, String store, long startingOffset, long endingOffset) {}
@@ -321,67 +434,50 @@ final class BrokerBench {
                 lastRestoreEnd.set(System.nanoTime());
             }
         });
-        try {
-            long start = System.nanoTime();
-            app.start();
-            long running = awaitRunning(app.streams(), Duration.ofMinutes(10));
-            long scheduleEntries = 0;
-            long indexEntries = 0;
-            long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
-            while (scheduleEntries < count || indexEntries < count) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Restored stores hold " + scheduleEntries + "/" + indexEntries
-                            + " entries, expected " + count);
-                }
-                try {
-                    scheduleEntries = countEntries(app.streams(), ScheduleStores.SCHEDULE);
-                    indexEntries = countEntries(app.streams(), ScheduleStores.INDEX);
-                } catch (org.apache.kafka.streams.errors.InvalidStateStoreException e) {
-                    Thread.sleep(20); // still restoring or migrating
-                }
-            }
+        long start = System.nanoTime();
+        try (StreamsRun run = StreamsRun.start(streams, app)) {
+            run.awaitRunning(Duration.ofMinutes(10));
+            long running = run.runningAtNanos();
+            long[] counts = new long[2];
+            run.await(
+                    "holding all " + events + " entries",
+                    () -> {
+                        counts[0] = countEntries(streams, ScheduleStores.SCHEDULE);
+                        counts[1] = countEntries(streams, ScheduleStores.INDEX);
+                        return counts[0] >= events && counts[1] >= events;
+                    },
+                    Duration.ofMinutes(10));
             long counted = System.nanoTime();
-            long restored =
-                    restoredByStore.values().stream().mapToLong(Long::longValue).sum();
             long restoreEnd = lastRestoreEnd.get() == 0 ? running : lastRestoreEnd.get();
-            return new RestoreRow(
-                    count,
-                    scheduleEntries,
-                    indexEntries,
-                    restored,
+            RestoreRow row = new RestoreRow(
+                    events,
+                    counts[0],
+                    counts[1],
+                    restoredByStore.values().stream().mapToLong(Long::longValue).sum(),
                     (running - start) / 1e6,
                     (restoreEnd - start) / 1e6,
-                    (counted - start) / 1e6,
-                    Map.copyOf(restoredByStore));
-        } finally {
-            app.close();
+                    (counted - start) / 1e6);
+            log.accept(String.format(
+                    Locale.ROOT, "restore of %d entries: RUNNING after %.0f ms", events, row.runningMs()));
+            return row;
         }
     }
 
+    /** Entries in a store, or -1 while it cannot be queried yet (restoring, migrating). */
     private static long countEntries(KafkaStreams streams, String store) {
-        ReadOnlyKeyValueStore<Object, Object> kv =
-                streams.store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.keyValueStore()));
-        long n = 0;
-        try (KeyValueIterator<Object, Object> all = kv.all()) {
-            while (all.hasNext()) {
-                all.next();
-                n++;
+        try {
+            ReadOnlyKeyValueStore<Object, Object> kv =
+                    streams.store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.keyValueStore()));
+            long n = 0;
+            try (KeyValueIterator<Object, Object> all = kv.all()) {
+                while (all.hasNext()) {
+                    all.next();
+                    n++;
+                }
             }
+            return n;
+        } catch (InvalidStateStoreException e) {
+            return -1;
         }
-        return n;
-    }
-
-    /** Parse with the engine's parser, write the raw event out; the same shape as the TopologyTestDriver one. */
-    private static Topology passThrough(TtlStreamsConfig config) {
-        ChangeEventParser parser = new ChangeEventParser(config.topicNamespaceMapping());
-        Topology topology = new Topology();
-        topology.addSource(
-                "source",
-                new StringDeserializer(),
-                new StringDeserializer(),
-                config.sourceTopics().toArray(String[]::new));
-        topology.addProcessor("parse", () -> new ThroughputBench.PassThrough(parser), "source");
-        topology.addSink("sink", PASS_OUT, new StringSerializer(), new StringSerializer(), "parse");
-        return topology;
     }
 }

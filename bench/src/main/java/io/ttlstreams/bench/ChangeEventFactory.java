@@ -4,6 +4,7 @@ import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
@@ -24,11 +25,15 @@ final class ChangeEventFactory {
         this.coll = parsed.collection();
     }
 
-    /** An insert or update of document {@code id} expiring at {@code expireAt}, seen at {@code wallTime}. */
-    String write(String operation, long id, Instant wallTime, Instant expireAt) {
+    /**
+     * An insert or update of document {@code id} expiring at {@code expireAt}, seen at {@code wallTime}. The
+     * document's {@code version} field lets an update change the document without touching what the rule reads.
+     */
+    String write(String operation, long id, int version, Instant wallTime, Instant expireAt) {
         BsonValue docId = BenchSupport.id(id);
         BsonDocument full = new BsonDocument("_id", docId)
                 .append("user", new BsonString("user-" + id))
+                .append("version", new BsonInt32(version))
                 .append("expireAt", new BsonDateTime(expireAt.toEpochMilli()));
         BsonTimestamp clusterTime = new BsonTimestamp((int) wallTime.getEpochSecond(), ++increment);
         return new BsonDocument("_id", new BsonDocument("_data", new BsonString("82" + clusterTime.getValue())))

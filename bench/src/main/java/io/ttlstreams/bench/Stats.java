@@ -35,6 +35,27 @@ public final class Stats {
         return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0;
     }
 
+    /**
+     * The most instants in any window {@code [t, t + windowLength)}, over every t: a limit per window holds in all
+     * windows exactly when this is at most the limit. The instants need not be sorted.
+     */
+    public static int maxInWindow(long[] instants, long windowLength) {
+        if (windowLength <= 0) {
+            throw new IllegalArgumentException("Window length must be positive, was " + windowLength);
+        }
+        long[] sorted = instants.clone();
+        Arrays.sort(sorted);
+        int most = 0;
+        int first = 0;
+        for (int last = 0; last < sorted.length; last++) {
+            while (sorted[last] - sorted[first] >= windowLength) {
+                first++;
+            }
+            most = Math.max(most, last - first + 1);
+        }
+        return most;
+    }
+
     /** The smallest sample. */
     public static double min(double[] samples) {
         return Arrays.stream(samples).min().orElseThrow(() -> new IllegalArgumentException("No samples"));

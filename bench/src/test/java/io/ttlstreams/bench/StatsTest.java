@@ -38,6 +38,22 @@ class StatsTest {
     }
 
     @Test
+    void shouldCountTheBusiestWindowWhereverItStarts() {
+        // [999, 1999) holds three; no window aligned to whole seconds does.
+        long[] instants = {1500, 0, 999, 1000, 2100};
+        assertThat(Stats.maxInWindow(instants, 1000)).isEqualTo(3);
+        assertThat(instants).containsExactly(1500, 0, 999, 1000, 2100);
+    }
+
+    @Test
+    void shouldKeepWindowsHalfOpen() {
+        assertThat(Stats.maxInWindow(new long[] {0, 1000, 2000}, 1000)).isEqualTo(1);
+        assertThat(Stats.maxInWindow(new long[] {5, 5, 5}, 1)).isEqualTo(3);
+        assertThat(Stats.maxInWindow(new long[0], 1000)).isZero();
+        assertThatThrownBy(() -> Stats.maxInWindow(new long[] {1}, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void shouldRejectNoSamplesAndBadPercentiles() {
         assertThatThrownBy(() -> Stats.percentile(new double[0], 50)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Stats.percentile(ONE_TO_HUNDRED, 0)).isInstanceOf(IllegalArgumentException.class);

@@ -1,0 +1,26 @@
+package io.ttlstreams.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BrokerBenchTest {
+
+    @Test
+    void shouldRotateTheOrderEachRound() {
+        List<String> variants = List.of("A", "B", "C");
+        assertThat(BrokerBench.rotated(variants, 0)).containsExactly("A", "B", "C");
+        assertThat(BrokerBench.rotated(variants, 1)).containsExactly("B", "C", "A");
+        assertThat(BrokerBench.rotated(variants, 2)).containsExactly("C", "A", "B");
+        assertThat(BrokerBench.rotated(variants, 3)).containsExactly("A", "B", "C");
+    }
+
+    @Test
+    void shouldPutEveryVariantFirstOnceInAsManyRoundsAsVariants() {
+        List<BrokerBench.Variant> firsts = List.of(0, 1).stream()
+                .map(round -> BrokerBench.rotated(BrokerBench.VARIANTS, round).get(0))
+                .toList();
+        assertThat(firsts).containsExactlyInAnyOrderElementsOf(BrokerBench.VARIANTS);
+    }
+}
