@@ -4,6 +4,7 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ConnectorDefinition;
+import io.ttlstreams.resync.ResyncSweep;
 import io.ttlstreams.secrets.Redaction;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -37,7 +38,8 @@ import picocli.CommandLine.Spec;
         description = {
             "Run the processor against the Kafka cluster named by bootstrap.servers in --config.",
             "With --embedded, or without --config, first start the embedded development stack (Kafka, Kafka"
-                    + " Connect with the MongoDB connectors, a MongoDB stand-in) on loopback."
+                    + " Connect with the MongoDB connectors, a MongoDB stand-in) on loopback.",
+            "With ttl.resync.interval.ms set, also resync every rule's documents from ttl.mongodb.uri each interval."
         },
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {
@@ -119,6 +121,13 @@ final class RunCommand implements Callable<Integer> {
             running = app;
             app.awaitRunning(Duration.ofMinutes(2));
         }
+        Optional<ResyncSweep> sweep;
+        try {
+            sweep = ResyncSweep.start(app.config());
+        } catch (ConfigException e) {
+            closeQuietly(running);
+            return fail(e.getMessage());
+        }
         out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
                 + ", writing delete commands to " + ttlConfig.deleteTopic());
         CountDownLatch stopped = new CountDownLatch(1);
@@ -126,6 +135,7 @@ final class RunCommand implements Callable<Integer> {
                 .addShutdownHook(new Thread(
                         () -> {
                             out.println("ttl-streams: stopping...");
+                            sweep.ifPresent(RunCommand::closeQuietly);
                             closeQuietly(running);
                             stopped.countDown();
                         },
