@@ -76,6 +76,7 @@ class SinkGuardIT {
     private SigningKey rightKey;
 
     @BeforeAll
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void start() throws InterruptedException {
         Map<String, String> settings = new HashMap<>(PipelineScenarios.RULES);
         settings.put("embedded.mongodb.port", "0");
@@ -91,6 +92,7 @@ class SinkGuardIT {
     }
 
     @AfterAll
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void stop() {
         if (producer != null) {
             producer.close(Duration.ofSeconds(5));
