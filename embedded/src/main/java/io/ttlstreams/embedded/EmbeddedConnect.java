@@ -124,13 +124,28 @@ public final class EmbeddedConnect implements AutoCloseable {
      * @throws EmbeddedStackException as {@link #createConnector(String, Map, Duration)}
      */
     public List<ConnectorStatus> createConnectors(Map<String, Map<String, String>> configsByName, Duration timeout) {
+        return putConnectors(configsByName, false, timeout);
+    }
+
+    /**
+     * Replaces the configuration of an existing connector, as a PUT to Connect's REST API does (its tasks restart
+     * with it), and waits until it and its tasks are RUNNING again.
+     *
+     * @throws EmbeddedStackException as {@link #createConnector(String, Map, Duration)}
+     */
+    public ConnectorStatus updateConnector(String name, Map<String, String> config, Duration timeout) {
+        return putConnectors(Map.of(name, config), true, timeout).get(0);
+    }
+
+    private List<ConnectorStatus> putConnectors(
+            Map<String, Map<String, String>> configsByName, boolean replace, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         Map<String, FutureCallback<Herder.Created<ConnectorInfo>>> pending = new LinkedHashMap<>();
         for (Map.Entry<String, Map<String, String>> entry : configsByName.entrySet()) {
             Map<String, String> config = new HashMap<>(entry.getValue());
             config.putIfAbsent("name", entry.getKey());
             FutureCallback<Herder.Created<ConnectorInfo>> callback = new FutureCallback<>();
-            herder().putConnectorConfig(entry.getKey(), config, false, callback);
+            herder().putConnectorConfig(entry.getKey(), config, replace, callback);
             pending.put(entry.getKey(), callback);
         }
         for (Map.Entry<String, FutureCallback<Herder.Created<ConnectorInfo>>> entry : pending.entrySet()) {

@@ -54,8 +54,9 @@ public final class EmbeddedStack implements AutoCloseable {
     private final List<Namespace> namespaces;
     private final String deleteTopic;
     private final String deadLetterTopic;
-    private final List<NamespacePattern> allowedNamespaces;
+    private List<NamespacePattern> allowedNamespaces;
     private final String commandSigningKey;
+    private final Duration connectorTimeout;
     private EmbeddedMongo mongo;
     private EmbeddedKafka kafka;
     private EmbeddedConnect connect;
@@ -74,6 +75,7 @@ public final class EmbeddedStack implements AutoCloseable {
                         .map(namespace -> new NamespacePattern(namespace.database(), namespace.collection()))
                         .toList();
         this.commandSigningKey = builder.commandSigningKey != null ? builder.commandSigningKey : randomSecret();
+        this.connectorTimeout = builder.connectorTimeout;
     }
 
     /** 32 random bytes, Base64: a fresh signing key for a stack that was given none. */
@@ -136,8 +138,29 @@ public final class EmbeddedStack implements AutoCloseable {
     }
 
     /** @return the namespaces the sink guard lets delete commands delete in */
-    public List<NamespacePattern> allowedNamespaces() {
+    public synchronized List<NamespacePattern> allowedNamespaces() {
         return allowedNamespaces;
+    }
+
+    /**
+     * Reconfigures the sink guard to let delete commands delete in {@code namespaces}, as {@code run} does when it
+     * registers the connectors rendered from changed rules, and waits until the sink runs again.
+     *
+     * @throws IllegalArgumentException when {@code namespaces} is empty
+     * @throws EmbeddedStackException when the sink does not run again in time
+     */
+    public synchronized void allowNamespaces(List<NamespacePattern> namespaces) {
+        if (namespaces.isEmpty()) {
+            throw new IllegalArgumentException("The sink guard needs at least one allowed namespace");
+        }
+        allowedNamespaces = List.copyOf(namespaces);
+        connect.updateConnector(DeleteSinkConfigs.CONNECTOR_NAME, sinkConfig(), connectorTimeout);
+        log.info("Sink guard now allows {}", allowedNamespaces);
+    }
+
+    private Map<String, String> sinkConfig() {
+        return DeleteSinkConfigs.forTopic(
+                deleteTopic, deadLetterTopic, mongo.connectionString(), allowedNamespaces, commandSigningKey);
     }
 
     /**
@@ -227,11 +250,8 @@ public final class EmbeddedStack implements AutoCloseable {
                     StandInSourceConfigs.connectorName(namespace),
                     StandInSourceConfigs.forNamespace(namespace, mongo.connectionString()));
         }
-        connectors.put(
-                DeleteSinkConfigs.CONNECTOR_NAME,
-                DeleteSinkConfigs.forTopic(
-                        deleteTopic, deadLetterTopic, mongo.connectionString(), allowedNamespaces, commandSigningKey));
-        connect.createConnectors(connectors, builder.connectorTimeout);
+        connectors.put(DeleteSinkConfigs.CONNECTOR_NAME, sinkConfig());
+        connect.createConnectors(connectors, connectorTimeout);
 
         startupDuration = Duration.ofNanos(System.nanoTime() - startNanos);
         log.info(

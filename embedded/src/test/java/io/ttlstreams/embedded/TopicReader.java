@@ -12,6 +12,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -30,13 +31,19 @@ public final class TopicReader implements AutoCloseable {
     private final List<ConsumerRecord<String, String>> seen = new ArrayList<>();
 
     public TopicReader(String bootstrapServers, String topic) {
+        this(bootstrapServers, topic, new StringDeserializer());
+    }
+
+    /**
+     * A reader of a topic whose values are not text (the audit topic's Avro records, say): {@code values} renders each
+     * as a string to match on.
+     */
+    public TopicReader(String bootstrapServers, String topic, Deserializer<String> values) {
         this.topic = topic;
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        consumer = new KafkaConsumer<>(props);
+        consumer = new KafkaConsumer<>(props, new StringDeserializer(), values);
         List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
                 .map(info -> new TopicPartition(topic, info.partition()))
                 .toList();

@@ -4,6 +4,7 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ConnectorDefinition;
+import io.ttlstreams.resync.ResyncSweep;
 import io.ttlstreams.secrets.Redaction;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -38,7 +39,8 @@ import picocli.CommandLine.Spec;
         description = {
             "Run the processor against the Kafka cluster named by bootstrap.servers in --config.",
             "With --embedded, or without --config, first start the embedded development stack (Kafka, Kafka"
-                    + " Connect with the MongoDB connectors, a MongoDB stand-in) on loopback."
+                    + " Connect with the MongoDB connectors, a MongoDB stand-in) on loopback.",
+            "With ttl.resync.interval.ms set, also resync every rule's documents from ttl.mongodb.uri each interval."
         },
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {
@@ -132,6 +134,13 @@ final class RunCommand implements Callable<Integer> {
                 throw notRunning;
             }
         }
+        Optional<ResyncSweep> sweep;
+        try {
+            sweep = ResyncSweep.start(app.config());
+        } catch (ConfigException e) {
+            closeQuietly(running);
+            return fail(e.getMessage());
+        }
         out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
                 + ", writing delete commands to " + ttlConfig.deleteTopic());
         // Released by SIGTERM or Ctrl-C (the shutdown hook), or by Kafka Streams failing for good.
@@ -142,6 +151,7 @@ final class RunCommand implements Callable<Integer> {
                         () -> {
                             if (!closed.getAndSet(true)) {
                                 out.println("ttl-streams: stopping...");
+                                sweep.ifPresent(RunCommand::closeQuietly);
                                 closeQuietly(running);
                             }
                             stopped.countDown();

@@ -140,6 +140,11 @@ public final class TtlStreamsApp implements AutoCloseable {
         return this;
     }
 
+    /** The configuration the processor runs with. */
+    public TtlStreamsConfig config() {
+        return config;
+    }
+
     /** The Kafka Streams instance, for status and metrics. */
     public KafkaStreams streams() {
         return streams;

@@ -14,7 +14,13 @@ import picocli.CommandLine.Command;
         versionProvider = VersionProvider.class,
         usageHelpAutoWidth = true,
         description = "Event-driven TTL engine for MongoDB data, built on Kafka Streams.",
-        subcommands = {RunCommand.class, ExplainCommand.class, ConnectConfigCommand.class, ConfigDocsCommand.class})
+        subcommands = {
+            RunCommand.class,
+            ResyncCommand.class,
+            ExplainCommand.class,
+            ConnectConfigCommand.class,
+            ConfigDocsCommand.class
+        })
 public final class TtlStreamsCli {
 
     /** Exit code for bad input: an invalid configuration, document or argument. */

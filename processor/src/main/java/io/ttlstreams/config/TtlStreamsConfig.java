@@ -49,6 +49,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
     private static final String EMBEDDED_GROUP = "Embedded local stack";
     private static final String SECURITY_GROUP = "Security";
     private static final String FAILURE_GROUP = "Failure handling";
+    private static final String RESYNC_GROUP = "Resync";
 
     public static final String RULES_CONFIG = "ttl.rules";
     public static final String RULES_DOC = "Names of the TTL rules, each configured under ttl.rule.<name>. (see the"
@@ -171,6 +172,24 @@ public final class TtlStreamsConfig extends AbstractConfig {
     public static final String THREAD_REPLACEMENTS_WINDOW_MS_CONFIG = "ttl.thread.replacements.window.ms";
     public static final String THREAD_REPLACEMENTS_WINDOW_MS_DOC =
             "The sliding window, in milliseconds, over which" + " ttl.thread.replacements.max counts thread failures.";
+
+    public static final String MONGODB_URI_CONFIG = "ttl.mongodb.uri";
+    public static final String MONGODB_URI_DOC = "MongoDB connection string from which ttl-streams resync and the"
+            + " periodic sweep read the rules' documents (mongodb:// or mongodb+srv://); its user needs the find"
+            + " action on the rules' namespaces. It carries credentials: never printed or logged, and a config"
+            + " provider reference such as ${file:/secrets/mongo.properties:uri} keeps it out of this file. Empty:"
+            + " no resync.";
+
+    public static final String RESYNC_INTERVAL_MS_CONFIG = "ttl.resync.interval.ms";
+    public static final String RESYNC_INTERVAL_MS_DOC = "Periodic sweep: every this many milliseconds (counted from"
+            + " the end of the previous sweep) run re-reads every rule's documents from ttl.mongodb.uri and publishes"
+            + " them as resync events, as ttl-streams resync does, for deployments where the change stream may lose"
+            + " events (a lost resume token, a processor started after the events' retention). The first sweep comes"
+            + " one interval after start-up. 0: off.";
+
+    public static final String RESYNC_BATCH_SIZE_CONFIG = "ttl.resync.batch.size";
+    public static final String RESYNC_BATCH_SIZE_DOC = "Documents a resync reads from MongoDB per batch; each batch"
+            + " is stamped with a cluster time taken just before it is read.";
 
     /** Kafka Streams' {@code application.id} unless the configuration sets one. */
     public static final String DEFAULT_APPLICATION_ID = "ttl-streams";
@@ -339,6 +358,27 @@ public final class TtlStreamsConfig extends AbstractConfig {
     /** Whether delete commands are suppressed. */
     public boolean dryRun() {
         return getBoolean(DRY_RUN_CONFIG);
+    }
+
+    /**
+     * The MongoDB connection string resyncs read from, credentials and all: never print it. Empty when none is
+     * configured.
+     */
+    public Optional<String> mongodbUri() {
+        return Optional.ofNullable(getPassword(MONGODB_URI_CONFIG))
+                .map(Password::value)
+                .filter(uri -> !uri.isBlank());
+    }
+
+    /** The interval of the periodic resync sweep; empty when it is off. */
+    public Optional<Duration> resyncInterval() {
+        long millis = getLong(RESYNC_INTERVAL_MS_CONFIG);
+        return millis == 0 ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
+    }
+
+    /** Documents a resync reads per batch. */
+    public int resyncBatchSize() {
+        return getInt(RESYNC_BATCH_SIZE_CONFIG);
     }
 
     /**
@@ -600,6 +640,28 @@ public final class TtlStreamsConfig extends AbstractConfig {
                                 TtlStreamsConfig::checkSigningKey),
                         Importance.HIGH,
                         COMMAND_SIGNING_KEY_DOC);
+        new Group(definition, RESYNC_GROUP)
+                .define(
+                        MONGODB_URI_CONFIG,
+                        Type.PASSWORD,
+                        null,
+                        Validators.nullOr(Validators.mongodbUri()),
+                        Importance.MEDIUM,
+                        MONGODB_URI_DOC)
+                .define(
+                        RESYNC_INTERVAL_MS_CONFIG,
+                        Type.LONG,
+                        0L,
+                        Range.atLeast(0),
+                        Importance.LOW,
+                        RESYNC_INTERVAL_MS_DOC)
+                .define(
+                        RESYNC_BATCH_SIZE_CONFIG,
+                        Type.INT,
+                        1_000,
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        RESYNC_BATCH_SIZE_DOC);
         return definition;
     }
 

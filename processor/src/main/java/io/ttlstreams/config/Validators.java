@@ -1,5 +1,6 @@
 package io.ttlstreams.config;
 
+import io.ttlstreams.contract.SigningKey;
 import io.ttlstreams.secrets.Redaction;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -10,6 +11,7 @@ import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
 
 /**
  * The validators this package's options share. Each check throws {@link IllegalArgumentException} with a plain
@@ -109,6 +111,25 @@ final class Validators {
             } catch (URISyntaxException e) {
                 // The reason and index only: the exception's message quotes the URL, user info and all.
                 throw new IllegalArgumentException("Not a URL: " + e.getReason() + " at index " + e.getIndex(), e);
+            }
+        });
+    }
+
+    /**
+     * A MongoDB connection string, for a PASSWORD option: the scheme only, as the driver parses the rest when a resync
+     * connects (a mongodb+srv:// string would cost a DNS lookup here), and errors never quote the value.
+     */
+    static ConfigDef.Validator mongodbUri() {
+        return of("a mongodb:// or mongodb+srv:// connection string", value -> {
+            String uri = value instanceof Password password ? password.value() : String.valueOf(value);
+            if (SigningKey.isUnresolvedReference(uri)) {
+                throw new IllegalArgumentException("An unresolved config provider reference; the configuration needs"
+                        + " config.providers (e.g. config.providers=file with config.providers.file.class="
+                        + "org.apache.kafka.common.config.provider.FileConfigProvider)");
+            }
+            if (!uri.isBlank() && !uri.startsWith("mongodb://") && !uri.startsWith("mongodb+srv://")) {
+                throw new IllegalArgumentException(
+                        "Must be a MongoDB connection string, mongodb://... or" + " mongodb+srv://...");
             }
         });
     }

@@ -20,9 +20,10 @@ import org.bson.json.JsonWriterSettings;
 /**
  * The change-stream pipeline of one database's source connector: a {@code $match} that keeps the operations and
  * namespaces the processor acts on, and a {@code $project} that keeps only the fields it reads, so that large
- * documents never cross Kafka.
+ * documents never cross Kafka. {@link #documentPaths} is public: {@code ttl-streams resync} reads documents with the
+ * same projection, so that a resync carries exactly what a change event would.
  */
-final class ChangeStreamPipeline {
+public final class ChangeStreamPipeline {
 
     /** Every operation type the processor handles; anything else would only cost a topic write. */
     static final List<String> OPERATION_TYPES =
@@ -71,11 +72,14 @@ final class ChangeStreamPipeline {
     }
 
     /**
-     * The document paths the rules read: each rule's date field, per-document TTL field and partial-filter paths,
-     * plus {@code _id}; a path under another listed path is left out, because MongoDB rejects such a projection as
-     * a path collision and the parent already carries it.
+     * The document paths the rules read: each rule's date field, per-document TTL field, modified field and
+     * partial-filter paths, plus {@code _id}; a path under another listed path is left out, because MongoDB rejects
+     * such a projection as a path collision and the parent already carries it.
+     *
+     * @param rules the rules that apply to the documents read; every rule of a namespace, since the processor
+     *     evaluates them all on each document and a field projected away reads as missing
      */
-    static List<String> documentPaths(List<TtlRule> rules) {
+    public static List<String> documentPaths(List<TtlRule> rules) {
         Set<String> paths = new TreeSet<>();
         paths.add(DOCUMENT_ID);
         for (TtlRule rule : rules) {
@@ -84,6 +88,10 @@ final class ChangeStreamPipeline {
             }
             if (rule.documentTtlField() != null) {
                 paths.add(rule.documentTtlField());
+            }
+            if (rule.modifiedField() != null) {
+                // Pinned in the delete filter: projected away, it would pin {"$exists": false}, which never matches.
+                paths.add(rule.modifiedField());
             }
             if (rule.partialFilter() != null) {
                 addFilterPaths(rule.partialFilter(), paths);

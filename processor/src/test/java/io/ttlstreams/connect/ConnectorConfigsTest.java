@@ -128,6 +128,22 @@ class ConnectorConfigsTest {
     }
 
     @Test
+    void shouldProjectTheModifiedFieldWhichTheDeleteFilterPins() {
+        TtlStreamsConfig config = config(
+                "ttl.rules", "events",
+                "ttl.rule.events.namespace", "app.events",
+                "ttl.rule.events.mode", "last-modified",
+                "ttl.rule.events.expire.after.seconds", "60",
+                "ttl.rule.events.modified.field", "meta.updatedAt");
+
+        BsonDocument project =
+                stage(ConnectorConfigs.render(config, URI, false).sources().get(0), "$project");
+
+        // Without it every event's document lacks the field, and the filter pins {"$exists": false}: no delete.
+        assertThat(project.keySet()).contains("fullDocument.meta.updatedAt");
+    }
+
+    @Test
     void shouldRenderOneSourceConnectorPerDatabase() {
         TtlStreamsConfig config = config(
                 "ttl.rules",

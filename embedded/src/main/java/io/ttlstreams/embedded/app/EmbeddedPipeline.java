@@ -4,6 +4,7 @@ import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.embedded.EmbeddedStack;
 import io.ttlstreams.rules.TtlRule;
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ import org.apache.kafka.streams.StreamsConfig;
 public final class EmbeddedPipeline implements AutoCloseable {
 
     private final EmbeddedStack stack;
-    private final TtlStreamsConfig processorConfig;
+    private TtlStreamsConfig processorConfig;
     private TtlStreamsApp processor;
 
     private EmbeddedPipeline(EmbeddedStack stack, TtlStreamsConfig processorConfig) {
@@ -82,7 +83,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
 
     /**
      * The user's configuration pointed at the embedded broker, reading the stand-in's topics, signing with the key
-     * the stack's sink guard verifies.
+     * the stack's sink guard verifies, resyncing from the stand-in.
      */
     private static TtlStreamsConfig processorConfig(TtlStreamsConfig config, EmbeddedStack stack) {
         Map<String, Object> props = new HashMap<>(config.originals());
@@ -95,6 +96,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 String.join(",", stack.sourceTopics().values()));
         props.put(TtlStreamsConfig.SOURCE_TOPIC_PREFIX_CONFIG, "");
         props.put(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG, stack.commandSigningKey());
+        props.put(TtlStreamsConfig.MONGODB_URI_CONFIG, stack.mongoConnectionString());
         return new TtlStreamsConfig(props);
     }
 
@@ -102,6 +104,31 @@ public final class EmbeddedPipeline implements AutoCloseable {
     public void startProcessor() throws InterruptedException {
         processor = new TtlStreamsApp(processorConfig).start();
         processor.awaitRunning(Duration.ofMinutes(1));
+    }
+
+    /**
+     * Stops the processor and starts it again on the same state with {@code config}: changed rules, dry run, any
+     * setting, as an operator restarting with a new configuration would. The sink guard is reconfigured for the new
+     * rules' namespaces first, as {@code run} does when it registers the connectors rendered from them.
+     *
+     * @throws IllegalArgumentException when {@code config} needs a namespace the stack does not watch: the stand-in's
+     *     source connectors are fixed when the stack starts, so list such a namespace's topic in {@value
+     *     TtlStreamsConfig#SOURCE_TOPICS_CONFIG} of the first configuration
+     */
+    public void restartProcessor(TtlStreamsConfig config) throws InterruptedException {
+        Set<Namespace> unwatched = new LinkedHashSet<>(watchedNamespaces(config));
+        stack.namespaces().forEach(unwatched::remove);
+        if (!unwatched.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "The embedded stack does not watch " + unwatched + "; it watches " + stack.namespaces());
+        }
+        stopProcessor();
+        List<NamespacePattern> allowed = ConnectorConfigs.allowedNamespaces(config);
+        if (!allowed.equals(stack.allowedNamespaces())) {
+            stack.allowNamespaces(allowed);
+        }
+        processorConfig = processorConfig(config, stack);
+        startProcessor();
     }
 
     /** Stops the processor, leaving the stack running (restart tests). */

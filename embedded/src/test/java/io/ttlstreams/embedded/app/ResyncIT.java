@@ -1,0 +1,340 @@
+package io.ttlstreams.embedded.app;
+
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Updates.set;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.ttlstreams.app.TtlStreamsCli;
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.embedded.TopicReader;
+import io.ttlstreams.processor.TtlMetrics;
+import io.ttlstreams.resync.KafkaResyncPublisher;
+import io.ttlstreams.resync.Resync;
+import io.ttlstreams.resync.ResyncEvent;
+import io.ttlstreams.resync.ResyncProgress;
+import io.ttlstreams.resync.ResyncSelection;
+import io.ttlstreams.resync.ResyncSink;
+import io.ttlstreams.rules.Deadlines;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
+import org.bson.Document;
+import org.bson.types.ObjectId;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestInstance.Lifecycle;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * Issue 11 on the embedded pipeline: documents the processor saw no rule for are scheduled by {@code ttl-streams
+ * resync} once a rule for them is added, and deleted at their deadlines (those long passed at once), none early; the
+ * resync events are keyed and partitioned exactly as the connector's change events of the same documents; and a resync
+ * that read a document before a renewal, but arrives after it, does not undo the renewal.
+ *
+ * <p>The stack watches app.sessions (a rule in every configuration) and app.tokens (a rule only once it is added).
+ */
+@Tag("integration")
+@TestInstance(Lifecycle.PER_CLASS)
+@Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
+class ResyncIT {
+
+    private static final Namespace SESSIONS = Namespace.parse("app.sessions");
+    private static final Namespace TOKENS = Namespace.parse("app.tokens");
+    private static final Duration WAIT = ExpiryProbe.WAIT;
+
+    private EmbeddedPipeline pipeline;
+    private MongoClient client;
+    private TopicReader deletes;
+    private ExpiryProbe sessions;
+    private ExpiryProbe tokens;
+    private Map<String, String> running;
+
+    @TempDir
+    Path dir;
+
+    /** A rule on app.sessions, and with {@code tokens} one on app.tokens too; both topics read either way. */
+    private static Map<String, String> settings(boolean tokens) {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("ttl.rules", tokens ? "sessions,tokens" : "sessions");
+        settings.put("ttl.rule.sessions.namespace", SESSIONS.toString());
+        settings.put("ttl.rule.sessions.field", "expireAt");
+        if (tokens) {
+            settings.put("ttl.rule.tokens.namespace", TOKENS.toString());
+            settings.put("ttl.rule.tokens.field", "expireAt");
+        }
+        settings.put("ttl.source.topics", SESSIONS + "," + TOKENS);
+        settings.put("embedded.mongodb.port", "0");
+        settings.put("embedded.kafka.port", "0");
+        settings.put("embedded.connect.port", "0");
+        // One partition: a barrier (a later marker that must be handled first) proves nothing across partitions.
+        settings.put("embedded.partitions", "1");
+        return settings;
+    }
+
+    @BeforeAll
+    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
+    void start() throws InterruptedException {
+        running = settings(false);
+        pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(running));
+        client = MongoClients.create(pipeline.stack().mongoConnectionString());
+        deletes = new TopicReader(
+                pipeline.stack().bootstrapServers(), pipeline.stack().deleteTopic());
+        sessions = new ExpiryProbe(client, SESSIONS, deletes, pipeline::processor);
+        tokens = new ExpiryProbe(client, TOKENS, deletes, pipeline::processor);
+    }
+
+    @AfterAll
+    @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
+    void stop() {
+        if (deletes != null) {
+            deletes.close();
+        }
+        if (client != null) {
+            client.close();
+        }
+        if (pipeline != null) {
+            pipeline.close();
+        }
+    }
+
+    /** Restarts the processor with {@code settings} unless it runs with them already. */
+    private void runWith(Map<String, String> settings) throws InterruptedException {
+        if (!settings.equals(running)) {
+            pipeline.restartProcessor(new TtlStreamsConfig(settings));
+            running = settings;
+        }
+    }
+
+    @Test
+    void shouldScheduleTheExistingDocumentsOfANewRuleOnResyncAndDeleteEachAtItsDeadline() throws Exception {
+        runWith(settings(false));
+        Instant longGone = ExpiryProbe.deadlineIn(-3600);
+        Instant justGone = ExpiryProbe.deadlineIn(-1);
+        Instant deadline = ExpiryProbe.deadlineIn(25);
+        List<Object> passed = List.of("long-gone", new ObjectId());
+        List<Object> future = List.of(1L << 40, new Document("tenant", "t1").append("n", 7));
+        tokens.insertExpiring(passed.get(0), longGone);
+        tokens.insertExpiring(passed.get(1), justGone);
+        future.forEach(id -> tokens.insertExpiring(id, deadline));
+        tokens.collection().insertOne(new Document("_id", "no-expiry"));
+        List<Object> all = new ArrayList<>(passed);
+        all.addAll(future);
+        all.add("no-expiry");
+        try (TopicReader source = new TopicReader(pipeline.stack().bootstrapServers(), TOKENS.toString())) {
+            // The processor read their inserts under rules without app.tokens: they are delivered, and ignored.
+            long inserts = source.readUntil("the insert of no-expiry", r -> isEventFor(r, "insert", "no-expiry"), WAIT)
+                            .size()
+                    + 1;
+            awaitConsumed(TOKENS.toString(), inserts);
+            runWith(settings(true));
+            for (Object id : all) {
+                assertThat(await("the stores of the restarted processor")
+                                .atMost(WAIT)
+                                .ignoreExceptionsInstanceOf(InvalidStateStoreException.class)
+                                .until(() -> tokens.scheduledDeadline(id), found -> true))
+                        .as("%s scheduled before the resync", id)
+                        .isEmpty();
+            }
+
+            Path config = cliConfig();
+            Cli dryRun = cli("resync", "--config", config.toString(), "--rule", "tokens", "--dry-run");
+            assertThat(dryRun.exitCode).as(dryRun.err).isZero();
+            assertThat(dryRun.out)
+                    .contains("app.tokens: reading about 5 documents, publishing to topic app.tokens")
+                    .contains("rule tokens: 4 to schedule, deadlines " + Deadlines.format(longGone) + " to "
+                            + Deadlines.format(deadline) + ", 2 already due")
+                    .contains("no rule expires 1 documents");
+
+            Cli resync = cli("resync", "--config", config.toString(), "--namespace", TOKENS.toString());
+            assertThat(resync.exitCode).as(resync.err).isZero();
+            assertThat(resync.out)
+                    .contains("app.tokens: 5/5 documents read (100%)")
+                    .contains("app.tokens: 5 documents read, 5 resync events published to topic app.tokens")
+                    .contains("rule tokens: 4 to schedule")
+                    .contains("Stamped with this machine's clock");
+            await(passed + " deleted at once")
+                    .atMost(ExpiryProbe.WITHIN)
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> tokens.collection().countDocuments(in("_id", passed)) == 0);
+            assertThat(Instant.now())
+                    .as("the scenario needs the resync done before the future deadline")
+                    .isBefore(deadline);
+            tokens.assertExpireOnTime(future, deadline);
+            assertThat(tokens.commandsBeforeBarrier("no-expiry", deadline)).isEmpty();
+            assertThat(tokens.exists("no-expiry")).isTrue();
+
+            // One resync event per document, the real run's (the dry run published none), with the same key bytes,
+            // hence the same partition, as the connector's change event of the document.
+            for (Object id : all) {
+                ConsumerRecord<String, String> insert = only(source.poll(r -> isEventFor(r, "insert", id)));
+                ConsumerRecord<String, String> resynced = only(source.poll(r -> isEventFor(r, "resync", id)));
+                assertThat(resynced.key()).as("key of %s", id).isEqualTo(insert.key());
+                assertThat(resynced.partition()).as("partition of %s", id).isEqualTo(insert.partition());
+            }
+        }
+    }
+
+    @Test
+    void shouldNotUndoARenewalThatRacedTheResync() throws Exception {
+        Instant first = ExpiryProbe.deadlineIn(8);
+        sessions.insertExpiring("raced", first);
+        sessions.awaitScheduled("raced", first);
+        BsonTimestamp inserted;
+        try (TopicReader source = new TopicReader(pipeline.stack().bootstrapServers(), SESSIONS.toString())) {
+            inserted = clusterTimeOf(only(await("the insert of raced")
+                    .atMost(WAIT)
+                    .until(() -> source.poll(r -> isEventFor(r, "insert", "raced")), found -> !found.isEmpty())));
+        }
+        // Read now, published later: a resync stamped after the insert, so that only the renewal can make it stale.
+        ResyncEvent read = await("a resync of raced stamped after its insert")
+                .atMost(WAIT)
+                .until(this::readRaced, event -> stampOf(event).compareTo(inserted) > 0);
+        Instant renewed = first.plusSeconds(4);
+        sessions.collection().updateOne(eq("_id", "raced"), set("expireAt", Date.from(renewed)));
+        sessions.awaitScheduled("raced", renewed);
+        assertThat(Instant.now())
+                .as("the scenario needs the renewal applied before the first deadline")
+                .isBefore(first);
+        double stale = resyncsStale();
+
+        try (KafkaResyncPublisher publisher = KafkaResyncPublisher.create(pipeline.processorConfig())) {
+            publisher.publish(read);
+            publisher.flush();
+        }
+
+        await("the resync ignored as older than the renewal").atMost(WAIT).until(() -> resyncsStale() > stale);
+        assertThat(sessions.scheduledDeadline("raced")).contains(renewed);
+        sessions.assertExpiresOnTime("raced", renewed);
+        assertThat(sessions.commandsBeforeItsCommand("raced", renewed)).isEmpty();
+    }
+
+    /** Resyncs app.sessions into a sink that keeps the events, and returns that of document raced. */
+    private ResyncEvent readRaced() {
+        List<ResyncEvent> held = new ArrayList<>();
+        ResyncSink holding = new ResyncSink() {
+            @Override
+            public void publish(ResyncEvent event) {
+                held.add(event);
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        new Resync(pipeline.processorConfig(), client, Clock.systemUTC())
+                .run(
+                        new ResyncSelection(Optional.of(SESSIONS), Optional.empty()),
+                        Optional.of(holding),
+                        ResyncProgress.none());
+        return held.stream()
+                .filter(event -> event.key().equals("{\"_id\": \"raced\"}"))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    private static BsonTimestamp stampOf(ResyncEvent event) {
+        return BsonDocument.parse(event.value()).getTimestamp("clusterTime");
+    }
+
+    private static BsonTimestamp clusterTimeOf(ConsumerRecord<String, String> event) {
+        return BsonDocument.parse(event.value()).getTimestamp("clusterTime");
+    }
+
+    /** Whether a source record is the {@code operationType} event of document {@code id}. */
+    private static boolean isEventFor(ConsumerRecord<String, String> record, String operationType, Object id) {
+        BsonDocument event = BsonDocument.parse(record.value());
+        return event.getString("operationType").getValue().equals(operationType)
+                && event.getDocument("documentKey").equals(ExpiryProbe.documentKey(id));
+    }
+
+    private static ConsumerRecord<String, String> only(List<ConsumerRecord<String, String>> records) {
+        assertThat(records).hasSize(1);
+        return records.get(0);
+    }
+
+    /** The running processor's resyncs-stale-total, over its tasks. */
+    private double resyncsStale() {
+        return pipeline.processor().streams().metrics().entrySet().stream()
+                .filter(metric -> metric.getKey().name().equals(TtlMetrics.RESYNC_STALE + "-total"))
+                .mapToDouble(metric -> ((Number) metric.getValue().metricValue()).doubleValue())
+                .sum();
+    }
+
+    /** Waits until the processor has committed reading {@code records} records of single-partition {@code topic}. */
+    private void awaitConsumed(String topic, long records) {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, pipeline.stack().bootstrapServers());
+        String group = pipeline.processorConfig().streamsProperties().getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
+        TopicPartition partition = new TopicPartition(topic, 0);
+        try (Admin admin = Admin.create(props)) {
+            await("the processor past the first " + records + " records of " + topic)
+                    .atMost(WAIT)
+                    .until(() -> {
+                        OffsetAndMetadata committed = admin.listConsumerGroupOffsets(group)
+                                .partitionsToOffsetAndMetadata()
+                                .get()
+                                .get(partition);
+                        return committed != null && committed.offset() >= records;
+                    });
+        }
+    }
+
+    /** The processor's configuration as a file, for the command line. */
+    private Path cliConfig() throws IOException {
+        Properties props = new Properties();
+        pipeline.processorConfig().originals().forEach((key, value) -> props.setProperty(key, String.valueOf(value)));
+        Path file = dir.resolve("processor.properties");
+        try (Writer out = Files.newBufferedWriter(file)) {
+            props.store(out, null);
+        }
+        return file;
+    }
+
+    private record Cli(int exitCode, String out, String err) {}
+
+    private static Cli cli(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = TtlStreamsCli.commandLine();
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        int exitCode = commandLine.execute(args);
+        return new Cli(exitCode, out.toString(), err.toString());
+    }
+}

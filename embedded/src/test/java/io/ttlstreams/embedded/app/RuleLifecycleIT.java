@@ -1,0 +1,173 @@
+package io.ttlstreams.embedded.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.embedded.TopicReader;
+import io.ttlstreams.schema.ExpiryEvent;
+import io.ttlstreams.schema.ExpiryOutcome;
+import io.ttlstreams.serde.AvroSerde;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestInstance.Lifecycle;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
+
+/**
+ * Rules changed across restarts, on the embedded pipeline: the documents of a rule removed while they were scheduled
+ * are never deleted (their entries are cancelled and audited as RULE_REMOVED), and under {@code ttl.dry.run} a due
+ * document is audited as DRY_RUN and gets no delete command.
+ *
+ * <p>The stack watches app.sessions (a rule in every configuration) and app.carts (a rule only in some).
+ */
+@Tag("integration")
+@TestInstance(Lifecycle.PER_CLASS)
+@Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
+class RuleLifecycleIT {
+
+    private static final Namespace SESSIONS = Namespace.parse("app.sessions");
+    private static final Namespace CARTS = Namespace.parse("app.carts");
+    private static final String AUDIT_TOPIC = "ttl.audit";
+
+    private EmbeddedPipeline pipeline;
+    private MongoClient client;
+    private TopicReader deletes;
+    private TopicReader audit;
+    private ExpiryProbe sessions;
+    private ExpiryProbe carts;
+    private Map<String, String> running;
+
+    /** A rule on app.sessions, with {@code carts} one on app.carts too; audited; both topics read either way. */
+    private static Map<String, String> settings(boolean carts, boolean dryRun) {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("ttl.rules", carts ? "sessions,carts" : "sessions");
+        settings.put("ttl.rule.sessions.namespace", SESSIONS.toString());
+        settings.put("ttl.rule.sessions.field", "expireAt");
+        if (carts) {
+            settings.put("ttl.rule.carts.namespace", CARTS.toString());
+            settings.put("ttl.rule.carts.field", "expireAt");
+        }
+        settings.put("ttl.source.topics", SESSIONS + "," + CARTS);
+        settings.put("ttl.audit.topic", AUDIT_TOPIC);
+        settings.put("ttl.dry.run", Boolean.toString(dryRun));
+        settings.put("embedded.mongodb.port", "0");
+        settings.put("embedded.kafka.port", "0");
+        settings.put("embedded.connect.port", "0");
+        // One partition: a barrier (a later marker that must be handled first) proves nothing across partitions.
+        settings.put("embedded.partitions", "1");
+        return settings;
+    }
+
+    /** Renders an audit record as "OUTCOME db.coll", to match on beside its key, the document key. */
+    private static Deserializer<String> auditOutcomes() {
+        Deserializer<ExpiryEvent> events = AvroSerde.of(ExpiryEvent.class).deserializer();
+        return (topic, bytes) -> {
+            ExpiryEvent event = events.deserialize(topic, bytes);
+            return event.getOutcome() + " " + event.getNamespace();
+        };
+    }
+
+    @BeforeAll
+    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
+    void start() throws InterruptedException {
+        running = settings(true, false);
+        pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(running));
+        client = MongoClients.create(pipeline.stack().mongoConnectionString());
+        deletes = new TopicReader(
+                pipeline.stack().bootstrapServers(), pipeline.stack().deleteTopic());
+        audit = new TopicReader(pipeline.stack().bootstrapServers(), AUDIT_TOPIC, auditOutcomes());
+        sessions = new ExpiryProbe(client, SESSIONS, deletes, pipeline::processor);
+        carts = new ExpiryProbe(client, CARTS, deletes, pipeline::processor);
+    }
+
+    @AfterAll
+    @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
+    void stop() {
+        if (audit != null) {
+            audit.close();
+        }
+        if (deletes != null) {
+            deletes.close();
+        }
+        if (client != null) {
+            client.close();
+        }
+        if (pipeline != null) {
+            pipeline.close();
+        }
+    }
+
+    /** Restarts the processor with {@code settings} unless it runs with them already. */
+    private void runWith(Map<String, String> settings) throws InterruptedException {
+        if (!settings.equals(running)) {
+            pipeline.restartProcessor(new TtlStreamsConfig(settings));
+            running = settings;
+        }
+    }
+
+    private static boolean isAuditOf(
+            ConsumerRecord<String, String> record, ExpiryOutcome outcome, Namespace ns, Object id) {
+        return record.value().equals(outcome + " " + ns)
+                && record.key().equals(io.ttlstreams.contract.CanonicalJson.of(ExpiryProbe.documentKey(id)));
+    }
+
+    @Test
+    void shouldDeleteNoDocumentOfARuleRemovedWhileTheyWereScheduled() throws InterruptedException {
+        runWith(settings(true, false));
+        Instant deadline = ExpiryProbe.deadlineIn(4);
+        List<Object> ids = List.of("cart-1", "cart-2", "cart-3");
+        for (Object id : ids) {
+            carts.insertExpiring(id, deadline);
+        }
+        for (Object id : ids) {
+            carts.awaitScheduled(id, deadline);
+        }
+
+        runWith(settings(false, false));
+
+        // Due after the carts, wherever the restart ended: their commands would have come first.
+        Instant after = Instant.now().isAfter(deadline) ? Instant.now() : deadline;
+        List<ConsumerRecord<String, String>> before = sessions.beforeBarrier("removed-rule-barrier", after);
+        for (Object id : ids) {
+            assertThat(before).as("delete commands for %s", id).noneMatch(r -> carts.isCommandFor(r, id));
+            assertThat(carts.exists(id)).as("%s exists", id).isTrue();
+            await(id + " audited as RULE_REMOVED")
+                    .atMost(ExpiryProbe.WAIT)
+                    .until(
+                            () -> audit.poll(r -> isAuditOf(r, ExpiryOutcome.RULE_REMOVED, CARTS, id)),
+                            found -> !found.isEmpty());
+        }
+    }
+
+    @Test
+    void shouldEmitNoDeleteCommandInADryRun() throws InterruptedException {
+        runWith(settings(false, true));
+        Instant deadline = ExpiryProbe.deadlineIn(1);
+        sessions.insertExpiring("dry", deadline);
+        await("dry audited as DRY_RUN")
+                .atMost(ExpiryProbe.WAIT)
+                .until(
+                        () -> audit.poll(r -> isAuditOf(r, ExpiryOutcome.DRY_RUN, SESSIONS, "dry")),
+                        found -> !found.isEmpty());
+
+        // Out of the dry run, a document due after it is the barrier: a command for dry would have come first.
+        runWith(settings(false, false));
+
+        assertThat(sessions.commandsBeforeBarrier("dry", Instant.now())).isEmpty();
+        assertThat(sessions.exists("dry")).isTrue();
+    }
+}

@@ -1,0 +1,189 @@
+package io.ttlstreams.resync;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoConfigurationException;
+import com.mongodb.client.FindIterable;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoCursor;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Projections;
+import com.mongodb.connection.ClusterType;
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ChangeStreamPipeline;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.resync.ResyncPlan.ResyncTarget;
+import io.ttlstreams.resync.ResyncReport.NamespaceResult;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.common.config.ConfigException;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.conversions.Bson;
+
+/**
+ * One resync pass: reads the selected namespaces' documents from MongoDB, only {@code _id} and the fields the rules
+ * read (the source connector's projection, {@link ChangeStreamPipeline#documentPaths}), in batches, and publishes each
+ * as a {@link ResyncEvent} to its namespace's source topic, or, in a dry run, only evaluates it.
+ *
+ * <p>Each batch is stamped with a cluster time taken just before it is read ({@link ReadStamp}), so that no resync
+ * claims to be newer than what it read. A collection is read with one cursor: a batch ends where the driver's buffer
+ * does, and the stamp of the next one is taken before the {@code getMore} that fetches it.
+ *
+ * <p>Not thread-safe: one pass at a time per instance.
+ */
+public final class Resync {
+
+    /** The application name the MongoDB server logs for resync connections. */
+    private static final String APPLICATION_NAME = "ttl-streams-resync";
+
+    private final TtlStreamsConfig config;
+    private final MongoClient client;
+    private final Clock clock;
+
+    /**
+     * @param config the rules, the source topics, the batch size
+     * @param client the MongoDB client to read with; the caller closes it
+     * @param clock the stamp of last resort, for servers that report no cluster time
+     */
+    public Resync(TtlStreamsConfig config, MongoClient client, Clock clock) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.client = Objects.requireNonNull(client, "client");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * A MongoDB client for {@value TtlStreamsConfig#MONGODB_URI_CONFIG}.
+     *
+     * @throws ConfigException naming the option when it is unset or the driver cannot parse it (the message never
+     *     quotes the value, which carries credentials)
+     */
+    public static MongoClient mongoClient(TtlStreamsConfig config) {
+        String uri = config.mongodbUri()
+                .orElseThrow(() -> new ConfigException(TtlStreamsConfig.MONGODB_URI_CONFIG
+                        + " is not set: name the MongoDB deployment the rules' documents are read from"));
+        ConnectionString connectionString;
+        try {
+            connectionString = new ConnectionString(uri);
+        } catch (IllegalArgumentException | MongoConfigurationException invalid) {
+            throw new ConfigException(TtlStreamsConfig.MONGODB_URI_CONFIG + " is not a usable MongoDB connection"
+                    + " string: " + invalid.getMessage());
+        }
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(connectionString)
+                .applicationName(APPLICATION_NAME)
+                .build());
+    }
+
+    /**
+     * Runs one pass.
+     *
+     * @param sink where the events go; empty for a dry run, which reads and evaluates but publishes nothing
+     * @return what was read, published and would be scheduled, per namespace and rule
+     * @throws IllegalArgumentException when the selection names an unknown rule or a namespace no rule covers
+     * @throws com.mongodb.MongoException when MongoDB cannot be read
+     * @throws org.apache.kafka.common.KafkaException when events cannot be published
+     */
+    public ResyncReport run(ResyncSelection selection, Optional<ResyncSink> sink, ResyncProgress progress) {
+        ResyncReport report = new ResyncReport(sink.isEmpty());
+        try (ReadStamps stamps = ReadStamps.open(client, clock)) {
+            ResyncPlan plan = ResyncPlan.of(config, selection, this::collectionsOf);
+            plan.skipped().forEach(report::skipped);
+            for (ResyncTarget target : plan.targets()) {
+                Optional<BsonDocument> shardKey = shardKeyOf(target.namespace());
+                if (shardKey.isPresent()) {
+                    report.skipped(
+                            target.namespace(),
+                            "sharded on " + shardKey.get().toJson() + ": its change events' document keys carry the"
+                                    + " shard key, which a resync by _id cannot reproduce");
+                    continue;
+                }
+                read(target, stamps, sink, progress, report);
+            }
+        }
+        return report;
+    }
+
+    private void read(
+            ResyncTarget target,
+            ReadStamps stamps,
+            Optional<ResyncSink> sink,
+            ResyncProgress progress,
+            ResyncReport report) {
+        Namespace namespace = target.namespace();
+        MongoDatabase database = client.getDatabase(namespace.database());
+        MongoCollection<BsonDocument> collection = database.getCollection(namespace.collection(), BsonDocument.class);
+        NamespaceResult result = report.started(target);
+        progress.started(target, collection.estimatedDocumentCount());
+        Bson projection = Projections.include(ChangeStreamPipeline.documentPaths(target.rules()));
+        ReadStamp stamp = stamps.next(database);
+        report.stamped(stamp);
+        FindIterable<BsonDocument> find = stamps.session()
+                .map(collection::find)
+                .orElseGet(collection::find)
+                .projection(projection)
+                .batchSize(config.resyncBatchSize());
+        long read = 0;
+        try (MongoCursor<BsonDocument> cursor = find.cursor()) {
+            while (cursor.hasNext()) {
+                BsonDocument document = cursor.next();
+                result.read(config.rules().evaluateResync(namespace, document, stamp.instant()), stamp.instant());
+                if (sink.isPresent()) {
+                    sink.get().publish(ResyncEvent.of(target.topic(), namespace, document, stamp.clusterTime()));
+                }
+                progress.read(++read);
+                if (cursor.available() == 0 && cursor.getServerCursor() != null) {
+                    // The batch is used up and the next hasNext() fetches another from the server: stamp it first.
+                    stamp = stamps.next(database);
+                    report.stamped(stamp);
+                }
+            }
+        }
+        if (sink.isPresent()) {
+            sink.get().flush();
+            result.published(read);
+        }
+        progress.finished(read);
+    }
+
+    /** The collections of a database, for db.* rules; views are left out, they have no change events of their own. */
+    private List<String> collectionsOf(String database) {
+        List<String> collections = new ArrayList<>();
+        for (BsonDocument entry : client.getDatabase(database).listCollections(BsonDocument.class)) {
+            BsonValue type = entry.get("type");
+            if (type == null || type.equals(new BsonString("collection"))) {
+                collections.add(entry.getString("name").getValue());
+            }
+        }
+        return collections;
+    }
+
+    /**
+     * The shard key of a collection sharded on more than {@code _id}, from {@code config.collections}; empty for an
+     * unsharded collection or anything but a sharded cluster.
+     */
+    private Optional<BsonDocument> shardKeyOf(Namespace namespace) {
+        if (client.getClusterDescription().getType() != ClusterType.SHARDED) {
+            return Optional.empty();
+        }
+        BsonDocument entry = client.getDatabase("config")
+                .getCollection("collections", BsonDocument.class)
+                .find(Filters.eq("_id", namespace.toString()))
+                .first();
+        if (entry == null
+                || entry.getBoolean("dropped", org.bson.BsonBoolean.FALSE).getValue()
+                || !entry.isDocument("key")) {
+            return Optional.empty();
+        }
+        BsonDocument key = entry.getDocument("key");
+        return key.keySet().equals(Set.of("_id")) ? Optional.empty() : Optional.of(key);
+    }
+}
