@@ -1,5 +1,7 @@
 package io.ttlstreams.embedded.app;
 
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Updates.inc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,10 +11,12 @@ import com.mongodb.client.MongoCollection;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.embedded.StandInSourceConfigs;
 import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.embedded.app.RenewalLoop.Tracked;
 import io.ttlstreams.embedded.app.RenewalLoop.Write;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -27,6 +31,7 @@ import org.bson.BsonValue;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -150,6 +155,69 @@ class RenewalLoopIT {
         assertThat(witnessedFigures.earlyDeletes)
                 .as("documents of " + WITNESSED + " deleted before their last modification's deadline")
                 .isEmpty();
+    }
+
+    /**
+     * The witness against a lagging source connector: while the connector is paused, a document is touched, then
+     * touched again more than the TTL later. On resuming, the first touch's update event is read with its
+     * {@code fullDocument} looked up <em>now</em> (updateLookup, on real MongoDB too), so it carries the second
+     * touch's counter with the first touch's time: a deadline already past, pinned to the current value. Unless the
+     * second touch's event is applied before the next punctuation, the delete matches and the document goes although
+     * it was modified a moment ago.
+     */
+    @Test
+    @Disabled("Fails today (3 of 3 runs): the command pins the looked-up counter of the later touch with the earlier"
+            + " touch's deadline, and the document is deleted ~0.2 s after its last modification. Enable once the"
+            + " processor no longer trusts a looked-up witness with an older event time.")
+    void shouldKeepADocumentModifiedWhileTheSourceConnectorWasPaused() {
+        MongoCollection<Document> documents = collection(WITNESSED);
+        String id = "lagged";
+        String connector = StandInSourceConfigs.connectorName(WITNESSED);
+        try (TopicReader source = new TopicReader(
+                pipeline.stack().bootstrapServers(),
+                pipeline.stack().sourceTopics().get(WITNESSED))) {
+            documents.insertOne(new Document("_id", id).append(COUNTER, 0));
+            source.readUntil(
+                    "the insert of " + id,
+                    r -> r.value().contains("\"" + id + "\"") && r.value().contains("\"insert\""),
+                    WAIT);
+            pipeline.stack().connect().pause(connector, WAIT);
+            documents.updateOne(eq("_id", id), inc(COUNTER, 1));
+            Instant first = Instant.now();
+            await("the first touch's deadline passed")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> Instant.now().isAfter(first.plusSeconds(TTL_SECONDS + 1)));
+            Instant sent = Instant.now();
+            documents.updateOne(eq("_id", id), inc(COUNTER, 1));
+            pipeline.stack().connect().resume(connector, WAIT);
+            Instant deadline = Instant.ofEpochSecond(sent.getEpochSecond() + TTL_SECONDS);
+            await(id + " present until its last modification's deadline " + deadline)
+                    .atMost(WAIT)
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> {
+                        long present = documents.countDocuments(eq("_id", id));
+                        Instant read = Instant.now();
+                        if (present == 0 && read.isBefore(deadline)) {
+                            throw new AssertionError(id + " (last modified at " + sent + ") deleted at " + read
+                                    + ", before " + deadline + "; its delete commands: " + commandsFor(id));
+                        }
+                        return !read.isBefore(deadline);
+                    });
+        }
+    }
+
+    /** The delete commands for document {@code id} read so far: value and when it was emitted. */
+    private List<String> commandsFor(String id) {
+        try (TopicReader deletes = new TopicReader(
+                pipeline.stack().bootstrapServers(), pipeline.stack().deleteTopic())) {
+            return await("the delete topic read")
+                    .atMost(WAIT)
+                    .until(() -> deletes.poll(r -> r.key().contains("\"" + id + "\"")), found -> !found.isEmpty())
+                    .stream()
+                    .map(r -> r.value() + " emitted at " + Instant.ofEpochMilli(r.timestamp()))
+                    .toList();
+        }
     }
 
     /** One change event of a document, as the source connector published it. */
