@@ -15,6 +15,9 @@ import io.ttlstreams.embedded.StandInSourceConfigs;
 import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.embedded.app.RenewalLoop.Tracked;
 import io.ttlstreams.embedded.app.RenewalLoop.Write;
+import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.event.ChangeEventParser;
+import io.ttlstreams.event.OperationType;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -47,10 +50,11 @@ import org.junit.jupiter.api.Timeout.ThreadMode;
  * <em>early delete</em>: the witness must leave none, whereas without it the race between a touch and a delete
  * command already on its way is only counted, and printed with the pipeline's latencies.
  *
- * <p>"Before its deadline" is judged on MongoDB's own clock, as the rule counts: the change event's time, which on
- * the stand-in is the {@code clusterTime} in whole seconds (it gives no {@code wallTime}). A write's second is read
- * from its change event, matched by order within its document (each document's writes are sequential); the
- * delete's second from its delete event. Deadlines fall on whole seconds, so comparing seconds is exact.
+ * <p>"Before its deadline" is judged as the processor counts: from the change event's time, read with the
+ * processor's own {@link ChangeEventParser} (on the stand-in, which gives no {@code wallTime}, it comes from the
+ * {@code clusterTime}'s whole second). A write's event is matched by order within its document (each document's
+ * writes are sequential); the delete's second is its delete event's. Deadlines fall on whole seconds here, so
+ * comparing with the delete's second is exact.
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
@@ -220,8 +224,14 @@ class RenewalLoopIT {
         }
     }
 
-    /** One change event of a document, as the source connector published it. */
-    private record Event(String operationType, long second, long timestamp) {}
+    /**
+     * One change event of a document, as the source connector published it and the processor reads it.
+     *
+     * @param second its {@code clusterTime}, whole seconds
+     * @param time its time as the processor counts it, epoch ms
+     * @param timestamp when the source connector published it, epoch ms
+     */
+    private record Event(OperationType operationType, long second, long time, long timestamp) {}
 
     /** A delete command as the processor emitted it. */
     private record Command(DeleteCommand command, long timestamp) {}
@@ -254,14 +264,17 @@ class RenewalLoopIT {
         return new Figures(loop.touches(), documents, events, commands);
     }
 
-    private static Map<String, List<Event>> eventsById(TopicReader source) {
+    private Map<String, List<Event>> eventsById(TopicReader source) {
+        ChangeEventParser parser =
+                new ChangeEventParser(pipeline.processorConfig().topicNamespaceMapping());
         Map<String, List<Event>> byId = new HashMap<>();
         for (ConsumerRecord<String, String> record : source.poll(r -> true)) {
-            BsonDocument event = BsonDocument.parse(record.value());
-            byId.computeIfAbsent(idOf(event.getDocument("documentKey")), id -> new ArrayList<>())
+            ChangeEvent event = parser.parse(record.topic(), record.key(), record.value(), record.timestamp());
+            byId.computeIfAbsent(idOf(event.documentKey()), id -> new ArrayList<>())
                     .add(new Event(
-                            event.getString("operationType").getValue(),
-                            event.getTimestamp("clusterTime").getTime(),
+                            event.operationType(),
+                            event.clusterTime().getTime(),
+                            event.eventTime().toEpochMilli(),
                             record.timestamp()));
         }
         return byId;
@@ -280,7 +293,7 @@ class RenewalLoopIT {
 
     private static Event deleteOf(List<Event> events) {
         return events.stream()
-                .filter(e -> e.operationType().equals("delete"))
+                .filter(e -> e.operationType() == OperationType.DELETE)
                 .findFirst()
                 .orElse(null);
     }
@@ -334,7 +347,7 @@ class RenewalLoopIT {
             for (Tracked document : documents) {
                 List<Write> writes = document.writes();
                 List<Event> changes = events.get(document.id()).stream()
-                        .filter(e -> !e.operationType().equals("delete"))
+                        .filter(e -> e.operationType() != OperationType.DELETE)
                         .toList();
                 Event delete = deleteOf(events.get(document.id()));
                 Command deleting = deletingCommand(document, commands.get(document.id()));
@@ -345,20 +358,25 @@ class RenewalLoopIT {
                             - writes.get(i).acknowledged().toEpochMilli());
                 }
                 Write last = writes.get(writes.size() - 1);
-                long lastSecond;
+                long lastTime;
                 if (changes.size() == writes.size()) {
-                    lastSecond = changes.get(changes.size() - 1).second();
+                    lastTime = changes.get(changes.size() - 1).time();
                 } else {
-                    // No later than the acknowledgement: this errs towards calling a delete early.
-                    lastSecond = last.acknowledged().getEpochSecond();
+                    // Its clusterTime second is no later than the acknowledgement's: this errs towards calling a
+                    // delete early. The processor's time for a second is the delete event's.
+                    lastTime = last.acknowledged().getEpochSecond() * 1000 + delete.time() - delete.second() * 1000;
                     secondsFromClient++;
                 }
+                long deadline = lastTime + TTL_SECONDS * 1000L;
                 commandToDeleteEvent.add(delete.timestamp() - deleting.timestamp());
-                if (delete.second() < lastSecond + TTL_SECONDS) {
+                // The delete happened within its clusterTime second: counted early unless that whole second is
+                // at or after the deadline (exact for whole-second deadlines, as every deadline is here).
+                if (delete.second() * 1000 < deadline) {
                     earlyWriteAfterCommand.add(last.acknowledged().toEpochMilli() - deleting.timestamp());
                     earlyDeletes.add(document.id() + " (last write acknowledged " + last.acknowledged()
-                            + ", its second " + lastSecond + ", deleted in second " + delete.second()
-                            + ", command emitted at " + deleting.timestamp() + ")");
+                            + ", its deadline " + Instant.ofEpochMilli(deadline) + ", deleted in second "
+                            + Instant.ofEpochSecond(delete.second()) + ", command emitted at "
+                            + Instant.ofEpochMilli(deleting.timestamp()) + ")");
                 }
             }
         }
