@@ -1,6 +1,11 @@
 package io.ttlstreams.embedded;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +20,7 @@ import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import org.apache.kafka.common.utils.internals.Exit;
 import org.apache.kafka.connect.cli.ConnectStandalone;
 import org.apache.kafka.connect.errors.NotFoundException;
@@ -181,6 +187,11 @@ public final class EmbeddedConnect implements AutoCloseable {
      *                                last status seen)
      */
     public ConnectorStatus awaitRunning(String name, Duration timeout) {
+        return awaitState(name, "RUNNING", ConnectorStatus::isRunning, timeout);
+    }
+
+    private ConnectorStatus awaitState(
+            String name, String state, Predicate<ConnectorStatus> reached, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         ConnectorStatus last = null;
         while (true) {
@@ -189,14 +200,14 @@ public final class EmbeddedConnect implements AutoCloseable {
             } catch (EmbeddedStackException notYetKnown) {
                 last = null;
             }
-            if (last != null && last.isRunning()) {
+            if (last != null && reached.test(last)) {
                 return last;
             }
             if (last != null && last.isFailed()) {
                 throw new EmbeddedStackException("Connector '" + name + "' failed:\n" + last.describe());
             }
             if (System.nanoTime() >= deadline) {
-                throw new EmbeddedStackException("Connector '" + name + "' was not RUNNING within " + timeout
+                throw new EmbeddedStackException("Connector '" + name + "' was not " + state + " within " + timeout
                         + (last == null ? " (the worker does not know it)" : ":\n" + last.describe()));
             }
             sleep(POLL_INTERVAL);
@@ -221,6 +232,58 @@ public final class EmbeddedConnect implements AutoCloseable {
         }
         return new ConnectorStatus(
                 name, info.connector().state(), info.connector().trace(), List.copyOf(tasks));
+    }
+
+    /**
+     * Pauses a connector through the worker's REST API ({@code PUT /connectors/<name>/pause}), as an operator would,
+     * and waits until it and all its tasks are PAUSED: a paused sink task consumes nothing more until resumed.
+     *
+     * @param name    the connector name
+     * @param timeout how long to wait for PAUSED
+     * @return the status once PAUSED
+     * @throws EmbeddedStackException if the worker refuses the request, or the connector is not PAUSED in time
+     */
+    public ConnectorStatus pause(String name, Duration timeout) {
+        return changeTargetState(name, "pause", "PAUSED", ConnectorStatus::isPaused, timeout);
+    }
+
+    /**
+     * Resumes a paused connector through the worker's REST API ({@code PUT /connectors/<name>/resume}) and waits
+     * until it and all its tasks are RUNNING again.
+     *
+     * @param name    the connector name
+     * @param timeout how long to wait for RUNNING
+     * @return the status once RUNNING
+     * @throws EmbeddedStackException if the worker refuses the request, or the connector is not RUNNING in time
+     */
+    public ConnectorStatus resume(String name, Duration timeout) {
+        return changeTargetState(name, "resume", "RUNNING", ConnectorStatus::isRunning, timeout);
+    }
+
+    private ConnectorStatus changeTargetState(
+            String name, String action, String state, Predicate<ConnectorStatus> reached, Duration timeout) {
+        URI uri = URI.create(url() + "/connectors/"
+                + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20") + "/" + action);
+        HttpResponse<String> response;
+        try {
+            response = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(uri)
+                                    .timeout(timeout)
+                                    .PUT(HttpRequest.BodyPublishers.noBody())
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new EmbeddedStackException("PUT " + uri + " failed: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EmbeddedStackException("Interrupted during PUT " + uri, e);
+        }
+        if (response.statusCode() / 100 != 2) {
+            throw new EmbeddedStackException(
+                    "PUT " + uri + " answered " + response.statusCode() + ": " + response.body());
+        }
+        return awaitState(name, state, reached, timeout);
     }
 
     /** @return the names of the connectors on this worker */
@@ -381,6 +444,13 @@ public final class EmbeddedConnect implements AutoCloseable {
             return "RUNNING".equals(state)
                     && !tasks.isEmpty()
                     && tasks.stream().allMatch(task -> "RUNNING".equals(task.state()));
+        }
+
+        /** @return true when the connector and at least one task exist and all are PAUSED */
+        public boolean isPaused() {
+            return "PAUSED".equals(state)
+                    && !tasks.isEmpty()
+                    && tasks.stream().allMatch(task -> "PAUSED".equals(task.state()));
         }
 
         /** @return true when the connector or any task FAILED */
