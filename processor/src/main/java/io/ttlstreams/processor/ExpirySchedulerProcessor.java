@@ -172,7 +172,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
             } else if (isOlderThanNamespaceDrop(event)) {
                 stale.record();
             } else {
-                apply(event);
+                apply(event, record.timestamp());
             }
         } catch (RuntimeException | Error e) {
             if (!DeadLetters.isCausedByRecord(e)) {
@@ -193,7 +193,11 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     }
 
     /** Applies one document's change (or resync) to its schedule entry. */
-    private void apply(ChangeEvent event) {
+    /**
+     * @param recordTimestamp when the source connector published the event, which is after it looked the document
+     *     up
+     */
+    private void apply(ChangeEvent event, long recordTimestamp) {
         Bytes ref = DocumentRef.of(event.namespace(), event.documentKey());
         IndexEntry position = schedule.position(ref);
         Long clusterTime = clusterTimeOf(event);
@@ -216,7 +220,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         }
         ExpiryDecision decision = resync
                 ? settings.rules().evaluateResync(event.namespace(), event.fullDocument(), event.eventTime())
-                : settings.rules().evaluate(event.namespace(), event.fullDocument(), event.eventTime());
+                : settings.rules()
+                        .evaluate(event.namespace(), event.fullDocument(), changeTime(event, recordTimestamp));
         if (decision.documentTtlIgnored()) {
             documentTtlIgnored.record();
         }
@@ -246,6 +251,22 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
                     superseded.getAttempts(),
                     null);
         }
+    }
+
+    /**
+     * The time a last-modified rule counts from. An update's {@code fullDocument} is looked up when the source
+     * connector reads the event ({@code updateLookup}), which, when the connector lags, can be long after the change:
+     * the document's witness and ttl values are then those of the lookup, and pairing them with the older event time
+     * would put a deadline in the past while the document may have been modified since (the newer event still on its
+     * way), so that the delete's filter matches a document just renewed. The record's time, when the connector
+     * published the event, comes after the lookup: counting from the later of the two makes a lagging source delay a
+     * deadline, never advance it.
+     */
+    private static Instant changeTime(ChangeEvent event, long recordTimestamp) {
+        Instant published = Instant.ofEpochMilli(recordTimestamp);
+        return event.operationType() == OperationType.UPDATE && published.isAfter(event.eventTime())
+                ? published
+                : event.eventTime();
     }
 
     /**

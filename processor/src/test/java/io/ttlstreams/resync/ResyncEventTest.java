@@ -68,7 +68,9 @@ class ResyncEventTest {
         assertThat(parsed.documentKey()).isEqualTo(new BsonDocument("_id", new BsonString("token-1")));
         assertThat(parsed.fullDocument()).isEqualTo(document);
         assertThat(parsed.clusterTime()).isEqualTo(STAMP);
-        assertThat(parsed.eventTime()).isEqualTo(Instant.ofEpochSecond(1_800_000_000));
+        assertThat(parsed.eventTime())
+                .as("the end of the stamp's second")
+                .isEqualTo(Instant.ofEpochSecond(1_800_000_001));
         assertThat(parsed.documentKeyJson()).isEqualTo(event.key());
     }
 

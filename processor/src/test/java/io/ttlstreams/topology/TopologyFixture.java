@@ -87,8 +87,9 @@ final class TopologyFixture implements AutoCloseable {
         return new TopologyFixture(settings);
     }
 
+    /** An input topic whose records are timestamped {@link #START}, no later than the events' own times. */
     TestInputTopic<String, String> input(String topic) {
-        return driver.createInputTopic(topic, new StringSerializer(), new StringSerializer());
+        return driver.createInputTopic(topic, new StringSerializer(), new StringSerializer(), START, Duration.ZERO);
     }
 
     TestOutputTopic<String, String> output(String topic) {

@@ -94,7 +94,7 @@ public final class DemoCommand implements CommandExtension {
         events.insertOne(new Document("_id", cosmos.id).append("ttl", 5));
         // last-modified counts from the change event's time: wallTime where MongoDB gives one, else the end of
         // its clusterTime second (the stand-in gives no wallTime, and clusterTime counts whole seconds).
-        cosmos.deadline = Instant.ofEpochSecond(written.getEpochSecond() + 5).plusMillis(999);
+        cosmos.deadline = Instant.ofEpochSecond(written.getEpochSecond() + 6);
         tracked.add(cosmos);
         out.printf("wrote %d documents; renewing, unsetting and deleting in 1 s...%n", tracked.size());
         Thread.sleep(1_000);

@@ -34,7 +34,6 @@ import org.bson.BsonValue;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -170,10 +169,6 @@ class RenewalLoopIT {
      * it was modified a moment ago.
      */
     @Test
-    @Disabled("Fails today in 4 of 6 runs (it passes when the newer event happens to be applied first): the"
-            + " command pins the looked-up counter of the later touch with the earlier touch's deadline, and the"
-            + " document is deleted ~0.1 s after its last modification. Enable once the processor no longer trusts a"
-            + " looked-up witness with an older event time.")
     void shouldKeepADocumentModifiedWhileTheSourceConnectorWasPaused() {
         MongoCollection<Document> documents = collection(WITNESSED);
         String id = "lagged";
