@@ -20,6 +20,9 @@ final class Validators {
     /** Kafka's legal topic names: these characters, at most 249 of them, and neither "." nor "..". */
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
+    /** Letters, digits, '.', '-', and ':' for IPv6; no port, no scheme, no path. */
+    private static final Pattern HOST = Pattern.compile("[A-Za-z0-9.:-]+|\\[[0-9A-Fa-f:.]+]");
+
     private Validators() {}
 
     /**
@@ -103,6 +106,16 @@ final class Validators {
                 }
             } catch (URISyntaxException e) {
                 throw new IllegalArgumentException("Not a URL: " + e.getMessage(), e);
+            }
+        });
+    }
+
+    /** A host name or IP address, without port or scheme. */
+    static ConfigDef.Validator host() {
+        return of("a host name or IP address", value -> {
+            String host = ((String) value).strip();
+            if (host.isEmpty() || !HOST.matcher(host).matches()) {
+                throw new IllegalArgumentException("Must be a host name or IP address, such as 0.0.0.0 or 127.0.0.1");
             }
         });
     }
