@@ -20,6 +20,7 @@ class ConnectRestClientTest {
     private HttpServer server;
     private final List<String> requests = new CopyOnWriteArrayList<>();
     private volatile int status = 201;
+    private volatile String answer = "{\"error_code\": 400, \"message\": \"bad config\"}";
 
     @BeforeEach
     void startFakeConnect() throws IOException {
@@ -28,7 +29,7 @@ class ConnectRestClientTest {
             requests.add(
                     exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath() + " "
                             + new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-            byte[] body = "{\"error_code\": 400, \"message\": \"bad config\"}".getBytes(StandardCharsets.UTF_8);
+            byte[] body = answer.getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(status, body.length);
             exchange.getResponseBody().write(body);
             exchange.close();
@@ -73,5 +74,27 @@ class ConnectRestClientTest {
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("HTTP 400")
                 .hasMessageContaining("bad config");
+    }
+
+    @Test
+    void shouldReadAConnectorsStatus() throws Exception {
+        status = 200;
+        answer = ConnectorStatusTest.FAILED_TASK;
+
+        assertThat(new ConnectRestClient(url()).status("mongo-source-app"))
+                .hasValueSatisfying(found -> assertThat(found.failures()).isEqualTo(1));
+        assertThat(requests).containsExactly("GET /connectors/mongo-source-app/status ");
+    }
+
+    @Test
+    void shouldTellAMissingConnectorFromAnError() throws Exception {
+        status = 404;
+        answer = "{\"error_code\": 404, \"message\": \"No status found for connector x\"}";
+        assertThat(new ConnectRestClient(url()).status("x")).isEmpty();
+
+        status = 500;
+        assertThatThrownBy(() -> new ConnectRestClient(url()).status("x"))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("HTTP 500");
     }
 }
