@@ -4,6 +4,7 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ConnectorDefinition;
+import io.ttlstreams.connect.ManagedConnectors;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -17,6 +18,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -50,6 +52,9 @@ final class RunCommand implements Callable<Integer> {
             description = "The processor's properties file. Without it, the embedded stack runs on a bundled"
                     + " configuration.")
     private Path config;
+
+    @Mixin
+    private ConfigOverrides overrides;
 
     @Option(names = "--embedded", description = "Start the embedded development stack and run against it.")
     private boolean embedded;
@@ -87,13 +92,14 @@ final class RunCommand implements Callable<Integer> {
         }
         TtlStreamsConfig ttlConfig;
         try {
-            ttlConfig = config == null ? runtime.orElseThrow().defaultConfig() : TtlStreamsConfig.load(config);
+            ttlConfig = config == null ? overrides.over(runtime.orElseThrow().defaultConfig()) : overrides.load(config);
         } catch (ConfigException e) {
             return fail(e.getMessage());
         }
+        LogFormat.apply(ttlConfig);
         if (!useEmbedded && ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
-            return fail(config + " sets no bootstrap.servers: name the Kafka cluster to run against, or add"
-                    + " --embedded to start the embedded development stack");
+            return fail(config + " sets no bootstrap.servers (nor does TTL_STREAMS_BOOTSTRAP_SERVERS or --set): name"
+                    + " the Kafka cluster to run against, or add --embedded to start the embedded development stack");
         }
         AutoCloseable running;
         TtlStreamsApp app;
@@ -105,9 +111,14 @@ final class RunCommand implements Callable<Integer> {
             app = local.processor();
             deleted = local::deletedDocuments;
         } else {
-            registerConnectors(ttlConfig, out);
-            app = new TtlStreamsApp(ttlConfig).start();
-            running = app;
+            Optional<ManagedConnectors> connectors = registerConnectors(ttlConfig, out);
+            try {
+                app = new TtlStreamsApp(ttlConfig, connectors);
+            } catch (ConfigException e) {
+                return fail(e.getMessage());
+            }
+            running = app.start();
+            out.println("ttl-streams: HTTP on " + app.httpUrl() + " (health, metrics, status page)");
             app.awaitRunning(Duration.ofMinutes(2));
         }
         out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
@@ -137,10 +148,15 @@ final class RunCommand implements Callable<Integer> {
         return ServiceLoader.load(EmbeddedRuntime.class).findFirst();
     }
 
-    /** Creates or updates the source and sink connectors at ttl.connect.url, rendered from the rules. */
-    private void registerConnectors(TtlStreamsConfig ttlConfig, PrintStream out) throws Exception {
+    /**
+     * Creates or updates the source and sink connectors at ttl.connect.url, rendered from the rules.
+     *
+     * @return the connectors to watch; empty without ttl.connect.url
+     */
+    private Optional<ManagedConnectors> registerConnectors(TtlStreamsConfig ttlConfig, PrintStream out)
+            throws Exception {
         if (ttlConfig.connectUrl().isEmpty()) {
-            return;
+            return Optional.empty();
         }
         ConnectorConfigs connectors = ConnectorConfigs.render(
                 ttlConfig, mongodbUri == null ? ConnectorConfigs.DEFAULT_MONGODB_URI : mongodbUri, copyExisting);
@@ -150,6 +166,7 @@ final class RunCommand implements Callable<Integer> {
             out.println("ttl-streams: connector " + connector.name() + " registered at "
                     + ttlConfig.connectUrl().get());
         }
+        return Optional.of(ManagedConnectors.of(ttlConfig.connectUrl().get(), connectors));
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

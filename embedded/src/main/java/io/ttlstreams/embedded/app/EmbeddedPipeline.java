@@ -2,6 +2,7 @@ package io.ttlstreams.embedded.app;
 
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.EmbeddedStack;
 import io.ttlstreams.rules.TtlRule;
@@ -11,6 +12,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -70,9 +72,14 @@ public final class EmbeddedPipeline implements AutoCloseable {
         return namespaces;
     }
 
-    /** The user's configuration pointed at the embedded broker, reading the stand-in's topics. */
+    /**
+     * The user's configuration pointed at the embedded broker, reading the stand-in's topics; its HTTP server on a
+     * free loopback port unless the configuration names one.
+     */
     private static TtlStreamsConfig processorConfig(TtlStreamsConfig config, EmbeddedStack stack) {
         Map<String, Object> props = new HashMap<>(config.originals());
+        props.putIfAbsent(TtlStreamsConfig.HTTP_PORT_CONFIG, "0");
+        props.putIfAbsent(TtlStreamsConfig.HTTP_BIND_ADDRESS_CONFIG, "127.0.0.1");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
         props.put(
                 StreamsConfig.STATE_DIR_CONFIG,
@@ -84,9 +91,14 @@ public final class EmbeddedPipeline implements AutoCloseable {
         return new TtlStreamsConfig(props);
     }
 
-    /** Starts (again) the processor, on the state left by the previous one. */
+    /**
+     * Starts (again) the processor, on the state left by the previous one, watching the stack's connectors (its
+     * readiness requires them RUNNING).
+     */
     public void startProcessor() throws InterruptedException {
-        processor = new TtlStreamsApp(processorConfig).start();
+        processor = new TtlStreamsApp(
+                        processorConfig, Optional.of(new ManagedConnectors(stack.connectUrl(), stack.connectorNames())))
+                .start();
         processor.awaitRunning(Duration.ofMinutes(1));
     }
 
