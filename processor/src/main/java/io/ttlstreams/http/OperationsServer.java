@@ -65,9 +65,12 @@ public final class OperationsServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OperationsServer.class);
 
-    static final String LIVE_PATH = "/health/live";
-    static final String READY_PATH = "/health/ready";
-    static final String METRICS_PATH = "/metrics";
+    /** Liveness: 200 unless Kafka Streams stopped for good. */
+    public static final String LIVE_PATH = "/health/live";
+    /** Readiness: 200 when Kafka Streams is RUNNING and every watched connector task too. */
+    public static final String READY_PATH = "/health/ready";
+    /** Prometheus text format. */
+    public static final String METRICS_PATH = "/metrics";
     /** The Prometheus text exposition format, version 0.0.4, which every Prometheus scrapes. */
     static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
