@@ -239,7 +239,9 @@ final class ScheduleEndpoints {
             return BsonDocument.parse(json);
         } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
             throw new IllegalArgumentException(
-                    "The document key must be a JSON document such as {\"_id\": \"s1\"}: " + e.getMessage(), e);
+                    "The document key must be a JSON document such as {\"_id\": \"s1\"}, percent-encoded as a path"
+                            + " segment (a '+' there is a plus sign: encode spaces as %20): " + e.getMessage(),
+                    e);
         }
     }
 

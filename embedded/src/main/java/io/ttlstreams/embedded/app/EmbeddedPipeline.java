@@ -38,7 +38,16 @@ public final class EmbeddedPipeline implements AutoCloseable {
      * until both connectors and Kafka Streams are running.
      */
     public static EmbeddedPipeline start(TtlStreamsConfig config) throws InterruptedException {
+        return start(config, 1);
+    }
+
+    /**
+     * As {@link #start(TtlStreamsConfig)}, with {@code partitions} partitions per topic the stack creates, so that
+     * several processor instances can share the work.
+     */
+    public static EmbeddedPipeline start(TtlStreamsConfig config, int partitions) throws InterruptedException {
         EmbeddedStack.Builder builder = EmbeddedStack.builder()
+                .partitions(partitions)
                 .namespaces(List.copyOf(watchedNamespaces(config)))
                 .deleteTopic(config.deleteTopic())
                 .mongoPort(config.embeddedMongodbPort())
@@ -108,6 +117,11 @@ public final class EmbeddedPipeline implements AutoCloseable {
             processor.close();
             processor = null;
         }
+    }
+
+    /** The stack's connectors, which a processor against it depends on. */
+    public ManagedConnectors connectors() {
+        return new ManagedConnectors(stack.connectUrl(), stack.connectorNames());
     }
 
     /** The running stack. */
