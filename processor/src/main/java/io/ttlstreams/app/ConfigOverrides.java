@@ -16,8 +16,8 @@ final class ConfigOverrides {
     @Option(
             names = "--set",
             paramLabel = "KEY=VALUE",
-            description = "Set an option over the file and the " + ConfigLayers.ENVIRONMENT_PREFIX + "* environment"
-                    + " variables, e.g. --set ttl.http.port=9090; repeatable.")
+            description = "Set one option, over the file and the " + ConfigLayers.ENVIRONMENT_PREFIX + "* environment"
+                    + " variables; repeatable, the last one wins.")
     private List<String> assignments = new ArrayList<>();
 
     /** The file's options under the environment's and the command line's. */

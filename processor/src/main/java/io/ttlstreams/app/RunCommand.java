@@ -106,7 +106,12 @@ final class RunCommand implements Callable<Integer> {
         Supplier<OptionalLong> deleted = OptionalLong::empty;
         if (useEmbedded) {
             out.println("ttl-streams: starting the embedded stack (Kafka, Kafka Connect, MongoDB stand-in)...");
-            EmbeddedRuntime.Running local = runtime.orElseThrow().start(ttlConfig, out);
+            EmbeddedRuntime.Running local;
+            try {
+                local = runtime.orElseThrow().start(ttlConfig, out);
+            } catch (ConfigException e) {
+                return fail(e.getMessage()); // e.g. ttl.http.port taken
+            }
             running = local;
             app = local.processor();
             deleted = local::deletedDocuments;

@@ -311,8 +311,13 @@ class OperationsIT {
 
         connect("PUT", "/connectors/" + SOURCE + "/pause", "");
 
-        await("not ready while paused").atMost(Duration.ofSeconds(30)).until(() -> readyStatus() == 503);
-        assertThat(get("/health/ready").body()).contains("connector " + SOURCE + " is PAUSED");
+        // The README shows this answer.
+        String paused = "{\"status\": \"DOWN\", \"state\": \"RUNNING\", \"reasons\": [\"connector " + SOURCE
+                + " is PAUSED\", \"connector " + SOURCE + " task 0 is PAUSED\"]}";
+        await("not ready while paused")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> get("/health/ready").body().strip(), paused::equals);
+        assertThat(readyStatus()).isEqualTo(503);
 
         connect("PUT", "/connectors/" + SOURCE + "/resume", "");
 
