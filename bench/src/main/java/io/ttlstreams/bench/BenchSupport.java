@@ -76,7 +76,12 @@ final class BenchSupport {
                 "ttl.rule.sessions.namespace",
                 NAMESPACE,
                 "ttl.rule.sessions.field",
-                "expireAt"));
+                "expireAt",
+                // The processor's HTTP server: on a free loopback port, never in the way of anything else.
+                TtlStreamsConfig.HTTP_PORT_CONFIG,
+                "0",
+                TtlStreamsConfig.HTTP_BIND_ADDRESS_CONFIG,
+                "127.0.0.1"));
         props.putAll(extra);
         return new TtlStreamsConfig(props);
     }

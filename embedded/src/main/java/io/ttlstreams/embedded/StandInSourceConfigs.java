@@ -63,6 +63,9 @@ public final class StandInSourceConfigs {
         config.put("pipeline", pipeline(namespace));
         config.put("change.stream.full.document", "updateLookup");
         config.put("publish.full.document.only", "false");
+        // The record key is the document key, as in production (ConnectorConfigs): the default partitioner then
+        // puts a document's events on one partition, and the processor finds the owner of a document from its key.
+        config.put("change.stream.document.key.as.key", "true");
         config.put("output.format.key", "json");
         config.put("output.format.value", "json");
         config.put("output.json.formatter", "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson");

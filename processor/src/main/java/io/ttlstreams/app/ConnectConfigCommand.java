@@ -1,6 +1,5 @@
 package io.ttlstreams.app;
 
-import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.secrets.Redaction;
 import java.io.IOException;
@@ -8,6 +7,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -34,6 +34,9 @@ final class ConnectConfigCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
+
+    @Mixin
+    private ConfigOverrides overrides;
 
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "The processor's properties file.")
     private Path config;
@@ -65,7 +68,7 @@ final class ConnectConfigCommand implements Callable<Integer> {
     public Integer call() {
         ConnectorConfigs connectors;
         try {
-            connectors = ConnectorConfigs.render(TtlStreamsConfig.load(config), mongodbUri, copyExisting);
+            connectors = ConnectorConfigs.render(overrides.load(config), mongodbUri, copyExisting);
         } catch (ConfigException | IllegalArgumentException e) {
             return fail(e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
         }

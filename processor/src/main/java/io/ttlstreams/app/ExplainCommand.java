@@ -21,6 +21,7 @@ import org.bson.json.JsonMode;
 import org.bson.json.JsonParseException;
 import org.bson.json.JsonWriterSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -43,6 +44,9 @@ final class ExplainCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
+
+    @Mixin
+    private ConfigOverrides overrides;
 
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "The processor's properties file.")
     private Path config;
@@ -67,7 +71,7 @@ final class ExplainCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         try {
-            TtlStreamsConfig ttlConfig = TtlStreamsConfig.load(config);
+            TtlStreamsConfig ttlConfig = overrides.load(config);
             ExpiryDecision decision = ttlConfig.rules().evaluate(validNamespace(), parseDocument(), parseEventTime());
             spec.commandLine().getOut().println(toJson(decision));
             return 0;

@@ -4,6 +4,7 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ConnectorDefinition;
+import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.resync.ResyncSweep;
 import io.ttlstreams.secrets.Redaction;
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -64,6 +66,9 @@ final class RunCommand implements Callable<Integer> {
                     + " configuration.")
     private Path config;
 
+    @Mixin
+    private ConfigOverrides overrides;
+
     @Option(names = "--embedded", description = "Start the embedded development stack and run against it.")
     private boolean embedded;
 
@@ -100,31 +105,43 @@ final class RunCommand implements Callable<Integer> {
         }
         TtlStreamsConfig ttlConfig;
         try {
-            ttlConfig = config == null ? runtime.orElseThrow().defaultConfig() : TtlStreamsConfig.load(config);
+            ttlConfig = config == null ? overrides.over(runtime.orElseThrow().defaultConfig()) : overrides.load(config);
         } catch (ConfigException e) {
             return fail(e.getMessage());
         }
+        LogFormat.apply(ttlConfig);
         if (!useEmbedded && ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
-            return fail(config + " sets no bootstrap.servers: name the Kafka cluster to run against, or add"
-                    + " --embedded to start the embedded development stack");
+            return fail(config + " sets no bootstrap.servers (nor does TTL_STREAMS_BOOTSTRAP_SERVERS or --set): name"
+                    + " the Kafka cluster to run against, or add --embedded to start the embedded development stack");
         }
         AutoCloseable running;
         TtlStreamsApp app;
         Supplier<OptionalLong> deleted = OptionalLong::empty;
         if (useEmbedded) {
             out.println("ttl-streams: starting the embedded stack (Kafka, Kafka Connect, MongoDB stand-in)...");
-            EmbeddedRuntime.Running local = runtime.orElseThrow().start(ttlConfig, out);
+            EmbeddedRuntime.Running local;
+            try {
+                local = runtime.orElseThrow().start(ttlConfig, out);
+            } catch (ConfigException e) {
+                return fail(e.getMessage()); // e.g. ttl.http.port taken
+            }
             running = local;
             app = local.processor();
             deleted = local::deletedDocuments;
         } else {
+            Optional<ManagedConnectors> connectors;
             try {
-                registerConnectors(ttlConfig, out);
+                connectors = registerConnectors(ttlConfig, out);
             } catch (IOException | IllegalArgumentException e) {
                 return fail("cannot register the connectors: " + e.getMessage());
             }
-            app = new TtlStreamsApp(ttlConfig).start();
-            running = app;
+            try {
+                app = new TtlStreamsApp(ttlConfig, connectors);
+            } catch (ConfigException e) {
+                return fail(e.getMessage()); // e.g. ttl.http.port taken, or a throttle below the partitions
+            }
+            running = app.start();
+            out.println("ttl-streams: HTTP on " + app.httpUrl() + " (health, metrics, status page)");
             try {
                 app.awaitRunning(Duration.ofMinutes(2));
             } catch (IllegalStateException notRunning) {
@@ -193,13 +210,14 @@ final class RunCommand implements Callable<Integer> {
      * Creates or updates the source and sink connectors at ttl.connect.url, rendered from the rules, before Kafka
      * Streams starts: a Connect that cannot be reached or refuses stops {@code run} at once.
      *
+     * @return the connectors to watch; empty without ttl.connect.url
      * @throws IOException when Kafka Connect cannot be reached or refuses a connector
      * @throws IllegalArgumentException when the connectors cannot be rendered
      */
-    private void registerConnectors(TtlStreamsConfig ttlConfig, PrintStream out)
+    private Optional<ManagedConnectors> registerConnectors(TtlStreamsConfig ttlConfig, PrintStream out)
             throws IOException, InterruptedException {
         if (ttlConfig.connectUrl().isEmpty()) {
-            return;
+            return Optional.empty();
         }
         ConnectorConfigs connectors = ConnectorConfigs.render(
                 ttlConfig, mongodbUri == null ? ConnectorConfigs.DEFAULT_MONGODB_URI : mongodbUri, copyExisting);
@@ -208,6 +226,7 @@ final class RunCommand implements Callable<Integer> {
             connect.put(connector);
             out.println("ttl-streams: connector " + connector.name() + " registered at " + connect.url());
         }
+        return Optional.of(ManagedConnectors.of(connect, connectors));
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

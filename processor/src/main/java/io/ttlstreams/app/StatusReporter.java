@@ -104,7 +104,8 @@ final class StatusReporter implements AutoCloseable {
                 .ifPresent(store -> line.append(" scheduled=")
                         .append(store.approximateNumEntries())
                         .append(" due=")
-                        .append(ScheduleQueries.due(store, clock.millis(), COUNT_CAP))
+                        .append(ScheduleQueries.due(store, clock.millis(), COUNT_CAP)
+                                .due())
                         .append(" awaiting=")
                         .append(ScheduleQueries.awaitingConfirmation(store, COUNT_CAP)));
         line.append(String.format(" deletes-emitted=%.0f", sum(metrics, TtlMetrics.EMITTED + "-total")));

@@ -2,12 +2,17 @@ package io.ttlstreams.app;
 
 import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ManagedConnectors;
+import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.processor.DeadLetterExceptionHandler;
 import io.ttlstreams.processor.ProcessingFailures;
+import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.topology.TtlTopology;
+import java.net.URI;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
@@ -15,14 +20,15 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running processor: provisions topics, starts Kafka Streams with the ttl-streams topology and
- * closes it. Separate from the command line so that the embedded run, the demo and the integration
- * tests start exactly what production starts.
+ * The running processor: provisions topics, starts Kafka Streams with the ttl-streams topology and its HTTP surface
+ * ({@link OperationsServer}: health, metrics, schedule queries, status page), and closes them. Separate from the
+ * command line so that the embedded run, the demo and the integration tests start exactly what production starts.
  *
  * <p>Failures are bounded: a stream thread that dies is replaced under the {@link ThreadFailurePolicy} ({@value
  * TtlStreamsConfig#THREAD_REPLACEMENTS_MAX_CONFIG} within {@value
@@ -38,6 +44,7 @@ public final class TtlStreamsApp implements AutoCloseable {
             "measured on the embedded stack at 0.5 s median and up" + " to 2 s";
 
     private final TtlStreamsConfig config;
+    private final OperationsServer operations;
     private final KafkaStreams streams;
     private final ThreadFailurePolicy policy;
     private final ProcessingFailures processingFailures = new ProcessingFailures();
@@ -45,31 +52,42 @@ public final class TtlStreamsApp implements AutoCloseable {
     private volatile Throwable lastThreadFailure;
 
     /**
-     * Provisions the topics and creates (does not start) Kafka Streams.
+     * Provisions the topics and creates (does not start) Kafka Streams, watching no connectors.
      *
      * @param config the processor configuration; its Kafka Streams settings must name bootstrap.servers
      */
     public TtlStreamsApp(TtlStreamsConfig config) throws InterruptedException {
+        this(config, Optional.empty());
+    }
+
+    /**
+     * Binds the HTTP port, provisions the topics and creates (does not start) Kafka Streams, with {@code
+     * application.server} set to the HTTP address unless the configuration sets it.
+     *
+     * @param config the processor configuration; its Kafka Streams settings must name bootstrap.servers
+     * @param connectors the Kafka Connect connectors whose status readiness and metrics report; empty for none
+     * @throws org.apache.kafka.common.config.ConfigException when the HTTP port cannot be bound
+     */
+    public TtlStreamsApp(TtlStreamsConfig config, Optional<ManagedConnectors> connectors) throws InterruptedException {
         this.config = config;
-        Properties props = config.streamsProperties();
-        int partitions;
-        try (Admin admin = Admin.create(props)) {
-            partitions = new TopicProvisioner(admin).provision(config);
-        }
-        config.maxDeletesPerSecond().ifPresent(limit -> {
-            if (limit < partitions) {
-                throw new ConfigException(
-                        TtlStreamsConfig.MAX_DELETES_PER_SECOND_CONFIG,
-                        limit,
-                        "The source topics"
-                                + " have " + partitions
-                                + " partitions, each a task with its own whole share of the limit:"
-                                + " it must be at least " + partitions);
+        this.operations = OperationsServer.bind(config, connectors);
+        try {
+            Properties props = config.streamsProperties();
+            props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, operations.applicationServer());
+            int partitions;
+            try (Admin admin = Admin.create(props)) {
+                partitions = new TopicProvisioner(admin).provision(config);
             }
-        });
-        // An object, not a string: the exception handler Kafka Streams creates counts into this instance.
-        props.put(DeadLetterExceptionHandler.FAILURES_CONFIG, processingFailures);
-        this.streams = new KafkaStreams(TtlTopology.build(config, partitions), props);
+            checkThrottleCoversPartitions(config, partitions);
+            // An object, not a string: the exception handler Kafka Streams creates counts into this instance.
+            props.put(DeadLetterExceptionHandler.FAILURES_CONFIG, processingFailures);
+            SchedulerSettings settings =
+                    SchedulerSettings.from(config, partitions).withListener(operations.expiryListener());
+            this.streams = new KafkaStreams(TtlTopology.build(config, settings), props);
+        } catch (RuntimeException | InterruptedException e) {
+            operations.close();
+            throw e;
+        }
         warnAboutRulesWithoutWitness(config);
         this.policy = new ThreadFailurePolicy(
                 config.threadReplacementsMax(), config.threadReplacementsWindow(), System::currentTimeMillis);
@@ -80,6 +98,23 @@ public final class TtlStreamsApp implements AutoCloseable {
                         + (lastThreadFailure == null ? "" : " after a stream thread failed: " + lastThreadFailure);
                 LOG.error("{}; this instance processes nothing more and must be restarted", reason);
                 failed.complete(reason);
+            }
+        });
+    }
+
+    /**
+     * Each task throttles with a whole share of the limit, so a limit below the partition count would leave some
+     * tasks without any share and their documents never deleted.
+     */
+    private static void checkThrottleCoversPartitions(TtlStreamsConfig config, int partitions) {
+        config.maxDeletesPerSecond().ifPresent(limit -> {
+            if (limit < partitions) {
+                throw new ConfigException(
+                        TtlStreamsConfig.MAX_DELETES_PER_SECOND_CONFIG,
+                        limit,
+                        "The source topics have " + partitions
+                                + " partitions, each a task with its own whole share of the limit:"
+                                + " it must be at least " + partitions);
             }
         });
     }
@@ -132,6 +167,8 @@ public final class TtlStreamsApp implements AutoCloseable {
 
     /** Starts processing. */
     public TtlStreamsApp start() {
+        // Serving first: liveness answers while Kafka Streams restores, readiness tells when it runs.
+        operations.start(streams);
         streams.start();
         LOG.info(
                 "ttl-streams started: application.id={}, reading {}",
@@ -148,6 +185,16 @@ public final class TtlStreamsApp implements AutoCloseable {
     /** The Kafka Streams instance, for status and metrics. */
     public KafkaStreams streams() {
         return streams;
+    }
+
+    /** The HTTP surface's address for a person on this machine: the status page. */
+    public URI httpUrl() {
+        return operations.url();
+    }
+
+    /** The address other instances forward queries to: Kafka Streams' {@code application.server}. */
+    public String applicationServer() {
+        return operations.applicationServer();
     }
 
     /**
@@ -190,7 +237,11 @@ public final class TtlStreamsApp implements AutoCloseable {
      */
     @Override
     public void close() {
-        streams.close(CloseOptions.groupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP)
-                .withTimeout(Duration.ofSeconds(30)));
+        try {
+            streams.close(CloseOptions.groupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP)
+                    .withTimeout(Duration.ofSeconds(30)));
+        } finally {
+            operations.close();
+        }
     }
 }

@@ -50,6 +50,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
     private static final String SECURITY_GROUP = "Security";
     private static final String FAILURE_GROUP = "Failure handling";
     private static final String RESYNC_GROUP = "Resync";
+    private static final String OPERATIONS_GROUP = "HTTP and operations";
 
     public static final String RULES_CONFIG = "ttl.rules";
     public static final String RULES_DOC = "Names of the TTL rules, each configured under ttl.rule.<name>. (see the"
@@ -190,6 +191,30 @@ public final class TtlStreamsConfig extends AbstractConfig {
     public static final String RESYNC_BATCH_SIZE_CONFIG = "ttl.resync.batch.size";
     public static final String RESYNC_BATCH_SIZE_DOC = "Documents a resync reads from MongoDB per batch; each batch"
             + " is stamped with a cluster time taken just before it is read.";
+    public static final String HTTP_PORT_CONFIG = "ttl.http.port";
+    public static final String HTTP_PORT_DOC = "Port of the HTTP server: health checks, Prometheus metrics, schedule"
+            + " queries and the status page; 0 picks a free port. The embedded stack uses a free port unless this is"
+            + " set.";
+    /** The HTTP port unless the configuration sets one; the Dockerfile, compose file and manifests expose it. */
+    public static final int DEFAULT_HTTP_PORT = 8080;
+
+    public static final String HTTP_BIND_ADDRESS_CONFIG = "ttl.http.bind.address";
+    public static final String HTTP_BIND_ADDRESS_DOC = "Address the HTTP server listens on; 0.0.0.0 for every"
+            + " interface. The embedded stack uses 127.0.0.1 unless this is set. Other instances reach this one at"
+            + " Kafka Streams' application.server, which defaults to this address (this host's address for 0.0.0.0)"
+            + " and the HTTP port.";
+
+    public static final String HEALTH_INTERVAL_MS_CONFIG = "ttl.health.interval.ms";
+    public static final String HEALTH_INTERVAL_MS_DOC = "How often, in milliseconds, the status of the managed"
+            + " Kafka Connect connectors and the freshness of the source topics are checked, for readiness and"
+            + " metrics.";
+
+    public static final String LOG_FORMAT_CONFIG = "ttl.log.format";
+    public static final String LOG_FORMAT_DOC = "text: one line per log event; json: one JSON object per line"
+            + " (Elastic Common Schema, log4j's JSON Template Layout) for log shippers. Applied by run when the"
+            + " configuration is read, before anything is logged.";
+    /** The values of {@value #LOG_FORMAT_CONFIG}. */
+    public static final List<String> LOG_FORMATS = List.of("text", "json");
 
     /** Kafka Streams' {@code application.id} unless the configuration sets one. */
     public static final String DEFAULT_APPLICATION_ID = "ttl-streams";
@@ -276,6 +301,26 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     public static TtlStreamsConfig load(Path propertiesFile) {
         return new TtlStreamsConfig(PropertiesFiles.read(propertiesFile));
+    }
+
+    /**
+     * Reads a properties file as {@link #load(Path)} does, then applies the environment's options and the command
+     * line's, as {@link ConfigLayers} describes.
+     *
+     * @param environment the process environment, usually {@link System#getenv()}
+     * @param overrides {@code key=value} assignments from the command line
+     * @throws ConfigException naming the file, variable, assignment or option that is wrong
+     */
+    public static TtlStreamsConfig load(Path propertiesFile, Map<String, String> environment, List<String> overrides) {
+        return new TtlStreamsConfig(ConfigLayers.merge(PropertiesFiles.read(propertiesFile), environment, overrides));
+    }
+
+    /**
+     * This configuration with the environment's options and the command line's applied over it, as {@link
+     * ConfigLayers} describes: for a bundled configuration that has no file.
+     */
+    public TtlStreamsConfig layered(Map<String, String> environment, List<String> overrides) {
+        return new TtlStreamsConfig(ConfigLayers.merge(originals(), environment, overrides));
     }
 
     /** The options other than the per-rule ones, for tools and documentation; a copy. */
@@ -428,6 +473,23 @@ public final class TtlStreamsConfig extends AbstractConfig {
     /** The embedded stack's data directory; empty for a fresh temporary one. */
     public Optional<Path> embeddedDataDir() {
         return nonEmpty(getString(EMBEDDED_DATA_DIR_CONFIG)).map(Path::of);
+    }
+
+    public int httpPort() {
+        return getInt(HTTP_PORT_CONFIG);
+    }
+
+    public String httpBindAddress() {
+        return getString(HTTP_BIND_ADDRESS_CONFIG);
+    }
+
+    public Duration healthInterval() {
+        return Duration.ofMillis(getLong(HEALTH_INTERVAL_MS_CONFIG));
+    }
+
+    /** {@code text} or {@code json}. */
+    public String logFormat() {
+        return getString(LOG_FORMAT_CONFIG);
     }
 
     /**
@@ -662,6 +724,29 @@ public final class TtlStreamsConfig extends AbstractConfig {
                         Range.atLeast(1),
                         Importance.LOW,
                         RESYNC_BATCH_SIZE_DOC);
+        new Group(definition, OPERATIONS_GROUP)
+                .define(HTTP_PORT_CONFIG, Type.INT, DEFAULT_HTTP_PORT, port(), Importance.MEDIUM, HTTP_PORT_DOC)
+                .define(
+                        HTTP_BIND_ADDRESS_CONFIG,
+                        Type.STRING,
+                        "0.0.0.0",
+                        Validators.host(),
+                        Importance.MEDIUM,
+                        HTTP_BIND_ADDRESS_DOC)
+                .define(
+                        HEALTH_INTERVAL_MS_CONFIG,
+                        Type.LONG,
+                        10_000L,
+                        Range.atLeast(100),
+                        Importance.LOW,
+                        HEALTH_INTERVAL_MS_DOC)
+                .define(
+                        LOG_FORMAT_CONFIG,
+                        Type.STRING,
+                        "text",
+                        ConfigDef.ValidString.in(LOG_FORMATS.toArray(String[]::new)),
+                        Importance.LOW,
+                        LOG_FORMAT_DOC);
         return definition;
     }
 

@@ -25,6 +25,8 @@ final class Validators {
 
     /** An error quotes at most this many characters of a value: enough to recognize it, not a page of braces. */
     static final int MAX_QUOTED_LENGTH = 200;
+    /** Letters, digits, '.', '-', and ':' for IPv6; no port, no scheme, no path. */
+    private static final Pattern HOST = Pattern.compile("[A-Za-z0-9.:-]+|\\[[0-9A-Fa-f:.]+]");
 
     private Validators() {}
 
@@ -130,6 +132,16 @@ final class Validators {
             if (!uri.isBlank() && !uri.startsWith("mongodb://") && !uri.startsWith("mongodb+srv://")) {
                 throw new IllegalArgumentException(
                         "Must be a MongoDB connection string, mongodb://... or" + " mongodb+srv://...");
+            }
+        });
+    }
+
+    /** A host name or IP address, without port or scheme. */
+    static ConfigDef.Validator host() {
+        return of("a host name or IP address", value -> {
+            String host = ((String) value).strip();
+            if (host.isEmpty() || !HOST.matcher(host).matches()) {
+                throw new IllegalArgumentException("Must be a host name or IP address, such as 0.0.0.0 or 127.0.0.1");
             }
         });
     }

@@ -23,7 +23,8 @@ import org.bson.BsonString;
  * <p>With credentials, every request carries them as HTTP Basic authentication, as Connect's
  * {@code BasicAuthSecurityRestExtension} expects. Its exceptions never show them: they name Connect by its URL without
  * user info, and Connect's answers are {@link Redaction redacted}, since Connect quotes rejected values such as
- * {@code connection.uri}.
+ * {@code connection.uri}. Reads their status
+ * with {@code GET /connectors/<name>/status}.
  */
 public final class ConnectRestClient {
 
@@ -130,6 +131,32 @@ public final class ConnectRestClient {
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException(
                     "The Kafka Connect URL is malformed: " + e.getReason() + " at index " + e.getIndex());
+        }
+    }
+
+    /**
+     * The connector's status; empty when Connect has no connector of that name.
+     *
+     * @throws IOException when Connect cannot be reached or answers with an error or an unreadable status
+     */
+    public Optional<ConnectorStatus> status(String connectorName) throws IOException, InterruptedException {
+        HttpRequest request = authorized(HttpRequest.newBuilder(baseUrl.resolve(
+                        "connectors/" + URLEncoder.encode(connectorName, StandardCharsets.UTF_8) + "/status")))
+                .timeout(Duration.ofSeconds(10))
+                .GET()
+                .build();
+        String subject = "the status of connector " + connectorName;
+        HttpResponse<String> response = send(request, subject);
+        if (response.statusCode() == 404) {
+            return Optional.empty();
+        }
+        if (response.statusCode() / 100 != 2) {
+            throw refused(response, subject);
+        }
+        try {
+            return Optional.of(ConnectorStatus.parse(response.body()));
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
         }
     }
 }

@@ -39,8 +39,12 @@ public final class ConnectorConfigs {
     /** The sink's dead-letter topic: delete commands MongoDB rejected, with the error in the headers. */
     public static final String SINK_DLQ_TOPIC = "ttl.sink.dlq";
 
-    /** The source connectors' heartbeat topic; nothing reads it, it only carries fresh resume tokens. */
-    public static final String HEARTBEAT_TOPIC = "__mongodb_heartbeats";
+    /**
+     * The prefix of the source connectors' heartbeat topics, one per connector (database), so that a heartbeat tells
+     * which database's change stream is alive: the processor reads their latest timestamps to export how stale each
+     * namespace's source is.
+     */
+    public static final String HEARTBEAT_TOPIC_PREFIX = "__mongodb_heartbeats.";
 
     /** Heartbeat period: keeps the stored resume token inside the oplog window on quiet collections. */
     public static final long HEARTBEAT_INTERVAL_MS = 10_000;
@@ -176,7 +180,7 @@ public final class ConnectorConfigs {
             source.put("topic.prefix", prefix);
         }
         source.put("heartbeat.interval.ms", Long.toString(HEARTBEAT_INTERVAL_MS));
-        source.put("heartbeat.topic.name", HEARTBEAT_TOPIC);
+        source.put("heartbeat.topic.name", heartbeatTopic(database));
         if (copyExisting) {
             source.put("startup.mode", "copy_existing");
             source.put("startup.mode.copy.existing.namespace.regex", namespaceRegex(database, rules));
@@ -189,6 +193,11 @@ public final class ConnectorConfigs {
         source.put("mongo.errors.tolerance", "none");
         source.put("errors.log.enable", "true");
         return source;
+    }
+
+    /** The heartbeat topic of the source connector watching {@code database}. */
+    public static String heartbeatTopic(String database) {
+        return HEARTBEAT_TOPIC_PREFIX + database;
     }
 
     /**

@@ -5,6 +5,6 @@
  * <p>{@link io.ttlstreams.connect.ConnectorConfigs} renders them from a processor configuration, so that the
  * connectors watch exactly the namespaces the rules name, publish only the fields the rules read, and write to the
  * topics the processor uses. The configurations target a real MongoDB replica set; nothing here caters for the
- * embedded stand-in.
+ * embedded stand-in. {@link io.ttlstreams.connect.ConnectRestClient} registers them and reads their status.
  */
 package io.ttlstreams.connect;

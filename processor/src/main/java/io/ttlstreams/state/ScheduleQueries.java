@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import org.apache.kafka.common.utils.Bytes;
@@ -110,11 +111,6 @@ public final class ScheduleQueries {
         return new Histogram(counts, true);
     }
 
-    /** Documents whose deadline passed by {@code nowMillis} and whose command is not out yet, counted up to {@code cap}. */
-    public static long due(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, long nowMillis, long cap) {
-        return count(schedule, Timeline.DEADLINES, nowMillis, cap);
-    }
-
     /** Delete commands out and not yet confirmed by the change stream, counted up to {@code cap}. */
     public static long awaitingConfirmation(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, long cap) {
         return count(schedule, Timeline.CONFIRMATIONS, Long.MAX_VALUE, cap);
@@ -153,4 +149,51 @@ public final class ScheduleQueries {
      * @param complete false when the scan stopped at its entry limit, so later buckets are undercounted
      */
     public record Histogram(SortedMap<Long, Long> counts, boolean complete) {}
+
+    /**
+     * The entries due at {@code nowMillis} (deadline at or before it, delete command not yet emitted): a range scan
+     * from the start of the schedule that stops after {@code maxEntries} entries, so that a huge backlog cannot make
+     * one question expensive.
+     */
+    public static Backlog due(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, long nowMillis, long maxEntries) {
+        long count = 0;
+        long oldest = Long.MAX_VALUE;
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.range(
+                ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE),
+                ScheduleKey.dueUpperBound(Timeline.DEADLINES, nowMillis))) {
+            while (due.hasNext()) {
+                if (count == maxEntries) {
+                    return new Backlog(count, false, OptionalLong.of(oldest));
+                }
+                // A composite store over several partitions yields each partition's range in turn, so the first
+                // entry is the oldest of one partition only: take the minimum.
+                oldest = Math.min(oldest, ScheduleKey.dueAtOf(due.next().key));
+                count++;
+            }
+        }
+        return new Backlog(count, true, count == 0 ? OptionalLong.empty() : OptionalLong.of(oldest));
+    }
+
+    /**
+     * The due part of a schedule.
+     *
+     * @param due entries whose deadline has passed, up to the scan's limit
+     * @param complete false when the scan stopped at its limit, so there are more
+     * @param oldestDeadline the earliest deadline among them (epoch milliseconds); empty when none is due
+     */
+    public record Backlog(long due, boolean complete, OptionalLong oldestDeadline) {
+
+        /** Nothing due. */
+        public static final Backlog NONE = new Backlog(0, true, OptionalLong.empty());
+
+        /** This backlog and another partition's together. */
+        public Backlog plus(Backlog other) {
+            OptionalLong oldest = oldestDeadline.isEmpty()
+                    ? other.oldestDeadline
+                    : other.oldestDeadline.isEmpty()
+                            ? oldestDeadline
+                            : OptionalLong.of(Math.min(oldestDeadline.getAsLong(), other.oldestDeadline.getAsLong()));
+            return new Backlog(due + other.due, complete && other.complete, oldest);
+        }
+    }
 }

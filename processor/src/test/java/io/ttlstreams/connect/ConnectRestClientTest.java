@@ -2,6 +2,7 @@ package io.ttlstreams.connect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.ttlstreams.secrets.BasicCredentials;
 import java.io.IOException;
@@ -136,5 +137,36 @@ class ConnectRestClientTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageNotContaining("s3")
                 .hasMessageNotContaining("cret");
+    }
+
+    @Test
+    void shouldReadAConnectorsStatus() throws Exception {
+        connect.answerStatus("mongo-source-app", 200, ConnectorStatusTest.FAILED_TASK);
+
+        assertThat(new ConnectRestClient(connect.url()).status("mongo-source-app"))
+                .hasValueSatisfying(found -> assertThat(found.failures()).isEqualTo(1));
+        assertThat(connect.requests())
+                .extracting(FakeConnect.Request::method, FakeConnect.Request::path)
+                .containsExactly(tuple("GET", "/connectors/mongo-source-app/status"));
+    }
+
+    @Test
+    void shouldTellAMissingConnectorFromAnError() throws Exception {
+        assertThat(new ConnectRestClient(connect.url()).status("x")).isEmpty();
+
+        connect.answerStatus("x", 500, "{\"error_code\": 500, \"message\": \"mongodb://app:m0ngo-Secret@mongo\"}");
+        assertThatThrownBy(() -> new ConnectRestClient(connect.url()).status("x"))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("HTTP 500")
+                .hasMessageNotContaining("m0ngo-Secret");
+    }
+
+    @Test
+    void shouldAuthenticateStatusReads() throws Exception {
+        connect.requireBasicAuth("admin", "s3cret");
+        connect.answerStatus("mongo-source-app", 200, ConnectorStatusTest.FAILED_TASK);
+
+        assertThat(new ConnectRestClient(connect.url("admin:s3cret")).status("mongo-source-app"))
+                .isPresent();
     }
 }

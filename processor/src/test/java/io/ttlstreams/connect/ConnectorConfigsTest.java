@@ -229,7 +229,7 @@ class ConnectorConfigsTest {
                 .containsEntry("output.format.value", "json")
                 .containsEntry("output.json.formatter", "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson")
                 .containsEntry("heartbeat.interval.ms", "10000")
-                .containsEntry("heartbeat.topic.name", "__mongodb_heartbeats")
+                .containsEntry("heartbeat.topic.name", "__mongodb_heartbeats.app")
                 .containsEntry("errors.tolerance", "none")
                 .containsEntry("mongo.errors.tolerance", "none")
                 .doesNotContainKey("topic.prefix");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.kafka.connect.MongoSinkConnector;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.SigningKey;
+import io.ttlstreams.http.OperationsServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -186,6 +187,36 @@ class DockerComposeTest {
     }
 
     @Test
+    void shouldCheckTheProcessorsReadinessAndPublishItsHttpPort() throws IOException {
+        Map<String, Object> processor = services.get("processor");
+        String readyUrl = "http://localhost:" + TtlStreamsConfig.DEFAULT_HTTP_PORT + OperationsServer.READY_PATH;
+        List<Object> healthcheck = list(((Map<?, ?>) processor.get("healthcheck")).get("test"));
+        assertThat(healthcheck.get(0)).isEqualTo("CMD");
+        assertThat(healthcheck).contains("curl", readyUrl);
+        assertThat(list(processor.get("ports")))
+                .contains(TtlStreamsConfig.DEFAULT_HTTP_PORT + ":" + TtlStreamsConfig.DEFAULT_HTTP_PORT);
+        String dockerfile = Files.readString(ROOT.resolve("processor/Dockerfile"));
+        assertThat(dockerfile)
+                .contains("EXPOSE " + TtlStreamsConfig.DEFAULT_HTTP_PORT)
+                .contains(readyUrl);
+        // The image's healthcheck needs curl, which eclipse-temurin installs; a slimmer base would break it.
+        assertThat(dockerfile).contains("FROM eclipse-temurin:17-jre");
+    }
+
+    @Test
+    void shouldHaveTheProcessorWatchTheConnectorsThroughTheEnvironment() {
+        Map<?, ?> environment = (Map<?, ?>) services.get("processor").get("environment");
+        Map<String, String> variables = new java.util.HashMap<>();
+        environment.forEach((name, value) -> variables.put(name.toString(), value.toString()));
+
+        TtlStreamsConfig config = TtlStreamsConfig.load(
+                ROOT.resolve("connect-config/example-processor.properties"), variables, List.of());
+
+        assertThat(config.connectUrl()).hasValue("http://connect:8083");
+        assertThat(list(services.get("connect").get("ports"))).contains("8083:8083");
+    }
+
+    @Test
     void shouldUseTheKafkaAndConnectorVersionsTheCodeIsBuiltWith() throws IOException {
         // The jars on the test classpath are the versions the code is compiled and tested against.
         String kafkaImage = "apache/kafka:" + jarName(Admin.class).replaceAll("^kafka-clients-|\\.jar$", "");
@@ -233,6 +264,10 @@ class DockerComposeTest {
                         .noneMatch(source -> source.startsWith(module + "/src") || source.equals(module));
             }
         }
+    }
+
+    private static List<Object> list(Object yaml) {
+        return List.copyOf((List<?>) yaml);
     }
 
     private static String jarName(Class<?> type) {

@@ -7,6 +7,8 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.bson.BsonDocument;
 
@@ -14,7 +16,9 @@ import org.bson.BsonDocument;
  * A Kafka Connect REST API stand-in on loopback, for tests of what ttl-streams sends: it records each request and
  * answers as Connect does, optionally requiring HTTP Basic authentication as Connect's
  * {@code BasicAuthSecurityRestExtension} does (401 without or with wrong credentials), and optionally refusing every
- * connector with a 400 that quotes the connector's {@code connection.uri}, as Connect's validation errors do.
+ * connector with a 400 that quotes the connector's {@code connection.uri}, as Connect's validation errors do. A
+ * {@code GET /connectors/<name>/status} is answered with what {@link #answerStatus} set, or 404 as Connect answers
+ * for an unknown connector.
  */
 public final class FakeConnect implements AutoCloseable {
 
@@ -30,6 +34,9 @@ public final class FakeConnect implements AutoCloseable {
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private volatile String requiredAuthorization;
     private volatile boolean refuseConfigs;
+    private final Map<String, Answer> statuses = new ConcurrentHashMap<>();
+
+    private record Answer(int status, String body) {}
 
     private FakeConnect() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -52,6 +59,12 @@ public final class FakeConnect implements AutoCloseable {
     /** Refuses every connector configuration from now on, quoting its connection.uri. */
     public FakeConnect refuseConfigs() {
         refuseConfigs = true;
+        return this;
+    }
+
+    /** Answers {@code GET /connectors/<connector>/status} with this HTTP status and body from now on. */
+    public FakeConnect answerStatus(String connector, int status, String body) {
+        statuses.put("/connectors/" + connector + "/status", new Answer(status, body));
         return this;
     }
 
@@ -82,6 +95,12 @@ public final class FakeConnect implements AutoCloseable {
         if (requiredAuthorization != null && !requiredAuthorization.equals(authorization)) {
             status = 401;
             answer = "{\"error_code\":401,\"message\":\"Request requires authentication\"}";
+        } else if (exchange.getRequestMethod().equals("GET")) {
+            Answer found = statuses.getOrDefault(
+                    exchange.getRequestURI().getPath(),
+                    new Answer(404, "{\"error_code\":404,\"message\":\"No status found\"}"));
+            status = found.status();
+            answer = found.body();
         } else if (refuseConfigs) {
             BsonDocument config = BsonDocument.parse(body);
             String uri = config.isString("connection.uri")

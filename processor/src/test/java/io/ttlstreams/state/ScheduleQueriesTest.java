@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.bson.BsonDocument;
@@ -106,11 +107,35 @@ class ScheduleQueriesTest {
         schedule(SESSIONS, 4, Timeline.CONFIRMATIONS, 500);
         schedule(EVENTS, 5, Timeline.CONFIRMATIONS, 99_000);
 
-        assertThat(ScheduleQueries.due(schedule, 2_000, 100)).isEqualTo(2);
-        assertThat(ScheduleQueries.due(schedule, 2_000, 1)).isEqualTo(1);
+        assertThat(ScheduleQueries.due(schedule, 2_000, 100).due()).isEqualTo(2);
         assertThat(ScheduleQueries.awaitingConfirmation(schedule, 100)).isEqualTo(2);
         assertThat(ScheduleQueries.held(schedule, 100)).isZero();
         assertThat(ScheduleQueries.find(index, schedule, SESSIONS, new BsonDocument("_id", new BsonInt32(4))))
                 .hasValueSatisfying(found -> assertThat(found.state()).isEqualTo("awaiting-confirmation"));
+    }
+
+    @Test
+    void shouldCountTheDueBacklogAndItsOldestDeadline() {
+        schedule(SESSIONS, 1, 1_500);
+        schedule(EVENTS, 2, 1_000);
+        schedule(SESSIONS, 3, 2_000); // due exactly at now
+        schedule(SESSIONS, 4, 2_001); // not yet
+
+        assertThat(ScheduleQueries.due(schedule, 2_000, 100))
+                .isEqualTo(new ScheduleQueries.Backlog(3, true, OptionalLong.of(1_000)));
+        assertThat(ScheduleQueries.due(schedule, 999, 100)).isEqualTo(ScheduleQueries.Backlog.NONE);
+        assertThat(ScheduleQueries.due(schedule, 2_000, 2))
+                .as("a capped scan says so")
+                .isEqualTo(new ScheduleQueries.Backlog(2, false, OptionalLong.of(1_000)));
+    }
+
+    @Test
+    void shouldAddBacklogsOfSeveralPartitions() {
+        ScheduleQueries.Backlog one = new ScheduleQueries.Backlog(2, true, OptionalLong.of(5_000));
+        ScheduleQueries.Backlog other = new ScheduleQueries.Backlog(1, false, OptionalLong.of(4_000));
+
+        assertThat(one.plus(other)).isEqualTo(new ScheduleQueries.Backlog(3, false, OptionalLong.of(4_000)));
+        assertThat(ScheduleQueries.Backlog.NONE.plus(one)).isEqualTo(one);
+        assertThat(one.plus(ScheduleQueries.Backlog.NONE)).isEqualTo(one);
     }
 }

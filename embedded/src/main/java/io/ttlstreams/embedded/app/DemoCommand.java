@@ -62,7 +62,7 @@ public final class DemoCommand implements CommandExtension {
         out.println("ttl-streams demo: starting the embedded pipeline...");
         try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(new LocalStackRuntime().defaultConfig());
                 MongoClient client = MongoClients.create(pipeline.stack().mongoConnectionString())) {
-            LocalStackRuntime.print(out, pipeline.stack());
+            LocalStackRuntime.print(out, pipeline);
             out.println("ttl-streams ready");
             MongoCollection<Document> sessions = client.getDatabase("app").getCollection("sessions");
             MongoCollection<Document> events = client.getDatabase("app").getCollection("events");

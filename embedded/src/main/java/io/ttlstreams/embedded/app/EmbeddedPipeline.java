@@ -2,7 +2,9 @@ package io.ttlstreams.embedded.app;
 
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
+import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.embedded.EmbeddedStack;
@@ -13,6 +15,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.streams.StreamsConfig;
@@ -40,7 +43,16 @@ public final class EmbeddedPipeline implements AutoCloseable {
      * until both connectors and Kafka Streams are running.
      */
     public static EmbeddedPipeline start(TtlStreamsConfig config) throws InterruptedException {
+        return start(config, 1);
+    }
+
+    /**
+     * As {@link #start(TtlStreamsConfig)}, with {@code partitions} partitions per topic the stack creates, so that
+     * several processor instances can share the work.
+     */
+    public static EmbeddedPipeline start(TtlStreamsConfig config, int partitions) throws InterruptedException {
         EmbeddedStack.Builder builder = EmbeddedStack.builder()
+                .partitions(partitions)
                 .namespaces(List.copyOf(watchedNamespaces(config)))
                 .deleteTopic(config.deleteTopic())
                 .mongoPort(config.embeddedMongodbPort())
@@ -83,10 +95,13 @@ public final class EmbeddedPipeline implements AutoCloseable {
 
     /**
      * The user's configuration pointed at the embedded broker, reading the stand-in's topics, signing with the key
-     * the stack's sink guard verifies, resyncing from the stand-in.
+     * the stack's sink guard verifies, resyncing from the stand-in; its HTTP server on a free loopback port unless the
+     * configuration names one.
      */
     private static TtlStreamsConfig processorConfig(TtlStreamsConfig config, EmbeddedStack stack) {
         Map<String, Object> props = new HashMap<>(config.originals());
+        props.putIfAbsent(TtlStreamsConfig.HTTP_PORT_CONFIG, "0");
+        props.putIfAbsent(TtlStreamsConfig.HTTP_BIND_ADDRESS_CONFIG, "127.0.0.1");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
         props.put(
                 StreamsConfig.STATE_DIR_CONFIG,
@@ -100,9 +115,12 @@ public final class EmbeddedPipeline implements AutoCloseable {
         return new TtlStreamsConfig(props);
     }
 
-    /** Starts (again) the processor, on the state left by the previous one. */
+    /**
+     * Starts (again) the processor, on the state left by the previous one, watching the stack's connectors (its
+     * readiness requires them RUNNING).
+     */
     public void startProcessor() throws InterruptedException {
-        processor = new TtlStreamsApp(processorConfig).start();
+        processor = new TtlStreamsApp(processorConfig, Optional.of(connectors())).start();
         processor.awaitRunning(Duration.ofMinutes(1));
     }
 
@@ -137,6 +155,11 @@ public final class EmbeddedPipeline implements AutoCloseable {
             processor.close();
             processor = null;
         }
+    }
+
+    /** The stack's connectors, which a processor against it depends on. */
+    public ManagedConnectors connectors() {
+        return new ManagedConnectors(new ConnectRestClient(stack.connectUrl()), stack.connectorNames());
     }
 
     /** The running stack. */

@@ -37,7 +37,7 @@ public final class LocalStackRuntime implements EmbeddedRuntime {
     public Running start(TtlStreamsConfig config, PrintStream out) throws InterruptedException {
         EmbeddedPipeline pipeline = EmbeddedPipeline.start(config);
         try {
-            print(out, pipeline.stack());
+            print(out, pipeline);
             DeletionCounter deletions = new DeletionCounter(
                     pipeline.stack().mongoConnectionString(), pipeline.stack().namespaces());
             return new Running() {
@@ -64,12 +64,15 @@ public final class LocalStackRuntime implements EmbeddedRuntime {
     }
 
     /** Where each part of the stack listens. */
-    static void print(PrintStream out, EmbeddedStack stack) {
+    static void print(PrintStream out, EmbeddedPipeline pipeline) {
+        EmbeddedStack stack = pipeline.stack();
         out.println(
                 "  MongoDB stand-in : " + stack.mongoConnectionString() + "  (watched: " + stack.namespaces() + ")");
         out.println("  Kafka            : " + stack.bootstrapServers());
         out.println(
                 "  Kafka Connect    : " + stack.connectUrl() + "  connectors " + stack.connectorNames() + " RUNNING");
+        out.println("  processor HTTP   : " + pipeline.processor().httpUrl()
+                + "  (status page; /health/ready, /metrics, /v1/...)");
         out.println("  data directory   : " + stack.dataDir()
                 + (stack.deletesDataDirOnClose() ? " (deleted on exit)" : ""));
     }

@@ -45,6 +45,8 @@ class RealMongoPipelineIT extends PipelineScenarios {
         Map<String, String> settings = new HashMap<>(RULES);
         settings.put("bootstrap.servers", KAFKA.getBootstrapServers());
         settings.put("state.dir", dataDir.resolve("streams").toString());
+        settings.put("ttl.http.port", "0");
+        settings.put("ttl.http.bind.address", "127.0.0.1");
         config = new TtlStreamsConfig(settings);
         connect = EmbeddedConnect.start(KAFKA.getBootstrapServers(), dataDir.resolve("connect"), 0);
         Map<String, Map<String, String>> connectors = new LinkedHashMap<>();

@@ -1,0 +1,134 @@
+package io.ttlstreams.config;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * Where configuration values come from and which wins: the properties file (or the bundled configuration), then
+ * environment variables prefixed {@value #ENVIRONMENT_PREFIX}, then {@code --set key=value} on the command line.
+ * A later layer replaces a key of an earlier one; nothing else is merged.
+ *
+ * <p>An environment variable names its key as Confluent's images and streams-bootstrap do: the prefix is dropped,
+ * the rest lower-cased, and each run of underscores becomes one character: {@code _} a dot, {@code __} an
+ * underscore, {@code ___} a dash. So {@code TTL_STREAMS_BOOTSTRAP_SERVERS} sets {@code bootstrap.servers},
+ * {@code TTL_STREAMS_TTL_HTTP_PORT} sets {@code ttl.http.port} and
+ * {@code TTL_STREAMS_TTL_RULE_USER___SESSIONS_FIELD} sets {@code ttl.rule.user-sessions.field}. Names being
+ * upper-case, a rule whose name has capitals cannot be reached from the environment.
+ */
+public final class ConfigLayers {
+
+    /** The prefix of the environment variables that set options. */
+    public static final String ENVIRONMENT_PREFIX = "TTL_STREAMS_";
+
+    /** Variables of the launcher script and the image that share the prefix but are not options. */
+    public static final Set<String> NOT_OPTIONS = Set.of("TTL_STREAMS_JAVA_OPTS");
+
+    private ConfigLayers() {}
+
+    /**
+     * The file's values, replaced by the environment's, replaced by the overrides.
+     *
+     * @param file the properties file's values (or the bundled configuration's)
+     * @param environment the process environment, usually {@link System#getenv()}
+     * @param overrides {@code key=value} assignments from the command line, in order (a repeated key: the last wins)
+     * @throws ConfigException naming the variable or the assignment that cannot be read
+     */
+    public static Map<String, Object> merge(Map<?, ?> file, Map<String, String> environment, List<String> overrides) {
+        Map<String, Object> merged = new HashMap<>();
+        file.forEach((key, value) -> merged.put(String.valueOf(key), value));
+        merged.putAll(fromEnvironment(environment));
+        merged.putAll(parseOverrides(overrides));
+        return merged;
+    }
+
+    /**
+     * The options the environment sets, by key.
+     *
+     * @throws ConfigException naming a variable whose name cannot be turned into a key
+     */
+    public static Map<String, String> fromEnvironment(Map<String, String> environment) {
+        Map<String, String> options = new TreeMap<>();
+        environment.forEach((variable, value) -> {
+            if (variable.startsWith(ENVIRONMENT_PREFIX) && !NOT_OPTIONS.contains(variable)) {
+                options.put(keyOf(variable), value);
+            }
+        });
+        return options;
+    }
+
+    /**
+     * The configuration key an environment variable sets.
+     *
+     * @throws ConfigException when the name has nothing after the prefix, starts or ends with an underscore, or has
+     *     a run of four or more underscores
+     */
+    public static String keyOf(String variable) {
+        String rest = variable.substring(ENVIRONMENT_PREFIX.length());
+        if (rest.isEmpty() || rest.startsWith("_") || rest.endsWith("_")) {
+            throw new ConfigException("Environment variable " + variable + " names no option: after "
+                    + ENVIRONMENT_PREFIX + " write the key with '_' for '.', '__' for '_' and '___' for '-'");
+        }
+        StringBuilder key = new StringBuilder(rest.length());
+        int i = 0;
+        while (i < rest.length()) {
+            char c = rest.charAt(i);
+            if (c != '_') {
+                key.append(Character.toLowerCase(c));
+                i++;
+                continue;
+            }
+            int run = 0;
+            while (i < rest.length() && rest.charAt(i) == '_') {
+                run++;
+                i++;
+            }
+            key.append(
+                    switch (run) {
+                        case 1 -> '.';
+                        case 2 -> '_';
+                        case 3 -> '-';
+                        default ->
+                            throw new ConfigException("Environment variable " + variable + " has " + run
+                                    + " underscores in a row; '_' stands for '.', '__' for '_' and '___' for '-'");
+                    });
+        }
+        return key.toString();
+    }
+
+    /** The environment variable that sets {@code key}: the inverse of {@link #keyOf}. */
+    public static String variableOf(String key) {
+        StringBuilder variable = new StringBuilder(ENVIRONMENT_PREFIX);
+        for (char c : key.toCharArray()) {
+            variable.append(
+                    switch (c) {
+                        case '.' -> "_";
+                        case '_' -> "__";
+                        case '-' -> "___";
+                        default -> String.valueOf(Character.toUpperCase(c));
+                    });
+        }
+        return variable.toString();
+    }
+
+    /**
+     * {@code key=value} assignments as a map; the value may contain '=' and may be empty.
+     *
+     * @throws ConfigException naming an assignment without '=' or without a key
+     */
+    public static Map<String, String> parseOverrides(List<String> assignments) {
+        Map<String, String> options = new HashMap<>();
+        for (String assignment : assignments) {
+            int equals = assignment.indexOf('=');
+            if (equals <= 0 || assignment.substring(0, equals).isBlank()) {
+                throw new ConfigException(
+                        "--set " + assignment + " is not key=value, such as --set ttl.http.port=9090");
+            }
+            options.put(assignment.substring(0, equals).strip(), assignment.substring(equals + 1));
+        }
+        return options;
+    }
+}

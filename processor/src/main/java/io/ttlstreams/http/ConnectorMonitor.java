@@ -1,0 +1,141 @@
+package io.ttlstreams.http;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.ttlstreams.connect.ConnectorStatus;
+import io.ttlstreams.connect.ManagedConnectors;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches the connectors the processor depends on through Kafka Connect's status API. A connector or task that
+ * stops running is logged once, at ERROR with its trace summary when FAILED (a source task fails by design on a lost
+ * resume token, and documents then silently stop being scheduled), exported as {@code ttl_connector_running} and
+ * {@code ttl_connector_failures}, and keeps the processor from being ready.
+ */
+final class ConnectorMonitor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectorMonitor.class);
+
+    static final String RUNNING_GAUGE = "ttl.connector.running";
+    static final String FAILURES_GAUGE = "ttl.connector.failures";
+
+    /** What the last check saw of one connector: its status, or why there is none. */
+    record Observation(Optional<ConnectorStatus> status, Optional<String> unavailable) {
+
+        static Observation of(ConnectorStatus status) {
+            return new Observation(Optional.of(status), Optional.empty());
+        }
+
+        static Observation unavailable(String why) {
+            return new Observation(Optional.empty(), Optional.of(why));
+        }
+
+        boolean running() {
+            return status.map(ConnectorStatus::running).orElse(false);
+        }
+
+        List<String> problems() {
+            return status.map(ConnectorStatus::problems).orElseGet(() -> List.of(unavailable.orElseThrow()));
+        }
+    }
+
+    private final ManagedConnectors connectors;
+    private final Map<String, Observation> observed = new ConcurrentHashMap<>();
+
+    ConnectorMonitor(ManagedConnectors connectors, MeterRegistry registry) {
+        this.connectors = connectors;
+        for (String name : connectors.names()) {
+            observed.put(name, Observation.unavailable("connector " + name + " not checked yet"));
+            Gauge.builder(RUNNING_GAUGE, () -> observed.get(name).running() ? 1 : 0)
+                    .description("1 when the connector and all its tasks are RUNNING, else 0")
+                    .tag("connector", name)
+                    .register(registry);
+            Gauge.builder(
+                            FAILURES_GAUGE,
+                            () -> observed.get(name)
+                                    .status()
+                                    .map(status -> (double) status.failures())
+                                    .orElse(Double.NaN))
+                    .description(
+                            "FAILED units of the connector (itself and its tasks); NaN when its status is" + " unknown")
+                    .tag("connector", name)
+                    .register(registry);
+        }
+    }
+
+    /** Reads every connector's status once; logs what changed. */
+    void check() throws InterruptedException {
+        for (String name : connectors.names()) {
+            Observation now = observe(name);
+            Observation before = observed.put(name, now);
+            report(name, before, now);
+        }
+    }
+
+    /** Why not every connector runs, one line per problem; empty when all run. */
+    List<String> problems() {
+        List<String> problems = new ArrayList<>();
+        connectors.names().forEach(name -> problems.addAll(observed.get(name).problems()));
+        return problems;
+    }
+
+    /** The last status of each connector, for the status endpoint. */
+    List<Map<String, Object>> describe() {
+        List<Map<String, Object>> described = new ArrayList<>();
+        for (String name : connectors.names()) {
+            Observation observation = observed.get(name);
+            Map<String, Object> connector = new LinkedHashMap<>();
+            connector.put("name", name);
+            connector.put("running", observation.running());
+            connector.put("state", observation.status().map(ConnectorStatus::state));
+            connector.put(
+                    "tasks",
+                    observation
+                            .status()
+                            .map(status -> status.tasks().stream()
+                                    .map(task -> task.id() + ":" + task.state())
+                                    .toList())
+                            .orElse(List.of()));
+            connector.put("problems", observation.problems());
+            described.add(connector);
+        }
+        return described;
+    }
+
+    private Observation observe(String name) throws InterruptedException {
+        try {
+            return connectors
+                    .connect()
+                    .status(name)
+                    .map(Observation::of)
+                    .orElseGet(() -> Observation.unavailable(
+                            "connector " + name + " does not exist at " + connectors.connectUrl()));
+        } catch (IOException e) {
+            return Observation.unavailable("Kafka Connect at " + connectors.connectUrl() + " cannot tell the status"
+                    + " of connector " + name + ": " + e.getMessage());
+        }
+    }
+
+    private static void report(String name, Observation before, Observation now) {
+        List<String> fresh = new ArrayList<>(now.problems());
+        fresh.removeAll(before.problems());
+        for (String problem : fresh) {
+            if (problem.contains(" is " + ConnectorStatus.FAILED)) {
+                LOG.error("Kafka Connect: {}", problem);
+            } else {
+                LOG.warn("Kafka Connect: {}", problem);
+            }
+        }
+        if (now.running() && !before.running()) {
+            LOG.info("Kafka Connect: connector {} and its tasks are RUNNING", name);
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package io.ttlstreams.http;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.kafka.streams.KafkaStreams.State;
+
+/**
+ * Liveness and readiness, as Kubernetes probes and the compose healthcheck ask for them.
+ *
+ * <ul>
+ *   <li><b>Live</b> unless Kafka Streams has stopped for good (ERROR, or shutting down or stopped without being
+ *       asked): restarting the process is then the only cure. Restoring state, rebalancing and failed connectors
+ *       are not reasons to restart it.</li>
+ *   <li><b>Ready</b> when Kafka Streams is RUNNING and every connector it depends on (when it watches any) runs with
+ *       all its tasks: only then are documents scheduled and deleted.</li>
+ * </ul>
+ */
+final class Health {
+
+    private static final Set<State> DEAD = Set.of(State.ERROR, State.PENDING_ERROR, State.NOT_RUNNING);
+
+    private final Supplier<State> streamsState;
+    private final Optional<ConnectorMonitor> connectors;
+
+    /**
+     * @param streamsState Kafka Streams' current state
+     * @param connectors the connectors to require for readiness; empty when none are watched
+     */
+    Health(Supplier<State> streamsState, Optional<ConnectorMonitor> connectors) {
+        this.streamsState = streamsState;
+        this.connectors = connectors;
+    }
+
+    Report live() {
+        State state = streamsState.get();
+        List<String> reasons = DEAD.contains(state)
+                ? List.of("Kafka Streams is " + state + " and will not process again without a restart")
+                : List.of();
+        return new Report(state, reasons);
+    }
+
+    Report ready() {
+        State state = streamsState.get();
+        List<String> reasons = new ArrayList<>();
+        if (state != State.RUNNING) {
+            reasons.add("Kafka Streams is " + state + ", not RUNNING");
+        }
+        connectors.ifPresent(monitor -> reasons.addAll(monitor.problems()));
+        return new Report(state, reasons);
+    }
+
+    /**
+     * One probe's answer.
+     *
+     * @param state Kafka Streams' state when asked
+     * @param reasons why the probe fails; empty when it passes
+     */
+    record Report(State state, List<String> reasons) {
+
+        boolean up() {
+            return reasons.isEmpty();
+        }
+
+        /** The probe's JSON body: {@code {"status": "UP"|"DOWN", "state": ..., "reasons": [...]}}. */
+        Map<String, Object> toJson() {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("status", up() ? "UP" : "DOWN");
+            json.put("state", state.toString());
+            json.put("reasons", reasons);
+            return json;
+        }
+    }
+}

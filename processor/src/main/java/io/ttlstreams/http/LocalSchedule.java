@@ -1,0 +1,93 @@
+package io.ttlstreams.http;
+
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleQueries;
+import io.ttlstreams.state.ScheduleQueries.Backlog;
+import io.ttlstreams.state.ScheduleQueries.Histogram;
+import io.ttlstreams.state.ScheduleQueries.ScheduledDocument;
+import io.ttlstreams.state.ScheduleStores;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.ThreadMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.bson.BsonDocument;
+
+/**
+ * The schedule of the tasks this instance runs as active, through Kafka Streams' interactive queries. Every method
+ * throws {@link InvalidStateStoreException} while the stores cannot be queried (before RUNNING, during a rebalance).
+ */
+final class LocalSchedule {
+
+    /** A scrape or a status page counts at most this many due entries per partition. */
+    static final long DUE_SCAN_LIMIT = 1_000_000;
+    /** A histogram request scans at most this many entries per instance. */
+    static final long HISTOGRAM_SCAN_LIMIT = 5_000_000;
+
+    private final KafkaStreams streams;
+
+    LocalSchedule(KafkaStreams streams) {
+        this.streams = streams;
+    }
+
+    /** The partitions of the active tasks, each holding one schedule and one index store. */
+    List<Integer> activePartitions() {
+        return streams.metadataForLocalThreads().stream()
+                .map(ThreadMetadata::activeTasks)
+                .flatMap(tasks -> tasks.stream().map(task -> task.taskId().partition()))
+                .distinct()
+                .sorted()
+                .toList();
+    }
+
+    /** The document's entry in the given partition's stores; empty when not scheduled there. */
+    Optional<ScheduledDocument> find(int partition, Namespace namespace, BsonDocument documentKey) {
+        return ScheduleQueries.find(
+                store(ScheduleStores.INDEX, Optional.of(partition)),
+                store(ScheduleStores.SCHEDULE, Optional.of(partition)),
+                namespace,
+                documentKey);
+    }
+
+    /** Approximate number of scheduled documents over every active partition (RocksDB's estimate). */
+    long scheduled() {
+        return this.<ScheduleEntry>store(ScheduleStores.SCHEDULE, Optional.empty())
+                .approximateNumEntries();
+    }
+
+    /** The due entries at {@code nowMillis}, partition by partition, so that each partition's oldest is exact. */
+    Backlog due(long nowMillis) {
+        Backlog total = Backlog.NONE;
+        for (int partition : activePartitions()) {
+            try {
+                total = total.plus(ScheduleQueries.due(
+                        store(ScheduleStores.SCHEDULE, Optional.of(partition)), nowMillis, DUE_SCAN_LIMIT));
+            } catch (InvalidStateStoreException e) {
+                // The task moved away since it was listed: its backlog is now another instance's.
+            }
+        }
+        return total;
+    }
+
+    /** Upcoming expiries per bucket over every active partition. */
+    Histogram upcoming(long fromMillis, long toMillis, long bucketMillis, Optional<Namespace> namespace) {
+        return ScheduleQueries.upcoming(
+                store(ScheduleStores.SCHEDULE, Optional.empty()),
+                fromMillis,
+                toMillis,
+                bucketMillis,
+                namespace,
+                HISTOGRAM_SCAN_LIMIT);
+    }
+
+    private <V> ReadOnlyKeyValueStore<Bytes, V> store(String name, Optional<Integer> partition) {
+        StoreQueryParameters<ReadOnlyKeyValueStore<Bytes, V>> parameters =
+                StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.keyValueStore());
+        return streams.store(partition.map(parameters::withPartition).orElse(parameters));
+    }
+}

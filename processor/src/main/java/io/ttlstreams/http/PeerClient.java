@@ -1,0 +1,41 @@
+package io.ttlstreams.http;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.apache.kafka.streams.state.HostInfo;
+
+/** Asks another instance of the application, at its {@code application.server}, over HTTP. */
+final class PeerClient {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+
+    /**
+     * GETs {@code pathAndQuery} (raw, as received) from the instance at {@code host}, marked as forwarded.
+     *
+     * @throws IOException when the instance cannot be reached
+     */
+    Response get(HostInfo host, String pathAndQuery) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + hostPort(host) + pathAndQuery))
+                .timeout(TIMEOUT)
+                .header(Request.FORWARDED_HEADER, "true")
+                .GET()
+                .build();
+        HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        return new Response(
+                response.statusCode(),
+                response.headers().firstValue("Content-Type").orElse(Response.JSON),
+                response.body());
+    }
+
+    /** {@code host:port}, with an IPv6 address in brackets. */
+    static String hostPort(HostInfo host) {
+        return (host.host().contains(":") ? "[" + host.host() + "]" : host.host()) + ":" + host.port();
+    }
+}

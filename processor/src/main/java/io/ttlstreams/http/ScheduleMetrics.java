@@ -1,0 +1,94 @@
+package io.ttlstreams.http;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.ttlstreams.state.ScheduleQueries.Backlog;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+
+/**
+ * The schedule of this instance's active tasks as gauges, read from the stores at scrape time: {@code
+ * ttl_schedule_documents} (scheduled), {@code ttl_schedule_due} (deadline passed, command not yet emitted: the
+ * backlog) and {@code ttl_schedule_oldest_overdue_seconds} (how late the oldest of them is). One scan answers all
+ * three and is reused for a second, so that a scrape costs one bounded range scan per partition.
+ */
+final class ScheduleMetrics {
+
+    static final String DOCUMENTS_GAUGE = "ttl.schedule.documents";
+    static final String DUE_GAUGE = "ttl.schedule.due";
+    static final String OLDEST_OVERDUE_GAUGE = "ttl.schedule.oldest.overdue";
+
+    private static final Duration REUSE = Duration.ofSeconds(1);
+
+    private final LocalSchedule local;
+    private final Clock clock;
+    private Snapshot last;
+
+    ScheduleMetrics(LocalSchedule local, MeterRegistry registry, Clock clock) {
+        this.local = local;
+        this.clock = clock;
+        Gauge.builder(DOCUMENTS_GAUGE, () -> orNaN(snapshot().scheduled()))
+                .description("Documents scheduled in this instance's active tasks (RocksDB's estimate)")
+                .register(registry);
+        Gauge.builder(DUE_GAUGE, () -> orNaN(snapshot().backlog()))
+                .description("Documents past their deadline whose delete command is not yet emitted (counted up to "
+                        + LocalSchedule.DUE_SCAN_LIMIT + " per partition)")
+                .register(registry);
+        Gauge.builder(
+                        OLDEST_OVERDUE_GAUGE,
+                        () -> snapshot().oldestOverdueSeconds().orElse(Double.NaN))
+                .description("How long ago the deadline of the oldest due document passed; 0 when none is due")
+                .baseUnit("seconds")
+                .register(registry);
+    }
+
+    /** The schedule's figures, at most a second old; empty figures while the stores cannot be queried. */
+    synchronized Snapshot snapshot() {
+        long now = clock.millis();
+        if (last == null || now - last.takenAtMillis() >= REUSE.toMillis() || now < last.takenAtMillis()) {
+            last = take(now);
+        }
+        return last;
+    }
+
+    private Snapshot take(long now) {
+        try {
+            long scheduled = local.scheduled();
+            Backlog due = local.due(now);
+            double oldestOverdue = due.oldestDeadline().isPresent()
+                    ? Math.max(0, now - due.oldestDeadline().getAsLong()) / 1000.0
+                    : 0;
+            return new Snapshot(
+                    now,
+                    OptionalLong.of(scheduled),
+                    OptionalLong.of(due.due()),
+                    due.complete(),
+                    OptionalDouble.of(oldestOverdue));
+        } catch (InvalidStateStoreException e) {
+            return new Snapshot(now, OptionalLong.empty(), OptionalLong.empty(), false, OptionalDouble.empty());
+        }
+    }
+
+    private static double orNaN(OptionalLong value) {
+        return value.isPresent() ? value.getAsLong() : Double.NaN;
+    }
+
+    /**
+     * The schedule at one moment.
+     *
+     * @param takenAtMillis when it was read
+     * @param scheduled scheduled documents; empty while the stores cannot be queried
+     * @param backlog due documents; empty likewise
+     * @param backlogComplete false when the count stopped at its limit (or is missing)
+     * @param oldestOverdueSeconds how late the oldest due document is; 0 when none is due, empty likewise
+     */
+    record Snapshot(
+            long takenAtMillis,
+            OptionalLong scheduled,
+            OptionalLong backlog,
+            boolean backlogComplete,
+            OptionalDouble oldestOverdueSeconds) {}
+}

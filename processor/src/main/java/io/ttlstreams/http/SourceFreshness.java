@@ -1,0 +1,138 @@
+package io.ttlstreams.http;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ConnectorConfigs;
+import io.ttlstreams.contract.Namespace;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How long ago each watched namespace's source last showed life: the newest record timestamp of its change-event
+ * topic or of its source connector's heartbeat topic ({@link ConnectorConfigs#heartbeatTopic}), whichever is later,
+ * read with the admin API's {@code maxTimestamp} offsets (no consumer, nothing read). Exported as {@code
+ * ttl_source_staleness_seconds}: on a replica set the heartbeats keep it near the heartbeat interval even when nothing
+ * changes, so a value well above it means a change stream that stopped, whatever the connector's status says.
+ */
+final class SourceFreshness {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SourceFreshness.class);
+
+    static final String STALENESS_GAUGE = "ttl.source.staleness";
+
+    private final Admin admin;
+    private final Clock clock;
+    private final Map<Namespace, Set<String>> topicsByNamespace;
+    private final Map<Namespace, Long> lastSeenMillis = new ConcurrentHashMap<>();
+
+    SourceFreshness(TtlStreamsConfig config, Admin admin, MeterRegistry registry, Clock clock) {
+        this.admin = admin;
+        this.clock = clock;
+        this.topicsByNamespace = topicsByNamespace(config);
+        for (Namespace namespace : topicsByNamespace.keySet()) {
+            Gauge.builder(STALENESS_GAUGE, () -> staleness(namespace).orElse(Double.NaN))
+                    .description("Seconds since the namespace's change-event topic or its source connector's"
+                            + " heartbeat topic last received a record; NaN before any")
+                    .baseUnit("seconds")
+                    .tag("namespace", namespace.toString())
+                    .register(registry);
+        }
+    }
+
+    /** Each source topic's namespace, with the topic and the heartbeat topic of its database. */
+    static Map<Namespace, Set<String>> topicsByNamespace(TtlStreamsConfig config) {
+        Map<Namespace, Set<String>> topics = new LinkedHashMap<>();
+        for (String topic : config.sourceTopics()) {
+            config.topicNamespaceMapping().namespaceOf(topic).ifPresent(namespace -> {
+                Set<String> own = topics.computeIfAbsent(namespace, n -> new LinkedHashSet<>());
+                own.add(topic);
+                own.add(ConnectorConfigs.heartbeatTopic(namespace.database()));
+            });
+        }
+        return topics;
+    }
+
+    /** Reads the newest record timestamp of every topic once. */
+    void check() throws InterruptedException {
+        Set<String> allTopics = new LinkedHashSet<>();
+        topicsByNamespace.values().forEach(allTopics::addAll);
+        Map<String, Long> newest = newestTimestamps(allTopics);
+        topicsByNamespace.forEach((namespace, topics) -> topics.stream()
+                .map(newest::get)
+                .filter(timestamp -> timestamp != null && timestamp >= 0)
+                .max(Long::compare)
+                .ifPresent(timestamp -> lastSeenMillis.merge(namespace, timestamp, Math::max)));
+    }
+
+    /** When the namespace's source last showed life (epoch milliseconds); empty before any record. */
+    OptionalLong lastSeen(Namespace namespace) {
+        Long millis = lastSeenMillis.get(namespace);
+        return millis == null ? OptionalLong.empty() : OptionalLong.of(millis);
+    }
+
+    /** Seconds since then, by the wall clock; empty before any record. */
+    OptionalDouble staleness(Namespace namespace) {
+        OptionalLong seen = lastSeen(namespace);
+        return seen.isEmpty()
+                ? OptionalDouble.empty()
+                : OptionalDouble.of(Math.max(0, clock.millis() - seen.getAsLong()) / 1000.0);
+    }
+
+    /** The watched namespaces, in source topic order. */
+    Set<Namespace> namespaces() {
+        return topicsByNamespace.keySet();
+    }
+
+    private Map<String, Long> newestTimestamps(Set<String> topics) throws InterruptedException {
+        Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
+        admin.describeTopics(topics).topicNameValues().forEach((topic, description) -> {
+            try {
+                for (var partition : description.get().partitions()) {
+                    partitions.put(new TopicPartition(topic, partition.partition()), OffsetSpec.maxTimestamp());
+                }
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    LOG.warn(
+                            "Cannot describe topic {} to read its freshness: {}",
+                            topic,
+                            e.getCause().toString());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        if (Thread.currentThread().isInterrupted()) {
+            throw new InterruptedException();
+        }
+        Map<String, Long> newest = new HashMap<>();
+        if (partitions.isEmpty()) {
+            return newest;
+        }
+        try {
+            Map<TopicPartition, ListOffsetsResultInfo> offsets =
+                    admin.listOffsets(partitions).all().get();
+            offsets.forEach((partition, info) -> newest.merge(partition.topic(), info.timestamp(), Math::max));
+        } catch (ExecutionException e) {
+            LOG.warn(
+                    "Cannot read the newest timestamps of the source topics: {}",
+                    e.getCause().toString());
+        }
+        return newest;
+    }
+}

@@ -1,0 +1,178 @@
+package io.ttlstreams.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ttlstreams.config.ConfigLayers;
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.RepositoryFiles;
+import io.ttlstreams.contract.SigningKey;
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * Static checks of deploy/kubernetes: every manifest parses, and what the pods are told matches what the code does
+ * (the probes' paths and port, the scrape annotations, the state volume at the configured state.dir, the
+ * configuration file at the path the container reads, application.server from the environment).
+ */
+@SuppressWarnings("unchecked") // the YAML tree is untyped
+class KubernetesManifestsTest {
+
+    private static final Path DIRECTORY = RepositoryFiles.root().resolve("deploy/kubernetes");
+
+    private static final Map<String, Map<String, Object>> byKind = new HashMap<>();
+    private static Map<String, Object> statefulSet;
+    private static Map<String, Object> pod;
+    private static Map<String, Object> container;
+
+    @BeforeAll
+    @SuppressWarnings("unchecked") // the YAML tree is untyped
+    static void parse() throws IOException {
+        Map<String, Object> kustomization = new Yaml().load(Files.readString(DIRECTORY.resolve("kustomization.yaml")));
+        for (Object resource : (List<Object>) kustomization.get("resources")) {
+            for (Object document : new Yaml().loadAll(Files.readString(DIRECTORY.resolve(resource.toString())))) {
+                Map<String, Object> manifest = (Map<String, Object>) document;
+                byKind.put((String) manifest.get("kind"), manifest);
+            }
+        }
+        statefulSet = byKind.get("StatefulSet");
+        pod = map(map(statefulSet, "spec", "template"), "spec");
+        container = (Map<String, Object>) list(pod, "containers").get(0);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Map<String, Object> parent, String... path) {
+        Map<String, Object> node = parent;
+        for (String key : path) {
+            node = (Map<String, Object>) node.get(key);
+        }
+        return node;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> list(Map<String, Object> parent, String key) {
+        return (List<Object>) parent.get(key);
+    }
+
+    private static Properties processorProperties() throws IOException {
+        Properties properties = new Properties();
+        properties.load(
+                new StringReader((String) map(byKind.get("ConfigMap"), "data").get("processor.properties")));
+        return properties;
+    }
+
+    @Test
+    void shouldListEveryManifestOnce() throws IOException {
+        assertThat(byKind).containsOnlyKeys("ConfigMap", "Service", "StatefulSet");
+        try (var files = Files.list(DIRECTORY)) {
+            assertThat(files.map(file -> file.getFileName().toString()))
+                    .containsExactlyInAnyOrder(
+                            "kustomization.yaml", "configmap.yaml", "service.yaml", "statefulset.yaml");
+        }
+    }
+
+    @Test
+    void shouldProbeTheHealthEndpointsOnTheHttpPort() throws IOException {
+        int port = Integer.parseInt(processorProperties().getProperty(TtlStreamsConfig.HTTP_PORT_CONFIG));
+        assertThat(port).isEqualTo(TtlStreamsConfig.DEFAULT_HTTP_PORT);
+        Map<String, Object> http =
+                map((Map<String, Object>) list(container, "ports").get(0));
+        assertThat(http).containsEntry("name", "http").containsEntry("containerPort", port);
+        assertThat(map(container, "readinessProbe", "httpGet"))
+                .containsEntry("path", OperationsServer.READY_PATH)
+                .containsEntry("port", "http");
+        assertThat(map(container, "livenessProbe", "httpGet"))
+                .containsEntry("path", OperationsServer.LIVE_PATH)
+                .containsEntry("port", "http");
+        assertThat(map(container, "startupProbe", "httpGet")).containsEntry("path", OperationsServer.LIVE_PATH);
+        assertThat(map(statefulSet, "spec", "template", "metadata", "annotations"))
+                .containsEntry("prometheus.io/scrape", "true")
+                .containsEntry("prometheus.io/port", Integer.toString(port))
+                .containsEntry("prometheus.io/path", OperationsServer.METRICS_PATH);
+        Map<String, Object> service = byKind.get("Service");
+        assertThat(map(service, "spec")).containsEntry("clusterIP", "None");
+        assertThat(map((Map<String, Object>) list(map(service, "spec"), "ports").get(0)))
+                .containsEntry("port", port)
+                .containsEntry("targetPort", "http");
+    }
+
+    @Test
+    void shouldKeepTheStateOnAPersistentVolumeAtTheConfiguredStateDir() throws IOException {
+        String stateDir = processorProperties().getProperty("state.dir");
+        Map<String, Object> claim = (Map<String, Object>)
+                list(map(statefulSet, "spec"), "volumeClaimTemplates").get(0);
+        String claimName = (String) map(claim, "metadata").get("name");
+        assertThat(list(container, "volumeMounts"))
+                .anySatisfy(mount -> assertThat((Map<String, Object>) mount)
+                        .containsEntry("name", claimName)
+                        .containsEntry("mountPath", stateDir));
+        assertThat(map(statefulSet, "spec"))
+                .containsEntry(
+                        "serviceName", map(byKind.get("Service"), "metadata").get("name"));
+        assertThat(map(pod, "securityContext"))
+                .as("the image's user (processor/Dockerfile: USER 10001) owns the volume")
+                .containsEntry("runAsUser", 10001)
+                .containsEntry("fsGroup", 10001);
+        assertThat(Files.readString(RepositoryFiles.root().resolve("processor/Dockerfile")))
+                .contains("USER 10001");
+        assertThat(Integer.parseInt(processorProperties().getProperty("num.standby.replicas")))
+                .isPositive()
+                .isLessThan((Integer) map(statefulSet, "spec").get("replicas"));
+    }
+
+    @Test
+    void shouldRunOnAValidConfigurationWithApplicationServerFromTheEnvironment(@TempDir Path directory)
+            throws IOException {
+        assertThat(container.get("args")).isEqualTo(List.of("run", "--config", "/config/processor.properties"));
+        assertThat(list(container, "volumeMounts"))
+                .anySatisfy(mount -> assertThat((Map<String, Object>) mount)
+                        .containsEntry("name", "config")
+                        .containsEntry("mountPath", "/config"));
+        Map<String, String> environment = new HashMap<>();
+        for (Object variable : list(container, "env")) {
+            Map<String, Object> entry = (Map<String, Object>) variable;
+            if (entry.containsKey("value")) {
+                environment.put((String) entry.get("name"), (String) entry.get("value"));
+            }
+        }
+        String applicationServer = environment.get(ConfigLayers.variableOf("application.server"));
+        assertThat(applicationServer).isEqualTo("$(POD_IP):" + TtlStreamsConfig.DEFAULT_HTTP_PORT);
+
+        Path file = Files.writeString(directory.resolve("processor.properties"), (String)
+                map(byKind.get("ConfigMap"), "data").get("processor.properties"));
+        environment.put(ConfigLayers.variableOf("application.server"), "10.0.0.7:8080");
+        TtlStreamsConfig config = TtlStreamsConfig.load(file, environment, new ArrayList<>());
+        assertThat(config.streamsProperties().getProperty("application.server")).isEqualTo("10.0.0.7:8080");
+        assertThat(config.httpPort()).isEqualTo(TtlStreamsConfig.DEFAULT_HTTP_PORT);
+    }
+
+    @Test
+    void shouldSignCommandsWithTheKeyOfASecret(@TempDir Path directory) throws IOException {
+        String variable = ConfigLayers.variableOf(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG);
+        Map<String, Object> signingKey = list(container, "env").stream()
+                .map(entry -> (Map<String, Object>) entry)
+                .filter(entry -> variable.equals(entry.get("name")))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no " + variable + " in the container's environment"));
+        assertThat(signingKey).doesNotContainKey("value");
+        assertThat(map(map(signingKey, "valueFrom"), "secretKeyRef")).containsKeys("name", "key");
+        assertThat((String) map(byKind.get("ConfigMap"), "data").get("processor.properties"))
+                .doesNotContain(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG);
+
+        Path file = Files.writeString(directory.resolve("processor.properties"), (String)
+                map(byKind.get("ConfigMap"), "data").get("processor.properties"));
+        TtlStreamsConfig config = TtlStreamsConfig.load(
+                file, Map.of(variable, "k".repeat(SigningKey.MIN_LENGTH_BYTES)), new ArrayList<>());
+        assertThat(config.commandSigningKey()).isPresent();
+    }
+}

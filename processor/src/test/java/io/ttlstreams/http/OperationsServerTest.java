@@ -1,0 +1,162 @@
+package io.ttlstreams.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.topology.TtlTopology;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The HTTP surface over a Kafka Streams instance that was created and never started: no broker, so everything that
+ * needs Kafka Streams RUNNING answers that it is not, which is what a probe sees during start-up.
+ */
+class OperationsServerTest {
+
+    @TempDir
+    Path stateDir;
+
+    private OperationsServer server;
+    private KafkaStreams streams;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private static TtlStreamsConfig config(Map<String, String> extra) {
+        Map<String, String> props = new HashMap<>(Map.of(
+                "ttl.rules", "sessions",
+                "ttl.rule.sessions.namespace", "app.sessions",
+                "ttl.rule.sessions.field", "expireAt",
+                "bootstrap.servers", "127.0.0.1:1",
+                "ttl.http.port", "0",
+                "ttl.http.bind.address", "127.0.0.1",
+                "ttl.health.interval.ms", "600000"));
+        props.putAll(extra);
+        return new TtlStreamsConfig(props);
+    }
+
+    @BeforeEach
+    void start() {
+        TtlStreamsConfig config = config(Map.of("state.dir", stateDir.toString()));
+        server = OperationsServer.bind(config, Optional.empty());
+        Properties props = config.streamsProperties();
+        props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, server.applicationServer());
+        streams = new KafkaStreams(TtlTopology.build(config), props);
+        server.start(streams);
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+        streams.close();
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(server.url().resolve(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void shouldBeLiveButNotReadyBeforeKafkaStreamsRuns() throws Exception {
+        HttpResponse<String> live = get("/health/live");
+        HttpResponse<String> ready = get("/health/ready");
+
+        assertThat(live.statusCode()).isEqualTo(200);
+        assertThat(BsonDocument.parse(live.body()).getString("status").getValue())
+                .isEqualTo("UP");
+        assertThat(ready.statusCode()).isEqualTo(503);
+        assertThat(ready.body()).contains("\"status\": \"DOWN\"", "Kafka Streams is CREATED, not RUNNING");
+        assertThat(ready.headers().firstValue("Content-Type")).hasValue("application/json");
+    }
+
+    @Test
+    void shouldServePrometheusTextWithTheTtlMetrics() throws Exception {
+        HttpResponse<String> metrics = get("/metrics");
+
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.headers().firstValue("Content-Type")).hasValue(OperationsServer.PROMETHEUS_TEXT);
+        assertThat(metrics.body())
+                .contains("# TYPE ttl_deletes_emitted_total counter")
+                .contains("ttl_expiry_lag_seconds_bucket{rule=\"sessions\",le=\"86400.0\"} 0")
+                .contains("# TYPE ttl_schedule_due gauge")
+                .contains("ttl_schedule_oldest_overdue_seconds NaN")
+                .contains("ttl_source_staleness_seconds{namespace=\"app.sessions\"} NaN")
+                .contains("ttl_events_dead_lettered_total 0.0")
+                .contains("jvm_memory_used_bytes");
+    }
+
+    @Test
+    void shouldAnswerQueriesWithTheRightErrors() throws Exception {
+        assertThat(get("/v1/documents/app.sessions/%7B%22_id%22%3A%22s1%22%7D").statusCode())
+                .as("no owner known before RUNNING")
+                .isEqualTo(503);
+        assertThat(get("/v1/documents/app.sessions").statusCode()).isEqualTo(400);
+        assertThat(get("/v1/documents/app/%7B%7D").body()).contains("error");
+        assertThat(get("/v1/documents/app.sessions/not-json").statusCode()).isEqualTo(400);
+        assertThat(get("/v1/schedule?bucket=1s&to=2100-01-01T00:00:00Z").statusCode())
+                .isEqualTo(400);
+        assertThat(get("/v1/schedule").statusCode()).as("stores not queryable").isEqualTo(503);
+        assertThat(get("/v1/nothing").statusCode()).isEqualTo(404);
+        HttpResponse<String> post = http.send(
+                HttpRequest.newBuilder(server.url().resolve("/health/ready"))
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(post.statusCode()).isEqualTo(405);
+        assertThat(post.headers().firstValue("Allow")).hasValue("GET, HEAD");
+    }
+
+    @Test
+    void shouldServeTheStatusPageAndItsData() throws Exception {
+        HttpResponse<String> page = get("/");
+        HttpResponse<String> status = get("/v1/status");
+
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.headers().firstValue("Content-Type")).hasValue("text/html; charset=utf-8");
+        assertThat(page.body()).contains("<title>ttl-streams</title>", "v1/status", "v1/schedule");
+        assertThat(status.statusCode()).isEqualTo(200);
+        BsonDocument json = BsonDocument.parse(status.body());
+        assertThat(json.getString("state").getValue()).isEqualTo("CREATED");
+        assertThat(json.getBoolean("ready").getValue()).isFalse();
+        assertThat(json.getString("instance").getValue()).isEqualTo(server.applicationServer());
+        assertThat(json.getDocument("schedule").get("due").isNull()).isTrue();
+    }
+
+    @Test
+    void shouldAdvertiseTheBoundPortAndRefuseAnApplicationServerOnAnother() {
+        assertThat(server.applicationServer())
+                .isEqualTo("127.0.0.1:" + server.url().getPort());
+        assertThat(server.url())
+                .isEqualTo(URI.create("http://127.0.0.1:" + server.url().getPort() + "/"));
+
+        assertThatThrownBy(() -> OperationsServer.bind(
+                        config(Map.of("application.server", "pod-0.ttl-streams:9999")), Optional.empty()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("application.server")
+                .hasMessageContaining("ttl.http.port");
+    }
+
+    @Test
+    void shouldNameTheOptionWhenThePortIsTaken() {
+        int taken = server.url().getPort();
+
+        assertThatThrownBy(() -> OperationsServer.bind(config(Map.of("ttl.http.port", "" + taken)), Optional.empty()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.http.port")
+                .hasMessageContaining("127.0.0.1:" + taken);
+    }
+}

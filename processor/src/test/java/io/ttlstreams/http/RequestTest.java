@@ -1,0 +1,56 @@
+package io.ttlstreams.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RequestTest {
+
+    @Test
+    void shouldDecodeEachSegmentOnItsOwnSoThatAnEncodedSlashStaysInItsKey() {
+        Request request = new Request("/v1/documents/app.sessions/%7B%22_id%22%3A%20%22a%2Fb+c%22%7D", "", false);
+
+        assertThat(request.segmentsAfter(ScheduleEndpoints.DOCUMENTS_PREFIX))
+                .containsExactly("app.sessions", "{\"_id\": \"a/b+c\"}");
+    }
+
+    @Test
+    void shouldReadQueryParametersDecodedAndIgnoreBlankOnes() {
+        Request request =
+                new Request("/v1/schedule", "bucket=5m&from=2026-01-01T00%3A00%3A00Z&namespace=&bucket=1h", false);
+
+        assertThat(request.parameter("bucket")).hasValue("5m");
+        assertThat(request.parameter("from")).hasValue("2026-01-01T00:00:00Z");
+        assertThat(request.parameter("namespace")).isEmpty();
+        assertThat(request.pathAndQuery()).startsWith("/v1/schedule?bucket=5m&");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"30s, PT30S", "5m, PT5M", "1h, PT1H", "2d, PT48H", "250ms, PT0.25S", "PT10M, PT10M"})
+    void shouldReadShortAndIsoDurations(String text, String expected) {
+        assertThat(ScheduleEndpoints.duration(text)).isEqualTo(Duration.parse(expected));
+    }
+
+    @Test
+    void shouldRefuseWhatItCannotRead() {
+        assertThatThrownBy(() -> ScheduleEndpoints.duration("soon"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("30s, 5m, 1h or PT5M");
+        assertThatThrownBy(() -> ScheduleEndpoints.instant("yesterday"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ISO-8601 instant");
+        assertThatThrownBy(() -> ScheduleEndpoints.documentKey("\"s1\""))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("{\"_id\": \"s1\"}");
+        assertThat(ScheduleEndpoints.instant("2026-01-01T00:00:01Z"))
+                .isEqualTo(Instant.parse("2026-01-01T00:00:01Z").toEpochMilli());
+        assertThat(ScheduleEndpoints.documentKey("{\"_id\": {\"$oid\": \"5f0000000000000000000001\"}}"))
+                .isEqualTo(BsonDocument.parse("{\"_id\": {\"$oid\": \"5f0000000000000000000001\"}}"));
+    }
+}
