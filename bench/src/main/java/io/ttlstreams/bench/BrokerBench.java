@@ -52,7 +52,7 @@ final class BrokerBench {
 
     /** What runs against what. */
     enum Variant {
-        /** The production topology, {@link TtlTopology#build(TtlStreamsConfig)}, with the ttl-streams defaults. */
+        /** The production topology, {@link TtlTopology#build(TtlStreamsConfig, int)}, with the ttl-streams defaults. */
         TTL_STREAMS("ttl-streams"),
         /** {@link PassThroughTopology}: parse with the same parser, write the event out. */
         PASS_THROUGH("pass-through");
@@ -323,7 +323,7 @@ final class BrokerBench {
     }
 
     private static KafkaStreams ttlStreams(TtlStreamsConfig config) {
-        return new KafkaStreams(TtlTopology.build(config), config.streamsProperties());
+        return new KafkaStreams(TtlTopology.build(config, BenchBroker.PARTITIONS), config.streamsProperties());
     }
 
     /**

@@ -149,8 +149,8 @@ final class MassExpiryBench {
         long firstDeadline;
         long lastDeadline;
         long scheduledAt;
-        try (StreamsRun run =
-                StreamsRun.start(new KafkaStreams(TtlTopology.build(config), config.streamsProperties()), app)) {
+        try (StreamsRun run = StreamsRun.start(
+                new KafkaStreams(TtlTopology.build(config, BenchBroker.PARTITIONS), config.streamsProperties()), app)) {
             run.awaitRunning(Duration.ofMinutes(2));
             Instant now = Instant.now();
             firstDeadline = now.toEpochMilli() + leadMs;

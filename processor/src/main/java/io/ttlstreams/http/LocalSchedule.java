@@ -74,6 +74,23 @@ final class LocalSchedule {
         return total;
     }
 
+    /**
+     * Documents whose delete command went out and awaits its delete event, over every active partition, counted up
+     * to {@link #DUE_SCAN_LIMIT} per partition.
+     */
+    long awaitingConfirmation() {
+        long count = 0;
+        for (int partition : activePartitions()) {
+            try {
+                count += ScheduleQueries.awaitingConfirmation(
+                        store(ScheduleStores.SCHEDULE, Optional.of(partition)), DUE_SCAN_LIMIT);
+            } catch (InvalidStateStoreException e) {
+                // The task moved away since it was listed.
+            }
+        }
+        return count;
+    }
+
     /** Upcoming expiries per bucket over every active partition. */
     Histogram upcoming(long fromMillis, long toMillis, long bucketMillis, Optional<Namespace> namespace) {
         return ScheduleQueries.upcoming(

@@ -12,14 +12,16 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
 /**
  * The schedule of this instance's active tasks as gauges, read from the stores at scrape time: {@code
  * ttl_schedule_documents} (scheduled), {@code ttl_schedule_due} (deadline passed, command not yet emitted: the
- * backlog) and {@code ttl_schedule_oldest_overdue_seconds} (how late the oldest of them is). One scan answers all
- * three and is reused for a second, so that a scrape costs one bounded range scan per partition.
+ * backlog), {@code ttl_schedule_oldest_overdue_seconds} (how late the oldest of them is) and {@code
+ * ttl_schedule_awaiting_confirmation} (commands out, delete events not yet seen). One reading answers all four and is
+ * reused for a second, so that a scrape costs two bounded range scans per partition.
  */
 final class ScheduleMetrics {
 
     static final String DOCUMENTS_GAUGE = "ttl.schedule.documents";
     static final String DUE_GAUGE = "ttl.schedule.due";
     static final String OLDEST_OVERDUE_GAUGE = "ttl.schedule.oldest.overdue";
+    static final String AWAITING_GAUGE = "ttl.schedule.awaiting.confirmation";
 
     private static final Duration REUSE = Duration.ofSeconds(1);
 
@@ -42,6 +44,10 @@ final class ScheduleMetrics {
                         () -> snapshot().oldestOverdueSeconds().orElse(Double.NaN))
                 .description("How long ago the deadline of the oldest due document passed; 0 when none is due")
                 .baseUnit("seconds")
+                .register(registry);
+        Gauge.builder(AWAITING_GAUGE, () -> orNaN(snapshot().awaiting()))
+                .description("Documents whose delete command went out and awaits its delete event (counted up to "
+                        + LocalSchedule.DUE_SCAN_LIMIT + " per partition)")
                 .register(registry);
     }
 
@@ -66,9 +72,16 @@ final class ScheduleMetrics {
                     OptionalLong.of(scheduled),
                     OptionalLong.of(due.due()),
                     due.complete(),
-                    OptionalDouble.of(oldestOverdue));
+                    OptionalDouble.of(oldestOverdue),
+                    OptionalLong.of(local.awaitingConfirmation()));
         } catch (InvalidStateStoreException e) {
-            return new Snapshot(now, OptionalLong.empty(), OptionalLong.empty(), false, OptionalDouble.empty());
+            return new Snapshot(
+                    now,
+                    OptionalLong.empty(),
+                    OptionalLong.empty(),
+                    false,
+                    OptionalDouble.empty(),
+                    OptionalLong.empty());
         }
     }
 
@@ -84,11 +97,13 @@ final class ScheduleMetrics {
      * @param backlog due documents; empty likewise
      * @param backlogComplete false when the count stopped at its limit (or is missing)
      * @param oldestOverdueSeconds how late the oldest due document is; 0 when none is due, empty likewise
+     * @param awaiting documents whose delete command awaits confirmation; empty likewise
      */
     record Snapshot(
             long takenAtMillis,
             OptionalLong scheduled,
             OptionalLong backlog,
             boolean backlogComplete,
-            OptionalDouble oldestOverdueSeconds) {}
+            OptionalDouble oldestOverdueSeconds,
+            OptionalLong awaiting) {}
 }

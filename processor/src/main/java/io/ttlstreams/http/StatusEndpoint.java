@@ -71,6 +71,7 @@ final class StatusEndpoint {
         scheduleJson.put("due", figures.backlog());
         scheduleJson.put("dueComplete", figures.backlogComplete());
         scheduleJson.put("oldestOverdueSeconds", figures.oldestOverdueSeconds());
+        scheduleJson.put("awaitingConfirmation", figures.awaiting());
         json.put("schedule", scheduleJson);
         json.put("deletesEmitted", expiries.deletesEmitted());
         json.put("deletesConfirmed", expiries.deletesConfirmed());

@@ -55,6 +55,15 @@ public record SchedulerSettings(
 
     /** The same settings measuring punctuation time with another clock (tests). */
     public SchedulerSettings withNanoClock(LongSupplier clock) {
+        return with(clock, listener);
+    }
+
+    /** The same settings reporting to {@code listener}. */
+    public SchedulerSettings withListener(ExpiryListener listener) {
+        return with(nanoClock, listener);
+    }
+
+    private SchedulerSettings with(LongSupplier clock, ExpiryListener listener) {
         return new SchedulerSettings(
                 rules,
                 punctuateInterval,
@@ -67,23 +76,6 @@ public record SchedulerSettings(
                 dryRun,
                 auditEnabled,
                 clock,
-                listener);
-    }
-
-    /** The same settings reporting to {@code listener}. */
-    public SchedulerSettings withListener(ExpiryListener listener) {
-        return new SchedulerSettings(
-                rules,
-                punctuateInterval,
-                maxEntriesPerPunctuation,
-                maxDurationPerPunctuation,
-                maxDeletesPerSecond,
-                partitions,
-                confirmTimeout,
-                confirmMaxAttempts,
-                dryRun,
-                auditEnabled,
-                nanoClock,
                 listener);
     }
 

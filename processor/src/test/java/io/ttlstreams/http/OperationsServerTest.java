@@ -94,6 +94,9 @@ class OperationsServerTest {
                 .contains("ttl_expiry_lag_seconds_bucket{rule=\"sessions\",le=\"86400.0\"} 0")
                 .contains("# TYPE ttl_schedule_due gauge")
                 .contains("ttl_schedule_oldest_overdue_seconds NaN")
+                .contains("ttl_schedule_awaiting_confirmation NaN")
+                .contains("ttl_deletes_confirmed_total{rule=\"sessions\"} 0.0")
+                .contains("ttl_deletes_unconfirmed_total{rule=\"sessions\"} 0.0")
                 .contains("ttl_source_staleness_seconds{namespace=\"app.sessions\"} NaN")
                 .contains("ttl_events_dead_lettered_total 0.0")
                 .contains("jvm_memory_used_bytes");

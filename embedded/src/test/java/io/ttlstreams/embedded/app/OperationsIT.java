@@ -72,6 +72,7 @@ class OperationsIT {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
+    @Timeout(180)
     void start() throws InterruptedException {
         Map<String, String> settings = new HashMap<>(PipelineScenarios.RULES);
         settings.put("embedded.mongodb.port", "0");
@@ -84,6 +85,7 @@ class OperationsIT {
     }
 
     @AfterAll
+    @Timeout(120)
     void stop() {
         if (client != null) {
             client.close();
@@ -156,6 +158,10 @@ class OperationsIT {
                 .containsEntry("ttl_schedule_documents", "gauge")
                 .containsEntry("ttl_schedule_due", "gauge")
                 .containsEntry("ttl_schedule_oldest_overdue_seconds", "gauge")
+                .containsEntry("ttl_schedule_awaiting_confirmation", "gauge")
+                .containsEntry("ttl_deletes_confirmed_total", "counter")
+                .containsEntry("ttl_confirmed_lag_seconds", "histogram")
+                .containsEntry("ttl_deletes_unconfirmed_total", "counter")
                 .containsEntry("ttl_events_dead_lettered_total", "counter")
                 .containsEntry("ttl_connector_running", "gauge")
                 .containsEntry("ttl_connector_failures", "gauge")
@@ -168,6 +174,20 @@ class OperationsIT {
         assertThat(metrics.value("ttl_expiry_lag_seconds_bucket", "rule", "sessions", "le", "86400.0"))
                 .isEqualTo(1.0);
         assertThat(metrics.value("ttl_schedule_due")).isZero();
+        await("the delete event confirms the delete")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> PrometheusText.parse(get("/metrics").body())
+                                .value("ttl_deletes_confirmed_total", "rule", "sessions")
+                        == 1.0);
+        PrometheusText confirmed = PrometheusText.parse(get("/metrics").body());
+        assertThat(confirmed.value("ttl_confirmed_lag_seconds_count", "rule", "sessions"))
+                .isEqualTo(1.0);
+        assertThat(confirmed.value("ttl_deletes_unconfirmed_total", "rule", "sessions"))
+                .isZero();
+        await("nothing awaits confirmation (the gauges' reading is reused for a second)")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> PrometheusText.parse(get("/metrics").body()).value("ttl_schedule_awaiting_confirmation")
+                        == 0.0);
         for (String connector : pipeline.stack().connectorNames()) {
             assertThat(metrics.value("ttl_connector_running", "connector", connector))
                     .isEqualTo(1.0);
