@@ -26,6 +26,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
@@ -135,10 +136,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         this.ruleVersions = context.getStateStore(ScheduleStores.RULE_VERSIONS);
         this.rulesToCompare = true;
         this.throttle = settings.maxDeletesPerSecond().isPresent()
-                ? Optional.of(new DeleteThrottle(DeleteThrottle.share(
-                        settings.maxDeletesPerSecond().getAsInt(),
-                        settings.partitions(),
-                        context.taskId().partition())))
+                ? Optional.of(new DeleteThrottle(
+                        throttleShare(settings.maxDeletesPerSecond().getAsInt())))
                 : Optional.empty();
         this.metrics = TtlMetrics.forTask(context);
         this.scheduled = metrics.counter(TtlMetrics.SCHEDULED);
@@ -192,8 +191,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         }
     }
 
-    /** Applies one document's change (or resync) to its schedule entry. */
     /**
+     * Applies one document's change (or resync) to its schedule entry.
+     *
      * @param recordTimestamp when the source connector published the event, which is after it looked the document
      *     up
      */
@@ -537,15 +537,11 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
             }
             case MOVE -> {
                 ScheduleEntry moved = ScheduleEntries.withOffset(entry, reconciliation.offsetSeconds());
-                long deadline;
-                try {
-                    deadline = ScheduleEntries.deadlineOf(moved);
-                } catch (ArithmeticException beyondTime) {
-                    // Beyond the last representable instant: never, as the rules say of such a deadline.
-                    schedule.removeAt(key);
-                    cancelled.record();
+                OptionalLong movedDeadline = deadlineUnlessBeyondTime(key, moved);
+                if (movedDeadline.isEmpty()) {
                     return null;
                 }
+                long deadline = movedDeadline.getAsLong();
                 rescheduled.record();
                 RuleChanges changes = changesOf(entry.getRule());
                 changes.moved++;
@@ -638,7 +634,22 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
             ScheduleEntry back = reconciliation.kind() == Reconciliation.Kind.MOVE
                     ? ScheduleEntries.withOffset(entry, reconciliation.offsetSeconds())
                     : entry;
-            schedule.move(key, Timeline.DEADLINES, ScheduleEntries.deadlineOf(back), back);
+            deadlineUnlessBeyondTime(key, back)
+                    .ifPresent(deadline -> schedule.move(key, Timeline.DEADLINES, deadline, back));
+        }
+    }
+
+    /**
+     * The deadline of {@code entry}, whose offset the current rule set; empty, with the entry at {@code key}
+     * cancelled, when it lies beyond the last representable instant: never, as the rules say of such a deadline.
+     */
+    private OptionalLong deadlineUnlessBeyondTime(Bytes key, ScheduleEntry entry) {
+        try {
+            return OptionalLong.of(ScheduleEntries.deadlineOf(entry));
+        } catch (ArithmeticException beyondTime) {
+            schedule.removeAt(key);
+            cancelled.record();
+            return OptionalLong.empty();
         }
     }
 
