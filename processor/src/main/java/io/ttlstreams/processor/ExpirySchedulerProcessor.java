@@ -162,6 +162,25 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         context.schedule(settings.punctuateInterval(), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
     }
 
+    /**
+     * This task's whole share of the application-wide limit. A source topic given more partitions while the
+     * application runs brings tasks beyond the count the shares were split for: failing their initialisation would
+     * stop expiry for good, so such a task gets the smallest share, 1 per second, and the application may exceed the
+     * limit by that much until a restart splits it again (start-up then checks the limit against the new count).
+     */
+    private int throttleShare(int limit) {
+        int partition = context.taskId().partition();
+        if (partition < settings.partitions()) {
+            return DeleteThrottle.share(limit, settings.partitions(), partition);
+        }
+        LOG.warn(
+                "Task {}: the source topics have more partitions than the {} ttl.max.deletes.per.second was split"
+                        + " over at start-up; this task deletes at most 1 per second until a restart",
+                context.taskId(),
+                settings.partitions());
+        return 1;
+    }
+
     @Override
     public void process(Record<String, ChangeEvent> record) {
         ChangeEvent event = record.value();
