@@ -1,5 +1,6 @@
 package io.ttlstreams.connect;
 
+import io.ttlstreams.secrets.Redaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -119,9 +120,13 @@ public record ConnectorStatus(String name, String state, Optional<String> trace,
         return rootCause.equals(first) ? first : first + " (caused by " + rootCause + ")";
     }
 
+    /**
+     * The unit's trace, {@link Redaction redacted}: Connect's exceptions may quote a configuration value such as
+     * {@code connection.uri}, and the trace's summary reaches the HTTP answers, which the log redaction does not cover.
+     */
     private static Optional<String> trace(BsonDocument unit) {
         return unit.containsKey("trace") && unit.get("trace").isString()
-                ? Optional.of(unit.getString("trace").getValue())
+                ? Optional.of(Redaction.redact(unit.getString("trace").getValue()))
                 : Optional.empty();
     }
 }

@@ -32,6 +32,19 @@ class ConnectorStatusTest {
     }
 
     @Test
+    void shouldRedactAPasswordThatATraceQuotes() {
+        ConnectorStatus status = ConnectorStatus.parse("""
+                {"name": "mongo-source-app", "connector": {"state": "FAILED", "worker_id": "w",
+                 "trace": "org.apache.kafka.connect.errors.ConnectException: cannot connect to\
+                 mongodb://app:m0ngo-Secret@mongo:27017/?replicaSet=rs0"},
+                 "tasks": [], "type": "source"}""");
+
+        assertThat(status.problems().get(0))
+                .contains("mongodb://***@mongo:27017")
+                .doesNotContain("m0ngo-Secret");
+    }
+
+    @Test
     void shouldReportAFailedTaskWithTheRootCauseOfItsTrace() {
         ConnectorStatus status = ConnectorStatus.parse(FAILED_TASK);
 
