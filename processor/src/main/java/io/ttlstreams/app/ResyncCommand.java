@@ -20,6 +20,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -53,6 +54,9 @@ final class ResyncCommand implements Callable<Integer> {
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "The processor's properties file.")
     private Path config;
 
+    @Mixin
+    private ConfigOverrides overrides;
+
     @Option(
             names = "--namespace",
             paramLabel = "DB.COLL",
@@ -77,7 +81,7 @@ final class ResyncCommand implements Callable<Integer> {
         TtlStreamsConfig ttlConfig;
         ResyncSelection selection;
         try {
-            ttlConfig = TtlStreamsConfig.load(config);
+            ttlConfig = overrides.load(config);
             selection = new ResyncSelection(
                     Optional.ofNullable(namespace).map(ResyncCommand::parseNamespace), Optional.ofNullable(rule));
         } catch (ConfigException | IllegalArgumentException e) {
