@@ -1,6 +1,7 @@
 package io.ttlstreams.http;
 
 import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -62,5 +63,10 @@ record Request(String rawPath, String rawQuery, boolean forwarded) {
      */
     static String decode(String raw) {
         return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+    }
+
+    /** Percent-encoding for a query value or path segment that {@link #decode} reads back: a space as {@code %20}. */
+    static String encode(String text) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

@@ -143,7 +143,9 @@ final class ScheduleEndpoints {
         }
         String peerQuery = SCHEDULE_PATH + "?" + LOCAL_SCOPE + "&from=" + Instant.ofEpochMilli(from) + "&to="
                 + Instant.ofEpochMilli(to) + "&bucket=" + bucketMillis + "ms"
-                + namespace.map(ns -> "&namespace=" + ns).orElse("");
+                + namespace
+                        .map(ns -> "&namespace=" + Request.encode(ns.toString()))
+                        .orElse("");
         SortedMap<Long, Long> merged = new TreeMap<>();
         boolean complete = true;
         List<Map<String, Object>> instances = new ArrayList<>();

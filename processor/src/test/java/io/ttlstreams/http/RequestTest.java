@@ -31,6 +31,15 @@ class RequestTest {
         assertThat(request.pathAndQuery()).startsWith("/v1/schedule?bucket=5m&");
     }
 
+    @Test
+    void shouldEncodeAQueryValueThatDecodesBackWhole() {
+        String namespace = "app.user sessions&x=1#+%";
+        Request request = new Request("/v1/schedule", "namespace=" + Request.encode(namespace) + "&bucket=1m", false);
+
+        assertThat(request.parameter("namespace")).hasValue(namespace);
+        assertThat(request.parameter("bucket")).hasValue("1m");
+    }
+
     @ParameterizedTest
     @CsvSource({"30s, PT30S", "5m, PT5M", "1h, PT1H", "2d, PT48H", "250ms, PT0.25S", "PT10M, PT10M"})
     void shouldReadShortAndIsoDurations(String text, String expected) {
