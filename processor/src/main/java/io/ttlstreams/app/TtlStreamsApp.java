@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.CloseOptions.GroupMembershipOperation;
@@ -85,6 +86,11 @@ public final class TtlStreamsApp implements AutoCloseable {
             SchedulerSettings settings =
                     SchedulerSettings.from(config, partitions).withListener(operations.expiryListener());
             this.streams = new KafkaStreams(TtlTopology.build(config, settings), props);
+        } catch (KafkaException e) {
+            operations.close();
+            // Kafka's clients wrap a bad setting (bootstrap.servers without a port) in "Failed to create new
+            // KafkaAdminClient": the setting's own message is the one to show.
+            throw e.getCause() instanceof ConfigException bad ? bad : e;
         } catch (RuntimeException | InterruptedException e) {
             operations.close();
             throw e;

@@ -83,6 +83,8 @@ class RunConnectRegistrationTest {
                         "ttl.rule.sessions.namespace=app.sessions",
                         "ttl.rule.sessions.field=expireAt",
                         "bootstrap.servers=no-port-given",
+                        // A free port, so that the HTTP server started after the registration never meets a taken one.
+                        "ttl.http.port=0",
                         connectSettings,
                         ""));
         CommandLine commandLine = TtlStreamsCli.commandLine();
@@ -120,7 +122,8 @@ class RunConnectRegistrationTest {
 
     @Test
     void shouldRegisterTheConnectorsWithTheUrlsUserInfo() throws IOException {
-        run("ttl.connect.url=" + connect.url(USER + ":" + PASSWORD_IN_URL), "--mongodb-uri", MONGODB_URI);
+        int exitCode =
+                run("ttl.connect.url=" + connect.url(USER + ":" + PASSWORD_IN_URL), "--mongodb-uri", MONGODB_URI);
 
         assertThat(connect.accepted())
                 .extracting(FakeConnect.Request::path)
@@ -129,12 +132,16 @@ class RunConnectRegistrationTest {
                 .contains("ttl-streams: connector mongo-ttl-sink registered at " + connect.url() + "/");
         // Kafka's configuration dump logs the option, redacted: the log path was taken.
         assertThat(log.text()).contains("ttl.connect.url = http://***@127.0.0.1:");
+        assertThat(exitCode)
+                .as("registered, then stopped at bootstrap.servers, which names no broker")
+                .isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(errorLine()).contains("bootstrap.servers");
         assertNoSecretAnywhere();
     }
 
     @Test
     void shouldRegisterTheConnectorsWithTheCredentialOptions() throws IOException {
-        run(String.join(
+        int exitCode = run(String.join(
                 "\n",
                 "ttl.connect.url=" + connect.url(),
                 "ttl.connect.username=" + USER,
@@ -142,6 +149,7 @@ class RunConnectRegistrationTest {
 
         assertThat(connect.accepted()).hasSize(2);
         assertThat(log.text()).contains("ttl.connect.password = [hidden]");
+        assertThat(exitCode).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
         assertNoSecretAnywhere();
     }
 
