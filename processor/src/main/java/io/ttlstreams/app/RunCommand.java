@@ -181,6 +181,7 @@ final class RunCommand implements Callable<Integer> {
             stopped.await();
         }
         if (app.failed().isDone() && !closed.getAndSet(true)) {
+            sweep.ifPresent(RunCommand::closeQuietly);
             return exitFailed(app, running);
         }
         return 0;

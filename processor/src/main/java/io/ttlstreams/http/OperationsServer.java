@@ -208,7 +208,7 @@ public final class OperationsServer implements AutoCloseable {
         routes = new Routes(
                 health,
                 new ScheduleEndpoints(streams, local, self, new PeerClient(), clock),
-                new StatusEndpoint(streams, self, health, schedule, expiries, monitor, Optional.of(freshness)));
+                new StatusEndpoint(streams, self, health, schedule, expiries, monitor, freshness));
 
         ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor(daemon("ttl-streams-health"));
         resources.add(checks::shutdownNow);
@@ -304,11 +304,11 @@ public final class OperationsServer implements AutoCloseable {
                 return schedule.document(request);
             }
             return switch (path) {
-                case "/", "/index.html" -> status.page(request);
+                case "/", "/index.html" -> status.page();
                 case LIVE_PATH -> probe(health.live());
                 case READY_PATH -> probe(health.ready());
                 case METRICS_PATH -> server.metrics();
-                case StatusEndpoint.STATUS_PATH -> status.status(request);
+                case StatusEndpoint.STATUS_PATH -> status.status();
                 case ScheduleEndpoints.SCHEDULE_PATH -> schedule.schedule(request);
                 default -> Response.error(404, "No endpoint at " + path);
             };

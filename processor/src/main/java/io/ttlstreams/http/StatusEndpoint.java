@@ -32,7 +32,7 @@ final class StatusEndpoint {
     private final ScheduleMetrics schedule;
     private final ExpiryMetrics expiries;
     private final Optional<ConnectorMonitor> connectors;
-    private final Optional<SourceFreshness> sources;
+    private final SourceFreshness sources;
     private final byte[] page;
 
     StatusEndpoint(
@@ -42,7 +42,7 @@ final class StatusEndpoint {
             ScheduleMetrics schedule,
             ExpiryMetrics expiries,
             Optional<ConnectorMonitor> connectors,
-            Optional<SourceFreshness> sources) {
+            SourceFreshness sources) {
         this.streams = streams;
         this.self = self;
         this.health = health;
@@ -53,11 +53,11 @@ final class StatusEndpoint {
         this.page = readPage();
     }
 
-    Response page(Request request) {
+    Response page() {
         return new Response(200, "text/html; charset=utf-8", page);
     }
 
-    Response status(Request request) {
+    Response status() {
         Health.Report ready = health.ready();
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("instance", PeerClient.hostPort(self));
@@ -86,14 +86,12 @@ final class StatusEndpoint {
         json.put("expiryLag", lagJson);
         json.put("connectors", connectors.map(ConnectorMonitor::describe).orElse(List.of()));
         List<Map<String, Object>> sourceJson = new ArrayList<>();
-        sources.ifPresent(freshness -> {
-            for (Namespace namespace : freshness.namespaces()) {
-                Map<String, Object> source = new LinkedHashMap<>();
-                source.put("namespace", namespace.toString());
-                source.put("stalenessSeconds", freshness.staleness(namespace));
-                sourceJson.add(source);
-            }
-        });
+        for (Namespace namespace : sources.namespaces()) {
+            Map<String, Object> source = new LinkedHashMap<>();
+            source.put("namespace", namespace.toString());
+            source.put("stalenessSeconds", sources.staleness(namespace));
+            sourceJson.add(source);
+        }
         json.put("sources", sourceJson);
         return Response.json(200, json);
     }

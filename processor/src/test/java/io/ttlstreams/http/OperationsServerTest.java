@@ -108,7 +108,11 @@ class OperationsServerTest {
                 .as("no owner known before RUNNING")
                 .isEqualTo(503);
         assertThat(get("/v1/documents/app.sessions").statusCode()).isEqualTo(400);
-        assertThat(get("/v1/documents/app/%7B%7D").body()).contains("error");
+        HttpResponse<String> noCollection = get("/v1/documents/app/%7B%7D");
+        assertThat(noCollection.statusCode())
+                .as("a namespace without a collection")
+                .isEqualTo(400);
+        assertThat(noCollection.body()).contains("error");
         assertThat(get("/v1/documents/app.sessions/not-json").statusCode()).isEqualTo(400);
         assertThat(get("/v1/schedule?bucket=1s&to=2100-01-01T00:00:00Z").statusCode())
                 .isEqualTo(400);
