@@ -140,7 +140,12 @@ class DeleteCommandGrammarTest {
                 Arguments.of("{\"_id\": {\"$undefined\": true}}", "no array, regular expression or undefined"),
                 Arguments.of("{\"_id\": 1, \"$x\": 1}", "invalid document key field path"),
                 Arguments.of("[1]", "record key is not an extended-JSON document"),
-                Arguments.of("users-1", "record key is not an extended-JSON document"));
+                Arguments.of("users-1", "record key is not an extended-JSON document"),
+                Arguments.of("{\"_id\": {\"$oid\": \"zz\"}}", "record key is not an extended-JSON document"),
+                Arguments.of("{\"_id\": NumberDecimal(\"x\")}", "record key is not an extended-JSON document"),
+                Arguments.of(
+                        "{\"_id\": " + "{\"a\": ".repeat(5_000) + "1" + "}".repeat(5_001),
+                        "nests deeper than 200 levels"));
     }
 
     @ParameterizedTest(name = "{0}")

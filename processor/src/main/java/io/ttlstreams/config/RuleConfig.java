@@ -1,5 +1,6 @@
 package io.ttlstreams.config;
 
+import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.rules.FieldFormat;
 import io.ttlstreams.rules.PartialFilter;
@@ -15,8 +16,6 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.bson.BsonDocument;
-import org.bson.BsonInvalidOperationException;
-import org.bson.json.JsonParseException;
 
 /**
  * The options of one TTL rule. {@link TtlStreamsConfig} embeds them once per name listed in {@code ttl.rules}, under
@@ -208,16 +207,18 @@ public final class RuleConfig {
         return new ConfigException("Missing required configuration \"" + option + "\" " + condition);
     }
 
+    /** MongoDB's own limit: a BSON document nests at most 100 levels deep, so a filter deeper than that is a mistake. */
+    static final int PARTIAL_FILTER_MAX_DEPTH = 100;
+
     /**
-     * @throws IllegalArgumentException when {@code json} is not a JSON document, nests deeper than
-     *     {@link JsonDepth#MAX_DEPTH} levels, or is not a supported filter
+     * @throws IllegalArgumentException when {@code json} is not a JSON document, nests deeper than {@value
+     *     #PARTIAL_FILTER_MAX_DEPTH} levels, or is not a supported filter
      */
     private static PartialFilter parsePartialFilter(String json) {
         BsonDocument expression;
         try {
-            JsonDepth.check(json, JsonDepth.MAX_DEPTH);
-            expression = BsonDocument.parse(json);
-        } catch (JsonParseException | BsonInvalidOperationException e) {
+            expression = BoundedJson.parse(json, PARTIAL_FILTER_MAX_DEPTH, false);
+        } catch (RuntimeException e) {
             throw new IllegalArgumentException("Not a JSON document: " + e.getMessage(), e);
         }
         return PartialFilter.parse(expression);

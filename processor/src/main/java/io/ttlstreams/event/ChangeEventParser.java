@@ -1,6 +1,7 @@
 package io.ttlstreams.event;
 
 import io.ttlstreams.config.TopicNamespaceMapping;
+import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import java.util.Map;

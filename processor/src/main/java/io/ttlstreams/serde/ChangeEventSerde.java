@@ -1,8 +1,8 @@
 package io.ttlstreams.serde;
 
+import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.event.BoundedJson;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
 import java.nio.charset.StandardCharsets;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.config.TopicNamespaceMapping;
+import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.ttlstreams.event;
+package io.ttlstreams.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

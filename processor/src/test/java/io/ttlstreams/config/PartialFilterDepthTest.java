@@ -5,13 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.contract.BoundedJson;
 import org.apache.kafka.common.config.ConfigException;
 import org.bson.json.JsonParseException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class JsonDepthTest {
+class PartialFilterDepthTest {
 
     private static final String FILTER = "ttl.rule.sessions.partial.filter";
 
@@ -32,57 +33,60 @@ class JsonDepthTest {
         assertThatThrownBy(() -> config(FILTER, deep))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(FILTER)
-                .hasMessageContaining("Nested deeper than 100 levels")
+                .hasMessageContaining("nests deeper than 100 levels")
                 .hasMessageContaining("(" + deep.length() + " characters)")
                 .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(500));
     }
 
     @Test
     void shouldRefuseDeepArraysAndScopesToo() {
-        assertThatThrownBy(() -> JsonDepth.check("{\"a\": " + "[".repeat(20_000) + "]".repeat(20_000) + "}", 100))
-                .isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(
+                        () -> BoundedJson.parse("{\"a\": " + "[".repeat(20_000) + "]".repeat(20_000) + "}", 100, false))
+                .isInstanceOf(JsonParseException.class)
                 .hasMessageContaining("100 levels");
         String deepScope = "{\"f\": {\"$code\": \"x\", \"$scope\": " + nestedDocuments(20_000) + "}}";
-        assertThatThrownBy(() -> JsonDepth.check(deepScope, 100))
-                .isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> BoundedJson.parse(deepScope, 100, false))
+                .isInstanceOf(JsonParseException.class)
                 .hasMessageContaining("100 levels");
     }
 
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 100})
     void shouldAcceptDocumentsUpToTheLimit(int depth) {
-        assertThatCode(() -> JsonDepth.check(nestedDocuments(depth), 100)).doesNotThrowAnyException();
+        assertThatCode(() -> BoundedJson.parse(nestedDocuments(depth), 100, false))
+                .doesNotThrowAnyException();
     }
 
     @Test
     void shouldRefuseOneLevelOverTheLimit() {
-        assertThatThrownBy(() -> JsonDepth.check(nestedDocuments(101), 100))
-                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> BoundedJson.parse(nestedDocuments(101), 100, false))
+                .isInstanceOf(JsonParseException.class);
     }
 
     @Test
     void shouldCountArraysAndScopesAsLevels() {
         // n $and levels nest 2n + 1 deep (a document and an array each, and {"a": 1}): 99 for 49, 101 for 50.
-        assertThatCode(() -> JsonDepth.check(nestedAnds(49), 100)).doesNotThrowAnyException();
-        assertThatThrownBy(() -> JsonDepth.check(nestedAnds(50), 100)).isInstanceOf(IllegalArgumentException.class);
+        assertThatCode(() -> BoundedJson.parse(nestedAnds(49), 100, false)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> BoundedJson.parse(nestedAnds(50), 100, false)).isInstanceOf(JsonParseException.class);
         // The scope is a level of its own, like a subdocument: 3 levels here.
         String scope = "{\"f\": {\"$code\": \"x\", \"$scope\": " + nestedDocuments(2) + "}}";
-        assertThatCode(() -> JsonDepth.check(scope, 3)).doesNotThrowAnyException();
-        assertThatThrownBy(() -> JsonDepth.check(scope, 2)).isInstanceOf(IllegalArgumentException.class);
+        assertThatCode(() -> BoundedJson.parse(scope, 3, false)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> BoundedJson.parse(scope, 2, false)).isInstanceOf(JsonParseException.class);
     }
 
     @Test
     void shouldReadExtendedJsonValuesAsLeaves() {
-        assertThatCode(() -> JsonDepth.check(
+        assertThatCode(() -> BoundedJson.parse(
                         "{\"d\": {\"$date\": {\"$numberLong\": \"1\"}}, \"r\": {\"$regularExpression\":"
                                 + " {\"pattern\": \"[{\", \"options\": \"\"}}, \"s\": \"{{{[[[\"}",
-                        1))
+                        1,
+                        false))
                 .doesNotThrowAnyException();
     }
 
     @Test
     void shouldLeaveSyntaxErrorsToTheParser() {
-        assertThatThrownBy(() -> JsonDepth.check("{\"a\": ", 100)).isInstanceOf(JsonParseException.class);
+        assertThatThrownBy(() -> BoundedJson.parse("{\"a\": ", 100, false)).isInstanceOf(JsonParseException.class);
     }
 
     @Test
