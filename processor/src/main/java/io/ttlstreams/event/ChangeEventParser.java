@@ -2,10 +2,12 @@ package io.ttlstreams.event;
 
 import io.ttlstreams.config.TopicNamespaceMapping;
 import io.ttlstreams.contract.BoundedJson;
+import io.ttlstreams.contract.Literals;
 import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.BsonType;
@@ -198,6 +200,16 @@ public final class ChangeEventParser {
             }
         }
         checkNoOperatorNames(topic, key, path);
+        // What remains is what the sink guard refuses besides: a regular expression or undefined nested in a value.
+        for (Map.Entry<String, BsonValue> field : key.entrySet()) {
+            Optional<String> problem = Literals.problem(field.getValue());
+            if (problem.isPresent()) {
+                throw invalid(
+                        topic,
+                        "its document key field " + path + "." + field.getKey() + " holds " + problem.get()
+                                + ", which a delete filter would not read as one value");
+            }
+        }
         return key;
     }
 

@@ -517,9 +517,11 @@ class ChangeEventParserTest {
                 Arguments.of(
                         "undefined _id", "{\"_id\": {\"$undefined\": true}}", "documentKey._id is of type UNDEFINED"),
                 Arguments.of(
-                        "array shard key",
-                        "{\"region\": [\"eu\"], \"_id\": 1}",
-                        "documentKey.region is of type ARRAY"));
+                        "array shard key", "{\"region\": [\"eu\"], \"_id\": 1}", "documentKey.region is of type ARRAY"),
+                Arguments.of(
+                        "regular expression nested in _id",
+                        "{\"_id\": {\"p\": {\"$regularExpression\": {\"pattern\": \"x\", \"options\": \"\"}}}}",
+                        "documentKey._id holds a regular expression"));
     }
 
     @ParameterizedTest(name = "{0}")
