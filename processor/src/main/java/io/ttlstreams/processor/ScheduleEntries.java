@@ -77,7 +77,13 @@ public final class ScheduleEntries {
         ByteBuffer condition = entry.getCondition().duplicate();
         byte[] bytes = new byte[condition.remaining()];
         condition.get(bytes);
-        filter.putAll(new RawBsonDocument(bytes));
+        for (Map.Entry<String, BsonValue> pinned : new RawBsonDocument(bytes).entrySet()) {
+            // A rule's field that is also a shard key field is pinned by the key's own literal already; replacing
+            // that literal would make the filter differ from the key, which the sink guard refuses.
+            if (!filter.containsKey(pinned.getKey())) {
+                filter.append(pinned.getKey(), pinned.getValue());
+            }
+        }
         return new DeleteCommand(
                 documentKey, filter, DocumentRef.namespaceOf(documentRef), entry.getRule(), deadlineOf(entry));
     }

@@ -47,6 +47,14 @@ final class ChangeEvents {
         return withDocument("insert", id, document);
     }
 
+    /** An insert into a sharded collection: its document key holds the shard key fields before {@code _id}. */
+    String insert(BsonDocument documentKey, BsonDocument fullDocument) {
+        return envelope("insert")
+                .append("documentKey", documentKey)
+                .append("fullDocument", fullDocument)
+                .toJson(CANONICAL);
+    }
+
     String update(BsonValue id, BsonDocument documentAfter) {
         return withDocument("update", id, documentAfter);
     }

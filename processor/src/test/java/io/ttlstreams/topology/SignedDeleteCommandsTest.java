@@ -221,4 +221,26 @@ class SignedDeleteCommandsTest {
                         .documentKey())
                 .isEqualTo(new BsonDocument("_id", id));
     }
+
+    @Test
+    void shouldKeepTheKeysLiteralWhenTheRulesFieldIsAShardKeyField() {
+        BsonDocument documentKey = new BsonDocument("expireAt", date(Duration.ZERO)).append("_id", new BsonInt32(1));
+        BsonDocument document = new BsonDocument("_id", new BsonInt32(1)).append("expireAt", date(Duration.ZERO));
+        Map<String, String> settings = new HashMap<>(fieldRule("expireAt"));
+        settings.put("ttl.command.signing.key", SECRET);
+        List<TestRecord<String, String>> commands;
+        try (TopologyFixture fixture = new TopologyFixture(settings)) {
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            documentKey.toJson(),
+                            new ChangeEvents("app.sessions", START).insert(documentKey, document));
+            fixture.wallClockAt(Duration.ofDays(1));
+            commands = fixture.deletes();
+        }
+
+        assertThat(commands).hasSize(1);
+        DeleteCommand parsed =
+                DeleteCommand.parse(commands.get(0).key(), commands.get(0).value());
+        assertThat(parsed.filter()).isEqualTo(documentKey);
+    }
 }
