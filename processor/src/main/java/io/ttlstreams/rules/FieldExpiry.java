@@ -1,6 +1,7 @@
 package io.ttlstreams.rules;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,8 +117,13 @@ final class FieldExpiry {
             if (Math.abs(scaled) > MAX_MILLIS) {
                 return Reading.failed(() -> shown.get() + Deadlines.BEYOND_LAST_DATE);
             }
-            // Rounded, not truncated: 1.001 seconds is 1000.9999999999999 ms in binary floating point.
-            millis = Math.round(scaled);
+            // From the shortest decimal that reads back as the double (1.001 seconds is 1000.9999999999999 ms in
+            // binary floating point, but "1.001" here), then rounded up: a fraction of a millisecond makes the
+            // deadline that much later, never earlier.
+            millis = BigDecimal.valueOf(number)
+                    .movePointRight(format == FieldFormat.EPOCH_SECONDS ? 3 : 0)
+                    .setScale(0, RoundingMode.CEILING)
+                    .longValueExact();
         } else {
             long whole = value.asNumber().longValue();
             // Seconds to milliseconds is "epoch zero plus that many seconds", with the same overflow guard.
