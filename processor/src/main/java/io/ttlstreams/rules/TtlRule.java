@@ -83,11 +83,12 @@ public record TtlRule(
                 "\u0000",
                 namespace.toString(),
                 mode.configValue(),
-                String.valueOf(field),
+                // "" for an unset field, which no field name can be ("null" can: a field may be named so).
+                Objects.toString(field, ""),
                 fieldFormat.configValue(),
                 partialFilter == null ? "" : partialFilter.toString(),
-                String.valueOf(documentTtlField),
-                String.valueOf(modifiedField));
+                Objects.toString(documentTtlField, ""),
+                Objects.toString(modifiedField, ""));
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
             return ByteBuffer.wrap(digest).getLong();

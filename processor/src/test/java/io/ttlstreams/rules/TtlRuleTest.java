@@ -108,5 +108,10 @@ class TtlRuleTest {
                 .isNotEqualTo(lastModifiedRule("s").modifiedField("v").build().shape())
                 .isNotEqualTo(
                         lastModifiedRule("s").documentTtlField("ttl").build().shape());
+        assertThat(lastModifiedRule("s").modifiedField("null").build().shape())
+                .as("a field named null is not no field")
+                .isNotEqualTo(lastModifiedRule("s").build().shape());
+        assertThat(lastModifiedRule("s").documentTtlField("null").build().shape())
+                .isNotEqualTo(lastModifiedRule("s").build().shape());
     }
 }
