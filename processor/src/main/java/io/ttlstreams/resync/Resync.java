@@ -3,6 +3,8 @@ package io.ttlstreams.resync;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoConfigurationException;
+import com.mongodb.ReadConcern;
+import com.mongodb.ReadPreference;
 import com.mongodb.client.FindIterable;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -120,7 +122,12 @@ public final class Resync {
             ResyncReport report) {
         Namespace namespace = target.namespace();
         MongoDatabase database = client.getDatabase(namespace.database());
-        MongoCollection<BsonDocument> collection = database.getCollection(namespace.collection(), BsonDocument.class);
+        // The primary, with local read concern, whatever the URI says: the stamp comes from a ping on the primary,
+        // and only a read there sees at least what the stamp stands for. A secondary's batch, or a majority
+        // snapshot, can be older than its stamp and then win over a renewal the processor has already applied.
+        MongoCollection<BsonDocument> collection = database.getCollection(namespace.collection(), BsonDocument.class)
+                .withReadPreference(ReadPreference.primary())
+                .withReadConcern(ReadConcern.LOCAL);
         NamespaceResult result = report.started(target);
         progress.started(target, collection.estimatedDocumentCount());
         Bson projection = Projections.include(ChangeStreamPipeline.documentPaths(target.rules()));
