@@ -129,6 +129,11 @@ final class RunCommand implements Callable<Integer> {
             app = local.processor();
             deleted = local::deletedDocuments;
         } else {
+            try {
+                ResyncSweep.check(ttlConfig);
+            } catch (ConfigException e) {
+                return fail(e.getMessage());
+            }
             Optional<ManagedConnectors> connectors;
             try {
                 connectors = registerConnectors(ttlConfig, out);

@@ -42,6 +42,19 @@ public final class ResyncSweep implements AutoCloseable {
     }
 
     /**
+     * Checks that the sweep, if set, has a MongoDB deployment to read: {@code run} calls it before it starts anything,
+     * so that a configuration missing {@value TtlStreamsConfig#MONGODB_URI_CONFIG} stops it at once.
+     *
+     * @throws ConfigException naming both options when the interval is set without the URI
+     */
+    public static void check(TtlStreamsConfig config) {
+        if (config.resyncInterval().isPresent() && config.mongodbUri().isEmpty()) {
+            throw new ConfigException(TtlStreamsConfig.RESYNC_INTERVAL_MS_CONFIG + " is set but "
+                    + TtlStreamsConfig.MONGODB_URI_CONFIG + " is not: the sweep needs the MongoDB deployment to read");
+        }
+    }
+
+    /**
      * Starts the sweep when {@value TtlStreamsConfig#RESYNC_INTERVAL_MS_CONFIG} is set.
      *
      * @return the running sweep, to be closed when {@code run} stops; empty when the sweep is off
@@ -52,12 +65,10 @@ public final class ResyncSweep implements AutoCloseable {
         if (interval.isEmpty()) {
             return Optional.empty();
         }
-        if (config.mongodbUri().isEmpty()) {
-            throw new ConfigException(TtlStreamsConfig.RESYNC_INTERVAL_MS_CONFIG + " is set but "
-                    + TtlStreamsConfig.MONGODB_URI_CONFIG + " is not: the sweep needs the MongoDB deployment to read");
-        }
-        MongoClient client = Resync.mongoClient(config);
+        check(config);
+        // The publisher first: if Kafka's producer refuses its settings, no MongoDB client is left open.
         KafkaResyncPublisher publisher = KafkaResyncPublisher.create(config);
+        MongoClient client = Resync.mongoClient(config);
         LOG.info(
                 "Resync sweep every {} ms, the first one interval from now",
                 interval.get().toMillis());

@@ -205,4 +205,14 @@ class RunConnectRegistrationTest {
         assertThat(connect.requests()).isEmpty();
         assertNoSecretAnywhere();
     }
+
+    @Test
+    void shouldRefuseASweepWithoutAMongodbUriBeforeRegisteringAnything() throws IOException {
+        int exitCode = run(String.join(
+                "\n", "ttl.connect.url=" + connect.url(USER + ":" + PASSWORD_IN_URL), "ttl.resync.interval.ms=60000"));
+
+        assertThat(exitCode).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(errorLine()).contains("ttl.resync.interval.ms is set but ttl.mongodb.uri is not");
+        assertThat(connect.requests()).isEmpty();
+    }
 }
