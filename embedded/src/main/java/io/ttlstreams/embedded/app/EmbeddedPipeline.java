@@ -39,20 +39,12 @@ public final class EmbeddedPipeline implements AutoCloseable {
     }
 
     /**
-     * Starts the stack for the namespaces the rules name, then the processor against it, and waits
-     * until both connectors and Kafka Streams are running.
+     * Starts the stack for the namespaces the rules name, with {@value TtlStreamsConfig#EMBEDDED_PARTITIONS_CONFIG}
+     * partitions per topic it creates, then the processor against it, and waits until both connectors and Kafka
+     * Streams are running.
      */
     public static EmbeddedPipeline start(TtlStreamsConfig config) throws InterruptedException {
-        return start(config, 1);
-    }
-
-    /**
-     * As {@link #start(TtlStreamsConfig)}, with {@code partitions} partitions per topic the stack creates, so that
-     * several processor instances can share the work.
-     */
-    public static EmbeddedPipeline start(TtlStreamsConfig config, int partitions) throws InterruptedException {
         EmbeddedStack.Builder builder = EmbeddedStack.builder()
-                .partitions(partitions)
                 .namespaces(List.copyOf(watchedNamespaces(config)))
                 .deleteTopic(config.deleteTopic())
                 .mongoPort(config.embeddedMongodbPort())

@@ -79,7 +79,9 @@ class OperationsIT {
         settings.put("embedded.kafka.port", "0");
         settings.put("embedded.connect.port", "0");
         settings.put("ttl.health.interval.ms", "300");
-        pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(settings), 2);
+        // Two partitions: the queries across instances need a document owned by each.
+        settings.put("embedded.partitions", "2");
+        pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(settings));
         client = MongoClients.create(pipeline.stack().mongoConnectionString());
         sessions = client.getDatabase("app").getCollection("sessions");
     }
