@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.UUID;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
 import org.testcontainers.kafka.KafkaContainer;
@@ -26,6 +27,8 @@ import org.testcontainers.mongodb.MongoDBContainer;
  */
 @Testcontainers(disabledWithoutDocker = true)
 class RealMongoPipelineIT extends PipelineScenarios {
+
+    private static final String GUARD_SIGNING_KEY = "transforms.guard.signing.key";
 
     @Container
     static final MongoDBContainer MONGO = new MongoDBContainer("mongo:7.0");
@@ -47,13 +50,19 @@ class RealMongoPipelineIT extends PipelineScenarios {
         settings.put("state.dir", dataDir.resolve("streams").toString());
         settings.put("ttl.http.port", "0");
         settings.put("ttl.http.bind.address", "127.0.0.1");
+        // The processor signs with this key and the rendered sink's guard verifies with it; the rendered default,
+        // a config provider reference to a secret file, needs a worker with a FileConfigProvider and the file.
+        String signingKey = "real-mongo-pipeline-signing-key-" + UUID.randomUUID();
+        settings.put(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG, signingKey);
         config = new TtlStreamsConfig(settings);
         connect = EmbeddedConnect.start(KAFKA.getBootstrapServers(), dataDir.resolve("connect"), 0);
         Map<String, Map<String, String>> connectors = new LinkedHashMap<>();
         for (ConnectorDefinition connector : ConnectorConfigs.render(config, MONGO.getReplicaSetUrl(), false)
                 .files()
                 .values()) {
-            connectors.put(connector.name(), connector.config());
+            Map<String, String> connectorConfig = new LinkedHashMap<>(connector.config());
+            connectorConfig.computeIfPresent(GUARD_SIGNING_KEY, (key, reference) -> signingKey);
+            connectors.put(connector.name(), connectorConfig);
         }
         connect.createConnectors(connectors, Duration.ofMinutes(1));
         client = MongoClients.create(MONGO.getReplicaSetUrl());
