@@ -116,8 +116,14 @@ final class ExpiryProbe {
      * it returned, so a document it misses before the deadline was deleted early.
      */
     void assertExpireOnTime(List<Object> ids, Instant deadline) {
-        Duration left = Duration.between(Instant.now(), deadline.plus(WITHIN));
-        await(ids + " deleted after their deadline " + deadline + " and within " + WITHIN)
+        assertExpireOnTime(collection, ids, deadline, WITHIN);
+    }
+
+    /** As {@link #assertExpireOnTime(List, Instant)}, for any collection and allowance. */
+    static void assertExpireOnTime(
+            MongoCollection<Document> collection, List<?> ids, Instant deadline, Duration within) {
+        Duration left = Duration.between(Instant.now(), deadline.plus(within));
+        await(ids + " deleted after their deadline " + deadline + " and within " + within)
                 .atMost(left.isNegative() ? Duration.ofMillis(1) : left.plusMillis(1))
                 .pollDelay(Duration.ZERO)
                 .pollInterval(Duration.ofMillis(20))
