@@ -9,7 +9,6 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.embedded.app.EmbeddedPipeline;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
@@ -23,7 +22,7 @@ import org.bson.BsonValue;
 import org.bson.Document;
 
 /**
- * Figure 2b: end-to-end expiry lag through the whole embedded stack ({@link EmbeddedPipeline}: the MongoDB
+ * Figure 6: end-to-end expiry lag through the whole embedded stack ({@link EmbeddedPipeline}: the MongoDB
  * stand-in, the official source and sink connectors in an embedded Connect worker, the KRaft broker and the
  * processor with its default settings, a field rule on {@code app.sessions.expireAt}).
  *
@@ -192,9 +191,5 @@ final class EndToEndLagBench {
             Thread.currentThread().interrupt();
         }
         return thread;
-    }
-
-    Duration duration() {
-        return Duration.ofSeconds(seconds);
     }
 }

@@ -47,7 +47,7 @@ final class LagBench {
     }
 
     private Row measure(long intervalMs) {
-        // The time budget is raised from its 50 ms default so that a slow shared machine cannot cut a
+        // The time budget is pinned at 1 s, whatever the default, so that a slow shared machine cannot cut a
         // punctuation short: this figure is about granularity. The entry budget stays at its default.
         TtlStreamsConfig config = BenchSupport.config(Map.of(
                 TtlStreamsConfig.PUNCTUATE_INTERVAL_MS_CONFIG,

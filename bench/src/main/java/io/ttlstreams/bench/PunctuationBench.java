@@ -287,7 +287,8 @@ final class PunctuationBench {
 
         @Override
         void put(long id, long deadlineMs) {
-            // The same identity ttl-streams keys its index by: namespace, 0x00, document key JSON.
+            // The document's identity as a string: namespace, 0x00, document key JSON (ttl-streams' own index key
+            // is a format version, the namespace, 0x00 and the key as BSON).
             store.put(BenchSupport.NAMESPACE + '\0' + BenchSupport.keyJson(id), deadlineMs);
         }
     }
