@@ -175,7 +175,7 @@ public final class TtlStreamsApp implements AutoCloseable {
     /** Starts processing. */
     public TtlStreamsApp start() {
         // Serving first: liveness answers while Kafka Streams restores, readiness tells when it runs.
-        operations.start(streams);
+        operations.start(streams, processingFailures);
         streams.start();
         LOG.info(
                 "ttl-streams started: application.id={}, reading {}",

@@ -15,6 +15,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.processor.ExpiryListener;
+import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.rules.TtlRule;
 import java.io.IOException;
@@ -35,6 +36,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.DoubleSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.KafkaStreams;
@@ -178,8 +180,10 @@ public final class OperationsServer implements AutoCloseable {
     /**
      * Starts serving for {@code streams} (created with this server's {@link #applicationServer()}), and starts
      * checking the connectors and the sources' freshness every {@code ttl.health.interval.ms}.
+     *
+     * @param failures the records Kafka Streams' exception handler dead-lettered, counted with the scheduler's own
      */
-    public void start(KafkaStreams streams) {
+    public void start(KafkaStreams streams, ProcessingFailures failures) {
         Clock clock = Clock.systemUTC();
         KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(registry);
@@ -192,9 +196,11 @@ public final class OperationsServer implements AutoCloseable {
         new ClassLoaderMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
-        FunctionCounter.builder(
-                        "ttl.events.dead.lettered", streams, s -> TaskMetricTotals.total(s, TtlMetrics.DEAD_LETTERED))
-                .description("Change events sent to the dead-letter topic by this instance's tasks")
+        DoubleSupplier deadLettered =
+                () -> TaskMetricTotals.total(streams, TtlMetrics.DEAD_LETTERED) + failures.recordFailures();
+        FunctionCounter.builder("ttl.events.dead.lettered", deadLettered, DoubleSupplier::getAsDouble)
+                .description("Records sent to the dead-letter topic by this instance: change events the scheduler"
+                        + " could not apply and records whose processing failed")
                 .register(registry);
 
         LocalSchedule local = new LocalSchedule(streams);
@@ -208,7 +214,7 @@ public final class OperationsServer implements AutoCloseable {
         routes = new Routes(
                 health,
                 new ScheduleEndpoints(streams, local, self, new PeerClient(), clock),
-                new StatusEndpoint(streams, self, health, schedule, expiries, monitor, freshness));
+                new StatusEndpoint(streams, self, health, schedule, expiries, deadLettered, monitor, freshness));
 
         ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor(daemon("ttl-streams-health"));
         resources.add(checks::shutdownNow);

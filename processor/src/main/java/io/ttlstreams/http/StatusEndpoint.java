@@ -1,7 +1,6 @@
 package io.ttlstreams.http;
 
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.processor.TtlMetrics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -10,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.DoubleSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.TaskMetadata;
@@ -31,6 +31,7 @@ final class StatusEndpoint {
     private final Health health;
     private final ScheduleMetrics schedule;
     private final ExpiryMetrics expiries;
+    private final DoubleSupplier deadLettered;
     private final Optional<ConnectorMonitor> connectors;
     private final SourceFreshness sources;
     private final byte[] page;
@@ -41,6 +42,7 @@ final class StatusEndpoint {
             Health health,
             ScheduleMetrics schedule,
             ExpiryMetrics expiries,
+            DoubleSupplier deadLettered,
             Optional<ConnectorMonitor> connectors,
             SourceFreshness sources) {
         this.streams = streams;
@@ -48,6 +50,7 @@ final class StatusEndpoint {
         this.health = health;
         this.schedule = schedule;
         this.expiries = expiries;
+        this.deadLettered = deadLettered;
         this.connectors = connectors;
         this.sources = sources;
         this.page = readPage();
@@ -76,7 +79,7 @@ final class StatusEndpoint {
         json.put("deletesEmitted", expiries.deletesEmitted());
         json.put("deletesConfirmed", expiries.deletesConfirmed());
         json.put("deletesUnconfirmed", expiries.deletesUnconfirmed());
-        json.put("deadLettered", TaskMetricTotals.total(streams, TtlMetrics.DEAD_LETTERED));
+        json.put("deadLettered", deadLettered.getAsDouble());
         ExpiryMetrics.LagSummary lag = expiries.lagSummary();
         Map<String, Object> lagJson = new LinkedHashMap<>();
         lagJson.put("count", lag.count());

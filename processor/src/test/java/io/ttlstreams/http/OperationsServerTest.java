@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.topology.TtlTopology;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -56,7 +57,7 @@ class OperationsServerTest {
         Properties props = config.streamsProperties();
         props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, server.applicationServer());
         streams = new KafkaStreams(TtlTopology.build(config), props);
-        server.start(streams);
+        server.start(streams, new ProcessingFailures());
     }
 
     @AfterEach
