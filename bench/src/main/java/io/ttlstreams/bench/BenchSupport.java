@@ -1,6 +1,7 @@
 package io.ttlstreams.bench;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.ScheduleEntries;
 import io.ttlstreams.rules.ExpiryDecision;
@@ -35,8 +36,6 @@ import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonObjectId;
 import org.bson.BsonValue;
-import org.bson.json.JsonMode;
-import org.bson.json.JsonWriterSettings;
 import org.bson.types.ObjectId;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -59,8 +58,6 @@ final class BenchSupport {
     static final String NAMESPACE = "app.sessions";
     static final String RULE = "sessions";
     static final String APPLICATION_ID = "ttl-streams-bench";
-    static final JsonWriterSettings CANONICAL =
-            JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
 
     private BenchSupport() {}
 
@@ -96,7 +93,7 @@ final class BenchSupport {
 
     /** The document key JSON the connector writes as record key, e.g. {"_id": {"$oid": "..."}}. */
     static String keyJson(long n) {
-        return new BsonDocument("_id", id(n)).toJson(CANONICAL);
+        return CanonicalJson.of(new BsonDocument("_id", id(n)));
     }
 
     /** The n of a {@link #keyJson(long)}: the inverse, for reading delete commands back. */

@@ -1,5 +1,6 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import org.bson.BsonDateTime;
@@ -43,6 +44,6 @@ final class ChangeEventFactory {
                 .append("ns", new BsonDocument("db", new BsonString(db)).append("coll", new BsonString(coll)))
                 .append("documentKey", new BsonDocument("_id", docId))
                 .append("fullDocument", full)
-                .toJson(BenchSupport.CANONICAL);
+                .toJson(CanonicalJson.SETTINGS);
     }
 }
