@@ -73,7 +73,8 @@ public final class DeadLetterExceptionHandler implements ProcessingExceptionHand
                 context.offset(),
                 context.processorNodeId(),
                 context.taskId(),
-                exception.toString());
+                // Cut as the dead letter's header is: a parser's message can quote the whole input.
+                DeadLetters.errorText(exception.toString()));
         return Response.resume(List.of(deadLetter(context, exception)));
     }
 

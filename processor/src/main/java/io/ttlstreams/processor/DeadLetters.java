@@ -98,9 +98,9 @@ public final class DeadLetters {
         return limit;
     }
 
-    /** The largest record this builds. */
-    public int maxRecordBytes() {
-        return maxRecordBytes;
+    /** An error's text as dead letters and logs show it: its first {@value #MAX_ERROR_CHARS} characters. */
+    static String errorText(String text) {
+        return cut(text, MAX_ERROR_CHARS);
     }
 
     /**
@@ -120,7 +120,7 @@ public final class DeadLetters {
             put(own, SOURCE_PARTITION_HEADER, Integer.toString(metadata.partition()));
             put(own, SOURCE_OFFSET_HEADER, Long.toString(metadata.offset()));
         });
-        put(own, ERROR_HEADER, cut(String.valueOf(error.getMessage()), MAX_ERROR_CHARS));
+        put(own, ERROR_HEADER, errorText(String.valueOf(error.getMessage())));
         put(own, ERROR_CLASS_HEADER, error.getClass().getName());
 
         String key = original.key();
