@@ -32,11 +32,13 @@ import org.bson.json.JsonWriterSettings;
  */
 final class DeleteCommandGrammar {
 
-    private static final Set<String> VALUE_FIELDS = Set.of(
+    /** The value's fields, in the order the processor writes them. */
+    private static final List<String> VALUE_FIELDS = List.of(
             DeleteCommand.FILTER_FIELD,
             DeleteCommand.NAMESPACE_FIELD,
             DeleteCommand.RULE_FIELD,
             DeleteCommand.DEADLINE_FIELD);
+
     private static final String AND = "$and";
     private static final Set<String> RANGE_OPERATORS = Set.of("$gt", "$gte", "$lt", "$lte");
     private static final JsonWriterSettings RELAXED =
@@ -48,7 +50,7 @@ final class DeleteCommandGrammar {
     static DeleteCommand parse(String keyJson, String valueJson) {
         if (keyJson == null) {
             throw new InvalidDeleteCommandException(
-                    "the record has no key; a delete command's key is its document" + " key");
+                    "the record has no key; a delete command's key is its document key");
         }
         if (valueJson == null) {
             throw new InvalidDeleteCommandException("the record has no value (a tombstone is not a delete command)");
@@ -59,7 +61,7 @@ final class DeleteCommandGrammar {
         for (String field : value.keySet()) {
             if (!VALUE_FIELDS.contains(field)) {
                 throw new InvalidDeleteCommandException("unexpected field '" + field + "' in the value; a delete"
-                        + " command has exactly " + List.of("_id", "ns", "rule", "deadline"));
+                        + " command has exactly " + VALUE_FIELDS);
             }
         }
         BsonDocument filter = required(value, DeleteCommand.FILTER_FIELD, BsonType.DOCUMENT, "the delete filter")
@@ -236,7 +238,7 @@ final class DeleteCommandGrammar {
     private static void checkLiteral(BsonValue value, String where) {
         Literals.problem(value).ifPresent(problem -> {
             throw new InvalidDeleteCommandException(
-                    where + " is " + problem + "; a delete filter compares literal" + " values");
+                    where + " is " + problem + "; a delete filter compares literal values");
         });
     }
 
