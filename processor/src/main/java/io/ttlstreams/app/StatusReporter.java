@@ -18,7 +18,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.stream.DoubleStream;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.utils.Bytes;
@@ -108,13 +107,13 @@ final class StatusReporter implements AutoCloseable {
                                 .due())
                         .append(" awaiting=")
                         .append(ScheduleQueries.awaitingConfirmation(store, COUNT_CAP)));
-        line.append(String.format(" deletes-emitted=%.0f", sum(metrics, TtlMetrics.EMITTED + "-total")));
+        line.append(String.format(" deletes-emitted=%.0f", TtlMetrics.total(metrics, TtlMetrics.EMITTED)));
         deleted.get().ifPresent(count -> line.append(" deleted=").append(count));
         line.append(String.format(
                 " confirmed=%.0f unconfirmed=%.0f dead-lettered=%.0f",
-                sum(metrics, TtlMetrics.CONFIRMED + "-total"),
-                sum(metrics, TtlMetrics.UNCONFIRMED + "-total"),
-                sum(metrics, TtlMetrics.DEAD_LETTERED + "-total") + failed.recordsDeadLettered()));
+                TtlMetrics.total(metrics, TtlMetrics.CONFIRMED),
+                TtlMetrics.total(metrics, TtlMetrics.UNCONFIRMED),
+                TtlMetrics.total(metrics, TtlMetrics.DEAD_LETTERED) + failed.recordsDeadLettered()));
         if (failed.threadsReplaced() > 0 || failed.punctuationFailures() > 0) {
             line.append(" threads-replaced=")
                     .append(failed.threadsReplaced())
@@ -150,23 +149,9 @@ final class StatusReporter implements AutoCloseable {
         }
     }
 
-    private static double sum(Map<MetricName, ? extends Metric> metrics, String name) {
-        return values(metrics, name).sum();
-    }
-
     /** Across tasks the worst percentile is the honest one to show. */
     private static double max(Map<MetricName, ? extends Metric> metrics, String name) {
-        return values(metrics, name).max().orElse(0);
-    }
-
-    private static DoubleStream values(Map<MetricName, ? extends Metric> metrics, String name) {
-        return metrics.entrySet().stream()
-                .filter(e ->
-                        e.getKey().name().equals(name) && e.getKey().group().equals("stream-ttl-metrics"))
-                .map(e -> e.getValue().metricValue())
-                .filter(Number.class::isInstance)
-                .mapToDouble(v -> ((Number) v).doubleValue())
-                .filter(v -> !Double.isNaN(v));
+        return TtlMetrics.values(metrics, name).max().orElse(0);
     }
 
     @Override

@@ -197,7 +197,7 @@ public final class OperationsServer implements AutoCloseable {
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
         DoubleSupplier deadLettered =
-                () -> TaskMetricTotals.total(streams, TtlMetrics.DEAD_LETTERED) + failures.recordFailures();
+                () -> TtlMetrics.total(streams.metrics(), TtlMetrics.DEAD_LETTERED) + failures.recordFailures();
         FunctionCounter.builder("ttl.events.dead.lettered", deadLettered, DoubleSupplier::getAsDouble)
                 .description("Records sent to the dead-letter topic by this instance: change events the scheduler"
                         + " could not apply and records whose processing failed")

@@ -3,6 +3,8 @@ package io.ttlstreams.processor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.DoubleStream;
+import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.Sensor.RecordingLevel;
@@ -26,6 +28,8 @@ public final class TtlMetrics implements AutoCloseable {
 
     /** Metric scope: group {@code stream-ttl-metrics}, entity tag {@code ttl-id}. */
     public static final String SCOPE = "ttl";
+    /** The metric group Kafka Streams files the scope's metrics under. */
+    public static final String GROUP = "stream-" + SCOPE + "-metrics";
     /** Counter: documents given a (new) deadline. */
     public static final String SCHEDULED = "documents-scheduled";
     /** Counter: scheduled documents cancelled (deleted, no longer expiring, namespace dropped). */
@@ -100,20 +104,38 @@ public final class TtlMetrics implements AutoCloseable {
      */
     public Sensor lag(String name, String what) {
         Sensor sensor = streamsMetrics.addSensor(SCOPE + "." + taskId + "." + name, RecordingLevel.INFO);
-        String group = "stream-" + SCOPE + "-metrics";
         sensor.add(new Percentiles(
                 LAG_HISTOGRAM_BYTES,
                 LAG_HISTOGRAM_MAX_MS,
                 BucketSizing.LINEAR,
-                new Percentile(name(name + "-p50", "Median " + what + " in ms", group), 50),
-                new Percentile(name(name + "-p99", "99th percentile " + what + " in ms", group), 99)));
-        sensor.add(name(name + "-max", "Maximum " + what + " in ms", group), new Max());
+                new Percentile(name(name + "-p50", "Median " + what + " in ms"), 50),
+                new Percentile(name(name + "-p99", "99th percentile " + what + " in ms"), 99)));
+        sensor.add(name(name + "-max", "Maximum " + what + " in ms"), new Max());
         sensors.add(sensor);
         return sensor;
     }
 
-    private MetricName name(String name, String description, String group) {
-        return new MetricName(name, group, description, tags);
+    /**
+     * The values of metric {@code name} of this group in {@code metrics} ({@code KafkaStreams#metrics()}), one per task
+     * this instance runs; tasks that moved away no longer count. Values that are not finite numbers are left out.
+     */
+    public static DoubleStream values(Map<MetricName, ? extends Metric> metrics, String name) {
+        return metrics.entrySet().stream()
+                .filter(e ->
+                        e.getKey().name().equals(name) && e.getKey().group().equals(GROUP))
+                .map(e -> e.getValue().metricValue())
+                .filter(Number.class::isInstance)
+                .mapToDouble(value -> ((Number) value).doubleValue())
+                .filter(Double::isFinite);
+    }
+
+    /** The sum of counter {@code counter} ({@code <counter>-total}) over the tasks this instance runs. */
+    public static double total(Map<MetricName, ? extends Metric> metrics, String counter) {
+        return values(metrics, counter + "-total").sum();
+    }
+
+    private MetricName name(String name, String description) {
+        return new MetricName(name, GROUP, description, tags);
     }
 
     @Override

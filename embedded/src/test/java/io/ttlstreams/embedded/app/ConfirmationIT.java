@@ -92,11 +92,7 @@ class ConfirmationIT {
 
     /** A counter of the processor's, summed over its tasks ({@code <name>-total}). */
     private double total(String name) {
-        return pipeline.processor().streams().metrics().entrySet().stream()
-                .filter(e -> e.getKey().group().equals("stream-ttl-metrics")
-                        && e.getKey().name().equals(name + "-total"))
-                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
-                .sum();
+        return TtlMetrics.total(pipeline.processor().streams().metrics(), name);
     }
 
     /** The delete commands read so far, by the document id they delete. */

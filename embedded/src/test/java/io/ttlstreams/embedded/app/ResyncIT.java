@@ -290,10 +290,7 @@ class ResyncIT {
 
     /** The running processor's resyncs-stale-total, over its tasks. */
     private double resyncsStale() {
-        return pipeline.processor().streams().metrics().entrySet().stream()
-                .filter(metric -> metric.getKey().name().equals(TtlMetrics.RESYNC_STALE + "-total"))
-                .mapToDouble(metric -> ((Number) metric.getValue().metricValue()).doubleValue())
-                .sum();
+        return TtlMetrics.total(pipeline.processor().streams().metrics(), TtlMetrics.RESYNC_STALE);
     }
 
     /** Waits until the processor has committed reading {@code records} records of single-partition {@code topic}. */
