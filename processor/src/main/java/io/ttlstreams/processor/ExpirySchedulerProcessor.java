@@ -663,13 +663,12 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
      * cancelled, when it lies beyond the last representable instant: never, as the rules say of such a deadline.
      */
     private OptionalLong deadlineUnlessBeyondTime(Bytes key, ScheduleEntry entry) {
-        try {
-            return OptionalLong.of(ScheduleEntries.deadlineOf(entry));
-        } catch (ArithmeticException beyondTime) {
+        OptionalLong deadline = ScheduleEntries.movedDeadlineOf(entry);
+        if (deadline.isEmpty()) {
             schedule.removeAt(key);
             cancelled.record();
-            return OptionalLong.empty();
         }
+        return deadline;
     }
 
     private void recordRuleVersions() {

@@ -1,6 +1,7 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.contract.DeleteCommand;
+import io.ttlstreams.rules.Deadlines;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -8,6 +9,7 @@ import io.ttlstreams.state.DocumentRef;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.apache.kafka.common.utils.Bytes;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
@@ -48,9 +50,17 @@ public final class ScheduleEntries {
                 null);
     }
 
-    /** The entry's deadline, epoch milliseconds: its base plus its offset (checked for overflow when computed). */
+    /**
+     * The entry's deadline, epoch milliseconds: its base plus its offset. A stored entry's was checked when it was
+     * scheduled; for one with a new offset, see {@link #movedDeadlineOf}.
+     */
     public static long deadlineOf(ScheduleEntry entry) {
-        return Math.addExact(entry.getBase().toEpochMilli(), Math.multiplyExact(entry.getOffsetSeconds(), 1000L));
+        return movedDeadlineOf(entry).orElseThrow();
+    }
+
+    /** The entry's deadline; empty when a changed offset puts it beyond the last representable instant. */
+    public static OptionalLong movedDeadlineOf(ScheduleEntry entry) {
+        return Deadlines.plusSeconds(entry.getBase().toEpochMilli(), entry.getOffsetSeconds());
     }
 
     /** The entry counted from the same base with another offset (the rule's changed expire.after.seconds). */
