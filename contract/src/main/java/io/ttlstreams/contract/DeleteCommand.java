@@ -1,6 +1,7 @@
 package io.ttlstreams.contract;
 
 import java.util.Objects;
+import java.util.OptionalLong;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -13,7 +14,8 @@ import org.bson.BsonString;
  * key:   {"_id": ...}                                     (the document key)
  * value: {"_id": {"_id": ..., "expireAt": {"$eq": ...}},   (the delete filter: key + condition)
  *         "ns": {"db": "app", "coll": "sessions"},          (read by FieldPathNamespaceMapper)
- *         "rule": "sessions", "deadline": {"$date": ...}}   (for people and the sink guard)
+ *         "rule": "sessions", "deadline": {"$date": ...},   (for people and the sink guard)
+ *         "issuedAt": {"$date": ...}}                       (when the processor sent it: the guard's validity)
  * </pre>
  *
  * With {@code ProvidedInValueStrategy} and {@code DeleteOneBusinessKeyStrategy} the sink uses {@code value._id}
@@ -21,14 +23,26 @@ import org.bson.BsonString;
  * was computed from. Both key and value are {@link CanonicalJson canonical extended JSON}, which keeps every BSON
  * type.
  *
+ * <p>The issue time is part of the value, so a signature over the value covers it: a recorded command cannot be made
+ * to look fresh, and one without an issue time (from a processor before it had one) cannot gain one. The sink guard
+ * refuses a command older than its {@code command.max.age.ms}; every emission, a re-emission for a confirmation
+ * included, is a new command with its own issue time.
+ *
  * @param documentKey the document key, {@code {"_id": ...}} plus any shard-key fields
  * @param filter the delete filter: the document key's fields plus the condition
  * @param namespace the document's collection
  * @param rule the name of the TTL rule that set the deadline
  * @param deadlineMillis the deadline, epoch milliseconds
+ * @param issuedAtMillis when the processor sent the command, epoch milliseconds (the punctuation's time); empty
+ *     only for a command read back from a processor that did not write one yet
  */
 public record DeleteCommand(
-        BsonDocument documentKey, BsonDocument filter, Namespace namespace, String rule, long deadlineMillis) {
+        BsonDocument documentKey,
+        BsonDocument filter,
+        Namespace namespace,
+        String rule,
+        long deadlineMillis,
+        OptionalLong issuedAtMillis) {
 
     /** Field of the value holding the filter. */
     public static final String FILTER_FIELD = "_id";
@@ -38,6 +52,8 @@ public record DeleteCommand(
     public static final String RULE_FIELD = "rule";
     /** Field of the value holding the deadline, a date. */
     public static final String DEADLINE_FIELD = "deadline";
+    /** Field of the value holding the issue time, a date. */
+    public static final String ISSUED_AT_FIELD = "issuedAt";
 
     /** Checks that every part is present and that the namespace is a collection. */
     public DeleteCommand {
@@ -45,6 +61,7 @@ public record DeleteCommand(
         Objects.requireNonNull(filter, "filter");
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(rule, "rule");
+        Objects.requireNonNull(issuedAtMillis, "issuedAtMillis");
         if (namespace.isDatabase()) {
             throw new IllegalArgumentException("A delete command needs a collection, not database " + namespace);
         }
@@ -70,12 +87,14 @@ public record DeleteCommand(
 
     /** The record value as canonical extended JSON. */
     public String valueJson() {
-        return CanonicalJson.of(new BsonDocument(FILTER_FIELD, filter)
+        BsonDocument value = new BsonDocument(FILTER_FIELD, filter)
                 .append(
                         NAMESPACE_FIELD,
                         new BsonDocument("db", new BsonString(namespace.database()))
                                 .append("coll", new BsonString(namespace.collection())))
                 .append(RULE_FIELD, new BsonString(rule))
-                .append(DEADLINE_FIELD, new BsonDateTime(deadlineMillis)));
+                .append(DEADLINE_FIELD, new BsonDateTime(deadlineMillis));
+        issuedAtMillis.ifPresent(issuedAt -> value.append(ISSUED_AT_FIELD, new BsonDateTime(issuedAt)));
+        return CanonicalJson.of(value);
     }
 }

@@ -3,6 +3,7 @@ package io.ttlstreams.contract;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.bson.BsonDocument;
 import org.bson.BsonType;
@@ -17,7 +18,8 @@ import org.bson.json.JsonWriterSettings;
  * <pre>
  * key    := the document key: {"_id": literal} plus, for a sharded collection, its shard-key fields, in the
  *           change stream's order (MongoDB puts the shard key first): _id required
- * value  := {"_id": filter, "ns": {"db": string, "coll": string}, "rule": string, "deadline": date}
+ * value  := {"_id": filter, "ns": {"db": string, "coll": string}, "rule": string, "deadline": date,
+ *            "issuedAt": date}   (issuedAt absent only in commands of processors that did not write it yet)
  * filter := the key's fields, equal to the record key's, in its order; then conditions:
  *           path: {"$eq": any value}  |  path: {"$exists": true|false}  |  "$and": [partial]
  * partial:= a rule's partial filter: path: literal | path: {op: operand, ...} | "$and": [partial, ...]
@@ -37,7 +39,8 @@ final class DeleteCommandGrammar {
             DeleteCommand.FILTER_FIELD,
             DeleteCommand.NAMESPACE_FIELD,
             DeleteCommand.RULE_FIELD,
-            DeleteCommand.DEADLINE_FIELD);
+            DeleteCommand.DEADLINE_FIELD,
+            DeleteCommand.ISSUED_AT_FIELD);
 
     private static final String AND = "$and";
     private static final Set<String> RANGE_OPERATORS = Set.of("$gt", "$gte", "$lt", "$lte");
@@ -61,7 +64,7 @@ final class DeleteCommandGrammar {
         for (String field : value.keySet()) {
             if (!VALUE_FIELDS.contains(field)) {
                 throw new InvalidDeleteCommandException("unexpected field '" + field + "' in the value; a delete"
-                        + " command has exactly " + VALUE_FIELDS);
+                        + " command has only " + VALUE_FIELDS);
             }
         }
         BsonDocument filter = required(value, DeleteCommand.FILTER_FIELD, BsonType.DOCUMENT, "the delete filter")
@@ -79,7 +82,12 @@ final class DeleteCommandGrammar {
         long deadline = required(value, DeleteCommand.DEADLINE_FIELD, BsonType.DATE_TIME, "a date")
                 .asDateTime()
                 .getValue();
-        return new DeleteCommand(key, filter, namespace, rule, deadline);
+        OptionalLong issuedAt = value.containsKey(DeleteCommand.ISSUED_AT_FIELD)
+                ? OptionalLong.of(required(value, DeleteCommand.ISSUED_AT_FIELD, BsonType.DATE_TIME, "a date")
+                        .asDateTime()
+                        .getValue())
+                : OptionalLong.empty();
+        return new DeleteCommand(key, filter, namespace, rule, deadline, issuedAt);
     }
 
     private static BsonValue required(BsonDocument value, String field, BsonType type, String what) {

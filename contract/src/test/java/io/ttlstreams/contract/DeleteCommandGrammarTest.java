@@ -3,6 +3,7 @@ package io.ttlstreams.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -39,7 +40,8 @@ class DeleteCommandGrammarTest {
                         "$and",
                         BsonDocument.parse("{\"a\": [{\"status\": \"closed\"}]}")
                                 .get("a"));
-        DeleteCommand command = new DeleteCommand(key, filter, Namespace.of("app", "sessions"), "sessions", 42L);
+        DeleteCommand command = new DeleteCommand(
+                key, filter, Namespace.of("app", "sessions"), "sessions", 42L, OptionalLong.of(1_767_225_610_123L));
 
         DeleteCommand parsed = DeleteCommand.parse(command.keyJson(), command.valueJson());
 
@@ -49,7 +51,8 @@ class DeleteCommandGrammarTest {
     @Test
     void shouldAcceptTheShardKeyBeforeIdAsMongoDbOrdersAShardedCollectionsDocumentKey() {
         BsonDocument key = BsonDocument.parse("{\"region\": \"eu\", \"_id\": 7}");
-        DeleteCommand command = new DeleteCommand(key, key.clone(), Namespace.of("app", "sessions"), "sessions", 42L);
+        DeleteCommand command = new DeleteCommand(
+                key, key.clone(), Namespace.of("app", "sessions"), "sessions", 42L, OptionalLong.of(43L));
 
         assertThat(DeleteCommand.parse(command.keyJson(), command.valueJson())).isEqualTo(command);
     }
@@ -201,5 +204,20 @@ class DeleteCommandGrammarTest {
         assertThat(command.namespace()).isEqualTo(Namespace.of("app", "sessions"));
         assertThat(command.rule()).isEqualTo("sessions");
         assertThat(command.deadlineMillis()).isEqualTo(1_767_225_610_000L);
+        assertThat(command.issuedAtMillis()).isEmpty();
+    }
+
+    @Test
+    void shouldReadTheIssueTimeAsADateAndWriteItLast() {
+        String issued = value("{\"_id\": \"users-1\"}")
+                .replace("}}}", "}}, \"issuedAt\": {\"$date\": {\"$numberLong\": \"1767225611000\"}}}");
+
+        DeleteCommand command = DeleteCommand.parse(KEY, issued);
+
+        assertThat(command.issuedAtMillis()).hasValue(1_767_225_611_000L);
+        assertThat(command.valueJson()).isEqualTo(issued);
+        String asNumber = issued.replace("{\"$date\": {\"$numberLong\": \"1767225611000\"}}}", "1767225611000}");
+        assertThatThrownBy(() -> DeleteCommand.parse(KEY, asNumber))
+                .hasMessageContaining("field 'issuedAt' is int64 1767225611000, not a date");
     }
 }

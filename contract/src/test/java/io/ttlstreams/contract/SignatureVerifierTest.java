@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.OptionalLong;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
 
 class SignatureVerifierTest {
@@ -44,6 +47,30 @@ class SignatureVerifierTest {
                 .hasMessageContaining("bad signature for key id " + CURRENT.id());
         assertThatThrownBy(() -> verify(verifier, CURRENT, bytes("{\"_id\": \"d2\"}"), VALUE))
                 .hasMessageContaining("bad signature");
+    }
+
+    @Test
+    void shouldRefuseACommandWhoseIssueTimeWasChangedOrRemovedAfterSigning() {
+        SignatureVerifier verifier = new SignatureVerifier(List.of(CURRENT));
+        DeleteCommand issued = command(OptionalLong.of(1_767_225_600_000L));
+        byte[] key = bytes(issued.keyJson());
+        byte[] keyId = bytes(CURRENT.id());
+        byte[] signature = bytes(CURRENT.sign(key, bytes(issued.valueJson())));
+
+        verifier.verify(key, bytes(issued.valueJson()), keyId, signature);
+        assertThatThrownBy(() -> verifier.verify(
+                        key, bytes(command(OptionalLong.of(1_767_229_200_000L)).valueJson()), keyId, signature))
+                .isInstanceOf(InvalidDeleteCommandException.class)
+                .hasMessageContaining("bad signature");
+        assertThatThrownBy(() ->
+                        verifier.verify(key, bytes(command(OptionalLong.empty()).valueJson()), keyId, signature))
+                .isInstanceOf(InvalidDeleteCommandException.class)
+                .hasMessageContaining("bad signature");
+    }
+
+    private static DeleteCommand command(OptionalLong issuedAt) {
+        BsonDocument key = new BsonDocument("_id", new BsonString("d1"));
+        return new DeleteCommand(key, key.clone(), Namespace.of("app", "s"), "s", 1_767_225_590_000L, issuedAt);
     }
 
     @Test

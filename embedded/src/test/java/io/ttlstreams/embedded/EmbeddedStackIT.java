@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -577,18 +578,20 @@ class EmbeddedStackIT {
     }
 
     /**
-     * A delete command exactly as "The delete command" in the API contract describes it, due now and signed with
-     * the stack's key, as the processor would sign it.
+     * A delete command exactly as "The delete command" in the API contract describes it, due and issued now and
+     * signed with the stack's key, as the processor would sign it.
      */
     private static ProducerRecord<String, String> deleteCommand(
             Namespace namespace, BsonValue id, String field, BsonValue condition) {
         BsonDocument key = new BsonDocument("_id", id);
+        long now = System.currentTimeMillis();
         DeleteCommand command = new DeleteCommand(
                 key,
                 key.clone().append(field, new BsonDocument("$eq", condition)),
                 namespace,
                 namespace.collection(),
-                System.currentTimeMillis());
+                now,
+                OptionalLong.of(now));
         return signed(command.keyJson(), command.valueJson());
     }
 

@@ -490,10 +490,14 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         audit(ref, entry, ExpiryOutcome.UNCONFIRMED, now, entry.getAttempts(), null);
     }
 
-    /** Emits the entry's delete command (and its audit event); returns the entry counting this attempt. */
+    /**
+     * Emits the entry's delete command, issued at {@code now} (a re-emission is a new command with its own issue
+     * time, which the sink guard's validity counts from), and its audit event; returns the entry counting this
+     * attempt.
+     */
     private ScheduleEntry send(Bytes key, ScheduleEntry entry, long now, Budget run) {
         Bytes ref = ScheduleKey.documentRefOf(key);
-        DeleteCommand command = ScheduleEntries.command(ref, entry);
+        DeleteCommand command = ScheduleEntries.command(ref, entry, now);
         context.forward(new Record<String, Object>(command.keyJson(), command, now), TtlTopology.DELETES_SINK);
         ScheduleEntry sent = ScheduleEntries.emitted(entry, now);
         audit(ref, sent, ExpiryOutcome.EMITTED, now, sent.getAttempts(), null);

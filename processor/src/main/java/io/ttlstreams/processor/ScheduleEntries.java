@@ -77,8 +77,11 @@ public final class ScheduleEntries {
                 .build();
     }
 
-    /** The delete command of the document {@code documentRef} names, from its entry. */
-    public static DeleteCommand command(Bytes documentRef, ScheduleEntry entry) {
+    /**
+     * The delete command of the document {@code documentRef} names, from its entry, issued at {@code issuedAtMillis}
+     * (the punctuation's time, at which it is sent).
+     */
+    public static DeleteCommand command(Bytes documentRef, ScheduleEntry entry, long issuedAtMillis) {
         RawBsonDocument documentKey = DocumentRef.documentKeyOf(documentRef);
         BsonDocument filter = new BsonDocument();
         for (Map.Entry<String, BsonValue> field : documentKey.entrySet()) {
@@ -95,7 +98,12 @@ public final class ScheduleEntries {
             }
         }
         return new DeleteCommand(
-                documentKey, filter, DocumentRef.namespaceOf(documentRef), entry.getRule(), deadlineOf(entry));
+                documentKey,
+                filter,
+                DocumentRef.namespaceOf(documentRef),
+                entry.getRule(),
+                deadlineOf(entry),
+                OptionalLong.of(issuedAtMillis));
     }
 
     private static ByteBuffer bson(BsonDocument document) {

@@ -16,7 +16,8 @@ import org.apache.kafka.common.serialization.Serializer;
  * <p>With a {@link SigningKey}, it also signs the record: the serializer is the one place that has the whole command
  * and the record's headers, so it puts the signature of the key and value bytes in {@value
  * SigningKey#SIGNATURE_HEADER} and the key's id in {@value SigningKey#KEY_ID_HEADER} (lowercase hex, ASCII),
- * replacing any earlier ones. Kafka Streams passes the headers of the record it sends to both serializers.
+ * replacing any earlier ones. Kafka Streams passes the headers of the record it sends to both serializers. The value
+ * holds the command's issue time ({@link DeleteCommand#issuedAtMillis()}), so the signature covers it too.
  */
 public final class DeleteCommandSerializer implements Serializer<DeleteCommand> {
 

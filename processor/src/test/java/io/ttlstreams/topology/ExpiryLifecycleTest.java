@@ -4,6 +4,7 @@ import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.ScheduleEntries;
 import io.ttlstreams.processor.TtlMetrics;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
@@ -55,6 +57,16 @@ class ExpiryLifecycleTest {
         settings[3] = "10000";
         System.arraycopy(extra, 0, settings, 4, extra.length);
         return TopologyFixture.sessions(settings);
+    }
+
+    private static DeleteCommand withIssueTime(DeleteCommand command, Duration offset) {
+        return new DeleteCommand(
+                command.documentKey(),
+                command.filter(),
+                command.namespace(),
+                command.rule(),
+                command.deadlineMillis(),
+                OptionalLong.of(START.plus(offset).toEpochMilli()));
     }
 
     private static List<ExpiryOutcome> outcomes(TopologyFixture fixture) {
@@ -113,7 +125,9 @@ class ExpiryLifecycleTest {
 
             assertThat(again).hasSize(1);
             assertThat(again.get(0).key()).isEqualTo(first.key());
-            assertThat(again.get(0).value()).as("same filter, same command").isEqualTo(first.value());
+            assertThat(DeleteCommand.parse(again.get(0).key(), again.get(0).value()))
+                    .as("same command, issued anew")
+                    .isEqualTo(withIssueTime(DeleteCommand.parse(first.key(), first.value()), Duration.ofSeconds(11)));
             assertThat(fixture.metric(TtlMetrics.REEMITTED + "-total")).isEqualTo(1);
             fixture.wallClockAt(Duration.ofMillis(30_900));
             assertThat(fixture.deletes()).as("the second wait doubles to 20 s").isEmpty();

@@ -113,6 +113,47 @@ class SignedDeleteCommandsTest {
     }
 
     @Test
+    void shouldIssueEachCommandAtThePunctuationThatSendsItAndAReemittedOneLater() {
+        Map<String, String> settings = new HashMap<>(fieldRule("expireAt"));
+        settings.put("ttl.command.signing.key", SECRET);
+        settings.put("ttl.confirm.timeout.ms", "10000");
+        SignatureVerifier verifier = new SignatureVerifier(List.of(SigningKey.of(SECRET)));
+        try (TopologyFixture fixture = new TopologyFixture(settings)) {
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START)
+                                    .insert(ID, new BsonDocument("expireAt", date(Duration.ofSeconds(5)))));
+            fixture.wallClockAt(Duration.ofMillis(7_250));
+            TestRecord<String, String> first = fixture.deletes().get(0);
+            fixture.wallClockAt(Duration.ofMillis(17_500));
+            List<TestRecord<String, String>> again = fixture.deletes();
+
+            assertThat(again).as("re-emitted once the confirmation timed out").hasSize(1);
+            DeleteCommand sent = verifiedCommand(verifier, first);
+            DeleteCommand resent = verifiedCommand(verifier, again.get(0));
+            assertThat(sent.issuedAtMillis()).hasValue(START.plusMillis(7_250).toEpochMilli());
+            assertThat(sent.issuedAtMillis()).hasValue(first.timestamp());
+            assertThat(resent.issuedAtMillis())
+                    .hasValue(START.plusMillis(17_500).toEpochMilli());
+            assertThat(resent.filter()).as("the same filter").isEqualTo(sent.filter());
+            assertThat(header(again.get(0), SigningKey.SIGNATURE_HEADER))
+                    .as("signed anew")
+                    .isNotEqualTo(header(first, SigningKey.SIGNATURE_HEADER));
+        }
+    }
+
+    /** The command of {@code record}, after checking its signature as the sink guard does. */
+    private static DeleteCommand verifiedCommand(SignatureVerifier verifier, TestRecord<String, String> record) {
+        verifier.verify(
+                record.key().getBytes(StandardCharsets.UTF_8),
+                record.value().getBytes(StandardCharsets.UTF_8),
+                header(record, SigningKey.KEY_ID_HEADER),
+                header(record, SigningKey.SIGNATURE_HEADER));
+        return DeleteCommand.parse(record.key(), record.value());
+    }
+
+    @Test
     void shouldLeaveCommandsUnsignedWithoutAKey() {
         try (TopologyFixture fixture = TopologyFixture.sessions()) {
             fixture.input("app.sessions")

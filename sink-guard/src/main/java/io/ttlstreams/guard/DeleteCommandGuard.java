@@ -31,7 +31,10 @@ import org.slf4j.LoggerFactory;
  *       {@code $eq}, {@code $exists} and a rule's partial filter, never {@code $expr}, {@code $regex}, an empty
  *       filter or an operator in place of the {@code _id};</li>
  *   <li>for a namespace of {@code allowed.namespaces};</li>
- *   <li>due: its deadline no later than the sink's clock plus {@code clock.skew.tolerance.ms}.</li>
+ *   <li>due: its deadline no later than the sink's clock plus {@code clock.skew.tolerance.ms};</li>
+ *   <li>fresh: issued ({@link DeleteCommand#issuedAtMillis()}, covered by the signature) no more than {@code
+ *       command.max.age.ms} before the sink's clock, and no more than {@code clock.skew.tolerance.ms} after it; a
+ *       command without an issue time passes only with {@code allow.legacy.commands=true}.</li>
  * </ol>
  *
  * Anything else throws a {@link DataException} with the reason, never passes: with the sink's {@code
@@ -70,12 +73,14 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
     public void configure(Map<String, ?> props) {
         config = new SinkGuardConfig(props);
         log.info(
-                "Delete-command guard: trusted key ids {}, unsigned commands {}, allowed namespaces {}, deadline"
-                        + " tolerance {} ms",
+                "Delete-command guard: trusted key ids {}, unsigned commands {}, allowed namespaces {}, clock skew"
+                        + " tolerance {} ms, commands valid for {} ms, commands without issue time {}",
                 config.verifier().map(SignatureVerifier::keyIds).orElse(List.of()),
                 config.allowUnsigned() ? "allowed" : "refused",
                 config.allowedNamespaces(),
-                config.clockSkewToleranceMs());
+                config.clockSkewToleranceMs(),
+                config.commandMaxAgeMs(),
+                config.allowLegacyCommands() ? "allowed" : "refused");
     }
 
     /**
@@ -110,11 +115,39 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
                             .map(NamespacePattern::toString)
                             .toList());
         }
-        long latest = clock.millis() + config.clockSkewToleranceMs();
+        long now = clock.millis();
+        long latest = now + config.clockSkewToleranceMs();
         if (command.deadlineMillis() > latest) {
             throw new InvalidDeleteCommandException("the deadline " + Instant.ofEpochMilli(command.deadlineMillis())
-                    + " is later than the sink's clock " + Instant.ofEpochMilli(clock.millis()) + " + "
+                    + " is later than the sink's clock " + Instant.ofEpochMilli(now) + " + "
                     + config.clockSkewToleranceMs() + " ms: a command never deletes before its deadline");
+        }
+        checkFresh(command, now);
+    }
+
+    /** The issue time against the sink's clock: a replay of a recorded command is refused once it is old enough. */
+    private void checkFresh(DeleteCommand command, long now) {
+        if (command.issuedAtMillis().isEmpty()) {
+            if (!config.allowLegacyCommands()) {
+                throw new InvalidDeleteCommandException("the command has no issue time (value field '"
+                        + DeleteCommand.ISSUED_AT_FIELD + "'): it comes from a processor that did not write one yet,"
+                        + " and could be a replay of any age; set " + SinkGuardConfig.ALLOW_LEGACY_COMMANDS_CONFIG
+                        + "=true only while upgrading");
+            }
+            return;
+        }
+        long issuedAt = command.issuedAtMillis().getAsLong();
+        if (issuedAt > now + config.clockSkewToleranceMs()) {
+            throw new InvalidDeleteCommandException("the command was issued at " + Instant.ofEpochMilli(issuedAt)
+                    + ", later than the sink's clock " + Instant.ofEpochMilli(now) + " + "
+                    + config.clockSkewToleranceMs() + " ms (" + SinkGuardConfig.CLOCK_SKEW_TOLERANCE_MS_CONFIG + ")");
+        }
+        // Subtracting from now cannot overflow for any clock; issuedAt + max age could, for a forged far future.
+        if (issuedAt < now - config.commandMaxAgeMs()) {
+            throw new InvalidDeleteCommandException("the command was issued at " + Instant.ofEpochMilli(issuedAt)
+                    + ", more than " + SinkGuardConfig.COMMAND_MAX_AGE_MS_CONFIG + "=" + config.commandMaxAgeMs()
+                    + " ms before the sink's clock " + Instant.ofEpochMilli(now) + ": a stale or replayed command"
+                    + " (the processor re-emits an unconfirmed one with a new issue time)");
         }
     }
 

@@ -42,9 +42,26 @@ public final class SinkGuardConfig extends AbstractConfig {
             + " TTL rules' namespaces (connect-config renders them). A command for any other namespace is refused.";
 
     public static final String CLOCK_SKEW_TOLERANCE_MS_CONFIG = "clock.skew.tolerance.ms";
-    public static final String CLOCK_SKEW_TOLERANCE_MS_DOC = "How far, in milliseconds, a command's deadline may lie"
-            + " ahead of the sink's clock (the processor's and the sink's clocks differ a little). A command due"
-            + " later is refused: none may delete before its deadline.";
+    public static final String CLOCK_SKEW_TOLERANCE_MS_DOC = "How far, in milliseconds, a command's deadline or issue"
+            + " time may lie ahead of the sink's clock (the processor's and the sink's clocks differ a little). A"
+            + " command due later is refused, as none may delete before its deadline, and so is one issued later.";
+
+    public static final String COMMAND_MAX_AGE_MS_CONFIG = "command.max.age.ms";
+    public static final String COMMAND_MAX_AGE_MS_DOC = "How long, in milliseconds, a command stays valid after the"
+            + " processor issued it (its issuedAt, which the signature covers); an older one is refused, so that a"
+            + " recorded command cannot be replayed later. The default is twice the longest wait before the processor"
+            + " re-emits an unconfirmed command (an hour, or its ttl.confirm.timeout.ms if longer), so that after a"
+            + " sink outage of any length every document still being retried has a command in the backlog that is"
+            + " still valid.";
+
+    public static final String ALLOW_LEGACY_COMMANDS_CONFIG = "allow.legacy.commands";
+    public static final String ALLOW_LEGACY_COMMANDS_DOC = "Whether a command without an issue time, as processors"
+            + " before it wrote them, may pass (the other checks still apply). Such a command never expires, so a"
+            + " recorded one can be replayed at any time: set this only while the guard is upgraded before the"
+            + " processor, and remove it once ttl.deletes holds no command without issuedAt.";
+
+    /** The default {@value #COMMAND_MAX_AGE_MS_CONFIG}: two hours. */
+    public static final long COMMAND_MAX_AGE_MS_DEFAULT = 2 * 60 * 60 * 1000L;
 
     private static final ConfigDef DEFINITION = new ConfigDef()
             .define(SIGNING_KEY_CONFIG, Type.PASSWORD, null, Importance.HIGH, SIGNING_KEY_DOC)
@@ -63,7 +80,15 @@ public final class SinkGuardConfig extends AbstractConfig {
                     5_000L,
                     ConfigDef.Range.atLeast(0),
                     Importance.LOW,
-                    CLOCK_SKEW_TOLERANCE_MS_DOC);
+                    CLOCK_SKEW_TOLERANCE_MS_DOC)
+            .define(
+                    COMMAND_MAX_AGE_MS_CONFIG,
+                    Type.LONG,
+                    COMMAND_MAX_AGE_MS_DEFAULT,
+                    ConfigDef.Range.atLeast(1),
+                    Importance.MEDIUM,
+                    COMMAND_MAX_AGE_MS_DOC)
+            .define(ALLOW_LEGACY_COMMANDS_CONFIG, Type.BOOLEAN, false, Importance.LOW, ALLOW_LEGACY_COMMANDS_DOC);
 
     private final Optional<SignatureVerifier> verifier;
     private final List<NamespacePattern> allowedNamespaces;
@@ -116,6 +141,14 @@ public final class SinkGuardConfig extends AbstractConfig {
 
     public long clockSkewToleranceMs() {
         return getLong(CLOCK_SKEW_TOLERANCE_MS_CONFIG);
+    }
+
+    public long commandMaxAgeMs() {
+        return getLong(COMMAND_MAX_AGE_MS_CONFIG);
+    }
+
+    public boolean allowLegacyCommands() {
+        return getBoolean(ALLOW_LEGACY_COMMANDS_CONFIG);
     }
 
     private Optional<SigningKey> key(String name) {

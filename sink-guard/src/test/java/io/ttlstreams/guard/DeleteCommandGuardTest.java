@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.connect.data.Schema;
@@ -49,10 +50,20 @@ class DeleteCommandGuardTest {
         return guard;
     }
 
+    /** A command issued at the guard's {@link #NOW}. */
     private static DeleteCommand command(String namespace, String id, long deadlineMillis) {
+        return command(namespace, id, deadlineMillis, OptionalLong.of(NOW.toEpochMilli()));
+    }
+
+    private static DeleteCommand command(String namespace, String id, long deadlineMillis, OptionalLong issuedAt) {
         BsonDocument key = new BsonDocument("_id", new BsonString(id));
         BsonDocument filter = key.clone().append("expireAt", BsonDocument.parse("{\"$eq\": {\"$date\": 0}}"));
-        return new DeleteCommand(key, filter, Namespace.parse(namespace), "sessions", deadlineMillis);
+        return new DeleteCommand(key, filter, Namespace.parse(namespace), "sessions", deadlineMillis, issuedAt);
+    }
+
+    /** A command for app.sessions, due at 0, issued {@code offsetMillis} after the guard's {@link #NOW}. */
+    private static SinkRecord issued(long offsetMillis) {
+        return signed(command("app.sessions", "d1", 0, OptionalLong.of(NOW.toEpochMilli() + offsetMillis)));
     }
 
     private static SinkRecord record(String key, String value, ConnectHeaders headers) {
@@ -180,6 +191,52 @@ class DeleteCommandGuardTest {
     }
 
     @Test
+    void shouldRefuseACommandIssuedLongerAgoThanItsValidity() {
+        long validity = 2 * 60 * 60 * 1000L;
+
+        assertThat(guard(settings()).apply(issued(-validity))).isNotNull();
+        assertThatThrownBy(() -> guard(settings()).apply(issued(-validity - 1)))
+                .isInstanceOf(DataException.class)
+                .hasMessage(PREFIX + "the command was issued at 2025-12-31T22:00:09.999Z, more than"
+                        + " command.max.age.ms=7200000 ms before the sink's clock 2026-01-01T00:00:10Z: a stale or"
+                        + " replayed command (the processor re-emits an unconfirmed one with a new issue time)");
+        assertThat(guard(settings("command.max.age.ms", "60000")).apply(issued(-60_000)))
+                .isNotNull();
+        assertThatThrownBy(() -> guard(settings("command.max.age.ms", "60000")).apply(issued(-60_001)))
+                .isInstanceOf(DataException.class)
+                .hasMessageContaining("more than command.max.age.ms=60000 ms");
+    }
+
+    @Test
+    void shouldRefuseACommandIssuedLaterThanTheClockPlusTolerance() {
+        assertThat(guard(settings()).apply(issued(5_000))).isNotNull();
+        assertThatThrownBy(() -> guard(settings()).apply(issued(5_001)))
+                .isInstanceOf(DataException.class)
+                .hasMessage(PREFIX + "the command was issued at 2026-01-01T00:00:15.001Z, later than the sink's clock"
+                        + " 2026-01-01T00:00:10Z + 5000 ms (clock.skew.tolerance.ms)");
+        assertThatThrownBy(() -> guard(settings("clock.skew.tolerance.ms", "0")).apply(issued(1)))
+                .isInstanceOf(DataException.class)
+                .hasMessageContaining("+ 0 ms (clock.skew.tolerance.ms)");
+    }
+
+    @Test
+    void shouldRefuseACommandWithoutIssueTimeUnlessLegacyCommandsAreAllowed() {
+        SinkRecord legacy = signed(command("app.sessions", "d1", 0, OptionalLong.empty()));
+
+        assertThatThrownBy(() -> guard(settings()).apply(legacy))
+                .isInstanceOf(DataException.class)
+                .hasMessage(PREFIX + "the command has no issue time (value field 'issuedAt'): it comes from a"
+                        + " processor that did not write one yet, and could be a replay of any age; set"
+                        + " allow.legacy.commands=true only while upgrading");
+        assertThat(guard(settings("allow.legacy.commands", "true")).apply(legacy))
+                .isSameAs(legacy);
+        assertThatThrownBy(() -> guard(settings("allow.legacy.commands", "true"))
+                        .apply(signed(command("prod.users", "u1", 0, OptionalLong.empty()))))
+                .as("the other checks still apply")
+                .hasMessageContaining("is not in allowed.namespaces");
+    }
+
+    @Test
     void shouldRefuseHeadersThatDidNotArriveAsBytesOrArriveTwice() {
         DeleteCommand command = command("app.sessions", "d1", 0);
         SinkRecord record = signed(command);
@@ -281,6 +338,9 @@ class DeleteCommandGuardTest {
         assertThatThrownBy(() -> guard(settings("clock.skew.tolerance.ms", "-1")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("clock.skew.tolerance.ms");
+        assertThatThrownBy(() -> guard(settings("command.max.age.ms", "0")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("command.max.age.ms");
     }
 
     @Test
@@ -297,7 +357,9 @@ class DeleteCommandGuardTest {
                         "signing.previous.key",
                         "allow.unsigned",
                         "allowed.namespaces",
-                        "clock.skew.tolerance.ms");
+                        "clock.skew.tolerance.ms",
+                        "command.max.age.ms",
+                        "allow.legacy.commands");
         assertThat(java.util.ServiceLoader.load(org.apache.kafka.connect.transforms.Transformation.class).stream()
                         .map(java.util.ServiceLoader.Provider::type))
                 .contains(DeleteCommandGuard.class);

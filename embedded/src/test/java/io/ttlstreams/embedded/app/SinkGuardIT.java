@@ -21,6 +21,7 @@ import java.util.Date;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -122,9 +123,13 @@ class SinkGuardIT {
 
     /** The command the processor would emit for document {@code id} of {@code namespace}, due at {@code deadline}. */
     private static DeleteCommand wellFormed(Namespace namespace, String id, long deadline) {
+        return wellFormed(namespace, id, deadline, OptionalLong.of(System.currentTimeMillis()));
+    }
+
+    private static DeleteCommand wellFormed(Namespace namespace, String id, long deadline, OptionalLong issuedAt) {
         BsonDocument key = new BsonDocument("_id", new BsonString(id));
         BsonDocument filter = key.clone().append("expireAt", new BsonDocument("$eq", new BsonDateTime(FAR_FUTURE)));
-        return new DeleteCommand(key, filter, namespace, "sessions", deadline);
+        return new DeleteCommand(key, filter, namespace, "sessions", deadline, issuedAt);
     }
 
     private ProducerRecord<String, String> unsigned(String key, String value) {
@@ -185,6 +190,11 @@ class SinkGuardIT {
         reasons.add("namespace prod.users is not in allowed.namespaces [app.sessions]");
         forged.add(signed(wellFormed(SESSIONS, "users-4", now + 3_600_000)));
         reasons.add("is later than the sink's clock");
+        // Replays: a command recorded three hours ago, and one of a processor that wrote no issue time.
+        forged.add(signed(wellFormed(SESSIONS, "users-0", now, OptionalLong.of(now - 3 * 3_600_000))));
+        reasons.add("a stale or replayed command");
+        forged.add(signed(wellFormed(SESSIONS, "users-0", now, OptionalLong.empty())));
+        reasons.add("the command has no issue time");
 
         try (TopicReader dlq = new TopicReader(
                 pipeline.stack().bootstrapServers(), pipeline.stack().deadLetterTopic())) {
