@@ -30,7 +30,9 @@ public final class DeleteSinkConfigs {
      * @param deadLetterTopic  where commands the sink cannot apply go (e.g. {@code ttl.sink.dlq})
      * @param connectionString the MongoDB connection string
      * @param allowedNamespaces the namespaces the guard lets commands delete in
-     * @param signingKey       the secret the guard verifies signatures with, the processor's
+     * @param signingKey       the secret the guard verifies signatures with, the processor's: a config provider
+     *                         reference to it ({@link EmbeddedConnect#secretReference}), which is what Connect's REST
+     *                         API shows
      * @return the sink connector configuration
      */
     public static Map<String, String> forTopic(

@@ -1,6 +1,7 @@
 package io.ttlstreams.embedded;
 
 import java.io.IOException;
+import java.io.Writer;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -9,6 +10,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -17,6 +21,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -46,12 +52,21 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Keys and values are plain strings (extended JSON produced by the source connector, delete commands
  * consumed by the sink connector).
+ *
+ * <p>Secrets reach connectors as in production, through Kafka's {@code FileConfigProvider}: {@link #secretReference}
+ * stores one in a file of the worker's, readable by its owner only, and returns the {@code ${file:...}} reference to
+ * put in a connector's configuration, which is what the REST API then shows. The provider reads files in that
+ * directory only. The REST API has no authentication: it listens on the loopback interface only, so it is as open
+ * as the machine's other local users make it.
  */
 public final class EmbeddedConnect implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedConnect.class);
 
     private static final String STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
+    private static final String FILE_CONFIG_PROVIDER = "org.apache.kafka.common.config.provider.FileConfigProvider";
+    private static final Set<PosixFilePermission> OWNER_ONLY_DIRECTORY = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
     /** ServiceLoader manifests for the plugins on the classpath: service interface -> implementation. */
     private static final Map<String, String> CONNECTOR_SERVICES = Map.of(
             "org.apache.kafka.connect.source.SourceConnector", StandInSourceConfigs.CONNECTOR_CLASS,
@@ -64,11 +79,13 @@ public final class EmbeddedConnect implements AutoCloseable {
 
     private final Connect<StandaloneHerder> connect;
     private final int port;
+    private final Path secretsDir;
     private boolean closed;
 
-    private EmbeddedConnect(Connect<StandaloneHerder> connect, int port) {
+    private EmbeddedConnect(Connect<StandaloneHerder> connect, int port, Path secretsDir) {
         this.connect = connect;
         this.port = port;
+        this.secretsDir = secretsDir;
     }
 
     /**
@@ -89,8 +106,16 @@ public final class EmbeddedConnect implements AutoCloseable {
             throw new EmbeddedStackException(
                     "Embedded Connect could not write its plugin manifests in " + pluginPath, e);
         }
+        Path secretsDir = directory.resolve("secrets");
+        try {
+            createPrivateDirectory(secretsDir);
+        } catch (IOException e) {
+            throw new EmbeddedStackException(
+                    "Embedded Connect could not create its secrets directory " + secretsDir, e);
+        }
         int restPort = LocalPorts.resolve(port);
-        Map<String, String> workerProps = workerProperties(bootstrapServers, directory, pluginPath, restPort);
+        Map<String, String> workerProps =
+                workerProperties(bootstrapServers, directory, pluginPath, secretsDir, restPort);
 
         long startNanos = System.nanoTime();
         Connect<StandaloneHerder> connect = startWorker(workerProps);
@@ -99,7 +124,37 @@ public final class EmbeddedConnect implements AutoCloseable {
                 LocalPorts.HOST,
                 restPort,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
-        return new EmbeddedConnect(connect, restPort);
+        return new EmbeddedConnect(connect, restPort, secretsDir);
+    }
+
+    /**
+     * Stores a secret for connector configurations: writes {@code value} to {@code <name>.properties} in the worker's
+     * secrets directory, readable and writable by its owner only (where the file system has POSIX permissions), and
+     * returns the reference that resolves to it, {@code ${file:<path>:value}}. Storing a name again replaces its value.
+     *
+     * @param name  the secret's file name without {@code .properties}: letters, digits, {@code -} and {@code _}
+     * @param value the secret
+     * @return the config provider reference to put in a connector's configuration instead of the secret
+     * @throws EmbeddedStackException if the file cannot be written
+     */
+    public String secretReference(String name, String value) {
+        if (!name.matches("[A-Za-z0-9_-]+")) {
+            throw new IllegalArgumentException("A secret's name is letters, digits, - and _ only: " + name);
+        }
+        Path file = secretsDir.resolve(name + ".properties");
+        Properties secret = new Properties();
+        secret.setProperty("value", value);
+        try {
+            // Deleted and created anew, so that the file has its permissions from the first byte on.
+            Files.deleteIfExists(file);
+            createPrivateFile(file);
+            try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.WRITE)) {
+                secret.store(writer, null);
+            }
+        } catch (IOException e) {
+            throw new EmbeddedStackException("Embedded Connect could not write the secret file " + file, e);
+        }
+        return "${file:" + file + ":value}";
     }
 
     /** @return the worker's REST API, {@code http://127.0.0.1:<port>} */
@@ -351,8 +406,32 @@ public final class EmbeddedConnect implements AutoCloseable {
         }
     }
 
+    private static void createPrivateDirectory(Path directory) throws IOException {
+        if (posix(directory.getParent())) {
+            Files.createDirectories(directory.getParent());
+            if (!Files.isDirectory(directory)) {
+                Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIRECTORY));
+            }
+            Files.setPosixFilePermissions(directory, OWNER_ONLY_DIRECTORY);
+        } else {
+            Files.createDirectories(directory);
+        }
+    }
+
+    private static void createPrivateFile(Path file) throws IOException {
+        if (posix(file.getParent())) {
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE));
+        } else {
+            Files.createFile(file);
+        }
+    }
+
+    private static boolean posix(Path path) {
+        return path.getFileSystem().supportedFileAttributeViews().contains("posix");
+    }
+
     private static Map<String, String> workerProperties(
-            String bootstrapServers, Path directory, Path pluginPath, int restPort) {
+            String bootstrapServers, Path directory, Path pluginPath, Path secretsDir, int restPort) {
         Map<String, String> props = new HashMap<>();
         props.put("bootstrap.servers", bootstrapServers);
         props.put(
@@ -368,6 +447,11 @@ public final class EmbeddedConnect implements AutoCloseable {
         props.put("listeners", "http://" + LocalPorts.HOST + ":" + restPort);
         // Lets the sink read committed data only (consumer.override.isolation.level=read_committed).
         props.put("connector.client.config.override.policy", "All");
+        // Secrets in connector configurations are ${file:...} references (secretReference), resolved here, and
+        // from the worker's secrets directory only.
+        props.put("config.providers", "file");
+        props.put("config.providers.file.class", FILE_CONFIG_PROVIDER);
+        props.put("config.providers.file.param.allowed.paths", secretsDir.toString());
         return props;
     }
 

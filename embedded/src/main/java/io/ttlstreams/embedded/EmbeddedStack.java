@@ -60,6 +60,7 @@ public final class EmbeddedStack implements AutoCloseable {
     private EmbeddedMongo mongo;
     private EmbeddedKafka kafka;
     private EmbeddedConnect connect;
+    private String signingKeyReference;
     private Duration startupDuration;
     private boolean closed;
 
@@ -158,9 +159,13 @@ public final class EmbeddedStack implements AutoCloseable {
         log.info("Sink guard now allows {}", allowedNamespaces);
     }
 
+    /**
+     * The guard's key is a config provider reference to a file of the worker's, as in production, so that Connect's
+     * REST API ({@code GET /connectors/<sink>/config}) shows the reference rather than the key.
+     */
     private Map<String, String> sinkConfig() {
         return DeleteSinkConfigs.forTopic(
-                deleteTopic, deadLetterTopic, mongo.connectionString(), allowedNamespaces, commandSigningKey);
+                deleteTopic, deadLetterTopic, mongo.connectionString(), allowedNamespaces, signingKeyReference);
     }
 
     /**
@@ -238,6 +243,7 @@ public final class EmbeddedStack implements AutoCloseable {
         mongo = EmbeddedMongo.start(builder.mongoPort);
         kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort, builder.partitions);
         connect = EmbeddedConnect.start(kafka.bootstrapServers(), dataDir, builder.connectPort);
+        signingKeyReference = connect.secretReference("ttl-signing", commandSigningKey);
         // Up front, so the processor (Kafka Streams fails on missing source topics) and the tests find them.
         List<String> topics = new ArrayList<>(sourceTopics().values());
         topics.add(deleteTopic);

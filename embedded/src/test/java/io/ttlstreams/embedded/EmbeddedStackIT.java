@@ -16,8 +16,14 @@ import io.ttlstreams.contract.SigningKey;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -149,6 +155,37 @@ class EmbeddedStackIT {
         assertThatThrownBy(() -> stack.connect().status("no-such-connector"))
                 .isInstanceOf(EmbeddedStackException.class)
                 .hasMessageContaining("no-such-connector");
+    }
+
+    @Test
+    void shouldShowTheSinkGuardsKeyThroughTheRestApiAsAReferenceOnly() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        String sink = stack.connectUrl() + "/connectors/" + DeleteSinkConfigs.CONNECTOR_NAME;
+        // The configuration as Connect stores it, and the connector info, which carries it too.
+        for (String url : List.of(sink + "/config", sink, stack.connectUrl() + "/connectors?expand=info")) {
+            HttpResponse<String> response = http.send(
+                    HttpRequest.newBuilder(URI.create(url)).timeout(WAIT).build(),
+                    HttpResponse.BodyHandlers.ofString());
+
+            assertThat(response.statusCode()).as(url).isEqualTo(200);
+            assertThat(response.body())
+                    .as(url)
+                    .doesNotContain(stack.commandSigningKey())
+                    .contains("\"transforms.guard.signing.key\":\"${file:");
+        }
+        Path secret = stack.dataDir().resolve("connect/secrets/ttl-signing.properties");
+        assertThat(Files.getPosixFilePermissions(secret))
+                .containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+        assertThat(Files.getPosixFilePermissions(secret.getParent()))
+                .containsExactlyInAnyOrder(
+                        PosixFilePermission.OWNER_READ,
+                        PosixFilePermission.OWNER_WRITE,
+                        PosixFilePermission.OWNER_EXECUTE);
+        // The guard resolved the reference to the key itself: a command signed with it deletes.
+        BsonValue id = new BsonString(uniqueId("by-reference"));
+        insertExpiring(DOCS, id, FAR_FUTURE);
+        sendCommitted(deleteCommand(DOCS, id, "expireAt", new BsonDateTime(FAR_FUTURE)));
+        awaitGone(DOCS, id);
     }
 
     @Test
@@ -425,7 +462,7 @@ class EmbeddedStackIT {
                 "ttl.broken.dlq",
                 stack.mongoConnectionString(),
                 stack.allowedNamespaces(),
-                stack.commandSigningKey()));
+                stack.connect().secretReference("failing-sink-signing", stack.commandSigningKey())));
         failing.put("consumer.override.security.protocol", "SASL_PLAINTEXT");
         failing.put("consumer.override.sasl.mechanism", "NO-SUCH-MECHANISM");
         try {

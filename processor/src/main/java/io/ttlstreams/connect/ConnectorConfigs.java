@@ -212,7 +212,9 @@ public final class ConnectorConfigs {
      * @param deadLetterTopic where commands the sink cannot apply go
      * @param mongodbUri the connection URI
      * @param allowedNamespaces the namespaces commands may delete in: the rules'
-     * @param signingKey the guard's {@code signing.key}: the processor's secret, or a config provider reference to it
+     * @param signingKey the guard's {@code signing.key}: a config provider reference to the processor's secret
+     *     ({@link #DEFAULT_SIGNING_KEY}; the embedded stack's worker has a file of its own), since Connect's REST API
+     *     shows a connector's configuration as stored, a key in clear included
      */
     public static Map<String, String> sink(
             String deleteTopic,

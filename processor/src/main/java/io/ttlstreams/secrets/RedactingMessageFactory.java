@@ -12,8 +12,9 @@ import org.apache.logging.log4j.message.SimpleMessage;
  * Kafka and of other libraries, which log through SLF4J, and any logging configuration file a deployment brings; a
  * layout or appender configured in a file could be replaced and take the redaction with it.
  *
- * <p>Kafka's own configuration dump, for one, lists {@code ttl.connect.url} as written. Exceptions logged with a
- * message keep their own text: the ones ttl-streams raises are redacted where they are made.
+ * <p>Kafka's own configuration dump, for one, lists {@code ttl.connect.url} as written. The throwable a message
+ * carries is {@link Redaction#redact(Throwable) redacted} too; one logged apart from the message is the business of
+ * {@link RedactingLogEventFactory}.
  */
 public final class RedactingMessageFactory extends AbstractMessageFactory {
 
@@ -44,7 +45,7 @@ public final class RedactingMessageFactory extends AbstractMessageFactory {
 
     /**
      * A message whose text is redacted. It shows no parameters, which a layout could print unredacted, but keeps the
-     * throwable that a trailing parameter carries.
+     * throwable that a trailing parameter carries, redacted.
      */
     private static final class RedactedMessage implements Message {
 
@@ -58,7 +59,7 @@ public final class RedactingMessageFactory extends AbstractMessageFactory {
         RedactedMessage(Message message) {
             this.format = Redaction.redact(message.getFormat());
             this.formatted = Redaction.redact(message.getFormattedMessage());
-            this.throwable = message.getThrowable();
+            this.throwable = Redaction.redact(message.getThrowable());
         }
 
         @Override

@@ -117,4 +117,20 @@ class ResyncCommandTest {
         assertThat(run("resync", "--config", config.toString(), "--dry-run")).isEqualTo(1);
         assertThat(err.toString()).startsWith("ttl-streams resync: ").doesNotContain("s3cret");
     }
+
+    @Test
+    void shouldFailWithExitOneAndNeitherUserNameNorPasswordWhenAuthenticationFails() throws IOException {
+        // The stand-in knows no authentication: the driver reports it as its own authentication failure, quoting
+        // the credential it tried.
+        Path config = config("ttl.mongodb.uri="
+                + mongo.connectionString().replace("mongodb://", "mongodb://ttl-reader:s3%2Fcret@")
+                + "/?authSource=admin&serverSelectionTimeoutMS=2000\n");
+
+        assertThat(run("resync", "--config", config.toString(), "--dry-run")).isEqualTo(1);
+        assertThat(err.toString())
+                .startsWith("ttl-streams resync: ")
+                .contains("userName='***'")
+                .doesNotContain("ttl-reader")
+                .doesNotContain("s3");
+    }
 }

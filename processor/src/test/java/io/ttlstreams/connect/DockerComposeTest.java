@@ -140,6 +140,7 @@ class DockerComposeTest {
                         "./connect/register-connectors.sh",
                         "./connect/secrets/mongo.properties",
                         "./connect/secrets/ttl-signing.properties",
+                        "./connect/secrets/connect-users.properties",
                         "./connect-config/example-processor-signing.properties");
     }
 
@@ -213,7 +214,67 @@ class DockerComposeTest {
                 ROOT.resolve("connect-config/example-processor.properties"), variables, List.of());
 
         assertThat(config.connectUrl()).hasValue("http://connect:8083");
-        assertThat(list(services.get("connect").get("ports"))).contains("8083:8083");
+    }
+
+    @Test
+    void shouldKeepConnectsRestApiOffTheHostAndBehindBasicAuthentication() throws IOException {
+        // Whoever reaches the REST API can rewrite the sink without its guard: nothing publishes it.
+        assertThat(services.get("connect")).doesNotContainKey("ports");
+        services.forEach((name, service) -> assertThat(String.valueOf(service.get("ports")))
+                .as(name + " ports")
+                .doesNotContain("8083"));
+        assertThat(Files.readString(ROOT.resolve("connect/worker.properties")))
+                .contains("rest.extension.classes="
+                        + "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension");
+        String jaasPath = "/opt/kafka/config/ttl-connect-jaas.conf";
+        assertThat(Files.readString(ROOT.resolve("connect/Dockerfile")))
+                .contains("COPY connect/connect-jaas.conf " + jaasPath)
+                .contains("ENV KAFKA_OPTS=-Djava.security.auth.login.config=" + jaasPath);
+        String users = "/secrets/connect-users.properties";
+        assertThat(Files.readString(ROOT.resolve("connect/connect-jaas.conf")))
+                .contains("KafkaConnect {")
+                .contains("org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required")
+                .contains("file=\"" + users + "\"");
+        String mount = "./connect/secrets/connect-users.properties:" + users + ":ro";
+        for (String name : List.of("connect", "connect-register", "processor")) {
+            assertThat(services.get(name).get("volumes").toString()).as(name).contains(mount);
+        }
+        assertThat(Files.readString(ROOT.resolve("connect/register-connectors.sh")))
+                .contains("users_file=\"${CONNECT_USERS_FILE:-" + users + "}\"")
+                .doesNotContain("| curl")
+                .doesNotContain("$(curl");
+    }
+
+    @Test
+    void shouldGiveTheProcessorTheCredentialsConnectChecks() throws IOException {
+        Map<String, String> variables = new java.util.HashMap<>();
+        ((Map<?, ?>) services.get("processor").get("environment"))
+                // $$ is compose's escape for $; /secrets is where compose mounts the secret files from.
+                .forEach((name, value) -> variables.put(
+                        name.toString(),
+                        value.toString()
+                                .replace("$$", "$")
+                                .replace("/secrets/", ROOT.resolve("connect/secrets") + "/")));
+        String processorProperties = Files.readString(ROOT.resolve("connect-config/example-processor.properties"))
+                + Files.readString(ROOT.resolve("connect-config/example-processor-signing.properties"))
+                        .replace("/secrets/", ROOT.resolve("connect/secrets") + "/");
+        java.util.Properties users = new java.util.Properties();
+        try (var reader = Files.newBufferedReader(ROOT.resolve("connect/secrets/connect-users.properties"))) {
+            users.load(reader);
+        }
+        Path assembled = Files.createTempFile("processor", ".properties");
+        try {
+            Files.writeString(assembled, processorProperties);
+
+            TtlStreamsConfig config = TtlStreamsConfig.load(assembled, variables, List.of());
+
+            assertThat(config.connectCredentials()).hasValueSatisfying(credentials -> {
+                assertThat(credentials.username()).isEqualTo("ttl-streams");
+                assertThat(credentials.password().value()).isNotBlank().isEqualTo(users.getProperty("ttl-streams"));
+            });
+        } finally {
+            Files.delete(assembled);
+        }
     }
 
     @Test

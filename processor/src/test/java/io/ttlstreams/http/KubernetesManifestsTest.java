@@ -156,16 +156,48 @@ class KubernetesManifestsTest {
         assertThat(config.httpPort()).isEqualTo(TtlStreamsConfig.DEFAULT_HTTP_PORT);
     }
 
+    /** The container's environment variable {@code option} is set from, which must come from a Secret. */
+    private static Map<String, Object> secretVariable(String option) {
+        String variable = ConfigLayers.variableOf(option);
+        Map<String, Object> entry = list(container, "env").stream()
+                .map(each -> (Map<String, Object>) each)
+                .filter(each -> variable.equals(each.get("name")))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no " + variable + " in the container's environment"));
+        assertThat(entry).as(variable).doesNotContainKey("value");
+        assertThat(map(map(entry, "valueFrom"), "secretKeyRef")).as(variable).containsKeys("name", "key");
+        return map(map(entry, "valueFrom"), "secretKeyRef");
+    }
+
+    @Test
+    void shouldAuthenticateToConnectWithTheCredentialsOfASecret(@TempDir Path directory) throws IOException {
+        Map<String, Object> username = secretVariable(TtlStreamsConfig.CONNECT_USERNAME_CONFIG);
+        Map<String, Object> password = secretVariable(TtlStreamsConfig.CONNECT_PASSWORD_CONFIG);
+        assertThat(username.get("name")).isEqualTo(password.get("name"));
+        String properties = (String) map(byKind.get("ConfigMap"), "data").get("processor.properties");
+        assertThat(properties)
+                .doesNotContain(TtlStreamsConfig.CONNECT_USERNAME_CONFIG + "=")
+                .doesNotContain(TtlStreamsConfig.CONNECT_PASSWORD_CONFIG + "=")
+                .contains("rest.extension.classes="
+                        + "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension");
+
+        Path file = Files.writeString(directory.resolve("processor.properties"), properties);
+        TtlStreamsConfig config = TtlStreamsConfig.load(
+                file,
+                Map.of(
+                        ConfigLayers.variableOf(TtlStreamsConfig.CONNECT_USERNAME_CONFIG), "ttl-streams",
+                        ConfigLayers.variableOf(TtlStreamsConfig.CONNECT_PASSWORD_CONFIG), "pw"),
+                new ArrayList<>());
+        assertThat(config.connectUrl()).isPresent();
+        assertThat(config.connectCredentials())
+                .hasValueSatisfying(
+                        credentials -> assertThat(credentials.username()).isEqualTo("ttl-streams"));
+    }
+
     @Test
     void shouldSignCommandsWithTheKeyOfASecret(@TempDir Path directory) throws IOException {
         String variable = ConfigLayers.variableOf(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG);
-        Map<String, Object> signingKey = list(container, "env").stream()
-                .map(entry -> (Map<String, Object>) entry)
-                .filter(entry -> variable.equals(entry.get("name")))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no " + variable + " in the container's environment"));
-        assertThat(signingKey).doesNotContainKey("value");
-        assertThat(map(map(signingKey, "valueFrom"), "secretKeyRef")).containsKeys("name", "key");
+        secretVariable(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG);
         assertThat((String) map(byKind.get("ConfigMap"), "data").get("processor.properties"))
                 .doesNotContain(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG);
 

@@ -2,6 +2,8 @@ package io.ttlstreams.secrets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mongodb.MongoCredential;
+import com.mongodb.MongoSecurityException;
 import java.io.IOException;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -28,6 +30,30 @@ class RedactingMessageFactoryTest {
                     .contains("with a parameter mongodb://***@mongo:27017")
                     .contains("with a throwable http://***@h")
                     .contains("java.io.IOException: a failure at http://connect:8083");
+        }
+    }
+
+    @Test
+    void shouldRedactTheThrowablesOfLogEventsAndTheirCauses() {
+        MongoCredential credential = MongoCredential.createCredential("ttl-reader", "admin", "pw".toCharArray());
+        Exception failure = new IllegalStateException(
+                "sweep failed",
+                new IOException(
+                        "reading mongodb://app:s3/cret@mongo:27017",
+                        new MongoSecurityException(credential, "Exception authenticating " + credential)));
+
+        try (LogCapture log = LogCapture.start()) {
+            LOG.warn("alone", failure);
+            LOG.warn("as the last parameter of {}", "a message", failure);
+
+            assertThat(log.events()).isEqualTo(2);
+            assertThat(log.text())
+                    .doesNotContain("s3/cret")
+                    .doesNotContain("ttl-reader")
+                    .contains("java.lang.IllegalStateException: sweep failed")
+                    .contains("Caused by: java.io.IOException: reading mongodb://***@mongo:27017")
+                    .contains("Caused by: com.mongodb.MongoSecurityException: Exception authenticating"
+                            + " MongoCredential{mechanism=null, userName='***'");
         }
     }
 
