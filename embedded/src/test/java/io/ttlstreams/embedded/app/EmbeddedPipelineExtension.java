@@ -6,6 +6,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.ttlstreams.app.TtlStreamsApp;
+import io.ttlstreams.app.TtlStreamsCli;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TimeoutDefaults;
@@ -15,7 +16,9 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -204,6 +207,27 @@ public final class EmbeddedPipelineExtension
             props.store(writer, null);
         }
         return file;
+    }
+
+    /**
+     * Starts {@code ttl-streams run --config FILE} with {@code settings} and {@code options} in a JVM of its own, as an
+     * operator starts an instance, its output and errors going to {@code log}.
+     */
+    public Process startRun(Map<String, String> settings, Path log, String... options) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                TtlStreamsCli.class.getName(),
+                "run",
+                "--config",
+                propertiesFile(settings).toString()));
+        command.addAll(List.of(options));
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
     }
 
     /** A path not used yet, inside the stack's data directory. */

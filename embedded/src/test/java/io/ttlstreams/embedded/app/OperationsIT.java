@@ -44,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 class OperationsIT {
 
     private static final Namespace SESSIONS = Namespace.parse("app.sessions");
+
     /** The settings of the pipelines of this class and of {@link ReadinessIT}. */
     static EmbeddedPipelineExtension pipeline() {
         // Two partitions: the queries across instances need a document owned by each.

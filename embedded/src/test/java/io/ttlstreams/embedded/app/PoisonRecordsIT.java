@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoCollection;
 import io.ttlstreams.app.TtlStreamsApp;
-import io.ttlstreams.app.TtlStreamsCli;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
@@ -225,20 +224,8 @@ class PoisonRecordsIT {
         props.put(TtlStreamsConfig.THREAD_REPLACEMENTS_MAX_CONFIG, "0");
         props.put(TtlStreamsConfig.CONTROL_TOPIC_CONFIG, "ttl.control.broken");
         props.put(TtlStreamsConfig.DELETE_TOPIC_CONFIG, "ttl.deletes.broken");
-        Path config = PIPELINE.propertiesFile(props);
         Path log = dir.resolve("broken.log");
-        Process run = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx256m",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        TtlStreamsCli.class.getName(),
-                        "run",
-                        "--config",
-                        config.toString())
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+        Process run = PIPELINE.startRun(props, log);
         try {
             assertThat(run.waitFor(120, TimeUnit.SECONDS))
                     .as("run ends by itself; output:%n%s", Files.readString(log))

@@ -6,11 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoCollection;
-import io.ttlstreams.app.TtlStreamsCli;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,7 +63,7 @@ class ProcessorFailoverIT {
         EmbeddedPipeline pipeline = PIPELINE.pipeline();
         KafkaStreams first = pipeline.processor().streams();
         Path log = dir.resolve("second-instance.log");
-        Process second = startSecondInstance(log);
+        Process second = PIPELINE.startRun(PIPELINE.instanceSettings(), log, "--status-interval", "1");
         try {
             await("both instances own one active task each, the first a standby of the other's")
                     .atMost(Duration.ofSeconds(120))
@@ -128,26 +126,6 @@ class ProcessorFailoverIT {
         } finally {
             second.destroyForcibly();
         }
-    }
-
-    /** Starts {@code ttl-streams run --config FILE} in its own JVM, against the pipeline's broker. */
-    private static Process startSecondInstance(Path log) throws IOException {
-        Path config = PIPELINE.propertiesFile(PIPELINE.instanceSettings());
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(
-                        java,
-                        "-Xmx256m",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        TtlStreamsCli.class.getName(),
-                        "run",
-                        "--config",
-                        config.toString(),
-                        "--status-interval",
-                        "1")
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
     }
 
     /** The ids of the active (or standby) tasks of an instance. */
