@@ -8,10 +8,8 @@ import io.ttlstreams.bench.BrokerBench.Workload;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The broker harnesses at a toy size, on one embedded broker: not their figures (timings prove nothing here) but
@@ -24,7 +22,6 @@ class BrokerHarnessIT {
     private static final int ROUNDS = 2;
 
     @Test
-    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void shouldMeasureEveryVariantOnTheSameEventsAndDrainEveryDueDocumentOnce() throws InterruptedException {
         try (BenchBroker broker = BenchBroker.start()) {
             BrokerBench harness = new BrokerBench(broker, EVENTS, 100, ROUNDS, message -> {});

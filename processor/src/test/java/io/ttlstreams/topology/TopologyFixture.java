@@ -28,6 +28,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -175,9 +176,8 @@ final class TopologyFixture implements AutoCloseable {
     @Override
     public void close() {
         driver.close();
-        try (var files = Files.walk(stateDir)) {
-            files.sorted(java.util.Comparator.reverseOrder())
-                    .forEach(p -> p.toFile().delete());
+        try {
+            Utils.delete(stateDir.toFile());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -4,38 +4,29 @@ import static com.mongodb.client.model.Filters.in;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.DeleteSinkConfigs;
-import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.processor.TtlMetrics;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Date;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 10's closed loop on the embedded pipeline: with the delete sink paused through Connect's REST API, due
@@ -45,7 +36,6 @@ import org.junit.jupiter.api.Timeout.ThreadMode;
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
-@Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
 class ConfirmationIT {
 
     private static final Namespace SESSIONS = Namespace.parse("app.sessions");
@@ -56,48 +46,18 @@ class ConfirmationIT {
     /** Waits for things that take milliseconds to a few confirmation timeouts when all is well. */
     private static final Duration WAIT = Duration.ofSeconds(60);
 
-    private EmbeddedPipeline pipeline;
-    private MongoClient client;
-    private MongoCollection<Document> sessions;
-    private TopicReader deletes;
-
-    @BeforeAll
-    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
-    void start() throws InterruptedException {
-        Map<String, String> settings = new HashMap<>(PipelineScenarios.RULES);
-        settings.put("embedded.mongodb.port", "0");
-        settings.put("embedded.kafka.port", "0");
-        settings.put("embedded.connect.port", "0");
-        settings.put(TtlStreamsConfig.CONFIRM_TIMEOUT_MS_CONFIG, Long.toString(CONFIRM_TIMEOUT.toMillis()));
-        pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(settings));
-        client = MongoClients.create(pipeline.stack().mongoConnectionString());
-        sessions = client.getDatabase(SESSIONS.database()).getCollection(SESSIONS.collection());
-        deletes = new TopicReader(
-                pipeline.stack().bootstrapServers(), pipeline.stack().deleteTopic());
-    }
-
-    @AfterAll
-    @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
-    void stop() {
-        if (deletes != null) {
-            deletes.close();
-        }
-        if (client != null) {
-            client.close();
-        }
-        if (pipeline != null) {
-            pipeline.close();
-        }
-    }
+    @RegisterExtension
+    static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(PipelineScenarios.RULES)
+            .and(TtlStreamsConfig.CONFIRM_TIMEOUT_MS_CONFIG, Long.toString(CONFIRM_TIMEOUT.toMillis()));
 
     /** A counter of the processor's, summed over its tasks ({@code <name>-total}). */
     private double total(String name) {
-        return TtlMetrics.total(pipeline.processor().streams().metrics(), name);
+        return TtlMetrics.total(PIPELINE.pipeline().processor().streams().metrics(), name);
     }
 
     /** The delete commands read so far, by the document id they delete. */
     private Map<String, List<DeleteCommand>> commandsById(List<String> ids) {
-        return deletes.poll(r -> true).stream()
+        return PIPELINE.deletes().poll(r -> true).stream()
                 .map(ConfirmationIT::command)
                 .filter(c -> c.documentKey().get("_id").isString()
                         && ids.contains(c.documentKey().getString("_id").getValue()))
@@ -110,7 +70,7 @@ class ConfirmationIT {
     }
 
     private long present(List<String> ids) {
-        return sessions.countDocuments(in("_id", ids));
+        return PIPELINE.collection(SESSIONS).countDocuments(in("_id", ids));
     }
 
     /**
@@ -124,7 +84,8 @@ class ConfirmationIT {
                 .pollDelay(Duration.ZERO)
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> {
-                    List<String> found = sessions.find(in("_id", ids))
+                    List<String> found = PIPELINE.collection(SESSIONS)
+                            .find(in("_id", ids))
                             .map(d -> d.getString("_id"))
                             .into(new ArrayList<>());
                     Instant read = Instant.now();
@@ -144,7 +105,7 @@ class ConfirmationIT {
         double reemitted = total(TtlMetrics.REEMITTED);
         double confirmed = total(TtlMetrics.CONFIRMED);
         double unconfirmed = total(TtlMetrics.UNCONFIRMED);
-        pipeline.stack().connect().pause(DeleteSinkConfigs.CONNECTOR_NAME, WAIT);
+        PIPELINE.pipeline().stack().connect().pause(DeleteSinkConfigs.CONNECTOR_NAME, WAIT);
 
         Instant first = Instant.now().plusSeconds(2).truncatedTo(ChronoUnit.MILLIS);
         List<String> ids = new ArrayList<>();
@@ -152,7 +113,8 @@ class ConfirmationIT {
         for (int i = 0; i < DOCUMENTS; i++) {
             ids.add("paused-" + i);
             deadlines.add(first.plusMillis(100L * i));
-            sessions.insertOne(new Document("_id", ids.get(i)).append("expireAt", Date.from(deadlines.get(i))));
+            PIPELINE.collection(SESSIONS)
+                    .insertOne(new Document("_id", ids.get(i)).append("expireAt", Date.from(deadlines.get(i))));
         }
         assertNoneDeletedBeforeItsDeadline(ids, deadlines);
 
@@ -178,7 +140,7 @@ class ConfirmationIT {
         assertThat(total(TtlMetrics.REEMITTED) - reemitted).isGreaterThanOrEqualTo(DOCUMENTS);
         assertThat(present(ids)).as("documents left while the sink is paused").isEqualTo(DOCUMENTS);
 
-        pipeline.stack().connect().resume(DeleteSinkConfigs.CONNECTOR_NAME, WAIT);
+        PIPELINE.pipeline().stack().connect().resume(DeleteSinkConfigs.CONNECTOR_NAME, WAIT);
 
         await("every document deleted once the sink resumed").atMost(WAIT).until(() -> present(ids) == 0);
         await("every delete confirmed by its change event")

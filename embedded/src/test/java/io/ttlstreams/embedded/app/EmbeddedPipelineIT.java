@@ -1,11 +1,9 @@
 package io.ttlstreams.embedded.app;
 
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
-import java.util.HashMap;
-import java.util.Map;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The scenarios on the embedded pipeline, as {@code ttl-streams run} starts it: a KRaft broker, the
@@ -14,58 +12,46 @@ import java.util.Map;
  */
 class EmbeddedPipelineIT extends PipelineScenarios {
 
-    private EmbeddedPipeline pipeline;
-    private MongoClient client;
+    // One partition: a barrier (a later marker that must be handled first) proves nothing across partitions.
+    @RegisterExtension
+    static final EmbeddedPipelineExtension PIPELINE =
+            EmbeddedPipelineExtension.with(RULES).and("embedded.partitions", "1");
 
+    /** The extension starts the pipeline before this class's {@code @BeforeAll} methods run. */
     @Override
-    protected void startPipeline() throws InterruptedException {
-        Map<String, String> settings = new HashMap<>(RULES);
-        settings.put("embedded.mongodb.port", "0");
-        settings.put("embedded.kafka.port", "0");
-        settings.put("embedded.connect.port", "0");
-        // One partition: a barrier (a later marker that must be handled first) proves nothing across partitions.
-        settings.put("embedded.partitions", "1");
-        pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(settings));
-        client = MongoClients.create(pipeline.stack().mongoConnectionString());
-    }
+    protected void startPipeline() {}
 
+    /** The extension stops the pipeline after this class's {@code @AfterAll} methods ran. */
     @Override
-    protected void stopPipeline() {
-        if (client != null) {
-            client.close();
-        }
-        if (pipeline != null) {
-            pipeline.close();
-        }
-    }
+    protected void stopPipeline() {}
 
     @Override
     protected MongoClient mongo() {
-        return client;
+        return PIPELINE.mongo();
     }
 
     @Override
     protected String bootstrapServers() {
-        return pipeline.stack().bootstrapServers();
+        return PIPELINE.pipeline().stack().bootstrapServers();
     }
 
     @Override
     protected TtlStreamsConfig processorConfig() {
-        return pipeline.processorConfig();
+        return PIPELINE.pipeline().processorConfig();
     }
 
     @Override
     protected TtlStreamsApp processor() {
-        return pipeline.processor();
+        return PIPELINE.pipeline().processor();
     }
 
     @Override
     protected void stopProcessor() {
-        pipeline.stopProcessor();
+        PIPELINE.pipeline().stopProcessor();
     }
 
     @Override
     protected void startProcessor() throws InterruptedException {
-        pipeline.startProcessor();
+        PIPELINE.pipeline().startProcessor();
     }
 }

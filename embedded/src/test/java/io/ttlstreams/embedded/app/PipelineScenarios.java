@@ -20,7 +20,6 @@ import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -34,8 +33,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.Timeout.ThreadMode;
 
 /**
  * The end-to-end scenarios every pipeline must pass, checked through the MongoDB driver: documents
@@ -50,7 +47,6 @@ import org.junit.jupiter.api.Timeout.ThreadMode;
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
-@Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
 abstract class PipelineScenarios {
 
     /** The processor configuration of every pipeline under test: one field rule on app.sessions. */
@@ -90,7 +86,6 @@ abstract class PipelineScenarios {
     protected abstract void startProcessor() throws InterruptedException;
 
     @BeforeAll
-    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
     void start() throws Exception {
         startPipeline();
         deletes = new TopicReader(bootstrapServers(), processorConfig().deleteTopic());
@@ -99,7 +94,6 @@ abstract class PipelineScenarios {
     }
 
     @AfterAll
-    @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
     void stop() throws Exception {
         if (deletes != null) {
             deletes.close();

@@ -4,18 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.ttlstreams.app.TtlStreamsApp;
-import io.ttlstreams.app.TtlStreamsCli;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.processor.DeadLetters;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ScheduleKey;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,14 +39,11 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -62,39 +55,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
-@Timeout(value = 4, unit = TimeUnit.MINUTES)
 class PoisonRecordsIT {
 
     private static final Duration WITHIN = Duration.ofSeconds(2);
 
-    private EmbeddedPipeline pipeline;
-    private MongoClient client;
-
-    @BeforeAll
-    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
-    void start() throws InterruptedException {
-        Map<String, String> settings = new HashMap<>(PipelineScenarios.RULES);
-        settings.put("embedded.mongodb.port", "0");
-        settings.put("embedded.kafka.port", "0");
-        settings.put("embedded.connect.port", "0");
-        pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(settings));
-        client = MongoClients.create(pipeline.stack().mongoConnectionString());
-    }
-
-    @AfterAll
-    @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (pipeline != null) {
-            pipeline.close();
-        }
-    }
+    @RegisterExtension
+    static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(PipelineScenarios.RULES);
 
     private KafkaProducer<byte[], byte[]> producer() {
         Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, pipeline.stack().bootstrapServers());
+        props.put(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                PIPELINE.pipeline().stack().bootstrapServers());
         // The oversize event itself must get through; it is its dead letter that must fit the processor's limit.
         props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(2 * 1024 * 1024));
         return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
@@ -106,7 +78,7 @@ class PoisonRecordsIT {
 
     @Test
     void shouldDeadLetterEveryPoisonRecordAndKeepExpiringInEveryPartition() throws Exception {
-        TtlStreamsConfig config = pipeline.processorConfig();
+        TtlStreamsConfig config = PIPELINE.pipeline().processorConfig();
         String source = config.sourceTopics().get(0);
         String control = config.controlTopic();
         int partitions = config.embeddedPartitions();
@@ -138,7 +110,7 @@ class PoisonRecordsIT {
             }
         }
 
-        MongoCollection<Document> sessions = client.getDatabase("app").getCollection("sessions");
+        MongoCollection<Document> sessions = PIPELINE.collection(Namespace.parse("app.sessions"));
         Instant deadline = Instant.now().plusSeconds(4);
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
@@ -146,7 +118,7 @@ class PoisonRecordsIT {
             sessions.insertOne(new Document("_id", "after-poison-" + i).append("expireAt", Date.from(deadline)));
         }
 
-        try (TopicReader dlq = new TopicReader(pipeline.stack().bootstrapServers(), config.dlqTopic())) {
+        try (TopicReader dlq = new TopicReader(PIPELINE.pipeline().stack().bootstrapServers(), config.dlqTopic())) {
             await("every poison record in the dead-letter topic")
                     .atMost(Duration.ofSeconds(30))
                     .until(() -> dlq.poll(r -> true).size() >= expectedDead.size());
@@ -169,8 +141,8 @@ class PoisonRecordsIT {
     private Set<Integer> sourcePartitionsOf(List<String> ids) {
         Set<Integer> seen = new HashSet<>();
         try (TopicReader reader = new TopicReader(
-                pipeline.stack().bootstrapServers(),
-                pipeline.processorConfig().sourceTopics().get(0))) {
+                PIPELINE.pipeline().stack().bootstrapServers(),
+                PIPELINE.pipeline().processorConfig().sourceTopics().get(0))) {
             await().atMost(Duration.ofSeconds(10)).until(() -> {
                 for (ConsumerRecord<String, String> record : reader.poll(r -> r.key() != null)) {
                     BsonDocument key = BsonDocument.parse(record.key());
@@ -178,7 +150,7 @@ class PoisonRecordsIT {
                         seen.add(record.partition());
                     }
                 }
-                return seen.size() == pipeline.processorConfig().embeddedPartitions();
+                return seen.size() == PIPELINE.pipeline().processorConfig().embeddedPartitions();
             });
         }
         return seen;
@@ -198,14 +170,15 @@ class PoisonRecordsIT {
 
     @Test
     void shouldRefuseToStartOnADeadLetterTopicThatCannotTakeWhatTheProducerSends() throws Exception {
-        try (Admin admin =
-                Admin.create(Map.of("bootstrap.servers", pipeline.stack().bootstrapServers()))) {
+        try (Admin admin = Admin.create(
+                Map.of("bootstrap.servers", PIPELINE.pipeline().stack().bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic("ttl.dlq.small", 1, (short) 1)
                             .configs(Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "100000"))))
                     .all()
                     .get();
         }
-        Map<String, Object> props = new HashMap<>(pipeline.processorConfig().originals());
+        Map<String, Object> props =
+                new HashMap<>(PIPELINE.pipeline().processorConfig().originals());
         props.put(TtlStreamsConfig.DLQ_TOPIC_CONFIG, "ttl.dlq.small");
 
         assertThatThrownBy(() -> new TtlStreamsApp(new TtlStreamsConfig(props)))
@@ -223,9 +196,9 @@ class PoisonRecordsIT {
     void shouldEndRunWithANonZeroExitCodeWhenKafkaStreamsReachesError(@TempDir Path dir) throws Exception {
         String applicationId = "ttl-streams-broken";
         String changelog = applicationId + "-schedule-changelog";
-        int partitions = pipeline.processorConfig().embeddedPartitions();
-        try (Admin admin =
-                Admin.create(Map.of("bootstrap.servers", pipeline.stack().bootstrapServers()))) {
+        int partitions = PIPELINE.pipeline().processorConfig().embeddedPartitions();
+        try (Admin admin = Admin.create(
+                Map.of("bootstrap.servers", PIPELINE.pipeline().stack().bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(changelog, partitions, (short) 1)
                             .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
                     .all()
@@ -245,30 +218,14 @@ class PoisonRecordsIT {
                         .get();
             }
         }
-        Properties props = new Properties();
-        pipeline.processorConfig().originals().forEach((key, value) -> props.put(key, String.valueOf(value)));
+        // A processor whose schedule changelog holds a corrupt entry.
+        Map<String, String> props = PIPELINE.instanceSettings();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
-        props.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString());
         props.put(TtlStreamsConfig.THREAD_REPLACEMENTS_MAX_CONFIG, "0");
         props.put(TtlStreamsConfig.CONTROL_TOPIC_CONFIG, "ttl.control.broken");
         props.put(TtlStreamsConfig.DELETE_TOPIC_CONFIG, "ttl.deletes.broken");
-        Path config = dir.resolve("broken.properties");
-        try (Writer writer = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
-            props.store(writer, "A processor whose schedule changelog holds a corrupt entry");
-        }
         Path log = dir.resolve("broken.log");
-        Process run = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx256m",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        TtlStreamsCli.class.getName(),
-                        "run",
-                        "--config",
-                        config.toString())
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+        Process run = PIPELINE.startRun(props, log);
         try {
             assertThat(run.waitFor(120, TimeUnit.SECONDS))
                     .as("run ends by itself; output:%n%s", Files.readString(log))

@@ -5,15 +5,10 @@ import static com.mongodb.client.model.Projections.include;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
-import io.ttlstreams.app.TtlStreamsCli;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
-import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,18 +20,15 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.ThreadMetadata;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -51,7 +43,6 @@ import org.junit.jupiter.api.io.TempDir;
  * standby copy of the killed instance's stores (num.standby.replicas=1), so it restores next to nothing.
  */
 @Tag("integration")
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ProcessorFailoverIT {
 
     private static final Duration MAX_LATENESS = Duration.ofSeconds(15);
@@ -62,110 +53,79 @@ class ProcessorFailoverIT {
     private static final Duration SPACING = Duration.ofMillis(400);
     private static final Duration KILL_AT = Duration.ofSeconds(7);
 
+    @RegisterExtension
+    static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(PipelineScenarios.RULES)
+            .and(TtlStreamsConfig.EMBEDDED_PARTITIONS_CONFIG, "2");
+
     @Test
     void shouldDeleteEveryDocumentNoneEarlyAndWithinBoundedLatenessWhenAnInstanceIsKilled(@TempDir Path dir)
             throws Exception {
-        Map<String, String> settings = new HashMap<>(PipelineScenarios.RULES);
-        settings.put("embedded.mongodb.port", "0");
-        settings.put("embedded.kafka.port", "0");
-        settings.put("embedded.connect.port", "0");
-        settings.put(TtlStreamsConfig.EMBEDDED_PARTITIONS_CONFIG, "2");
-        try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(settings));
-                MongoClient client = MongoClients.create(pipeline.stack().mongoConnectionString())) {
-            KafkaStreams first = pipeline.processor().streams();
-            Path log = dir.resolve("second-instance.log");
-            Process second = startSecondInstance(pipeline, dir, log);
-            try {
-                await("both instances own one active task each, the first a standby of the other's")
-                        .atMost(Duration.ofSeconds(120))
-                        .pollInterval(Duration.ofMillis(200))
-                        .until(() -> tasks(first, true).size() == 1
-                                && tasks(first, false).size() == 1
-                                && Files.readString(log).contains("ttl-streams ready"));
-                int killedPartition = partitionOf(tasks(first, false).iterator().next());
+        EmbeddedPipeline pipeline = PIPELINE.pipeline();
+        KafkaStreams first = pipeline.processor().streams();
+        Path log = dir.resolve("second-instance.log");
+        Process second = PIPELINE.startRun(PIPELINE.instanceSettings(), log, "--status-interval", "1");
+        try {
+            await("both instances own one active task each, the first a standby of the other's")
+                    .atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> tasks(first, true).size() == 1
+                            && tasks(first, false).size() == 1
+                            && Files.readString(log).contains("ttl-streams ready"));
+            int killedPartition = partitionOf(tasks(first, false).iterator().next());
 
-                MongoCollection<Document> sessions = client.getDatabase("app").getCollection("sessions");
-                Instant start = Instant.now();
-                Map<String, Instant> deadlines = new LinkedHashMap<>();
-                for (int i = 0; i < DOCUMENTS; i++) {
-                    Instant deadline = start.plus(FIRST_DEADLINE).plus(SPACING.multipliedBy(i));
-                    deadlines.put("failover-" + i, deadline);
-                    sessions.insertOne(new Document("_id", "failover-" + i).append("expireAt", Date.from(deadline)));
-                }
-
-                Map<String, Instant> deletedAt = new HashMap<>();
-                Instant killedAt = null;
-                Instant giveUp = deadlines.get("failover-" + (DOCUMENTS - 1)).plus(Duration.ofSeconds(40));
-                while (deletedAt.size() < DOCUMENTS && Instant.now().isBefore(giveUp)) {
-                    if (killedAt == null && Instant.now().isAfter(start.plus(KILL_AT))) {
-                        second.destroyForcibly(); // SIGKILL: no goodbye to the group, the transaction left open
-                        second.waitFor();
-                        killedAt = Instant.now();
-                    }
-                    List<String> remaining = deadlines.keySet().stream()
-                            .filter(id -> !deletedAt.containsKey(id))
-                            .toList();
-                    Set<Object> present = new HashSet<>();
-                    sessions.find(in("_id", remaining))
-                            .projection(include("_id"))
-                            .forEach(d -> present.add(d.get("_id")));
-                    Instant now = Instant.now();
-                    remaining.stream().filter(id -> !present.contains(id)).forEach(id -> deletedAt.put(id, now));
-                    Thread.sleep(50);
-                }
-
-                Map<String, Integer> partitions = sourcePartitions(pipeline, deadlines.keySet());
-                report(deadlines, deletedAt, partitions, killedPartition, killedAt, first);
-                assertThat(deletedAt.keySet()).as("every document is deleted").isEqualTo(deadlines.keySet());
-                deletedAt.forEach((id, at) -> assertThat(at)
-                        .as("%s must not be deleted before its deadline", id)
-                        .isAfterOrEqualTo(deadlines.get(id)));
-                Instant kill = killedAt;
-                assertThat(deadlines.keySet().stream()
-                                .filter(id -> partitions.get(id) == killedPartition)
-                                .filter(id -> deadlines.get(id).isAfter(kill)))
-                        .as("documents of the killed instance came due after the kill")
-                        .isNotEmpty();
-                Duration worst = deadlines.keySet().stream()
-                        .map(id -> Duration.between(deadlines.get(id), deletedAt.get(id)))
-                        .max(Duration::compareTo)
-                        .orElseThrow();
-                assertThat(worst).as("worst lateness").isLessThanOrEqualTo(MAX_LATENESS);
-                assertThat(tasks(first, true)).as("the survivor took over").hasSize(2);
-                assertThat(Files.readString(log).lines().filter(line -> line.startsWith("status: ")))
-                        .as("the killed instance reported status until it was killed, across its rebalances")
-                        .hasSizeGreaterThan(2)
-                        .anyMatch(line -> line.contains("state=RUNNING active=0_" + killedPartition));
-            } finally {
-                second.destroyForcibly();
+            MongoCollection<Document> sessions = PIPELINE.collection(Namespace.parse("app.sessions"));
+            Instant start = Instant.now();
+            Map<String, Instant> deadlines = new LinkedHashMap<>();
+            for (int i = 0; i < DOCUMENTS; i++) {
+                Instant deadline = start.plus(FIRST_DEADLINE).plus(SPACING.multipliedBy(i));
+                deadlines.put("failover-" + i, deadline);
+                sessions.insertOne(new Document("_id", "failover-" + i).append("expireAt", Date.from(deadline)));
             }
-        }
-    }
 
-    /** Starts {@code ttl-streams run --config FILE} in its own JVM, against the pipeline's broker. */
-    private static Process startSecondInstance(EmbeddedPipeline pipeline, Path dir, Path log) throws IOException {
-        Properties props = new Properties();
-        pipeline.processorConfig().originals().forEach((key, value) -> props.put(key, String.valueOf(value)));
-        props.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("second-state").toString());
-        Path config = dir.resolve("second.properties");
-        try (Writer writer = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
-            props.store(writer, "The second processor instance of ProcessorFailoverIT");
+            Map<String, Instant> deletedAt = new HashMap<>();
+            Instant killedAt = null;
+            Instant giveUp = deadlines.get("failover-" + (DOCUMENTS - 1)).plus(Duration.ofSeconds(40));
+            while (deletedAt.size() < DOCUMENTS && Instant.now().isBefore(giveUp)) {
+                if (killedAt == null && Instant.now().isAfter(start.plus(KILL_AT))) {
+                    second.destroyForcibly(); // SIGKILL: no goodbye to the group, the transaction left open
+                    second.waitFor();
+                    killedAt = Instant.now();
+                }
+                List<String> remaining = deadlines.keySet().stream()
+                        .filter(id -> !deletedAt.containsKey(id))
+                        .toList();
+                Set<Object> present = new HashSet<>();
+                sessions.find(in("_id", remaining)).projection(include("_id")).forEach(d -> present.add(d.get("_id")));
+                Instant now = Instant.now();
+                remaining.stream().filter(id -> !present.contains(id)).forEach(id -> deletedAt.put(id, now));
+                Thread.sleep(50);
+            }
+
+            Map<String, Integer> partitions = sourcePartitions(pipeline, deadlines.keySet());
+            report(deadlines, deletedAt, partitions, killedPartition, killedAt, first);
+            assertThat(deletedAt.keySet()).as("every document is deleted").isEqualTo(deadlines.keySet());
+            deletedAt.forEach((id, at) -> assertThat(at)
+                    .as("%s must not be deleted before its deadline", id)
+                    .isAfterOrEqualTo(deadlines.get(id)));
+            Instant kill = killedAt;
+            assertThat(deadlines.keySet().stream()
+                            .filter(id -> partitions.get(id) == killedPartition)
+                            .filter(id -> deadlines.get(id).isAfter(kill)))
+                    .as("documents of the killed instance came due after the kill")
+                    .isNotEmpty();
+            Duration worst = deadlines.keySet().stream()
+                    .map(id -> Duration.between(deadlines.get(id), deletedAt.get(id)))
+                    .max(Duration::compareTo)
+                    .orElseThrow();
+            assertThat(worst).as("worst lateness").isLessThanOrEqualTo(MAX_LATENESS);
+            assertThat(tasks(first, true)).as("the survivor took over").hasSize(2);
+            assertThat(Files.readString(log).lines().filter(line -> line.startsWith("status: ")))
+                    .as("the killed instance reported status until it was killed, across its rebalances")
+                    .hasSizeGreaterThan(2)
+                    .anyMatch(line -> line.contains("state=RUNNING active=0_" + killedPartition));
+        } finally {
+            second.destroyForcibly();
         }
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(
-                        java,
-                        "-Xmx256m",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        TtlStreamsCli.class.getName(),
-                        "run",
-                        "--config",
-                        config.toString(),
-                        "--status-interval",
-                        "1")
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
     }
 
     /** The ids of the active (or standby) tasks of an instance. */

@@ -7,13 +7,13 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ConnectorDefinition;
 import io.ttlstreams.embedded.EmbeddedConnect;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
+import org.junit.jupiter.api.io.TempDir;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
 import org.testcontainers.kafka.KafkaContainer;
@@ -36,7 +36,9 @@ class RealMongoPipelineIT extends PipelineScenarios {
     @Container
     static final KafkaContainer KAFKA = new KafkaContainer("apache/kafka:4.1.1");
 
-    private Path dataDir;
+    @TempDir
+    static Path dataDir;
+
     private EmbeddedConnect connect;
     private TtlStreamsConfig config;
     private TtlStreamsApp processor;
@@ -44,7 +46,6 @@ class RealMongoPipelineIT extends PipelineScenarios {
 
     @Override
     protected void startPipeline() throws Exception {
-        dataDir = Files.createTempDirectory("ttl-streams-real-mongo");
         Map<String, String> settings = new HashMap<>(RULES);
         settings.put("bootstrap.servers", KAFKA.getBootstrapServers());
         settings.put("state.dir", dataDir.resolve("streams").toString());

@@ -5,10 +5,7 @@ import static com.mongodb.client.model.Updates.inc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
-import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.StandInSourceConfigs;
@@ -32,14 +29,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 10's renewal loop on the embedded pipeline: documents of two collections with the same last-modified rule
@@ -57,7 +51,6 @@ import org.junit.jupiter.api.Timeout.ThreadMode;
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
-@Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
 class RenewalLoopIT {
 
     private static final Namespace WITNESSED = Namespace.parse("app.witnessed");
@@ -72,12 +65,11 @@ class RenewalLoopIT {
     private static final Duration MAX_INTERVAL = Duration.ofSeconds(4);
     private static final Duration WAIT = Duration.ofSeconds(60);
 
-    private EmbeddedPipeline pipeline;
-    private MongoClient client;
+    @RegisterExtension
+    static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(settings());
 
-    @BeforeAll
-    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
-    void start() throws InterruptedException {
+    /** The same last-modified rule on both collections, app.witnessed's with {@link #COUNTER} as its witness. */
+    private static Map<String, String> settings() {
         Map<String, String> settings = new HashMap<>();
         settings.put("ttl.rules", "witnessed,unwitnessed");
         for (Namespace namespace : List.of(WITNESSED, UNWITNESSED)) {
@@ -87,26 +79,7 @@ class RenewalLoopIT {
             settings.put(rule + "expire.after.seconds", Integer.toString(TTL_SECONDS));
         }
         settings.put("ttl.rule.witnessed.modified.field", COUNTER);
-        settings.put("embedded.mongodb.port", "0");
-        settings.put("embedded.kafka.port", "0");
-        settings.put("embedded.connect.port", "0");
-        pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(settings));
-        client = MongoClients.create(pipeline.stack().mongoConnectionString());
-    }
-
-    @AfterAll
-    @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (pipeline != null) {
-            pipeline.close();
-        }
-    }
-
-    private MongoCollection<Document> collection(Namespace namespace) {
-        return client.getDatabase(namespace.database()).getCollection(namespace.collection());
+        return settings;
     }
 
     @Test
@@ -115,9 +88,9 @@ class RenewalLoopIT {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(4);
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         RenewalLoop witnessed =
-                new RenewalLoop(collection(WITNESSED), COUNTER, "w", MIN_INTERVAL, MAX_INTERVAL, executor);
+                new RenewalLoop(PIPELINE.collection(WITNESSED), COUNTER, "w", MIN_INTERVAL, MAX_INTERVAL, executor);
         RenewalLoop unwitnessed =
-                new RenewalLoop(collection(UNWITNESSED), COUNTER, "u", MIN_INTERVAL, MAX_INTERVAL, executor);
+                new RenewalLoop(PIPELINE.collection(UNWITNESSED), COUNTER, "u", MIN_INTERVAL, MAX_INTERVAL, executor);
         List<RenewalLoop> loops = List.of(witnessed, unwitnessed);
         try {
             witnessed.start(DOCUMENTS, seed);
@@ -142,8 +115,8 @@ class RenewalLoopIT {
         // Untouched now, every document expires.
         await("every document expired once the loop stopped")
                 .atMost(WAIT)
-                .until(() -> collection(WITNESSED).countDocuments()
-                                + collection(UNWITNESSED).countDocuments()
+                .until(() -> PIPELINE.collection(WITNESSED).countDocuments()
+                                + PIPELINE.collection(UNWITNESSED).countDocuments()
                         == 0);
 
         Figures witnessedFigures = figures(WITNESSED, witnessed);
@@ -170,12 +143,12 @@ class RenewalLoopIT {
      */
     @Test
     void shouldKeepADocumentModifiedWhileTheSourceConnectorWasPaused() {
-        MongoCollection<Document> documents = collection(WITNESSED);
+        MongoCollection<Document> documents = PIPELINE.collection(WITNESSED);
         String id = "lagged";
         String connector = StandInSourceConfigs.connectorName(WITNESSED);
         try (TopicReader source = new TopicReader(
-                pipeline.stack().bootstrapServers(),
-                pipeline.stack().sourceTopics().get(WITNESSED))) {
+                PIPELINE.pipeline().stack().bootstrapServers(),
+                PIPELINE.pipeline().stack().sourceTopics().get(WITNESSED))) {
             documents.insertOne(new Document("_id", id).append(COUNTER, 0));
             await("the insert of " + id + " published")
                     .atMost(WAIT)
@@ -183,7 +156,7 @@ class RenewalLoopIT {
                             () -> source.poll(r -> r.value().contains("\"" + id + "\"")
                                     && r.value().contains("\"insert\"")),
                             found -> !found.isEmpty());
-            pipeline.stack().connect().pause(connector, WAIT);
+            PIPELINE.pipeline().stack().connect().pause(connector, WAIT);
             documents.updateOne(eq("_id", id), inc(COUNTER, 1));
             Instant first = Instant.now();
             await("the first touch's deadline passed")
@@ -191,7 +164,7 @@ class RenewalLoopIT {
                     .until(() -> Instant.now().isAfter(first.plusSeconds(TTL_SECONDS + 1)));
             Instant sent = Instant.now();
             documents.updateOne(eq("_id", id), inc(COUNTER, 1));
-            pipeline.stack().connect().resume(connector, WAIT);
+            PIPELINE.pipeline().stack().connect().resume(connector, WAIT);
             Instant deadline = Instant.ofEpochSecond(sent.getEpochSecond() + TTL_SECONDS);
             await(id + " present until its last modification's deadline " + deadline)
                     .atMost(WAIT)
@@ -212,7 +185,8 @@ class RenewalLoopIT {
     /** The delete commands for document {@code id} read so far: value and when it was emitted. */
     private List<String> commandsFor(String id) {
         try (TopicReader deletes = new TopicReader(
-                pipeline.stack().bootstrapServers(), pipeline.stack().deleteTopic())) {
+                PIPELINE.pipeline().stack().bootstrapServers(),
+                PIPELINE.pipeline().stack().deleteTopic())) {
             return await("the delete topic read")
                     .atMost(WAIT)
                     .until(() -> deletes.poll(r -> r.key().contains("\"" + id + "\"")), found -> !found.isEmpty())
@@ -243,10 +217,11 @@ class RenewalLoopIT {
         Map<String, List<Event>> events;
         Map<String, List<Command>> commands;
         try (TopicReader source = new TopicReader(
-                        pipeline.stack().bootstrapServers(),
-                        pipeline.stack().sourceTopics().get(namespace));
+                        PIPELINE.pipeline().stack().bootstrapServers(),
+                        PIPELINE.pipeline().stack().sourceTopics().get(namespace));
                 TopicReader deletes = new TopicReader(
-                        pipeline.stack().bootstrapServers(), pipeline.stack().deleteTopic())) {
+                        PIPELINE.pipeline().stack().bootstrapServers(),
+                        PIPELINE.pipeline().stack().deleteTopic())) {
             events = await("a delete event in " + namespace + " for each of its " + documents.size() + " documents")
                     .atMost(WAIT)
                     .until(
@@ -264,7 +239,7 @@ class RenewalLoopIT {
 
     private Map<String, List<Event>> eventsById(TopicReader source) {
         ChangeEventParser parser =
-                new ChangeEventParser(pipeline.processorConfig().topicNamespaceMapping());
+                new ChangeEventParser(PIPELINE.pipeline().processorConfig().topicNamespaceMapping());
         Map<String, List<Event>> byId = new HashMap<>();
         for (ConsumerRecord<String, String> record : source.poll(r -> true)) {
             ChangeEvent event = parser.parse(record.topic(), record.key(), record.value(), record.timestamp());

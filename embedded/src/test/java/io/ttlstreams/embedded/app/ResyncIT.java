@@ -7,9 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import io.ttlstreams.app.TtlStreamsCli;
-import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.processor.TtlMetrics;
@@ -23,8 +21,6 @@ import io.ttlstreams.rules.Deadlines;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.io.Writer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -36,7 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -48,15 +43,12 @@ import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.Document;
 import org.bson.types.ObjectId;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.Timeout.ThreadMode;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import picocli.CommandLine;
 
 /**
@@ -69,22 +61,19 @@ import picocli.CommandLine;
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
-@Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
 class ResyncIT {
 
     private static final Namespace SESSIONS = Namespace.parse("app.sessions");
     private static final Namespace TOKENS = Namespace.parse("app.tokens");
     private static final Duration WAIT = ExpiryProbe.WAIT;
 
+    @RegisterExtension
+    static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(settings(false));
+
     private EmbeddedPipeline pipeline;
     private MongoClient client;
-    private TopicReader deletes;
     private ExpiryProbe sessions;
     private ExpiryProbe tokens;
-    private Map<String, String> running;
-
-    @TempDir
-    Path dir;
 
     /** A rule on app.sessions, and with {@code tokens} one on app.tokens too; both topics read either way. */
     private static Map<String, String> settings(boolean tokens) {
@@ -97,51 +86,22 @@ class ResyncIT {
             settings.put("ttl.rule.tokens.field", "expireAt");
         }
         settings.put("ttl.source.topics", SESSIONS + "," + TOKENS);
-        settings.put("embedded.mongodb.port", "0");
-        settings.put("embedded.kafka.port", "0");
-        settings.put("embedded.connect.port", "0");
         // One partition: a barrier (a later marker that must be handled first) proves nothing across partitions.
         settings.put("embedded.partitions", "1");
         return settings;
     }
 
     @BeforeAll
-    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
-    void start() throws InterruptedException {
-        running = settings(false);
-        pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(running));
-        client = MongoClients.create(pipeline.stack().mongoConnectionString());
-        deletes = new TopicReader(
-                pipeline.stack().bootstrapServers(), pipeline.stack().deleteTopic());
-        sessions = new ExpiryProbe(client, SESSIONS, deletes, pipeline::processor);
-        tokens = new ExpiryProbe(client, TOKENS, deletes, pipeline::processor);
-    }
-
-    @AfterAll
-    @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
-    void stop() {
-        if (deletes != null) {
-            deletes.close();
-        }
-        if (client != null) {
-            client.close();
-        }
-        if (pipeline != null) {
-            pipeline.close();
-        }
-    }
-
-    /** Restarts the processor with {@code settings} unless it runs with them already. */
-    private void runWith(Map<String, String> settings) throws InterruptedException {
-        if (!settings.equals(running)) {
-            pipeline.restartProcessor(new TtlStreamsConfig(settings));
-            running = settings;
-        }
+    void start() {
+        pipeline = PIPELINE.pipeline();
+        client = PIPELINE.mongo();
+        sessions = PIPELINE.probe(SESSIONS);
+        tokens = PIPELINE.probe(TOKENS);
     }
 
     @Test
     void shouldScheduleTheExistingDocumentsOfANewRuleOnResyncAndDeleteEachAtItsDeadline() throws Exception {
-        runWith(settings(false));
+        PIPELINE.runWith(settings(false));
         Instant longGone = ExpiryProbe.deadlineIn(-3600);
         Instant justGone = ExpiryProbe.deadlineIn(-1);
         Instant deadline = ExpiryProbe.deadlineIn(25);
@@ -160,7 +120,7 @@ class ResyncIT {
                             .size()
                     + 1;
             awaitConsumed(TOKENS.toString(), inserts);
-            runWith(settings(true));
+            PIPELINE.runWith(settings(true));
             for (Object id : all) {
                 assertThat(await("the stores of the restarted processor")
                                 .atMost(WAIT)
@@ -314,13 +274,7 @@ class ResyncIT {
 
     /** The processor's configuration as a file, for the command line. */
     private Path cliConfig() throws IOException {
-        Properties props = new Properties();
-        pipeline.processorConfig().originals().forEach((key, value) -> props.setProperty(key, String.valueOf(value)));
-        Path file = dir.resolve("processor.properties");
-        try (Writer out = Files.newBufferedWriter(file)) {
-            props.store(out, null);
-        }
-        return file;
+        return PIPELINE.propertiesFile(PIPELINE.processorSettings());
     }
 
     private record Cli(int exitCode, String out, String err) {}

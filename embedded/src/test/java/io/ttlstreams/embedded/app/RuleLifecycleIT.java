@@ -3,9 +3,6 @@ package io.ttlstreams.embedded.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.schema.ExpiryEvent;
@@ -15,7 +12,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.junit.jupiter.api.AfterAll;
@@ -24,8 +20,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Rules changed across restarts, on the embedded pipeline: the documents of a rule removed while they were scheduled
@@ -36,20 +31,18 @@ import org.junit.jupiter.api.Timeout.ThreadMode;
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
-@Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
 class RuleLifecycleIT {
 
     private static final Namespace SESSIONS = Namespace.parse("app.sessions");
     private static final Namespace CARTS = Namespace.parse("app.carts");
     private static final String AUDIT_TOPIC = "ttl.audit";
 
-    private EmbeddedPipeline pipeline;
-    private MongoClient client;
-    private TopicReader deletes;
+    @RegisterExtension
+    static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(settings(true, false));
+
     private TopicReader audit;
     private ExpiryProbe sessions;
     private ExpiryProbe carts;
-    private Map<String, String> running;
 
     /** A rule on app.sessions, with {@code carts} one on app.carts too; audited; both topics read either way. */
     private static Map<String, String> settings(boolean carts, boolean dryRun) {
@@ -64,9 +57,6 @@ class RuleLifecycleIT {
         settings.put("ttl.source.topics", SESSIONS + "," + CARTS);
         settings.put("ttl.audit.topic", AUDIT_TOPIC);
         settings.put("ttl.dry.run", Boolean.toString(dryRun));
-        settings.put("embedded.mongodb.port", "0");
-        settings.put("embedded.kafka.port", "0");
-        settings.put("embedded.connect.port", "0");
         // One partition: a barrier (a later marker that must be handled first) proves nothing across partitions.
         settings.put("embedded.partitions", "1");
         return settings;
@@ -82,40 +72,16 @@ class RuleLifecycleIT {
     }
 
     @BeforeAll
-    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
-    void start() throws InterruptedException {
-        running = settings(true, false);
-        pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(running));
-        client = MongoClients.create(pipeline.stack().mongoConnectionString());
-        deletes = new TopicReader(
-                pipeline.stack().bootstrapServers(), pipeline.stack().deleteTopic());
-        audit = new TopicReader(pipeline.stack().bootstrapServers(), AUDIT_TOPIC, auditOutcomes());
-        sessions = new ExpiryProbe(client, SESSIONS, deletes, pipeline::processor);
-        carts = new ExpiryProbe(client, CARTS, deletes, pipeline::processor);
+    void start() {
+        audit = new TopicReader(PIPELINE.pipeline().stack().bootstrapServers(), AUDIT_TOPIC, auditOutcomes());
+        sessions = PIPELINE.probe(SESSIONS);
+        carts = PIPELINE.probe(CARTS);
     }
 
     @AfterAll
-    @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
     void stop() {
         if (audit != null) {
             audit.close();
-        }
-        if (deletes != null) {
-            deletes.close();
-        }
-        if (client != null) {
-            client.close();
-        }
-        if (pipeline != null) {
-            pipeline.close();
-        }
-    }
-
-    /** Restarts the processor with {@code settings} unless it runs with them already. */
-    private void runWith(Map<String, String> settings) throws InterruptedException {
-        if (!settings.equals(running)) {
-            pipeline.restartProcessor(new TtlStreamsConfig(settings));
-            running = settings;
         }
     }
 
@@ -127,7 +93,7 @@ class RuleLifecycleIT {
 
     @Test
     void shouldDeleteNoDocumentOfARuleRemovedWhileTheyWereScheduled() throws InterruptedException {
-        runWith(settings(true, false));
+        PIPELINE.runWith(settings(true, false));
         Instant deadline = ExpiryProbe.deadlineIn(4);
         List<Object> ids = List.of("cart-1", "cart-2", "cart-3");
         for (Object id : ids) {
@@ -137,7 +103,7 @@ class RuleLifecycleIT {
             carts.awaitScheduled(id, deadline);
         }
 
-        runWith(settings(false, false));
+        PIPELINE.runWith(settings(false, false));
 
         // Due after the carts, wherever the restart ended: their commands would have come first.
         Instant after = Instant.now().isAfter(deadline) ? Instant.now() : deadline;
@@ -155,7 +121,7 @@ class RuleLifecycleIT {
 
     @Test
     void shouldEmitNoDeleteCommandInADryRun() throws InterruptedException {
-        runWith(settings(false, true));
+        PIPELINE.runWith(settings(false, true));
         Instant deadline = ExpiryProbe.deadlineIn(1);
         sessions.insertExpiring("dry", deadline);
         await("dry audited as DRY_RUN")
@@ -165,7 +131,7 @@ class RuleLifecycleIT {
                         found -> !found.isEmpty());
 
         // Out of the dry run, a document due after it is the barrier: a command for dry would have come first.
-        runWith(settings(false, false));
+        PIPELINE.runWith(settings(false, false));
 
         assertThat(sessions.commandsBeforeBarrier("dry", Instant.now())).isEmpty();
         assertThat(sessions.exists("dry")).isTrue();

@@ -4,11 +4,7 @@ import static com.mongodb.client.model.Filters.eq;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
-import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.SigningKey;
@@ -18,13 +14,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -41,8 +35,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 9 on the embedded pipeline ({@code run --embedded}, signing key set, guard on): the forged commands of the
@@ -56,7 +49,6 @@ import org.junit.jupiter.api.Timeout.ThreadMode;
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
-@Timeout(value = 4, unit = TimeUnit.MINUTES)
 class SinkGuardIT {
 
     private static final Namespace SESSIONS = Namespace.parse("app.sessions");
@@ -72,22 +64,18 @@ class SinkGuardIT {
             "{\"_id\": {\"$regex\": \"^users-\"}}", "differs from the record key's",
             "{\"$expr\": {\"$eq\": [1, 1]}}", "found '$expr'");
 
+    // One partition: a barrier (a later marker that must be handled first) proves nothing across partitions.
+    @RegisterExtension
+    static final EmbeddedPipelineExtension PIPELINE =
+            EmbeddedPipelineExtension.with(PipelineScenarios.RULES).and("embedded.partitions", "1");
+
     private EmbeddedPipeline pipeline;
-    private MongoClient client;
     private KafkaProducer<String, String> producer;
     private SigningKey rightKey;
 
     @BeforeAll
-    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
-    void start() throws InterruptedException {
-        Map<String, String> settings = new HashMap<>(PipelineScenarios.RULES);
-        settings.put("embedded.mongodb.port", "0");
-        settings.put("embedded.kafka.port", "0");
-        settings.put("embedded.connect.port", "0");
-        // One partition: a barrier (a later marker that must be handled first) proves nothing across partitions.
-        settings.put("embedded.partitions", "1");
-        pipeline = EmbeddedPipeline.start(new TtlStreamsConfig(settings));
-        client = MongoClients.create(pipeline.stack().mongoConnectionString());
+    void start() {
+        pipeline = PIPELINE.pipeline();
         rightKey = SigningKey.of(pipeline.stack().commandSigningKey());
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, pipeline.stack().bootstrapServers());
@@ -96,21 +84,10 @@ class SinkGuardIT {
     }
 
     @AfterAll
-    @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
     void stop() {
         if (producer != null) {
             producer.close(Duration.ofSeconds(5));
         }
-        if (client != null) {
-            client.close();
-        }
-        if (pipeline != null) {
-            pipeline.close();
-        }
-    }
-
-    private MongoCollection<Document> collection(Namespace namespace) {
-        return client.getDatabase(namespace.database()).getCollection(namespace.collection());
     }
 
     /** A forged command: the issue's filter with a real-looking key and namespace, due now. */
@@ -154,14 +131,17 @@ class SinkGuardIT {
     @Test
     void shouldParkEveryForgedCommandInTheSinkDlqAndDeleteNothingWhileRealExpiriesGoOn() throws Exception {
         for (int i = 0; i < 5; i++) {
-            collection(SESSIONS).insertOne(new Document("_id", "users-" + i).append("expireAt", new Date(FAR_FUTURE)));
+            PIPELINE.collection(SESSIONS)
+                    .insertOne(new Document("_id", "users-" + i).append("expireAt", new Date(FAR_FUTURE)));
         }
         for (int i = 0; i < 20; i++) {
-            collection(USERS).insertOne(new Document("_id", "users-" + i).append("expireAt", new Date(FAR_FUTURE)));
+            PIPELINE.collection(USERS)
+                    .insertOne(new Document("_id", "users-" + i).append("expireAt", new Date(FAR_FUTURE)));
         }
-        collection(SESSIONS).insertOne(new Document("_id", "marker").append("expireAt", new Date(FAR_FUTURE)));
+        PIPELINE.collection(SESSIONS).insertOne(new Document("_id", "marker").append("expireAt", new Date(FAR_FUTURE)));
         Instant realDeadline = Instant.now().plusSeconds(3);
-        collection(SESSIONS).insertOne(new Document("_id", "expiring").append("expireAt", Date.from(realDeadline)));
+        PIPELINE.collection(SESSIONS)
+                .insertOne(new Document("_id", "expiring").append("expireAt", Date.from(realDeadline)));
 
         long now = System.currentTimeMillis();
         String key = "{\"_id\": \"users-1\"}";
@@ -206,11 +186,13 @@ class SinkGuardIT {
             await("the barrier: the marker document deleted by a valid signed command")
                     .atMost(WAIT)
                     .pollInterval(Duration.ofMillis(50))
-                    .until(() -> collection(SESSIONS).countDocuments(eq("_id", "marker")) == 0);
-            assertThat(collection(SESSIONS).countDocuments(Filters.regex("_id", "^users-")))
+                    .until(() -> PIPELINE.collection(SESSIONS).countDocuments(eq("_id", "marker")) == 0);
+            assertThat(PIPELINE.collection(SESSIONS).countDocuments(Filters.regex("_id", "^users-")))
                     .as("app.sessions victims")
                     .isEqualTo(5);
-            assertThat(collection(USERS).countDocuments()).as("prod.users").isEqualTo(20);
+            assertThat(PIPELINE.collection(USERS).countDocuments())
+                    .as("prod.users")
+                    .isEqualTo(20);
 
             List<ConsumerRecord<String, String>> dead = await("every forged command in " + dlq)
                     .atMost(WAIT)
@@ -235,7 +217,7 @@ class SinkGuardIT {
 
             await("the real expiry of 'expiring', due " + realDeadline)
                     .atMost(WAIT)
-                    .until(() -> collection(SESSIONS).countDocuments(eq("_id", "expiring")) == 0);
+                    .until(() -> PIPELINE.collection(SESSIONS).countDocuments(eq("_id", "expiring")) == 0);
             assertThat(Instant.now()).isAfterOrEqualTo(realDeadline);
             assertThat(dlq.poll(r -> true))
                     .as("the processor's own command passed the guard")
@@ -243,7 +225,7 @@ class SinkGuardIT {
         } catch (ExecutionException e) {
             throw new AssertionError(e);
         }
-        assertThat(collection(USERS).countDocuments()).isEqualTo(20);
+        assertThat(PIPELINE.collection(USERS).countDocuments()).isEqualTo(20);
     }
 
     private static String originalHeader(ProducerRecord<String, String> record, String name) {
