@@ -60,6 +60,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bound before Kafka Streams is created, since its address is Kafka Streams' {@code application.server}: the
  * address other instances forward queries to. Started with the Kafka Streams instance it reports on.
+ *
+ * <p>Every request is hostile input until checked: its head must arrive within {@code ttl.http.request.timeout.ms}
+ * ({@link ExchangeThreads}), its target is at most {@value #MAX_TARGET_LENGTH} characters, at most {@value
+ * #QUERY_PERMITS} queries run at once so that probes always find a thread, and with {@code ttl.http.auth.token} set
+ * the queries and the status page ask for it ({@link HttpAuth}).
  */
 public final class OperationsServer implements AutoCloseable {
 

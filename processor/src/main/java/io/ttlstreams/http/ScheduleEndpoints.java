@@ -53,8 +53,9 @@ final class ScheduleEndpoints {
 
     private static final Duration DEFAULT_BUCKET = Duration.ofMinutes(1);
     private static final Duration DEFAULT_SPAN = Duration.ofHours(1);
-    /** A short duration; more than 12 digits is beyond {@link #MAX_BUCKET} in any unit, and beyond a long in some. */
-    private static final Pattern SHORT_DURATION = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
+    private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
+    /** More digits than this are beyond {@link #MAX_BUCKET} in any unit, and beyond a long in some. */
+    private static final int MAX_SHORT_DURATION_DIGITS = 12;
     /** An echoed parameter is cut to this many characters. */
     private static final int MAX_ECHOED = 64;
     /** Asks an instance for its own counts only: what the instance that merges sends to the others. */
@@ -144,7 +145,7 @@ final class ScheduleEndpoints {
                 .map(text -> instant("to", text))
                 .orElse(Math.addExact(from, DEFAULT_SPAN.toMillis()));
         if (to <= from) {
-            throw new IllegalArgumentException("to must be after from");
+            throw new IllegalArgumentException("to: must be after from");
         }
         long buckets = Math.addExact(Math.subtractExact(to, from), bucketMillis - 1) / bucketMillis;
         if (buckets > MAX_BUCKETS) {
@@ -308,12 +309,11 @@ final class ScheduleEndpoints {
      * @throws IllegalArgumentException otherwise
      */
     static Duration duration(String text) {
-        String digits = text.strip().toLowerCase(Locale.ROOT);
-        if (digits.matches("\\d{13,}(ms|s|m|h|d)")) {
-            throw new IllegalArgumentException(echoed(text) + " is too long a duration");
-        }
-        Matcher shortForm = SHORT_DURATION.matcher(digits);
+        Matcher shortForm = SHORT_DURATION.matcher(text.strip().toLowerCase(Locale.ROOT));
         if (shortForm.matches()) {
+            if (shortForm.group(1).length() > MAX_SHORT_DURATION_DIGITS) {
+                throw new IllegalArgumentException(echoed(text) + " is too long a duration");
+            }
             long amount = Long.parseLong(shortForm.group(1));
             return switch (shortForm.group(2)) {
                 case "ms" -> Duration.ofMillis(amount);
