@@ -204,6 +204,29 @@ public final class TtlStreamsConfig extends AbstractConfig {
             + " Kafka Streams' application.server, which defaults to this address (this host's address for 0.0.0.0)"
             + " and the HTTP port.";
 
+    public static final String HTTP_REQUEST_TIMEOUT_MS_CONFIG = "ttl.http.request.timeout.ms";
+    public static final String HTTP_REQUEST_TIMEOUT_MS_DOC = "Milliseconds a client has to send a request's line and"
+            + " headers once it started; a connection still sending after that is closed, so that half-sent requests"
+            + " cannot hold the HTTP server's threads.";
+
+    public static final String HTTP_AUTH_TOKEN_CONFIG = "ttl.http.auth.token";
+    /** The shortest {@value #HTTP_AUTH_TOKEN_CONFIG} accepted: 16 random characters are beyond guessing. */
+    public static final int HTTP_AUTH_TOKEN_MIN_LENGTH = 16;
+
+    public static final String HTTP_AUTH_TOKEN_DOC = "Bearer token the HTTP server asks for on /v1/* and the status"
+            + " page (Authorization: Bearer <token>; a browser may send it as the password of HTTP Basic"
+            + " authentication, any user name), and sends when it forwards a query to another instance: every"
+            + " instance needs the same. At least " + HTTP_AUTH_TOKEN_MIN_LENGTH + " characters, e.g. from openssl rand"
+            + " -base64 32; keep it out of this file with a config provider reference. Unset: no authentication.";
+
+    public static final String HTTP_AUTH_PROBES_CONFIG = "ttl.http.auth.probes";
+    public static final String HTTP_AUTH_PROBES_DOC = "Whether /health/live and /health/ready ask for"
+            + " ttl.http.auth.token too (the probes must then send it, e.g. Kubernetes' httpHeaders).";
+
+    public static final String HTTP_AUTH_METRICS_CONFIG = "ttl.http.auth.metrics";
+    public static final String HTTP_AUTH_METRICS_DOC = "Whether /metrics asks for ttl.http.auth.token too (Prometheus"
+            + " then needs authorization: credentials or bearer_token_file in its scrape configuration).";
+
     public static final String HEALTH_INTERVAL_MS_CONFIG = "ttl.health.interval.ms";
     public static final String HEALTH_INTERVAL_MS_DOC = "How often, in milliseconds, the status of the managed"
             + " Kafka Connect connectors and the freshness of the source topics are checked, for readiness and"
@@ -240,6 +263,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
     private final List<String> sourceTopics;
     private final Optional<BasicCredentials> connectCredentials;
     private final Optional<SigningKey> commandSigningKey;
+    private final Optional<String> httpAuthToken;
 
     /**
      * @param props the whole configuration: ttl-streams options and Kafka Streams settings
@@ -249,6 +273,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
     public TtlStreamsConfig(Map<?, ?> props) {
         super(definition(props), props);
         this.commandSigningKey = signingKey();
+        this.httpAuthToken = httpAuthTokenValue();
         this.rules = new TtlRules(getList(RULES_CONFIG).stream()
                 .map(name -> RuleConfig.toRule(name, this))
                 .toList());
@@ -481,6 +506,26 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     public String httpBindAddress() {
         return getString(HTTP_BIND_ADDRESS_CONFIG);
+    }
+
+    /** How long a client may take to send a request's line and headers. */
+    public Duration httpRequestTimeout() {
+        return Duration.ofMillis(getLong(HTTP_REQUEST_TIMEOUT_MS_CONFIG));
+    }
+
+    /** The HTTP server's bearer token; empty when it asks for none. */
+    public Optional<String> httpAuthToken() {
+        return httpAuthToken;
+    }
+
+    /** Whether the probes ask for {@link #httpAuthToken()} too. */
+    public boolean httpAuthProbes() {
+        return getBoolean(HTTP_AUTH_PROBES_CONFIG);
+    }
+
+    /** Whether {@code /metrics} asks for {@link #httpAuthToken()} too. */
+    public boolean httpAuthMetrics() {
+        return getBoolean(HTTP_AUTH_METRICS_CONFIG);
     }
 
     public Duration healthInterval() {
@@ -734,6 +779,24 @@ public final class TtlStreamsConfig extends AbstractConfig {
                         Importance.MEDIUM,
                         HTTP_BIND_ADDRESS_DOC)
                 .define(
+                        HTTP_REQUEST_TIMEOUT_MS_CONFIG,
+                        Type.LONG,
+                        10_000L,
+                        Range.between(1, 600_000),
+                        Importance.LOW,
+                        HTTP_REQUEST_TIMEOUT_MS_DOC)
+                .define(
+                        HTTP_AUTH_TOKEN_CONFIG,
+                        Type.PASSWORD,
+                        null,
+                        Validators.of(
+                                "null or a token of at least " + HTTP_AUTH_TOKEN_MIN_LENGTH + " characters",
+                                TtlStreamsConfig::checkHttpAuthToken),
+                        Importance.MEDIUM,
+                        HTTP_AUTH_TOKEN_DOC)
+                .define(HTTP_AUTH_PROBES_CONFIG, Type.BOOLEAN, false, null, Importance.LOW, HTTP_AUTH_PROBES_DOC)
+                .define(HTTP_AUTH_METRICS_CONFIG, Type.BOOLEAN, false, null, Importance.LOW, HTTP_AUTH_METRICS_DOC)
+                .define(
                         HEALTH_INTERVAL_MS_CONFIG,
                         Type.LONG,
                         10_000L,
@@ -771,6 +834,39 @@ public final class TtlStreamsConfig extends AbstractConfig {
             return Optional.of(SigningKey.of(secret.value()));
         } catch (IllegalArgumentException invalid) {
             throw new ConfigException(COMMAND_SIGNING_KEY_CONFIG, secret, invalid.getMessage());
+        }
+    }
+
+    /** The length check; a config provider reference is checked once resolved, in {@link #httpAuthTokenValue()}. */
+    private static void checkHttpAuthToken(Object value) {
+        String token = value == null ? "" : ((Password) value).value();
+        if (!token.isEmpty() && !SigningKey.isUnresolvedReference(token)) {
+            checkHttpAuthTokenLength(token);
+        }
+    }
+
+    private static void checkHttpAuthTokenLength(String token) {
+        if (token.length() < HTTP_AUTH_TOKEN_MIN_LENGTH || !token.strip().equals(token)) {
+            throw new IllegalArgumentException("A token needs at least " + HTTP_AUTH_TOKEN_MIN_LENGTH
+                    + " characters and no surrounding spaces, this one has " + token.length()
+                    + " (generate one with: openssl rand -base64 32)");
+        }
+    }
+
+    private Optional<String> httpAuthTokenValue() {
+        Password token = getPassword(HTTP_AUTH_TOKEN_CONFIG);
+        if (token == null || token.value().isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            if (SigningKey.isUnresolvedReference(token.value())) {
+                throw new IllegalArgumentException("The token is an unresolved config provider reference; the"
+                        + " configuration needs config.providers");
+            }
+            checkHttpAuthTokenLength(token.value());
+            return Optional.of(token.value());
+        } catch (IllegalArgumentException invalid) {
+            throw new ConfigException(HTTP_AUTH_TOKEN_CONFIG, token, invalid.getMessage());
         }
     }
 

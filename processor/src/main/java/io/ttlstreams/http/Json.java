@@ -11,11 +11,12 @@ import java.util.OptionalLong;
 /**
  * Writes the endpoints' JSON: maps (in their iteration order), lists, strings, numbers, booleans, null, instants as
  * ISO-8601 strings, empty optionals and non-finite numbers as null, and {@link Raw} text inserted as it is (a
- * document key in canonical extended JSON, so that its types survive a round trip).
+ * document key in canonical extended JSON, so that its types survive a round trip) but for {@code <}, {@code >} and
+ * {@code &}, escaped there as in every string, so that no text a client sent turns into markup.
  */
 final class Json {
 
-    /** JSON text written as it is. */
+    /** JSON text written as it is, but for {@code <}, {@code >} and {@code &}. */
     record Raw(String json) {}
 
     private Json() {}
@@ -30,7 +31,7 @@ final class Json {
         if (value == null) {
             out.append("null");
         } else if (value instanceof Raw raw) {
-            out.append(raw.json());
+            raw(raw.json(), out);
         } else if (value instanceof String text) {
             string(text, out);
         } else if (value instanceof Instant instant) {
@@ -90,6 +91,29 @@ final class Json {
         out.append(']');
     }
 
+    /**
+     * Valid JSON holds {@code <}, {@code >} and {@code &} only inside strings, where {@code \\u003c} means the same:
+     * escaping them everywhere changes no value.
+     */
+    private static void raw(String json, StringBuilder out) {
+        for (int i = 0; i < json.length(); i++) {
+            char c = json.charAt(i);
+            if (markup(c)) {
+                unicodeEscape(c, out);
+            } else {
+                out.append(c);
+            }
+        }
+    }
+
+    private static boolean markup(char c) {
+        return c == '<' || c == '>' || c == '&';
+    }
+
+    private static void unicodeEscape(char c, StringBuilder out) {
+        out.append(String.format("\\u%04x", (int) c));
+    }
+
     private static void string(String text, StringBuilder out) {
         out.append('"');
         for (int i = 0; i < text.length(); i++) {
@@ -101,9 +125,9 @@ final class Json {
                 case '\r' -> out.append("\\r");
                 case '\t' -> out.append("\\t");
                 default -> {
-                    if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+                    if (c < 0x20 || markup(c)) {
                         // Control characters must be escaped; <, > and & too, so that no text turns into markup.
-                        out.append(String.format("\\u%04x", (int) c));
+                        unicodeEscape(c, out);
                     } else {
                         out.append(c);
                     }

@@ -30,12 +30,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.DoubleSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.config.ConfigException;
@@ -62,6 +60,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bound before Kafka Streams is created, since its address is Kafka Streams' {@code application.server}: the
  * address other instances forward queries to. Started with the Kafka Streams instance it reports on.
+ *
+ * <p>Every request is hostile input until checked: its head must arrive within {@code ttl.http.request.timeout.ms}
+ * ({@link ExchangeThreads}), its target is at most {@value #MAX_TARGET_LENGTH} characters, at most {@value
+ * #QUERY_PERMITS} queries run at once so that probes always find a thread, and with {@code ttl.http.auth.token} set
+ * the queries and the status page ask for it ({@link HttpAuth}).
  */
 public final class OperationsServer implements AutoCloseable {
 
@@ -76,7 +79,18 @@ public final class OperationsServer implements AutoCloseable {
     /** The Prometheus text exposition format, version 0.0.4, which every Prometheus scrapes. */
     static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
-    private static final int HANDLER_THREADS = 4;
+    /**
+     * Threads reading and answering requests: more than the queries may use ({@link #QUERY_PERMITS}), so that probes
+     * and scrapes are answered while queries run, and while a few clients are slow to send their requests (each holds
+     * a thread for at most {@code ttl.http.request.timeout.ms}).
+     */
+    private static final int EXCHANGE_THREADS = 16;
+    /** Connections waiting for a thread; beyond, new connections are closed. */
+    private static final int EXCHANGE_QUEUE = 64;
+    /** Schedule queries and status reports (range scans) computed at once; more are answered 503. */
+    static final int QUERY_PERMITS = 4;
+    /** The longest request target (path and query) read: a document key fits many times over. */
+    static final int MAX_TARGET_LENGTH = 8_192;
 
     private final TtlStreamsConfig config;
     private final Optional<ManagedConnectors> connectors;
@@ -85,6 +99,9 @@ public final class OperationsServer implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ExpiryMetrics expiries;
     private final List<AutoCloseable> resources = new ArrayList<>();
+    private final HttpAuth auth;
+    private final Semaphore queries = new Semaphore(QUERY_PERMITS);
+    private ExchangeThreads threads;
     private volatile Routes routes;
 
     private OperationsServer(
@@ -93,6 +110,7 @@ public final class OperationsServer implements AutoCloseable {
         this.connectors = connectors;
         this.server = server;
         this.self = self;
+        this.auth = HttpAuth.of(config);
         this.expiries = new ExpiryMetrics(
                 registry, config.rules().rules().stream().map(TtlRule::name).toList());
     }
@@ -213,10 +231,11 @@ public final class OperationsServer implements AutoCloseable {
         Health health = new Health(streams::state, monitor);
         routes = new Routes(
                 health,
-                new ScheduleEndpoints(streams, local, self, new PeerClient(), clock),
+                new ScheduleEndpoints(streams, local, self, new PeerClient(auth.forwardingHeader()), clock),
                 new StatusEndpoint(streams, self, health, schedule, expiries, deadLettered, monitor, freshness));
 
-        ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor(daemon("ttl-streams-health"));
+        ScheduledExecutorService checks =
+                Executors.newSingleThreadScheduledExecutor(ExchangeThreads.daemon("ttl-streams-health"));
         resources.add(checks::shutdownNow);
         long interval = config.healthInterval().toMillis();
         checks.scheduleWithFixedDelay(
@@ -236,9 +255,9 @@ public final class OperationsServer implements AutoCloseable {
                 interval,
                 TimeUnit.MILLISECONDS);
 
-        ExecutorService handlers = Executors.newFixedThreadPool(HANDLER_THREADS, daemon("ttl-streams-http"));
-        resources.add(handlers::shutdownNow);
-        server.setExecutor(handlers);
+        threads = new ExchangeThreads(EXCHANGE_THREADS, EXCHANGE_QUEUE, config.httpRequestTimeout());
+        resources.add(threads);
+        server.setExecutor(threads);
         server.createContext("/", this::handle);
         server.start();
         LOG.info("HTTP server listening on {} (application.server {})", server.getAddress(), applicationServer());
@@ -246,19 +265,30 @@ public final class OperationsServer implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
+            if (!threads.headRead()) {
+                return;
+            }
             String method = exchange.getRequestMethod();
             boolean head = method.equals("HEAD");
+            URI uri = exchange.getRequestURI();
+            String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+            String query = uri.getRawQuery() == null ? "" : uri.getRawQuery();
             Response response;
             if (!head && !method.equals("GET")) {
                 exchange.getResponseHeaders().add("Allow", "GET, HEAD");
                 response = Response.error(405, "Only GET and HEAD are served");
+            } else if (path.length() + query.length() > MAX_TARGET_LENGTH) {
+                response = Response.error(414, "The path and query exceed " + MAX_TARGET_LENGTH + " characters");
+            } else if (auth.protects(path)
+                    && !auth.accepts(exchange.getRequestHeaders().getFirst("Authorization"))) {
+                exchange.getResponseHeaders().add("WWW-Authenticate", HttpAuth.challenge(path));
+                response = Response.error(401, "This endpoint needs ttl.http.auth.token (Authorization: Bearer)");
             } else {
-                URI uri = exchange.getRequestURI();
-                Request request = new Request(
-                        uri.getRawPath(),
-                        uri.getRawQuery() == null ? "" : uri.getRawQuery(),
-                        exchange.getRequestHeaders().containsKey(Request.FORWARDED_HEADER));
-                response = respond(request);
+                response = respond(
+                        new Request(path, query, exchange.getRequestHeaders().containsKey(Request.FORWARDED_HEADER)));
+            }
+            if (response.status() >= 400) {
+                LOG.debug("HTTP {} {} answered {}", method, shown(path), response.status());
             }
             exchange.getResponseHeaders().add("Content-Type", response.contentType());
             exchange.getResponseHeaders().add("Cache-Control", "no-store");
@@ -291,8 +321,28 @@ public final class OperationsServer implements AutoCloseable {
             Thread.currentThread().interrupt();
             return Response.error(503, "Interrupted");
         } catch (RuntimeException e) {
-            LOG.warn("HTTP {} failed", request.rawPath(), e);
-            return Response.error(500, e.toString());
+            // One line: a request that finds a bug must not write a stack trace per request; DEBUG has it.
+            LOG.warn("HTTP {} failed: {}", shown(request.rawPath()), e.toString());
+            LOG.debug("HTTP {} failed", shown(request.rawPath()), e);
+            return Response.error(500, "Internal error (" + e.getClass().getSimpleName() + "); see the log");
+        }
+    }
+
+    /** An endpoint that scans the stores or asks other instances. */
+    @FunctionalInterface
+    private interface Query {
+        Response answer() throws IOException, InterruptedException;
+    }
+
+    /** Answers {@code query} when fewer than {@link #QUERY_PERMITS} run, else 503: probes never wait behind them. */
+    private Response query(Query query) throws IOException, InterruptedException {
+        if (!queries.tryAcquire()) {
+            return Response.error(503, QUERY_PERMITS + " queries are being answered; retry shortly");
+        }
+        try {
+            return query.answer();
+        } finally {
+            queries.release();
         }
     }
 
@@ -307,15 +357,15 @@ public final class OperationsServer implements AutoCloseable {
         Response route(Request request, OperationsServer server) throws IOException, InterruptedException {
             String path = request.rawPath();
             if (path.startsWith(ScheduleEndpoints.DOCUMENTS_PREFIX)) {
-                return schedule.document(request);
+                return server.query(() -> schedule.document(request));
             }
             return switch (path) {
                 case "/", "/index.html" -> status.page();
                 case LIVE_PATH -> probe(health.live());
                 case READY_PATH -> probe(health.ready());
                 case METRICS_PATH -> server.metrics();
-                case StatusEndpoint.STATUS_PATH -> status.status();
-                case ScheduleEndpoints.SCHEDULE_PATH -> schedule.schedule(request);
+                case StatusEndpoint.STATUS_PATH -> server.query(status::status);
+                case ScheduleEndpoints.SCHEDULE_PATH -> server.query(() -> schedule.schedule(request));
                 default -> Response.error(404, "No endpoint at " + path);
             };
         }
@@ -325,13 +375,9 @@ public final class OperationsServer implements AutoCloseable {
         }
     }
 
-    private static ThreadFactory daemon(String name) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
+    /** A path as a log line shows it: the start of a long one. */
+    private static String shown(String path) {
+        return path.length() <= 200 ? path : path.substring(0, 200) + "... (" + path.length() + " characters)";
     }
 
     /** Stops serving and checking. The port is free again when this returns. */

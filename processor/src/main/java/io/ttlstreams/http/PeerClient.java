@@ -6,6 +6,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Optional;
 import org.apache.kafka.streams.state.HostInfo;
 
 /** Asks another instance of the application, at its {@code application.server}, over HTTP. */
@@ -15,6 +16,12 @@ final class PeerClient {
 
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+    private final Optional<String> authorization;
+
+    /** @param authorization the {@code Authorization} header every instance asks for; empty for none */
+    PeerClient(Optional<String> authorization) {
+        this.authorization = authorization;
+    }
 
     /**
      * GETs {@code pathAndQuery} (raw, as received) from the instance at {@code host}, marked as forwarded.
@@ -22,12 +29,12 @@ final class PeerClient {
      * @throws IOException when the instance cannot be reached
      */
     Response get(HostInfo host, String pathAndQuery) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + hostPort(host) + pathAndQuery))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://" + hostPort(host) + pathAndQuery))
                 .timeout(TIMEOUT)
                 .header(Request.FORWARDED_HEADER, "true")
-                .GET()
-                .build();
-        HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                .GET();
+        authorization.ifPresent(value -> request.header("Authorization", value));
+        HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
         return new Response(
                 response.statusCode(),
                 response.headers().firstValue("Content-Type").orElse(Response.JSON),

@@ -1,5 +1,6 @@
 package io.ttlstreams.http;
 
+import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.state.ScheduleQueries.Histogram;
@@ -27,7 +28,6 @@ import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.state.HostInfo;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
-import org.bson.json.JsonParseException;
 
 /**
  * The schedule queries: one document's deadline, answered by whichever instance owns the document, and upcoming
@@ -41,9 +41,23 @@ final class ScheduleEndpoints {
     /** A histogram has at most this many buckets: enough for a day by minute, small enough for one page. */
     static final int MAX_BUCKETS = 1_440;
 
+    /** The longest bucket: with {@link #MAX_BUCKETS} of them, 1,440 years. */
+    static final Duration MAX_BUCKET = Duration.ofDays(366);
+    /**
+     * The earliest and latest instants {@code from} and {@code to} may name (four-digit years): any two of them are
+     * less than 10^15 ms apart, so that no sum or difference of them and a bucket overflows.
+     */
+    static final Instant EARLIEST = Instant.parse("0000-01-01T00:00:00Z");
+
+    static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999Z");
+
     private static final Duration DEFAULT_BUCKET = Duration.ofMinutes(1);
     private static final Duration DEFAULT_SPAN = Duration.ofHours(1);
     private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
+    /** More digits than this are beyond {@link #MAX_BUCKET} in any unit, and beyond a long in some. */
+    private static final int MAX_SHORT_DURATION_DIGITS = 12;
+    /** An echoed parameter is cut to this many characters. */
+    private static final int MAX_ECHOED = 64;
     /** Asks an instance for its own counts only: what the instance that merges sends to the others. */
     private static final String LOCAL_SCOPE = "scope=local";
 
@@ -120,22 +134,23 @@ final class ScheduleEndpoints {
      */
     Response schedule(Request request) throws IOException, InterruptedException {
         Duration bucket =
-                request.parameter("bucket").map(ScheduleEndpoints::duration).orElse(DEFAULT_BUCKET);
+                request.parameter("bucket").map(ScheduleEndpoints::bucket).orElse(DEFAULT_BUCKET);
+        // Every value below is bounded before it is used: the bucket by MAX_BUCKET, from and to by EARLIEST and
+        // LATEST (the default to is at most an hour past LATEST), so no arithmetic on them overflows.
         long bucketMillis = bucket.toMillis();
-        if (bucketMillis <= 0) {
-            throw new IllegalArgumentException("bucket must be at least 1 ms");
-        }
         long from = request.parameter("from")
-                .map(ScheduleEndpoints::instant)
+                .map(text -> instant("from", text))
                 .orElseGet(() -> Math.floorDiv(clock.millis(), bucketMillis) * bucketMillis);
-        long to = request.parameter("to").map(ScheduleEndpoints::instant).orElse(from + DEFAULT_SPAN.toMillis());
+        long to = request.parameter("to")
+                .map(text -> instant("to", text))
+                .orElse(Math.addExact(from, DEFAULT_SPAN.toMillis()));
         if (to <= from) {
-            throw new IllegalArgumentException("to must be after from");
+            throw new IllegalArgumentException("to: must be after from");
         }
-        long buckets = (to - from + bucketMillis - 1) / bucketMillis;
+        long buckets = Math.addExact(Math.subtractExact(to, from), bucketMillis - 1) / bucketMillis;
         if (buckets > MAX_BUCKETS) {
-            throw new IllegalArgumentException("from..to holds " + buckets + " buckets; at most " + MAX_BUCKETS
-                    + " are answered: widen bucket or narrow the range");
+            throw new IllegalArgumentException("bucket: from..to holds " + buckets + " buckets of " + bucket
+                    + "; at most " + MAX_BUCKETS + " are answered: widen bucket or narrow from..to");
         }
         Optional<Namespace> namespace = request.parameter("namespace").map(Namespace::parse);
         if (request.query().containsKey("scope")) {
@@ -208,7 +223,7 @@ final class ScheduleEndpoints {
                     "HTTP " + response.status() + ": " + response.bodyText().strip());
         }
         try {
-            BsonDocument json = BsonDocument.parse(response.bodyText());
+            BsonDocument json = BoundedJson.parse(response.bodyText());
             SortedMap<Long, Long> counts = new TreeMap<>();
             for (Map.Entry<String, BsonValue> count : json.getDocument("counts").entrySet()) {
                 counts.put(
@@ -238,10 +253,12 @@ final class ScheduleEndpoints {
      */
     static BsonDocument documentKey(String json) {
         try {
-            return BsonDocument.parse(json);
-        } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+            // Read with a nesting limit: the BSON library alone recurses per level, and a deep key overflows the stack.
+            return BoundedJson.parse(json);
+        } catch (RuntimeException e) {
+            // Any exception of the BSON library's readers (JsonParseException, BSONException, NumberFormatException).
             throw new IllegalArgumentException(
-                    "The document key must be a JSON document such as {\"_id\": \"s1\"}, percent-encoded as a path"
+                    "documentKey must be a JSON document such as {\"_id\": \"s1\"}, percent-encoded as a path"
                             + " segment (a '+' there is a plus sign: encode spaces as %20): " + e.getMessage(),
                     e);
         }
@@ -252,13 +269,38 @@ final class ScheduleEndpoints {
      *
      * @throws IllegalArgumentException otherwise
      */
-    static long instant(String text) {
+    static long instant(String parameter, String text) {
+        Instant instant;
         try {
-            return Instant.parse(text).toEpochMilli();
+            instant = Instant.parse(text);
         } catch (DateTimeParseException e) {
             throw new IllegalArgumentException(
-                    "'" + text + "' is not an ISO-8601 instant such as 2026-01-01T00:00:00Z", e);
+                    parameter + ": " + echoed(text) + " is not an ISO-8601 instant such as 2026-01-01T00:00:00Z", e);
         }
+        if (instant.isBefore(EARLIEST) || instant.isAfter(LATEST)) {
+            throw new IllegalArgumentException(
+                    parameter + ": " + echoed(text) + " is outside " + EARLIEST + ".." + LATEST);
+        }
+        return instant.toEpochMilli();
+    }
+
+    /**
+     * The {@code bucket} parameter: a {@link #duration} from 1 ms to {@link #MAX_BUCKET}.
+     *
+     * @throws IllegalArgumentException otherwise, naming the parameter
+     */
+    static Duration bucket(String text) {
+        Duration bucket;
+        try {
+            bucket = duration(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("bucket: " + e.getMessage(), e);
+        }
+        if (bucket.compareTo(Duration.ofMillis(1)) < 0 || bucket.compareTo(MAX_BUCKET) > 0) {
+            throw new IllegalArgumentException(
+                    "bucket: " + echoed(text) + " is not between 1ms and " + MAX_BUCKET.toDays() + "d");
+        }
+        return bucket;
     }
 
     /**
@@ -269,6 +311,9 @@ final class ScheduleEndpoints {
     static Duration duration(String text) {
         Matcher shortForm = SHORT_DURATION.matcher(text.strip().toLowerCase(Locale.ROOT));
         if (shortForm.matches()) {
+            if (shortForm.group(1).length() > MAX_SHORT_DURATION_DIGITS) {
+                throw new IllegalArgumentException(echoed(text) + " is too long a duration");
+            }
             long amount = Long.parseLong(shortForm.group(1));
             return switch (shortForm.group(2)) {
                 case "ms" -> Duration.ofMillis(amount);
@@ -280,8 +325,13 @@ final class ScheduleEndpoints {
         }
         try {
             return Duration.parse(text);
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException("'" + text + "' is not a duration such as 30s, 5m, 1h or PT5M", e);
+        } catch (DateTimeParseException | ArithmeticException e) {
+            throw new IllegalArgumentException(echoed(text) + " is not a duration such as 30s, 5m, 1h or PT5M", e);
         }
+    }
+
+    /** A parameter's text as an error message quotes it: cut, and written by {@link Json} like any text. */
+    private static String echoed(String text) {
+        return "'" + (text.length() <= MAX_ECHOED ? text : text.substring(0, MAX_ECHOED) + "...") + "'";
     }
 }

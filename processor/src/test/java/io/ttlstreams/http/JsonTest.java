@@ -40,4 +40,14 @@ class JsonTest {
         assertThat(parsed.getString("text").getValue()).isEqualTo("a \"quoted\"\\ line\n<b>&");
         assertThat(parsed.getDocument("key").get("_id").isInt64()).isTrue();
     }
+
+    @Test
+    void shouldEscapeMarkupInRawJsonSoThatAnEchoedKeyCannotTurnIntoMarkup() {
+        String key = "{\"_id\": \"</script><img src=x onerror=alert(1)>&amp;\"}";
+
+        String json = Json.write(Map.of("documentKey", new Json.Raw(key)));
+
+        assertThat(json).doesNotContain("<", ">", "&");
+        assertThat(BsonDocument.parse(json).getDocument("documentKey")).isEqualTo(BsonDocument.parse(key));
+    }
 }

@@ -3,21 +3,14 @@ package io.ttlstreams.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.processor.ProcessingFailures;
-import io.ttlstreams.topology.TtlTopology;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsConfig;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,42 +26,23 @@ class OperationsServerTest {
     @TempDir
     Path stateDir;
 
+    private TestServer running;
     private OperationsServer server;
-    private KafkaStreams streams;
     private final HttpClient http = HttpClient.newHttpClient();
-
-    private static TtlStreamsConfig config(Map<String, String> extra) {
-        Map<String, String> props = new HashMap<>(Map.of(
-                "ttl.rules", "sessions",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt",
-                "bootstrap.servers", "127.0.0.1:1",
-                "ttl.http.port", "0",
-                "ttl.http.bind.address", "127.0.0.1",
-                "ttl.health.interval.ms", "600000"));
-        props.putAll(extra);
-        return new TtlStreamsConfig(props);
-    }
 
     @BeforeEach
     void start() {
-        TtlStreamsConfig config = config(Map.of("state.dir", stateDir.toString()));
-        server = OperationsServer.bind(config, Optional.empty());
-        Properties props = config.streamsProperties();
-        props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, server.applicationServer());
-        streams = new KafkaStreams(TtlTopology.build(config), props);
-        server.start(streams, new ProcessingFailures());
+        running = TestServer.start(stateDir, Map.of());
+        server = running.server;
     }
 
     @AfterEach
     void stop() {
-        server.close();
-        streams.close();
+        running.close();
     }
 
     private HttpResponse<String> get(String path) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(server.url().resolve(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return running.get(path);
     }
 
     @Test
@@ -152,7 +126,7 @@ class OperationsServerTest {
                 .isEqualTo(URI.create("http://127.0.0.1:" + server.url().getPort() + "/"));
 
         assertThatThrownBy(() -> OperationsServer.bind(
-                        config(Map.of("application.server", "pod-0.ttl-streams:9999")), Optional.empty()))
+                        TestServer.config(Map.of("application.server", "pod-0.ttl-streams:9999")), Optional.empty()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("application.server")
                 .hasMessageContaining("ttl.http.port");
@@ -162,7 +136,8 @@ class OperationsServerTest {
     void shouldNameTheOptionWhenThePortIsTaken() {
         int taken = server.url().getPort();
 
-        assertThatThrownBy(() -> OperationsServer.bind(config(Map.of("ttl.http.port", "" + taken)), Optional.empty()))
+        assertThatThrownBy(() ->
+                        OperationsServer.bind(TestServer.config(Map.of("ttl.http.port", "" + taken)), Optional.empty()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.http.port")
                 .hasMessageContaining("127.0.0.1:" + taken);
