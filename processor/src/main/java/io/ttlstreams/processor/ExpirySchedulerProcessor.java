@@ -557,7 +557,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
             return;
         }
         Bytes key = ScheduleKey.of(Timeline.CONFIRMATIONS, position.getDueAt().toEpochMilli(), ref);
-        ReadBackVerdict verdict = ReadBackVerdict.of(answer, entry, settings.rules(), Instant.ofEpochMilli(now));
+        ReadBackVerdict verdict = verdictOn(answer, entry, now);
         switch (verdict.kind()) {
             case GONE -> {
                 schedule.removeAt(key);
@@ -586,6 +586,27 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
                 retryOrGiveUp(key, ref, entry, now, run);
             }
             default -> retryOrGiveUp(key, ref, entry, now, run);
+        }
+    }
+
+    /**
+     * The verdict of {@code answer} on {@code entry}. A document the rules cannot evaluate (nested past what they
+     * handle, say) tells nothing: the read counts as failed, and the command goes out again as without read-back.
+     */
+    private ReadBackVerdict verdictOn(ReadResult answer, ScheduleEntry entry, long now) {
+        try {
+            return ReadBackVerdict.of(answer, entry, settings.rules(), Instant.ofEpochMilli(now));
+        } catch (RuntimeException | Error e) {
+            if (!DeadLetters.isCausedByRecord(e)) {
+                throw e;
+            }
+            LOG.warn(
+                    "Task {}: could not evaluate the rules on {} of {} as read back; retrying its delete",
+                    context.taskId(),
+                    DocumentRef.documentKeyOf(answer.request().documentRef()).toJson(),
+                    answer.request().namespace(),
+                    e);
+            return ReadBackVerdict.FAILED;
         }
     }
 

@@ -44,7 +44,8 @@ record ReadBackVerdict(Kind kind, ScheduleEntry entry, long deadline) {
     private static final ReadBackVerdict GONE = new ReadBackVerdict(Kind.GONE, null, 0);
     private static final ReadBackVerdict SAME = new ReadBackVerdict(Kind.SAME, null, 0);
     private static final ReadBackVerdict NOT_EXPIRING = new ReadBackVerdict(Kind.NOT_EXPIRING, null, 0);
-    private static final ReadBackVerdict FAILED = new ReadBackVerdict(Kind.FAILED, null, 0);
+    /** The verdict of a read that told nothing. */
+    static final ReadBackVerdict FAILED = new ReadBackVerdict(Kind.FAILED, null, 0);
 
     /**
      * The verdict on {@code entry} from {@code result}, read for it.

@@ -38,6 +38,8 @@ public final class DocumentReadBack implements AutoCloseable {
     private Thread thread;
     /** Cleared by {@link #close}: the driver may swallow the interrupt of a read under way. */
     private volatile boolean running;
+    /** Whether the last look-up failed: a WARN when reads start failing, an INFO when they work again, not one each. */
+    private boolean failing;
 
     /**
      * Creates the service; {@link #start} starts its thread (tests call {@link #readQueued} instead).
@@ -134,14 +136,23 @@ public final class DocumentReadBack implements AutoCloseable {
         try {
             found = reader.read(namespace, ids);
         } catch (RuntimeException e) {
-            LOG.warn(
-                    "Could not read {} documents of {} back from MongoDB; their deletes are retried as without"
-                            + " read-back",
-                    ids.size(),
-                    namespace,
-                    e);
+            if (!failing) {
+                LOG.warn(
+                        "Could not read {} documents of {} back from MongoDB; while reads fail, unconfirmed deletes"
+                                + " are retried as without read-back",
+                        ids.size(),
+                        namespace,
+                        e);
+            } else {
+                LOG.debug("Could not read {} documents of {} back from MongoDB", ids.size(), namespace, e);
+            }
+            failing = true;
             batch.forEach(request -> request.inbox().deliver(ReadResult.failed(request)));
             return;
+        }
+        if (failing) {
+            failing = false;
+            LOG.info("Reading documents back from MongoDB works again");
         }
         Map<BsonValue, BsonDocument> byId = new HashMap<>();
         boolean unmatched = false;

@@ -14,7 +14,9 @@ import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.test.TestRecord;
@@ -300,6 +302,75 @@ class ReadBackTest {
 
             assertThat(position(fixture).getDueAt()).isEqualTo(START.plusSeconds(100));
             assertThat(metric(fixture, TtlMetrics.CONFIRMED_BY_READ)).isZero();
+        }
+    }
+
+    private TopologyFixture idleFixture(String... extra) {
+        Map<String, String> settings = new HashMap<>(Map.of(
+                "ttl.rules", "idle",
+                "ttl.rule.idle.namespace", "app.sessions",
+                "ttl.rule.idle.mode", "last-modified",
+                "ttl.rule.idle.expire.after.seconds", "5",
+                "ttl.confirm.timeout.ms", Long.toString(CONFIRM_TIMEOUT.toMillis())));
+        for (int i = 0; i < extra.length; i += 2) {
+            settings.put(extra[i], extra[i + 1]);
+        }
+        return new TopologyFixture(settings, Optional.of(readBack));
+    }
+
+    @Test
+    void shouldOnlyEmitAgainForALastModifiedRuleWithoutWitnessAsTheReadCannotTellARenewal() {
+        try (TopologyFixture fixture = idleFixture()) {
+            // Present, maybe renewed: nothing the read returns says when it last changed.
+            mongo.put(SESSIONS, stored(new BsonDocument()));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, new BsonDocument()));
+            fixture.wallClockAt(Duration.ofSeconds(5));
+            TestRecord<String, String> first = fixture.deletes().get(0);
+
+            fixture.wallClockAt(Duration.ofSeconds(5).plus(CONFIRM_TIMEOUT));
+            readBack.readQueued();
+            fixture.wallClockAt(Duration.ofMillis(5_100).plus(CONFIRM_TIMEOUT));
+
+            List<TestRecord<String, String>> again = fixture.deletes();
+            assertThat(again)
+                    .as("today's retry, no earlier and no other command")
+                    .hasSize(1);
+            assertThat(again.get(0).value()).isEqualTo(first.value());
+            assertThat(fixture.metric(TtlMetrics.RESCHEDULED_BY_READ + "-total"))
+                    .isZero();
+        }
+    }
+
+    @Test
+    void shouldCountALastModifiedDeadlineFromTheReadWhenTheWitnessChanged() {
+        try (TopologyFixture fixture = idleFixture("ttl.rule.idle.modified.field", "version")) {
+            mongo.put(SESSIONS, stored(new BsonDocument("version", new BsonInt32(2))));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START)
+                                    .insert(ID, new BsonDocument("version", new BsonInt32(1))));
+            fixture.wallClockAt(Duration.ofSeconds(5));
+            fixture.deletes();
+
+            fixture.wallClockAt(Duration.ofSeconds(5).plus(CONFIRM_TIMEOUT));
+            readBack.readQueued();
+            Duration applied = Duration.ofMillis(5_100).plus(CONFIRM_TIMEOUT);
+            fixture.wallClockAt(applied);
+
+            assertThat(position(fixture).getDueAt())
+                    .as("5 s from when the read was applied, after the renewal it saw")
+                    .isEqualTo(START.plus(applied).plusSeconds(5));
+            fixture.wallClockAt(applied.plusSeconds(5));
+            List<TestRecord<String, String>> renewed = fixture.deletes();
+            assertThat(renewed).hasSize(1);
+            assertThat(DeleteCommand.parse(renewed.get(0).key(), renewed.get(0).value())
+                            .filter()
+                            .getDocument("version"))
+                    .isEqualTo(new BsonDocument("$eq", new BsonInt32(2)));
         }
     }
 
