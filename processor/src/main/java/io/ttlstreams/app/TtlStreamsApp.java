@@ -1,5 +1,6 @@
 package io.ttlstreams.app;
 
+import com.mongodb.client.MongoClient;
 import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ManagedConnectors;
@@ -7,6 +8,9 @@ import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.processor.DeadLetterExceptionHandler;
 import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.processor.SchedulerSettings;
+import io.ttlstreams.readback.DocumentReadBack;
+import io.ttlstreams.readback.MongoDocumentReader;
+import io.ttlstreams.resync.Resync;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.topology.TtlTopology;
@@ -48,6 +52,9 @@ public final class TtlStreamsApp implements AutoCloseable {
     private final TtlStreamsConfig config;
     private final OperationsServer operations;
     private final KafkaStreams streams;
+    /** Reads unconfirmed deletes' documents back, with its own MongoDB client; empty without read-back. */
+    private final Optional<ReadBack> readBack;
+
     private final ThreadFailurePolicy policy;
     private final ProcessingFailures processingFailures = new ProcessingFailures();
     private final CompletableFuture<String> failed = new CompletableFuture<>();
@@ -73,6 +80,7 @@ public final class TtlStreamsApp implements AutoCloseable {
     public TtlStreamsApp(TtlStreamsConfig config, Optional<ManagedConnectors> connectors) throws InterruptedException {
         this.config = config;
         this.operations = OperationsServer.bind(config, connectors);
+        Optional<ReadBack> reading = Optional.empty();
         try {
             Properties props = config.streamsProperties();
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, operations.applicationServer());
@@ -85,16 +93,23 @@ public final class TtlStreamsApp implements AutoCloseable {
             props.put(DeadLetterExceptionHandler.FAILURES_CONFIG, processingFailures);
             SchedulerSettings settings =
                     SchedulerSettings.from(config, partitions).withListener(operations.expiryListener());
+            reading = ReadBack.create(config);
+            if (reading.isPresent()) {
+                settings = settings.withReadBack(reading.get().service());
+            }
             this.streams = new KafkaStreams(TtlTopology.build(config, settings), props);
         } catch (KafkaException e) {
+            reading.ifPresent(ReadBack::close);
             operations.close();
             // Kafka's clients wrap a bad setting (bootstrap.servers without a port) in "Failed to create new
             // KafkaAdminClient": the setting's own message is the one to show.
             throw e.getCause() instanceof ConfigException bad ? bad : e;
         } catch (RuntimeException | InterruptedException e) {
+            reading.ifPresent(ReadBack::close);
             operations.close();
             throw e;
         }
+        this.readBack = reading;
         warnAboutRulesWithoutWitness(config);
         this.policy = new ThreadFailurePolicy(
                 config.threadReplacementsMax(), config.threadReplacementsWindow(), System::currentTimeMillis);
@@ -176,6 +191,7 @@ public final class TtlStreamsApp implements AutoCloseable {
     public TtlStreamsApp start() {
         // Serving first: liveness answers while Kafka Streams restores, readiness tells when it runs.
         operations.start(streams, processingFailures);
+        readBack.ifPresent(r -> r.service().start());
         streams.start();
         LOG.info(
                 "ttl-streams started: application.id={}, reading {}",
@@ -248,7 +264,37 @@ public final class TtlStreamsApp implements AutoCloseable {
             streams.close(CloseOptions.groupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP)
                     .withTimeout(Duration.ofSeconds(30)));
         } finally {
+            readBack.ifPresent(ReadBack::close);
             operations.close();
+        }
+    }
+
+    /** The read-back service and the MongoDB client it reads with, closed together. */
+    private record ReadBack(DocumentReadBack service, MongoClient client) {
+
+        /** The application name the MongoDB server logs for read-back connections. */
+        private static final String APPLICATION_NAME = "ttl-streams-read-back";
+
+        static Optional<ReadBack> create(TtlStreamsConfig config) {
+            if (!config.confirmReadBack()) {
+                return Optional.empty();
+            }
+            MongoClient client = Resync.mongoClient(config, APPLICATION_NAME);
+            LOG.info(
+                    "Unconfirmed deletes are read back from MongoDB, {} documents per look-up at most",
+                    config.confirmReadBatchSize());
+            return Optional.of(new ReadBack(
+                    new DocumentReadBack(
+                            new MongoDocumentReader(client, config.rules()), config.confirmReadBatchSize()),
+                    client));
+        }
+
+        void close() {
+            try {
+                service.close();
+            } finally {
+                client.close();
+            }
         }
     }
 }

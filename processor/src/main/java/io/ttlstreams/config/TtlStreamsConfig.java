@@ -116,6 +116,20 @@ public final class TtlStreamsConfig extends AbstractConfig {
             + " included, before ttl-streams gives up on it: counted as deletes-unconfirmed, logged at WARN and"
             + " audited as UNCONFIRMED.";
 
+    public static final String CONFIRM_READ_BACK_CONFIG = "ttl.confirm.read.back";
+    public static final String CONFIRM_READ_BACK_DOC = "When a delete command awaits its delete event longer than"
+            + " ttl.confirm.timeout.ms, read the document back from ttl.mongodb.uri (the primary, majority read"
+            + " concern) before emitting it again: a document gone is confirmed; one still holding the values its"
+            + " command pins gets the command again; one holding other values (renewed while its event was lost, or"
+            + " scheduled from an event that claimed values it never held) is scheduled by what it holds. A read that"
+            + " fails or is not answered within another ttl.confirm.timeout.ms emits the command again, as without"
+            + " read-back. Takes effect only with ttl.mongodb.uri set; true without it fails at start-up.";
+
+    public static final String CONFIRM_READ_BATCH_SIZE_CONFIG = "ttl.confirm.read.batch.size";
+    public static final String CONFIRM_READ_BATCH_SIZE_DOC = "Read-back: at most this many documents of one"
+            + " collection per look-up (find by _id with $in); the instance's requests wait in a queue of 20 such"
+            + " batches, and one that does not fit is emitted again instead of read.";
+
     public static final String DRY_RUN_CONFIG = "ttl.dry.run";
     public static final String DRY_RUN_DOC = "Schedule and audit as usual but emit no delete command (audit outcome"
             + " DRY_RUN), so that a new rule can be watched before it deletes anything.";
@@ -175,11 +189,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
             "The sliding window, in milliseconds, over which" + " ttl.thread.replacements.max counts thread failures.";
 
     public static final String MONGODB_URI_CONFIG = "ttl.mongodb.uri";
-    public static final String MONGODB_URI_DOC = "MongoDB connection string from which ttl-streams resync and the"
-            + " periodic sweep read the rules' documents (mongodb:// or mongodb+srv://); its user needs the find"
-            + " action on the rules' namespaces. It carries credentials: never printed or logged, and a config"
-            + " provider reference such as ${file:/secrets/mongo.properties:uri} keeps it out of this file. Empty:"
-            + " no resync.";
+    public static final String MONGODB_URI_DOC = "MongoDB connection string from which ttl-streams resync, the"
+            + " periodic sweep and the read-back of unconfirmed deletes (ttl.confirm.read.back) read the rules'"
+            + " documents (mongodb:// or mongodb+srv://); its user needs the find action on the rules' namespaces. It"
+            + " carries credentials: never printed or logged, and a config provider reference such as"
+            + " ${file:/secrets/mongo.properties:uri} keeps it out of this file. Empty: no resync, no read-back.";
 
     public static final String RESYNC_INTERVAL_MS_CONFIG = "ttl.resync.interval.ms";
     public static final String RESYNC_INTERVAL_MS_DOC = "Periodic sweep: every this many milliseconds (counted from"
@@ -286,6 +300,20 @@ public final class TtlStreamsConfig extends AbstractConfig {
                 Optional.ofNullable(getPassword(CONNECT_PASSWORD_CONFIG))
                         .filter(password -> !password.value().isEmpty()));
         checkPunctuationFitsTransactions();
+        checkReadBackHasMongo();
+    }
+
+    /** Read-back asked for explicitly needs a deployment to read: failing beats silently retrying blind. */
+    private void checkReadBackHasMongo() {
+        if (originals().containsKey(CONFIRM_READ_BACK_CONFIG)
+                && getBoolean(CONFIRM_READ_BACK_CONFIG)
+                && mongodbUri().isEmpty()) {
+            throw new ConfigException(
+                    CONFIRM_READ_BACK_CONFIG,
+                    true,
+                    "Read-back reads documents from " + MONGODB_URI_CONFIG + ", which is not set: set it, or set"
+                            + " this option to false");
+        }
     }
 
     /**
@@ -423,6 +451,19 @@ public final class TtlStreamsConfig extends AbstractConfig {
     /** Delete commands emitted for one document before giving up. */
     public int confirmMaxAttempts() {
         return getInt(CONFIRM_MAX_ATTEMPTS_CONFIG);
+    }
+
+    /**
+     * Whether unconfirmed deletes' documents are read back from {@value #MONGODB_URI_CONFIG}: on by default whenever
+     * it is set.
+     */
+    public boolean confirmReadBack() {
+        return getBoolean(CONFIRM_READ_BACK_CONFIG) && mongodbUri().isPresent();
+    }
+
+    /** Read-back: documents of one collection per look-up. */
+    public int confirmReadBatchSize() {
+        return getInt(CONFIRM_READ_BATCH_SIZE_CONFIG);
     }
 
     /** Whether delete commands are suppressed. */
@@ -693,6 +734,14 @@ public final class TtlStreamsConfig extends AbstractConfig {
                         Range.atLeast(1),
                         Importance.LOW,
                         CONFIRM_MAX_ATTEMPTS_DOC)
+                .define(CONFIRM_READ_BACK_CONFIG, Type.BOOLEAN, true, null, Importance.MEDIUM, CONFIRM_READ_BACK_DOC)
+                .define(
+                        CONFIRM_READ_BATCH_SIZE_CONFIG,
+                        Type.INT,
+                        100,
+                        Range.between(1, 1_000),
+                        Importance.LOW,
+                        CONFIRM_READ_BATCH_SIZE_DOC)
                 .define(DRY_RUN_CONFIG, Type.BOOLEAN, false, null, Importance.MEDIUM, DRY_RUN_DOC);
         new Group(definition, CONNECT_GROUP)
                 .define(

@@ -5,6 +5,9 @@ import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
+import io.ttlstreams.readback.ReadBackInbox;
+import io.ttlstreams.readback.ReadRequest;
+import io.ttlstreams.readback.ReadResult;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
@@ -58,6 +61,13 @@ import org.slf4j.LoggerFactory;
  * confirmation that does not come in time emits the command again, with a doubling wait, until the attempts are
  * spent. Each run is bounded in entries and in time, and throttled when asked, so a backlog drains over several runs
  * while records keep being processed.
+ *
+ * <p>With read-back ({@link SchedulerSettings#readBack()}), a confirmation that does not come in time first asks
+ * MongoDB what the document holds, off the stream thread, and the entry waits one more confirmation timeout for the
+ * answer, which a later punctuation applies ({@link ReadBackVerdict}): a document gone is confirmed, one holding the
+ * entry's values gets its command again, one holding other values gets the deadline they give. So an event claiming
+ * values the document does not hold delays its delete by a confirmation timeout, never cancels it. A read that fails
+ * or goes unanswered falls back to emitting the command again.
  *
  * <p>Before a command goes out, the entry is checked against the current rules: an entry of a removed rule is
  * cancelled, one whose rule changed shape is held until its document is evaluated again, and one whose rule changed
@@ -113,6 +123,17 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     private Sensor rescheduled;
     private Sensor expiryLag;
     private Sensor confirmedLag;
+    private Sensor readBacks;
+    private Sensor confirmedByRead;
+    private Sensor rescheduledByRead;
+    private Sensor readBacksFailed;
+    /** Answers of the read-back thread for this task; drained by the punctuator. */
+    private final ReadBackInbox inbox = new ReadBackInbox();
+    /**
+     * The read asked for each document awaiting one: an answer to any other is stale. In memory only: after a restart
+     * an entry is simply read again when it comes overdue.
+     */
+    private final Map<Bytes, ReadRequest> pendingReads = new HashMap<>();
 
     /**
      * @param settings rules, punctuation bounds, throttle, confirmation
@@ -157,6 +178,12 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         this.rescheduled = metrics.counter(TtlMetrics.RESCHEDULED);
         this.expiryLag = metrics.lag(TtlMetrics.EXPIRY_LAG_MS, "expiry lag (command emitted minus deadline)");
         this.confirmedLag = metrics.lag(TtlMetrics.CONFIRMED_LAG_MS, "confirmed lag (delete event minus deadline)");
+        if (settings.readBack().isPresent()) {
+            this.readBacks = metrics.counter(TtlMetrics.READ_BACKS);
+            this.confirmedByRead = metrics.counter(TtlMetrics.CONFIRMED_BY_READ);
+            this.rescheduledByRead = metrics.counter(TtlMetrics.RESCHEDULED_BY_READ);
+            this.readBacksFailed = metrics.counter(TtlMetrics.READ_BACKS_FAILED);
+        }
         // Wall-clock time, not stream time: stream time only advances when records arrive, and documents must
         // expire at their deadline even when no change event arrives for hours.
         context.schedule(settings.punctuateInterval(), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
@@ -376,8 +403,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     }
 
     /**
-     * Goes on with the rule walk if one is pending, then handles what is due at {@code now} — deadlines first, then
-     * confirmations that did not come — within this run's budget; what is left waits for the next run.
+     * Goes on with the rule walk if one is pending, then handles what is due at {@code now} — answers of read-backs
+     * first, so that a deadline they find due goes out in this run, then deadlines, then confirmations that did not
+     * come — within this run's budget; what is left waits for the next run.
      */
     private void punctuate(long now) {
         int budget = settings.maxEntriesPerPunctuation();
@@ -394,6 +422,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
             walk(now, new Budget(settings.maxEntriesPerPunctuation(), started));
         }
         Budget run = new Budget(budget, started);
+        readBackAnswers(now, run);
         drain(Timeline.DEADLINES, now, run);
         drain(Timeline.CONFIRMATIONS, now, run);
         throttle.ifPresent(t -> t.consume(now, run.commands));
@@ -462,7 +491,10 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
     }
 
-    /** No delete event came in time: the same command goes out again, or, after the last attempt, the entry goes. */
+    /**
+     * No delete event came in time: the document is read back, or, without read-back, the same command goes out again,
+     * or, after the last attempt, the entry goes.
+     */
     private void confirmationOverdue(Bytes key, ScheduleEntry entry, long now, Budget run) {
         Bytes ref = ScheduleKey.documentRefOf(key);
         if (settings.rules().rule(entry.getRule()).isEmpty()) {
@@ -470,6 +502,116 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
             ruleRemoved(ref, entry, now);
             return;
         }
+        if (settings.readBack().isPresent() && readBackAsked(key, ref, entry, now)) {
+            return;
+        }
+        retryOrGiveUp(key, ref, entry, now, run);
+    }
+
+    /**
+     * Asks the read-back service for the document, and moves its entry one confirmation timeout on to await the
+     * answer. Returns false, to retry as without read-back, when the service refuses the request or the entry's
+     * previous read went unanswered for that long.
+     */
+    private boolean readBackAsked(Bytes key, Bytes ref, ScheduleEntry entry, long now) {
+        ReadRequest previous = pendingReads.remove(ref);
+        if (previous != null && previous.isFor(entry)) {
+            readBacksFailed.record();
+            return false;
+        }
+        ReadRequest request = ReadRequest.of(ref, entry, inbox);
+        if (!settings.readBack().orElseThrow().submit(request)) {
+            readBacksFailed.record();
+            return false;
+        }
+        readBacks.record();
+        pendingReads.put(ref, request);
+        schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(1), entry);
+        return true;
+    }
+
+    /** Applies the read-backs' answers that came for this task; an answer for an entry that changed is dropped. */
+    private void readBackAnswers(long now, Budget run) {
+        while (run.left()) {
+            ReadResult answer = inbox.poll();
+            if (answer == null) {
+                return;
+            }
+            readBackAnswered(answer, now, run);
+            run.handled++;
+        }
+    }
+
+    private void readBackAnswered(ReadResult answer, long now, Budget run) {
+        ReadRequest request = answer.request();
+        Bytes ref = request.documentRef();
+        if (!pendingReads.remove(ref, request)) {
+            return;
+        }
+        IndexEntry position = schedule.position(ref);
+        if (position == null || timelineOf(position) != Timeline.CONFIRMATIONS) {
+            return;
+        }
+        ScheduleEntry entry = schedule.entryAt(ref, position);
+        if (entry == null || !request.isFor(entry)) {
+            return;
+        }
+        Bytes key = ScheduleKey.of(Timeline.CONFIRMATIONS, position.getDueAt().toEpochMilli(), ref);
+        ReadBackVerdict verdict = verdictOn(answer, entry, now);
+        switch (verdict.kind()) {
+            case GONE -> {
+                schedule.removeAt(key);
+                // The document was gone by the read, which came before this punctuation: a bound, not the delete's
+                // own time, which only its (lost) event would tell.
+                long lag = Math.max(0, now - ScheduleEntries.deadlineOf(entry));
+                confirmedByRead.record();
+                confirmed.record();
+                confirmedLag.record(lag, now);
+                settings.listener().confirmed(entry.getRule(), lag);
+                audit(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
+            }
+            case MOVED -> {
+                schedule.move(key, Timeline.DEADLINES, verdict.deadline(), verdict.entry());
+                rescheduledByRead.record();
+                audit(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+            }
+            case NOT_EXPIRING -> {
+                schedule.removeAt(key);
+                cancelled.record();
+                rescheduledByRead.record();
+                audit(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+            }
+            case FAILED -> {
+                readBacksFailed.record();
+                retryOrGiveUp(key, ref, entry, now, run);
+            }
+            default -> retryOrGiveUp(key, ref, entry, now, run);
+        }
+    }
+
+    /**
+     * The verdict of {@code answer} on {@code entry}. A document the rules cannot evaluate (nested past what they
+     * handle, say) tells nothing: the read counts as failed, and the command goes out again as without read-back.
+     */
+    private ReadBackVerdict verdictOn(ReadResult answer, ScheduleEntry entry, long now) {
+        try {
+            return ReadBackVerdict.of(answer, entry, settings.rules(), Instant.ofEpochMilli(now));
+        } catch (RuntimeException | Error e) {
+            if (!DeadLetters.isCausedByRecord(e)) {
+                throw e;
+            }
+            LOG.warn(
+                    "Task {}: could not evaluate the rules on {} of {} as read back; retrying its delete",
+                    context.taskId(),
+                    DocumentRef.documentKeyOf(answer.request().documentRef()).toJson(),
+                    answer.request().namespace(),
+                    e);
+            return ReadBackVerdict.FAILED;
+        }
+    }
+
+    /** The same command goes out again, or, after the last attempt, the entry goes. */
+    private void retryOrGiveUp(Bytes key, Bytes ref, ScheduleEntry entry, long now, Budget run) {
         if (entry.getAttempts() < settings.confirmMaxAttempts()) {
             ScheduleEntry sent = send(key, entry, now, run);
             reemitted.record();
@@ -761,6 +903,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
 
     @Override
     public void close() {
+        inbox.close();
+        pendingReads.clear();
         if (metrics != null) {
             metrics.close();
         }

@@ -1,8 +1,10 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.rules.TtlRules;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.LongSupplier;
 
@@ -21,6 +23,8 @@ import java.util.function.LongSupplier;
  * @param auditEnabled whether an {@code ExpiryEvent} is emitted for each outcome
  * @param nanoClock measures a punctuation's own duration; {@link System#nanoTime} outside tests
  * @param listener hears emissions and confirmations, for metrics kept outside Kafka Streams
+ * @param readBack reads a document back from MongoDB when its delete goes unconfirmed; empty: no read-back, the
+ *     command is only emitted again
  */
 public record SchedulerSettings(
         TtlRules rules,
@@ -34,7 +38,8 @@ public record SchedulerSettings(
         boolean dryRun,
         boolean auditEnabled,
         LongSupplier nanoClock,
-        ExpiryListener listener) {
+        ExpiryListener listener,
+        Optional<DocumentReadBack> readBack) {
 
     /** Settings from the application configuration, for {@code partitions} source partitions. */
     public static SchedulerSettings from(TtlStreamsConfig config, int partitions) {
@@ -50,20 +55,26 @@ public record SchedulerSettings(
                 config.dryRun(),
                 config.auditTopic().isPresent(),
                 System::nanoTime,
-                ExpiryListener.NONE);
+                ExpiryListener.NONE,
+                Optional.empty());
     }
 
     /** The same settings measuring punctuation time with another clock (tests). */
     public SchedulerSettings withNanoClock(LongSupplier clock) {
-        return with(clock, listener);
+        return with(clock, listener, readBack);
     }
 
     /** The same settings reporting to {@code listener}. */
     public SchedulerSettings withListener(ExpiryListener listener) {
-        return with(nanoClock, listener);
+        return with(nanoClock, listener, readBack);
     }
 
-    private SchedulerSettings with(LongSupplier clock, ExpiryListener listener) {
+    /** The same settings reading unconfirmed deletes' documents back through {@code readBack}. */
+    public SchedulerSettings withReadBack(DocumentReadBack readBack) {
+        return with(nanoClock, listener, Optional.of(readBack));
+    }
+
+    private SchedulerSettings with(LongSupplier clock, ExpiryListener listener, Optional<DocumentReadBack> readBack) {
         return new SchedulerSettings(
                 rules,
                 punctuateInterval,
@@ -76,7 +87,8 @@ public record SchedulerSettings(
                 dryRun,
                 auditEnabled,
                 clock,
-                listener);
+                listener,
+                readBack);
     }
 
     /** The wait for confirmation after the {@code attempt}-th delete command: doubling from the timeout, at most 1 h. */

@@ -62,6 +62,14 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String HELD = "entries-held";
     /** Counter: entries whose deadline moved because their rule's expire.after.seconds changed. */
     public static final String RESCHEDULED = "entries-rescheduled";
+    /** Counter: documents read back from MongoDB because their delete command went unconfirmed. */
+    public static final String READ_BACKS = "read-backs-issued";
+    /** Counter: read-backs that found the document gone, confirming its delete (also counted in deletes-confirmed). */
+    public static final String CONFIRMED_BY_READ = "deletes-confirmed-by-read";
+    /** Counter: read-backs that found other values, giving the document the deadline they give or none. */
+    public static final String RESCHEDULED_BY_READ = "entries-rescheduled-by-read";
+    /** Counter: read-backs that failed, were refused or went unanswered: the command went out again instead. */
+    public static final String READ_BACKS_FAILED = "read-backs-failed";
     /** Distribution: delete command emitted minus deadline, in ms ({@code -p50}, {@code -p99}, {@code -max}). */
     public static final String EXPIRY_LAG_MS = "expiry-lag-ms";
     /** Distribution: the change stream's delete event minus the deadline, in ms, for confirmed deletes. */

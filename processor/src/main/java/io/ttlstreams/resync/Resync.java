@@ -69,6 +69,16 @@ public final class Resync {
      *     quotes the value, which carries credentials)
      */
     public static MongoClient mongoClient(TtlStreamsConfig config) {
+        return mongoClient(config, APPLICATION_NAME);
+    }
+
+    /**
+     * A MongoDB client for {@value TtlStreamsConfig#MONGODB_URI_CONFIG}, whose connections the server logs as {@code
+     * applicationName}.
+     *
+     * @throws ConfigException as {@link #mongoClient(TtlStreamsConfig)} does
+     */
+    public static MongoClient mongoClient(TtlStreamsConfig config, String applicationName) {
         String uri = config.mongodbUri()
                 .orElseThrow(() -> new ConfigException(TtlStreamsConfig.MONGODB_URI_CONFIG
                         + " is not set: name the MongoDB deployment the rules' documents are read from"));
@@ -81,7 +91,7 @@ public final class Resync {
         }
         return MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(connectionString)
-                .applicationName(APPLICATION_NAME)
+                .applicationName(applicationName)
                 .build());
     }
 

@@ -4,6 +4,7 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.ScheduleEntries;
 import io.ttlstreams.processor.SchedulerSettings;
+import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.IndexEntry;
@@ -22,6 +23,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -57,6 +59,11 @@ final class TopologyFixture implements AutoCloseable {
     private final Path stateDir;
 
     TopologyFixture(Map<String, String> settings) {
+        this(settings, Optional.empty());
+    }
+
+    /** A fixture whose scheduler reads unconfirmed deletes back through {@code readBack} (not started: tests read). */
+    TopologyFixture(Map<String, String> settings, Optional<DocumentReadBack> readBack) {
         Map<String, String> props = new HashMap<>(Map.of(
                 StreamsConfig.APPLICATION_ID_CONFIG, "ttl-streams-test",
                 StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092"));
@@ -69,8 +76,10 @@ final class TopologyFixture implements AutoCloseable {
         }
         Properties streamsProps = config.streamsProperties();
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        SchedulerSettings schedulerSettings =
+        SchedulerSettings clocked =
                 SchedulerSettings.from(config, 1).withNanoClock(() -> nanoClock.addAndGet(nanosPerClockRead.get()));
+        SchedulerSettings schedulerSettings =
+                readBack.map(clocked::withReadBack).orElse(clocked);
         this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, START);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
@@ -78,6 +87,11 @@ final class TopologyFixture implements AutoCloseable {
 
     /** A fixture with one field rule "sessions" on app.sessions, field expireAt, plus {@code extra} settings. */
     static TopologyFixture sessions(String... extra) {
+        return new TopologyFixture(sessionsSettings(extra));
+    }
+
+    /** The settings of {@link #sessions}. */
+    static Map<String, String> sessionsSettings(String... extra) {
         Map<String, String> settings = new HashMap<>(Map.of(
                 "ttl.rules", "sessions",
                 "ttl.rule.sessions.namespace", "app.sessions",
@@ -85,7 +99,7 @@ final class TopologyFixture implements AutoCloseable {
         for (int i = 0; i < extra.length; i += 2) {
             settings.put(extra[i], extra[i + 1]);
         }
-        return new TopologyFixture(settings);
+        return settings;
     }
 
     /** An input topic whose records are timestamped {@link #START}, no later than the events' own times. */

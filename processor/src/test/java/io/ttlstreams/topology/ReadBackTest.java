@@ -1,0 +1,421 @@
+package io.ttlstreams.topology;
+
+import static io.ttlstreams.topology.TopologyFixture.START;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ttlstreams.contract.DeleteCommand;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.processor.TtlMetrics;
+import io.ttlstreams.readback.DocumentReadBack;
+import io.ttlstreams.readback.MapDocumentReader;
+import io.ttlstreams.schema.ExpiryEvent;
+import io.ttlstreams.schema.ExpiryOutcome;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.ScheduleKey.Timeline;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.test.TestRecord;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 23, "ground truth wins": a delete command that is not confirmed in time makes the scheduler read the document
+ * back from MongoDB (here a {@link MapDocumentReader}; the tests run the read-back's reads themselves, so they decide
+ * when answers arrive) and schedule what the document actually holds.
+ */
+class ReadBackTest {
+
+    private static final BsonString ID = new BsonString("d1");
+    private static final Namespace SESSIONS = Namespace.parse("app.sessions");
+    private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(10);
+
+    private final MapDocumentReader mongo = new MapDocumentReader();
+    private final DocumentReadBack readBack = new DocumentReadBack(mongo, 100);
+
+    private TopologyFixture fixture(String... extra) {
+        String[] settings = new String[extra.length + 4];
+        settings[0] = "ttl.audit.topic";
+        settings[1] = "ttl.audit";
+        settings[2] = "ttl.confirm.timeout.ms";
+        settings[3] = Long.toString(CONFIRM_TIMEOUT.toMillis());
+        System.arraycopy(extra, 0, settings, 4, extra.length);
+        return new TopologyFixture(TopologyFixture.sessionsSettings(settings), Optional.of(readBack));
+    }
+
+    private static BsonDocument expiringAt(Duration offset) {
+        return new BsonDocument("expireAt", new BsonDateTime(START.plus(offset).toEpochMilli()));
+    }
+
+    private static BsonDocument stored(BsonDocument fields) {
+        BsonDocument document = new BsonDocument("_id", ID);
+        fields.forEach(document::append);
+        return document;
+    }
+
+    private static List<ExpiryOutcome> outcomes(TopologyFixture fixture) {
+        return fixture.audit().readValuesToList().stream()
+                .map(ExpiryEvent::getOutcome)
+                .toList();
+    }
+
+    private static IndexEntry position(TopologyFixture fixture) {
+        return fixture.indexStore().get(DocumentRef.of(SESSIONS, new BsonDocument("_id", ID)));
+    }
+
+    private static BsonDocument filterOf(TestRecord<String, String> record) {
+        return DeleteCommand.parse(record.key(), record.value()).filter();
+    }
+
+    private static BsonValue pinnedExpireAt(TestRecord<String, String> record) {
+        return filterOf(record).getDocument("expireAt").get("$eq");
+    }
+
+    private static double metric(TopologyFixture fixture, String counter) {
+        return fixture.metric(counter + "-total");
+    }
+
+    @Test
+    void shouldScheduleTheRealDeadlineWhenAForgedEventsCommandMissed() {
+        try (TopologyFixture fixture = fixture()) {
+            Duration real = Duration.ofSeconds(60);
+            mongo.put(SESSIONS, stored(expiringAt(real)));
+            // A source record claiming a past expireAt the document never held.
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(-10))));
+            fixture.wallClockAt(Duration.ofMillis(100));
+            List<TestRecord<String, String>> forged = fixture.deletes();
+            assertThat(forged).hasSize(1);
+            assertThat(pinnedExpireAt(forged.get(0)))
+                    .isEqualTo(new BsonDateTime(START.minusSeconds(10).toEpochMilli()));
+
+            fixture.wallClockAt(Duration.ofMillis(100).plus(CONFIRM_TIMEOUT));
+            assertThat(fixture.deletes())
+                    .as("read back instead of emitted again")
+                    .isEmpty();
+            assertThat(readBack.readQueued()).as("one look-up").isEqualTo(1);
+            fixture.wallClockAt(Duration.ofMillis(200).plus(CONFIRM_TIMEOUT));
+
+            assertThat(position(fixture).getTimeline()).isEqualTo(Timeline.DEADLINES.ordinal());
+            assertThat(position(fixture).getDueAt()).isEqualTo(START.plus(real));
+            fixture.wallClockAt(real.minusMillis(100));
+            assertThat(fixture.deletes()).as("never before the real deadline").isEmpty();
+            fixture.wallClockAt(real);
+            List<TestRecord<String, String>> due = fixture.deletes();
+            assertThat(due).hasSize(1);
+            assertThat(pinnedExpireAt(due.get(0)))
+                    .isEqualTo(new BsonDateTime(START.plus(real).toEpochMilli()));
+            assertThat(outcomes(fixture))
+                    .containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.SUPERSEDED, ExpiryOutcome.EMITTED);
+            assertThat(metric(fixture, TtlMetrics.READ_BACKS)).isEqualTo(1);
+            assertThat(metric(fixture, TtlMetrics.RESCHEDULED_BY_READ)).isEqualTo(1);
+            assertThat(metric(fixture, TtlMetrics.UNCONFIRMED)).isZero();
+        }
+    }
+
+    @Test
+    void shouldConfirmTheDeleteWhenTheReadFindsTheDocumentGone() {
+        try (TopologyFixture fixture = fixture()) {
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            assertThat(fixture.deletes()).hasSize(1);
+            // The sink deleted it; its delete event was lost.
+
+            fixture.wallClockAt(Duration.ofSeconds(1).plus(CONFIRM_TIMEOUT));
+            readBack.readQueued();
+            fixture.wallClockAt(Duration.ofMillis(1_100).plus(CONFIRM_TIMEOUT));
+
+            assertThat(position(fixture)).as("confirmed: nothing left").isNull();
+            List<ExpiryEvent> audit = fixture.audit().readValuesToList();
+            assertThat(audit)
+                    .extracting(ExpiryEvent::getOutcome)
+                    .containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.CONFIRMED);
+            assertThat(audit.get(1).getConfirmedLagMillis())
+                    .as("counted to the punctuation that applied the read")
+                    .isEqualTo(CONFIRM_TIMEOUT.toMillis() + 100);
+            assertThat(metric(fixture, TtlMetrics.CONFIRMED)).isEqualTo(1);
+            assertThat(metric(fixture, TtlMetrics.CONFIRMED_BY_READ)).isEqualTo(1);
+            fixture.wallClockAt(Duration.ofHours(2));
+            assertThat(fixture.deletes()).as("never emitted again").isEmpty();
+            assertThat(metric(fixture, TtlMetrics.UNCONFIRMED)).isZero();
+            assertThat(mongo.lookUps()).as("one read per confirmed delete").hasSize(1);
+        }
+    }
+
+    @Test
+    void shouldEmitAgainAsWithoutReadBackWhenMongoCannotBeRead() {
+        try (TopologyFixture fixture = fixture("ttl.confirm.max.attempts", "2")) {
+            mongo.failing(true);
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            TestRecord<String, String> first = fixture.deletes().get(0);
+
+            fixture.wallClockAt(Duration.ofSeconds(11));
+            readBack.readQueued();
+            fixture.wallClockAt(Duration.ofMillis(11_100));
+            List<TestRecord<String, String>> again = fixture.deletes();
+            assertThat(again).hasSize(1);
+            assertThat(filterOf(again.get(0))).as("same filter, same command").isEqualTo(filterOf(first));
+            assertThat(metric(fixture, TtlMetrics.REEMITTED)).isEqualTo(1);
+            assertThat(metric(fixture, TtlMetrics.READ_BACKS_FAILED)).isEqualTo(1);
+
+            fixture.wallClockAt(Duration.ofMillis(31_100));
+            readBack.readQueued();
+            fixture.wallClockAt(Duration.ofMillis(31_200));
+            assertThat(position(fixture))
+                    .as("given up after the last attempt, as without read-back")
+                    .isNull();
+            assertThat(outcomes(fixture))
+                    .containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.EMITTED, ExpiryOutcome.UNCONFIRMED);
+            assertThat(metric(fixture, TtlMetrics.UNCONFIRMED)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldEmitAgainWhenAReadGoesUnansweredForAConfirmationTimeout() {
+        try (TopologyFixture fixture = fixture()) {
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            fixture.deletes();
+
+            fixture.wallClockAt(Duration.ofSeconds(11));
+            assertThat(fixture.deletes()).isEmpty();
+            // No read runs: the reader is stuck, or its answer was lost.
+            fixture.wallClockAt(Duration.ofSeconds(21));
+
+            assertThat(fixture.deletes())
+                    .as("emitted again after one more timeout")
+                    .hasSize(1);
+            assertThat(metric(fixture, TtlMetrics.READ_BACKS_FAILED)).isEqualTo(1);
+            assertThat(position(fixture).getDueAt())
+                    .as("the doubled wait of the second attempt")
+                    .isEqualTo(START.plusSeconds(41));
+        }
+    }
+
+    @Test
+    void shouldEmitAgainWhenTheDocumentStillHoldsTheValuesItsCommandPins() {
+        try (TopologyFixture fixture = fixture()) {
+            mongo.put(SESSIONS, stored(expiringAt(Duration.ofSeconds(1))));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            TestRecord<String, String> first = fixture.deletes().get(0);
+
+            fixture.wallClockAt(Duration.ofSeconds(11));
+            readBack.readQueued();
+            fixture.wallClockAt(Duration.ofMillis(11_100));
+
+            List<TestRecord<String, String>> again = fixture.deletes();
+            assertThat(again).hasSize(1);
+            assertThat(filterOf(again.get(0))).isEqualTo(filterOf(first));
+            assertThat(metric(fixture, TtlMetrics.REEMITTED)).isEqualTo(1);
+            assertThat(metric(fixture, TtlMetrics.READ_BACKS_FAILED)).isZero();
+            assertThat(position(fixture).getTimeline()).isEqualTo(Timeline.CONFIRMATIONS.ordinal());
+        }
+    }
+
+    @Test
+    void shouldEmitAtOnceWhenTheDocumentHoldsAnotherDeadlineAlreadyDue() {
+        try (TopologyFixture fixture = fixture()) {
+            mongo.put(SESSIONS, stored(expiringAt(Duration.ofSeconds(2))));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            fixture.deletes();
+
+            fixture.wallClockAt(Duration.ofSeconds(11));
+            readBack.readQueued();
+            fixture.wallClockAt(Duration.ofMillis(11_100));
+
+            List<TestRecord<String, String>> real = fixture.deletes();
+            assertThat(real)
+                    .as("due already: out in the run that applied the read")
+                    .hasSize(1);
+            assertThat(pinnedExpireAt(real.get(0)))
+                    .isEqualTo(new BsonDateTime(START.plusSeconds(2).toEpochMilli()));
+            assertThat(outcomes(fixture))
+                    .containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.SUPERSEDED, ExpiryOutcome.EMITTED);
+        }
+    }
+
+    @Test
+    void shouldUnscheduleWhenTheDocumentReadNoLongerExpires() {
+        try (TopologyFixture fixture = fixture()) {
+            mongo.put(SESSIONS, stored(new BsonDocument("v", new BsonInt32(2))));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            fixture.deletes();
+
+            fixture.wallClockAt(Duration.ofSeconds(11));
+            readBack.readQueued();
+            fixture.wallClockAt(Duration.ofMillis(11_100));
+
+            assertThat(position(fixture)).isNull();
+            fixture.wallClockAt(Duration.ofHours(2));
+            assertThat(fixture.deletes()).isEmpty();
+            assertThat(outcomes(fixture)).containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.SUPERSEDED);
+            assertThat(metric(fixture, TtlMetrics.UNCONFIRMED)).isZero();
+        }
+    }
+
+    @Test
+    void shouldDropAnAnswerForAnEntryAChangeEventMovedMeanwhile() {
+        try (TopologyFixture fixture = fixture()) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            TestInputTopic<String, String> input = fixture.input("app.sessions");
+            input.pipeInput(ChangeEvents.key(ID), events.insert(ID, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            fixture.deletes();
+            fixture.wallClockAt(Duration.ofSeconds(11));
+            readBack.readQueued();
+
+            // The answer ("gone") waits in the inbox while a renewal arrives.
+            input.pipeInput(
+                    ChangeEvents.key(ID),
+                    events.at(START.plusSeconds(11)).update(ID, expiringAt(Duration.ofSeconds(100))));
+            fixture.wallClockAt(Duration.ofMillis(11_100));
+
+            assertThat(position(fixture).getDueAt()).isEqualTo(START.plusSeconds(100));
+            assertThat(metric(fixture, TtlMetrics.CONFIRMED_BY_READ)).isZero();
+        }
+    }
+
+    private TopologyFixture idleFixture(String... extra) {
+        Map<String, String> settings = new HashMap<>(Map.of(
+                "ttl.rules", "idle",
+                "ttl.rule.idle.namespace", "app.sessions",
+                "ttl.rule.idle.mode", "last-modified",
+                "ttl.rule.idle.expire.after.seconds", "5",
+                "ttl.confirm.timeout.ms", Long.toString(CONFIRM_TIMEOUT.toMillis())));
+        for (int i = 0; i < extra.length; i += 2) {
+            settings.put(extra[i], extra[i + 1]);
+        }
+        return new TopologyFixture(settings, Optional.of(readBack));
+    }
+
+    @Test
+    void shouldOnlyEmitAgainForALastModifiedRuleWithoutWitnessAsTheReadCannotTellARenewal() {
+        try (TopologyFixture fixture = idleFixture()) {
+            // Present, maybe renewed: nothing the read returns says when it last changed.
+            mongo.put(SESSIONS, stored(new BsonDocument()));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, new BsonDocument()));
+            fixture.wallClockAt(Duration.ofSeconds(5));
+            TestRecord<String, String> first = fixture.deletes().get(0);
+
+            fixture.wallClockAt(Duration.ofSeconds(5).plus(CONFIRM_TIMEOUT));
+            readBack.readQueued();
+            fixture.wallClockAt(Duration.ofMillis(5_100).plus(CONFIRM_TIMEOUT));
+
+            List<TestRecord<String, String>> again = fixture.deletes();
+            assertThat(again)
+                    .as("today's retry, no earlier and no other command")
+                    .hasSize(1);
+            assertThat(filterOf(again.get(0))).isEqualTo(filterOf(first));
+            assertThat(fixture.metric(TtlMetrics.RESCHEDULED_BY_READ + "-total"))
+                    .isZero();
+        }
+    }
+
+    @Test
+    void shouldCountALastModifiedDeadlineFromTheReadWhenTheWitnessChanged() {
+        try (TopologyFixture fixture = idleFixture("ttl.rule.idle.modified.field", "version")) {
+            mongo.put(SESSIONS, stored(new BsonDocument("version", new BsonInt32(2))));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START)
+                                    .insert(ID, new BsonDocument("version", new BsonInt32(1))));
+            fixture.wallClockAt(Duration.ofSeconds(5));
+            fixture.deletes();
+
+            fixture.wallClockAt(Duration.ofSeconds(5).plus(CONFIRM_TIMEOUT));
+            readBack.readQueued();
+            Duration applied = Duration.ofMillis(5_100).plus(CONFIRM_TIMEOUT);
+            fixture.wallClockAt(applied);
+
+            assertThat(position(fixture).getDueAt())
+                    .as("5 s from when the read was applied, after the renewal it saw")
+                    .isEqualTo(START.plus(applied).plusSeconds(5));
+            fixture.wallClockAt(applied.plusSeconds(5));
+            List<TestRecord<String, String>> renewed = fixture.deletes();
+            assertThat(renewed).hasSize(1);
+            assertThat(filterOf(renewed.get(0)).getDocument("version"))
+                    .isEqualTo(new BsonDocument("$eq", new BsonInt32(2)));
+        }
+    }
+
+    /**
+     * The resync race of {@link ResyncRaceTest}: read-back cannot stop the one command (which matches nothing), but it
+     * ends the dead end of retries at the first confirmation timeout.
+     */
+    @Test
+    void shouldConfirmAtTheFirstTimeoutADocumentAResyncScheduledAfterItsDelete() {
+        try (TopologyFixture fixture = fixture()) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            TestInputTopic<String, String> input = fixture.input("app.sessions");
+            BsonDocument document = expiringAt(Duration.ofSeconds(60));
+            input.pipeInput(ChangeEvents.key(ID), events.insert(ID, document));
+            BsonTimestamp read = events.nextClusterTime();
+            input.pipeInput(
+                    ChangeEvents.key(ID), events.at(START.plusSeconds(1)).delete(ID));
+            input.pipeInput(ChangeEvents.key(ID), events.resync(ID, document, read));
+
+            fixture.wallClockAt(Duration.ofSeconds(60));
+            assertThat(fixture.deletes()).hasSize(1);
+            fixture.wallClockAt(Duration.ofSeconds(60).plus(CONFIRM_TIMEOUT));
+            readBack.readQueued();
+            fixture.wallClockAt(Duration.ofMillis(60_100).plus(CONFIRM_TIMEOUT));
+
+            assertThat(position(fixture)).isNull();
+            fixture.wallClockAt(Duration.ofHours(2));
+            assertThat(fixture.deletes()).as("no retries").isEmpty();
+            assertThat(outcomes(fixture)).containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.CONFIRMED);
+            assertThat(metric(fixture, TtlMetrics.UNCONFIRMED)).isZero();
+        }
+    }
+
+    @Test
+    void shouldReadNothingAndEmitAsBeforeWithoutReadBack() {
+        try (TopologyFixture fixture = TopologyFixture.sessions("ttl.confirm.timeout.ms", "10000")) {
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            fixture.wallClockAt(Duration.ofSeconds(11));
+            assertThat(fixture.deletes()).hasSize(2);
+            assertThat(fixture.metric(TtlMetrics.READ_BACKS + "-total")).isZero();
+        }
+    }
+}
