@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.config.ConfigException;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -46,6 +47,8 @@ public final class Resync {
 
     /** The application name the MongoDB server logs for resync connections. */
     private static final String APPLICATION_NAME = "ttl-streams-resync";
+    /** How long a read may wait on a silent MongoDB connection, unless the URI sets {@code socketTimeoutMS}. */
+    static final int SOCKET_READ_TIMEOUT_SECONDS = 60;
 
     private final TtlStreamsConfig config;
     private final MongoClient client;
@@ -79,6 +82,11 @@ public final class Resync {
      * @throws ConfigException as {@link #mongoClient(TtlStreamsConfig)} does
      */
     public static MongoClient mongoClient(TtlStreamsConfig config, String applicationName) {
+        return MongoClients.create(clientSettings(config, applicationName));
+    }
+
+    /** The settings of {@link #mongoClient(TtlStreamsConfig, String)}'s client. */
+    static MongoClientSettings clientSettings(TtlStreamsConfig config, String applicationName) {
         String uri = config.mongodbUri()
                 .orElseThrow(() -> new ConfigException(TtlStreamsConfig.MONGODB_URI_CONFIG
                         + " is not set: name the MongoDB deployment the rules' documents are read from"));
@@ -89,10 +97,13 @@ public final class Resync {
             throw new ConfigException(TtlStreamsConfig.MONGODB_URI_CONFIG + " is not a usable MongoDB connection"
                     + " string: " + invalid.getMessage());
         }
-        return MongoClients.create(MongoClientSettings.builder()
+        return MongoClientSettings.builder()
+                // The driver waits on a silent socket for ever by default: a hung server would then stall the resync
+                // sweep and the read-back thread without an error. A socketTimeoutMS in the URI still wins.
+                .applyToSocketSettings(socket -> socket.readTimeout(SOCKET_READ_TIMEOUT_SECONDS, TimeUnit.SECONDS))
                 .applyConnectionString(connectionString)
                 .applicationName(applicationName)
-                .build());
+                .build();
     }
 
     /**

@@ -65,6 +65,15 @@ class ResyncTest {
         return new TtlStreamsConfig(props);
     }
 
+    @Test
+    void shouldBoundEveryReadOnASilentConnectionUnlessTheUriSetsItsOwnTimeout() {
+        assertThat(Resync.clientSettings(config(), "t").getSocketSettings().getReadTimeout(TimeUnit.SECONDS))
+                .isEqualTo(Resync.SOCKET_READ_TIMEOUT_SECONDS);
+        TtlStreamsConfig own = config("ttl.mongodb.uri", mongo.connectionString() + "/?socketTimeoutMS=1500");
+        assertThat(Resync.clientSettings(own, "t").getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS))
+                .isEqualTo(1500);
+    }
+
     private static BsonDocument token(String id) {
         return new BsonDocument("_id", new BsonString(id));
     }
