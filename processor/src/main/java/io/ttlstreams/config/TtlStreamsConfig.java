@@ -67,7 +67,21 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     public static final String SOURCE_TOPIC_NAMESPACE_MAP_CONFIG = "ttl.source.topic.namespace.map";
     public static final String SOURCE_TOPIC_NAMESPACE_MAP_DOC = "Entries topic=db.coll for topics whose name does not"
-            + " follow the connector's convention; used to find a topic's namespace and to derive source topics.";
+            + " follow the connector's convention; used to find a topic's namespace, to check the ns its events"
+            + " name, and to derive source topics.";
+
+    public static final String EVENT_TIME_MAX_FUTURE_SKEW_MS_CONFIG = "ttl.event.time.max.future.skew.ms";
+    public static final String EVENT_TIME_MAX_FUTURE_SKEW_MS_DOC = "How far, in milliseconds, a change event's"
+            + " wallTime or clusterTime may lie after its record's timestamp (capped at the processor's clock) before"
+            + " the event is dead-lettered as implausible: the clock skew between MongoDB and the source connector's"
+            + " worker, plus the second a clusterTime rounds to. At most a day.";
+    public static final long EVENT_TIME_MAX_FUTURE_SKEW_MS_DEFAULT = 30_000L;
+
+    public static final String EVENT_TIME_MAX_LAG_MS_CONFIG = "ttl.event.time.max.lag.ms";
+    public static final String EVENT_TIME_MAX_LAG_MS_DOC = "How far, in milliseconds, a change event's wallTime or"
+            + " clusterTime may lie before its record's timestamp before the event is dead-lettered as implausible:"
+            + " longer than the source connector can lag, which is bounded by the oplog window it resumes within.";
+    public static final long EVENT_TIME_MAX_LAG_MS_DEFAULT = 7L * 24 * 60 * 60 * 1000;
 
     public static final String DELETE_TOPIC_CONFIG = "ttl.delete.topic";
     public static final String DELETE_TOPIC_DOC =
@@ -403,6 +417,16 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return topicNamespaceMapping;
     }
 
+    /** How far a change event's times may lie after its record's timestamp. */
+    public Duration eventTimeMaxFutureSkew() {
+        return Duration.ofMillis(getLong(EVENT_TIME_MAX_FUTURE_SKEW_MS_CONFIG));
+    }
+
+    /** How far a change event's times may lie before its record's timestamp. */
+    public Duration eventTimeMaxLag() {
+        return Duration.ofMillis(getLong(EVENT_TIME_MAX_LAG_MS_CONFIG));
+    }
+
     public String deleteTopic() {
         return getString(DELETE_TOPIC_CONFIG);
     }
@@ -667,7 +691,21 @@ public final class TtlStreamsConfig extends AbstractConfig {
                         List.of(),
                         Validators.of("topic=db.coll entries", value -> parseNamespaceMap((List<?>) value)),
                         Importance.MEDIUM,
-                        SOURCE_TOPIC_NAMESPACE_MAP_DOC);
+                        SOURCE_TOPIC_NAMESPACE_MAP_DOC)
+                .define(
+                        EVENT_TIME_MAX_FUTURE_SKEW_MS_CONFIG,
+                        Type.LONG,
+                        EVENT_TIME_MAX_FUTURE_SKEW_MS_DEFAULT,
+                        Range.between(0, Duration.ofDays(1).toMillis()),
+                        Importance.LOW,
+                        EVENT_TIME_MAX_FUTURE_SKEW_MS_DOC)
+                .define(
+                        EVENT_TIME_MAX_LAG_MS_CONFIG,
+                        Type.LONG,
+                        EVENT_TIME_MAX_LAG_MS_DEFAULT,
+                        Range.atLeast(Duration.ofMinutes(1).toMillis()),
+                        Importance.LOW,
+                        EVENT_TIME_MAX_LAG_MS_DOC);
         new Group(definition, OUTPUT_GROUP)
                 .define(
                         DELETE_TOPIC_CONFIG,

@@ -29,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * read with the admin API's {@code maxTimestamp} offsets (no consumer, nothing read). Exported as {@code
  * ttl_source_staleness_seconds}: on a replica set the heartbeats keep it near the heartbeat interval even when nothing
  * changes, so a value well above it means a change stream that stopped, whatever the connector's status says.
+ *
+ * <p>A record timestamp is what its producer claims. One stamped ahead of this observer's clock would stay the
+ * partition's newest for as long as it is ahead and report the source fresh all that time, dead or not; so a
+ * timestamp counts for no later than the check that first saw its partition grow, and a partition whose log end
+ * offset did not move since the last check shows no new life, whatever its newest timestamp says.
  */
 final class SourceFreshness {
 
@@ -40,6 +45,8 @@ final class SourceFreshness {
     private final Clock clock;
     private final Map<Namespace, Set<String>> topicsByNamespace;
     private final Map<Namespace, Long> lastSeenMillis = new ConcurrentHashMap<>();
+    /** Each partition's log end offset at the last check; checks run one at a time. */
+    private final Map<TopicPartition, Long> endOffsets = new HashMap<>();
 
     SourceFreshness(TtlStreamsConfig config, Admin admin, MeterRegistry registry, Clock clock) {
         this.admin = admin;
@@ -68,14 +75,30 @@ final class SourceFreshness {
         return topics;
     }
 
-    /** Reads the newest record timestamp of every topic once. */
+    /** Reads the newest record timestamp and log end offset of every topic's partitions once. */
     void check() throws InterruptedException {
         Set<String> allTopics = new LinkedHashSet<>();
         topicsByNamespace.values().forEach(allTopics::addAll);
-        Map<String, Long> newest = newestTimestamps(allTopics);
+        observe(partitionStates(allTopics));
+    }
+
+    /** What a check read of one partition: its newest record timestamp (negative when none) and log end offset. */
+    record PartitionState(long maxTimestamp, long endOffset) {}
+
+    /** Takes in what one check read, at the clock's current time. */
+    void observe(Map<TopicPartition, PartitionState> partitions) {
+        long now = clock.millis();
+        Map<String, Long> newest = new HashMap<>();
+        partitions.forEach((partition, state) -> {
+            Long previousEnd = endOffsets.put(partition, state.endOffset());
+            boolean grew = previousEnd == null || previousEnd != state.endOffset();
+            if (grew && state.maxTimestamp() >= 0) {
+                newest.merge(partition.topic(), Math.min(state.maxTimestamp(), now), Math::max);
+            }
+        });
         topicsByNamespace.forEach((namespace, topics) -> topics.stream()
                 .map(newest::get)
-                .filter(timestamp -> timestamp != null && timestamp >= 0)
+                .filter(timestamp -> timestamp != null)
                 .max(Long::compare)
                 .ifPresent(timestamp -> lastSeenMillis.merge(namespace, timestamp, Math::max)));
     }
@@ -99,7 +122,7 @@ final class SourceFreshness {
         return topicsByNamespace.keySet();
     }
 
-    private Map<String, Long> newestTimestamps(Set<String> topics) throws InterruptedException {
+    private Map<TopicPartition, PartitionState> partitionStates(Set<String> topics) throws InterruptedException {
         Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
         admin.describeTopics(topics).topicNameValues().forEach((topic, description) -> {
             try {
@@ -120,19 +143,28 @@ final class SourceFreshness {
         if (Thread.currentThread().isInterrupted()) {
             throw new InterruptedException();
         }
-        Map<String, Long> newest = new HashMap<>();
+        Map<TopicPartition, PartitionState> states = new HashMap<>();
         if (partitions.isEmpty()) {
-            return newest;
+            return states;
         }
+        Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+        partitions.keySet().forEach(partition -> ends.put(partition, OffsetSpec.latest()));
         try {
-            Map<TopicPartition, ListOffsetsResultInfo> offsets =
+            Map<TopicPartition, ListOffsetsResultInfo> newest =
                     admin.listOffsets(partitions).all().get();
-            offsets.forEach((partition, info) -> newest.merge(partition.topic(), info.timestamp(), Math::max));
+            Map<TopicPartition, ListOffsetsResultInfo> latest =
+                    admin.listOffsets(ends).all().get();
+            newest.forEach((partition, info) -> {
+                ListOffsetsResultInfo end = latest.get(partition);
+                if (end != null) {
+                    states.put(partition, new PartitionState(info.timestamp(), end.offset()));
+                }
+            });
         } catch (ExecutionException e) {
             LOG.warn(
                     "Cannot read the newest timestamps of the source topics: {}",
                     e.getCause().toString());
         }
-        return newest;
+        return states;
     }
 }

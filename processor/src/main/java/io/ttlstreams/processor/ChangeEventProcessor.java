@@ -2,6 +2,7 @@ package io.ttlstreams.processor;
 
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
+import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.event.OperationType;
 import io.ttlstreams.topology.TtlTopology;
 import java.util.Optional;
@@ -21,6 +22,9 @@ import org.slf4j.LoggerFactory;
  * <p>Namespace-wide events go through a topic because the documents of one namespace are spread over
  * all partitions, hence all tasks, while the drop event itself arrives on one partition only.
  *
+ * <p>An event whose times lie outside the {@link EventTimeWindow} around its record's timestamp (capped at the
+ * processor's clock) is dead-lettered too: no time it claims reaches the scheduler.
+ *
  * <p>Parsing is total: whatever the record holds, even JSON nested deep enough to overflow a recursive decoder, it
  * ends as a routed event or a dead letter, and the next record is processed.
  */
@@ -29,6 +33,7 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
     private static final Logger LOG = LoggerFactory.getLogger(ChangeEventProcessor.class);
 
     private final ChangeEventParser parser;
+    private final EventTimeWindow window;
     private final DeadLetters deadLetters;
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
@@ -37,10 +42,12 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
 
     /**
      * @param parser parses the source connector's events
+     * @param window the event times accepted around a record's timestamp
      * @param deadLetters builds the dead letters of records that cannot be parsed
      */
-    public ChangeEventProcessor(ChangeEventParser parser, DeadLetters deadLetters) {
+    public ChangeEventProcessor(ChangeEventParser parser, EventTimeWindow window, DeadLetters deadLetters) {
         this.parser = parser;
+        this.window = window;
         this.deadLetters = deadLetters;
     }
 
@@ -59,6 +66,7 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
         try {
             String topic = source.map(RecordMetadata::topic).orElse("");
             event = parser.parse(topic, record.key(), record.value(), record.timestamp());
+            window.check(topic, event, Math.min(record.timestamp(), context.currentSystemTimeMs()));
         } catch (Throwable e) {
             if (!DeadLetters.isCausedByRecord(e)) {
                 throw e;

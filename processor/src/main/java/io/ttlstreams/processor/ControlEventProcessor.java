@@ -1,6 +1,7 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.serde.ChangeEventSerde;
 import io.ttlstreams.topology.TtlTopology;
 import java.util.Optional;
@@ -17,18 +18,28 @@ import org.slf4j.LoggerFactory;
  * there (through {@link ChangeEventSerde}); it goes on to the scheduler. Anything else that reached the topic, a
  * record that is no such event, one with an invalid namespace or one about a single document, is dead-lettered,
  * so that no record on the control topic can stop a task.
+ *
+ * <p>The parse checked a source event's times before writing it here, but a record on this topic is a claim like any
+ * other: its times are checked again against the {@link EventTimeWindow}, with the record's timestamp (the source
+ * record's, which the control record keeps) capped at the processor's clock, so that a forged record cannot set a
+ * drop epoch far in the future.
  */
 public final class ControlEventProcessor implements Processor<String, String, String, Object> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ControlEventProcessor.class);
 
+    private final EventTimeWindow window;
     private final DeadLetters deadLetters;
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
     private Sensor deadLettered;
 
-    /** @param deadLetters builds the dead letters of records that are no namespace-wide event */
-    public ControlEventProcessor(DeadLetters deadLetters) {
+    /**
+     * @param window the event times accepted around a record's timestamp
+     * @param deadLetters builds the dead letters of records that are no namespace-wide event
+     */
+    public ControlEventProcessor(EventTimeWindow window, DeadLetters deadLetters) {
+        this.window = window;
         this.deadLetters = deadLetters;
     }
 
@@ -42,13 +53,17 @@ public final class ControlEventProcessor implements Processor<String, String, St
     @Override
     public void process(Record<String, String> record) {
         ChangeEvent event;
+        Optional<RecordMetadata> source = context.recordMetadata();
         try {
             event = parse(record.value());
+            window.check(
+                    source.map(RecordMetadata::topic).orElse(""),
+                    event,
+                    Math.min(record.timestamp(), context.currentSystemTimeMs()));
         } catch (Throwable e) {
             if (!DeadLetters.isCausedByRecord(e)) {
                 throw e;
             }
-            Optional<RecordMetadata> source = context.recordMetadata();
             LOG.debug("Dead-lettering control record at {}: {}", source, e.toString());
             deadLettered.record();
             context.forward(deadLetters.letter(record, record.value(), source, e), TtlTopology.DLQ_SINK);

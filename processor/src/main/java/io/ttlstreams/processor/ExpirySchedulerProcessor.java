@@ -4,6 +4,7 @@ import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.event.OperationType;
 import io.ttlstreams.readback.ReadBackInbox;
 import io.ttlstreams.readback.ReadRequest;
@@ -264,10 +265,10 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
             }
             return;
         }
+        Instant changeTime = changeTime(event, recordTimestamp);
         ExpiryDecision decision = resync
-                ? settings.rules().evaluateResync(event.namespace(), event.fullDocument(), event.eventTime())
-                : settings.rules()
-                        .evaluate(event.namespace(), event.fullDocument(), changeTime(event, recordTimestamp));
+                ? settings.rules().evaluateResync(event.namespace(), event.fullDocument(), changeTime)
+                : settings.rules().evaluate(event.namespace(), event.fullDocument(), changeTime);
         if (decision.documentTtlIgnored()) {
             documentTtlIgnored.record();
         }
@@ -300,19 +301,19 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     }
 
     /**
-     * The time a last-modified rule counts from. An update's {@code fullDocument} is looked up when the source
-     * connector reads the event ({@code updateLookup}), which, when the connector lags, can be long after the change:
-     * the document's witness and ttl values are then those of the lookup, and pairing them with the older event time
-     * would put a deadline in the past while the document may have been modified since (the newer event still on its
-     * way), so that the delete's filter matches a document just renewed. The record's time, when the connector
-     * published the event, comes after the lookup: counting from the later of the two makes a lagging source delay a
-     * deadline, never advance it.
+     * The time a last-modified rule counts from (for a resync without a date witness too): the later of the event's
+     * time and its record's. An update's {@code fullDocument} is looked up when the source connector reads the event
+     * ({@code updateLookup}), which, when the connector lags, can be long after the change: the document's witness and
+     * ttl values are then those of the lookup, and pairing them with the older event time would put a deadline in the
+     * past while the document may have been modified since (the newer event still on its way), so that the delete's
+     * filter matches a document just renewed. And an event's time is only what the event claims: an insert (or a
+     * resync's read time) stamped years back would make the deadline of a document without a witness due at once.
+     * The record's time, when the connector published the event, comes after the change and the lookup: counting
+     * from the later of the two makes a lagging source or a forged time delay a deadline, never advance it.
      */
     private static Instant changeTime(ChangeEvent event, long recordTimestamp) {
         Instant published = Instant.ofEpochMilli(recordTimestamp);
-        return event.operationType() == OperationType.UPDATE && published.isAfter(event.eventTime())
-                ? published
-                : event.eventTime();
+        return published.isAfter(event.eventTime()) ? published : event.eventTime();
     }
 
     /**
@@ -371,9 +372,34 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         if (clusterTime == null) {
             return false;
         }
-        Long collectionDrop = dropTimes.get(event.namespace());
-        Long databaseDrop = dropTimes.get(event.namespace().databaseNamespace());
+        Long collectionDrop = dropTime(event.namespace());
+        Long databaseDrop = dropTime(event.namespace().databaseNamespace());
         return isNotNewer(clusterTime, collectionDrop) || isNotNewer(clusterTime, databaseDrop);
+    }
+
+    /**
+     * The namespace's drop epoch, unless it lies more than {@link EventTimeWindow#MAX_FUTURE_SKEW} after the
+     * processor's clock: no event whose times were checked can have set it (a forged clusterTime stored by a version
+     * that did not check them), and kept, it would make every later event of the namespace look older than the drop,
+     * for good. Such an epoch is removed, so the namespace heals at its next event.
+     */
+    private Long dropTime(Namespace namespace) {
+        Long epoch = dropTimes.get(namespace);
+        // A BSON timestamp's seconds, unsigned, are its upper 32 bits.
+        if (epoch == null
+                || (epoch >>> 32) * 1000
+                        <= context.currentSystemTimeMs() + EventTimeWindow.MAX_FUTURE_SKEW.toMillis()) {
+            return epoch;
+        }
+        LOG.warn(
+                "Task {}: ignoring and removing the drop epoch of {}, clusterTime {}, which lies beyond any plausible"
+                        + " event time",
+                context.taskId(),
+                namespace,
+                new BsonTimestamp(epoch));
+        namespaceEpochs.delete(namespace.toString());
+        dropTimes.remove(namespace);
+        return null;
     }
 
     /**
@@ -388,7 +414,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         int count = schedule.removeAll(prefix, dropTime);
         cancelled.record(count);
         if (dropTime != null) {
-            Long known = dropTimes.get(event.namespace());
+            Long known = dropTime(event.namespace());
             if (known == null || Long.compareUnsigned(known, dropTime) < 0) {
                 namespaceEpochs.put(event.namespace().toString(), dropTime);
                 dropTimes.put(event.namespace(), dropTime);

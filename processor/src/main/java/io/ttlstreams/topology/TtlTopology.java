@@ -3,6 +3,7 @@ package io.ttlstreams.topology;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
+import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.processor.ChangeEventProcessor;
 import io.ttlstreams.processor.ControlEventProcessor;
 import io.ttlstreams.processor.DeadLetters;
@@ -75,6 +76,7 @@ public final class TtlTopology {
     /** Builds the topology with explicit scheduler settings (tests and benchmarks swap the clock). */
     public static Topology build(TtlStreamsConfig config, SchedulerSettings settings) {
         ChangeEventParser parser = new ChangeEventParser(config.topicNamespaceMapping());
+        EventTimeWindow window = new EventTimeWindow(config.eventTimeMaxFutureSkew(), config.eventTimeMaxLag());
         ChangeEventSerde eventSerde = new ChangeEventSerde();
         DeadLetters deadLetters = new DeadLetters(DeadLetters.producerLimit(config.streamsProperties()));
         Topology topology = new Topology();
@@ -83,7 +85,7 @@ public final class TtlTopology {
                 new StringDeserializer(),
                 new StringDeserializer(),
                 config.sourceTopics().toArray(String[]::new));
-        topology.addProcessor(PARSER, () -> new ChangeEventProcessor(parser, deadLetters), SOURCE);
+        topology.addProcessor(PARSER, () -> new ChangeEventProcessor(parser, window, deadLetters), SOURCE);
         topology.addSink(
                 CONTROL_SINK,
                 config.controlTopic(),
@@ -92,7 +94,7 @@ public final class TtlTopology {
                 TtlTopology.<ChangeEvent>toEveryPartition(),
                 PARSER);
         topology.addSource(CONTROL_SOURCE, new StringDeserializer(), new StringDeserializer(), config.controlTopic());
-        topology.addProcessor(CONTROL_PARSER, () -> new ControlEventProcessor(deadLetters), CONTROL_SOURCE);
+        topology.addProcessor(CONTROL_PARSER, () -> new ControlEventProcessor(window, deadLetters), CONTROL_SOURCE);
         topology.addProcessor(
                 SCHEDULER, () -> new ExpirySchedulerProcessor(settings, deadLetters), PARSER, CONTROL_PARSER);
         topology.addStateStore(ScheduleStores.schedule(), SCHEDULER);

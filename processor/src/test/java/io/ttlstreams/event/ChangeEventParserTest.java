@@ -21,7 +21,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class ChangeEventParserTest {
 
-    private static final String TOPIC = "ttl.docs";
+    /** A topic the mapping gives no namespace: the events' own ns is taken as is. */
+    private static final String TOPIC = "change-events";
+    /** A topic carrying ttl.docs by the connector's naming convention. */
+    private static final String DOCS_TOPIC = "ttl.docs";
+
     private static final long RECORD_TIMESTAMP = 1_234_567L;
 
     /** The value the source connector published for an insert on the stand-in (see platform-facts.md). */
@@ -182,14 +186,18 @@ class ChangeEventParserTest {
 
     @Test
     void shouldTakeDroppedDatabaseFromTheTopicWithoutNs() {
-        ChangeEvent event = parse("{\"operationType\": \"dropDatabase\"}");
+        ChangeEvent event = parser.parse(DOCS_TOPIC, null, "{\"operationType\": \"dropDatabase\"}", RECORD_TIMESTAMP);
 
         assertThat(event.namespace()).isEqualTo(Namespace.valueOf("ttl"));
     }
 
     @Test
     void shouldTakeInvalidateNamespaceFromTheTopic() {
-        ChangeEvent event = parse("{\"operationType\": \"invalidate\", \"_id\": {\"_data\": \"82\"}}");
+        ChangeEvent event = parser.parse(
+                DOCS_TOPIC,
+                null,
+                "{\"operationType\": \"invalidate\", \"_id\": {\"_data\": \"82\"}}",
+                RECORD_TIMESTAMP);
 
         assertThat(event.operationType()).isEqualTo(OperationType.INVALIDATE);
         assertThat(event.namespace()).isEqualTo(Namespace.valueOf("ttl.docs"));
@@ -221,9 +229,9 @@ class ChangeEventParserTest {
     }
 
     @Test
-    void shouldPreferNsOverTheTopic() {
+    void shouldTakeNsAsItIsOnATopicThatMapsToNoNamespace() {
         ChangeEvent event = parser.parse(
-                "some.other.topic",
+                "change-events",
                 null,
                 "{\"operationType\": \"delete\", \"ns\": {\"db\": \"a\", \"coll\": \"b\"}, \"documentKey\": {\"_id\": 1}}",
                 0);
@@ -232,9 +240,60 @@ class ChangeEventParserTest {
     }
 
     @Test
+    void shouldRejectNsNamingAnotherCollectionThanTheTopicCarries() {
+        String dropOfSessions = "{\"operationType\": \"drop\", \"ns\": {\"db\": \"app\", \"coll\": \"sessions\"},"
+                + " \"clusterTime\": {\"$timestamp\": {\"t\": 4294967295, \"i\": 1}}}";
+        String insertIntoSessions = "{\"operationType\": \"insert\", \"ns\": {\"db\": \"app\", \"coll\": \"sessions\"},"
+                + " \"fullDocument\": {\"_id\": 1}}";
+
+        assertThatThrownBy(() -> parser.parse("app.events", null, dropOfSessions, 0))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("topic 'app.events'")
+                .hasMessageContaining("its ns names 'app.sessions', but the topic carries 'app.events'");
+        assertThatThrownBy(() -> parser.parse("app.events", null, insertIntoSessions, 0))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("its ns names 'app.sessions'");
+        assertThat(parser.parse("app.sessions", null, dropOfSessions, 0).namespace())
+                .isEqualTo(Namespace.parse("app.sessions"));
+    }
+
+    @Test
+    void shouldCheckNsAgainstTheTopicsNamespaceByPrefixAndExplicitMap() {
+        ChangeEventParser prefixed = new ChangeEventParser(
+                new TopicNamespaceMapping(Map.of("legacy-topic", Namespace.parse("old.things")), "mongo"));
+        String insertIntoSessions = "{\"operationType\": \"insert\", \"ns\": {\"db\": \"app\", \"coll\": \"sessions\"},"
+                + " \"fullDocument\": {\"_id\": 1}}";
+
+        assertThat(prefixed.parse("mongo.app.sessions", null, insertIntoSessions, 0)
+                        .namespace())
+                .isEqualTo(Namespace.parse("app.sessions"));
+        assertThatThrownBy(() -> prefixed.parse("legacy-topic", null, insertIntoSessions, 0))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("its ns names 'app.sessions', but the topic carries 'old.things'");
+        assertThatThrownBy(() -> prefixed.parse("mongo.app.events", null, insertIntoSessions, 0))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("but the topic carries 'app.events'");
+    }
+
+    @Test
+    void shouldAcceptDropDatabaseOfTheTopicsDatabaseOnly() {
+        assertThat(parser.parse(
+                                "app.events",
+                                null,
+                                "{\"operationType\": \"dropDatabase\", \"ns\": {\"db\": \"app\"}}",
+                                0)
+                        .namespace())
+                .isEqualTo(Namespace.valueOf("app"));
+        assertThatThrownBy(() -> parser.parse(
+                        "app.events", null, "{\"operationType\": \"dropDatabase\", \"ns\": {\"db\": \"billing\"}}", 0))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("its ns names 'billing', but the topic carries 'app.events'");
+    }
+
+    @Test
     void shouldRejectDocumentEventWhoseNamespaceHasNoCollection() {
         assertThatThrownBy(() -> parser.parse(
-                        "app.docs",
+                        TOPIC,
                         null,
                         "{\"operationType\": \"insert\", \"ns\": {\"db\": \"app\"}, \"fullDocument\": {\"_id\": 1}}",
                         0))

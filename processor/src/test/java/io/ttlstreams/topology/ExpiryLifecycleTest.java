@@ -256,7 +256,8 @@ class ExpiryLifecycleTest {
     void shouldNeverLetAResyncMoveALastModifiedDeadlineEarlier() {
         try (TopologyFixture fixture = new TopologyFixture(lastModified())) {
             ChangeEvents events = new ChangeEvents("app.events", START.plusSeconds(100));
-            TestInputTopic<String, String> input = fixture.input("app.events");
+            fixture.wallClockAt(Duration.ofSeconds(100));
+            TestInputTopic<String, String> input = fixture.input("app.events", START.plusSeconds(100));
             input.pipeInput(ChangeEvents.key(ID), events.insert(ID, new BsonDocument()));
 
             // A resync whose document says it was last modified long before the insert's change.
@@ -402,7 +403,7 @@ class ExpiryLifecycleTest {
             // A resync re-evaluates document 1 under the new rule: it matches the filter and is long due.
             ChangeEvents events = new ChangeEvents("app.sessions", START.plusSeconds(300));
             BsonDocument matching = expiringAt(Duration.ofSeconds(1)).append("x", new BsonInt32(1));
-            fixture.input("app.sessions")
+            fixture.input("app.sessions", START.plusSeconds(300))
                     .pipeInput(
                             ChangeEvents.key(new BsonInt64(1)),
                             events.resync(new BsonInt64(1), matching, events.nextClusterTime()));

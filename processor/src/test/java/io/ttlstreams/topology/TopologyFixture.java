@@ -102,9 +102,22 @@ final class TopologyFixture implements AutoCloseable {
         return settings;
     }
 
-    /** An input topic whose records are timestamped {@link #START}, no later than the events' own times. */
+    /**
+     * An input topic whose records are timestamped {@link #START}, no later than the events' own times. The events'
+     * times must lie within the plausible window around that ({@code ttl.event.time.max.future.skew.ms} after it at
+     * most); events of later times need {@link #input(String, Instant)}.
+     */
     TestInputTopic<String, String> input(String topic) {
-        return driver.createInputTopic(topic, new StringSerializer(), new StringSerializer(), START, Duration.ZERO);
+        return input(topic, START);
+    }
+
+    /**
+     * An input topic whose records are timestamped {@code recordTime}, as a connector publishing then would; the wall
+     * clock must have reached about that time, as the record's time counts no later than the processor's clock.
+     */
+    TestInputTopic<String, String> input(String topic, Instant recordTime) {
+        return driver.createInputTopic(
+                topic, new StringSerializer(), new StringSerializer(), recordTime, Duration.ZERO);
     }
 
     TestOutputTopic<String, String> output(String topic) {
