@@ -22,9 +22,10 @@ import org.bson.json.JsonReader;
  * <ul>
  *   <li>Namespace: the event's {@code ns} ({@code db} and {@code coll}; just {@code db} for dropDatabase), else the
  *       topic's namespace through the {@link TopicNamespaceMapping}. When the topic has a namespace, an {@code ns}
- *       is a claim checked against it: it must name the topic's collection (for dropDatabase, its database), so that
- *       a writer of one source topic cannot drop or schedule another collection's documents. A topic the mapping
- *       gives no namespace is not checked.</li>
+ *       is a claim checked against it: it must name the topic's collection, so that a writer of one source topic
+ *       cannot drop or schedule another collection's documents, and a dropDatabase on a collection's topic is
+ *       refused (the connector publishes it to the database's topic). A topic the mapping gives no namespace, such
+ *       as a database's {@code <prefix>.<db>}, is not checked.</li>
  *   <li>Document key: {@code documentKey} when it is a document holding {@code _id}, with all its fields (shard
  *       keys); else {@code {"_id": fullDocument._id}}. The key becomes part of a delete filter verbatim, so a key
  *       MongoDB could not hold is refused: a field name starting with {@code $} at any depth (a filter would read
@@ -115,35 +116,34 @@ public final class ChangeEventParser {
     private Namespace namespaceOf(String topic, BsonDocument event, OperationType operationType) {
         Namespace namespace = namespaceFromNs(topic, event);
         Optional<Namespace> topicNamespace = mapping.namespaceOf(topic);
+        if (operationType == OperationType.DROP_DATABASE && topicNamespace.isPresent()) {
+            // The source connector publishes a dropDatabase to <prefix>.<db>, never to a collection's topic: one
+            // there is forged, and would cancel every other collection of the database too.
+            throw invalid(
+                    topic,
+                    "a dropDatabase on a topic that carries the collection '" + topicNamespace.get() + "' (by "
+                            + TtlStreamsConfig.SOURCE_TOPIC_PREFIX_CONFIG + " and "
+                            + TtlStreamsConfig.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG + "); the source connector"
+                            + " publishes it to the database's own topic");
+        }
         if (namespace == null) {
             namespace =
                     topicNamespace.orElseThrow(() -> invalid(topic, "it has no ns and the topic maps to no namespace"));
-        } else if (topicNamespace.isPresent() && !agrees(namespace, topicNamespace.get(), operationType)) {
-            Namespace named = operationType == OperationType.DROP_DATABASE ? namespace.databaseNamespace() : namespace;
+        } else if (topicNamespace.isPresent() && !namespace.equals(topicNamespace.get())) {
             throw invalid(
                     topic,
-                    "its ns names '" + named + "', but the topic carries '" + topicNamespace.get() + "' (by "
+                    "its ns names '" + namespace + "', but the topic carries '" + topicNamespace.get() + "' (by "
                             + TtlStreamsConfig.SOURCE_TOPIC_PREFIX_CONFIG + " and "
                             + TtlStreamsConfig.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG + ")");
         }
         if (operationType == OperationType.DROP_DATABASE) {
-            // A topic-derived namespace is a collection; a dropped database is identified by its name alone.
+            // A dropped database is identified by its name alone.
             return namespace.databaseNamespace();
         }
         if (operationType.requiresDocumentKey() && namespace.isDatabase()) {
             throw invalid(topic, "its namespace '" + namespace + "' names no collection");
         }
         return namespace;
-    }
-
-    /**
-     * Whether an event claiming {@code claimed} may come from a topic carrying the collection {@code carried}: the
-     * same collection, or for dropDatabase the same database (the topic's collection goes with it).
-     */
-    private static boolean agrees(Namespace claimed, Namespace carried, OperationType operationType) {
-        return operationType == OperationType.DROP_DATABASE
-                ? claimed.database().equals(carried.database())
-                : claimed.equals(carried);
     }
 
     /** The collection, or the database for database-level events, from {@code ns}; null when there is no ns. */

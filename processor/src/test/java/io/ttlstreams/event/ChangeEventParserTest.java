@@ -7,6 +7,7 @@ import io.ttlstreams.config.TopicNamespaceMapping;
 import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.bson.BsonDateTime;
@@ -185,10 +186,11 @@ class ChangeEventParserTest {
     }
 
     @Test
-    void shouldTakeDroppedDatabaseFromTheTopicWithoutNs() {
-        ChangeEvent event = parser.parse(DOCS_TOPIC, null, "{\"operationType\": \"dropDatabase\"}", RECORD_TIMESTAMP);
-
-        assertThat(event.namespace()).isEqualTo(Namespace.valueOf("ttl"));
+    void shouldRefuseADropDatabaseWithoutNsOnACollectionsTopic() {
+        assertThatThrownBy(
+                        () -> parser.parse(DOCS_TOPIC, null, "{\"operationType\": \"dropDatabase\"}", RECORD_TIMESTAMP))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining("a dropDatabase on a topic that carries the collection 'ttl.docs'");
     }
 
     @Test
@@ -276,18 +278,17 @@ class ChangeEventParserTest {
     }
 
     @Test
-    void shouldAcceptDropDatabaseOfTheTopicsDatabaseOnly() {
-        assertThat(parser.parse(
-                                "app.events",
-                                null,
-                                "{\"operationType\": \"dropDatabase\", \"ns\": {\"db\": \"app\"}}",
-                                0)
+    void shouldRefuseADropDatabaseOnACollectionsTopicEvenOfItsOwnDatabase() {
+        for (String db : List.of("app", "billing")) {
+            String drop = "{\"operationType\": \"dropDatabase\", \"ns\": {\"db\": \"" + db + "\"}}";
+            assertThatThrownBy(() -> parser.parse("app.events", null, drop, 0))
+                    .isInstanceOf(InvalidChangeEventException.class)
+                    .hasMessageContaining("a dropDatabase on a topic that carries the collection 'app.events'");
+        }
+        assertThat(parser.parse("app", null, "{\"operationType\": \"dropDatabase\", \"ns\": {\"db\": \"app\"}}", 0)
                         .namespace())
+                .as("the database's own topic maps to no collection")
                 .isEqualTo(Namespace.valueOf("app"));
-        assertThatThrownBy(() -> parser.parse(
-                        "app.events", null, "{\"operationType\": \"dropDatabase\", \"ns\": {\"db\": \"billing\"}}", 0))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("its ns names 'billing', but the topic carries 'app.events'");
     }
 
     @Test

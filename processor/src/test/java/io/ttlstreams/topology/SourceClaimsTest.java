@@ -111,6 +111,23 @@ class SourceClaimsTest {
     }
 
     @Test
+    void shouldDeadLetterADropDatabaseOnAnotherCollectionsTopicAtAPlausibleTime() {
+        try (TopologyFixture fixture = fixture()) {
+            insertSessions(fixture);
+            ChangeEvents events = new ChangeEvents("app.events", START);
+
+            fixture.input("app.events")
+                    .pipeInput(null, events.at(START.plusSeconds(1)).dropDatabase());
+
+            List<TestRecord<String, String>> letters = fixture.dlq.readRecordsToList();
+            assertThat(letters).hasSize(1);
+            assertThat(error(letters.get(0))).contains("a dropDatabase on a topic that carries the collection");
+            assertThat(entries(fixture)).as("nothing of app.sessions cancelled").isEqualTo(SESSIONS);
+            assertSessionsExpireOnTime(fixture);
+        }
+    }
+
+    @Test
     void shouldDeadLetterADropWhenItsClusterTimeIsImplausibleAndGoOnScheduling() {
         try (TopologyFixture fixture = fixture()) {
             insertSessions(fixture);

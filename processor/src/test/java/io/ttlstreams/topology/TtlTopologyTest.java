@@ -408,7 +408,8 @@ class TtlTopologyTest {
                 "ttl.rule.app.field", "expireAt",
                 "ttl.rule.apple.namespace", "apple.x",
                 "ttl.rule.apple.field", "expireAt",
-                "ttl.source.topics", "app.a,app.b,apple.x"))) {
+                // "app": the database's own topic, where the source connector publishes a dropDatabase.
+                "ttl.source.topics", "app.a,app.b,apple.x,app"))) {
             ChangeEvents a = new ChangeEvents("app.a", START);
             ChangeEvents b = new ChangeEvents("app.b", START);
             ChangeEvents apple = new ChangeEvents("apple.x", START);
@@ -416,7 +417,7 @@ class TtlTopologyTest {
             fixture.input("app.b").pipeInput(ChangeEvents.key(ID), b.insert(ID, expiringAt(Duration.ofSeconds(10))));
             fixture.input("apple.x")
                     .pipeInput(ChangeEvents.key(ID), apple.insert(ID, expiringAt(Duration.ofSeconds(10))));
-            fixture.input("app.a").pipeInput(null, a.at(START.plusSeconds(1)).dropDatabase());
+            fixture.input("app").pipeInput(null, a.at(START.plusSeconds(1)).dropDatabase());
 
             fixture.wallClockAt(Duration.ofSeconds(10));
             assertThat(fixture.deletes())
