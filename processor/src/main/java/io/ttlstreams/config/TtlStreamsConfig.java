@@ -174,6 +174,15 @@ public final class TtlStreamsConfig extends AbstractConfig {
     public static final String THREAD_REPLACEMENTS_WINDOW_MS_DOC =
             "The sliding window, in milliseconds, over which" + " ttl.thread.replacements.max counts thread failures.";
 
+    public static final String DOCUMENT_KEY_MAX_BYTES_CONFIG = "ttl.document.key.max.bytes";
+    public static final String DOCUMENT_KEY_MAX_BYTES_DOC = "The largest document key, in bytes of BSON (as MongoDB's"
+            + " $bsonSize counts), that ttl-streams schedules; a change event with a larger key is dead-lettered with"
+            + " its size and never scheduled. A delete command carries the key twice, as extended JSON, and must fit"
+            + " in one Kafka record; MongoDB itself allows _id values of up to the 16 MiB document limit. The"
+            + " rendered source connectors drop such events already in the change stream (see connect-config/).";
+    /** {@value #DOCUMENT_KEY_MAX_BYTES_CONFIG} unless configured: far above any real key, far below a record. */
+    public static final int DOCUMENT_KEY_MAX_BYTES_DEFAULT = 16 * 1024;
+
     public static final String MONGODB_URI_CONFIG = "ttl.mongodb.uri";
     public static final String MONGODB_URI_DOC = "MongoDB connection string from which ttl-streams resync and the"
             + " periodic sweep read the rules' documents (mongodb:// or mongodb+srv://); its user needs the find"
@@ -460,6 +469,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return getInt(EMBEDDED_PARTITIONS_CONFIG);
     }
 
+    /** The largest document key, bytes of BSON, that is scheduled. */
+    public int documentKeyMaxBytes() {
+        return getInt(DOCUMENT_KEY_MAX_BYTES_CONFIG);
+    }
+
     /** How many stream threads may be replaced within {@link #threadReplacementsWindow()}. */
     public int threadReplacementsMax() {
         return getInt(THREAD_REPLACEMENTS_MAX_CONFIG);
@@ -691,7 +705,15 @@ public final class TtlStreamsConfig extends AbstractConfig {
                         300_000L,
                         Range.atLeast(1),
                         Importance.LOW,
-                        THREAD_REPLACEMENTS_WINDOW_MS_DOC);
+                        THREAD_REPLACEMENTS_WINDOW_MS_DOC)
+                .define(
+                        DOCUMENT_KEY_MAX_BYTES_CONFIG,
+                        Type.INT,
+                        DOCUMENT_KEY_MAX_BYTES_DEFAULT,
+                        // 64 bytes hold any ObjectId, UUID or short compound key; 16 MiB is MongoDB's document limit.
+                        Range.between(64, 16 * 1024 * 1024),
+                        Importance.LOW,
+                        DOCUMENT_KEY_MAX_BYTES_DOC);
         new Group(definition, SECURITY_GROUP)
                 .define(
                         COMMAND_SIGNING_KEY_CONFIG,

@@ -19,6 +19,7 @@ import java.util.function.LongSupplier;
  * @param confirmMaxAttempts delete commands emitted for one document before giving up
  * @param dryRun whether delete commands are suppressed
  * @param auditEnabled whether an {@code ExpiryEvent} is emitted for each outcome
+ * @param maxRecordBytes the largest record the producer sends ({@code max.request.size}), which bounds a delete command
  * @param nanoClock measures a punctuation's own duration; {@link System#nanoTime} outside tests
  * @param listener hears emissions and confirmations, for metrics kept outside Kafka Streams
  */
@@ -33,6 +34,7 @@ public record SchedulerSettings(
         int confirmMaxAttempts,
         boolean dryRun,
         boolean auditEnabled,
+        int maxRecordBytes,
         LongSupplier nanoClock,
         ExpiryListener listener) {
 
@@ -49,6 +51,7 @@ public record SchedulerSettings(
                 config.confirmMaxAttempts(),
                 config.dryRun(),
                 config.auditTopic().isPresent(),
+                DeadLetters.producerLimit(config.streamsProperties()),
                 System::nanoTime,
                 ExpiryListener.NONE);
     }
@@ -75,6 +78,7 @@ public record SchedulerSettings(
                 confirmMaxAttempts,
                 dryRun,
                 auditEnabled,
+                maxRecordBytes,
                 clock,
                 listener);
     }
