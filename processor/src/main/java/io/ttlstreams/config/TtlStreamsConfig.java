@@ -4,6 +4,7 @@ import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.contract.SigningKey;
 import io.ttlstreams.processor.DeadLetterExceptionHandler;
+import io.ttlstreams.processor.SendFailureHandler;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.secrets.BasicCredentials;
@@ -522,7 +523,10 @@ public final class TtlStreamsConfig extends AbstractConfig {
      *       takeover does not first replay the changelogs (no effect with a single instance);</li>
      *   <li>{@code processing.exception.handler}: {@link DeadLetterExceptionHandler}, which dead-letters a record
      *       whose processing threw and counts failed punctuations, with the dead-letter topic passed on as
-     *       {@value DeadLetterExceptionHandler#DLQ_TOPIC_CONFIG}.</li>
+     *       {@value DeadLetterExceptionHandler#DLQ_TOPIC_CONFIG};</li>
+     *   <li>{@code production.exception.handler}: {@link SendFailureHandler}, which dead-letters, logs and counts a
+     *       record of the processor's topics the producer failed to send (such as one over {@code
+     *       max.request.size}) instead of failing the stream thread.</li>
      * </ul>
      *
      * {@code bootstrap.servers} has no default: pointing at a broker by accident is worse than failing. A fresh copy
@@ -540,6 +544,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
         properties.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1");
         properties.put(
                 StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterExceptionHandler.class.getName());
+        properties.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, SendFailureHandler.class.getName());
         originals().forEach((key, value) -> {
             if (!UnknownKeys.isOwn(key) && value != null) {
                 properties.put(key, value);
