@@ -71,6 +71,12 @@ public final class StandInSourceConfigs {
         config.put("output.json.formatter", "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson");
         // First start: from now on. Later starts resume from the stored offset (resume token).
         config.put("startup.mode", "latest");
+        // As tolerant as production (ConnectorConfigs): an event the worker cannot produce, such as one whose
+        // 400 kB _id appears three times in it, is skipped and logged instead of failing the task; a lost resume
+        // token still fails it. The stand-in has no $bsonSize, so the pipeline cannot drop such events earlier.
+        config.put("mongo.errors.tolerance", "none");
+        config.put("errors.tolerance", "all");
+        config.put("errors.log.enable", "true");
         return config;
     }
 

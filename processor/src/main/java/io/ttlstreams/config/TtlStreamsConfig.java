@@ -4,6 +4,7 @@ import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.contract.SigningKey;
 import io.ttlstreams.processor.DeadLetterExceptionHandler;
+import io.ttlstreams.processor.SendFailureHandler;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.secrets.BasicCredentials;
@@ -201,6 +202,15 @@ public final class TtlStreamsConfig extends AbstractConfig {
     public static final String THREAD_REPLACEMENTS_WINDOW_MS_CONFIG = "ttl.thread.replacements.window.ms";
     public static final String THREAD_REPLACEMENTS_WINDOW_MS_DOC =
             "The sliding window, in milliseconds, over which" + " ttl.thread.replacements.max counts thread failures.";
+
+    public static final String DOCUMENT_KEY_MAX_BYTES_CONFIG = "ttl.document.key.max.bytes";
+    public static final String DOCUMENT_KEY_MAX_BYTES_DOC = "The largest document key, in bytes of BSON (as MongoDB's"
+            + " $bsonSize counts), that ttl-streams schedules; a change event with a larger key is dead-lettered with"
+            + " its size and never scheduled. A delete command carries the key twice, as extended JSON, and must fit"
+            + " in one Kafka record; MongoDB itself allows _id values of up to the 16 MiB document limit. The"
+            + " rendered source connectors drop such events already in the change stream (see connect-config/).";
+    /** {@value #DOCUMENT_KEY_MAX_BYTES_CONFIG} unless configured: far above any real key, far below a record. */
+    public static final int DOCUMENT_KEY_MAX_BYTES_DEFAULT = 16 * 1024;
 
     public static final String MONGODB_URI_CONFIG = "ttl.mongodb.uri";
     public static final String MONGODB_URI_DOC = "MongoDB connection string from which ttl-streams resync, the"
@@ -550,6 +560,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return getInt(EMBEDDED_PARTITIONS_CONFIG);
     }
 
+    /** The largest document key, bytes of BSON, that is scheduled. */
+    public int documentKeyMaxBytes() {
+        return getInt(DOCUMENT_KEY_MAX_BYTES_CONFIG);
+    }
+
     /** How many stream threads may be replaced within {@link #threadReplacementsWindow()}. */
     public int threadReplacementsMax() {
         return getInt(THREAD_REPLACEMENTS_MAX_CONFIG);
@@ -618,7 +633,10 @@ public final class TtlStreamsConfig extends AbstractConfig {
      *       takeover does not first replay the changelogs (no effect with a single instance);</li>
      *   <li>{@code processing.exception.handler}: {@link DeadLetterExceptionHandler}, which dead-letters a record
      *       whose processing threw and counts failed punctuations, with the dead-letter topic passed on as
-     *       {@value DeadLetterExceptionHandler#DLQ_TOPIC_CONFIG}.</li>
+     *       {@value DeadLetterExceptionHandler#DLQ_TOPIC_CONFIG};</li>
+     *   <li>{@code production.exception.handler}: {@link SendFailureHandler}, which dead-letters, logs and counts a
+     *       record of the processor's topics the producer failed to send (such as one over {@code
+     *       max.request.size}) instead of failing the stream thread.</li>
      * </ul>
      *
      * {@code bootstrap.servers} has no default: pointing at a broker by accident is worse than failing. A fresh copy
@@ -636,6 +654,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
         properties.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1");
         properties.put(
                 StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterExceptionHandler.class.getName());
+        properties.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, SendFailureHandler.class.getName());
         originals().forEach((key, value) -> {
             if (!UnknownKeys.isOwn(key) && value != null) {
                 properties.put(key, value);
@@ -823,7 +842,15 @@ public final class TtlStreamsConfig extends AbstractConfig {
                         300_000L,
                         Range.atLeast(1),
                         Importance.LOW,
-                        THREAD_REPLACEMENTS_WINDOW_MS_DOC);
+                        THREAD_REPLACEMENTS_WINDOW_MS_DOC)
+                .define(
+                        DOCUMENT_KEY_MAX_BYTES_CONFIG,
+                        Type.INT,
+                        DOCUMENT_KEY_MAX_BYTES_DEFAULT,
+                        // 64 bytes hold any ObjectId, UUID or short compound key; 16 MiB is MongoDB's document limit.
+                        Range.between(64, 16 * 1024 * 1024),
+                        Importance.LOW,
+                        DOCUMENT_KEY_MAX_BYTES_DOC);
         new Group(definition, SECURITY_GROUP)
                 .define(
                         COMMAND_SIGNING_KEY_CONFIG,

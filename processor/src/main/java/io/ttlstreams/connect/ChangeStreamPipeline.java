@@ -19,8 +19,10 @@ import org.bson.json.JsonWriterSettings;
 
 /**
  * The change-stream pipeline of one database's source connector: a {@code $match} that keeps the operations and
- * namespaces the processor acts on, and a {@code $project} that keeps only the fields it reads, so that large
- * documents never cross Kafka. {@link #documentPaths} is public: {@code ttl-streams resync} reads documents with the
+ * namespaces the processor acts on, a {@code $match} that drops events whose document key is larger than the
+ * processor schedules (its {@code ttl.document.key.max.bytes}: such an event could exceed what the connector may
+ * produce and fail its task), and a {@code $project} that keeps only the fields it reads, so that large documents
+ * never cross Kafka. {@link #documentPaths} is public: {@code ttl-streams resync} reads documents with the
  * same projection, so that a resync carries exactly what a change event would.
  */
 public final class ChangeStreamPipeline {
@@ -54,10 +56,13 @@ public final class ChangeStreamPipeline {
      * The pipeline, as the connector's {@code pipeline} option takes it (a JSON array).
      *
      * @param rules the rules whose namespaces lie in the connector's database; at least one
+     * @param maxDocumentKeyBytes the largest document key, in bytes of BSON, whose events pass
      */
-    static String json(List<TtlRule> rules) {
-        List<BsonDocument> stages =
-                List.of(new BsonDocument("$match", match(rules)), new BsonDocument("$project", projection(rules)));
+    static String json(List<TtlRule> rules, int maxDocumentKeyBytes) {
+        List<BsonDocument> stages = List.of(
+                new BsonDocument("$match", match(rules)),
+                new BsonDocument("$match", keySizeMatch(maxDocumentKeyBytes)),
+                new BsonDocument("$project", projection(rules)));
         return stages.stream().map(stage -> stage.toJson(COMPACT)).collect(Collectors.joining(", ", "[", "]"));
     }
 
@@ -115,6 +120,20 @@ public final class ChangeStreamPipeline {
                             new BsonDocument("operationType", in(DATABASE_WIDE_TYPES)))));
         }
         return match;
+    }
+
+    /**
+     * {@code $bsonSize} (MongoDB 4.4+) of the document key at most the bound. Namespace-wide events have no
+     * documentKey: the size of a missing value is null, which sorts before every number, so they pass.
+     */
+    private static BsonDocument keySizeMatch(int maxDocumentKeyBytes) {
+        return new BsonDocument(
+                "$expr",
+                new BsonDocument(
+                        "$lte",
+                        new BsonArray(List.of(
+                                new BsonDocument("$bsonSize", new BsonString("$documentKey")),
+                                new BsonInt32(maxDocumentKeyBytes)))));
     }
 
     private static BsonDocument projection(List<TtlRule> rules) {

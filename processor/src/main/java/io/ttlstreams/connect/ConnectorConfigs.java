@@ -166,7 +166,7 @@ public final class ConnectorConfigs {
         source.put("connector.class", SOURCE_CONNECTOR);
         source.put("connection.uri", mongodbUri);
         source.put("database", database);
-        source.put("pipeline", ChangeStreamPipeline.json(rules));
+        source.put("pipeline", ChangeStreamPipeline.json(rules, config.documentKeyMaxBytes()));
         source.put("change.stream.full.document", "updateLookup");
         source.put("publish.full.document.only", "false");
         source.put("change.stream.document.key.as.key", "true");
@@ -187,10 +187,14 @@ public final class ConnectorConfigs {
         } else {
             source.put("startup.mode", "latest");
         }
-        // With "all", a resume token that fell off the oplog makes the connector restart from now: a silent gap
-        // in which deletes go unseen and documents are never scheduled. "none" fails the task instead.
-        source.put("errors.tolerance", "none");
+        // The connector's own errors: with "all", a resume token that fell off the oplog makes it restart from now,
+        // a silent gap in which deletes go unseen and documents are never scheduled. "none" fails the task instead.
+        // mongo.errors.tolerance overrides errors.tolerance for these.
         source.put("mongo.errors.tolerance", "none");
+        // Connect's: an event the worker's producer cannot send (over max.request.size: a huge document) is
+        // skipped, logged and counted in task-error-metrics (KIP-779) instead of failing the task and with it the
+        // expiry of every namespace it watches. The skipped document is never scheduled: never deleted, not early.
+        source.put("errors.tolerance", "all");
         source.put("errors.log.enable", "true");
         return source;
     }

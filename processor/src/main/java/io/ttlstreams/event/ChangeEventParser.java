@@ -13,6 +13,8 @@ import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.BsonType;
 import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
 import org.bson.json.JsonReader;
 
 /**
@@ -30,7 +32,7 @@ import org.bson.json.JsonReader;
  *       keys); else {@code {"_id": fullDocument._id}}. The key becomes part of a delete filter verbatim, so a key
  *       MongoDB could not hold is refused: a field name starting with {@code $} at any depth (a filter would read
  *       it as an operator), or a top-level value that is an array, a regular expression or undefined (a filter
- *       would match elements or a pattern).</li>
+ *       would match elements or a pattern), and so is a key larger than the configured bound (bytes of BSON).</li>
  *   <li>Event time: {@code wallTime}, else the end of the {@code clusterTime} second, else the record
  *       timestamp.</li>
  * </ul>
@@ -41,11 +43,30 @@ import org.bson.json.JsonReader;
  */
 public final class ChangeEventParser {
 
-    private final TopicNamespaceMapping mapping;
+    private static final BsonDocumentCodec KEY_CODEC = new BsonDocumentCodec();
 
-    /** @param mapping resolves the namespace of events without an {@code ns} field from their topic */
+    private final TopicNamespaceMapping mapping;
+    private final int maxDocumentKeyBytes;
+
+    /**
+     * A parser refusing document keys larger than {@link TtlStreamsConfig#DOCUMENT_KEY_MAX_BYTES_DEFAULT}.
+     *
+     * @param mapping resolves the namespace of events without an {@code ns} field from their topic
+     */
     public ChangeEventParser(TopicNamespaceMapping mapping) {
+        this(mapping, TtlStreamsConfig.DOCUMENT_KEY_MAX_BYTES_DEFAULT);
+    }
+
+    /**
+     * @param mapping resolves the namespace of events without an {@code ns} field from their topic
+     * @param maxDocumentKeyBytes the largest document key, in bytes of BSON, an event may have
+     */
+    public ChangeEventParser(TopicNamespaceMapping mapping, int maxDocumentKeyBytes) {
         this.mapping = Objects.requireNonNull(mapping, "mapping");
+        if (maxDocumentKeyBytes < 1) {
+            throw new IllegalArgumentException("maxDocumentKeyBytes must be positive: " + maxDocumentKeyBytes);
+        }
+        this.maxDocumentKeyBytes = maxDocumentKeyBytes;
     }
 
     /**
@@ -185,7 +206,7 @@ public final class ChangeEventParser {
         return fullDocument.asDocument();
     }
 
-    private static BsonDocument documentKeyOf(
+    private BsonDocument documentKeyOf(
             String topic, BsonDocument event, BsonDocument fullDocument, OperationType operationType) {
         BsonValue documentKey = event.get("documentKey");
         if (documentKey != null
@@ -208,9 +229,18 @@ public final class ChangeEventParser {
 
     /**
      * {@code key}, after checking that it is a key MongoDB could hold and that a filter reads as plain equality; a
-     * forged key such as {@code {"_id": {"$exists": true}}} would otherwise delete other documents.
+     * forged key such as {@code {"_id": {"$exists": true}}} would otherwise delete other documents. A key larger
+     * than the bound is refused first: its delete command, which carries it twice, could not be produced.
      */
-    private static BsonDocument checkedKey(String topic, BsonDocument key, String path) {
+    private BsonDocument checkedKey(String topic, BsonDocument key, String path) {
+        int keyBytes = new RawBsonDocument(key, KEY_CODEC).getByteBuffer().remaining();
+        if (keyBytes > maxDocumentKeyBytes) {
+            throw invalid(
+                    topic,
+                    "its document key (" + path + ") is " + keyBytes + " bytes of BSON, more than the "
+                            + maxDocumentKeyBytes + " bytes " + TtlStreamsConfig.DOCUMENT_KEY_MAX_BYTES_CONFIG
+                            + " allows; its delete command could not be produced, so it is not scheduled");
+        }
         for (Map.Entry<String, BsonValue> field : key.entrySet()) {
             BsonType type = field.getValue().getBsonType();
             if (type == BsonType.ARRAY || type == BsonType.REGULAR_EXPRESSION || type == BsonType.UNDEFINED) {

@@ -88,16 +88,16 @@ public final class DeadLetterExceptionHandler implements ProcessingExceptionHand
                 dlqTopic, null, letter.timestamp(), bytes(letter.key()), bytes(letter.value()), letter.headers());
     }
 
-    private static String text(byte[] bytes) {
+    static String text(byte[] bytes) {
         return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
     }
 
-    private static byte[] bytes(String text) {
+    static byte[] bytes(String text) {
         return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Where the failed record was read, as {@link DeadLetters} takes it. */
-    private record Source(ErrorHandlerContext context) implements RecordMetadata {
+    record Source(ErrorHandlerContext context) implements RecordMetadata {
         @Override
         public String topic() {
             return context.topic();

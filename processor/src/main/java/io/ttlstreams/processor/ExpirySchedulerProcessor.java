@@ -30,6 +30,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 import org.apache.kafka.common.metrics.Sensor;
@@ -84,6 +85,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     private final SchedulerSettings settings;
     private final DeadLetters deadLetters;
     private final long maxPunctuationNanos;
+    private final CommandSizeBound commandBound;
     private final ChangeEventSerde eventSerde = new ChangeEventSerde();
 
     private ProcessorContext<String, Object> context;
@@ -144,6 +146,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         this.settings = settings;
         this.deadLetters = deadLetters;
         this.maxPunctuationNanos = settings.maxDurationPerPunctuation().toNanos();
+        this.commandBound = new CommandSizeBound(settings.maxRecordBytes());
     }
 
     @Override
@@ -283,6 +286,15 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         if (position != null && keepsCurrentEntry(event, rule, decision, position, entry)) {
             unchanged.record();
             return;
+        }
+        OptionalInt commandBytes = commandBound.excess(ref, entry);
+        if (commandBytes.isPresent()) {
+            // Never stored: its command could not be sent. The entry it would replace pins values gone from the
+            // document, so it goes too; the event is dead-lettered with the size.
+            if (position != null) {
+                unschedule(ref, position);
+            }
+            throw new IllegalArgumentException(commandBound.refusal(commandBytes.getAsInt()));
         }
         ScheduleEntry superseded = position != null && timelineOf(position) == Timeline.CONFIRMATIONS
                 ? schedule.entryAt(ref, position)
@@ -500,7 +512,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     /** A deadline passed: the command goes out (unless the rules changed meanwhile), and awaits confirmation. */
     private void deadlinePassed(Bytes key, ScheduleEntry entry, long now, Budget run) {
         entry = reconcileDeadline(key, entry, now, true);
-        if (entry == null) {
+        if (entry == null || isTooLargeToSend(key, entry)) {
             return;
         }
         if (settings.dryRun()) {
@@ -515,6 +527,27 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         expiryLag.record(now - deadline, now);
         settings.listener().emitted(entry.getRule(), now - deadline);
         schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
+    }
+
+    /**
+     * Whether the entry's command is over the record bound, in which case the entry goes: one stored before entries
+     * were checked when scheduled would otherwise fail every punctuation that tries to send it.
+     */
+    private boolean isTooLargeToSend(Bytes key, ScheduleEntry entry) {
+        Bytes ref = ScheduleKey.documentRefOf(key);
+        OptionalInt commandBytes = commandBound.excess(ref, entry);
+        if (commandBytes.isEmpty()) {
+            return false;
+        }
+        schedule.removeAt(key);
+        deadLettered.record();
+        LOG.warn(
+                "Task {}: the entry of a document in {} (rule {}) is dropped: {}",
+                context.taskId(),
+                DocumentRef.namespaceOf(ref),
+                entry.getRule(),
+                commandBound.refusal(commandBytes.getAsInt()));
+        return true;
     }
 
     /**

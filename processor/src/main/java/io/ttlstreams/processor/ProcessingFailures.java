@@ -4,13 +4,15 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Counts the failures that Kafka Streams hands to {@link DeadLetterExceptionHandler}: records whose processing threw
- * outside the processors' own error handling (dead-lettered) and punctuations that threw. One instance per
+ * outside the processors' own error handling (dead-lettered) and punctuations that threw; and those it hands to
+ * {@link SendFailureHandler}: records the producer failed to send. One instance per
  * application, shared by every stream thread; read by the status line. Thread-safe.
  */
 public final class ProcessingFailures {
 
     private final LongAdder recordFailures = new LongAdder();
     private final LongAdder punctuationFailures = new LongAdder();
+    private final LongAdder sendFailures = new LongAdder();
 
     void recordFailed() {
         recordFailures.increment();
@@ -18,6 +20,15 @@ public final class ProcessingFailures {
 
     void punctuationFailed() {
         punctuationFailures.increment();
+    }
+
+    void sendFailed() {
+        sendFailures.increment();
+    }
+
+    /** Records the producer failed to send, which {@link SendFailureHandler} dead-lettered or dropped. */
+    public long sendFailures() {
+        return sendFailures.sum();
     }
 
     /** Records whose processing threw and which the handler dead-lettered. */

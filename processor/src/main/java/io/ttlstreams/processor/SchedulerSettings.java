@@ -21,6 +21,7 @@ import java.util.function.LongSupplier;
  * @param confirmMaxAttempts delete commands emitted for one document before giving up
  * @param dryRun whether delete commands are suppressed
  * @param auditEnabled whether an {@code ExpiryEvent} is emitted for each outcome
+ * @param maxRecordBytes the largest record the producer sends ({@code max.request.size}), which bounds a delete command
  * @param nanoClock measures a punctuation's own duration; {@link System#nanoTime} outside tests
  * @param listener hears emissions and confirmations, for metrics kept outside Kafka Streams
  * @param readBack reads a document back from MongoDB when its delete goes unconfirmed; empty: no read-back, the
@@ -37,6 +38,7 @@ public record SchedulerSettings(
         int confirmMaxAttempts,
         boolean dryRun,
         boolean auditEnabled,
+        int maxRecordBytes,
         LongSupplier nanoClock,
         ExpiryListener listener,
         Optional<DocumentReadBack> readBack) {
@@ -54,6 +56,7 @@ public record SchedulerSettings(
                 config.confirmMaxAttempts(),
                 config.dryRun(),
                 config.auditTopic().isPresent(),
+                DeadLetters.producerLimit(config.streamsProperties()),
                 System::nanoTime,
                 ExpiryListener.NONE,
                 Optional.empty());
@@ -86,6 +89,7 @@ public record SchedulerSettings(
                 confirmMaxAttempts,
                 dryRun,
                 auditEnabled,
+                maxRecordBytes,
                 clock,
                 listener,
                 readBack);

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.DeadLetterExceptionHandler;
+import io.ttlstreams.processor.SendFailureHandler;
 import io.ttlstreams.rules.TtlRule;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -172,6 +173,7 @@ class TtlStreamsConfigTest {
         expected.put("heartbeat.interval.ms", "3000");
         expected.put("num.standby.replicas", "1");
         expected.put("processing.exception.handler", DeadLetterExceptionHandler.class.getName());
+        expected.put("production.exception.handler", SendFailureHandler.class.getName());
         expected.put("ttl.dlq.topic", "ttl.dlq");
         expected.put("bootstrap.servers", "broker:9092");
         expected.put("num.stream.threads", "2");

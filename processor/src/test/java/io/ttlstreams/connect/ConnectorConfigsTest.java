@@ -230,9 +230,51 @@ class ConnectorConfigsTest {
                 .containsEntry("output.json.formatter", "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson")
                 .containsEntry("heartbeat.interval.ms", "10000")
                 .containsEntry("heartbeat.topic.name", "__mongodb_heartbeats.app")
-                .containsEntry("errors.tolerance", "none")
                 .containsEntry("mongo.errors.tolerance", "none")
                 .doesNotContainKey("topic.prefix");
+    }
+
+    @Test
+    void shouldSkipEventsTheWorkerCannotProduceButNeverResetALostResumeToken() {
+        Map<String, String> source = ConnectorConfigs.render(TWO_COLLECTIONS, URI, false)
+                .sources()
+                .get(0)
+                .config();
+
+        assertThat(source)
+                .as("Connect's tolerance: a record over the producer's limit is skipped, logged and counted")
+                .containsEntry("errors.tolerance", "all")
+                .containsEntry("errors.log.enable", "true")
+                .as("the connector's own: it overrides errors.tolerance, and a lost resume token fails the task")
+                .containsEntry("mongo.errors.tolerance", "none");
+    }
+
+    @Test
+    void shouldDropEventsWhoseDocumentKeyIsLargerThanTheProcessorSchedules() {
+        TtlStreamsConfig config = config(
+                "ttl.rules", "s",
+                "ttl.rule.s.namespace", "app.s",
+                "ttl.rule.s.field", "expireAt",
+                "ttl.document.key.max.bytes", "4096");
+
+        BsonArray pipeline =
+                pipeline(ConnectorConfigs.render(config, URI, false).sources().get(0));
+
+        assertThat(pipeline).hasSize(3);
+        assertThat(pipeline.get(0).asDocument()).containsKey("$match");
+        assertThat(pipeline.get(1).asDocument())
+                .isEqualTo(BsonDocument.parse(
+                        "{\"$match\": {\"$expr\": {\"$lte\": [{\"$bsonSize\": \"$documentKey\"}, 4096]}}}"));
+        assertThat(pipeline.get(2).asDocument()).containsKey("$project");
+        assertThat(pipeline(ConnectorConfigs.render(TWO_COLLECTIONS, URI, false)
+                                .sources()
+                                .get(0))
+                        .get(1)
+                        .asDocument()
+                        .getDocument("$match")
+                        .toJson())
+                .as("the default bound")
+                .contains("16384");
     }
 
     @Test

@@ -30,7 +30,7 @@ class DeadLetterExceptionHandlerTest {
     }
 
     /** The context Kafka Streams gives: a record read at app.sessions-1@42, or a punctuation (no source). */
-    private static ErrorHandlerContext context(String topic, byte[] key, byte[] value) {
+    static ErrorHandlerContext context(String topic, byte[] key, byte[] value) {
         return new ErrorHandlerContext() {
             @Override
             public String topic() {
