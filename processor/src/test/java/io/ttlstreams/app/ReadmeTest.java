@@ -8,7 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** Keeps the README's configuration reference equal to what the ConfigDef generates. */
+/** Keeps the configuration reference in docs/configuration.md equal to what the ConfigDef generates. */
 class ReadmeTest {
 
     private static final String START = "<!-- config-reference:start -->\n";
@@ -16,12 +16,12 @@ class ReadmeTest {
 
     @Test
     void shouldCarryTheGeneratedConfigurationReference() throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md"));
-        int start = readme.indexOf(START);
-        int end = readme.indexOf(END);
-        assertThat(start).as("README has the reference markers").isNotNegative();
-        assertThat(readme.substring(start + START.length(), end))
-                .as("README is stale: paste the output of ./ttl-streams config-docs between the markers")
+        String page = Files.readString(Path.of("..", "docs", "configuration.md"));
+        int start = page.indexOf(START);
+        int end = page.indexOf(END);
+        assertThat(start).as("docs/configuration.md has the reference markers").isNotNegative();
+        assertThat(page.substring(start + START.length(), end))
+                .as("docs/configuration.md is stale: paste the output of ./ttl-streams config-docs between the markers")
                 .isEqualTo(TtlStreamsConfig.configReferenceMarkdown());
     }
 }
