@@ -1,0 +1,56 @@
+package io.ttlstreams.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.RepositoryFiles;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps docs/topology.md's description of the topology equal to what {@link TtlTopology} builds for the bundled
+ * configuration of {@code run} and {@code demo}, so that the page cannot drift from the code.
+ */
+class TopologyDescriptionTest {
+
+    private static final Path ROOT = RepositoryFiles.root();
+    private static final Path BUNDLED =
+            ROOT.resolve("embedded/src/main/resources/io/ttlstreams/embedded/app/embedded-default.properties");
+    private static final Path PAGE = ROOT.resolve("docs/topology.md");
+    private static final String START = "<!-- topology-description:start -->\n```\n";
+    private static final String END = "```\n<!-- topology-description:end -->";
+
+    @Test
+    void shouldShowTheTopologyOfTheBundledConfigurationWhenTheDocsDescribeIt() throws IOException {
+        String generated =
+                TtlTopology.build(bundledConfig()).describe().toString().strip() + "\n";
+        String page = Files.readString(PAGE);
+        int start = page.indexOf(START);
+        int end = page.indexOf(END);
+        assertThat(start).as("docs/topology.md has the description markers").isNotNegative();
+        assertThat(end)
+                .as("docs/topology.md has the end marker after the start")
+                .isGreaterThan(start);
+
+        String documented = page.substring(start + START.length(), end);
+        if (!documented.equals(generated)) {
+            // The page is stale: leave the fresh description where the assertion message points.
+            Files.writeString(Path.of("target", "topology-description.txt"), generated);
+        }
+        assertThat(documented)
+                .as("docs/topology.md is stale: paste processor/target/topology-description.txt between the markers")
+                .isEqualTo(generated);
+    }
+
+    private static TtlStreamsConfig bundledConfig() throws IOException {
+        Properties props = new Properties();
+        try (Reader in = Files.newBufferedReader(BUNDLED)) {
+            props.load(in);
+        }
+        return new TtlStreamsConfig(props);
+    }
+}
