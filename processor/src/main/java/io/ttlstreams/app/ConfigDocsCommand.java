@@ -4,7 +4,7 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
-/** Prints the configuration reference, generated from the ConfigDef; the README embeds its output. */
+/** Prints the configuration reference, generated from the ConfigDef; docs/configuration.md embeds its output. */
 @Command(
         name = "config-docs",
         mixinStandardHelpOptions = true,

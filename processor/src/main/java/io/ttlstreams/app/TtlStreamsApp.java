@@ -44,7 +44,7 @@ public final class TtlStreamsApp implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TtlStreamsApp.class);
 
-    /** The race window a rule without a renewal witness leaves, as measured (README, "last-modified" rules). */
+    /** The race window a rule without a renewal witness leaves, as measured (docs/rules.md, "last-modified" rules). */
     private static final String MEASURED_PIPELINE_LATENCY =
             "measured on the embedded stack: write to change event p50 1-2 ms, p99 up to 0.2 s; command to delete"
                     + " event p50 30-70 ms, p99 up to 0.6 s";

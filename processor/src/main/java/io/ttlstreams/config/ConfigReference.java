@@ -8,7 +8,7 @@ import java.util.Objects;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.ConfigKey;
 
-/** Renders ConfigDefs as Markdown tables, so that the README's reference cannot drift from the code. */
+/** Renders ConfigDefs as Markdown tables, so that the reference in docs/configuration.md cannot drift from the code. */
 final class ConfigReference {
 
     private static final String HEADER =

@@ -44,7 +44,7 @@ class ReadinessIT {
 
         http.connect("PUT", "/connectors/" + SOURCE + "/pause", "");
 
-        // The README shows this answer.
+        // docs/operating.md shows this answer.
         String paused = "{\"status\": \"DOWN\", \"state\": \"RUNNING\", \"reasons\": [\"connector " + SOURCE
                 + " is PAUSED\", \"connector " + SOURCE + " task 0 is PAUSED\"]}";
         await("not ready while paused")
