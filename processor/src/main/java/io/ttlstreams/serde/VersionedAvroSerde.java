@@ -92,7 +92,7 @@ public final class VersionedAvroSerde<T extends SpecificRecord> implements Serde
             throw new SerializationException("Cannot read a " + typeName + " of "
                     + (bytes.length == 0 ? "no bytes" : "format version " + Byte.toUnsignedInt(bytes[0]))
                     + ": this build reads format version " + version + " only (state written by another build?"
-                    + " see "State formats" in docs/operating.md)");
+                    + " see State formats in docs/operating.md)");
         }
         try {
             BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(bytes, 1, bytes.length - 1, null);
