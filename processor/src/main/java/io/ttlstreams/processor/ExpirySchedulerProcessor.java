@@ -7,10 +7,13 @@ import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.topology.TtlTopology;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +48,32 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     public ExpirySchedulerProcessor(SchedulerSettings settings, DeadLetters deadLetters) {
         this.settings = settings;
         this.deadLetters = deadLetters;
+    }
+
+    /**
+     * Supplies one scheduler per task, together with the stores it keeps the schedule in, which the topology attaches
+     * to the node the supplier is added as.
+     *
+     * @param settings rules, punctuation bounds, throttle, confirmation
+     * @param deadLetters builds the dead letters of events that cannot be applied, sized for the producer
+     */
+    public static ProcessorSupplier<String, ChangeEvent, String, Object> supplier(
+            SchedulerSettings settings, DeadLetters deadLetters) {
+        return new ProcessorSupplier<>() {
+            @Override
+            public Processor<String, ChangeEvent, String, Object> get() {
+                return new ExpirySchedulerProcessor(settings, deadLetters);
+            }
+
+            @Override
+            public Set<StoreBuilder<?>> stores() {
+                return Set.of(
+                        ScheduleStores.schedule(),
+                        ScheduleStores.index(),
+                        ScheduleStores.namespaceEpochs(),
+                        ScheduleStores.ruleVersions());
+            }
+        };
     }
 
     @Override
