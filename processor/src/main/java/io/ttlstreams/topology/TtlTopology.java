@@ -13,7 +13,6 @@ import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.serde.ChangeEventSerde;
 import io.ttlstreams.serde.DeleteCommandSerializer;
-import io.ttlstreams.state.ScheduleStores;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -95,12 +94,9 @@ public final class TtlTopology {
                 PARSER);
         topology.addSource(CONTROL_SOURCE, new StringDeserializer(), new StringDeserializer(), config.controlTopic());
         topology.addProcessor(CONTROL_PARSER, () -> new ControlEventProcessor(window, deadLetters), CONTROL_SOURCE);
+        // The supplier brings the scheduler's stores (ProcessorSupplier#stores), so they are attached with it.
         topology.addProcessor(
-                SCHEDULER, () -> new ExpirySchedulerProcessor(settings, deadLetters), PARSER, CONTROL_PARSER);
-        topology.addStateStore(ScheduleStores.schedule(), SCHEDULER);
-        topology.addStateStore(ScheduleStores.index(), SCHEDULER);
-        topology.addStateStore(ScheduleStores.namespaceEpochs(), SCHEDULER);
-        topology.addStateStore(ScheduleStores.ruleVersions(), SCHEDULER);
+                SCHEDULER, ExpirySchedulerProcessor.supplier(settings, deadLetters), PARSER, CONTROL_PARSER);
         topology.addSink(
                 DELETES_SINK,
                 config.deleteTopic(),

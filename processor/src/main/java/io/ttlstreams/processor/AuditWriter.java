@@ -1,0 +1,55 @@
+package io.ttlstreams.processor;
+
+import io.ttlstreams.contract.CanonicalJson;
+import io.ttlstreams.schema.ExpiryEvent;
+import io.ttlstreams.schema.ExpiryOutcome;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.topology.TtlTopology;
+import java.time.Instant;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/** Writes the audit event of each step in a document's expiry to the audit sink, when the audit topic is enabled. */
+final class AuditWriter {
+
+    private final boolean enabled;
+    private final ProcessorContext<String, Object> context;
+
+    /**
+     * @param enabled whether the audit topic is enabled; when not, nothing is written
+     * @param context the scheduler's context, forwarding to {@link TtlTopology#AUDIT_SINK}
+     */
+    AuditWriter(boolean enabled, ProcessorContext<String, Object> context) {
+        this.enabled = enabled;
+        this.context = context;
+    }
+
+    /**
+     * Writes that the entry of the document at {@code ref} came to {@code outcome} at {@code now}.
+     *
+     * @param attempt the delete commands sent for the entry so far
+     * @param lagMillis how late the outcome came after the deadline, when known
+     */
+    void write(Bytes ref, ScheduleEntry entry, ExpiryOutcome outcome, long now, int attempt, Long lagMillis) {
+        if (!enabled) {
+            return;
+        }
+        String documentKey = CanonicalJson.of(DocumentRef.documentKeyOf(ref));
+        context.forward(
+                new Record<String, Object>(
+                        documentKey,
+                        new ExpiryEvent(
+                                DocumentRef.namespaceOf(ref).toString(),
+                                documentKey,
+                                entry.getRule(),
+                                Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry)),
+                                Instant.ofEpochMilli(now),
+                                outcome,
+                                attempt,
+                                lagMillis),
+                        now),
+                TtlTopology.AUDIT_SINK);
+    }
+}

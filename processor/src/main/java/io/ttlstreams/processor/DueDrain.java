@@ -1,0 +1,337 @@
+package io.ttlstreams.processor;
+
+import io.ttlstreams.contract.DeleteCommand;
+import io.ttlstreams.readback.ReadBackInbox;
+import io.ttlstreams.readback.ReadRequest;
+import io.ttlstreams.readback.ReadResult;
+import io.ttlstreams.schema.ExpiryOutcome;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.ExpirySchedule;
+import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.state.ScheduleKey.Timeline;
+import io.ttlstreams.topology.TtlTopology;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Drains what is due in the expiry schedule at each punctuation: emits the delete commands of passed deadlines and
+ * follows each until the change stream confirms the delete, with retries and, when on, read-backs.
+ *
+ * <p>It range-scans each {@link Timeline timeline} of the schedule from its lowest key to "now" only: the cost is in
+ * the due entries, not in the size of the schedule. A due deadline emits the delete command and moves the entry to
+ * the confirmations timeline; the document's delete event confirms it; a confirmation that does not come in time
+ * emits the command again, with a doubling wait, until the attempts are spent. Each run is bounded in entries and in
+ * time, and throttled when asked, so a backlog drains over several runs while records keep being processed.
+ *
+ * <p>With read-back ({@link SchedulerSettings#readBack()}), a confirmation that does not come in time first asks
+ * MongoDB what the document holds, off the stream thread, and the entry waits one more confirmation timeout for the
+ * answer, which a later punctuation applies ({@link ReadBackVerdict}): a document gone is confirmed, one holding the
+ * entry's values gets its command again, one holding other values gets the deadline they give. So an event claiming
+ * values the document does not hold delays its delete by a confirmation timeout, never cancels it. A read that fails
+ * or goes unanswered falls back to emitting the command again.
+ */
+final class DueDrain implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DueDrain.class);
+
+    private final SchedulerSettings settings;
+    private final long maxPunctuationNanos;
+    private final CommandSizeBound commandBound;
+    private final ExpirySchedule schedule;
+    private final Optional<DeleteThrottle> throttle;
+    private final RuleReconciler reconciler;
+    private final SchedulerSensors sensors;
+    private final AuditWriter audit;
+    private final ProcessorContext<String, Object> context;
+    /** Answers of the read-back thread for this task; drained by the punctuator. */
+    private final ReadBackInbox inbox = new ReadBackInbox();
+    /**
+     * The read asked for each document awaiting one: an answer to any other is stale. In memory only: after a restart
+     * an entry is simply read again when it comes overdue.
+     */
+    private final Map<Bytes, ReadRequest> pendingReads = new HashMap<>();
+
+    /**
+     * @param settings punctuation bounds, confirmation, read-back, dry run
+     * @param schedule the task's schedule
+     * @param throttle this task's share of the delete rate limit, if any
+     * @param reconciler checks each due entry against the current rules, and walks the schedule when they changed
+     * @param sensors what the drain counts
+     * @param audit where each step is audited
+     * @param context the task's context, forwarding to {@link TtlTopology#DELETES_SINK}
+     */
+    DueDrain(
+            SchedulerSettings settings,
+            ExpirySchedule schedule,
+            Optional<DeleteThrottle> throttle,
+            RuleReconciler reconciler,
+            SchedulerSensors sensors,
+            AuditWriter audit,
+            ProcessorContext<String, Object> context) {
+        this.settings = settings;
+        this.maxPunctuationNanos = settings.maxDurationPerPunctuation().toNanos();
+        this.commandBound = new CommandSizeBound(settings.maxRecordBytes());
+        this.schedule = schedule;
+        this.throttle = throttle;
+        this.reconciler = reconciler;
+        this.sensors = sensors;
+        this.audit = audit;
+        this.context = context;
+    }
+
+    /**
+     * Goes on with the rule walk if one is pending, then handles what is due at {@code now} — answers of read-backs
+     * first, so that a deadline they find due goes out in this run, then deadlines, then confirmations that did not
+     * come — within this run's budget; what is left waits for the next run.
+     */
+    void punctuate(long now) {
+        int budget = settings.maxEntriesPerPunctuation();
+        if (throttle.isPresent()) {
+            budget = Math.min(budget, throttle.get().available(now));
+        }
+        long started = settings.nanoClock().getAsLong();
+        // The walk first: what it finds due under changed rules goes out in this very run.
+        reconciler.goOn(now, started);
+        PunctuationBudget run = new PunctuationBudget(budget, started, maxPunctuationNanos, settings.nanoClock());
+        readBackAnswers(now, run);
+        drain(Timeline.DEADLINES, now, run);
+        drain(Timeline.CONFIRMATIONS, now, run);
+        throttle.ifPresent(t -> t.consume(now, run.commands()));
+        if (run.commands() > 0) {
+            LOG.debug("Punctuation at {} in task {} emitted {} delete commands", now, context.taskId(), run.commands());
+        }
+    }
+
+    private void drain(Timeline timeline, long now, PunctuationBudget run) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.due(timeline, now)) {
+            while (run.left() && due.hasNext()) {
+                KeyValue<Bytes, ScheduleEntry> next = due.next();
+                if (timeline == Timeline.DEADLINES) {
+                    deadlinePassed(next.key, next.value, now, run);
+                } else {
+                    confirmationOverdue(next.key, next.value, now, run);
+                }
+                schedule.passed(next.key);
+                run.handled();
+            }
+            if (!due.hasNext()) {
+                schedule.drained(timeline, now);
+            }
+        }
+    }
+
+    /** A deadline passed: the command goes out (unless the rules changed meanwhile), and awaits confirmation. */
+    private void deadlinePassed(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
+        entry = reconciler.reconcileDeadline(key, entry, now, true);
+        if (entry == null || isTooLargeToSend(key, entry)) {
+            return;
+        }
+        if (settings.dryRun()) {
+            schedule.removeAt(key);
+            sensors.dryRuns.record();
+            audit.write(ScheduleKey.documentRefOf(key), entry, ExpiryOutcome.DRY_RUN, now, 0, null);
+            return;
+        }
+        ScheduleEntry sent = send(key, entry, now, run);
+        long deadline = ScheduleEntries.deadlineOf(entry);
+        sensors.emitted.record();
+        sensors.expiryLag.record(now - deadline, now);
+        settings.listener().emitted(entry.getRule(), now - deadline);
+        schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
+    }
+
+    /**
+     * Whether the entry's command is over the record bound, in which case the entry goes: one stored before entries
+     * were checked when scheduled would otherwise fail every punctuation that tries to send it.
+     */
+    private boolean isTooLargeToSend(Bytes key, ScheduleEntry entry) {
+        Bytes ref = ScheduleKey.documentRefOf(key);
+        OptionalInt commandBytes = commandBound.excess(ref, entry);
+        if (commandBytes.isEmpty()) {
+            return false;
+        }
+        schedule.removeAt(key);
+        sensors.deadLettered.record();
+        LOG.warn(
+                "Task {}: the entry of a document in {} (rule {}) is dropped: {}",
+                context.taskId(),
+                DocumentRef.namespaceOf(ref),
+                entry.getRule(),
+                commandBound.refusal(commandBytes.getAsInt()));
+        return true;
+    }
+
+    /**
+     * No delete event came in time: the document is read back, or, without read-back, the same command goes out again,
+     * or, after the last attempt, the entry goes.
+     */
+    private void confirmationOverdue(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
+        Bytes ref = ScheduleKey.documentRefOf(key);
+        if (settings.rules().rule(entry.getRule()).isEmpty()) {
+            schedule.removeAt(key);
+            reconciler.ruleRemoved(ref, entry, now);
+            return;
+        }
+        if (settings.readBack().isPresent() && readBackAsked(key, ref, entry, now)) {
+            return;
+        }
+        retryOrGiveUp(key, ref, entry, now, run);
+    }
+
+    /**
+     * Asks the read-back service for the document, and moves its entry one confirmation timeout on to await the
+     * answer. Returns false, to retry as without read-back, when the service refuses the request or the entry's
+     * previous read went unanswered for that long.
+     */
+    private boolean readBackAsked(Bytes key, Bytes ref, ScheduleEntry entry, long now) {
+        ReadRequest previous = pendingReads.remove(ref);
+        if (previous != null && previous.isFor(entry)) {
+            sensors.readBacksFailed.record();
+            return false;
+        }
+        ReadRequest request = ReadRequest.of(ref, entry, inbox);
+        if (!settings.readBack().orElseThrow().submit(request)) {
+            sensors.readBacksFailed.record();
+            return false;
+        }
+        sensors.readBacks.record();
+        pendingReads.put(ref, request);
+        schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(1), entry);
+        return true;
+    }
+
+    /** Applies the read-backs' answers that came for this task; an answer for an entry that changed is dropped. */
+    private void readBackAnswers(long now, PunctuationBudget run) {
+        while (run.left()) {
+            ReadResult answer = inbox.poll();
+            if (answer == null) {
+                return;
+            }
+            readBackAnswered(answer, now, run);
+            run.handled();
+        }
+    }
+
+    private void readBackAnswered(ReadResult answer, long now, PunctuationBudget run) {
+        ReadRequest request = answer.request();
+        Bytes ref = request.documentRef();
+        if (!pendingReads.remove(ref, request)) {
+            return;
+        }
+        IndexEntry position = schedule.position(ref);
+        if (position == null || Timeline.of(position.getTimeline()) != Timeline.CONFIRMATIONS) {
+            return;
+        }
+        ScheduleEntry entry = schedule.entryAt(ref, position);
+        if (entry == null || !request.isFor(entry)) {
+            return;
+        }
+        Bytes key = ScheduleKey.of(Timeline.CONFIRMATIONS, position.getDueAt().toEpochMilli(), ref);
+        ReadBackVerdict verdict = verdictOn(answer, entry, now);
+        switch (verdict.kind()) {
+            case GONE -> {
+                schedule.removeAt(key);
+                // The document was gone by the read, which came before this punctuation: a bound, not the delete's
+                // own time, which only its (lost) event would tell.
+                long lag = Math.max(0, now - ScheduleEntries.deadlineOf(entry));
+                sensors.confirmedByRead.record();
+                sensors.confirmed.record();
+                sensors.confirmedLag.record(lag, now);
+                settings.listener().confirmed(entry.getRule(), lag);
+                audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
+            }
+            case MOVED -> {
+                schedule.move(key, Timeline.DEADLINES, verdict.deadline(), verdict.entry());
+                sensors.rescheduledByRead.record();
+                audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+            }
+            case NOT_EXPIRING -> {
+                schedule.removeAt(key);
+                sensors.cancelled.record();
+                sensors.rescheduledByRead.record();
+                audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+            }
+            case FAILED -> {
+                sensors.readBacksFailed.record();
+                retryOrGiveUp(key, ref, entry, now, run);
+            }
+            default -> retryOrGiveUp(key, ref, entry, now, run);
+        }
+    }
+
+    /**
+     * The verdict of {@code answer} on {@code entry}. A document the rules cannot evaluate (nested past what they
+     * handle, say) tells nothing: the read counts as failed, and the command goes out again as without read-back.
+     */
+    private ReadBackVerdict verdictOn(ReadResult answer, ScheduleEntry entry, long now) {
+        try {
+            return ReadBackVerdict.of(answer, entry, settings.rules(), Instant.ofEpochMilli(now));
+        } catch (RuntimeException | Error e) {
+            if (!DeadLetters.isCausedByRecord(e)) {
+                throw e;
+            }
+            LOG.warn(
+                    "Task {}: could not evaluate the rules on {} of {} as read back; retrying its delete",
+                    context.taskId(),
+                    DocumentRef.documentKeyOf(answer.request().documentRef()).toJson(),
+                    answer.request().namespace(),
+                    e);
+            return ReadBackVerdict.FAILED;
+        }
+    }
+
+    /** The same command goes out again, or, after the last attempt, the entry goes. */
+    private void retryOrGiveUp(Bytes key, Bytes ref, ScheduleEntry entry, long now, PunctuationBudget run) {
+        if (entry.getAttempts() < settings.confirmMaxAttempts()) {
+            ScheduleEntry sent = send(key, entry, now, run);
+            sensors.reemitted.record();
+            schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
+            return;
+        }
+        schedule.removeAt(key);
+        sensors.unconfirmed.record();
+        settings.listener().unconfirmed(entry.getRule());
+        LOG.warn(
+                "Task {}: no delete of {} in {} confirmed after {} delete commands (rule {}, deadline {}); giving up",
+                context.taskId(),
+                DocumentRef.documentKeyOf(ref).toJson(),
+                DocumentRef.namespaceOf(ref),
+                entry.getAttempts(),
+                entry.getRule(),
+                Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry)));
+        audit.write(ref, entry, ExpiryOutcome.UNCONFIRMED, now, entry.getAttempts(), null);
+    }
+
+    /**
+     * Emits the entry's delete command, issued at {@code now} (a re-emission is a new command with its own issue
+     * time, which the sink guard's validity counts from), and its audit event; returns the entry counting this
+     * attempt.
+     */
+    private ScheduleEntry send(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
+        Bytes ref = ScheduleKey.documentRefOf(key);
+        DeleteCommand command = ScheduleEntries.command(ref, entry, now);
+        context.forward(new Record<String, Object>(command.keyJson(), command, now), TtlTopology.DELETES_SINK);
+        ScheduleEntry sent = ScheduleEntries.emitted(entry, now);
+        audit.write(ref, sent, ExpiryOutcome.EMITTED, now, sent.getAttempts(), null);
+        run.commandSent();
+        return sent;
+    }
+
+    @Override
+    public void close() {
+        inbox.close();
+        pendingReads.clear();
+    }
+}

@@ -1,0 +1,314 @@
+package io.ttlstreams.processor;
+
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.event.EventTimeWindow;
+import io.ttlstreams.event.OperationType;
+import io.ttlstreams.rules.ExpiryDecision;
+import io.ttlstreams.rules.TtlMode;
+import io.ttlstreams.rules.TtlRule;
+import io.ttlstreams.schema.ExpiryOutcome;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.ExpirySchedule;
+import io.ttlstreams.state.ScheduleKey.Timeline;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.OptionalInt;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.bson.BsonTimestamp;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies change events to the expiry schedule: a document's event moves its single entry, a namespace-wide event
+ * cancels the namespace's entries.
+ *
+ * <p>For each document event it evaluates the TTL rules on the current document (latest value wins) and moves the
+ * document's single schedule entry: the {@code index} store says where the entry is, so an update reschedules and a
+ * delete cancels with point lookups, never a scan; an update that leaves the entry exactly as it was writes nothing.
+ * Namespace-wide events (from the control topic) cancel every entry of the namespace changed before them, with a
+ * prefix scan of the index, and are remembered in {@code namespace-epochs} so that older events of that namespace
+ * arriving later from other partitions are not scheduled again.
+ */
+final class EventApplier {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EventApplier.class);
+
+    private final SchedulerSettings settings;
+    private final CommandSizeBound commandBound;
+    private final ExpirySchedule schedule;
+    private final KeyValueStore<String, Long> namespaceEpochs;
+    private final SchedulerSensors sensors;
+    private final AuditWriter audit;
+    private final ProcessorContext<?, ?> context;
+    /**
+     * The namespace-epochs store in memory: it holds one entry per dropped namespace, is read for every event and
+     * written only here, so two store reads per event become two map lookups.
+     */
+    private final Map<Namespace, Long> dropTimes = new HashMap<>();
+
+    /**
+     * @param settings the rules and the record bound
+     * @param schedule the task's schedule
+     * @param namespaceEpochs the task's {@code namespace-epochs} store, loaded here
+     * @param sensors what the applier counts
+     * @param audit where superseded and confirmed commands are audited
+     * @param context the task's context, for its id and its clock
+     */
+    EventApplier(
+            SchedulerSettings settings,
+            ExpirySchedule schedule,
+            KeyValueStore<String, Long> namespaceEpochs,
+            SchedulerSensors sensors,
+            AuditWriter audit,
+            ProcessorContext<?, ?> context) {
+        this.settings = settings;
+        this.commandBound = new CommandSizeBound(settings.maxRecordBytes());
+        this.schedule = schedule;
+        this.namespaceEpochs = namespaceEpochs;
+        this.sensors = sensors;
+        this.audit = audit;
+        this.context = context;
+        try (KeyValueIterator<String, Long> epochs = namespaceEpochs.all()) {
+            epochs.forEachRemaining(epoch -> dropTimes.put(Namespace.valueOf(epoch.key), epoch.value));
+        }
+    }
+
+    /**
+     * Applies one event to the schedule: namespace-wide, document change or resync.
+     *
+     * @param recordTimestamp when the source connector published the event
+     * @throws RuntimeException when the event cannot be applied (see {@link DeadLetters#isCausedByRecord})
+     */
+    void apply(ChangeEvent event, long recordTimestamp) {
+        if (event.isNamespaceWide()) {
+            cancelNamespace(event);
+        } else if (isOlderThanNamespaceDrop(event)) {
+            sensors.stale.record();
+        } else {
+            applyToDocument(event, recordTimestamp);
+        }
+    }
+
+    /**
+     * Applies one document's change (or resync) to its schedule entry.
+     *
+     * @param recordTimestamp when the source connector published the event, which is after it looked the document
+     *     up
+     */
+    private void applyToDocument(ChangeEvent event, long recordTimestamp) {
+        Bytes ref = DocumentRef.of(event.namespace(), event.documentKey());
+        IndexEntry position = schedule.position(ref);
+        Long clusterTime = clusterTimeOf(event);
+        boolean resync = event.operationType() == OperationType.RESYNC;
+        if (resync && position != null && isNotNewer(clusterTime, position.getSourceClusterTime())) {
+            sensors.resyncStale.record();
+            return;
+        }
+        if (event.operationType() == OperationType.DELETE) {
+            deleted(ref, position, event);
+            return;
+        }
+        if (event.fullDocument() == null) {
+            // An update whose document was deleted before the connector's lookup: the delete event follows and
+            // confirms an awaited command; anything else has nothing left to expire.
+            if (position != null && timelineOf(position) != Timeline.CONFIRMATIONS) {
+                unschedule(ref, position);
+            }
+            return;
+        }
+        Instant changeTime = changeTime(event, recordTimestamp);
+        ExpiryDecision decision = resync
+                ? settings.rules().evaluateResync(event.namespace(), event.fullDocument(), changeTime)
+                : settings.rules().evaluate(event.namespace(), event.fullDocument(), changeTime);
+        if (decision.documentTtlIgnored()) {
+            sensors.documentTtlIgnored.record();
+        }
+        if (!decision.expires()) {
+            if (position != null) {
+                unschedule(ref, position);
+            }
+            return;
+        }
+        TtlRule rule = settings.rules().rule(decision.rule()).orElseThrow();
+        ScheduleEntry entry = ScheduleEntries.of(decision, rule);
+        if (position != null && keepsCurrentEntry(event, rule, decision, position, entry)) {
+            sensors.unchanged.record();
+            return;
+        }
+        OptionalInt commandBytes = commandBound.excess(ref, entry);
+        if (commandBytes.isPresent()) {
+            // Never stored: its command could not be sent. The entry it would replace pins values gone from the
+            // document, so it goes too; the event is dead-lettered with the size.
+            if (position != null) {
+                unschedule(ref, position);
+            }
+            throw new IllegalArgumentException(commandBound.refusal(commandBytes.getAsInt()));
+        }
+        ScheduleEntry superseded = position != null && timelineOf(position) == Timeline.CONFIRMATIONS
+                ? schedule.entryAt(ref, position)
+                : null;
+        schedule.put(ref, position, Timeline.DEADLINES, decision.deadline().toEpochMilli(), entry, clusterTime);
+        sensors.scheduled.record();
+        if (superseded != null) {
+            audit.write(
+                    ref,
+                    superseded,
+                    ExpiryOutcome.SUPERSEDED,
+                    context.currentSystemTimeMs(),
+                    superseded.getAttempts(),
+                    null);
+        }
+    }
+
+    /**
+     * The time a last-modified rule counts from (for a resync without a date witness too): the later of the event's
+     * time and its record's. An update's {@code fullDocument} is looked up when the source connector reads the event
+     * ({@code updateLookup}), which, when the connector lags, can be long after the change: the document's witness and
+     * ttl values are then those of the lookup, and pairing them with the older event time would put a deadline in the
+     * past while the document may have been modified since (the newer event still on its way), so that the delete's
+     * filter matches a document just renewed. And an event's time is only what the event claims: an insert (or a
+     * resync's read time) stamped years back would make the deadline of a document without a witness due at once.
+     * The record's time, when the connector published the event, comes after the change and the lookup: counting
+     * from the later of the two makes a lagging source or a forged time delay a deadline, never advance it.
+     */
+    private static Instant changeTime(ChangeEvent event, long recordTimestamp) {
+        Instant published = Instant.ofEpochMilli(recordTimestamp);
+        return published.isAfter(event.eventTime()) ? published : event.eventTime();
+    }
+
+    /**
+     * Whether the document's current entry stays as it is: the event changed nothing the entry was computed from
+     * (same fingerprint) — never for an insert, which may be a re-created document after a drop whose event has not
+     * arrived yet, so its entry must record the insert's clusterTime — or it is a resync that would move a
+     * last-modified deadline earlier or disturb a command already on its way.
+     */
+    private boolean keepsCurrentEntry(
+            ChangeEvent event, TtlRule rule, ExpiryDecision decision, IndexEntry position, ScheduleEntry entry) {
+        if (event.operationType() == OperationType.RESYNC) {
+            if (timelineOf(position) == Timeline.CONFIRMATIONS) {
+                return true;
+            }
+            if (rule.mode() == TtlMode.LAST_MODIFIED
+                    && timelineOf(position) == Timeline.DEADLINES
+                    && decision.deadline().toEpochMilli() < position.getDueAt().toEpochMilli()) {
+                return true;
+            }
+        }
+        return event.operationType() != OperationType.INSERT
+                && position.getFingerprint() == ExpirySchedule.fingerprint(entry);
+    }
+
+    /** A delete event: it confirms an awaited delete command, or cancels a pending deadline. */
+    private void deleted(Bytes ref, IndexEntry position, ChangeEvent event) {
+        if (position == null) {
+            return;
+        }
+        ScheduleEntry entry = schedule.entryAt(ref, position);
+        schedule.remove(ref);
+        if (timelineOf(position) != Timeline.CONFIRMATIONS || entry == null) {
+            sensors.cancelled.record();
+            return;
+        }
+        long now = context.currentSystemTimeMs();
+        long lag = Math.max(0, event.eventTime().toEpochMilli() - ScheduleEntries.deadlineOf(entry));
+        sensors.confirmed.record();
+        sensors.confirmedLag.record(lag, now);
+        settings.listener().confirmed(entry.getRule(), lag);
+        audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
+    }
+
+    /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */
+    private void unschedule(Bytes ref, IndexEntry position) {
+        ScheduleEntry entry = timelineOf(position) == Timeline.CONFIRMATIONS ? schedule.entryAt(ref, position) : null;
+        schedule.remove(ref);
+        sensors.cancelled.record();
+        if (entry != null) {
+            audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, context.currentSystemTimeMs(), entry.getAttempts(), null);
+        }
+    }
+
+    private boolean isOlderThanNamespaceDrop(ChangeEvent event) {
+        Long clusterTime = clusterTimeOf(event);
+        if (clusterTime == null) {
+            return false;
+        }
+        Long collectionDrop = dropTime(event.namespace());
+        Long databaseDrop = dropTime(event.namespace().databaseNamespace());
+        return isNotNewer(clusterTime, collectionDrop) || isNotNewer(clusterTime, databaseDrop);
+    }
+
+    /**
+     * The namespace's drop epoch, unless it lies more than {@link EventTimeWindow#MAX_FUTURE_SKEW} after the
+     * processor's clock: no event whose times were checked can have set it (a forged clusterTime stored by a version
+     * that did not check them), and kept, it would make every later event of the namespace look older than the drop,
+     * for good. Such an epoch is removed, so the namespace heals at its next event.
+     */
+    private Long dropTime(Namespace namespace) {
+        Long epoch = dropTimes.get(namespace);
+        // A BSON timestamp's seconds, unsigned, are its upper 32 bits.
+        if (epoch == null
+                || (epoch >>> 32) * 1000
+                        <= context.currentSystemTimeMs() + EventTimeWindow.MAX_FUTURE_SKEW.toMillis()) {
+            return epoch;
+        }
+        LOG.warn(
+                "Task {}: ignoring and removing the drop epoch of {}, clusterTime {}, which lies beyond any plausible"
+                        + " event time",
+                context.taskId(),
+                namespace,
+                new BsonTimestamp(epoch));
+        namespaceEpochs.delete(namespace.toString());
+        dropTimes.remove(namespace);
+        return null;
+    }
+
+    /**
+     * Cancels every entry of the namespace (a whole database for dropDatabase) that was changed by an event no later
+     * than this one. Later entries belong to a re-created namespace and stay.
+     */
+    private void cancelNamespace(ChangeEvent event) {
+        Long dropTime = clusterTimeOf(event);
+        Bytes prefix = event.operationType() == OperationType.DROP_DATABASE
+                ? DocumentRef.databasePrefix(event.namespace())
+                : DocumentRef.collectionPrefix(event.namespace());
+        int count = schedule.removeAll(prefix, dropTime);
+        sensors.cancelled.record(count);
+        if (dropTime != null) {
+            Long known = dropTime(event.namespace());
+            if (known == null || Long.compareUnsigned(known, dropTime) < 0) {
+                namespaceEpochs.put(event.namespace().toString(), dropTime);
+                dropTimes.put(event.namespace(), dropTime);
+            }
+        }
+        LOG.info(
+                "{} of {}: cancelled {} scheduled expiries in task {}",
+                event.operationType(),
+                event.namespace(),
+                count,
+                context.taskId());
+    }
+
+    private static Timeline timelineOf(IndexEntry position) {
+        return Timeline.of(position.getTimeline());
+    }
+
+    /**
+     * Whether a clusterTime is at or before another. Unsigned: a BSON timestamp's seconds are an unsigned 32-bit
+     * count, so from 2038 its 64-bit value is negative as a signed long.
+     */
+    private static boolean isNotNewer(Long clusterTime, Long latest) {
+        return clusterTime != null && latest != null && Long.compareUnsigned(clusterTime, latest) <= 0;
+    }
+
+    private static Long clusterTimeOf(ChangeEvent event) {
+        BsonTimestamp clusterTime = event.clusterTime();
+        return clusterTime == null ? null : clusterTime.getValue();
+    }
+}

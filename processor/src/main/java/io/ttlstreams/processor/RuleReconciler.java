@@ -1,0 +1,309 @@
+package io.ttlstreams.processor;
+
+import io.ttlstreams.rules.TtlRule;
+import io.ttlstreams.schema.ExpiryOutcome;
+import io.ttlstreams.schema.RuleVersion;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ExpirySchedule;
+import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.state.ScheduleKey.Timeline;
+import io.ttlstreams.state.ScheduleStores;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles the expiry schedule with changed rules: each entry about to be sent, and, after a restart with changed
+ * rules, the whole schedule in a walk.
+ *
+ * <p>An entry of a removed rule is cancelled, one whose rule changed shape is held until its document is evaluated
+ * again, and one whose rule changed only its offset gets its deadline recomputed from its stored base. The walk goes
+ * over the whole schedule, a bounded slice per punctuation, and does the same for entries not yet due.
+ */
+final class RuleReconciler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RuleReconciler.class);
+
+    private final SchedulerSettings settings;
+    private final ExpirySchedule schedule;
+    private final KeyValueStore<String, RuleVersion> ruleVersions;
+    private final SchedulerSensors sensors;
+    private final AuditWriter audit;
+    private final ProcessorContext<?, ?> context;
+    /** Where the walk reconciling the schedule with changed rules goes on; null when there is none to do. */
+    private Bytes walkCursor;
+    /**
+     * Whether the first punctuation is still to compare the rules with those the schedule was reconciled with: there,
+     * inside a transaction, rather than in the processor's init, which runs before the task's first transaction.
+     */
+    private boolean rulesToCompare = true;
+    /** What reconciling with the current rules did, per rule, since the last summary was logged. */
+    private final Map<String, RuleChanges> ruleChanges = new TreeMap<>();
+
+    /**
+     * @param settings the rules and the punctuation bounds
+     * @param schedule the task's schedule
+     * @param ruleVersions the task's {@link ScheduleStores#RULE_VERSIONS} store
+     * @param sensors what the reconciler counts
+     * @param audit where cancelled entries are audited
+     * @param context the task's context, for its id
+     */
+    RuleReconciler(
+            SchedulerSettings settings,
+            ExpirySchedule schedule,
+            KeyValueStore<String, RuleVersion> ruleVersions,
+            SchedulerSensors sensors,
+            AuditWriter audit,
+            ProcessorContext<?, ?> context) {
+        this.settings = settings;
+        this.schedule = schedule;
+        this.ruleVersions = ruleVersions;
+        this.sensors = sensors;
+        this.audit = audit;
+        this.context = context;
+    }
+
+    /**
+     * At the first punctuation, compares the rules with those the schedule was reconciled with; then goes on with the
+     * walk, if one is pending, within a budget of its own.
+     *
+     * @param startedNanos when the punctuation started, on the settings' nano clock
+     */
+    void goOn(long now, long startedNanos) {
+        if (rulesToCompare) {
+            rulesToCompare = false;
+            compareRules();
+        }
+        if (walkCursor != null) {
+            walk(
+                    now,
+                    new PunctuationBudget(
+                            settings.maxEntriesPerPunctuation(),
+                            startedNanos,
+                            settings.maxDurationPerPunctuation().toNanos(),
+                            settings.nanoClock()));
+        }
+    }
+
+    /** What the current rules make of an entry computed under possibly older ones. */
+    private record Reconciliation(Kind kind, long offsetSeconds) {
+        enum Kind {
+            /** The rule is as it was. */
+            KEEP,
+            /** The rule is gone: the entry goes, and no command. */
+            CANCEL,
+            /** The rule changed in a way that needs the document: the entry waits for an event or a resync. */
+            HOLD,
+            /** Only the rule's expire.after.seconds changed: the deadline moves, counted from the same base. */
+            MOVE
+        }
+
+        static final Reconciliation KEEP = new Reconciliation(Kind.KEEP, 0);
+        static final Reconciliation CANCEL = new Reconciliation(Kind.CANCEL, 0);
+        static final Reconciliation HOLD = new Reconciliation(Kind.HOLD, 0);
+    }
+
+    private Reconciliation reconcile(ScheduleEntry entry) {
+        Optional<TtlRule> rule = settings.rules().rule(entry.getRule());
+        if (rule.isEmpty()) {
+            return Reconciliation.CANCEL;
+        }
+        if (rule.get().shape() != entry.getRuleShape()) {
+            return Reconciliation.HOLD;
+        }
+        if (entry.getOffsetFromRule() && rule.get().expireAfterSeconds() != entry.getOffsetSeconds()) {
+            return new Reconciliation(Reconciliation.Kind.MOVE, rule.get().expireAfterSeconds());
+        }
+        return Reconciliation.KEEP;
+    }
+
+    /**
+     * Reconciles an entry of the deadlines timeline, found by a scan, with the current rules. Returns the entry still
+     * due at {@code now}, possibly with a recomputed deadline, when the caller is to emit it ({@code emitting}: it
+     * stays at its key, which the caller then moves); null when it left (cancelled, held) or moved to another time.
+     * Without {@code emitting} (the walk), a recomputed deadline always moves the entry, to an earlier time too.
+     */
+    ScheduleEntry reconcileDeadline(Bytes key, ScheduleEntry entry, long now, boolean emitting) {
+        Reconciliation reconciliation = reconcile(entry);
+        Bytes ref = ScheduleKey.documentRefOf(key);
+        switch (reconciliation.kind()) {
+            case CANCEL -> {
+                schedule.removeAt(key);
+                ruleRemoved(ref, entry, now);
+                return null;
+            }
+            case HOLD -> {
+                schedule.move(key, Timeline.HELD, ScheduleEntries.deadlineOf(entry), entry);
+                sensors.held.record();
+                changesOf(entry.getRule()).held++;
+                return null;
+            }
+            case MOVE -> {
+                ScheduleEntry moved = ScheduleEntries.withOffset(entry, reconciliation.offsetSeconds());
+                OptionalLong movedDeadline = deadlineUnlessBeyondTime(key, moved);
+                if (movedDeadline.isEmpty()) {
+                    return null;
+                }
+                long deadline = movedDeadline.getAsLong();
+                sensors.rescheduled.record();
+                RuleChanges changes = changesOf(entry.getRule());
+                changes.moved++;
+                if (deadline <= now) {
+                    changes.dueAtOnce++;
+                    if (emitting) {
+                        return moved;
+                    }
+                }
+                schedule.move(key, Timeline.DEADLINES, deadline, moved);
+                return null;
+            }
+            default -> {
+                return entry;
+            }
+        }
+    }
+
+    /** Counts and audits an entry cancelled because its rule is gone, its removal being the caller's. */
+    void ruleRemoved(Bytes ref, ScheduleEntry entry, long now) {
+        sensors.ruleRemoved.record();
+        changesOf(entry.getRule()).cancelled++;
+        audit.write(ref, entry, ExpiryOutcome.RULE_REMOVED, now, entry.getAttempts(), null);
+    }
+
+    /**
+     * Compares the rules with those the schedule was last reconciled with ({@link ScheduleStores#RULE_VERSIONS}): a
+     * removed rule, or a changed shape or offset, starts a walk over the schedule; otherwise the current rules are
+     * recorded (an added rule changes no existing entry).
+     */
+    private void compareRules() {
+        boolean changed = false;
+        try (KeyValueIterator<String, RuleVersion> versions = ruleVersions.all()) {
+            while (versions.hasNext() && !changed) {
+                KeyValue<String, RuleVersion> version = versions.next();
+                Optional<TtlRule> rule = settings.rules().rule(version.key);
+                changed = rule.isEmpty()
+                        || rule.get().shape() != version.value.getShape()
+                        || rule.get().expireAfterSeconds() != version.value.getExpireAfterSeconds();
+            }
+        }
+        if (changed) {
+            walkCursor = ExpirySchedule.walkStart();
+            LOG.info(
+                    "Task {}: the rules changed since the schedule was last reconciled; reconciling it",
+                    context.taskId());
+        } else {
+            recordRuleVersions();
+        }
+    }
+
+    /**
+     * Walks the whole schedule, a budget's worth per punctuation, reconciling each entry with the current rules, so
+     * that a shortened offset makes documents due now rather than at their old deadline, and entries of removed or
+     * reshaped rules leave the deadlines timeline before they come due. Logs a summary per rule when done.
+     */
+    private void walk(long now, PunctuationBudget run) {
+        Bytes last = null;
+        boolean exhausted;
+        try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.walkFrom(walkCursor)) {
+            while (run.left() && entries.hasNext()) {
+                KeyValue<Bytes, ScheduleEntry> next = entries.next();
+                walkOver(next.key, next.value, now);
+                last = next.key;
+                run.handled();
+            }
+            exhausted = !entries.hasNext();
+        }
+        if (exhausted) {
+            walkCursor = null;
+            recordRuleVersions();
+            ruleChanges.forEach((rule, changes) -> LOG.info("Task {}: rule {} {}", context.taskId(), rule, changes));
+            ruleChanges.clear();
+        } else if (last != null) {
+            walkCursor = successor(last);
+        }
+    }
+
+    private void walkOver(Bytes key, ScheduleEntry entry, long now) {
+        Timeline timeline = ScheduleKey.timelineOf(key);
+        if (timeline == Timeline.DEADLINES) {
+            reconcileDeadline(key, entry, now, false);
+            return;
+        }
+        Reconciliation reconciliation = reconcile(entry);
+        if (reconciliation.kind() == Reconciliation.Kind.CANCEL) {
+            schedule.removeAt(key);
+            ruleRemoved(ScheduleKey.documentRefOf(key), entry, now);
+        } else if (timeline == Timeline.HELD && reconciliation.kind() != Reconciliation.Kind.HOLD) {
+            // The rule is back to the shape the entry was computed under: it needs no document after all.
+            ScheduleEntry back = reconciliation.kind() == Reconciliation.Kind.MOVE
+                    ? ScheduleEntries.withOffset(entry, reconciliation.offsetSeconds())
+                    : entry;
+            deadlineUnlessBeyondTime(key, back)
+                    .ifPresent(deadline -> schedule.move(key, Timeline.DEADLINES, deadline, back));
+        }
+    }
+
+    /**
+     * The deadline of {@code entry}, whose offset the current rule set; empty, with the entry at {@code key}
+     * cancelled, when it lies beyond the last representable instant: never, as the rules say of such a deadline.
+     */
+    private OptionalLong deadlineUnlessBeyondTime(Bytes key, ScheduleEntry entry) {
+        OptionalLong deadline = ScheduleEntries.movedDeadlineOf(entry);
+        if (deadline.isEmpty()) {
+            schedule.removeAt(key);
+            sensors.cancelled.record();
+        }
+        return deadline;
+    }
+
+    private void recordRuleVersions() {
+        try (KeyValueIterator<String, RuleVersion> versions = ruleVersions.all()) {
+            while (versions.hasNext()) {
+                String name = versions.next().key;
+                if (settings.rules().rule(name).isEmpty()) {
+                    ruleVersions.delete(name);
+                }
+            }
+        }
+        for (TtlRule rule : settings.rules().rules()) {
+            RuleVersion version = new RuleVersion(rule.shape(), rule.expireAfterSeconds());
+            if (!version.equals(ruleVersions.get(rule.name()))) {
+                ruleVersions.put(rule.name(), version);
+            }
+        }
+    }
+
+    private RuleChanges changesOf(String rule) {
+        return ruleChanges.computeIfAbsent(rule, name -> new RuleChanges());
+    }
+
+    /** Counts of what reconciling did to one rule's entries, for one log line. */
+    private static final class RuleChanges {
+        private int cancelled;
+        private int held;
+        private int moved;
+        private int dueAtOnce;
+
+        @Override
+        public String toString() {
+            return "changed: " + cancelled + " entries cancelled (rule removed), " + held + " held until their"
+                    + " documents are evaluated again (rule reshaped), " + moved + " deadlines moved (offset changed),"
+                    + " of which " + dueAtOnce + " became due at once";
+        }
+    }
+
+    /** The smallest key after {@code key}: the key followed by a 0x00 byte. */
+    private static Bytes successor(Bytes key) {
+        byte[] bytes = key.get();
+        return Bytes.wrap(Arrays.copyOf(bytes, bytes.length + 1));
+    }
+}

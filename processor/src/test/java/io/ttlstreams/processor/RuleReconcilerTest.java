@@ -1,0 +1,80 @@
+package io.ttlstreams.processor;
+
+import static io.ttlstreams.processor.SchedulerParts.ref;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ttlstreams.schema.RuleVersion;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.state.ScheduleKey.Timeline;
+import java.time.Instant;
+import org.apache.kafka.common.utils.Bytes;
+import org.junit.jupiter.api.Test;
+
+class RuleReconcilerTest {
+
+    private static final Instant DEADLINE = Instant.parse("2026-01-01T00:00:00Z");
+    private static final long NOW = DEADLINE.toEpochMilli();
+
+    private final SchedulerParts parts = new SchedulerParts();
+    private final RuleReconciler reconciler = new RuleReconciler(
+            parts.settings, parts.schedule, parts.ruleVersions, parts.sensors, parts.audit, parts.context);
+
+    /** An entry of a rule the current rules do not have, scheduled at the deadline; returns its key. */
+    private Bytes scheduledUnderGoneRule(String id) {
+        ScheduleEntry entry = ScheduleEntry.newBuilder(parts.entry(id, DEADLINE))
+                .setRule("gone")
+                .build();
+        parts.schedule.put(ref(id), null, Timeline.DEADLINES, NOW, entry, null);
+        return ScheduleKey.of(Timeline.DEADLINES, NOW, ref(id));
+    }
+
+    @Test
+    void shouldRecordTheRulesWhenNoneWereRecorded() {
+        reconciler.goOn(NOW, 0);
+
+        RuleVersion sessions = parts.ruleVersions.get("sessions");
+        assertThat(sessions).isNotNull();
+        assertThat(sessions.getShape())
+                .isEqualTo(parts.settings.rules().rule("sessions").orElseThrow().shape());
+    }
+
+    @Test
+    void shouldKeepADueEntryWhenItsRuleIsUnchanged() {
+        ScheduleEntry entry = parts.entry("d1", DEADLINE);
+        parts.schedule.put(ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
+
+        ScheduleEntry kept =
+                reconciler.reconcileDeadline(ScheduleKey.of(Timeline.DEADLINES, NOW, ref("d1")), entry, NOW, true);
+
+        assertThat(kept).isEqualTo(entry);
+        assertThat(parts.schedule.position(ref("d1"))).isNotNull();
+    }
+
+    @Test
+    void shouldCancelADueEntryWhenItsRuleIsGone() {
+        Bytes key = scheduledUnderGoneRule("d1");
+
+        ScheduleEntry kept = reconciler.reconcileDeadline(
+                key, parts.schedule.entryAt(ref("d1"), parts.schedule.position(ref("d1"))), NOW, true);
+
+        assertThat(kept).isNull();
+        assertThat(parts.schedule.position(ref("d1"))).isNull();
+        assertThat(parts.total(TtlMetrics.RULE_REMOVED)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldWalkTheScheduleAndCancelEntriesOfARemovedRuleWhenTheRulesChanged() {
+        scheduledUnderGoneRule("d1");
+        RuleVersion sessions = new RuleVersion(
+                parts.settings.rules().rule("sessions").orElseThrow().shape(), 0L);
+        parts.ruleVersions.put("gone", sessions);
+
+        reconciler.goOn(NOW - 60_000, 0);
+
+        assertThat(parts.schedule.position(ref("d1"))).isNull();
+        assertThat(parts.total(TtlMetrics.RULE_REMOVED)).isEqualTo(1);
+        assertThat(parts.ruleVersions.get("gone")).isNull();
+        assertThat(parts.ruleVersions.get("sessions")).isNotNull();
+    }
+}

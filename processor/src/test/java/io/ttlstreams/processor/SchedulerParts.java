@@ -1,0 +1,100 @@
+package io.ttlstreams.processor;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.rules.ExpiryDecision;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.RuleVersion;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.ExpirySchedule;
+import io.ttlstreams.state.ScheduleStores;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+
+/**
+ * The scheduler's parts' collaborators for unit tests: a mock context, in-memory stores with the schedule's serdes,
+ * settings with one field rule "sessions" on app.sessions (field expireAt), sensors and an audit writer.
+ */
+final class SchedulerParts {
+
+    static final Namespace SESSIONS = Namespace.parse("app.sessions");
+
+    final MockProcessorContext<String, Object> context = new MockProcessorContext<>();
+    final KeyValueStore<String, Long> namespaceEpochs =
+            store(ScheduleStores.NAMESPACE_EPOCHS, Serdes.String(), Serdes.Long());
+    final KeyValueStore<String, RuleVersion> ruleVersions =
+            store(ScheduleStores.RULE_VERSIONS, Serdes.String(), ScheduleStores.values(RuleVersion.class));
+    final ExpirySchedule schedule = new ExpirySchedule(
+            store(ScheduleStores.SCHEDULE, Serdes.Bytes(), ScheduleStores.values(ScheduleEntry.class)),
+            store(ScheduleStores.INDEX, Serdes.Bytes(), ScheduleStores.values(IndexEntry.class)));
+    final SchedulerSettings settings;
+    final SchedulerSensors sensors;
+    final AuditWriter audit;
+
+    /** Parts with the sessions rule and {@code extra} settings (key, value, ...). */
+    SchedulerParts(String... extra) {
+        Map<String, String> props = new HashMap<>(Map.of(
+                StreamsConfig.APPLICATION_ID_CONFIG,
+                "ttl-streams-test",
+                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
+                "unused:9092",
+                "ttl.rules",
+                "sessions",
+                "ttl.rule.sessions.namespace",
+                SESSIONS.toString(),
+                "ttl.rule.sessions.field",
+                "expireAt"));
+        for (int i = 0; i < extra.length; i += 2) {
+            props.put(extra[i], extra[i + 1]);
+        }
+        TtlStreamsConfig config = new TtlStreamsConfig(props);
+        // A clock that stands still: no test here spends a punctuation's time budget.
+        this.settings = SchedulerSettings.from(config, 1).withNanoClock(() -> 0);
+        this.sensors = new SchedulerSensors(
+                TtlMetrics.forTask(context), settings.readBack().isPresent());
+        this.audit = new AuditWriter(settings.auditEnabled(), context);
+    }
+
+    /** The reference of the sessions document with {@code _id} {@code id}. */
+    static Bytes ref(String id) {
+        return DocumentRef.of(SESSIONS, new BsonDocument("_id", new BsonString(id)));
+    }
+
+    /** The entry the sessions rule gives the document {@code id} expiring at {@code expireAt}. */
+    ScheduleEntry entry(String id, Instant expireAt) {
+        ExpiryDecision decision = settings.rules().evaluate(SESSIONS, document(id, expireAt), expireAt);
+        return ScheduleEntries.of(
+                decision, settings.rules().rule(decision.rule()).orElseThrow());
+    }
+
+    /** A sessions document whose field rule expires it at {@code expireAt}. */
+    static BsonDocument document(String id, Instant expireAt) {
+        return new BsonDocument("_id", new BsonString(id))
+                .append("expireAt", new BsonDateTime(expireAt.toEpochMilli()));
+    }
+
+    /** The total a counter of the sensors recorded. */
+    double total(String counter) {
+        return TtlMetrics.total(context.metrics().metrics(), counter);
+    }
+
+    private <K, V> KeyValueStore<K, V> store(String name, Serde<K> keys, Serde<V> values) {
+        KeyValueStore<K, V> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), keys, values)
+                .withLoggingDisabled()
+                .build();
+        store.init(context.getStateStoreContext(), store);
+        return store;
+    }
+}

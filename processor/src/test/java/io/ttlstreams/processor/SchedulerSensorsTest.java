@@ -1,0 +1,32 @@
+package io.ttlstreams.processor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.junit.jupiter.api.Test;
+
+class SchedulerSensorsTest {
+
+    @Test
+    void shouldRegisterNoReadBackSensorsWhenReadBackIsOff() {
+        MockProcessorContext<String, Object> context = new MockProcessorContext<>();
+
+        SchedulerSensors sensors = new SchedulerSensors(TtlMetrics.forTask(context), false);
+
+        assertThat(sensors.scheduled).isNotNull();
+        assertThat(sensors.readBacks).isNull();
+        assertThat(TtlMetrics.values(context.metrics().metrics(), TtlMetrics.READ_BACKS + "-total"))
+                .isEmpty();
+    }
+
+    @Test
+    void shouldRegisterTheReadBackSensorsWhenReadBackIsOn() {
+        MockProcessorContext<String, Object> context = new MockProcessorContext<>();
+
+        SchedulerSensors sensors = new SchedulerSensors(TtlMetrics.forTask(context), true);
+        sensors.readBacks.record();
+
+        assertThat(TtlMetrics.total(context.metrics().metrics(), TtlMetrics.READ_BACKS))
+                .isEqualTo(1);
+    }
+}
