@@ -5,7 +5,6 @@ import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
-import io.ttlstreams.topology.TtlTopology;
 import java.time.Instant;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -16,14 +15,16 @@ final class AuditWriter {
 
     private final boolean enabled;
     private final ProcessorContext<String, Object> context;
+    private final String sink;
 
     /**
      * @param enabled whether the audit topic is enabled; when not, nothing is written
      * @param context the scheduler's context, forwarding to {@link TtlTopology#AUDIT_SINK}
      */
-    AuditWriter(boolean enabled, ProcessorContext<String, Object> context) {
+    AuditWriter(boolean enabled, ProcessorContext<String, Object> context, String sink) {
         this.enabled = enabled;
         this.context = context;
+        this.sink = sink;
     }
 
     /**
@@ -50,6 +51,6 @@ final class AuditWriter {
                                 attempt,
                                 lagMillis),
                         now),
-                TtlTopology.AUDIT_SINK);
+                sink);
     }
 }

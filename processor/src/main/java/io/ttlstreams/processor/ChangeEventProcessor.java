@@ -4,7 +4,6 @@ import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.event.OperationType;
-import io.ttlstreams.topology.TtlTopology;
 import java.util.Optional;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -35,6 +34,7 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
     private final ChangeEventParser parser;
     private final EventTimeWindow window;
     private final DeadLetters deadLetters;
+    private final Outputs outputs;
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
     private Sensor deadLettered;
@@ -44,11 +44,14 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
      * @param parser parses the source connector's events
      * @param window the event times accepted around a record's timestamp
      * @param deadLetters builds the dead letters of records that cannot be parsed
+     * @param outputs the nodes it forwards to
      */
-    public ChangeEventProcessor(ChangeEventParser parser, EventTimeWindow window, DeadLetters deadLetters) {
+    public ChangeEventProcessor(
+            ChangeEventParser parser, EventTimeWindow window, DeadLetters deadLetters, Outputs outputs) {
         this.parser = parser;
         this.window = window;
         this.deadLetters = deadLetters;
+        this.outputs = outputs;
     }
 
     @Override
@@ -74,7 +77,7 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
             // Whatever the cause, a malformed event must not stop the processor: park it, count it.
             LOG.debug("Dead-lettering change event at {}: {}", source, e.toString());
             deadLettered.record();
-            context.forward(deadLetters.letter(record, record.value(), source, e), TtlTopology.DLQ_SINK);
+            context.forward(deadLetters.letter(record, record.value(), source, e), outputs.deadLetters());
             return;
         }
         if (event.operationType() == OperationType.OTHER) {
@@ -83,9 +86,9 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
             context.forward(
                     new Record<String, ChangeEvent>(
                             event.namespace().toString(), event, record.timestamp(), record.headers()),
-                    TtlTopology.CONTROL_SINK);
+                    outputs.control());
         } else {
-            context.forward(record.withValue(event), TtlTopology.SCHEDULER);
+            context.forward(record.withValue(event), outputs.scheduler());
         }
     }
 

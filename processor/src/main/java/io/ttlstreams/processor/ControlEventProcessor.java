@@ -3,7 +3,6 @@ package io.ttlstreams.processor;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.serde.ChangeEventSerde;
-import io.ttlstreams.topology.TtlTopology;
 import java.util.Optional;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -30,6 +29,7 @@ public final class ControlEventProcessor implements Processor<String, String, St
 
     private final EventTimeWindow window;
     private final DeadLetters deadLetters;
+    private final Outputs outputs;
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
     private Sensor deadLettered;
@@ -37,10 +37,12 @@ public final class ControlEventProcessor implements Processor<String, String, St
     /**
      * @param window the event times accepted around a record's timestamp
      * @param deadLetters builds the dead letters of records that are no namespace-wide event
+     * @param outputs the nodes it forwards to
      */
-    public ControlEventProcessor(EventTimeWindow window, DeadLetters deadLetters) {
+    public ControlEventProcessor(EventTimeWindow window, DeadLetters deadLetters, Outputs outputs) {
         this.window = window;
         this.deadLetters = deadLetters;
+        this.outputs = outputs;
     }
 
     @Override
@@ -66,10 +68,10 @@ public final class ControlEventProcessor implements Processor<String, String, St
             }
             LOG.debug("Dead-lettering control record at {}: {}", source, e.toString());
             deadLettered.record();
-            context.forward(deadLetters.letter(record, record.value(), source, e), TtlTopology.DLQ_SINK);
+            context.forward(deadLetters.letter(record, record.value(), source, e), outputs.deadLetters());
             return;
         }
-        context.forward(record.withValue(event), TtlTopology.SCHEDULER);
+        context.forward(record.withValue(event), outputs.scheduler());
     }
 
     private static ChangeEvent parse(String value) {

@@ -11,7 +11,6 @@ import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.state.ScheduleKey.Timeline;
-import io.ttlstreams.topology.TtlTopology;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -55,6 +54,7 @@ final class DueDrain implements AutoCloseable {
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
     private final ProcessorContext<String, Object> context;
+    private final String deletesSink;
     /** Answers of the read-back thread for this task; drained by the punctuator. */
     private final ReadBackInbox inbox = new ReadBackInbox();
     /**
@@ -79,7 +79,8 @@ final class DueDrain implements AutoCloseable {
             RuleReconciler reconciler,
             SchedulerSensors sensors,
             AuditWriter audit,
-            ProcessorContext<String, Object> context) {
+            ProcessorContext<String, Object> context,
+            String deletesSink) {
         this.settings = settings;
         this.maxPunctuationNanos = settings.maxDurationPerPunctuation().toNanos();
         this.commandBound = new CommandSizeBound(settings.maxRecordBytes());
@@ -89,6 +90,7 @@ final class DueDrain implements AutoCloseable {
         this.sensors = sensors;
         this.audit = audit;
         this.context = context;
+        this.deletesSink = deletesSink;
     }
 
     /**
@@ -322,7 +324,7 @@ final class DueDrain implements AutoCloseable {
     private ScheduleEntry send(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
         Bytes ref = ScheduleKey.documentRefOf(key);
         DeleteCommand command = ScheduleEntries.command(ref, entry, now);
-        context.forward(new Record<String, Object>(command.keyJson(), command, now), TtlTopology.DELETES_SINK);
+        context.forward(new Record<String, Object>(command.keyJson(), command, now), deletesSink);
         ScheduleEntry sent = ScheduleEntries.emitted(entry, now);
         audit.write(ref, sent, ExpiryOutcome.EMITTED, now, sent.getAttempts(), null);
         run.commandSent();

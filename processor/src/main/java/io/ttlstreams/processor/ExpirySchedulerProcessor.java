@@ -4,7 +4,6 @@ import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.serde.ChangeEventSerde;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleStores;
-import io.ttlstreams.topology.TtlTopology;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.Set;
@@ -33,6 +32,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
 
     private final SchedulerSettings settings;
     private final DeadLetters deadLetters;
+    private final Outputs outputs;
     private final ChangeEventSerde eventSerde = new ChangeEventSerde();
 
     private ProcessorContext<String, Object> context;
@@ -44,10 +44,12 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     /**
      * @param settings rules, punctuation bounds, throttle, confirmation
      * @param deadLetters builds the dead letters of events that cannot be applied, sized for the producer
+     * @param outputs the nodes the scheduler forwards to
      */
-    public ExpirySchedulerProcessor(SchedulerSettings settings, DeadLetters deadLetters) {
+    public ExpirySchedulerProcessor(SchedulerSettings settings, DeadLetters deadLetters, Outputs outputs) {
         this.settings = settings;
         this.deadLetters = deadLetters;
+        this.outputs = outputs;
     }
 
     /**
@@ -56,13 +58,14 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
      *
      * @param settings rules, punctuation bounds, throttle, confirmation
      * @param deadLetters builds the dead letters of events that cannot be applied, sized for the producer
+     * @param outputs the nodes the scheduler forwards to
      */
     public static ProcessorSupplier<String, ChangeEvent, String, Object> supplier(
-            SchedulerSettings settings, DeadLetters deadLetters) {
+            SchedulerSettings settings, DeadLetters deadLetters, Outputs outputs) {
         return new ProcessorSupplier<>() {
             @Override
             public Processor<String, ChangeEvent, String, Object> get() {
-                return new ExpirySchedulerProcessor(settings, deadLetters);
+                return new ExpirySchedulerProcessor(settings, deadLetters, outputs);
             }
 
             @Override
@@ -87,12 +90,12 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
                 : Optional.empty();
         this.metrics = TtlMetrics.forTask(context);
         this.sensors = new SchedulerSensors(metrics, settings.readBack().isPresent());
-        AuditWriter audit = new AuditWriter(settings.auditEnabled(), context);
+        AuditWriter audit = new AuditWriter(settings.auditEnabled(), context, outputs.audit());
         this.applier = new EventApplier(
                 settings, schedule, context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS), sensors, audit, context);
         RuleReconciler reconciler = new RuleReconciler(
                 settings, schedule, context.getStateStore(ScheduleStores.RULE_VERSIONS), sensors, audit, context);
-        this.drain = new DueDrain(settings, schedule, throttle, reconciler, sensors, audit, context);
+        this.drain = new DueDrain(settings, schedule, throttle, reconciler, sensors, audit, context, outputs.deletes());
         // Wall-clock time, not stream time: stream time only advances when records arrive, and documents must
         // expire at their deadline even when no change event arrives for hours.
         context.schedule(settings.punctuateInterval(), PunctuationType.WALL_CLOCK_TIME, drain::punctuate);
@@ -136,7 +139,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
                     e);
             sensors.deadLettered.record();
             context.forward(
-                    deadLetters.letter(record, eventJson(event), context.recordMetadata(), e), TtlTopology.DLQ_SINK);
+                    deadLetters.letter(record, eventJson(event), context.recordMetadata(), e), outputs.deadLetters());
         }
     }
 

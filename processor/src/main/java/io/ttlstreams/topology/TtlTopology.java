@@ -8,6 +8,7 @@ import io.ttlstreams.processor.ChangeEventProcessor;
 import io.ttlstreams.processor.ControlEventProcessor;
 import io.ttlstreams.processor.DeadLetters;
 import io.ttlstreams.processor.ExpirySchedulerProcessor;
+import io.ttlstreams.processor.Outputs;
 import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.serde.AvroSerde;
@@ -60,6 +61,9 @@ public final class TtlTopology {
     /** Sink node writing dead letters; every processor that dead-letters forwards to it. */
     public static final String DLQ_SINK = "dlq-sink";
 
+    /** Where each processor forwards to: these nodes, by name. */
+    private static final Outputs OUTPUTS = new Outputs(SCHEDULER, CONTROL_SINK, DELETES_SINK, AUDIT_SINK, DLQ_SINK);
+
     private TtlTopology() {}
 
     /** Builds the topology for {@code config}, for source topics of {@code partitions} partitions. */
@@ -84,7 +88,7 @@ public final class TtlTopology {
                 new StringDeserializer(),
                 new StringDeserializer(),
                 config.sourceTopics().toArray(String[]::new));
-        topology.addProcessor(PARSER, () -> new ChangeEventProcessor(parser, window, deadLetters), SOURCE);
+        topology.addProcessor(PARSER, () -> new ChangeEventProcessor(parser, window, deadLetters, OUTPUTS), SOURCE);
         topology.addSink(
                 CONTROL_SINK,
                 config.controlTopic(),
@@ -93,10 +97,11 @@ public final class TtlTopology {
                 TtlTopology.<ChangeEvent>toEveryPartition(),
                 PARSER);
         topology.addSource(CONTROL_SOURCE, new StringDeserializer(), new StringDeserializer(), config.controlTopic());
-        topology.addProcessor(CONTROL_PARSER, () -> new ControlEventProcessor(window, deadLetters), CONTROL_SOURCE);
+        topology.addProcessor(
+                CONTROL_PARSER, () -> new ControlEventProcessor(window, deadLetters, OUTPUTS), CONTROL_SOURCE);
         // The supplier brings the scheduler's stores (ProcessorSupplier#stores), so they are attached with it.
         topology.addProcessor(
-                SCHEDULER, ExpirySchedulerProcessor.supplier(settings, deadLetters), PARSER, CONTROL_PARSER);
+                SCHEDULER, ExpirySchedulerProcessor.supplier(settings, deadLetters, OUTPUTS), PARSER, CONTROL_PARSER);
         topology.addSink(
                 DELETES_SINK,
                 config.deleteTopic(),

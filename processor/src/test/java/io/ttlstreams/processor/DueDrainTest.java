@@ -25,7 +25,8 @@ class DueDrainTest {
                 reconciler,
                 parts.sensors,
                 parts.audit,
-                parts.context);
+                parts.context,
+                TtlTopology.DELETES_SINK);
     }
 
     private static void scheduled(SchedulerParts parts, String id) {

@@ -9,6 +9,7 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleStores;
+import io.ttlstreams.topology.TtlTopology;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -64,7 +65,7 @@ final class SchedulerParts {
         this.settings = SchedulerSettings.from(config, 1).withNanoClock(() -> 0);
         this.sensors = new SchedulerSensors(
                 TtlMetrics.forTask(context), settings.readBack().isPresent());
-        this.audit = new AuditWriter(settings.auditEnabled(), context);
+        this.audit = new AuditWriter(settings.auditEnabled(), context, TtlTopology.AUDIT_SINK);
     }
 
     /** The reference of the sessions document with {@code _id} {@code id}. */
