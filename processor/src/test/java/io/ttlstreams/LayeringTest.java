@@ -1,0 +1,80 @@
+package io.ttlstreams;
+
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+/**
+ * The layering of ttl-streams' production code, stated once and checked on every build: the shared vocabulary at the
+ * bottom, the Kafka Streams processors above the rules and the configuration, and the application (launcher, HTTP,
+ * resync) on top. A back edge, however convenient, fails this test.
+ */
+@AnalyzeClasses(packages = "io.ttlstreams", importOptions = ImportOption.DoNotIncludeTests.class)
+class LayeringTest {
+
+    /** What the processor and the sink guard share, and the Avro records, know nothing of ours. */
+    @ArchTest
+    static final ArchRule contractStandsAlone = mayUseOnly("io.ttlstreams.contract..")
+            .because("the contract module is shared by the processor and the sink guard");
+
+    @ArchTest
+    static final ArchRule schemasStandAlone = mayUseOnly("io.ttlstreams.schema..");
+
+    /** The rules are total functions over documents: they need the shared vocabulary and nothing else. */
+    @ArchTest
+    static final ArchRule rulesNeedOnlyTheContract = mayUseOnly("io.ttlstreams.rules..", "io.ttlstreams.contract..")
+            .because("rules are evaluated by the processor, explain and resync alike");
+
+    /** Redaction is used by everything that logs, so it may use nothing of ours. */
+    @ArchTest
+    static final ArchRule secretsStandAlone = mayUseOnly("io.ttlstreams.secrets..");
+
+    /** Configuration reads and validates options; it does not know what runs on them. */
+    @ArchTest
+    static final ArchRule configKnowsNoProcessing = mayUseOnly(
+                    "io.ttlstreams.config..",
+                    "io.ttlstreams.contract..",
+                    "io.ttlstreams.rules..",
+                    "io.ttlstreams.secrets..")
+            .because("config is read by every layer above it");
+
+    /** The stream processors are handed what they need; they do not reach up into the topology or the app. */
+    @ArchTest
+    static final ArchRule processorsKnowNoApplication = noClasses()
+            .that()
+            .resideInAPackage("io.ttlstreams.processor..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                    "io.ttlstreams.topology..",
+                    "io.ttlstreams.app..",
+                    "io.ttlstreams.http..",
+                    "io.ttlstreams.resync..",
+                    "io.ttlstreams.embedded..")
+            .because("the topology builds the processors, and the application runs the topology");
+
+    /** No two packages depend on each other, directly or through others. */
+    @ArchTest
+    static final ArchRule noPackageCycles =
+            slices().matching("io.ttlstreams.(*)..").should().beFreeOfCycles();
+
+    /** Classes of {@code layer} may use classes of ours only in {@code layer} and {@code allowed}. */
+    private static ArchRule mayUseOnly(String layer, String... allowed) {
+        String[] packages = new String[allowed.length + 1];
+        packages[0] = layer;
+        System.arraycopy(allowed, 0, packages, 1, allowed.length);
+        return classes()
+                .that()
+                .resideInAPackage(layer)
+                .should()
+                .onlyDependOnClassesThat(
+                        resideOutsideOfPackage("io.ttlstreams..").or(resideInAnyPackage(packages)));
+    }
+}
