@@ -1,5 +1,6 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.HttpOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
@@ -75,9 +76,9 @@ final class BenchSupport {
                 "ttl.rule.sessions.field",
                 "expireAt",
                 // The processor's HTTP server: on a free loopback port, never in the way of anything else.
-                TtlStreamsConfig.HTTP_PORT_CONFIG,
+                HttpOptions.HTTP_PORT_CONFIG,
                 "0",
-                TtlStreamsConfig.HTTP_BIND_ADDRESS_CONFIG,
+                HttpOptions.HTTP_BIND_ADDRESS_CONFIG,
                 "127.0.0.1"));
         props.putAll(extra);
         return new TtlStreamsConfig(props);

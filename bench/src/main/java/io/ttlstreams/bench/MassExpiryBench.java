@@ -1,5 +1,6 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.topology.TtlTopology;
@@ -48,7 +49,7 @@ final class MassExpiryBench {
 
         /** The throttle the case sets, or 0 for none. */
         double maxDeletesPerSecond() {
-            String value = settings.get(TtlStreamsConfig.MAX_DELETES_PER_SECOND_CONFIG);
+            String value = settings.get(SchedulerOptions.MAX_DELETES_PER_SECOND_CONFIG);
             return value == null ? 0 : Double.parseDouble(value);
         }
     }

@@ -7,6 +7,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.app.TtlStreamsCli;
+import io.ttlstreams.config.EmbeddedOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TimeoutDefaults;
@@ -57,7 +58,7 @@ public final class EmbeddedPipelineExtension
     }
 
     /**
-     * A pipeline started with these settings (rules, {@value TtlStreamsConfig#EMBEDDED_PARTITIONS_CONFIG}, any
+     * A pipeline started with these settings (rules, {@value EmbeddedOptions#EMBEDDED_PARTITIONS_CONFIG}, any
      * processor option), the embedded MongoDB, Kafka and Connect on free ports.
      */
     public static EmbeddedPipelineExtension with(Map<String, String> settings) {
@@ -73,9 +74,9 @@ public final class EmbeddedPipelineExtension
 
     private static Map<String, String> onFreePorts(Map<String, String> settings) {
         Map<String, String> all = new HashMap<>(settings);
-        all.putIfAbsent(TtlStreamsConfig.EMBEDDED_MONGODB_PORT_CONFIG, "0");
-        all.putIfAbsent(TtlStreamsConfig.EMBEDDED_KAFKA_PORT_CONFIG, "0");
-        all.putIfAbsent(TtlStreamsConfig.EMBEDDED_CONNECT_PORT_CONFIG, "0");
+        all.putIfAbsent(EmbeddedOptions.EMBEDDED_MONGODB_PORT_CONFIG, "0");
+        all.putIfAbsent(EmbeddedOptions.EMBEDDED_KAFKA_PORT_CONFIG, "0");
+        all.putIfAbsent(EmbeddedOptions.EMBEDDED_CONNECT_PORT_CONFIG, "0");
         return Map.copyOf(all);
     }
 

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoCollection;
 import io.ttlstreams.app.TtlStreamsApp;
+import io.ttlstreams.config.FailureHandlingOptions;
+import io.ttlstreams.config.OutputTopicOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
@@ -179,11 +181,11 @@ class PoisonRecordsIT {
         }
         Map<String, Object> props =
                 new HashMap<>(PIPELINE.pipeline().processorConfig().originals());
-        props.put(TtlStreamsConfig.DLQ_TOPIC_CONFIG, "ttl.dlq.small");
+        props.put(OutputTopicOptions.DLQ_TOPIC_CONFIG, "ttl.dlq.small");
 
         assertThatThrownBy(() -> new TtlStreamsApp(new TtlStreamsConfig(props)))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining(TtlStreamsConfig.DLQ_TOPIC_CONFIG)
+                .hasMessageContaining(OutputTopicOptions.DLQ_TOPIC_CONFIG)
                 .hasMessageContaining("at most 100000 bytes")
                 .hasMessageContaining("producer.max.request.size");
     }
@@ -221,9 +223,9 @@ class PoisonRecordsIT {
         // A processor whose schedule changelog holds a corrupt entry.
         Map<String, String> props = PIPELINE.instanceSettings();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
-        props.put(TtlStreamsConfig.THREAD_REPLACEMENTS_MAX_CONFIG, "0");
-        props.put(TtlStreamsConfig.CONTROL_TOPIC_CONFIG, "ttl.control.broken");
-        props.put(TtlStreamsConfig.DELETE_TOPIC_CONFIG, "ttl.deletes.broken");
+        props.put(FailureHandlingOptions.THREAD_REPLACEMENTS_MAX_CONFIG, "0");
+        props.put(OutputTopicOptions.CONTROL_TOPIC_CONFIG, "ttl.control.broken");
+        props.put(OutputTopicOptions.DELETE_TOPIC_CONFIG, "ttl.deletes.broken");
         Path log = dir.resolve("broken.log");
         Process run = PIPELINE.startRun(props, log);
         try {
