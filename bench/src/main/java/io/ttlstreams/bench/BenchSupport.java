@@ -12,6 +12,7 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.topology.TtlTopology;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
@@ -129,7 +130,7 @@ final class BenchSupport {
 
     /** Streams properties with a fresh state directory. */
     static Properties streamsProperties(TtlStreamsConfig config, Path stateDir) {
-        Properties properties = config.streamsProperties();
+        Properties properties = TtlTopology.streamsProperties(config);
         properties.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         return properties;
     }

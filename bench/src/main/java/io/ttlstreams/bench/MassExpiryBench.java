@@ -151,7 +151,9 @@ final class MassExpiryBench {
         long lastDeadline;
         long scheduledAt;
         try (StreamsRun run = StreamsRun.start(
-                new KafkaStreams(TtlTopology.build(config, BenchBroker.PARTITIONS), config.streamsProperties()), app)) {
+                new KafkaStreams(
+                        TtlTopology.build(config, BenchBroker.PARTITIONS), TtlTopology.streamsProperties(config)),
+                app)) {
             run.awaitRunning(Duration.ofMinutes(2));
             Instant now = Instant.now();
             firstDeadline = now.toEpochMilli() + leadMs;

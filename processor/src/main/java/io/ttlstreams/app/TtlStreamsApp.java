@@ -84,7 +84,7 @@ public final class TtlStreamsApp implements AutoCloseable {
         this.operations = OperationsServer.bind(config, connectors);
         Optional<ReadBack> reading = Optional.empty();
         try {
-            Properties props = config.streamsProperties();
+            Properties props = TtlTopology.streamsProperties(config);
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, operations.applicationServer());
             int partitions;
             try (Admin admin = Admin.create(props)) {

@@ -1,8 +1,6 @@
 package io.ttlstreams.config;
 
 import io.ttlstreams.contract.SigningKey;
-import io.ttlstreams.processor.DeadLetterExceptionHandler;
-import io.ttlstreams.processor.SendFailureHandler;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.secrets.BasicCredentials;
 import java.net.URI;
@@ -371,17 +369,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
      *       instance that dies without leaving the group holds its partitions until the session times out, and
      *       every document due meanwhile is late by that much;</li>
      *   <li>{@code num.standby.replicas=1}: another instance keeps a warm copy of each task's stores, so that a
-     *       takeover does not first replay the changelogs (no effect with a single instance);</li>
-     *   <li>{@code processing.exception.handler}: {@link DeadLetterExceptionHandler}, which dead-letters a record
-     *       whose processing threw and counts failed punctuations, with the dead-letter topic passed on as
-     *       {@value DeadLetterExceptionHandler#DLQ_TOPIC_CONFIG};</li>
-     *   <li>{@code production.exception.handler}: {@link SendFailureHandler}, which dead-letters, logs and counts a
-     *       record of the processor's topics the producer failed to send (such as one over {@code
-     *       max.request.size}) instead of failing the stream thread.</li>
+     *       takeover does not first replay the changelogs (no effect with a single instance).</li>
      * </ul>
      *
-     * {@code bootstrap.servers} has no default: pointing at a broker by accident is worse than failing. A fresh copy
-     * on each call.
+     * {@code bootstrap.servers} has no default: pointing at a broker by accident is worse than failing. The exception
+     * handlers that dead-letter are the topology's to add ({@code TtlTopology.streamsProperties}). A fresh copy on
+     * each call.
      */
     public Properties streamsProperties() {
         Properties properties = new Properties();
@@ -393,15 +386,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
         properties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Integer.toString(DEFAULT_SESSION_TIMEOUT_MS));
         properties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Integer.toString(DEFAULT_HEARTBEAT_INTERVAL_MS));
         properties.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1");
-        properties.put(
-                StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterExceptionHandler.class.getName());
-        properties.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, SendFailureHandler.class.getName());
         originals().forEach((key, value) -> {
             if (!UnknownKeys.isOwn(key) && value != null) {
                 properties.put(key, value);
             }
         });
-        properties.put(DeadLetterExceptionHandler.DLQ_TOPIC_CONFIG, dlqTopic());
         return properties;
     }
 

@@ -7,8 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.processor.DeadLetterExceptionHandler;
-import io.ttlstreams.processor.SendFailureHandler;
 import io.ttlstreams.rules.TtlRule;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -172,9 +170,6 @@ class TtlStreamsConfigTest {
         expected.put("session.timeout.ms", "10000");
         expected.put("heartbeat.interval.ms", "3000");
         expected.put("num.standby.replicas", "1");
-        expected.put("processing.exception.handler", DeadLetterExceptionHandler.class.getName());
-        expected.put("production.exception.handler", SendFailureHandler.class.getName());
-        expected.put("ttl.dlq.topic", "ttl.dlq");
         expected.put("bootstrap.servers", "broker:9092");
         expected.put("num.stream.threads", "2");
         expected.put("topology.optimization", "all");
@@ -200,11 +195,6 @@ class TtlStreamsConfigTest {
                 .containsEntry("session.timeout.ms", "30000")
                 .containsEntry("num.standby.replicas", "0")
                 .doesNotContainKey("bootstrap.servers");
-    }
-
-    @Test
-    void shouldPassTheDeadLetterTopicToTheExceptionHandler() {
-        assertThat(config("ttl.dlq.topic", "errors").streamsProperties()).containsEntry("ttl.dlq.topic", "errors");
     }
 
     @Test
