@@ -6,11 +6,13 @@ import io.ttlstreams.secrets.BasicCredentials;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
+import java.util.ServiceLoader;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -22,8 +24,9 @@ import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
- * The ttl-streams configuration: the TTL rules, the topics, the scheduler's budget, the embedded stack's ports, and
- * the Kafka Streams settings, which are every key outside {@code ttl.} and {@code embedded.}.
+ * The ttl-streams configuration: the TTL rules, the topics, the scheduler's budget, the options modules add (the
+ * embedded stack's ports), and the Kafka Streams settings, which are every key outside {@code ttl.} and {@code
+ * embedded.}.
  *
  * <p>Everything is validated when the object is built, and each {@link ConfigException} names the offending option:
  * a bad value, a missing required option, an option of the other TTL mode, or an unknown {@code ttl.*} or
@@ -31,8 +34,8 @@ import org.apache.kafka.streams.StreamsConfig;
  *
  * <p>The options are defined by concern, each group in its own class ({@link SourceOptions}, {@link
  * OutputTopicOptions}, {@link SchedulerOptions}, {@link ConnectOptions}, {@link FailureHandlingOptions}, {@link
- * SecurityOptions}, {@link ResyncOptions}, {@link HttpOptions}, and {@link RuleConfig} per rule); this class composes
- * them, checks what spans several, and reads them.
+ * SecurityOptions}, {@link ResyncOptions}, {@link HttpOptions}, {@link RuleConfig} per rule, and each {@link
+ * ConfigFragment} on the classpath); this class composes them, checks what spans several, and reads them.
  */
 public final class TtlStreamsConfig extends AbstractConfig {
 
@@ -282,23 +285,6 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return connectCredentials;
     }
 
-    public int embeddedMongodbPort() {
-        return getInt(EmbeddedOptions.EMBEDDED_MONGODB_PORT_CONFIG);
-    }
-
-    public int embeddedKafkaPort() {
-        return getInt(EmbeddedOptions.EMBEDDED_KAFKA_PORT_CONFIG);
-    }
-
-    public int embeddedConnectPort() {
-        return getInt(EmbeddedOptions.EMBEDDED_CONNECT_PORT_CONFIG);
-    }
-
-    /** Partitions of the topics the embedded stack creates. */
-    public int embeddedPartitions() {
-        return getInt(EmbeddedOptions.EMBEDDED_PARTITIONS_CONFIG);
-    }
-
     /** The largest document key, bytes of BSON, that is scheduled. */
     public int documentKeyMaxBytes() {
         return getInt(FailureHandlingOptions.DOCUMENT_KEY_MAX_BYTES_CONFIG);
@@ -312,11 +298,6 @@ public final class TtlStreamsConfig extends AbstractConfig {
     /** The window over which {@link #threadReplacementsMax()} counts. */
     public Duration threadReplacementsWindow() {
         return Duration.ofMillis(getLong(FailureHandlingOptions.THREAD_REPLACEMENTS_WINDOW_MS_CONFIG));
-    }
-
-    /** The embedded stack's data directory; empty for a fresh temporary one. */
-    public Optional<Path> embeddedDataDir() {
-        return nonEmpty(getString(EmbeddedOptions.EMBEDDED_DATA_DIR_CONFIG)).map(Path::of);
     }
 
     public int httpPort() {
@@ -424,7 +405,10 @@ public final class TtlStreamsConfig extends AbstractConfig {
         OutputTopicOptions.embedInto(definition);
         SchedulerOptions.embedInto(definition);
         ConnectOptions.embedInto(definition);
-        EmbeddedOptions.embedInto(definition);
+        // The modules' fragments (module embedded's embedded.* options) where that group has always been documented.
+        ServiceLoader.load(ConfigFragment.class).stream()
+                .sorted(Comparator.comparing(provider -> provider.type().getName()))
+                .forEach(provider -> provider.get().embedInto(definition));
         FailureHandlingOptions.embedInto(definition);
         SecurityOptions.embedInto(definition);
         ResyncOptions.embedInto(definition);

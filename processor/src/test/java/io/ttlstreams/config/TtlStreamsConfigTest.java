@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.rules.TtlRule;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -38,10 +37,6 @@ class TtlStreamsConfigTest {
         assertThat(config.confirmMaxAttempts()).isEqualTo(10);
         assertThat(config.dryRun()).isFalse();
         assertThat(config.connectUrl()).isEmpty();
-        assertThat(config.embeddedMongodbPort()).isEqualTo(27017);
-        assertThat(config.embeddedKafkaPort()).isEqualTo(9092);
-        assertThat(config.embeddedConnectPort()).isEqualTo(8083);
-        assertThat(config.embeddedDataDir()).isEmpty();
     }
 
     @Test
@@ -57,11 +52,7 @@ class TtlStreamsConfigTest {
                 "ttl.confirm.timeout.ms", "5000",
                 "ttl.confirm.max.attempts", "2",
                 "ttl.dry.run", "true",
-                "ttl.connect.url", "http://localhost:8083",
-                "embedded.mongodb.port", "0",
-                "embedded.kafka.port", "19092",
-                "embedded.connect.port", "18083",
-                "embedded.data.dir", "/tmp/stack");
+                "ttl.connect.url", "http://localhost:8083");
 
         assertThat(config.deleteTopic()).isEqualTo("deletes");
         assertThat(config.auditTopic()).contains("audit");
@@ -74,10 +65,6 @@ class TtlStreamsConfigTest {
         assertThat(config.confirmMaxAttempts()).isEqualTo(2);
         assertThat(config.dryRun()).isTrue();
         assertThat(config.connectUrl()).contains("http://localhost:8083");
-        assertThat(config.embeddedMongodbPort()).isZero();
-        assertThat(config.embeddedKafkaPort()).isEqualTo(19092);
-        assertThat(config.embeddedConnectPort()).isEqualTo(18083);
-        assertThat(config.embeddedDataDir()).contains(Path.of("/tmp/stack"));
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -119,9 +106,6 @@ class TtlStreamsConfigTest {
                 "ttl.connect.url                | 'localhost:8083'",
                 "ttl.connect.url                | 'ftp://host'",
                 "ttl.connect.url                | 'http://'",
-                "embedded.mongodb.port          | 65536",
-                "embedded.kafka.port            | -1",
-                "embedded.connect.port          | http",
             })
     void shouldRejectABadValueNamingTheOption(String option, String value) {
         assertRejectedNaming(option, option, value);
@@ -141,7 +125,7 @@ class TtlStreamsConfigTest {
                 "ttl.punctuate.intervl.ms      | did you mean ttl.punctuate.interval.ms?",
                 "ttl.sessions                  | ttl-streams has no such option",
                 "ttl.rule.sessions             | rule options take the form ttl.rule.<name>.<option>",
-                "embedded.mongo.port           | did you mean embedded.mongodb.port?",
+                "embedded.kafka.port           | need module embedded on the classpath",
             })
     void shouldRejectUnknownOwnKeysNamingThem(String key, String explanation) {
         assertThatThrownBy(() -> config(key, "x"))
@@ -206,7 +190,6 @@ class TtlStreamsConfigTest {
         assertThat(config.threadReplacementsWindow()).isEqualTo(java.time.Duration.ofMinutes(1));
         assertThatThrownBy(() -> config("ttl.thread.replacements.max", "-1"))
                 .hasMessageContaining("ttl.thread.replacements.max");
-        assertThatThrownBy(() -> config("embedded.partitions", "0")).hasMessageContaining("embedded.partitions");
     }
 
     @Test

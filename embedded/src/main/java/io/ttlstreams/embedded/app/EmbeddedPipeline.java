@@ -1,7 +1,6 @@
 package io.ttlstreams.embedded.app;
 
 import io.ttlstreams.app.TtlStreamsApp;
-import io.ttlstreams.config.EmbeddedOptions;
 import io.ttlstreams.config.HttpOptions;
 import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.config.SecurityOptions;
@@ -52,12 +51,12 @@ public final class EmbeddedPipeline implements AutoCloseable {
         EmbeddedStack.Builder builder = EmbeddedStack.builder()
                 .namespaces(List.copyOf(watchedNamespaces(config)))
                 .deleteTopic(config.deleteTopic())
-                .mongoPort(config.embeddedMongodbPort())
-                .kafkaPort(config.embeddedKafkaPort())
-                .connectPort(config.embeddedConnectPort())
+                .mongoPort(EmbeddedOptions.mongodbPort(config))
+                .kafkaPort(EmbeddedOptions.kafkaPort(config))
+                .connectPort(EmbeddedOptions.connectPort(config))
                 .allowedNamespaces(ConnectorConfigs.allowedNamespaces(config))
-                .partitions(config.embeddedPartitions());
-        config.embeddedDataDir().ifPresent(builder::dataDir);
+                .partitions(EmbeddedOptions.partitions(config));
+        EmbeddedOptions.dataDir(config).ifPresent(builder::dataDir);
         // The user's key, or one made for this run: either way the guard is on and the processor signs.
         Password signingKey = config.getPassword(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG);
         if (signingKey != null && !signingKey.value().isEmpty()) {

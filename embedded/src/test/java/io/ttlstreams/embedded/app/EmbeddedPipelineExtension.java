@@ -7,7 +7,6 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.app.TtlStreamsCli;
-import io.ttlstreams.config.EmbeddedOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TimeoutDefaults;

@@ -83,7 +83,7 @@ class PoisonRecordsIT {
         TtlStreamsConfig config = PIPELINE.pipeline().processorConfig();
         String source = config.sourceTopics().get(0);
         String control = config.controlTopic();
-        int partitions = config.embeddedPartitions();
+        int partitions = EmbeddedOptions.partitions(config);
         String deep = "{\"operationType\": \"insert\", \"fullDocument\": " + "{\"a\": [".repeat(5_000)
                 + "]}".repeat(5_000) + "}";
         // Just under what the broker stores by default; its dead letter, with headers, would be over the producer's
@@ -152,7 +152,8 @@ class PoisonRecordsIT {
                         seen.add(record.partition());
                     }
                 }
-                return seen.size() == PIPELINE.pipeline().processorConfig().embeddedPartitions();
+                return seen.size()
+                        == EmbeddedOptions.partitions(PIPELINE.pipeline().processorConfig());
             });
         }
         return seen;
@@ -198,7 +199,7 @@ class PoisonRecordsIT {
     void shouldEndRunWithANonZeroExitCodeWhenKafkaStreamsReachesError(@TempDir Path dir) throws Exception {
         String applicationId = "ttl-streams-broken";
         String changelog = applicationId + "-schedule-changelog";
-        int partitions = PIPELINE.pipeline().processorConfig().embeddedPartitions();
+        int partitions = EmbeddedOptions.partitions(PIPELINE.pipeline().processorConfig());
         try (Admin admin = Admin.create(
                 Map.of("bootstrap.servers", PIPELINE.pipeline().stack().bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(changelog, partitions, (short) 1)

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoCollection;
-import io.ttlstreams.config.EmbeddedOptions;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
 import java.nio.file.Files;
