@@ -1,5 +1,7 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.OutputTopicOptions;
+import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.embedded.EmbeddedKafka;
 import java.nio.file.Path;
@@ -77,9 +79,9 @@ final class BenchBroker implements AutoCloseable {
      */
     TtlStreamsConfig ttlConfig(String applicationId, String sourceTopic, Map<String, String> extra) {
         Map<String, String> props = runProperties(applicationId, sourceTopic);
-        props.put(TtlStreamsConfig.DELETE_TOPIC_CONFIG, applicationId + ".deletes");
-        props.put(TtlStreamsConfig.DLQ_TOPIC_CONFIG, applicationId + ".dlq");
-        props.put(TtlStreamsConfig.CONTROL_TOPIC_CONFIG, applicationId + ".control");
+        props.put(OutputTopicOptions.DELETE_TOPIC_CONFIG, applicationId + ".deletes");
+        props.put(OutputTopicOptions.DLQ_TOPIC_CONFIG, applicationId + ".dlq");
+        props.put(OutputTopicOptions.CONTROL_TOPIC_CONFIG, applicationId + ".control");
         props.putAll(extra);
         TtlStreamsConfig config = BenchSupport.config(props);
         createTopics(config.deleteTopic(), config.dlqTopic(), config.controlTopic());
@@ -105,8 +107,8 @@ final class BenchBroker implements AutoCloseable {
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir(applicationId).toString());
-        props.put(TtlStreamsConfig.SOURCE_TOPICS_CONFIG, sourceTopic);
-        props.put(TtlStreamsConfig.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG, sourceTopic + "=" + BenchSupport.NAMESPACE);
+        props.put(SourceOptions.SOURCE_TOPICS_CONFIG, sourceTopic);
+        props.put(SourceOptions.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG, sourceTopic + "=" + BenchSupport.NAMESPACE);
         return props;
     }
 

@@ -3,6 +3,7 @@ package io.ttlstreams.bench;
 import io.ttlstreams.bench.BenchCommand.BenchOptions;
 import io.ttlstreams.bench.BrokerBench.Variant;
 import io.ttlstreams.bench.BrokerBench.Workload;
+import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -149,7 +150,7 @@ final class BenchMain {
                 .stripTrailingZeros()
                 .toPlainString();
         cases.add(new MassExpiryBench.Case(
-                "throttle " + perSecond + "/s", Map.of(TtlStreamsConfig.MAX_DELETES_PER_SECOND_CONFIG, perSecond), (int)
+                "throttle " + perSecond + "/s", Map.of(SchedulerOptions.MAX_DELETES_PER_SECOND_CONFIG, perSecond), (int)
                         Math.ceil(options.throttle() * THROTTLE_SECONDS_OF_WORK)));
         return cases;
     }

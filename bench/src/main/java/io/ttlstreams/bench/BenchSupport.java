@@ -1,5 +1,6 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.HttpOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
@@ -11,6 +12,7 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.topology.TtlTopology;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
@@ -75,9 +77,9 @@ final class BenchSupport {
                 "ttl.rule.sessions.field",
                 "expireAt",
                 // The processor's HTTP server: on a free loopback port, never in the way of anything else.
-                TtlStreamsConfig.HTTP_PORT_CONFIG,
+                HttpOptions.HTTP_PORT_CONFIG,
                 "0",
-                TtlStreamsConfig.HTTP_BIND_ADDRESS_CONFIG,
+                HttpOptions.HTTP_BIND_ADDRESS_CONFIG,
                 "127.0.0.1"));
         props.putAll(extra);
         return new TtlStreamsConfig(props);
@@ -128,7 +130,7 @@ final class BenchSupport {
 
     /** Streams properties with a fresh state directory. */
     static Properties streamsProperties(TtlStreamsConfig config, Path stateDir) {
-        Properties properties = config.streamsProperties();
+        Properties properties = TtlTopology.streamsProperties(config);
         properties.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         return properties;
     }

@@ -314,7 +314,7 @@ final class BrokerBench {
                     TtlStreamsConfig config = broker.passThroughConfig(runApp, topic);
                     KafkaStreams streams = new KafkaStreams(
                             PassThroughTopology.build(config, BenchBroker.passThroughOutput(runApp)),
-                            config.streamsProperties());
+                            TtlTopology.streamsProperties(config));
                     unit.add(measure(round, position, variant, workload, runApp, config, streams));
                 }
             }
@@ -323,7 +323,8 @@ final class BrokerBench {
     }
 
     private static KafkaStreams ttlStreams(TtlStreamsConfig config) {
-        return new KafkaStreams(TtlTopology.build(config, BenchBroker.PARTITIONS), config.streamsProperties());
+        return new KafkaStreams(
+                TtlTopology.build(config, BenchBroker.PARTITIONS), TtlTopology.streamsProperties(config));
     }
 
     /**

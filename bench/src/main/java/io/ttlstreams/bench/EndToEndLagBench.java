@@ -8,6 +8,7 @@ import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.app.EmbeddedOptions;
 import io.ttlstreams.embedded.app.EmbeddedPipeline;
 import java.util.ArrayList;
 import java.util.Date;
@@ -72,11 +73,11 @@ final class EndToEndLagBench {
                 BenchSupport.NAMESPACE,
                 "ttl.rule.sessions.field",
                 "expireAt",
-                TtlStreamsConfig.EMBEDDED_MONGODB_PORT_CONFIG,
+                EmbeddedOptions.EMBEDDED_MONGODB_PORT_CONFIG,
                 "0",
-                TtlStreamsConfig.EMBEDDED_KAFKA_PORT_CONFIG,
+                EmbeddedOptions.EMBEDDED_KAFKA_PORT_CONFIG,
                 "0",
-                TtlStreamsConfig.EMBEDDED_CONNECT_PORT_CONFIG,
+                EmbeddedOptions.EMBEDDED_CONNECT_PORT_CONFIG,
                 "0"));
         try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(config);
                 MongoClient client = MongoClients.create(pipeline.stack().mongoConnectionString())) {

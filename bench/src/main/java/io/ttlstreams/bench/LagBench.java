@@ -1,5 +1,6 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -50,9 +51,9 @@ final class LagBench {
         // The time budget is pinned at 1 s, whatever the default, so that a slow shared machine cannot cut a
         // punctuation short: this figure is about granularity. The entry budget stays at its default.
         TtlStreamsConfig config = BenchSupport.config(Map.of(
-                TtlStreamsConfig.PUNCTUATE_INTERVAL_MS_CONFIG,
+                SchedulerOptions.PUNCTUATE_INTERVAL_MS_CONFIG,
                 Long.toString(intervalMs),
-                TtlStreamsConfig.PUNCTUATE_MAX_DURATION_MS_CONFIG,
+                SchedulerOptions.PUNCTUATE_MAX_DURATION_MS_CONFIG,
                 "1000"));
         Path dir = BenchSupport.tempStateDir("ttl-bench-lag");
         int total = ratePerSecond * seconds;

@@ -1,5 +1,6 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.topology.TtlTopology;
@@ -48,7 +49,7 @@ final class MassExpiryBench {
 
         /** The throttle the case sets, or 0 for none. */
         double maxDeletesPerSecond() {
-            String value = settings.get(TtlStreamsConfig.MAX_DELETES_PER_SECOND_CONFIG);
+            String value = settings.get(SchedulerOptions.MAX_DELETES_PER_SECOND_CONFIG);
             return value == null ? 0 : Double.parseDouble(value);
         }
     }
@@ -150,7 +151,9 @@ final class MassExpiryBench {
         long lastDeadline;
         long scheduledAt;
         try (StreamsRun run = StreamsRun.start(
-                new KafkaStreams(TtlTopology.build(config, BenchBroker.PARTITIONS), config.streamsProperties()), app)) {
+                new KafkaStreams(
+                        TtlTopology.build(config, BenchBroker.PARTITIONS), TtlTopology.streamsProperties(config)),
+                app)) {
             run.awaitRunning(Duration.ofMinutes(2));
             Instant now = Instant.now();
             firstDeadline = now.toEpochMilli() + leadMs;

@@ -1,5 +1,6 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -222,7 +223,7 @@ final class PunctuationBench {
     /** The real ttl-streams topology with default settings (100 ms interval). */
     private static final class TtlStreamsSubject extends Subject {
         private static final TtlStreamsConfig CONFIG =
-                BenchSupport.config(Map.of(TtlStreamsConfig.PUNCTUATE_INTERVAL_MS_CONFIG, Long.toString(INTERVAL_MS)));
+                BenchSupport.config(Map.of(SchedulerOptions.PUNCTUATE_INTERVAL_MS_CONFIG, Long.toString(INTERVAL_MS)));
         private final KeyValueStore<Bytes, ScheduleEntry> schedule;
         private final KeyValueStore<Bytes, IndexEntry> index;
 

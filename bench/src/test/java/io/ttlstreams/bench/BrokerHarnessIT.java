@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ttlstreams.bench.BrokerBench.Run;
 import io.ttlstreams.bench.BrokerBench.Variant;
 import io.ttlstreams.bench.BrokerBench.Workload;
-import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.config.SchedulerOptions;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -31,7 +31,7 @@ class BrokerHarnessIT {
                     List.of(
                             new MassExpiryBench.Case("defaults", Map.of(), 2_000),
                             new MassExpiryBench.Case(
-                                    "throttle", Map.of(TtlStreamsConfig.MAX_DELETES_PER_SECOND_CONFIG, "500"), 1_500)),
+                                    "throttle", Map.of(SchedulerOptions.MAX_DELETES_PER_SECOND_CONFIG, "500"), 1_500)),
                     message -> {});
             drains.run();
 

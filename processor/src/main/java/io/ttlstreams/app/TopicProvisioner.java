@@ -1,5 +1,6 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.OutputTopicOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.DeadLetters;
 import java.util.ArrayList;
@@ -107,7 +108,7 @@ final class TopicProvisioner {
         ConfigEntry limit = topicConfig == null ? null : topicConfig.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
         if (limit != null && limit.value() != null && Integer.parseInt(limit.value()) < bytes) {
             throw new ConfigException(
-                    TtlStreamsConfig.DLQ_TOPIC_CONFIG,
+                    OutputTopicOptions.DLQ_TOPIC_CONFIG,
                     topic,
                     "The dead-letter topic takes records of at most " + limit.value() + " bytes (its "
                             + TopicConfig.MAX_MESSAGE_BYTES_CONFIG + "), less than the " + bytes

@@ -1,7 +1,9 @@
 package io.ttlstreams.app;
 
 import com.mongodb.client.MongoClient;
+import io.ttlstreams.config.FailureHandlingOptions;
 import io.ttlstreams.config.RuleConfig;
+import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.http.OperationsServer;
@@ -36,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * command line so that the embedded run, the demo and the integration tests start exactly what production starts.
  *
  * <p>Failures are bounded: a stream thread that dies is replaced under the {@link ThreadFailurePolicy} ({@value
- * TtlStreamsConfig#THREAD_REPLACEMENTS_MAX_CONFIG} within {@value
- * TtlStreamsConfig#THREAD_REPLACEMENTS_WINDOW_MS_CONFIG}), after which this instance shuts down; Kafka Streams then
+ * FailureHandlingOptions#THREAD_REPLACEMENTS_MAX_CONFIG} within {@value
+ * FailureHandlingOptions#THREAD_REPLACEMENTS_WINDOW_MS_CONFIG}), after which this instance shuts down; Kafka Streams then
  * reaches state ERROR, and {@link #failed()} completes so that the command line can exit with a non-zero code.
  */
 public final class TtlStreamsApp implements AutoCloseable {
@@ -82,7 +84,7 @@ public final class TtlStreamsApp implements AutoCloseable {
         this.operations = OperationsServer.bind(config, connectors);
         Optional<ReadBack> reading = Optional.empty();
         try {
-            Properties props = config.streamsProperties();
+            Properties props = TtlTopology.streamsProperties(config);
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, operations.applicationServer());
             int partitions;
             try (Admin admin = Admin.create(props)) {
@@ -132,7 +134,7 @@ public final class TtlStreamsApp implements AutoCloseable {
         config.maxDeletesPerSecond().ifPresent(limit -> {
             if (limit < partitions) {
                 throw new ConfigException(
-                        TtlStreamsConfig.MAX_DELETES_PER_SECOND_CONFIG,
+                        SchedulerOptions.MAX_DELETES_PER_SECOND_CONFIG,
                         limit,
                         "The source topics have " + partitions
                                 + " partitions, each a task with its own whole share of the limit:"

@@ -13,8 +13,11 @@ import org.apache.kafka.common.config.ConfigException;
  */
 final class UnknownKeys {
 
+    /** The prefix of the options module embedded defines, as a {@link ConfigFragment}. */
+    private static final String EMBEDDED_PREFIX = "embedded.";
+
     /** Key prefixes owned by ttl-streams; all other keys are Kafka Streams settings. */
-    static final List<String> OWN_PREFIXES = List.of("ttl.", "embedded.");
+    static final List<String> OWN_PREFIXES = List.of("ttl.", EMBEDDED_PREFIX);
 
     /** A suggestion further away than this many edits is more likely noise than the intended name. */
     private static final int MAX_SUGGESTION_DISTANCE = 3;
@@ -53,6 +56,11 @@ final class UnknownKeys {
             Collection<String> options = RuleConfig.configDef().names();
             return "rule " + ruleName + " has no option '" + option + "'" + suggestion(option, options)
                     + " Its options are " + String.join(", ", options) + ".";
+        }
+        if (name.startsWith(EMBEDDED_PREFIX)
+                && definition.names().stream().noneMatch(option -> option.startsWith(EMBEDDED_PREFIX))) {
+            return "the embedded stack's options need module embedded on the classpath (the ttl-streams launcher's"
+                    + " run --embedded), and this build has none";
         }
         return "ttl-streams has no such option" + suggestion(name, definition.names());
     }

@@ -1,5 +1,6 @@
 package io.ttlstreams.connect;
 
+import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.rules.TtlRule;
@@ -175,7 +176,7 @@ public final class ConnectorConfigs {
         source.put("output.json.formatter", "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson");
         source.put("key.converter", STRING_CONVERTER);
         source.put("value.converter", STRING_CONVERTER);
-        String prefix = config.getString(TtlStreamsConfig.SOURCE_TOPIC_PREFIX_CONFIG);
+        String prefix = config.getString(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG);
         if (!prefix.isBlank()) {
             source.put("topic.prefix", prefix);
         }

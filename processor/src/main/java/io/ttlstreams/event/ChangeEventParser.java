@@ -1,7 +1,8 @@
 package io.ttlstreams.event;
 
+import io.ttlstreams.config.FailureHandlingOptions;
+import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.TopicNamespaceMapping;
-import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.Literals;
 import io.ttlstreams.contract.Namespace;
@@ -49,12 +50,12 @@ public final class ChangeEventParser {
     private final int maxDocumentKeyBytes;
 
     /**
-     * A parser refusing document keys larger than {@link TtlStreamsConfig#DOCUMENT_KEY_MAX_BYTES_DEFAULT}.
+     * A parser refusing document keys larger than {@link FailureHandlingOptions#DOCUMENT_KEY_MAX_BYTES_DEFAULT}.
      *
      * @param mapping resolves the namespace of events without an {@code ns} field from their topic
      */
     public ChangeEventParser(TopicNamespaceMapping mapping) {
-        this(mapping, TtlStreamsConfig.DOCUMENT_KEY_MAX_BYTES_DEFAULT);
+        this(mapping, FailureHandlingOptions.DOCUMENT_KEY_MAX_BYTES_DEFAULT);
     }
 
     /**
@@ -143,8 +144,8 @@ public final class ChangeEventParser {
             throw invalid(
                     topic,
                     "a dropDatabase on a topic that carries the collection '" + topicNamespace.get() + "' (by "
-                            + TtlStreamsConfig.SOURCE_TOPIC_PREFIX_CONFIG + " and "
-                            + TtlStreamsConfig.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG + "); the source connector"
+                            + SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG + " and "
+                            + SourceOptions.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG + "); the source connector"
                             + " publishes it to the database's own topic");
         }
         if (namespace == null) {
@@ -154,8 +155,8 @@ public final class ChangeEventParser {
             throw invalid(
                     topic,
                     "its ns names '" + namespace + "', but the topic carries '" + topicNamespace.get() + "' (by "
-                            + TtlStreamsConfig.SOURCE_TOPIC_PREFIX_CONFIG + " and "
-                            + TtlStreamsConfig.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG + ")");
+                            + SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG + " and "
+                            + SourceOptions.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG + ")");
         }
         if (operationType == OperationType.DROP_DATABASE) {
             // A dropped database is identified by its name alone.
@@ -238,7 +239,7 @@ public final class ChangeEventParser {
             throw invalid(
                     topic,
                     "its document key (" + path + ") is " + keyBytes + " bytes of BSON, more than the "
-                            + maxDocumentKeyBytes + " bytes " + TtlStreamsConfig.DOCUMENT_KEY_MAX_BYTES_CONFIG
+                            + maxDocumentKeyBytes + " bytes " + FailureHandlingOptions.DOCUMENT_KEY_MAX_BYTES_CONFIG
                             + " allows; its delete command could not be produced, so it is not scheduled");
         }
         for (Map.Entry<String, BsonValue> field : key.entrySet()) {

@@ -1,6 +1,6 @@
 package io.ttlstreams.event;
 
-import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.config.SourceOptions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -63,14 +63,14 @@ public record EventTimeWindow(Duration maxFutureSkew, Duration maxLag) {
                     topic,
                     what + " " + Instant.ofEpochMilli(millis) + " is later than its record's time "
                             + Instant.ofEpochMilli(reference) + " by more than " + maxFutureSkew.toMillis()
-                            + " ms (" + TtlStreamsConfig.EVENT_TIME_MAX_FUTURE_SKEW_MS_CONFIG + ")");
+                            + " ms (" + SourceOptions.EVENT_TIME_MAX_FUTURE_SKEW_MS_CONFIG + ")");
         }
         if (millis < saturatedAdd(reference, -maxLag.toMillis())) {
             throw implausible(
                     topic,
                     what + " " + Instant.ofEpochMilli(millis) + " is earlier than its record's time "
                             + Instant.ofEpochMilli(reference) + " by more than " + maxLag.toMillis()
-                            + " ms (" + TtlStreamsConfig.EVENT_TIME_MAX_LAG_MS_CONFIG + ")");
+                            + " ms (" + SourceOptions.EVENT_TIME_MAX_LAG_MS_CONFIG + ")");
         }
     }
 

@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.ttlstreams.config.HttpOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.processor.ExpiryListener;
@@ -128,7 +129,7 @@ public final class OperationsServer implements AutoCloseable {
             server = HttpServer.create(address, 0);
         } catch (IOException e) {
             throw new ConfigException(
-                    TtlStreamsConfig.HTTP_PORT_CONFIG,
+                    HttpOptions.HTTP_PORT_CONFIG,
                     config.httpPort(),
                     "Cannot listen on " + config.httpBindAddress() + ":" + config.httpPort() + ": " + e.getMessage());
         }
@@ -157,8 +158,8 @@ public final class OperationsServer implements AutoCloseable {
                 throw new ConfigException(
                         StreamsConfig.APPLICATION_SERVER_CONFIG,
                         configured,
-                        "Its port must be the HTTP server's, " + bound.getPort() + " ("
-                                + TtlStreamsConfig.HTTP_PORT_CONFIG + "): other instances forward queries there");
+                        "Its port must be the HTTP server's, " + bound.getPort() + " (" + HttpOptions.HTTP_PORT_CONFIG
+                                + "): other instances forward queries there");
             }
             return host;
         }

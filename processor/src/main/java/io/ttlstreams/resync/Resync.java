@@ -14,6 +14,7 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import com.mongodb.connection.ClusterType;
+import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ChangeStreamPipeline;
 import io.ttlstreams.contract.Namespace;
@@ -66,7 +67,7 @@ public final class Resync {
     }
 
     /**
-     * A MongoDB client for {@value TtlStreamsConfig#MONGODB_URI_CONFIG}.
+     * A MongoDB client for {@value ResyncOptions#MONGODB_URI_CONFIG}.
      *
      * @throws ConfigException naming the option when it is unset or the driver cannot parse it (the message never
      *     quotes the value, which carries credentials)
@@ -76,7 +77,7 @@ public final class Resync {
     }
 
     /**
-     * A MongoDB client for {@value TtlStreamsConfig#MONGODB_URI_CONFIG}, whose connections the server logs as {@code
+     * A MongoDB client for {@value ResyncOptions#MONGODB_URI_CONFIG}, whose connections the server logs as {@code
      * applicationName}.
      *
      * @throws ConfigException as {@link #mongoClient(TtlStreamsConfig)} does
@@ -88,13 +89,13 @@ public final class Resync {
     /** The settings of {@link #mongoClient(TtlStreamsConfig, String)}'s client. */
     static MongoClientSettings clientSettings(TtlStreamsConfig config, String applicationName) {
         String uri = config.mongodbUri()
-                .orElseThrow(() -> new ConfigException(TtlStreamsConfig.MONGODB_URI_CONFIG
+                .orElseThrow(() -> new ConfigException(ResyncOptions.MONGODB_URI_CONFIG
                         + " is not set: name the MongoDB deployment the rules' documents are read from"));
         ConnectionString connectionString;
         try {
             connectionString = new ConnectionString(uri);
         } catch (IllegalArgumentException | MongoConfigurationException invalid) {
-            throw new ConfigException(TtlStreamsConfig.MONGODB_URI_CONFIG + " is not a usable MongoDB connection"
+            throw new ConfigException(ResyncOptions.MONGODB_URI_CONFIG + " is not a usable MongoDB connection"
                     + " string: " + invalid.getMessage());
         }
         return MongoClientSettings.builder()

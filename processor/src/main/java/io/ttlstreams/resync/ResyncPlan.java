@@ -1,5 +1,6 @@
 package io.ttlstreams.resync;
 
+import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.rules.TtlRule;
@@ -82,7 +83,7 @@ public record ResyncPlan(List<ResyncTarget> targets, Map<Namespace, String> skip
             if (topic.isEmpty()) {
                 skipped.put(
                         namespace,
-                        "no source topic carries it (" + TtlStreamsConfig.SOURCE_TOPICS_CONFIG + ": "
+                        "no source topic carries it (" + SourceOptions.SOURCE_TOPICS_CONFIG + ": "
                                 + config.sourceTopics() + "), so the processor reads none of its events");
                 continue;
             }

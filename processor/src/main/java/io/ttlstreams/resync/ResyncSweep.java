@@ -1,6 +1,7 @@
 package io.ttlstreams.resync;
 
 import com.mongodb.client.MongoClient;
+import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The periodic sweep of {@code run} ({@value TtlStreamsConfig#RESYNC_INTERVAL_MS_CONFIG}): a full {@link Resync} of
+ * The periodic sweep of {@code run} ({@value ResyncOptions#RESYNC_INTERVAL_MS_CONFIG}): a full {@link Resync} of
  * every rule, on a thread of its own, one interval after start-up and then one interval after each sweep ends. A
  * failed sweep is logged and the next one tries again; the processor is not affected either way.
  */
@@ -43,22 +44,22 @@ public final class ResyncSweep implements AutoCloseable {
 
     /**
      * Checks that the sweep, if set, has a MongoDB deployment to read: {@code run} calls it before it starts anything,
-     * so that a configuration missing {@value TtlStreamsConfig#MONGODB_URI_CONFIG} stops it at once.
+     * so that a configuration missing {@value ResyncOptions#MONGODB_URI_CONFIG} stops it at once.
      *
      * @throws ConfigException naming both options when the interval is set without the URI
      */
     public static void check(TtlStreamsConfig config) {
         if (config.resyncInterval().isPresent() && config.mongodbUri().isEmpty()) {
-            throw new ConfigException(TtlStreamsConfig.RESYNC_INTERVAL_MS_CONFIG + " is set but "
-                    + TtlStreamsConfig.MONGODB_URI_CONFIG + " is not: the sweep needs the MongoDB deployment to read");
+            throw new ConfigException(ResyncOptions.RESYNC_INTERVAL_MS_CONFIG + " is set but "
+                    + ResyncOptions.MONGODB_URI_CONFIG + " is not: the sweep needs the MongoDB deployment to read");
         }
     }
 
     /**
-     * Starts the sweep when {@value TtlStreamsConfig#RESYNC_INTERVAL_MS_CONFIG} is set.
+     * Starts the sweep when {@value ResyncOptions#RESYNC_INTERVAL_MS_CONFIG} is set.
      *
      * @return the running sweep, to be closed when {@code run} stops; empty when the sweep is off
-     * @throws ConfigException naming {@value TtlStreamsConfig#MONGODB_URI_CONFIG} when the sweep has nothing to read
+     * @throws ConfigException naming {@value ResyncOptions#MONGODB_URI_CONFIG} when the sweep has nothing to read
      */
     public static Optional<ResyncSweep> start(TtlStreamsConfig config) {
         Optional<Duration> interval = config.resyncInterval();

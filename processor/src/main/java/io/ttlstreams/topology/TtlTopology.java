@@ -6,19 +6,23 @@ import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.processor.ChangeEventProcessor;
 import io.ttlstreams.processor.ControlEventProcessor;
+import io.ttlstreams.processor.DeadLetterExceptionHandler;
 import io.ttlstreams.processor.DeadLetters;
 import io.ttlstreams.processor.ExpirySchedulerProcessor;
 import io.ttlstreams.processor.Outputs;
 import io.ttlstreams.processor.SchedulerSettings;
+import io.ttlstreams.processor.SendFailureHandler;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.serde.ChangeEventSerde;
 import io.ttlstreams.serde.DeleteCommandSerializer;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 
@@ -65,6 +69,31 @@ public final class TtlTopology {
     private static final Outputs OUTPUTS = new Outputs(SCHEDULER, CONTROL_SINK, DELETES_SINK, AUDIT_SINK, DLQ_SINK);
 
     private TtlTopology() {}
+
+    /**
+     * The Kafka Streams settings to run the topology with: {@link TtlStreamsConfig#streamsProperties()}, plus the
+     * exception handlers that keep a failing record from stopping the stream thread (a user's own handler wins):
+     *
+     * <ul>
+     *   <li>{@code processing.exception.handler}: {@link DeadLetterExceptionHandler}, which dead-letters a record
+     *       whose processing threw and counts failed punctuations, with the dead-letter topic passed on as
+     *       {@value DeadLetterExceptionHandler#DLQ_TOPIC_CONFIG};</li>
+     *   <li>{@code production.exception.handler}: {@link SendFailureHandler}, which dead-letters, logs and counts a
+     *       record of the processor's topics the producer failed to send (such as one over {@code
+     *       max.request.size}) instead of failing the stream thread.</li>
+     * </ul>
+     *
+     * A fresh copy on each call.
+     */
+    public static Properties streamsProperties(TtlStreamsConfig config) {
+        Properties properties = config.streamsProperties();
+        properties.putIfAbsent(
+                StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterExceptionHandler.class.getName());
+        properties.putIfAbsent(
+                StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, SendFailureHandler.class.getName());
+        properties.put(DeadLetterExceptionHandler.DLQ_TOPIC_CONFIG, config.dlqTopic());
+        return properties;
+    }
 
     /** Builds the topology for {@code config}, for source topics of {@code partitions} partitions. */
     public static Topology build(TtlStreamsConfig config, int partitions) {

@@ -35,7 +35,7 @@ class StatusReporterTest {
                 "127.0.0.1:1",
                 StreamsConfig.STATE_DIR_CONFIG,
                 stateDir.toString()));
-        Properties props = config.streamsProperties();
+        Properties props = TtlTopology.streamsProperties(config);
         return new KafkaStreams(TtlTopology.build(config), props);
     }
 

@@ -33,7 +33,7 @@ class ConfigReferenceTest {
     void shouldGroupOptionsIntoTables() {
         assertThat(markdown)
                 .contains("### Rules\n\n| Name | Type | Default | Valid values | Importance |")
-                .contains("### Embedded local stack")
+                .contains("### HTTP and operations")
                 .contains("## Rule options");
     }
 

@@ -7,10 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.processor.DeadLetterExceptionHandler;
-import io.ttlstreams.processor.SendFailureHandler;
 import io.ttlstreams.rules.TtlRule;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -40,10 +37,6 @@ class TtlStreamsConfigTest {
         assertThat(config.confirmMaxAttempts()).isEqualTo(10);
         assertThat(config.dryRun()).isFalse();
         assertThat(config.connectUrl()).isEmpty();
-        assertThat(config.embeddedMongodbPort()).isEqualTo(27017);
-        assertThat(config.embeddedKafkaPort()).isEqualTo(9092);
-        assertThat(config.embeddedConnectPort()).isEqualTo(8083);
-        assertThat(config.embeddedDataDir()).isEmpty();
     }
 
     @Test
@@ -59,11 +52,7 @@ class TtlStreamsConfigTest {
                 "ttl.confirm.timeout.ms", "5000",
                 "ttl.confirm.max.attempts", "2",
                 "ttl.dry.run", "true",
-                "ttl.connect.url", "http://localhost:8083",
-                "embedded.mongodb.port", "0",
-                "embedded.kafka.port", "19092",
-                "embedded.connect.port", "18083",
-                "embedded.data.dir", "/tmp/stack");
+                "ttl.connect.url", "http://localhost:8083");
 
         assertThat(config.deleteTopic()).isEqualTo("deletes");
         assertThat(config.auditTopic()).contains("audit");
@@ -76,10 +65,6 @@ class TtlStreamsConfigTest {
         assertThat(config.confirmMaxAttempts()).isEqualTo(2);
         assertThat(config.dryRun()).isTrue();
         assertThat(config.connectUrl()).contains("http://localhost:8083");
-        assertThat(config.embeddedMongodbPort()).isZero();
-        assertThat(config.embeddedKafkaPort()).isEqualTo(19092);
-        assertThat(config.embeddedConnectPort()).isEqualTo(18083);
-        assertThat(config.embeddedDataDir()).contains(Path.of("/tmp/stack"));
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -121,9 +106,6 @@ class TtlStreamsConfigTest {
                 "ttl.connect.url                | 'localhost:8083'",
                 "ttl.connect.url                | 'ftp://host'",
                 "ttl.connect.url                | 'http://'",
-                "embedded.mongodb.port          | 65536",
-                "embedded.kafka.port            | -1",
-                "embedded.connect.port          | http",
             })
     void shouldRejectABadValueNamingTheOption(String option, String value) {
         assertRejectedNaming(option, option, value);
@@ -143,7 +125,7 @@ class TtlStreamsConfigTest {
                 "ttl.punctuate.intervl.ms      | did you mean ttl.punctuate.interval.ms?",
                 "ttl.sessions                  | ttl-streams has no such option",
                 "ttl.rule.sessions             | rule options take the form ttl.rule.<name>.<option>",
-                "embedded.mongo.port           | did you mean embedded.mongodb.port?",
+                "embedded.kafka.port           | need module embedded on the classpath",
             })
     void shouldRejectUnknownOwnKeysNamingThem(String key, String explanation) {
         assertThatThrownBy(() -> config(key, "x"))
@@ -172,9 +154,6 @@ class TtlStreamsConfigTest {
         expected.put("session.timeout.ms", "10000");
         expected.put("heartbeat.interval.ms", "3000");
         expected.put("num.standby.replicas", "1");
-        expected.put("processing.exception.handler", DeadLetterExceptionHandler.class.getName());
-        expected.put("production.exception.handler", SendFailureHandler.class.getName());
-        expected.put("ttl.dlq.topic", "ttl.dlq");
         expected.put("bootstrap.servers", "broker:9092");
         expected.put("num.stream.threads", "2");
         expected.put("topology.optimization", "all");
@@ -203,11 +182,6 @@ class TtlStreamsConfigTest {
     }
 
     @Test
-    void shouldPassTheDeadLetterTopicToTheExceptionHandler() {
-        assertThat(config("ttl.dlq.topic", "errors").streamsProperties()).containsEntry("ttl.dlq.topic", "errors");
-    }
-
-    @Test
     void shouldReadTheFailurePolicy() {
         TtlStreamsConfig config =
                 config("ttl.thread.replacements.max", "0", "ttl.thread.replacements.window.ms", "60000");
@@ -216,7 +190,6 @@ class TtlStreamsConfigTest {
         assertThat(config.threadReplacementsWindow()).isEqualTo(java.time.Duration.ofMinutes(1));
         assertThatThrownBy(() -> config("ttl.thread.replacements.max", "-1"))
                 .hasMessageContaining("ttl.thread.replacements.max");
-        assertThatThrownBy(() -> config("embedded.partitions", "0")).hasMessageContaining("embedded.partitions");
     }
 
     @Test

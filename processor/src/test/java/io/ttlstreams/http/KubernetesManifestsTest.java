@@ -3,6 +3,9 @@ package io.ttlstreams.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.config.ConfigLayers;
+import io.ttlstreams.config.ConnectOptions;
+import io.ttlstreams.config.HttpOptions;
+import io.ttlstreams.config.SecurityOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.RepositoryFiles;
 import io.ttlstreams.contract.SigningKey;
@@ -83,8 +86,8 @@ class KubernetesManifestsTest {
 
     @Test
     void shouldProbeTheHealthEndpointsOnTheHttpPort() throws IOException {
-        int port = Integer.parseInt(processorProperties().getProperty(TtlStreamsConfig.HTTP_PORT_CONFIG));
-        assertThat(port).isEqualTo(TtlStreamsConfig.DEFAULT_HTTP_PORT);
+        int port = Integer.parseInt(processorProperties().getProperty(HttpOptions.HTTP_PORT_CONFIG));
+        assertThat(port).isEqualTo(HttpOptions.HTTP_PORT_DEFAULT);
         Map<String, Object> http =
                 map((Map<String, Object>) list(container, "ports").get(0));
         assertThat(http).containsEntry("name", "http").containsEntry("containerPort", port);
@@ -146,14 +149,14 @@ class KubernetesManifestsTest {
             }
         }
         String applicationServer = environment.get(ConfigLayers.variableOf("application.server"));
-        assertThat(applicationServer).isEqualTo("$(POD_IP):" + TtlStreamsConfig.DEFAULT_HTTP_PORT);
+        assertThat(applicationServer).isEqualTo("$(POD_IP):" + HttpOptions.HTTP_PORT_DEFAULT);
 
         Path file = Files.writeString(directory.resolve("processor.properties"), (String)
                 map(byKind.get("ConfigMap"), "data").get("processor.properties"));
         environment.put(ConfigLayers.variableOf("application.server"), "10.0.0.7:8080");
         TtlStreamsConfig config = TtlStreamsConfig.load(file, environment, new ArrayList<>());
         assertThat(config.streamsProperties().getProperty("application.server")).isEqualTo("10.0.0.7:8080");
-        assertThat(config.httpPort()).isEqualTo(TtlStreamsConfig.DEFAULT_HTTP_PORT);
+        assertThat(config.httpPort()).isEqualTo(HttpOptions.HTTP_PORT_DEFAULT);
     }
 
     /** The container's environment variable {@code option} is set from, which must come from a Secret. */
@@ -171,13 +174,13 @@ class KubernetesManifestsTest {
 
     @Test
     void shouldAuthenticateToConnectWithTheCredentialsOfASecret(@TempDir Path directory) throws IOException {
-        Map<String, Object> username = secretVariable(TtlStreamsConfig.CONNECT_USERNAME_CONFIG);
-        Map<String, Object> password = secretVariable(TtlStreamsConfig.CONNECT_PASSWORD_CONFIG);
+        Map<String, Object> username = secretVariable(ConnectOptions.CONNECT_USERNAME_CONFIG);
+        Map<String, Object> password = secretVariable(ConnectOptions.CONNECT_PASSWORD_CONFIG);
         assertThat(username.get("name")).isEqualTo(password.get("name"));
         String properties = (String) map(byKind.get("ConfigMap"), "data").get("processor.properties");
         assertThat(properties)
-                .doesNotContain(TtlStreamsConfig.CONNECT_USERNAME_CONFIG + "=")
-                .doesNotContain(TtlStreamsConfig.CONNECT_PASSWORD_CONFIG + "=")
+                .doesNotContain(ConnectOptions.CONNECT_USERNAME_CONFIG + "=")
+                .doesNotContain(ConnectOptions.CONNECT_PASSWORD_CONFIG + "=")
                 .contains("rest.extension.classes="
                         + "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension");
 
@@ -185,8 +188,8 @@ class KubernetesManifestsTest {
         TtlStreamsConfig config = TtlStreamsConfig.load(
                 file,
                 Map.of(
-                        ConfigLayers.variableOf(TtlStreamsConfig.CONNECT_USERNAME_CONFIG), "ttl-streams",
-                        ConfigLayers.variableOf(TtlStreamsConfig.CONNECT_PASSWORD_CONFIG), "pw"),
+                        ConfigLayers.variableOf(ConnectOptions.CONNECT_USERNAME_CONFIG), "ttl-streams",
+                        ConfigLayers.variableOf(ConnectOptions.CONNECT_PASSWORD_CONFIG), "pw"),
                 new ArrayList<>());
         assertThat(config.connectUrl()).isPresent();
         assertThat(config.connectCredentials())
@@ -196,10 +199,10 @@ class KubernetesManifestsTest {
 
     @Test
     void shouldSignCommandsWithTheKeyOfASecret(@TempDir Path directory) throws IOException {
-        String variable = ConfigLayers.variableOf(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG);
-        secretVariable(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG);
+        String variable = ConfigLayers.variableOf(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG);
+        secretVariable(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG);
         assertThat((String) map(byKind.get("ConfigMap"), "data").get("processor.properties"))
-                .doesNotContain(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG);
+                .doesNotContain(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG);
 
         Path file = Files.writeString(directory.resolve("processor.properties"), (String)
                 map(byKind.get("ConfigMap"), "data").get("processor.properties"));

@@ -51,7 +51,7 @@ final class TestServer implements AutoCloseable {
         props.put("state.dir", stateDir.toString());
         TtlStreamsConfig config = config(props);
         OperationsServer server = OperationsServer.bind(config, Optional.empty());
-        Properties streamsProps = config.streamsProperties();
+        Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.APPLICATION_SERVER_CONFIG, server.applicationServer());
         KafkaStreams streams = new KafkaStreams(TtlTopology.build(config), streamsProps);
         server.start(streams, new ProcessingFailures());

@@ -74,7 +74,7 @@ final class TopologyFixture implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Properties streamsProps = config.streamsProperties();
+        Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         SchedulerSettings clocked =
                 SchedulerSettings.from(config, 1).withNanoClock(() -> nanoClock.addAndGet(nanosPerClockRead.get()));

@@ -1,6 +1,10 @@
 package io.ttlstreams.embedded.app;
 
 import io.ttlstreams.app.TtlStreamsApp;
+import io.ttlstreams.config.HttpOptions;
+import io.ttlstreams.config.ResyncOptions;
+import io.ttlstreams.config.SecurityOptions;
+import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
@@ -39,7 +43,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
     }
 
     /**
-     * Starts the stack for the namespaces the rules name, with {@value TtlStreamsConfig#EMBEDDED_PARTITIONS_CONFIG}
+     * Starts the stack for the namespaces the rules name, with {@value EmbeddedOptions#EMBEDDED_PARTITIONS_CONFIG}
      * partitions per topic it creates, then the processor against it, and waits until both connectors and Kafka
      * Streams are running.
      */
@@ -47,14 +51,14 @@ public final class EmbeddedPipeline implements AutoCloseable {
         EmbeddedStack.Builder builder = EmbeddedStack.builder()
                 .namespaces(List.copyOf(watchedNamespaces(config)))
                 .deleteTopic(config.deleteTopic())
-                .mongoPort(config.embeddedMongodbPort())
-                .kafkaPort(config.embeddedKafkaPort())
-                .connectPort(config.embeddedConnectPort())
+                .mongoPort(EmbeddedOptions.mongodbPort(config))
+                .kafkaPort(EmbeddedOptions.kafkaPort(config))
+                .connectPort(EmbeddedOptions.connectPort(config))
                 .allowedNamespaces(ConnectorConfigs.allowedNamespaces(config))
-                .partitions(config.embeddedPartitions());
-        config.embeddedDataDir().ifPresent(builder::dataDir);
+                .partitions(EmbeddedOptions.partitions(config));
+        EmbeddedOptions.dataDir(config).ifPresent(builder::dataDir);
         // The user's key, or one made for this run: either way the guard is on and the processor signs.
-        Password signingKey = config.getPassword(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG);
+        Password signingKey = config.getPassword(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG);
         if (signingKey != null && !signingKey.value().isEmpty()) {
             builder.commandSigningKey(signingKey.value());
         }
@@ -92,18 +96,18 @@ public final class EmbeddedPipeline implements AutoCloseable {
      */
     private static TtlStreamsConfig processorConfig(TtlStreamsConfig config, EmbeddedStack stack) {
         Map<String, Object> props = new HashMap<>(config.originals());
-        props.putIfAbsent(TtlStreamsConfig.HTTP_PORT_CONFIG, "0");
-        props.putIfAbsent(TtlStreamsConfig.HTTP_BIND_ADDRESS_CONFIG, "127.0.0.1");
+        props.putIfAbsent(HttpOptions.HTTP_PORT_CONFIG, "0");
+        props.putIfAbsent(HttpOptions.HTTP_BIND_ADDRESS_CONFIG, "127.0.0.1");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
         props.put(
                 StreamsConfig.STATE_DIR_CONFIG,
                 stack.dataDir().resolve("streams").toString());
         props.put(
-                TtlStreamsConfig.SOURCE_TOPICS_CONFIG,
+                SourceOptions.SOURCE_TOPICS_CONFIG,
                 String.join(",", stack.sourceTopics().values()));
-        props.put(TtlStreamsConfig.SOURCE_TOPIC_PREFIX_CONFIG, "");
-        props.put(TtlStreamsConfig.COMMAND_SIGNING_KEY_CONFIG, stack.commandSigningKey());
-        props.put(TtlStreamsConfig.MONGODB_URI_CONFIG, stack.mongoConnectionString());
+        props.put(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG, "");
+        props.put(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG, stack.commandSigningKey());
+        props.put(ResyncOptions.MONGODB_URI_CONFIG, stack.mongoConnectionString());
         return new TtlStreamsConfig(props);
     }
 
@@ -123,7 +127,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
      *
      * @throws IllegalArgumentException when {@code config} needs a namespace the stack does not watch: the stand-in's
      *     source connectors are fixed when the stack starts, so list such a namespace's topic in {@value
-     *     TtlStreamsConfig#SOURCE_TOPICS_CONFIG} of the first configuration
+     *     SourceOptions#SOURCE_TOPICS_CONFIG} of the first configuration
      */
     public void restartProcessor(TtlStreamsConfig config) throws InterruptedException {
         Set<Namespace> unwatched = new LinkedHashSet<>(watchedNamespaces(config));

@@ -4,7 +4,7 @@ import static com.mongodb.client.model.Filters.in;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.DeleteSinkConfigs;
@@ -48,7 +48,7 @@ class ConfirmationIT {
 
     @RegisterExtension
     static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(PipelineScenarios.RULES)
-            .and(TtlStreamsConfig.CONFIRM_TIMEOUT_MS_CONFIG, Long.toString(CONFIRM_TIMEOUT.toMillis()));
+            .and(SchedulerOptions.CONFIRM_TIMEOUT_MS_CONFIG, Long.toString(CONFIRM_TIMEOUT.toMillis()));
 
     /** A counter of the processor's, summed over its tasks ({@code <name>-total}). */
     private double total(String name) {

@@ -57,7 +57,7 @@ public final class EmbeddedPipelineExtension
     }
 
     /**
-     * A pipeline started with these settings (rules, {@value TtlStreamsConfig#EMBEDDED_PARTITIONS_CONFIG}, any
+     * A pipeline started with these settings (rules, {@value EmbeddedOptions#EMBEDDED_PARTITIONS_CONFIG}, any
      * processor option), the embedded MongoDB, Kafka and Connect on free ports.
      */
     public static EmbeddedPipelineExtension with(Map<String, String> settings) {
@@ -73,9 +73,9 @@ public final class EmbeddedPipelineExtension
 
     private static Map<String, String> onFreePorts(Map<String, String> settings) {
         Map<String, String> all = new HashMap<>(settings);
-        all.putIfAbsent(TtlStreamsConfig.EMBEDDED_MONGODB_PORT_CONFIG, "0");
-        all.putIfAbsent(TtlStreamsConfig.EMBEDDED_KAFKA_PORT_CONFIG, "0");
-        all.putIfAbsent(TtlStreamsConfig.EMBEDDED_CONNECT_PORT_CONFIG, "0");
+        all.putIfAbsent(EmbeddedOptions.EMBEDDED_MONGODB_PORT_CONFIG, "0");
+        all.putIfAbsent(EmbeddedOptions.EMBEDDED_KAFKA_PORT_CONFIG, "0");
+        all.putIfAbsent(EmbeddedOptions.EMBEDDED_CONNECT_PORT_CONFIG, "0");
         return Map.copyOf(all);
     }
 

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoCollection;
 import io.ttlstreams.app.TtlStreamsApp;
+import io.ttlstreams.config.FailureHandlingOptions;
+import io.ttlstreams.config.OutputTopicOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
@@ -81,7 +83,7 @@ class PoisonRecordsIT {
         TtlStreamsConfig config = PIPELINE.pipeline().processorConfig();
         String source = config.sourceTopics().get(0);
         String control = config.controlTopic();
-        int partitions = config.embeddedPartitions();
+        int partitions = EmbeddedOptions.partitions(config);
         String deep = "{\"operationType\": \"insert\", \"fullDocument\": " + "{\"a\": [".repeat(5_000)
                 + "]}".repeat(5_000) + "}";
         // Just under what the broker stores by default; its dead letter, with headers, would be over the producer's
@@ -150,7 +152,8 @@ class PoisonRecordsIT {
                         seen.add(record.partition());
                     }
                 }
-                return seen.size() == PIPELINE.pipeline().processorConfig().embeddedPartitions();
+                return seen.size()
+                        == EmbeddedOptions.partitions(PIPELINE.pipeline().processorConfig());
             });
         }
         return seen;
@@ -179,11 +182,11 @@ class PoisonRecordsIT {
         }
         Map<String, Object> props =
                 new HashMap<>(PIPELINE.pipeline().processorConfig().originals());
-        props.put(TtlStreamsConfig.DLQ_TOPIC_CONFIG, "ttl.dlq.small");
+        props.put(OutputTopicOptions.DLQ_TOPIC_CONFIG, "ttl.dlq.small");
 
         assertThatThrownBy(() -> new TtlStreamsApp(new TtlStreamsConfig(props)))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining(TtlStreamsConfig.DLQ_TOPIC_CONFIG)
+                .hasMessageContaining(OutputTopicOptions.DLQ_TOPIC_CONFIG)
                 .hasMessageContaining("at most 100000 bytes")
                 .hasMessageContaining("producer.max.request.size");
     }
@@ -196,7 +199,7 @@ class PoisonRecordsIT {
     void shouldEndRunWithANonZeroExitCodeWhenKafkaStreamsReachesError(@TempDir Path dir) throws Exception {
         String applicationId = "ttl-streams-broken";
         String changelog = applicationId + "-schedule-changelog";
-        int partitions = PIPELINE.pipeline().processorConfig().embeddedPartitions();
+        int partitions = EmbeddedOptions.partitions(PIPELINE.pipeline().processorConfig());
         try (Admin admin = Admin.create(
                 Map.of("bootstrap.servers", PIPELINE.pipeline().stack().bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(changelog, partitions, (short) 1)
@@ -221,9 +224,9 @@ class PoisonRecordsIT {
         // A processor whose schedule changelog holds a corrupt entry.
         Map<String, String> props = PIPELINE.instanceSettings();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
-        props.put(TtlStreamsConfig.THREAD_REPLACEMENTS_MAX_CONFIG, "0");
-        props.put(TtlStreamsConfig.CONTROL_TOPIC_CONFIG, "ttl.control.broken");
-        props.put(TtlStreamsConfig.DELETE_TOPIC_CONFIG, "ttl.deletes.broken");
+        props.put(FailureHandlingOptions.THREAD_REPLACEMENTS_MAX_CONFIG, "0");
+        props.put(OutputTopicOptions.CONTROL_TOPIC_CONFIG, "ttl.control.broken");
+        props.put(OutputTopicOptions.DELETE_TOPIC_CONFIG, "ttl.deletes.broken");
         Path log = dir.resolve("broken.log");
         Process run = PIPELINE.startRun(props, log);
         try {

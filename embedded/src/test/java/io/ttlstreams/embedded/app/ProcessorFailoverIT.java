@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoCollection;
-import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
 import java.nio.file.Files;
@@ -55,7 +54,7 @@ class ProcessorFailoverIT {
 
     @RegisterExtension
     static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(PipelineScenarios.RULES)
-            .and(TtlStreamsConfig.EMBEDDED_PARTITIONS_CONFIG, "2");
+            .and(EmbeddedOptions.EMBEDDED_PARTITIONS_CONFIG, "2");
 
     @Test
     void shouldDeleteEveryDocumentNoneEarlyAndWithinBoundedLatenessWhenAnInstanceIsKilled(@TempDir Path dir)

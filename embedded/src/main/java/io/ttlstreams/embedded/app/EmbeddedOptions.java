@@ -1,0 +1,138 @@
+package io.ttlstreams.embedded.app;
+
+import io.ttlstreams.config.ConfigFragment;
+import io.ttlstreams.config.TtlStreamsConfig;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+
+/**
+ * The options of the embedded local stack behind {@code run --embedded}: its ports, data directory and partitions. A
+ * {@link ConfigFragment}, so that the processor's configuration validates and documents them wherever this module is
+ * on the classpath, and refuses them where it is not.
+ */
+public final class EmbeddedOptions implements ConfigFragment {
+
+    private static final String GROUP = "Embedded local stack";
+
+    public static final String EMBEDDED_MONGODB_PORT_CONFIG = "embedded.mongodb.port";
+    public static final String EMBEDDED_MONGODB_PORT_DOC =
+            "Embedded stack: port of the MongoDB stand-in; 0 picks a" + " free port.";
+    public static final int EMBEDDED_MONGODB_PORT_DEFAULT = 27017;
+
+    public static final String EMBEDDED_KAFKA_PORT_CONFIG = "embedded.kafka.port";
+    public static final String EMBEDDED_KAFKA_PORT_DOC =
+            "Embedded stack: port of the Kafka broker; 0 picks a free" + " port.";
+    public static final int EMBEDDED_KAFKA_PORT_DEFAULT = 9092;
+
+    public static final String EMBEDDED_CONNECT_PORT_CONFIG = "embedded.connect.port";
+    public static final String EMBEDDED_CONNECT_PORT_DOC =
+            "Embedded stack: port of the Kafka Connect REST API; 0" + " picks a free port.";
+    public static final int EMBEDDED_CONNECT_PORT_DEFAULT = 8083;
+
+    public static final String EMBEDDED_DATA_DIR_CONFIG = "embedded.data.dir";
+    public static final String EMBEDDED_DATA_DIR_DOC = "Embedded stack: directory for the broker's and Connect's data;"
+            + " empty for a fresh temporary directory.";
+    public static final String EMBEDDED_DATA_DIR_DEFAULT = "";
+
+    public static final String EMBEDDED_PARTITIONS_CONFIG = "embedded.partitions";
+    public static final String EMBEDDED_PARTITIONS_DOC = "Embedded stack: partitions of every topic it creates (and"
+            + " the broker's default for others), so that several processor instances can share the work.";
+    public static final int EMBEDDED_PARTITIONS_DEFAULT = 2;
+
+    /** Port validity, as for the processor's own ports: 0 picks a free one. */
+    private static final Range PORT = Range.between(0, 65535);
+
+    /** For {@link java.util.ServiceLoader}. */
+    public EmbeddedOptions() {}
+
+    @Override
+    public void embedInto(ConfigDef definition) {
+        new Group(definition)
+                .define(
+                        EMBEDDED_MONGODB_PORT_CONFIG,
+                        Type.INT,
+                        EMBEDDED_MONGODB_PORT_DEFAULT,
+                        PORT,
+                        Importance.LOW,
+                        EMBEDDED_MONGODB_PORT_DOC)
+                .define(
+                        EMBEDDED_KAFKA_PORT_CONFIG,
+                        Type.INT,
+                        EMBEDDED_KAFKA_PORT_DEFAULT,
+                        PORT,
+                        Importance.LOW,
+                        EMBEDDED_KAFKA_PORT_DOC)
+                .define(
+                        EMBEDDED_CONNECT_PORT_CONFIG,
+                        Type.INT,
+                        EMBEDDED_CONNECT_PORT_DEFAULT,
+                        PORT,
+                        Importance.LOW,
+                        EMBEDDED_CONNECT_PORT_DOC)
+                .define(
+                        EMBEDDED_DATA_DIR_CONFIG,
+                        Type.STRING,
+                        EMBEDDED_DATA_DIR_DEFAULT,
+                        null,
+                        Importance.LOW,
+                        EMBEDDED_DATA_DIR_DOC)
+                .define(
+                        EMBEDDED_PARTITIONS_CONFIG,
+                        Type.INT,
+                        EMBEDDED_PARTITIONS_DEFAULT,
+                        Range.between(1, 1000),
+                        Importance.LOW,
+                        EMBEDDED_PARTITIONS_DOC);
+    }
+
+    public static int mongodbPort(TtlStreamsConfig config) {
+        return config.getInt(EMBEDDED_MONGODB_PORT_CONFIG);
+    }
+
+    public static int kafkaPort(TtlStreamsConfig config) {
+        return config.getInt(EMBEDDED_KAFKA_PORT_CONFIG);
+    }
+
+    public static int connectPort(TtlStreamsConfig config) {
+        return config.getInt(EMBEDDED_CONNECT_PORT_CONFIG);
+    }
+
+    /** The embedded stack's data directory; empty for a fresh temporary one. */
+    public static Optional<Path> dataDir(TtlStreamsConfig config) {
+        String dir = config.getString(EMBEDDED_DATA_DIR_CONFIG);
+        return dir == null || dir.isBlank() ? Optional.empty() : Optional.of(Path.of(dir));
+    }
+
+    /** Partitions of the topics the embedded stack creates. */
+    public static int partitions(TtlStreamsConfig config) {
+        return config.getInt(EMBEDDED_PARTITIONS_CONFIG);
+    }
+
+    /** Defines options in this group, numbering them in order as ConfigDef's documentation wants. */
+    private static final class Group {
+
+        private final ConfigDef definition;
+        private int order;
+
+        Group(ConfigDef definition) {
+            this.definition = definition;
+        }
+
+        Group define(
+                String key,
+                Type type,
+                Object defaultValue,
+                ConfigDef.Validator validator,
+                Importance importance,
+                String documentation) {
+            definition.define(
+                    key, type, defaultValue, validator, importance, documentation, GROUP, ++order, Width.MEDIUM, key);
+            return this;
+        }
+    }
+}

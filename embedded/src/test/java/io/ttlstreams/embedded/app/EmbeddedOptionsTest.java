@@ -1,0 +1,91 @@
+package io.ttlstreams.embedded.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The embedded stack's options, which this module adds to the processor's configuration. */
+class EmbeddedOptionsTest {
+
+    private static TtlStreamsConfig config(String... keyValues) {
+        Map<String, String> props = new HashMap<>(Map.of(
+                "ttl.rules", "sessions",
+                "ttl.rule.sessions.namespace", "app.sessions",
+                "ttl.rule.sessions.field", "expireAt"));
+        for (int i = 0; i < keyValues.length; i += 2) {
+            props.put(keyValues[i], keyValues[i + 1]);
+        }
+        return new TtlStreamsConfig(props);
+    }
+
+    @Test
+    void shouldDefaultToTheUsualPortsWhenNoneIsSet() {
+        TtlStreamsConfig config = config();
+
+        assertThat(EmbeddedOptions.mongodbPort(config)).isEqualTo(27017);
+        assertThat(EmbeddedOptions.kafkaPort(config)).isEqualTo(9092);
+        assertThat(EmbeddedOptions.connectPort(config)).isEqualTo(8083);
+        assertThat(EmbeddedOptions.dataDir(config)).isEmpty();
+        assertThat(EmbeddedOptions.partitions(config)).isEqualTo(2);
+    }
+
+    @Test
+    void shouldReadEveryOptionWhenSet() {
+        TtlStreamsConfig config = config(
+                "embedded.mongodb.port", "0",
+                "embedded.kafka.port", "19092",
+                "embedded.connect.port", "18083",
+                "embedded.data.dir", "/tmp/stack",
+                "embedded.partitions", "4");
+
+        assertThat(EmbeddedOptions.mongodbPort(config)).isZero();
+        assertThat(EmbeddedOptions.kafkaPort(config)).isEqualTo(19092);
+        assertThat(EmbeddedOptions.connectPort(config)).isEqualTo(18083);
+        assertThat(EmbeddedOptions.dataDir(config)).contains(Path.of("/tmp/stack"));
+        assertThat(EmbeddedOptions.partitions(config)).isEqualTo(4);
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "embedded.mongodb.port | 65536",
+                "embedded.kafka.port   | -1",
+                "embedded.connect.port | http",
+                "embedded.partitions   | 0",
+            })
+    void shouldRejectABadValueNamingTheOption(String option, String value) {
+        assertThatThrownBy(() -> config(option, value))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(option);
+    }
+
+    @Test
+    void shouldSuggestTheOptionWhenAnEmbeddedKeyIsMisspelled() {
+        assertThatThrownBy(() -> config("embedded.mongo.port", "1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Unknown configuration embedded.mongo.port: ")
+                .hasMessageContaining("did you mean embedded.mongodb.port?");
+    }
+
+    @Test
+    void shouldDocumentTheEmbeddedStackBetweenKafkaConnectAndFailureHandling() {
+        String reference = TtlStreamsConfig.configReferenceMarkdown();
+
+        assertThat(reference)
+                .containsSubsequence(
+                        "### Kafka Connect",
+                        "### Embedded local stack",
+                        "| `embedded.mongodb.port` | int | `27017` | [0,...,65535] | low |",
+                        "| `embedded.partitions` | int | `2` | [1,...,1000] | low |",
+                        "### Failure handling");
+    }
+}

@@ -1,0 +1,64 @@
+package io.ttlstreams.config;
+
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+
+/** The options of the topics the processor writes: delete commands, audit events, dead letters, control events. */
+public final class OutputTopicOptions {
+
+    private static final String GROUP = "Output topics";
+
+    public static final String DELETE_TOPIC_CONFIG = "ttl.delete.topic";
+    public static final String DELETE_TOPIC_DOC =
+            "Topic of the delete commands, which the MongoDB sink connector" + " applies.";
+    public static final String DELETE_TOPIC_DEFAULT = "ttl.deletes";
+
+    public static final String AUDIT_TOPIC_CONFIG = "ttl.audit.topic";
+    public static final String AUDIT_TOPIC_DOC = "Topic of an audit event per expiry; empty disables auditing.";
+    public static final String AUDIT_TOPIC_DEFAULT = "";
+
+    public static final String DLQ_TOPIC_CONFIG = "ttl.dlq.topic";
+    public static final String DLQ_TOPIC_DOC = "Dead-letter topic for change events that cannot be processed.";
+    public static final String DLQ_TOPIC_DEFAULT = "ttl.dlq";
+
+    public static final String CONTROL_TOPIC_CONFIG = "ttl.control.topic";
+    public static final String CONTROL_TOPIC_DOC = "Topic that carries namespace-wide events (drop, dropDatabase,"
+            + " rename, invalidate) to every task, so that each cancels its share of the namespace. Created at"
+            + " start-up with as many partitions as the largest source topic.";
+    public static final String CONTROL_TOPIC_DEFAULT = "ttl.control";
+
+    private OutputTopicOptions() {}
+
+    static void embedInto(ConfigDef definition) {
+        new OptionGroup(definition, GROUP)
+                .define(
+                        DELETE_TOPIC_CONFIG,
+                        Type.STRING,
+                        DELETE_TOPIC_DEFAULT,
+                        Validators.topic(),
+                        Importance.HIGH,
+                        DELETE_TOPIC_DOC)
+                .define(
+                        AUDIT_TOPIC_CONFIG,
+                        Type.STRING,
+                        AUDIT_TOPIC_DEFAULT,
+                        Validators.blankOr(Validators.topic()),
+                        Importance.MEDIUM,
+                        AUDIT_TOPIC_DOC)
+                .define(
+                        DLQ_TOPIC_CONFIG,
+                        Type.STRING,
+                        DLQ_TOPIC_DEFAULT,
+                        Validators.topic(),
+                        Importance.MEDIUM,
+                        DLQ_TOPIC_DOC)
+                .define(
+                        CONTROL_TOPIC_CONFIG,
+                        Type.STRING,
+                        CONTROL_TOPIC_DEFAULT,
+                        Validators.topic(),
+                        Importance.LOW,
+                        CONTROL_TOPIC_DOC);
+    }
+}

@@ -1,0 +1,59 @@
+package io.ttlstreams.config;
+
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+
+/** The options of resync: the MongoDB deployment read, the periodic sweep and its batches. */
+public final class ResyncOptions {
+
+    private static final String GROUP = "Resync";
+
+    public static final String MONGODB_URI_CONFIG = "ttl.mongodb.uri";
+    public static final String MONGODB_URI_DOC = "MongoDB connection string from which ttl-streams resync, the"
+            + " periodic sweep and the read-back of unconfirmed deletes (ttl.confirm.read.back) read the rules'"
+            + " documents (mongodb:// or mongodb+srv://); its user needs the find action on the rules' namespaces. It"
+            + " carries credentials: never printed or logged, and a config provider reference such as"
+            + " ${file:/secrets/mongo.properties:uri} keeps it out of this file. Empty: no resync, no read-back.";
+
+    public static final String RESYNC_INTERVAL_MS_CONFIG = "ttl.resync.interval.ms";
+    public static final String RESYNC_INTERVAL_MS_DOC = "Periodic sweep: every this many milliseconds (counted from"
+            + " the end of the previous sweep) run re-reads every rule's documents from ttl.mongodb.uri and publishes"
+            + " them as resync events, as ttl-streams resync does, for deployments where the change stream may lose"
+            + " events (a lost resume token, a processor started after the events' retention). The first sweep comes"
+            + " one interval after start-up. 0: off.";
+    public static final long RESYNC_INTERVAL_MS_DEFAULT = 0L;
+
+    public static final String RESYNC_BATCH_SIZE_CONFIG = "ttl.resync.batch.size";
+    public static final String RESYNC_BATCH_SIZE_DOC = "Documents a resync reads from MongoDB per batch; each batch"
+            + " is stamped with a cluster time taken just before it is read.";
+    public static final int RESYNC_BATCH_SIZE_DEFAULT = 1_000;
+
+    private ResyncOptions() {}
+
+    static void embedInto(ConfigDef definition) {
+        new OptionGroup(definition, GROUP)
+                .define(
+                        MONGODB_URI_CONFIG,
+                        Type.PASSWORD,
+                        null, // no resync, no read-back
+                        Validators.nullOr(Validators.mongodbUri()),
+                        Importance.MEDIUM,
+                        MONGODB_URI_DOC)
+                .define(
+                        RESYNC_INTERVAL_MS_CONFIG,
+                        Type.LONG,
+                        RESYNC_INTERVAL_MS_DEFAULT,
+                        Range.atLeast(0),
+                        Importance.LOW,
+                        RESYNC_INTERVAL_MS_DOC)
+                .define(
+                        RESYNC_BATCH_SIZE_CONFIG,
+                        Type.INT,
+                        RESYNC_BATCH_SIZE_DEFAULT,
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        RESYNC_BATCH_SIZE_DOC);
+    }
+}

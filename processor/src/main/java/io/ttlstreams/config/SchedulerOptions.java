@@ -1,0 +1,175 @@
+package io.ttlstreams.config;
+
+import java.util.Properties;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * The options of the scheduler: how often and how much each task punctuates, the delete throttle, how delete commands
+ * await confirmation (read-back included), and dry runs.
+ */
+public final class SchedulerOptions {
+
+    private static final String GROUP = "Scheduler";
+
+    /** The producer's {@code transaction.timeout.ms} Kafka Streams sets under exactly-once. */
+    private static final long STREAMS_TRANSACTION_TIMEOUT_MS = 10_000;
+
+    public static final String PUNCTUATE_INTERVAL_MS_CONFIG = "ttl.punctuate.interval.ms";
+    public static final String PUNCTUATE_INTERVAL_MS_DOC = "How often, in milliseconds of wall-clock time, each task"
+            + " looks for due documents; the main contributor to deletion latency.";
+    public static final long PUNCTUATE_INTERVAL_MS_DEFAULT = 100L;
+
+    public static final String PUNCTUATE_MAX_ENTRIES_CONFIG = "ttl.punctuate.max.entries";
+    public static final String PUNCTUATE_MAX_ENTRIES_DOC = "At most this many schedule entries handled (delete"
+            + " commands emitted or retried) per punctuation and task; with the time budget, what bounds how long a"
+            + " mass expiry holds the task's other work.";
+    public static final int PUNCTUATE_MAX_ENTRIES_DEFAULT = 100_000;
+
+    public static final String PUNCTUATE_MAX_DURATION_MS_CONFIG = "ttl.punctuate.max.duration.ms";
+    public static final String PUNCTUATE_MAX_DURATION_MS_DOC = "Time budget of one punctuation in milliseconds; the"
+            + " rest of a backlog waits for the next one. Under exactly-once it must stay below half the producer's"
+            + " transaction.timeout.ms (10 s in Kafka Streams), or a long punctuation would abort its transaction;"
+            + " start-up refuses a larger value.";
+    public static final long PUNCTUATE_MAX_DURATION_MS_DEFAULT = 1_000L;
+
+    public static final String MAX_DELETES_PER_SECOND_CONFIG = "ttl.max.deletes.per.second";
+    public static final String MAX_DELETES_PER_SECOND_DOC = "Throttle for the whole application: at most this many"
+            + " delete commands (retries included) in any one-second window, to spare the database when a mass expiry"
+            + " comes due. Each task gets a whole share by its partition (the shares add up to this number), so it"
+            + " must be at least the number of source partitions; start-up refuses a smaller value. Unset:"
+            + " unthrottled.";
+
+    public static final String CONFIRM_TIMEOUT_MS_CONFIG = "ttl.confirm.timeout.ms";
+    public static final String CONFIRM_TIMEOUT_MS_DOC = "How long, in milliseconds, a delete command awaits the change"
+            + " stream's delete event before it is emitted again (same filter); each further wait doubles, up to an"
+            + " hour.";
+    public static final long CONFIRM_TIMEOUT_MS_DEFAULT = 30_000L;
+
+    public static final String CONFIRM_MAX_ATTEMPTS_CONFIG = "ttl.confirm.max.attempts";
+    public static final String CONFIRM_MAX_ATTEMPTS_DOC = "Delete commands emitted for one document, the first"
+            + " included, before ttl-streams gives up on it: counted as deletes-unconfirmed, logged at WARN and"
+            + " audited as UNCONFIRMED.";
+    public static final int CONFIRM_MAX_ATTEMPTS_DEFAULT = 10;
+
+    public static final String CONFIRM_READ_BACK_CONFIG = "ttl.confirm.read.back";
+    public static final String CONFIRM_READ_BACK_DOC = "When a delete command awaits its delete event longer than"
+            + " ttl.confirm.timeout.ms, read the document back from ttl.mongodb.uri (the primary, majority read"
+            + " concern) before emitting it again: a document gone is confirmed; one still holding the values its"
+            + " command pins gets the command again; one holding other values (renewed while its event was lost, or"
+            + " scheduled from an event that claimed values it never held) is scheduled by what it holds. A read that"
+            + " fails or is not answered within another ttl.confirm.timeout.ms emits the command again, as without"
+            + " read-back. Takes effect only with ttl.mongodb.uri set; true without it fails at start-up.";
+    public static final boolean CONFIRM_READ_BACK_DEFAULT = true;
+
+    public static final String CONFIRM_READ_BATCH_SIZE_CONFIG = "ttl.confirm.read.batch.size";
+    public static final String CONFIRM_READ_BATCH_SIZE_DOC = "Read-back: at most this many documents of one"
+            + " collection per look-up (find by _id with $in); the instance's requests wait in a queue of 20 such"
+            + " batches, and one that does not fit is emitted again instead of read.";
+    public static final int CONFIRM_READ_BATCH_SIZE_DEFAULT = 100;
+
+    public static final String DRY_RUN_CONFIG = "ttl.dry.run";
+    public static final String DRY_RUN_DOC = "Schedule and audit as usual but emit no delete command (audit outcome"
+            + " DRY_RUN), so that a new rule can be watched before it deletes anything.";
+    public static final boolean DRY_RUN_DEFAULT = false;
+
+    private SchedulerOptions() {}
+
+    static void embedInto(ConfigDef definition) {
+        new OptionGroup(definition, GROUP)
+                .define(
+                        PUNCTUATE_INTERVAL_MS_CONFIG,
+                        Type.LONG,
+                        PUNCTUATE_INTERVAL_MS_DEFAULT,
+                        Range.atLeast(1),
+                        Importance.MEDIUM,
+                        PUNCTUATE_INTERVAL_MS_DOC)
+                .define(
+                        PUNCTUATE_MAX_ENTRIES_CONFIG,
+                        Type.INT,
+                        PUNCTUATE_MAX_ENTRIES_DEFAULT,
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        PUNCTUATE_MAX_ENTRIES_DOC)
+                .define(
+                        PUNCTUATE_MAX_DURATION_MS_CONFIG,
+                        Type.LONG,
+                        PUNCTUATE_MAX_DURATION_MS_DEFAULT,
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        PUNCTUATE_MAX_DURATION_MS_DOC)
+                .define(
+                        MAX_DELETES_PER_SECOND_CONFIG,
+                        Type.INT,
+                        null, // unthrottled
+                        Validators.nullOr(Range.atLeast(1)),
+                        Importance.MEDIUM,
+                        MAX_DELETES_PER_SECOND_DOC)
+                .define(
+                        CONFIRM_TIMEOUT_MS_CONFIG,
+                        Type.LONG,
+                        CONFIRM_TIMEOUT_MS_DEFAULT,
+                        Range.atLeast(1),
+                        Importance.MEDIUM,
+                        CONFIRM_TIMEOUT_MS_DOC)
+                .define(
+                        CONFIRM_MAX_ATTEMPTS_CONFIG,
+                        Type.INT,
+                        CONFIRM_MAX_ATTEMPTS_DEFAULT,
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        CONFIRM_MAX_ATTEMPTS_DOC)
+                .define(
+                        CONFIRM_READ_BACK_CONFIG,
+                        Type.BOOLEAN,
+                        CONFIRM_READ_BACK_DEFAULT,
+                        null,
+                        Importance.MEDIUM,
+                        CONFIRM_READ_BACK_DOC)
+                .define(
+                        CONFIRM_READ_BATCH_SIZE_CONFIG,
+                        Type.INT,
+                        CONFIRM_READ_BATCH_SIZE_DEFAULT,
+                        Range.between(1, 1_000),
+                        Importance.LOW,
+                        CONFIRM_READ_BATCH_SIZE_DOC)
+                .define(DRY_RUN_CONFIG, Type.BOOLEAN, DRY_RUN_DEFAULT, null, Importance.MEDIUM, DRY_RUN_DOC);
+    }
+
+    /**
+     * Under exactly-once, a punctuation runs inside the task's open transaction: one that outlasts the producer's
+     * {@code transaction.timeout.ms} gets it aborted by the broker, and the emitted commands with it. Half the timeout
+     * leaves room for the records processed around it.
+     *
+     * @param budget the configured {@value #PUNCTUATE_MAX_DURATION_MS_CONFIG}
+     * @param streams the Kafka Streams settings
+     * @throws ConfigException naming {@value #PUNCTUATE_MAX_DURATION_MS_CONFIG} when it does not fit
+     */
+    static void checkPunctuationFitsTransactions(long budget, Properties streams) {
+        if (StreamsConfig.AT_LEAST_ONCE.equals(streams.getProperty(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {
+            return;
+        }
+        String timeout = streams.getProperty(
+                StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
+                streams.getProperty(
+                        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, String.valueOf(STREAMS_TRANSACTION_TIMEOUT_MS)));
+        long transactionTimeoutMs;
+        try {
+            transactionTimeoutMs = Long.parseLong(timeout.trim());
+        } catch (NumberFormatException e) {
+            throw new ConfigException(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, timeout, "Not a number");
+        }
+        if (budget * 2 > transactionTimeoutMs) {
+            throw new ConfigException(
+                    PUNCTUATE_MAX_DURATION_MS_CONFIG,
+                    budget,
+                    "Under exactly-once a punctuation must end well within the transaction timeout: at most half of"
+                            + " the producer's transaction.timeout.ms (" + transactionTimeoutMs + " ms)");
+        }
+    }
+}
