@@ -1,4 +1,4 @@
-package io.ttlstreams.http;
+package io.ttlstreams.health;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * resume token, and documents then silently stop being scheduled), exported as {@code ttl_connector_running} and
  * {@code ttl_connector_failures}, and keeps the processor from being ready.
  */
-final class ConnectorMonitor {
+public final class ConnectorMonitor {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectorMonitor.class);
 
@@ -50,7 +50,7 @@ final class ConnectorMonitor {
     private final ManagedConnectors connectors;
     private final Map<String, Observation> observed = new ConcurrentHashMap<>();
 
-    ConnectorMonitor(ManagedConnectors connectors, MeterRegistry registry) {
+    public ConnectorMonitor(ManagedConnectors connectors, MeterRegistry registry) {
         this.connectors = connectors;
         for (String name : connectors.names()) {
             observed.put(name, Observation.unavailable("connector " + name + " not checked yet"));
@@ -72,7 +72,7 @@ final class ConnectorMonitor {
     }
 
     /** Reads every connector's status once; logs what changed. */
-    void check() throws InterruptedException {
+    public void check() throws InterruptedException {
         for (String name : connectors.names()) {
             Observation now = observe(name);
             Observation before = observed.put(name, now);
@@ -81,14 +81,14 @@ final class ConnectorMonitor {
     }
 
     /** Why not every connector runs, one line per problem; empty when all run. */
-    List<String> problems() {
+    public List<String> problems() {
         List<String> problems = new ArrayList<>();
         connectors.names().forEach(name -> problems.addAll(observed.get(name).problems()));
         return problems;
     }
 
     /** The last status of each connector, for the status endpoint. */
-    List<Map<String, Object>> describe() {
+    public List<Map<String, Object>> describe() {
         List<Map<String, Object>> described = new ArrayList<>();
         for (String name : connectors.names()) {
             Observation observation = observed.get(name);

@@ -14,14 +14,15 @@ import java.util.OptionalLong;
  * document key in canonical extended JSON, so that its types survive a round trip) but for {@code <}, {@code >} and
  * {@code &}, escaped there as in every string, so that no text a client sent turns into markup.
  */
-final class Json {
+public final class Json {
 
     /** JSON text written as it is, but for {@code <}, {@code >} and {@code &}. */
-    record Raw(String json) {}
+    public record Raw(String json) {}
 
     private Json() {}
 
-    static String write(Object value) {
+    /** {@code value} as JSON text. */
+    public static String write(Object value) {
         StringBuilder out = new StringBuilder();
         write(value, out);
         return out.toString();

@@ -10,21 +10,23 @@ import java.util.Map;
  * @param contentType the body's media type
  * @param body the body
  */
-record Response(int status, String contentType, byte[] body) {
+public record Response(int status, String contentType, byte[] body) {
 
-    static final String JSON = "application/json";
+    /** The media type of JSON bodies. */
+    public static final String JSON = "application/json";
 
     /** A JSON body written by {@link Json}. */
-    static Response json(int status, Object body) {
+    public static Response json(int status, Object body) {
         return new Response(status, JSON, (Json.write(body) + "\n").getBytes(StandardCharsets.UTF_8));
     }
 
     /** A JSON error body: {@code {"error": message}}. */
-    static Response error(int status, String message) {
+    public static Response error(int status, String message) {
         return json(status, Map.of("error", message));
     }
 
-    String bodyText() {
+    /** The body as UTF-8 text. */
+    public String bodyText() {
         return new String(body, StandardCharsets.UTF_8);
     }
 }

@@ -1,8 +1,13 @@
-package io.ttlstreams.http;
+package io.ttlstreams.query;
 
 import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.contract.PercentEncoding;
+import io.ttlstreams.http.Json;
+import io.ttlstreams.http.OperationsServer;
+import io.ttlstreams.http.Request;
+import io.ttlstreams.http.Response;
 import io.ttlstreams.state.ScheduleQueries.Histogram;
 import io.ttlstreams.state.ScheduleQueries.ScheduledDocument;
 import io.ttlstreams.state.ScheduleStores;
@@ -33,7 +38,7 @@ import org.bson.BsonValue;
  * The schedule queries: one document's deadline, answered by whichever instance owns the document, and upcoming
  * expiries per time bucket, merged over every instance.
  */
-final class ScheduleEndpoints {
+public final class ScheduleEndpoints {
 
     static final String DOCUMENTS_PREFIX = "/v1/documents/";
     static final String SCHEDULE_PATH = "/v1/schedule";
@@ -67,12 +72,18 @@ final class ScheduleEndpoints {
     private final PeerClient peers;
     private final Clock clock;
 
-    ScheduleEndpoints(KafkaStreams streams, LocalSchedule local, HostInfo self, PeerClient peers, Clock clock) {
+    public ScheduleEndpoints(KafkaStreams streams, LocalSchedule local, HostInfo self, PeerClient peers, Clock clock) {
         this.streams = streams;
         this.local = local;
         this.self = self;
         this.peers = peers;
         this.clock = clock;
+    }
+
+    /** Serves the document lookup and the histogram on {@code server}, as queries. */
+    public void register(OperationsServer server) {
+        server.serveQueriesUnder(DOCUMENTS_PREFIX, this::document);
+        server.serveQuery(SCHEDULE_PATH, this::schedule);
     }
 
     /**
@@ -105,7 +116,7 @@ final class ScheduleEndpoints {
             if (request.forwarded()) {
                 return Response.error(
                         503,
-                        "Partition " + owner.partition() + " moved to " + PeerClient.hostPort(owner.activeHost())
+                        "Partition " + owner.partition() + " moved to " + OperationsServer.hostPort(owner.activeHost())
                                 + " while the request was forwarded; retry");
             }
             return peers.get(owner.activeHost(), request.pathAndQuery());
@@ -116,14 +127,14 @@ final class ScheduleEndpoints {
         json.put("documentKey", new Json.Raw(CanonicalJson.of(documentKey)));
         if (found.isEmpty()) {
             json.put("state", "not-scheduled");
-            json.put("instance", PeerClient.hostPort(self));
+            json.put("instance", OperationsServer.hostPort(self));
             return Response.json(404, json);
         }
         Instant deadline = found.get().deadline();
         json.put("state", deadline.isAfter(clock.instant()) ? "scheduled" : "due");
         json.put("deadline", deadline);
         json.put("rule", found.get().rule());
-        json.put("instance", PeerClient.hostPort(self));
+        json.put("instance", OperationsServer.hostPort(self));
         json.put("partition", owner.partition());
         return Response.json(200, json);
     }
@@ -159,14 +170,14 @@ final class ScheduleEndpoints {
         String peerQuery = SCHEDULE_PATH + "?" + LOCAL_SCOPE + "&from=" + Instant.ofEpochMilli(from) + "&to="
                 + Instant.ofEpochMilli(to) + "&bucket=" + bucketMillis + "ms"
                 + namespace
-                        .map(ns -> "&namespace=" + Request.encode(ns.toString()))
+                        .map(ns -> "&namespace=" + PercentEncoding.encode(ns.toString()))
                         .orElse("");
         SortedMap<Long, Long> merged = new TreeMap<>();
         boolean complete = true;
         List<Map<String, Object>> instances = new ArrayList<>();
         for (HostInfo instance : instances()) {
             Map<String, Object> described = new LinkedHashMap<>();
-            described.put("instance", PeerClient.hostPort(instance));
+            described.put("instance", OperationsServer.hostPort(instance));
             try {
                 Histogram counts = instance.equals(self)
                         ? local.upcoming(from, to, bucketMillis, namespace)
@@ -240,7 +251,7 @@ final class ScheduleEndpoints {
         Map<String, Object> counts = new LinkedHashMap<>();
         histogram.counts().forEach((start, count) -> counts.put(Long.toString(start), count));
         Map<String, Object> json = new LinkedHashMap<>();
-        json.put("instance", PeerClient.hostPort(self));
+        json.put("instance", OperationsServer.hostPort(self));
         json.put("complete", histogram.complete());
         json.put("counts", counts);
         return json;

@@ -1,6 +1,13 @@
-package io.ttlstreams.http;
+package io.ttlstreams.status;
 
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.health.ConnectorMonitor;
+import io.ttlstreams.health.Health;
+import io.ttlstreams.health.SourceFreshness;
+import io.ttlstreams.http.OperationsServer;
+import io.ttlstreams.http.Response;
+import io.ttlstreams.metrics.ExpiryMetrics;
+import io.ttlstreams.metrics.ScheduleMetrics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -20,9 +27,10 @@ import org.apache.kafka.streams.state.HostInfo;
  * {@code GET /v1/status}, this instance at a glance as JSON, and {@code GET /}, the status page that shows it with
  * the upcoming-expiries histogram ({@code status.html}: one file, plain SVG, no build step, refreshing itself).
  */
-final class StatusEndpoint {
+public final class StatusEndpoint {
 
-    static final String STATUS_PATH = "/v1/status";
+    /** This instance at a glance, as JSON. */
+    public static final String STATUS_PATH = "/v1/status";
 
     private static final String PAGE = "status.html";
 
@@ -36,7 +44,7 @@ final class StatusEndpoint {
     private final SourceFreshness sources;
     private final byte[] page;
 
-    StatusEndpoint(
+    public StatusEndpoint(
             KafkaStreams streams,
             HostInfo self,
             Health health,
@@ -56,6 +64,13 @@ final class StatusEndpoint {
         this.page = readPage();
     }
 
+    /** Serves the status page at {@code /} and {@code /index.html}, and the status report as a query. */
+    public void register(OperationsServer server) {
+        server.serve("/", request -> page());
+        server.serve("/index.html", request -> page());
+        server.serveQuery(STATUS_PATH, request -> status());
+    }
+
     Response page() {
         return new Response(200, "text/html; charset=utf-8", page);
     }
@@ -63,7 +78,7 @@ final class StatusEndpoint {
     Response status() {
         Health.Report ready = health.ready();
         Map<String, Object> json = new LinkedHashMap<>();
-        json.put("instance", PeerClient.hostPort(self));
+        json.put("instance", OperationsServer.hostPort(self));
         json.put("state", ready.state().toString());
         json.put("ready", ready.up());
         json.put("reasons", ready.reasons());

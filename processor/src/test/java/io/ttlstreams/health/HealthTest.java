@@ -1,4 +1,4 @@
-package io.ttlstreams.http;
+package io.ttlstreams.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
