@@ -6,7 +6,6 @@ import io.ttlstreams.connect.ConnectorStatus;
 import io.ttlstreams.connect.ManagedConnectors;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -88,27 +87,36 @@ public final class ConnectorMonitor {
     }
 
     /** The last status of each connector, for the status endpoint. */
-    public List<Map<String, Object>> describe() {
-        List<Map<String, Object>> described = new ArrayList<>();
+    public List<Described> describe() {
+        List<Described> described = new ArrayList<>();
         for (String name : connectors.names()) {
             Observation observation = observed.get(name);
-            Map<String, Object> connector = new LinkedHashMap<>();
-            connector.put("name", name);
-            connector.put("running", observation.running());
-            connector.put("state", observation.status().map(ConnectorStatus::state));
-            connector.put(
-                    "tasks",
+            described.add(new Described(
+                    name,
+                    observation.running(),
+                    observation.status().map(ConnectorStatus::state),
                     observation
                             .status()
                             .map(status -> status.tasks().stream()
                                     .map(task -> task.id() + ":" + task.state())
                                     .toList())
-                            .orElse(List.of()));
-            connector.put("problems", observation.problems());
-            described.add(connector);
+                            .orElse(List.of()),
+                    observation.problems()));
         }
         return described;
     }
+
+    /**
+     * One connector as the status endpoint shows it.
+     *
+     * @param name the connector's name
+     * @param running whether it and all its tasks run
+     * @param state its state; empty when its status could not be read
+     * @param tasks each task as {@code id:STATE}
+     * @param problems what is wrong with it; empty when it runs
+     */
+    public record Described(
+            String name, boolean running, Optional<String> state, List<String> tasks, List<String> problems) {}
 
     private Observation observe(String name) throws InterruptedException {
         try {

@@ -3,9 +3,7 @@ package io.ttlstreams.health;
 import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.http.Response;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -45,7 +43,7 @@ public final class Health {
     }
 
     private static Response probe(Report report) {
-        return Response.json(report.up() ? 200 : 503, report.toJson());
+        return Response.json(report.up() ? 200 : 503, report.body());
     }
 
     /** Liveness: down only when Kafka Streams stopped for good. */
@@ -80,13 +78,18 @@ public final class Health {
             return reasons.isEmpty();
         }
 
-        /** The probe's JSON body: {@code {"status": "UP"|"DOWN", "state": ..., "reasons": [...]}}. */
-        public Map<String, Object> toJson() {
-            Map<String, Object> json = new LinkedHashMap<>();
-            json.put("status", up() ? "UP" : "DOWN");
-            json.put("state", state.toString());
-            json.put("reasons", reasons);
-            return json;
+        /** The probe's JSON body. */
+        public Body body() {
+            return new Body(up() ? "UP" : "DOWN", state.toString(), reasons);
         }
     }
+
+    /**
+     * A probe's JSON body.
+     *
+     * @param status {@code UP} or {@code DOWN}
+     * @param state Kafka Streams' state
+     * @param reasons why the probe fails; empty when it passes
+     */
+    public record Body(String status, String state, List<String> reasons) {}
 }

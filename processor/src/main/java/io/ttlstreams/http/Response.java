@@ -1,7 +1,6 @@
 package io.ttlstreams.http;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 
 /**
  * What an endpoint answers.
@@ -22,8 +21,11 @@ public record Response(int status, String contentType, byte[] body) {
 
     /** A JSON error body: {@code {"error": message}}. */
     public static Response error(int status, String message) {
-        return json(status, Map.of("error", message));
+        return json(status, new Error(message));
     }
+
+    /** The body of every error answer. */
+    private record Error(String error) {}
 
     /** The body as UTF-8 text. */
     public String bodyText() {

@@ -1,6 +1,5 @@
 package io.ttlstreams.status;
 
-import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.health.ConnectorMonitor;
 import io.ttlstreams.health.Health;
 import io.ttlstreams.health.SourceFreshness;
@@ -12,10 +11,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
 import java.util.function.DoubleSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
@@ -77,66 +77,82 @@ public final class StatusEndpoint {
 
     Response status() {
         Health.Report ready = health.ready();
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("instance", OperationsServer.hostPort(self));
-        json.put("state", ready.state().toString());
-        json.put("ready", ready.up());
-        json.put("reasons", ready.reasons());
-        json.put("tasks", tasks());
         ScheduleMetrics.Snapshot figures = schedule.snapshot();
-        Map<String, Object> scheduleJson = new LinkedHashMap<>();
-        scheduleJson.put("scheduled", figures.scheduled());
-        scheduleJson.put("due", figures.backlog());
-        scheduleJson.put("dueComplete", figures.backlogComplete());
-        scheduleJson.put("oldestOverdueSeconds", figures.oldestOverdueSeconds());
-        scheduleJson.put("awaitingConfirmation", figures.awaiting());
-        json.put("schedule", scheduleJson);
-        json.put("deletesEmitted", expiries.deletesEmitted());
-        json.put("deletesConfirmed", expiries.deletesConfirmed());
-        json.put("deletesUnconfirmed", expiries.deletesUnconfirmed());
-        json.put("deadLettered", deadLettered.getAsDouble());
-        ExpiryMetrics.LagSummary lag = expiries.lagSummary();
-        Map<String, Object> lagJson = new LinkedHashMap<>();
-        lagJson.put("count", lag.count());
-        lagJson.put("p50Seconds", lag.p50Seconds());
-        lagJson.put("p99Seconds", lag.p99Seconds());
-        lagJson.put("maxSeconds", lag.maxSeconds());
-        json.put("expiryLag", lagJson);
-        json.put("connectors", connectors.map(ConnectorMonitor::describe).orElse(List.of()));
-        List<Map<String, Object>> sourceJson = new ArrayList<>();
-        for (Namespace namespace : sources.namespaces()) {
-            Map<String, Object> source = new LinkedHashMap<>();
-            source.put("namespace", namespace.toString());
-            source.put("stalenessSeconds", sources.staleness(namespace));
-            sourceJson.add(source);
-        }
-        json.put("sources", sourceJson);
-        return Response.json(200, json);
+        return Response.json(
+                200,
+                new Status(
+                        OperationsServer.hostPort(self),
+                        ready.state().toString(),
+                        ready.up(),
+                        ready.reasons(),
+                        tasks(),
+                        new Schedule(
+                                figures.scheduled(),
+                                figures.backlog(),
+                                figures.backlogComplete(),
+                                figures.oldestOverdueSeconds(),
+                                figures.awaiting()),
+                        expiries.deletesEmitted(),
+                        expiries.deletesConfirmed(),
+                        expiries.deletesUnconfirmed(),
+                        deadLettered.getAsDouble(),
+                        expiries.lagSummary(),
+                        connectors.map(ConnectorMonitor::describe).orElse(List.of()),
+                        sources.namespaces().stream()
+                                .map(namespace -> new Source(namespace.toString(), sources.staleness(namespace)))
+                                .toList()));
     }
 
     /** The tasks this instance runs, active and standby, with their input partitions. */
-    private List<Map<String, Object>> tasks() {
-        List<Map<String, Object>> tasks = new ArrayList<>();
+    private List<Task> tasks() {
+        List<Task> tasks = new ArrayList<>();
         for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
             thread.activeTasks().forEach(task -> tasks.add(task(task, "active")));
             thread.standbyTasks().forEach(task -> tasks.add(task(task, "standby")));
         }
-        tasks.sort((a, b) -> String.valueOf(a.get("id")).compareTo(String.valueOf(b.get("id"))));
+        tasks.sort(Comparator.comparing(Task::id));
         return tasks;
     }
 
-    private static Map<String, Object> task(TaskMetadata task, String kind) {
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("id", task.taskId().toString());
-        json.put("kind", kind);
-        json.put(
-                "partitions",
+    private static Task task(TaskMetadata task, String kind) {
+        return new Task(
+                task.taskId().toString(),
+                kind,
                 task.topicPartitions().stream()
                         .map(TopicPartition::toString)
                         .sorted()
                         .toList());
-        return json;
     }
+
+    /** The body of {@code GET /v1/status}; the status page reads it. */
+    record Status(
+            String instance,
+            String state,
+            boolean ready,
+            List<String> reasons,
+            List<Task> tasks,
+            Schedule schedule,
+            double deletesEmitted,
+            double deletesConfirmed,
+            double deletesUnconfirmed,
+            double deadLettered,
+            ExpiryMetrics.LagSummary expiryLag,
+            List<ConnectorMonitor.Described> connectors,
+            List<Source> sources) {}
+
+    /** A task this instance runs: {@code active} or {@code standby}, with its input partitions. */
+    record Task(String id, String kind, List<String> partitions) {}
+
+    /** The local schedule's figures ({@link ScheduleMetrics.Snapshot}); empty ones are null. */
+    record Schedule(
+            OptionalLong scheduled,
+            OptionalLong due,
+            boolean dueComplete,
+            OptionalDouble oldestOverdueSeconds,
+            OptionalLong awaitingConfirmation) {}
+
+    /** How long ago a namespace's source was last heard from; null before it was. */
+    record Source(String namespace, OptionalDouble stalenessSeconds) {}
 
     private static byte[] readPage() {
         try (InputStream in = StatusEndpoint.class.getResourceAsStream(PAGE)) {

@@ -3,8 +3,11 @@ package io.ttlstreams.query;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.http.Json;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -59,5 +62,47 @@ class ScheduleEndpointsTest {
         assertThat(ScheduleEndpoints.bucket("366d")).isEqualTo(ScheduleEndpoints.MAX_BUCKET);
         assertThat(ScheduleEndpoints.instant("to", "9999-12-31T23:59:59.999Z"))
                 .isEqualTo(ScheduleEndpoints.LATEST.toEpochMilli());
+    }
+
+    @Test
+    void shouldWriteTheMergedHistogramWithAnUnreachableInstanceAsItsErrorAlone() {
+        Instant from = Instant.parse("2026-01-01T00:00:00Z");
+        ScheduleEndpoints.Upcoming upcoming = new ScheduleEndpoints.Upcoming(
+                from,
+                from.plusSeconds(60),
+                "PT1M",
+                Optional.empty(),
+                false,
+                2,
+                List.of(new ScheduleEndpoints.Bucket(from, 2)),
+                List.of(
+                        new ScheduleEndpoints.InstanceCounts("10.0.0.1:8080", true, 2L, null),
+                        new ScheduleEndpoints.InstanceCounts("10.0.0.2:8080", null, null, "Connection refused")));
+
+        assertThat(Json.write(upcoming))
+                .isEqualTo(
+                        "{\"from\": \"2026-01-01T00:00:00Z\", \"to\": \"2026-01-01T00:01:00Z\", \"bucket\": \"PT1M\","
+                                + " \"namespace\": null, \"complete\": false, \"total\": 2,"
+                                + " \"buckets\": [{\"start\": \"2026-01-01T00:00:00Z\", \"count\": 2}],"
+                                + " \"instances\": [{\"instance\": \"10.0.0.1:8080\", \"complete\": true, \"total\": 2},"
+                                + " {\"instance\": \"10.0.0.2:8080\", \"error\": \"Connection refused\"}]}");
+    }
+
+    @Test
+    void shouldWriteAScheduledDocumentWithItsKeyAsExtendedJsonWhenFound() {
+        ScheduleEndpoints.Scheduled found = new ScheduleEndpoints.Scheduled(
+                "app.sessions",
+                new Json.Raw("{\"_id\": \"s1\"}"),
+                "scheduled",
+                Instant.parse("2026-01-01T00:00:00Z"),
+                "sessions",
+                "10.0.0.1:8080",
+                3);
+
+        assertThat(Json.write(found))
+                .isEqualTo(
+                        "{\"namespace\": \"app.sessions\", \"documentKey\": {\"_id\": \"s1\"}, \"state\": \"scheduled\","
+                                + " \"deadline\": \"2026-01-01T00:00:00Z\", \"rule\": \"sessions\", \"instance\": \"10.0.0.1:8080\","
+                                + " \"partition\": 3}");
     }
 }
