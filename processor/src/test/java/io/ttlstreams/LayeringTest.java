@@ -56,9 +56,27 @@ class LayeringTest {
                     "io.ttlstreams.topology..",
                     "io.ttlstreams.app..",
                     "io.ttlstreams.http..",
+                    "io.ttlstreams.health..",
+                    "io.ttlstreams.metrics..",
+                    "io.ttlstreams.query..",
+                    "io.ttlstreams.status..",
                     "io.ttlstreams.resync..",
                     "io.ttlstreams.embedded..")
             .because("the topology builds the processors, and the application runs the topology");
+
+    /** The HTTP transport serves what the capabilities register on it, and knows none of them. */
+    @ArchTest
+    static final ArchRule transportKnowsNoCapability = noClasses()
+            .that()
+            .resideInAPackage("io.ttlstreams.http..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                    "io.ttlstreams.health..",
+                    "io.ttlstreams.metrics..",
+                    "io.ttlstreams.query..",
+                    "io.ttlstreams.status..",
+                    "io.ttlstreams.app..");
 
     /** No two packages depend on each other, directly or through others. */
     @ArchTest

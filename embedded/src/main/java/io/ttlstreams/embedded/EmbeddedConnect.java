@@ -1,9 +1,9 @@
 package io.ttlstreams.embedded;
 
+import io.ttlstreams.contract.PercentEncoding;
 import java.io.IOException;
 import java.io.Writer;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -317,8 +317,7 @@ public final class EmbeddedConnect implements AutoCloseable {
 
     private ConnectorStatus changeTargetState(
             String name, String action, String state, Predicate<ConnectorStatus> reached, Duration timeout) {
-        URI uri = URI.create(url() + "/connectors/"
-                + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20") + "/" + action);
+        URI uri = URI.create(url() + "/connectors/" + PercentEncoding.encode(name) + "/" + action);
         HttpResponse<String> response;
         try {
             response = HttpClient.newHttpClient()

@@ -6,7 +6,6 @@ import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ManagedConnectors;
-import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.processor.DeadLetterExceptionHandler;
 import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.processor.SchedulerSettings;
@@ -34,7 +33,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The running processor: provisions topics, starts Kafka Streams with the ttl-streams topology and its HTTP surface
- * ({@link OperationsServer}: health, metrics, schedule queries, status page), and closes them. Separate from the
+ * ({@link OperationsSurface}: health, metrics, schedule queries, status page), and closes them. Separate from the
  * command line so that the embedded run, the demo and the integration tests start exactly what production starts.
  *
  * <p>Failures are bounded: a stream thread that dies is replaced under the {@link ThreadFailurePolicy} ({@value
@@ -52,7 +51,7 @@ public final class TtlStreamsApp implements AutoCloseable {
                     + " event p50 30-70 ms, p99 up to 0.6 s";
 
     private final TtlStreamsConfig config;
-    private final OperationsServer operations;
+    private final OperationsSurface operations;
     private final KafkaStreams streams;
     /** Reads unconfirmed deletes' documents back, with its own MongoDB client; empty without read-back. */
     private final Optional<ReadBack> readBack;
@@ -81,7 +80,7 @@ public final class TtlStreamsApp implements AutoCloseable {
      */
     public TtlStreamsApp(TtlStreamsConfig config, Optional<ManagedConnectors> connectors) throws InterruptedException {
         this.config = config;
-        this.operations = OperationsServer.bind(config, connectors);
+        this.operations = OperationsSurface.bind(config, connectors);
         Optional<ReadBack> reading = Optional.empty();
         try {
             Properties props = TtlTopology.streamsProperties(config);

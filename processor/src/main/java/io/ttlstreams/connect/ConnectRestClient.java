@@ -1,15 +1,14 @@
 package io.ttlstreams.connect;
 
+import io.ttlstreams.contract.PercentEncoding;
 import io.ttlstreams.secrets.BasicCredentials;
 import io.ttlstreams.secrets.Redaction;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import org.bson.BsonDocument;
@@ -76,8 +75,8 @@ public final class ConnectRestClient {
     public void put(ConnectorDefinition connector) throws IOException, InterruptedException {
         BsonDocument body = new BsonDocument();
         connector.config().forEach((key, value) -> body.append(key, new BsonString(value)));
-        HttpRequest request = authorized(HttpRequest.newBuilder(baseUrl.resolve(
-                        "connectors/" + URLEncoder.encode(connector.name(), StandardCharsets.UTF_8) + "/config")))
+        HttpRequest request = authorized(HttpRequest.newBuilder(
+                        baseUrl.resolve("connectors/" + PercentEncoding.encode(connector.name()) + "/config")))
                 .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString(body.toJson()))
@@ -140,8 +139,8 @@ public final class ConnectRestClient {
      * @throws IOException when Connect cannot be reached or answers with an error or an unreadable status
      */
     public Optional<ConnectorStatus> status(String connectorName) throws IOException, InterruptedException {
-        HttpRequest request = authorized(HttpRequest.newBuilder(baseUrl.resolve(
-                        "connectors/" + URLEncoder.encode(connectorName, StandardCharsets.UTF_8) + "/status")))
+        HttpRequest request = authorized(HttpRequest.newBuilder(
+                        baseUrl.resolve("connectors/" + PercentEncoding.encode(connectorName) + "/status")))
                 .timeout(Duration.ofSeconds(10))
                 .GET()
                 .build();

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>When every thread is busy and the queue full, the server closes the new connection ({@link
  * RejectedExecutionException}) rather than queueing without bound.
  */
-final class ExchangeThreads implements Executor, AutoCloseable {
+public final class ExchangeThreads implements Executor, AutoCloseable {
 
     private final ThreadPoolExecutor pool;
     private final ScheduledExecutorService timer;
@@ -90,7 +90,8 @@ final class ExchangeThreads implements Executor, AutoCloseable {
         timer.shutdownNow();
     }
 
-    static ThreadFactory daemon(String name) {
+    /** Daemon threads named {@code name-1}, {@code name-2}, ...: none of them keeps the JVM up. */
+    public static ThreadFactory daemon(String name) {
         AtomicInteger count = new AtomicInteger();
         ThreadFactory threads = Executors.defaultThreadFactory();
         return runnable -> {

@@ -1,108 +1,101 @@
 package io.ttlstreams.http;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+import java.io.IOException;
 import java.time.Instant;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 /**
- * Writes the endpoints' JSON: maps (in their iteration order), lists, strings, numbers, booleans, null, instants as
- * ISO-8601 strings, empty optionals and non-finite numbers as null, and {@link Raw} text inserted as it is (a
- * document key in canonical extended JSON, so that its types survive a round trip) but for {@code <}, {@code >} and
- * {@code &}, escaped there as in every string, so that no text a client sent turns into markup.
+ * Writes the endpoints' JSON with Jackson: records (fields in declaration order), maps (in their iteration order),
+ * lists, strings, numbers, booleans, null, instants as ISO-8601 strings, empty optionals and non-finite numbers as
+ * null, and {@link Raw} text inserted as it is (a document key in canonical extended JSON, so that its types survive a
+ * round trip) but for {@code <}, {@code >} and {@code &}, escaped there as in every string, so that no text a client
+ * sent turns into markup. A space follows every colon and comma: {@code {"a": 1, "b": [2, 3]}}.
  */
-final class Json {
+public final class Json {
 
     /** JSON text written as it is, but for {@code <}, {@code >} and {@code &}. */
-    record Raw(String json) {}
+    public record Raw(String json) {}
+
+    private static final ObjectWriter WRITER = mapper().writer(new Spaced());
 
     private Json() {}
 
-    static String write(Object value) {
-        StringBuilder out = new StringBuilder();
-        write(value, out);
-        return out.toString();
-    }
-
-    private static void write(Object value, StringBuilder out) {
-        if (value == null) {
-            out.append("null");
-        } else if (value instanceof Raw raw) {
-            raw(raw.json(), out);
-        } else if (value instanceof String text) {
-            string(text, out);
-        } else if (value instanceof Instant instant) {
-            string(instant.toString(), out);
-        } else if (value instanceof Boolean bool) {
-            out.append(bool);
-        } else if (value instanceof Double || value instanceof Float) {
-            finite(((Number) value).doubleValue(), out);
-        } else if (value instanceof Number number) {
-            out.append(number);
-        } else if (value instanceof OptionalLong optional) {
-            write(optional.isPresent() ? optional.getAsLong() : null, out);
-        } else if (value instanceof OptionalDouble optional) {
-            write(optional.isPresent() ? optional.getAsDouble() : null, out);
-        } else if (value instanceof Optional<?> optional) {
-            write(optional.orElse(null), out);
-        } else if (value instanceof Map<?, ?> map) {
-            object(map, out);
-        } else if (value instanceof List<?> list) {
-            array(list, out);
-        } else {
-            throw new IllegalArgumentException("No JSON form for " + value.getClass());
+    /** {@code value} as JSON text. */
+    public static String write(Object value) {
+        try {
+            return WRITER.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(
+                    "No JSON form for " + value.getClass() + ": " + e.getOriginalMessage(), e);
         }
     }
 
-    private static void finite(double number, StringBuilder out) {
-        if (Double.isFinite(number)) {
-            out.append(number);
-        } else {
-            out.append("null");
+    private static ObjectMapper mapper() {
+        SimpleModule types = new SimpleModule("ttl-streams")
+                .addSerializer(Raw.class, new RawSerializer())
+                .addSerializer(Instant.class, new ToStringSerializer<>(Instant.class))
+                .addSerializer(Double.class, new FiniteSerializer())
+                .addSerializer(double.class, new FiniteSerializer())
+                .addSerializer(OptionalLong.class, new OptionalLongSerializer())
+                .addSerializer(OptionalDouble.class, new OptionalDoubleSerializer());
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Class<Optional<?>> optional = (Class) Optional.class;
+        types.addSerializer(optional, new OptionalSerializer(optional));
+        JsonMapper mapper = JsonMapper.builder().addModule(types).build();
+        mapper.getFactory().setCharacterEscapes(new MarkupEscapes());
+        return mapper;
+    }
+
+    /** Jackson's compact form with a space after each colon and comma, as the hand-written JSON had. */
+    private static final class Spaced extends MinimalPrettyPrinter {
+        @Override
+        public void writeObjectFieldValueSeparator(JsonGenerator out) throws IOException {
+            out.writeRaw(": ");
+        }
+
+        @Override
+        public void writeObjectEntrySeparator(JsonGenerator out) throws IOException {
+            out.writeRaw(", ");
+        }
+
+        @Override
+        public void writeArrayValueSeparator(JsonGenerator out) throws IOException {
+            out.writeRaw(", ");
         }
     }
 
-    private static void object(Map<?, ?> map, StringBuilder out) {
-        out.append('{');
-        Iterator<? extends Map.Entry<?, ?>> entries = map.entrySet().iterator();
-        while (entries.hasNext()) {
-            Map.Entry<?, ?> entry = entries.next();
-            string(String.valueOf(entry.getKey()), out);
-            out.append(": ");
-            write(entry.getValue(), out);
-            if (entries.hasNext()) {
-                out.append(", ");
+    /** Jackson's escapes, and {@code <}, {@code >} and {@code &} as {@code \\u003c}, {@code \\u003e}, {@code \\u0026}. */
+    private static final class MarkupEscapes extends CharacterEscapes {
+        private final int[] escapes = standardAsciiEscapesForJSON();
+
+        MarkupEscapes() {
+            for (char c : new char[] {'<', '>', '&'}) {
+                escapes[c] = ESCAPE_CUSTOM;
             }
         }
-        out.append('}');
-    }
 
-    private static void array(List<?> list, StringBuilder out) {
-        out.append('[');
-        for (int i = 0; i < list.size(); i++) {
-            if (i > 0) {
-                out.append(", ");
-            }
-            write(list.get(i), out);
+        @Override
+        public int[] getEscapeCodesForAscii() {
+            return escapes;
         }
-        out.append(']');
-    }
 
-    /**
-     * Valid JSON holds {@code <}, {@code >} and {@code &} only inside strings, where {@code \\u003c} means the same:
-     * escaping them everywhere changes no value.
-     */
-    private static void raw(String json, StringBuilder out) {
-        for (int i = 0; i < json.length(); i++) {
-            char c = json.charAt(i);
-            if (markup(c)) {
-                unicodeEscape(c, out);
-            } else {
-                out.append(c);
-            }
+        @Override
+        public SerializableString getEscapeSequence(int c) {
+            return new SerializedString(unicodeEscape((char) c));
         }
     }
 
@@ -110,30 +103,103 @@ final class Json {
         return c == '<' || c == '>' || c == '&';
     }
 
-    private static void unicodeEscape(char c, StringBuilder out) {
-        out.append(String.format("\\u%04x", (int) c));
+    private static String unicodeEscape(char c) {
+        return String.format("\\u%04x", (int) c);
     }
 
-    private static void string(String text, StringBuilder out) {
-        out.append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20 || markup(c)) {
-                        // Control characters must be escaped; <, > and & too, so that no text turns into markup.
-                        unicodeEscape(c, out);
-                    } else {
-                        out.append(c);
-                    }
-                }
+    /**
+     * Valid JSON holds {@code <}, {@code >} and {@code &} only inside strings, where {@code \\u003c} means the same:
+     * escaping them everywhere changes no value.
+     */
+    private static final class RawSerializer extends StdSerializer<Raw> {
+        RawSerializer() {
+            super(Raw.class);
+        }
+
+        @Override
+        public void serialize(Raw raw, JsonGenerator out, SerializerProvider provider) throws IOException {
+            StringBuilder escaped = new StringBuilder(raw.json().length());
+            for (int i = 0; i < raw.json().length(); i++) {
+                char c = raw.json().charAt(i);
+                escaped.append(markup(c) ? unicodeEscape(c) : String.valueOf(c));
+            }
+            out.writeRawValue(escaped.toString());
+        }
+    }
+
+    private static final class ToStringSerializer<T> extends StdSerializer<T> {
+        ToStringSerializer(Class<T> type) {
+            super(type);
+        }
+
+        @Override
+        public void serialize(T value, JsonGenerator out, SerializerProvider provider) throws IOException {
+            out.writeString(value.toString());
+        }
+    }
+
+    private static void finite(double number, JsonGenerator out) throws IOException {
+        if (Double.isFinite(number)) {
+            out.writeNumber(number);
+        } else {
+            out.writeNull();
+        }
+    }
+
+    /** NaN and infinities, which JSON has no number for, as null. */
+    private static final class FiniteSerializer extends StdSerializer<Double> {
+        FiniteSerializer() {
+            super(Double.class);
+        }
+
+        @Override
+        public void serialize(Double value, JsonGenerator out, SerializerProvider provider) throws IOException {
+            finite(value, out);
+        }
+    }
+
+    private static final class OptionalLongSerializer extends StdSerializer<OptionalLong> {
+        OptionalLongSerializer() {
+            super(OptionalLong.class);
+        }
+
+        @Override
+        public void serialize(OptionalLong value, JsonGenerator out, SerializerProvider provider) throws IOException {
+            if (value.isPresent()) {
+                out.writeNumber(value.getAsLong());
+            } else {
+                out.writeNull();
             }
         }
-        out.append('"');
+    }
+
+    private static final class OptionalDoubleSerializer extends StdSerializer<OptionalDouble> {
+        OptionalDoubleSerializer() {
+            super(OptionalDouble.class);
+        }
+
+        @Override
+        public void serialize(OptionalDouble value, JsonGenerator out, SerializerProvider provider) throws IOException {
+            if (value.isPresent()) {
+                finite(value.getAsDouble(), out);
+            } else {
+                out.writeNull();
+            }
+        }
+    }
+
+    private static final class OptionalSerializer extends StdSerializer<Optional<?>> {
+        OptionalSerializer(Class<Optional<?>> type) {
+            super(type);
+        }
+
+        @Override
+        public void serialize(Optional<?> value, JsonGenerator out, SerializerProvider provider) throws IOException {
+            if (value.isPresent()) {
+                provider.defaultSerializeValue(value.get(), out);
+            } else {
+                out.writeNull();
+            }
+        }
     }
 }

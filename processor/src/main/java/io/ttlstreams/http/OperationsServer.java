@@ -2,43 +2,21 @@ package io.ttlstreams.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.core.instrument.binder.system.UptimeMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.ttlstreams.config.HttpOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.connect.ManagedConnectors;
-import io.ttlstreams.processor.ExpiryListener;
-import io.ttlstreams.processor.ProcessingFailures;
-import io.ttlstreams.processor.TtlMetrics;
-import io.ttlstreams.rules.TtlRule;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.function.DoubleSupplier;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
@@ -46,18 +24,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The processor's HTTP surface, on the JDK's own {@link HttpServer} (a handful of GET endpoints at probe and scrape
- * rates need no framework, and the production image gains no dependency):
- *
- * <ul>
- *   <li>{@code GET /health/live}, {@code GET /health/ready}: 200 or 503, with the reasons ({@link Health});</li>
- *   <li>{@code GET /metrics}: Prometheus text format from Micrometer, with Kafka Streams' metrics
- *       ({@link KafkaStreamsMetrics}), the JVM's, and ttl-streams' own ({@link ExpiryMetrics},
- *       {@link ScheduleMetrics}, {@link ConnectorMonitor}, {@link SourceFreshness});</li>
- *   <li>{@code GET /v1/documents/{namespace}/{documentKey}} and {@code GET /v1/schedule}
- *       ({@link ScheduleEndpoints});</li>
- *   <li>{@code GET /v1/status} and {@code GET /}, the status page ({@link StatusEndpoint}).</li>
- * </ul>
+ * The processor's HTTP transport, on the JDK's own {@link HttpServer} (a handful of GET endpoints at probe and scrape
+ * rates need no framework, and the production image gains no dependency): it reads requests, checks them, and hands
+ * each to the {@link Handler} registered for its path. The capabilities register their endpoints here before
+ * {@link #start()}: health ({@code io.ttlstreams.health}), metrics ({@code io.ttlstreams.metrics}), schedule queries
+ * ({@code io.ttlstreams.query}) and the status page ({@code io.ttlstreams.status}); the transport knows none of them.
  *
  * <p>Bound before Kafka Streams is created, since its address is Kafka Streams' {@code application.server}: the
  * address other instances forward queries to. Started with the Kafka Streams instance it reports on.
@@ -78,7 +49,7 @@ public final class OperationsServer implements AutoCloseable {
     /** Prometheus text format. */
     public static final String METRICS_PATH = "/metrics";
     /** The Prometheus text exposition format, version 0.0.4, which every Prometheus scrapes. */
-    static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+    public static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
     /**
      * Threads reading and answering requests: more than the queries may use ({@link #QUERY_PERMITS}), so that probes
@@ -89,40 +60,32 @@ public final class OperationsServer implements AutoCloseable {
     /** Connections waiting for a thread; beyond, new connections are closed. */
     private static final int EXCHANGE_QUEUE = 64;
     /** Schedule queries and status reports (range scans) computed at once; more are answered 503. */
-    static final int QUERY_PERMITS = 4;
+    public static final int QUERY_PERMITS = 4;
     /** The longest request target (path and query) read: a document key fits many times over. */
-    static final int MAX_TARGET_LENGTH = 8_192;
+    public static final int MAX_TARGET_LENGTH = 8_192;
 
     private final TtlStreamsConfig config;
-    private final Optional<ManagedConnectors> connectors;
     private final HttpServer server;
     private final HostInfo self;
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final ExpiryMetrics expiries;
-    private final List<AutoCloseable> resources = new ArrayList<>();
     private final HttpAuth auth;
     private final Semaphore queries = new Semaphore(QUERY_PERMITS);
+    private final Map<String, Handler> exact = new HashMap<>();
+    private final List<Map.Entry<String, Handler>> prefixes = new ArrayList<>();
     private ExchangeThreads threads;
-    private volatile Routes routes;
 
-    private OperationsServer(
-            TtlStreamsConfig config, Optional<ManagedConnectors> connectors, HttpServer server, HostInfo self) {
+    private OperationsServer(TtlStreamsConfig config, HttpServer server, HostInfo self) {
         this.config = config;
-        this.connectors = connectors;
         this.server = server;
         this.self = self;
         this.auth = HttpAuth.of(config);
-        this.expiries = new ExpiryMetrics(
-                registry, config.rules().rules().stream().map(TtlRule::name).toList());
     }
 
     /**
      * Binds the HTTP port ({@code ttl.http.bind.address}, {@code ttl.http.port}) without serving yet.
      *
-     * @param connectors the Kafka Connect connectors to watch; empty for none
      * @throws ConfigException when the port cannot be bound, or {@code application.server} names another port
      */
-    public static OperationsServer bind(TtlStreamsConfig config, Optional<ManagedConnectors> connectors) {
+    public static OperationsServer bind(TtlStreamsConfig config) {
         InetSocketAddress address = new InetSocketAddress(config.httpBindAddress(), config.httpPort());
         HttpServer server;
         try {
@@ -134,7 +97,7 @@ public final class OperationsServer implements AutoCloseable {
                     "Cannot listen on " + config.httpBindAddress() + ":" + config.httpPort() + ": " + e.getMessage());
         }
         try {
-            return new OperationsServer(config, connectors, server, advertised(config, server.getAddress()));
+            return new OperationsServer(config, server, advertised(config, server.getAddress()));
         } catch (RuntimeException e) {
             server.stop(0);
             throw e;
@@ -180,84 +143,53 @@ public final class OperationsServer implements AutoCloseable {
 
     /** {@code host:port} for Kafka Streams' {@code application.server}. */
     public String applicationServer() {
-        return PeerClient.hostPort(self);
+        return hostPort(self);
     }
 
     /** Where a person on this machine opens the status page. */
     public URI url() {
         InetAddress address = server.getAddress().getAddress();
         String host = address.isAnyLocalAddress() ? "localhost" : address.getHostAddress();
-        return URI.create("http://"
-                + PeerClient.hostPort(new HostInfo(host, server.getAddress().getPort())) + "/");
+        return URI.create(
+                "http://" + hostPort(new HostInfo(host, server.getAddress().getPort())) + "/");
     }
 
-    /** Hears the scheduler's emissions for the expiry-lag histogram; pass it to the topology's settings. */
-    public ExpiryListener expiryListener() {
-        return expiries;
+    /** This instance as other instances reach it: its {@code application.server}. */
+    public HostInfo self() {
+        return self;
+    }
+
+    /** The {@code Authorization} header that forwards a query to another instance; empty without a token. */
+    public Optional<String> forwardingHeader() {
+        return auth.forwardingHeader();
+    }
+
+    /** {@code host:port}, with an IPv6 address in brackets. */
+    public static String hostPort(HostInfo host) {
+        return (host.host().contains(":") ? "[" + host.host() + "]" : host.host()) + ":" + host.port();
+    }
+
+    /** Serves {@code path} (exactly) with {@code handler}; before {@link #start()}. */
+    public void serve(String path, Handler handler) {
+        exact.put(path, handler);
     }
 
     /**
-     * Starts serving for {@code streams} (created with this server's {@link #applicationServer()}), and starts
-     * checking the connectors and the sources' freshness every {@code ttl.health.interval.ms}.
-     *
-     * @param failures the records Kafka Streams' exception handler dead-lettered, counted with the scheduler's own
+     * Serves {@code path} with {@code handler} as a query: one that scans the stores or asks other instances, answered
+     * when fewer than {@value #QUERY_PERMITS} run, else 503, so that probes never wait behind queries.
      */
-    public void start(KafkaStreams streams, ProcessingFailures failures) {
-        Clock clock = Clock.systemUTC();
-        KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(streams);
-        streamsMetrics.bindTo(registry);
-        resources.add(streamsMetrics);
-        JvmGcMetrics gc = new JvmGcMetrics();
-        gc.bindTo(registry);
-        resources.add(gc);
-        new JvmMemoryMetrics().bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ClassLoaderMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        new UptimeMetrics().bindTo(registry);
-        DoubleSupplier deadLettered =
-                () -> TtlMetrics.total(streams.metrics(), TtlMetrics.DEAD_LETTERED) + failures.recordFailures();
-        FunctionCounter.builder("ttl.events.dead.lettered", deadLettered, DoubleSupplier::getAsDouble)
-                .description("Records sent to the dead-letter topic by this instance: change events the scheduler"
-                        + " could not apply and records whose processing failed")
-                .register(registry);
+    public void serveQuery(String path, Handler handler) {
+        serve(path, limited(handler));
+    }
 
-        LocalSchedule local = new LocalSchedule(streams);
-        ScheduleMetrics schedule = new ScheduleMetrics(local, registry, clock);
-        Optional<ConnectorMonitor> monitor = connectors.map(managed -> new ConnectorMonitor(managed, registry));
-        Admin admin = Admin.create(new StreamsConfig(config.streamsProperties()).getAdminConfigs("ttl-streams-ops"));
-        // Closing must not wait for a freshness check stuck on an unreachable broker.
-        resources.add(() -> admin.close(Duration.ofSeconds(1)));
-        SourceFreshness freshness = new SourceFreshness(config, admin, registry, clock);
-        Health health = new Health(streams::state, monitor);
-        routes = new Routes(
-                health,
-                new ScheduleEndpoints(streams, local, self, new PeerClient(auth.forwardingHeader()), clock),
-                new StatusEndpoint(streams, self, health, schedule, expiries, deadLettered, monitor, freshness));
+    /** Serves every path under {@code prefix} with {@code handler} as a query ({@link #serveQuery}). */
+    public void serveQueriesUnder(String prefix, Handler handler) {
+        prefixes.add(Map.entry(prefix, limited(handler)));
+    }
 
-        ScheduledExecutorService checks =
-                Executors.newSingleThreadScheduledExecutor(ExchangeThreads.daemon("ttl-streams-health"));
-        resources.add(checks::shutdownNow);
-        long interval = config.healthInterval().toMillis();
-        checks.scheduleWithFixedDelay(
-                () -> {
-                    try {
-                        if (monitor.isPresent()) {
-                            monitor.get().check();
-                        }
-                        freshness.check();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    } catch (RuntimeException e) {
-                        LOG.warn("Health check failed: {}", e.toString());
-                    }
-                },
-                0,
-                interval,
-                TimeUnit.MILLISECONDS);
-
+    /** Starts serving the registered endpoints. */
+    public void start() {
         threads = new ExchangeThreads(EXCHANGE_THREADS, EXCHANGE_QUEUE, config.httpRequestTimeout());
-        resources.add(threads);
         server.setExecutor(threads);
         server.createContext("/", this::handle);
         server.start();
@@ -306,9 +238,8 @@ public final class OperationsServer implements AutoCloseable {
 
     /** The response to one request: its endpoint's, or an error naming what went wrong. */
     Response respond(Request request) {
-        Routes current = routes;
         try {
-            return current.route(request, this);
+            return handler(request.rawPath()).answer(request);
         } catch (IllegalArgumentException e) {
             return Response.error(400, e.getMessage());
         } catch (InvalidStateStoreException e) {
@@ -329,51 +260,26 @@ public final class OperationsServer implements AutoCloseable {
         }
     }
 
-    /** An endpoint that scans the stores or asks other instances. */
-    @FunctionalInterface
-    private interface Query {
-        Response answer() throws IOException, InterruptedException;
-    }
-
-    /** Answers {@code query} when fewer than {@link #QUERY_PERMITS} run, else 503: probes never wait behind them. */
-    private Response query(Query query) throws IOException, InterruptedException {
-        if (!queries.tryAcquire()) {
-            return Response.error(503, QUERY_PERMITS + " queries are being answered; retry shortly");
-        }
-        try {
-            return query.answer();
-        } finally {
-            queries.release();
-        }
-    }
-
-    private Response metrics() {
-        return new Response(
-                200, PROMETHEUS_TEXT, registry.scrape(PROMETHEUS_TEXT).getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** The endpoints, once started. */
-    private record Routes(Health health, ScheduleEndpoints schedule, StatusEndpoint status) {
-
-        Response route(Request request, OperationsServer server) throws IOException, InterruptedException {
-            String path = request.rawPath();
-            if (path.startsWith(ScheduleEndpoints.DOCUMENTS_PREFIX)) {
-                return server.query(() -> schedule.document(request));
+    private Handler handler(String path) {
+        for (Map.Entry<String, Handler> prefix : prefixes) {
+            if (path.startsWith(prefix.getKey())) {
+                return prefix.getValue();
             }
-            return switch (path) {
-                case "/", "/index.html" -> status.page();
-                case LIVE_PATH -> probe(health.live());
-                case READY_PATH -> probe(health.ready());
-                case METRICS_PATH -> server.metrics();
-                case StatusEndpoint.STATUS_PATH -> server.query(status::status);
-                case ScheduleEndpoints.SCHEDULE_PATH -> server.query(() -> schedule.schedule(request));
-                default -> Response.error(404, "No endpoint at " + path);
-            };
         }
+        return exact.getOrDefault(path, request -> Response.error(404, "No endpoint at " + path));
+    }
 
-        private static Response probe(Health.Report report) {
-            return Response.json(report.up() ? 200 : 503, report.toJson());
-        }
+    private Handler limited(Handler handler) {
+        return request -> {
+            if (!queries.tryAcquire()) {
+                return Response.error(503, QUERY_PERMITS + " queries are being answered; retry shortly");
+            }
+            try {
+                return handler.answer(request);
+            } finally {
+                queries.release();
+            }
+        };
     }
 
     /** A path as a log line shows it: the start of a long one. */
@@ -381,20 +287,12 @@ public final class OperationsServer implements AutoCloseable {
         return path.length() <= 200 ? path : path.substring(0, 200) + "... (" + path.length() + " characters)";
     }
 
-    /** Stops serving and checking. The port is free again when this returns. */
+    /** Stops serving. The port is free again when this returns. */
     @Override
     public void close() {
         server.stop(0);
-        // In reverse order of creation: the threads that use the admin client stop before it closes.
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            AutoCloseable resource = resources.get(i);
-            try {
-                resource.close();
-            } catch (Exception e) {
-                LOG.debug("Closing {} failed", resource, e);
-            }
+        if (threads != null) {
+            threads.close();
         }
-        resources.clear();
-        registry.close();
     }
 }

@@ -1,8 +1,6 @@
 package io.ttlstreams.http;
 
-import java.net.URLDecoder;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
+import io.ttlstreams.contract.PercentEncoding;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,63 +8,49 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A GET request as the endpoints see it.
+ * A GET request as the endpoints see it; its path segments and query values are decoded by {@link PercentEncoding}.
  *
  * @param rawPath the path, still percent-encoded, so that an encoded '/' inside a segment stays inside it
  * @param rawQuery the query string, still percent-encoded; empty for none
  * @param forwarded whether another instance forwarded it (header {@value #FORWARDED_HEADER}), so that it is answered
  *     here or not at all, never forwarded again
  */
-record Request(String rawPath, String rawQuery, boolean forwarded) {
+public record Request(String rawPath, String rawQuery, boolean forwarded) {
 
     /** Marks a request one instance forwards to another. */
-    static final String FORWARDED_HEADER = "X-TTL-Streams-Forwarded";
+    public static final String FORWARDED_HEADER = "X-TTL-Streams-Forwarded";
 
     /** The decoded path segments after {@code prefix}, which the raw path must start with. */
-    List<String> segmentsAfter(String prefix) {
+    public List<String> segmentsAfter(String prefix) {
         List<String> segments = new ArrayList<>();
         for (String raw : rawPath.substring(prefix.length()).split("/", -1)) {
-            segments.add(decode(raw));
+            segments.add(PercentEncoding.decode(raw));
         }
         return segments;
     }
 
     /** The decoded query parameters; the first value of a repeated one. */
-    Map<String, String> query() {
+    public Map<String, String> query() {
         Map<String, String> parameters = new LinkedHashMap<>();
         if (rawQuery.isEmpty()) {
             return parameters;
         }
         for (String pair : rawQuery.split("&")) {
             int equals = pair.indexOf('=');
-            String name = decode(equals < 0 ? pair : pair.substring(0, equals));
-            String value = equals < 0 ? "" : decode(pair.substring(equals + 1));
+            String name = PercentEncoding.decode(equals < 0 ? pair : pair.substring(0, equals));
+            String value = equals < 0 ? "" : PercentEncoding.decode(pair.substring(equals + 1));
             parameters.putIfAbsent(name, value);
         }
         return parameters;
     }
 
     /** A query parameter; empty when absent or blank. */
-    Optional<String> parameter(String name) {
+    public Optional<String> parameter(String name) {
         return Optional.ofNullable(query().get(name)).filter(value -> !value.isBlank());
     }
 
     /** The path and query as received, for forwarding. */
-    String pathAndQuery() {
+    public String pathAndQuery() {
         return rawQuery.isEmpty() ? rawPath : rawPath + "?" + rawQuery;
-    }
-
-    /**
-     * Percent-decoding; a '+' stays a '+' (it means a space only in HTML forms, and extended JSON may hold one).
-     *
-     * @throws IllegalArgumentException on a malformed escape
-     */
-    static String decode(String raw) {
-        return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
-    }
-
-    /** Percent-encoding for a query value or path segment that {@link #decode} reads back: a space as {@code %20}. */
-    static String encode(String text) {
-        return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

@@ -1,7 +1,6 @@
 package io.ttlstreams.http;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 
 /**
  * What an endpoint answers.
@@ -10,21 +9,26 @@ import java.util.Map;
  * @param contentType the body's media type
  * @param body the body
  */
-record Response(int status, String contentType, byte[] body) {
+public record Response(int status, String contentType, byte[] body) {
 
-    static final String JSON = "application/json";
+    /** The media type of JSON bodies. */
+    public static final String JSON = "application/json";
 
     /** A JSON body written by {@link Json}. */
-    static Response json(int status, Object body) {
+    public static Response json(int status, Object body) {
         return new Response(status, JSON, (Json.write(body) + "\n").getBytes(StandardCharsets.UTF_8));
     }
 
     /** A JSON error body: {@code {"error": message}}. */
-    static Response error(int status, String message) {
-        return json(status, Map.of("error", message));
+    public static Response error(int status, String message) {
+        return json(status, new Error(message));
     }
 
-    String bodyText() {
+    /** The body of every error answer. */
+    private record Error(String error) {}
+
+    /** The body as UTF-8 text. */
+    public String bodyText() {
         return new String(body, StandardCharsets.UTF_8);
     }
 }

@@ -1,10 +1,9 @@
 /**
- * The processor's HTTP surface, started by {@code run} beside Kafka Streams ({@link
- * io.ttlstreams.http.OperationsServer}): liveness and readiness probes, Prometheus metrics through Micrometer,
- * schedule queries answered through Kafka Streams' interactive queries by whichever instance owns the document, and a
- * self-refreshing status page. It also watches what the processor depends on but does not run: the Kafka Connect
- * connectors (their status, for readiness) and the sources' freshness (heartbeat and change-event timestamps).
- *
- * <p>Reads only: nothing here changes the schedule or the connectors.
+ * The processor's HTTP transport ({@link io.ttlstreams.http.OperationsServer}): binding the port that is Kafka
+ * Streams' {@code application.server}, reading each request under bounds of time and size, the optional bearer token
+ * ({@link io.ttlstreams.http.HttpAuth}), the threads that answer ({@link io.ttlstreams.http.ExchangeThreads}), and the
+ * request, response and JSON writing that every endpoint shares. It knows no endpoint's meaning: the capabilities
+ * (health, metrics, queries, status) register their {@link io.ttlstreams.http.Handler}s on it, and nothing here
+ * imports them.
  */
 package io.ttlstreams.http;

@@ -55,6 +55,17 @@ class ConnectRestClientTest {
     }
 
     @Test
+    void shouldSendASpaceInAConnectorsNameAsASpaceNotAPlusWhenNamingItInThePath() throws Exception {
+        new ConnectRestClient(connect.url())
+                .put(new ConnectorDefinition("mongo sink+1", Map.of("topics", "ttl.deletes")));
+        new ConnectRestClient(connect.url()).status("mongo sink+1");
+
+        assertThat(connect.requests())
+                .extracting(FakeConnect.Request::path)
+                .containsExactly("/connectors/mongo sink+1/config", "/connectors/mongo sink+1/status");
+    }
+
+    @Test
     void shouldAuthenticateWithTheUrlsDecodedUserInfo() throws Exception {
         connect.requireBasicAuth("admin", "p@ss:w0rd");
         ConnectRestClient client = new ConnectRestClient(connect.url("admin:p%40ss%3Aw0rd"));

@@ -50,4 +50,19 @@ class JsonTest {
         assertThat(json).doesNotContain("<", ">", "&");
         assertThat(BsonDocument.parse(json).getDocument("documentKey")).isEqualTo(BsonDocument.parse(key));
     }
+
+    record Figures(String name, OptionalDouble p99, double max, List<Instant> at) {}
+
+    @Test
+    void shouldWriteARecordsComponentsInTheirOrderWhenTheBodyIsTyped() {
+        String json = Json.write(new Figures(
+                "a&b",
+                OptionalDouble.empty(),
+                Double.POSITIVE_INFINITY,
+                List.of(Instant.parse("2026-01-01T00:00:00Z"))));
+
+        assertThat(json)
+                .isEqualTo("{\"name\": \"a\\u0026b\", \"p99\": null, \"max\": null,"
+                        + " \"at\": [\"2026-01-01T00:00:00Z\"]}");
+    }
 }

@@ -1,14 +1,9 @@
 package io.ttlstreams.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
-import java.time.Instant;
-import org.bson.BsonDocument;
+import io.ttlstreams.contract.PercentEncoding;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 
 class RequestTest {
 
@@ -16,8 +11,7 @@ class RequestTest {
     void shouldDecodeEachSegmentOnItsOwnSoThatAnEncodedSlashStaysInItsKey() {
         Request request = new Request("/v1/documents/app.sessions/%7B%22_id%22%3A%20%22a%2Fb+c%22%7D", "", false);
 
-        assertThat(request.segmentsAfter(ScheduleEndpoints.DOCUMENTS_PREFIX))
-                .containsExactly("app.sessions", "{\"_id\": \"a/b+c\"}");
+        assertThat(request.segmentsAfter("/v1/documents/")).containsExactly("app.sessions", "{\"_id\": \"a/b+c\"}");
     }
 
     @Test
@@ -34,58 +28,10 @@ class RequestTest {
     @Test
     void shouldEncodeAQueryValueThatDecodesBackWhole() {
         String namespace = "app.user sessions&x=1#+%";
-        Request request = new Request("/v1/schedule", "namespace=" + Request.encode(namespace) + "&bucket=1m", false);
+        Request request =
+                new Request("/v1/schedule", "namespace=" + PercentEncoding.encode(namespace) + "&bucket=1m", false);
 
         assertThat(request.parameter("namespace")).hasValue(namespace);
         assertThat(request.parameter("bucket")).hasValue("1m");
-    }
-
-    @ParameterizedTest
-    @CsvSource({"30s, PT30S", "5m, PT5M", "1h, PT1H", "2d, PT48H", "250ms, PT0.25S", "PT10M, PT10M"})
-    void shouldReadShortAndIsoDurations(String text, String expected) {
-        assertThat(ScheduleEndpoints.duration(text)).isEqualTo(Duration.parse(expected));
-    }
-
-    @Test
-    void shouldRefuseWhatItCannotRead() {
-        assertThatThrownBy(() -> ScheduleEndpoints.duration("soon"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("30s, 5m, 1h or PT5M");
-        assertThatThrownBy(() -> ScheduleEndpoints.instant("from", "yesterday"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("ISO-8601 instant");
-        assertThatThrownBy(() -> ScheduleEndpoints.documentKey("\"s1\""))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("{\"_id\": \"s1\"}");
-        assertThat(ScheduleEndpoints.instant("to", "2026-01-01T00:00:01Z"))
-                .isEqualTo(Instant.parse("2026-01-01T00:00:01Z").toEpochMilli());
-        assertThat(ScheduleEndpoints.documentKey("{\"_id\": {\"$oid\": \"5f0000000000000000000001\"}}"))
-                .isEqualTo(BsonDocument.parse("{\"_id\": {\"$oid\": \"5f0000000000000000000001\"}}"));
-    }
-
-    @Test
-    void shouldRefuseA30000LevelKeyWithoutOverflowingTheStack() {
-        String deep = "{\"_id\": " + "[".repeat(30_000) + "]".repeat(30_000) + "}";
-
-        assertThatThrownBy(() -> ScheduleEndpoints.documentKey(deep))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("documentKey ")
-                .hasMessageContaining("nests deeper than 200 levels");
-    }
-
-    @Test
-    void shouldNameTheParameterAndBoundEachOne() {
-        assertThatThrownBy(() -> ScheduleEndpoints.instant("from", "-150000000-01-01T00:00:00Z"))
-                .hasMessageStartingWith("from: ");
-        assertThatThrownBy(() -> ScheduleEndpoints.instant("to", "+150000000-01-01T00:00:00Z"))
-                .hasMessageStartingWith("to: ");
-        assertThatThrownBy(() -> ScheduleEndpoints.bucket("200000000000d")).hasMessageStartingWith("bucket: ");
-        assertThatThrownBy(() -> ScheduleEndpoints.bucket("1234567890123456789012d"))
-                .hasMessageStartingWith("bucket: ");
-        assertThatThrownBy(() -> ScheduleEndpoints.bucket("PT-1M")).hasMessageStartingWith("bucket: ");
-        assertThatThrownBy(() -> ScheduleEndpoints.bucket("PT0.0001S")).hasMessageStartingWith("bucket: ");
-        assertThat(ScheduleEndpoints.bucket("366d")).isEqualTo(ScheduleEndpoints.MAX_BUCKET);
-        assertThat(ScheduleEndpoints.instant("to", "9999-12-31T23:59:59.999Z"))
-                .isEqualTo(ScheduleEndpoints.LATEST.toEpochMilli());
     }
 }

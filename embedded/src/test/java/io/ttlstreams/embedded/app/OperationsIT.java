@@ -7,11 +7,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.contract.PercentEncoding;
 import io.ttlstreams.embedded.HeadlessChromium;
 import io.ttlstreams.embedded.PrometheusText;
-import java.net.URLEncoder;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,12 +59,11 @@ class OperationsIT {
 
     /**
      * The document query path of app.sessions document {@code {"_id": id}}: the key percent-encoded as a path
-     * segment, where '+' is a plus sign, so spaces become %20 (URLEncoder writes '+' for them, forms' convention).
+     * segment ({@link PercentEncoding}: a '+' is a plus sign, a space %20).
      */
     private static String documentPath(String id) {
         String key = new BsonDocument("_id", new BsonString(id)).toJson();
-        return "/v1/documents/app.sessions/"
-                + URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20");
+        return "/v1/documents/app.sessions/" + PercentEncoding.encode(key);
     }
 
     @Test

@@ -1,11 +1,11 @@
-package io.ttlstreams.http;
+package io.ttlstreams.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.http.SourceFreshness.PartitionState;
+import io.ttlstreams.health.SourceFreshness.PartitionState;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.ttlstreams.http;
+package io.ttlstreams.app;
 
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.ProcessingFailures;
@@ -17,17 +17,17 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
- * A real {@link OperationsServer} on a free loopback port over a Kafka Streams instance that was created and never
+ * A real {@link OperationsSurface} on a free loopback port over a Kafka Streams instance that was created and never
  * started (no broker): what a probe sees during start-up.
  */
 final class TestServer implements AutoCloseable {
 
-    final OperationsServer server;
+    final OperationsSurface server;
     private final KafkaStreams streams;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private TestServer(OperationsServer server, KafkaStreams streams) {
+    private TestServer(OperationsSurface server, KafkaStreams streams) {
         this.server = server;
         this.streams = streams;
     }
@@ -50,7 +50,7 @@ final class TestServer implements AutoCloseable {
         Map<String, String> props = new HashMap<>(extra);
         props.put("state.dir", stateDir.toString());
         TtlStreamsConfig config = config(props);
-        OperationsServer server = OperationsServer.bind(config, Optional.empty());
+        OperationsSurface server = OperationsSurface.bind(config, Optional.empty());
         Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.APPLICATION_SERVER_CONFIG, server.applicationServer());
         KafkaStreams streams = new KafkaStreams(TtlTopology.build(config), streamsProps);

@@ -1,8 +1,14 @@
-package io.ttlstreams.http;
+package io.ttlstreams.query;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.contract.PercentEncoding;
+import io.ttlstreams.http.Json;
+import io.ttlstreams.http.OperationsServer;
+import io.ttlstreams.http.Request;
+import io.ttlstreams.http.Response;
 import io.ttlstreams.state.ScheduleQueries.Histogram;
 import io.ttlstreams.state.ScheduleQueries.ScheduledDocument;
 import io.ttlstreams.state.ScheduleStores;
@@ -33,7 +39,7 @@ import org.bson.BsonValue;
  * The schedule queries: one document's deadline, answered by whichever instance owns the document, and upcoming
  * expiries per time bucket, merged over every instance.
  */
-final class ScheduleEndpoints {
+public final class ScheduleEndpoints {
 
     static final String DOCUMENTS_PREFIX = "/v1/documents/";
     static final String SCHEDULE_PATH = "/v1/schedule";
@@ -67,12 +73,18 @@ final class ScheduleEndpoints {
     private final PeerClient peers;
     private final Clock clock;
 
-    ScheduleEndpoints(KafkaStreams streams, LocalSchedule local, HostInfo self, PeerClient peers, Clock clock) {
+    public ScheduleEndpoints(KafkaStreams streams, LocalSchedule local, HostInfo self, PeerClient peers, Clock clock) {
         this.streams = streams;
         this.local = local;
         this.self = self;
         this.peers = peers;
         this.clock = clock;
+    }
+
+    /** Serves the document lookup and the histogram on {@code server}, as queries. */
+    public void register(OperationsServer server) {
+        server.serveQueriesUnder(DOCUMENTS_PREFIX, this::document);
+        server.serveQuery(SCHEDULE_PATH, this::schedule);
     }
 
     /**
@@ -105,27 +117,28 @@ final class ScheduleEndpoints {
             if (request.forwarded()) {
                 return Response.error(
                         503,
-                        "Partition " + owner.partition() + " moved to " + PeerClient.hostPort(owner.activeHost())
+                        "Partition " + owner.partition() + " moved to " + OperationsServer.hostPort(owner.activeHost())
                                 + " while the request was forwarded; retry");
             }
             return peers.get(owner.activeHost(), request.pathAndQuery());
         }
         Optional<ScheduledDocument> found = local.find(owner.partition(), namespace, documentKey);
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("namespace", namespace.toString());
-        json.put("documentKey", new Json.Raw(CanonicalJson.of(documentKey)));
+        Json.Raw key = new Json.Raw(CanonicalJson.of(documentKey));
+        String instance = OperationsServer.hostPort(self);
         if (found.isEmpty()) {
-            json.put("state", "not-scheduled");
-            json.put("instance", PeerClient.hostPort(self));
-            return Response.json(404, json);
+            return Response.json(404, new NotScheduled(namespace.toString(), key, "not-scheduled", instance));
         }
         Instant deadline = found.get().deadline();
-        json.put("state", deadline.isAfter(clock.instant()) ? "scheduled" : "due");
-        json.put("deadline", deadline);
-        json.put("rule", found.get().rule());
-        json.put("instance", PeerClient.hostPort(self));
-        json.put("partition", owner.partition());
-        return Response.json(200, json);
+        return Response.json(
+                200,
+                new Scheduled(
+                        namespace.toString(),
+                        key,
+                        deadline.isAfter(clock.instant()) ? "scheduled" : "due",
+                        deadline,
+                        found.get().rule(),
+                        instance,
+                        owner.partition()));
     }
 
     /**
@@ -159,49 +172,40 @@ final class ScheduleEndpoints {
         String peerQuery = SCHEDULE_PATH + "?" + LOCAL_SCOPE + "&from=" + Instant.ofEpochMilli(from) + "&to="
                 + Instant.ofEpochMilli(to) + "&bucket=" + bucketMillis + "ms"
                 + namespace
-                        .map(ns -> "&namespace=" + Request.encode(ns.toString()))
+                        .map(ns -> "&namespace=" + PercentEncoding.encode(ns.toString()))
                         .orElse("");
         SortedMap<Long, Long> merged = new TreeMap<>();
         boolean complete = true;
-        List<Map<String, Object>> instances = new ArrayList<>();
+        List<InstanceCounts> instances = new ArrayList<>();
         for (HostInfo instance : instances()) {
-            Map<String, Object> described = new LinkedHashMap<>();
-            described.put("instance", PeerClient.hostPort(instance));
+            String name = OperationsServer.hostPort(instance);
             try {
                 Histogram counts = instance.equals(self)
                         ? local.upcoming(from, to, bucketMillis, namespace)
                         : peerCounts(instance, peerQuery);
                 counts.counts().forEach((start, count) -> merged.merge(start, count, Long::sum));
                 complete &= counts.complete();
-                described.put("complete", counts.complete());
-                described.put(
-                        "total",
-                        counts.counts().values().stream()
-                                .mapToLong(Long::longValue)
-                                .sum());
+                instances.add(new InstanceCounts(name, counts.complete(), total(counts.counts()), null));
             } catch (IOException e) {
                 complete = false;
-                described.put("error", e.getMessage());
+                instances.add(new InstanceCounts(name, null, null, e.getMessage()));
             }
-            instances.add(described);
         }
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("from", Instant.ofEpochMilli(from));
-        json.put("to", Instant.ofEpochMilli(to));
-        json.put("bucket", bucket.toString());
-        json.put("namespace", namespace.map(Namespace::toString));
-        json.put("complete", complete);
-        json.put("total", merged.values().stream().mapToLong(Long::longValue).sum());
-        List<Map<String, Object>> rows = new ArrayList<>();
+        List<Bucket> rows = new ArrayList<>();
         for (long start = from; start < to; start += bucketMillis) {
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("start", Instant.ofEpochMilli(start));
-            row.put("count", merged.getOrDefault(start, 0L));
-            rows.add(row);
+            rows.add(new Bucket(Instant.ofEpochMilli(start), merged.getOrDefault(start, 0L)));
         }
-        json.put("buckets", rows);
-        json.put("instances", instances);
-        return Response.json(200, json);
+        return Response.json(
+                200,
+                new Upcoming(
+                        Instant.ofEpochMilli(from),
+                        Instant.ofEpochMilli(to),
+                        bucket.toString(),
+                        namespace.map(Namespace::toString),
+                        complete,
+                        total(merged),
+                        rows,
+                        instances));
     }
 
     /** Every instance of the application that announced an {@code application.server}; this one alone before. */
@@ -236,15 +240,53 @@ final class ScheduleEndpoints {
         }
     }
 
-    private Map<String, Object> localCounts(Histogram histogram) {
-        Map<String, Object> counts = new LinkedHashMap<>();
+    private LocalCounts localCounts(Histogram histogram) {
+        Map<String, Long> counts = new LinkedHashMap<>();
         histogram.counts().forEach((start, count) -> counts.put(Long.toString(start), count));
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("instance", PeerClient.hostPort(self));
-        json.put("complete", histogram.complete());
-        json.put("counts", counts);
-        return json;
+        return new LocalCounts(OperationsServer.hostPort(self), histogram.complete(), counts);
     }
+
+    private static long total(Map<Long, Long> counts) {
+        return counts.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** The answer for a document that is not scheduled (404). */
+    record NotScheduled(String namespace, Json.Raw documentKey, String state, String instance) {}
+
+    /**
+     * The answer for a scheduled document.
+     *
+     * @param state {@code scheduled}, or {@code due} once its deadline passed
+     */
+    record Scheduled(
+            String namespace,
+            Json.Raw documentKey,
+            String state,
+            Instant deadline,
+            String rule,
+            String instance,
+            int partition) {}
+
+    /** The merged histogram of {@code GET /v1/schedule}. */
+    record Upcoming(
+            Instant from,
+            Instant to,
+            String bucket,
+            Optional<String> namespace,
+            boolean complete,
+            long total,
+            List<Bucket> buckets,
+            List<InstanceCounts> instances) {}
+
+    /** One bucket of the merged histogram. */
+    record Bucket(Instant start, long count) {}
+
+    /** What one instance answered: its completeness and total, or the error that stood for it. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record InstanceCounts(String instance, Boolean complete, Long total, String error) {}
+
+    /** One instance's own counts ({@code scope=local}), keyed by bucket start in epoch milliseconds. */
+    record LocalCounts(String instance, boolean complete, Map<String, Long> counts) {}
 
     /**
      * A document key from its extended JSON.

@@ -1,4 +1,4 @@
-package io.ttlstreams.http;
+package io.ttlstreams.health;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * timestamp counts for no later than the check that first saw its partition grow, and a partition whose log end
  * offset did not move since the last check shows no new life, whatever its newest timestamp says.
  */
-final class SourceFreshness {
+public final class SourceFreshness {
 
     private static final Logger LOG = LoggerFactory.getLogger(SourceFreshness.class);
 
@@ -48,7 +48,7 @@ final class SourceFreshness {
     /** Each partition's log end offset at the last check; checks run one at a time. */
     private final Map<TopicPartition, Long> endOffsets = new HashMap<>();
 
-    SourceFreshness(TtlStreamsConfig config, Admin admin, MeterRegistry registry, Clock clock) {
+    public SourceFreshness(TtlStreamsConfig config, Admin admin, MeterRegistry registry, Clock clock) {
         this.admin = admin;
         this.clock = clock;
         this.topicsByNamespace = topicsByNamespace(config);
@@ -76,7 +76,7 @@ final class SourceFreshness {
     }
 
     /** Reads the newest record timestamp and log end offset of every topic's partitions once. */
-    void check() throws InterruptedException {
+    public void check() throws InterruptedException {
         Set<String> allTopics = new LinkedHashSet<>();
         topicsByNamespace.values().forEach(allTopics::addAll);
         observe(partitionStates(allTopics));
@@ -110,7 +110,7 @@ final class SourceFreshness {
     }
 
     /** Seconds since then, by the wall clock; empty before any record. */
-    OptionalDouble staleness(Namespace namespace) {
+    public OptionalDouble staleness(Namespace namespace) {
         OptionalLong seen = lastSeen(namespace);
         return seen.isEmpty()
                 ? OptionalDouble.empty()
@@ -118,7 +118,7 @@ final class SourceFreshness {
     }
 
     /** The watched namespaces, in source topic order. */
-    Set<Namespace> namespaces() {
+    public Set<Namespace> namespaces() {
         return topicsByNamespace.keySet();
     }
 

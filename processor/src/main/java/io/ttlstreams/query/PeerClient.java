@@ -1,5 +1,8 @@
-package io.ttlstreams.http;
+package io.ttlstreams.query;
 
+import io.ttlstreams.http.OperationsServer;
+import io.ttlstreams.http.Request;
+import io.ttlstreams.http.Response;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -10,7 +13,7 @@ import java.util.Optional;
 import org.apache.kafka.streams.state.HostInfo;
 
 /** Asks another instance of the application, at its {@code application.server}, over HTTP. */
-final class PeerClient {
+public final class PeerClient {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
@@ -19,7 +22,7 @@ final class PeerClient {
     private final Optional<String> authorization;
 
     /** @param authorization the {@code Authorization} header every instance asks for; empty for none */
-    PeerClient(Optional<String> authorization) {
+    public PeerClient(Optional<String> authorization) {
         this.authorization = authorization;
     }
 
@@ -28,8 +31,9 @@ final class PeerClient {
      *
      * @throws IOException when the instance cannot be reached
      */
-    Response get(HostInfo host, String pathAndQuery) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://" + hostPort(host) + pathAndQuery))
+    public Response get(HostInfo host, String pathAndQuery) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(
+                        URI.create("http://" + OperationsServer.hostPort(host) + pathAndQuery))
                 .timeout(TIMEOUT)
                 .header(Request.FORWARDED_HEADER, "true")
                 .GET();
@@ -39,10 +43,5 @@ final class PeerClient {
                 response.statusCode(),
                 response.headers().firstValue("Content-Type").orElse(Response.JSON),
                 response.body());
-    }
-
-    /** {@code host:port}, with an IPv6 address in brackets. */
-    static String hostPort(HostInfo host) {
-        return (host.host().contains(":") ? "[" + host.host() + "]" : host.host()) + ":" + host.port();
     }
 }

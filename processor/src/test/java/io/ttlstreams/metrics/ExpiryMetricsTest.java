@@ -1,9 +1,10 @@
-package io.ttlstreams.http;
+package io.ttlstreams.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.ttlstreams.http.OperationsServer;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

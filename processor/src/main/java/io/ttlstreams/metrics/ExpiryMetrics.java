@@ -1,4 +1,4 @@
-package io.ttlstreams.http;
+package io.ttlstreams.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,7 +27,7 @@ import java.util.function.Function;
  * <p>Called on the stream threads once per delete command and per confirmation: a map lookup and lock-free
  * recordings.
  */
-final class ExpiryMetrics implements ExpiryListener {
+public final class ExpiryMetrics implements ExpiryListener {
 
     static final String DELETES_EMITTED = "ttl.deletes.emitted";
     static final String EXPIRY_LAG = "ttl.expiry.lag";
@@ -69,7 +69,7 @@ final class ExpiryMetrics implements ExpiryListener {
     /**
      * @param rules the configured rules, whose meters exist from the start (at zero), as Prometheus wants
      */
-    ExpiryMetrics(MeterRegistry registry, List<String> rules) {
+    public ExpiryMetrics(MeterRegistry registry, List<String> rules) {
         this.registry = registry;
         rules.forEach(this::meters);
     }
@@ -96,17 +96,17 @@ final class ExpiryMetrics implements ExpiryListener {
     }
 
     /** Delete commands emitted by this instance since it started, over all rules. */
-    double deletesEmitted() {
+    public double deletesEmitted() {
         return total(RuleMeters::emitted);
     }
 
     /** Deletes confirmed by the change stream, as seen by this instance since it started, over all rules. */
-    double deletesConfirmed() {
+    public double deletesConfirmed() {
         return total(RuleMeters::confirmed);
     }
 
     /** Documents this instance gave up on since it started, over all rules. */
-    double deletesUnconfirmed() {
+    public double deletesUnconfirmed() {
         return total(RuleMeters::unconfirmed);
     }
 
@@ -117,7 +117,7 @@ final class ExpiryMetrics implements ExpiryListener {
     }
 
     /** The lag over all rules, from the histogram's buckets. */
-    LagSummary lagSummary() {
+    public LagSummary lagSummary() {
         long count = 0;
         double max = 0;
         Map<Double, Double> cumulative = new TreeMap<>();
@@ -183,5 +183,5 @@ final class ExpiryMetrics implements ExpiryListener {
      * @param p99Seconds upper bound of the 99th percentile's bucket
      * @param maxSeconds the largest lag of the last few minutes (Micrometer's decaying maximum)
      */
-    record LagSummary(long count, OptionalDouble p50Seconds, OptionalDouble p99Seconds, double maxSeconds) {}
+    public record LagSummary(long count, OptionalDouble p50Seconds, OptionalDouble p99Seconds, double maxSeconds) {}
 }

@@ -1,9 +1,9 @@
-package io.ttlstreams.http;
+package io.ttlstreams.health;
 
+import io.ttlstreams.http.OperationsServer;
+import io.ttlstreams.http.Response;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -20,7 +20,7 @@ import org.apache.kafka.streams.KafkaStreams.State;
  *       all its tasks: only then are documents scheduled and deleted.</li>
  * </ul>
  */
-final class Health {
+public final class Health {
 
     private static final Set<State> DEAD = Set.of(State.ERROR, State.PENDING_ERROR, State.NOT_RUNNING);
 
@@ -31,12 +31,23 @@ final class Health {
      * @param streamsState Kafka Streams' current state
      * @param connectors the connectors to require for readiness; empty when none are watched
      */
-    Health(Supplier<State> streamsState, Optional<ConnectorMonitor> connectors) {
+    public Health(Supplier<State> streamsState, Optional<ConnectorMonitor> connectors) {
         this.streamsState = streamsState;
         this.connectors = connectors;
     }
 
-    Report live() {
+    /** Serves liveness and readiness on {@code server}: 200 when up, 503 with the reasons when down. */
+    public void register(OperationsServer server) {
+        server.serve(OperationsServer.LIVE_PATH, request -> probe(live()));
+        server.serve(OperationsServer.READY_PATH, request -> probe(ready()));
+    }
+
+    private static Response probe(Report report) {
+        return Response.json(report.up() ? 200 : 503, report.body());
+    }
+
+    /** Liveness: down only when Kafka Streams stopped for good. */
+    public Report live() {
         State state = streamsState.get();
         List<String> reasons = DEAD.contains(state)
                 ? List.of("Kafka Streams is " + state + " and will not process again without a restart")
@@ -44,7 +55,8 @@ final class Health {
         return new Report(state, reasons);
     }
 
-    Report ready() {
+    /** Readiness: up when Kafka Streams is RUNNING and every watched connector runs. */
+    public Report ready() {
         State state = streamsState.get();
         List<String> reasons = new ArrayList<>();
         if (state != State.RUNNING) {
@@ -60,19 +72,24 @@ final class Health {
      * @param state Kafka Streams' state when asked
      * @param reasons why the probe fails; empty when it passes
      */
-    record Report(State state, List<String> reasons) {
+    public record Report(State state, List<String> reasons) {
 
-        boolean up() {
+        public boolean up() {
             return reasons.isEmpty();
         }
 
-        /** The probe's JSON body: {@code {"status": "UP"|"DOWN", "state": ..., "reasons": [...]}}. */
-        Map<String, Object> toJson() {
-            Map<String, Object> json = new LinkedHashMap<>();
-            json.put("status", up() ? "UP" : "DOWN");
-            json.put("state", state.toString());
-            json.put("reasons", reasons);
-            return json;
+        /** The probe's JSON body. */
+        public Body body() {
+            return new Body(up() ? "UP" : "DOWN", state.toString(), reasons);
         }
     }
+
+    /**
+     * A probe's JSON body.
+     *
+     * @param status {@code UP} or {@code DOWN}
+     * @param state Kafka Streams' state
+     * @param reasons why the probe fails; empty when it passes
+     */
+    public record Body(String status, String state, List<String> reasons) {}
 }

@@ -1,8 +1,10 @@
-package io.ttlstreams.http;
+package io.ttlstreams.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.ttlstreams.contract.PercentEncoding;
+import io.ttlstreams.http.OperationsServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -119,7 +121,7 @@ class HttpHardeningTest {
     @Test
     void shouldRefuseALongerRequestTargetThanAnyKeyNeedsWith414() throws Exception {
         running = TestServer.start(stateDir, Map.of());
-        String key = Request.encode("{\"_id\": \"" + "k".repeat(OperationsServer.MAX_TARGET_LENGTH) + "\"}");
+        String key = PercentEncoding.encode("{\"_id\": \"" + "k".repeat(OperationsServer.MAX_TARGET_LENGTH) + "\"}");
 
         HttpResponse<String> response = running.get("/v1/documents/app.sessions/" + key);
 
@@ -131,8 +133,8 @@ class HttpHardeningTest {
     void shouldNotEchoMarkupFromAKey() throws Exception {
         running = TestServer.start(stateDir, Map.of());
 
-        HttpResponse<String> response =
-                running.get("/v1/documents/app.sessions/" + Request.encode("{\"_id\": \"<script>alert(1)</script>\""));
+        HttpResponse<String> response = running.get(
+                "/v1/documents/app.sessions/" + PercentEncoding.encode("{\"_id\": \"<script>alert(1)</script>\""));
 
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).doesNotContain("<", ">");

@@ -1,9 +1,11 @@
-package io.ttlstreams.http;
+package io.ttlstreams.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
+import io.ttlstreams.http.Response;
+import io.ttlstreams.query.PeerClient;
 import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.ttlstreams.http;
+package io.ttlstreams.health;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -6,7 +6,6 @@ import io.ttlstreams.connect.ConnectorStatus;
 import io.ttlstreams.connect.ManagedConnectors;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * resume token, and documents then silently stop being scheduled), exported as {@code ttl_connector_running} and
  * {@code ttl_connector_failures}, and keeps the processor from being ready.
  */
-final class ConnectorMonitor {
+public final class ConnectorMonitor {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectorMonitor.class);
 
@@ -50,7 +49,7 @@ final class ConnectorMonitor {
     private final ManagedConnectors connectors;
     private final Map<String, Observation> observed = new ConcurrentHashMap<>();
 
-    ConnectorMonitor(ManagedConnectors connectors, MeterRegistry registry) {
+    public ConnectorMonitor(ManagedConnectors connectors, MeterRegistry registry) {
         this.connectors = connectors;
         for (String name : connectors.names()) {
             observed.put(name, Observation.unavailable("connector " + name + " not checked yet"));
@@ -72,7 +71,7 @@ final class ConnectorMonitor {
     }
 
     /** Reads every connector's status once; logs what changed. */
-    void check() throws InterruptedException {
+    public void check() throws InterruptedException {
         for (String name : connectors.names()) {
             Observation now = observe(name);
             Observation before = observed.put(name, now);
@@ -81,34 +80,43 @@ final class ConnectorMonitor {
     }
 
     /** Why not every connector runs, one line per problem; empty when all run. */
-    List<String> problems() {
+    public List<String> problems() {
         List<String> problems = new ArrayList<>();
         connectors.names().forEach(name -> problems.addAll(observed.get(name).problems()));
         return problems;
     }
 
     /** The last status of each connector, for the status endpoint. */
-    List<Map<String, Object>> describe() {
-        List<Map<String, Object>> described = new ArrayList<>();
+    public List<Described> describe() {
+        List<Described> described = new ArrayList<>();
         for (String name : connectors.names()) {
             Observation observation = observed.get(name);
-            Map<String, Object> connector = new LinkedHashMap<>();
-            connector.put("name", name);
-            connector.put("running", observation.running());
-            connector.put("state", observation.status().map(ConnectorStatus::state));
-            connector.put(
-                    "tasks",
+            described.add(new Described(
+                    name,
+                    observation.running(),
+                    observation.status().map(ConnectorStatus::state),
                     observation
                             .status()
                             .map(status -> status.tasks().stream()
                                     .map(task -> task.id() + ":" + task.state())
                                     .toList())
-                            .orElse(List.of()));
-            connector.put("problems", observation.problems());
-            described.add(connector);
+                            .orElse(List.of()),
+                    observation.problems()));
         }
         return described;
     }
+
+    /**
+     * One connector as the status endpoint shows it.
+     *
+     * @param name the connector's name
+     * @param running whether it and all its tasks run
+     * @param state its state; empty when its status could not be read
+     * @param tasks each task as {@code id:STATE}
+     * @param problems what is wrong with it; empty when it runs
+     */
+    public record Described(
+            String name, boolean running, Optional<String> state, List<String> tasks, List<String> problems) {}
 
     private Observation observe(String name) throws InterruptedException {
         try {

@@ -1,4 +1,4 @@
-package io.ttlstreams.http;
+package io.ttlstreams.query;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -22,16 +22,16 @@ import org.bson.BsonDocument;
  * The schedule of the tasks this instance runs as active, through Kafka Streams' interactive queries. Every method
  * throws {@link InvalidStateStoreException} while the stores cannot be queried (before RUNNING, during a rebalance).
  */
-final class LocalSchedule {
+public final class LocalSchedule {
 
     /** A scrape or a status page counts at most this many due entries per partition. */
-    static final long DUE_SCAN_LIMIT = 1_000_000;
+    public static final long DUE_SCAN_LIMIT = 1_000_000;
     /** A histogram request scans at most this many entries per instance. */
     static final long HISTOGRAM_SCAN_LIMIT = 5_000_000;
 
     private final KafkaStreams streams;
 
-    LocalSchedule(KafkaStreams streams) {
+    public LocalSchedule(KafkaStreams streams) {
         this.streams = streams;
     }
 
@@ -55,13 +55,13 @@ final class LocalSchedule {
     }
 
     /** Approximate number of scheduled documents over every active partition (RocksDB's estimate). */
-    long scheduled() {
+    public long scheduled() {
         return this.<ScheduleEntry>store(ScheduleStores.SCHEDULE, Optional.empty())
                 .approximateNumEntries();
     }
 
     /** The due entries at {@code nowMillis}, partition by partition, so that each partition's oldest is exact. */
-    Backlog due(long nowMillis) {
+    public Backlog due(long nowMillis) {
         Backlog total = Backlog.NONE;
         for (int partition : activePartitions()) {
             try {
@@ -78,7 +78,7 @@ final class LocalSchedule {
      * Documents whose delete command went out and awaits its delete event, over every active partition, counted up
      * to {@link #DUE_SCAN_LIMIT} per partition.
      */
-    long awaitingConfirmation() {
+    public long awaitingConfirmation() {
         long count = 0;
         for (int partition : activePartitions()) {
             try {

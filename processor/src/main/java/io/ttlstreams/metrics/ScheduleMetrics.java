@@ -1,7 +1,8 @@
-package io.ttlstreams.http;
+package io.ttlstreams.metrics;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.ttlstreams.query.LocalSchedule;
 import io.ttlstreams.state.ScheduleQueries.Backlog;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,7 +17,7 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
  * ttl_schedule_awaiting_confirmation} (commands out, delete events not yet seen). One reading answers all four and is
  * reused for a second, so that a scrape costs two bounded range scans per partition.
  */
-final class ScheduleMetrics {
+public final class ScheduleMetrics {
 
     static final String DOCUMENTS_GAUGE = "ttl.schedule.documents";
     static final String DUE_GAUGE = "ttl.schedule.due";
@@ -29,7 +30,7 @@ final class ScheduleMetrics {
     private final Clock clock;
     private Snapshot last;
 
-    ScheduleMetrics(LocalSchedule local, MeterRegistry registry, Clock clock) {
+    public ScheduleMetrics(LocalSchedule local, MeterRegistry registry, Clock clock) {
         this.local = local;
         this.clock = clock;
         Gauge.builder(DOCUMENTS_GAUGE, () -> orNaN(snapshot().scheduled()))
@@ -52,7 +53,7 @@ final class ScheduleMetrics {
     }
 
     /** The schedule's figures, at most a second old; empty figures while the stores cannot be queried. */
-    synchronized Snapshot snapshot() {
+    public synchronized Snapshot snapshot() {
         long now = clock.millis();
         if (last == null || now - last.takenAtMillis() >= REUSE.toMillis() || now < last.takenAtMillis()) {
             last = take(now);
@@ -99,7 +100,7 @@ final class ScheduleMetrics {
      * @param oldestOverdueSeconds how late the oldest due document is; 0 when none is due, empty likewise
      * @param awaiting documents whose delete command awaits confirmation; empty likewise
      */
-    record Snapshot(
+    public record Snapshot(
             long takenAtMillis,
             OptionalLong scheduled,
             OptionalLong backlog,

@@ -1,8 +1,9 @@
-package io.ttlstreams.http;
+package io.ttlstreams.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.http.OperationsServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,13 +22,13 @@ import org.junit.jupiter.api.io.TempDir;
  * The HTTP surface over a Kafka Streams instance that was created and never started: no broker, so everything that
  * needs Kafka Streams RUNNING answers that it is not, which is what a probe sees during start-up.
  */
-class OperationsServerTest {
+class OperationsSurfaceTest {
 
     @TempDir
     Path stateDir;
 
     private TestServer running;
-    private OperationsServer server;
+    private OperationsSurface server;
     private final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeEach
@@ -125,7 +126,7 @@ class OperationsServerTest {
         assertThat(server.url())
                 .isEqualTo(URI.create("http://127.0.0.1:" + server.url().getPort() + "/"));
 
-        assertThatThrownBy(() -> OperationsServer.bind(
+        assertThatThrownBy(() -> OperationsSurface.bind(
                         TestServer.config(Map.of("application.server", "pod-0.ttl-streams:9999")), Optional.empty()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("application.server")
@@ -136,8 +137,8 @@ class OperationsServerTest {
     void shouldNameTheOptionWhenThePortIsTaken() {
         int taken = server.url().getPort();
 
-        assertThatThrownBy(() ->
-                        OperationsServer.bind(TestServer.config(Map.of("ttl.http.port", "" + taken)), Optional.empty()))
+        assertThatThrownBy(() -> OperationsSurface.bind(
+                        TestServer.config(Map.of("ttl.http.port", "" + taken)), Optional.empty()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.http.port")
                 .hasMessageContaining("127.0.0.1:" + taken);

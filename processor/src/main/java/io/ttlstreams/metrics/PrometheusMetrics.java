@@ -1,0 +1,83 @@
+package io.ttlstreams.metrics;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.ttlstreams.http.OperationsServer;
+import io.ttlstreams.http.Response;
+import io.ttlstreams.processor.ProcessingFailures;
+import io.ttlstreams.processor.TtlMetrics;
+import java.nio.charset.StandardCharsets;
+import java.util.function.DoubleSupplier;
+import org.apache.kafka.streams.KafkaStreams;
+
+/**
+ * The Micrometer registry that {@code GET /metrics} exposes in Prometheus text format: Kafka Streams' metrics
+ * ({@link KafkaStreamsMetrics}), the JVM's, and ttl-streams' own, which the other capabilities register on {@link
+ * #registry()} ({@link ExpiryMetrics}, {@link ScheduleMetrics}, the connector and freshness gauges).
+ */
+public final class PrometheusMetrics implements AutoCloseable {
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private KafkaStreamsMetrics streamsMetrics;
+    private JvmGcMetrics gc;
+
+    /** Where the capabilities register their meters. */
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Binds the metrics of {@code streams} and of the JVM, and the dead-letter counter.
+     *
+     * @param failures the records Kafka Streams' exception handler dead-lettered, counted with the scheduler's own
+     * @return the dead-lettered count, for the status report
+     */
+    public DoubleSupplier bind(KafkaStreams streams, ProcessingFailures failures) {
+        streamsMetrics = new KafkaStreamsMetrics(streams);
+        streamsMetrics.bindTo(registry);
+        gc = new JvmGcMetrics();
+        gc.bindTo(registry);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        DoubleSupplier deadLettered =
+                () -> TtlMetrics.total(streams.metrics(), TtlMetrics.DEAD_LETTERED) + failures.recordFailures();
+        FunctionCounter.builder("ttl.events.dead.lettered", deadLettered, DoubleSupplier::getAsDouble)
+                .description("Records sent to the dead-letter topic by this instance: change events the scheduler"
+                        + " could not apply and records whose processing failed")
+                .register(registry);
+        return deadLettered;
+    }
+
+    /** Serves {@code GET /metrics} on {@code server}. */
+    public void register(OperationsServer server) {
+        server.serve(
+                OperationsServer.METRICS_PATH,
+                request -> new Response(
+                        200,
+                        OperationsServer.PROMETHEUS_TEXT,
+                        registry.scrape(OperationsServer.PROMETHEUS_TEXT).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Override
+    public void close() {
+        if (gc != null) {
+            gc.close();
+        }
+        if (streamsMetrics != null) {
+            streamsMetrics.close();
+        }
+        registry.close();
+    }
+}

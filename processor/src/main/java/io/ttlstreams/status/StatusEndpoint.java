@@ -1,0 +1,167 @@
+package io.ttlstreams.status;
+
+import io.ttlstreams.health.ConnectorMonitor;
+import io.ttlstreams.health.Health;
+import io.ttlstreams.health.SourceFreshness;
+import io.ttlstreams.http.OperationsServer;
+import io.ttlstreams.http.Response;
+import io.ttlstreams.metrics.ExpiryMetrics;
+import io.ttlstreams.metrics.ScheduleMetrics;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import java.util.function.DoubleSupplier;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.TaskMetadata;
+import org.apache.kafka.streams.ThreadMetadata;
+import org.apache.kafka.streams.state.HostInfo;
+
+/**
+ * {@code GET /v1/status}, this instance at a glance as JSON, and {@code GET /}, the status page that shows it with
+ * the upcoming-expiries histogram ({@code status.html}: one file, plain SVG, no build step, refreshing itself).
+ */
+public final class StatusEndpoint {
+
+    /** This instance at a glance, as JSON. */
+    public static final String STATUS_PATH = "/v1/status";
+
+    private static final String PAGE = "status.html";
+
+    private final KafkaStreams streams;
+    private final HostInfo self;
+    private final Health health;
+    private final ScheduleMetrics schedule;
+    private final ExpiryMetrics expiries;
+    private final DoubleSupplier deadLettered;
+    private final Optional<ConnectorMonitor> connectors;
+    private final SourceFreshness sources;
+    private final byte[] page;
+
+    public StatusEndpoint(
+            KafkaStreams streams,
+            HostInfo self,
+            Health health,
+            ScheduleMetrics schedule,
+            ExpiryMetrics expiries,
+            DoubleSupplier deadLettered,
+            Optional<ConnectorMonitor> connectors,
+            SourceFreshness sources) {
+        this.streams = streams;
+        this.self = self;
+        this.health = health;
+        this.schedule = schedule;
+        this.expiries = expiries;
+        this.deadLettered = deadLettered;
+        this.connectors = connectors;
+        this.sources = sources;
+        this.page = readPage();
+    }
+
+    /** Serves the status page at {@code /} and {@code /index.html}, and the status report as a query. */
+    public void register(OperationsServer server) {
+        server.serve("/", request -> page());
+        server.serve("/index.html", request -> page());
+        server.serveQuery(STATUS_PATH, request -> status());
+    }
+
+    Response page() {
+        return new Response(200, "text/html; charset=utf-8", page);
+    }
+
+    Response status() {
+        Health.Report ready = health.ready();
+        ScheduleMetrics.Snapshot figures = schedule.snapshot();
+        return Response.json(
+                200,
+                new Status(
+                        OperationsServer.hostPort(self),
+                        ready.state().toString(),
+                        ready.up(),
+                        ready.reasons(),
+                        tasks(),
+                        new Schedule(
+                                figures.scheduled(),
+                                figures.backlog(),
+                                figures.backlogComplete(),
+                                figures.oldestOverdueSeconds(),
+                                figures.awaiting()),
+                        expiries.deletesEmitted(),
+                        expiries.deletesConfirmed(),
+                        expiries.deletesUnconfirmed(),
+                        deadLettered.getAsDouble(),
+                        expiries.lagSummary(),
+                        connectors.map(ConnectorMonitor::describe).orElse(List.of()),
+                        sources.namespaces().stream()
+                                .map(namespace -> new Source(namespace.toString(), sources.staleness(namespace)))
+                                .toList()));
+    }
+
+    /** The tasks this instance runs, active and standby, with their input partitions. */
+    private List<Task> tasks() {
+        List<Task> tasks = new ArrayList<>();
+        for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
+            thread.activeTasks().forEach(task -> tasks.add(task(task, "active")));
+            thread.standbyTasks().forEach(task -> tasks.add(task(task, "standby")));
+        }
+        tasks.sort(Comparator.comparing(Task::id));
+        return tasks;
+    }
+
+    private static Task task(TaskMetadata task, String kind) {
+        return new Task(
+                task.taskId().toString(),
+                kind,
+                task.topicPartitions().stream()
+                        .map(TopicPartition::toString)
+                        .sorted()
+                        .toList());
+    }
+
+    /** The body of {@code GET /v1/status}; the status page reads it. */
+    record Status(
+            String instance,
+            String state,
+            boolean ready,
+            List<String> reasons,
+            List<Task> tasks,
+            Schedule schedule,
+            double deletesEmitted,
+            double deletesConfirmed,
+            double deletesUnconfirmed,
+            double deadLettered,
+            ExpiryMetrics.LagSummary expiryLag,
+            List<ConnectorMonitor.Described> connectors,
+            List<Source> sources) {}
+
+    /** A task this instance runs: {@code active} or {@code standby}, with its input partitions. */
+    record Task(String id, String kind, List<String> partitions) {}
+
+    /** The local schedule's figures ({@link ScheduleMetrics.Snapshot}); empty ones are null. */
+    record Schedule(
+            OptionalLong scheduled,
+            OptionalLong due,
+            boolean dueComplete,
+            OptionalDouble oldestOverdueSeconds,
+            OptionalLong awaitingConfirmation) {}
+
+    /** How long ago a namespace's source was last heard from; null before it was. */
+    record Source(String namespace, OptionalDouble stalenessSeconds) {}
+
+    private static byte[] readPage() {
+        try (InputStream in = StatusEndpoint.class.getResourceAsStream(PAGE)) {
+            if (in == null) {
+                throw new IllegalStateException(PAGE + " is missing from the build");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the bundled " + PAGE, e);
+        }
+    }
+}

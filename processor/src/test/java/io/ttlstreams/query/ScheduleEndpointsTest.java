@@ -1,0 +1,108 @@
+package io.ttlstreams.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ttlstreams.http.Json;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ScheduleEndpointsTest {
+
+    @ParameterizedTest
+    @CsvSource({"30s, PT30S", "5m, PT5M", "1h, PT1H", "2d, PT48H", "250ms, PT0.25S", "PT10M, PT10M"})
+    void shouldReadShortAndIsoDurations(String text, String expected) {
+        assertThat(ScheduleEndpoints.duration(text)).isEqualTo(Duration.parse(expected));
+    }
+
+    @Test
+    void shouldRefuseWhatItCannotRead() {
+        assertThatThrownBy(() -> ScheduleEndpoints.duration("soon"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("30s, 5m, 1h or PT5M");
+        assertThatThrownBy(() -> ScheduleEndpoints.instant("from", "yesterday"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ISO-8601 instant");
+        assertThatThrownBy(() -> ScheduleEndpoints.documentKey("\"s1\""))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("{\"_id\": \"s1\"}");
+        assertThat(ScheduleEndpoints.instant("to", "2026-01-01T00:00:01Z"))
+                .isEqualTo(Instant.parse("2026-01-01T00:00:01Z").toEpochMilli());
+        assertThat(ScheduleEndpoints.documentKey("{\"_id\": {\"$oid\": \"5f0000000000000000000001\"}}"))
+                .isEqualTo(BsonDocument.parse("{\"_id\": {\"$oid\": \"5f0000000000000000000001\"}}"));
+    }
+
+    @Test
+    void shouldRefuseA30000LevelKeyWithoutOverflowingTheStack() {
+        String deep = "{\"_id\": " + "[".repeat(30_000) + "]".repeat(30_000) + "}";
+
+        assertThatThrownBy(() -> ScheduleEndpoints.documentKey(deep))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("documentKey ")
+                .hasMessageContaining("nests deeper than 200 levels");
+    }
+
+    @Test
+    void shouldNameTheParameterAndBoundEachOne() {
+        assertThatThrownBy(() -> ScheduleEndpoints.instant("from", "-150000000-01-01T00:00:00Z"))
+                .hasMessageStartingWith("from: ");
+        assertThatThrownBy(() -> ScheduleEndpoints.instant("to", "+150000000-01-01T00:00:00Z"))
+                .hasMessageStartingWith("to: ");
+        assertThatThrownBy(() -> ScheduleEndpoints.bucket("200000000000d")).hasMessageStartingWith("bucket: ");
+        assertThatThrownBy(() -> ScheduleEndpoints.bucket("1234567890123456789012d"))
+                .hasMessageStartingWith("bucket: ");
+        assertThatThrownBy(() -> ScheduleEndpoints.bucket("PT-1M")).hasMessageStartingWith("bucket: ");
+        assertThatThrownBy(() -> ScheduleEndpoints.bucket("PT0.0001S")).hasMessageStartingWith("bucket: ");
+        assertThat(ScheduleEndpoints.bucket("366d")).isEqualTo(ScheduleEndpoints.MAX_BUCKET);
+        assertThat(ScheduleEndpoints.instant("to", "9999-12-31T23:59:59.999Z"))
+                .isEqualTo(ScheduleEndpoints.LATEST.toEpochMilli());
+    }
+
+    @Test
+    void shouldWriteTheMergedHistogramWithAnUnreachableInstanceAsItsErrorAlone() {
+        Instant from = Instant.parse("2026-01-01T00:00:00Z");
+        ScheduleEndpoints.Upcoming upcoming = new ScheduleEndpoints.Upcoming(
+                from,
+                from.plusSeconds(60),
+                "PT1M",
+                Optional.empty(),
+                false,
+                2,
+                List.of(new ScheduleEndpoints.Bucket(from, 2)),
+                List.of(
+                        new ScheduleEndpoints.InstanceCounts("10.0.0.1:8080", true, 2L, null),
+                        new ScheduleEndpoints.InstanceCounts("10.0.0.2:8080", null, null, "Connection refused")));
+
+        assertThat(Json.write(upcoming))
+                .isEqualTo(
+                        "{\"from\": \"2026-01-01T00:00:00Z\", \"to\": \"2026-01-01T00:01:00Z\", \"bucket\": \"PT1M\","
+                                + " \"namespace\": null, \"complete\": false, \"total\": 2,"
+                                + " \"buckets\": [{\"start\": \"2026-01-01T00:00:00Z\", \"count\": 2}],"
+                                + " \"instances\": [{\"instance\": \"10.0.0.1:8080\", \"complete\": true, \"total\": 2},"
+                                + " {\"instance\": \"10.0.0.2:8080\", \"error\": \"Connection refused\"}]}");
+    }
+
+    @Test
+    void shouldWriteAScheduledDocumentWithItsKeyAsExtendedJsonWhenFound() {
+        ScheduleEndpoints.Scheduled found = new ScheduleEndpoints.Scheduled(
+                "app.sessions",
+                new Json.Raw("{\"_id\": \"s1\"}"),
+                "scheduled",
+                Instant.parse("2026-01-01T00:00:00Z"),
+                "sessions",
+                "10.0.0.1:8080",
+                3);
+
+        assertThat(Json.write(found))
+                .isEqualTo(
+                        "{\"namespace\": \"app.sessions\", \"documentKey\": {\"_id\": \"s1\"}, \"state\": \"scheduled\","
+                                + " \"deadline\": \"2026-01-01T00:00:00Z\", \"rule\": \"sessions\", \"instance\": \"10.0.0.1:8080\","
+                                + " \"partition\": 3}");
+    }
+}
