@@ -9,18 +9,23 @@ import org.apache.kafka.common.config.ConfigDef.Width;
  * Defines options in one documentation group, numbering them in order, which ConfigDef wants for its generated
  * documentation but nobody should count by hand.
  */
-final class OptionGroup {
+public final class OptionGroup {
 
     private final ConfigDef definition;
     private final String name;
     private int order;
 
-    OptionGroup(ConfigDef definition, String name) {
+    /**
+     * @param definition where the options are defined
+     * @param name the group's name, a heading of the reference
+     */
+    public OptionGroup(ConfigDef definition, String name) {
         this.definition = definition;
         this.name = name;
     }
 
-    OptionGroup define(
+    /** Defines the next option of the group. */
+    public OptionGroup define(
             String key,
             Type type,
             Object defaultValue,

@@ -1,6 +1,7 @@
 package io.ttlstreams.embedded.app;
 
 import io.ttlstreams.config.ConfigFragment;
+import io.ttlstreams.config.OptionGroup;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -8,7 +9,6 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
-import org.apache.kafka.common.config.ConfigDef.Width;
 
 /**
  * The options of the embedded local stack behind {@code run --embedded}: its ports, data directory and partitions. A
@@ -52,7 +52,7 @@ public final class EmbeddedOptions implements ConfigFragment {
 
     @Override
     public void embedInto(ConfigDef definition) {
-        new Group(definition)
+        new OptionGroup(definition, GROUP)
                 .define(
                         EMBEDDED_MONGODB_PORT_CONFIG,
                         Type.INT,
@@ -111,28 +111,5 @@ public final class EmbeddedOptions implements ConfigFragment {
     /** Partitions of the topics the embedded stack creates. */
     public static int partitions(TtlStreamsConfig config) {
         return config.getInt(EMBEDDED_PARTITIONS_CONFIG);
-    }
-
-    /** Defines options in this group, numbering them in order as ConfigDef's documentation wants. */
-    private static final class Group {
-
-        private final ConfigDef definition;
-        private int order;
-
-        Group(ConfigDef definition) {
-            this.definition = definition;
-        }
-
-        Group define(
-                String key,
-                Type type,
-                Object defaultValue,
-                ConfigDef.Validator validator,
-                Importance importance,
-                String documentation) {
-            definition.define(
-                    key, type, defaultValue, validator, importance, documentation, GROUP, ++order, Width.MEDIUM, key);
-            return this;
-        }
     }
 }
