@@ -31,7 +31,7 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  *
  * <pre>
  *  change-event topics ──► parse ──► expiry-scheduler ──► ttl.delete.topic
- *                            │  ▲          │   (stores: schedule, index, namespace-epochs)
+ *                            │  ▲          │   (stores: schedule, index, namespace-epochs, rule-versions)
  *                            │  │          └──► ttl.audit.topic (optional)
  *                            │  └── control-parse ◄── control-source ◄── ttl.control.topic ◄── (to every partition)
  *                            └──► ttl.dlq.topic  (and so do control-parse and the scheduler)
