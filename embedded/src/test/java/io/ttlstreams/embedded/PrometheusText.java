@@ -150,4 +150,9 @@ public final class PrometheusText {
         }
         return found.get(0).value();
     }
+
+    /** The sum of the samples named {@code name} with these labels, e.g. a counter over the tasks that hold it. */
+    public double sum(String name, String... labels) {
+        return samples(name, labels).stream().mapToDouble(Sample::value).sum();
+    }
 }

@@ -7,15 +7,13 @@ import io.ttlstreams.health.Health;
 import io.ttlstreams.health.HealthChecks;
 import io.ttlstreams.health.SourceFreshness;
 import io.ttlstreams.http.OperationsServer;
-import io.ttlstreams.metrics.ExpiryMetrics;
+import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.metrics.ScheduleMetrics;
-import io.ttlstreams.processor.ExpiryListener;
 import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.query.LocalSchedule;
 import io.ttlstreams.query.PeerClient;
 import io.ttlstreams.query.ScheduleEndpoints;
-import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.status.StatusEndpoint;
 import java.net.URI;
 import java.time.Clock;
@@ -38,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code GET /health/live}, {@code GET /health/ready}: 200 or 503, with the reasons ({@link Health});</li>
  *   <li>{@code GET /metrics}: Prometheus text format from Micrometer ({@link PrometheusMetrics}, with {@link
- *       ExpiryMetrics}, {@link ScheduleMetrics}, {@link ConnectorMonitor}, {@link SourceFreshness});</li>
+ *       ScheduleMetrics}, {@link ConnectorMonitor}, {@link SourceFreshness});</li>
  *   <li>{@code GET /v1/documents/{namespace}/{documentKey}} and {@code GET /v1/schedule}
  *       ({@link ScheduleEndpoints});</li>
  *   <li>{@code GET /v1/status} and {@code GET /}, the status page ({@link StatusEndpoint}).</li>
@@ -52,7 +50,6 @@ public final class OperationsSurface implements AutoCloseable {
     private final Optional<ManagedConnectors> connectors;
     private final OperationsServer server;
     private final PrometheusMetrics metrics = new PrometheusMetrics();
-    private final ExpiryMetrics expiries;
     /** Closed in reverse order of creation: the threads that use the admin client stop before it closes. */
     private final List<AutoCloseable> resources = new ArrayList<>();
 
@@ -61,9 +58,6 @@ public final class OperationsSurface implements AutoCloseable {
         this.config = config;
         this.connectors = connectors;
         this.server = server;
-        this.expiries = new ExpiryMetrics(
-                metrics.registry(),
-                config.rules().rules().stream().map(TtlRule::name).toList());
     }
 
     /**
@@ -92,11 +86,6 @@ public final class OperationsSurface implements AutoCloseable {
         return server.url();
     }
 
-    /** Hears the scheduler's emissions for the expiry-lag histogram; pass it to the topology's settings. */
-    public ExpiryListener expiryListener() {
-        return expiries;
-    }
-
     /**
      * Starts serving for {@code streams} (created with this surface's {@link #applicationServer()}), and starts
      * checking the connectors and the sources' freshness every {@code ttl.health.interval.ms}.
@@ -120,7 +109,15 @@ public final class OperationsSurface implements AutoCloseable {
         metrics.register(server);
         new ScheduleEndpoints(streams, local, server.self(), new PeerClient(server.forwardingHeader()), clock)
                 .register(server);
-        new StatusEndpoint(streams, server.self(), health, schedule, expiries, deadLettered, monitor, freshness)
+        new StatusEndpoint(
+                        streams,
+                        server.self(),
+                        health,
+                        schedule,
+                        new ExpiryFigures(streams::metrics),
+                        deadLettered,
+                        monitor,
+                        freshness)
                 .register(server);
 
         resources.add(new HealthChecks(monitor, freshness, config.healthInterval()));

@@ -92,8 +92,7 @@ public final class TtlStreamsApp implements AutoCloseable {
             checkThrottleCoversPartitions(config, partitions);
             // An object, not a string: the exception handler Kafka Streams creates counts into this instance.
             props.put(DeadLetterExceptionHandler.FAILURES_CONFIG, processingFailures);
-            SchedulerSettings settings =
-                    SchedulerSettings.from(config, partitions).withListener(operations.expiryListener());
+            SchedulerSettings settings = SchedulerSettings.from(config, partitions);
             reading = ReadBack.create(config);
             if (reading.isPresent()) {
                 settings = settings.withReadBack(reading.get().service());

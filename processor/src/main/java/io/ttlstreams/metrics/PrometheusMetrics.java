@@ -1,6 +1,5 @@
 package io.ttlstreams.metrics;
 
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -9,6 +8,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.ttlstreams.http.OperationsServer;
@@ -21,14 +21,24 @@ import org.apache.kafka.streams.KafkaStreams;
 
 /**
  * The Micrometer registry that {@code GET /metrics} exposes in Prometheus text format: Kafka Streams' metrics
- * ({@link KafkaStreamsMetrics}), the JVM's, and ttl-streams' own, which the other capabilities register on {@link
- * #registry()} ({@link ExpiryMetrics}, {@link ScheduleMetrics}, the connector and freshness gauges).
+ * ({@link KafkaStreamsMetrics}), the JVM's, ttl-streams' task-level sensors ({@link TtlStreamsCollector}, read from
+ * the same Kafka metrics that JMX shows), and the gauges the other capabilities register on {@link #registry()}
+ * ({@link ScheduleMetrics}, the connector and freshness gauges).
  */
 public final class PrometheusMetrics implements AutoCloseable {
 
+    /** The binder's view of ttl-streams' own group: the {@link TtlStreamsCollector} exports it, under ttl_ names. */
+    private static final String TTL_GROUP_METERS =
+            "kafka." + TtlMetrics.GROUP.replace("-metrics", "").replace('-', '.') + ".";
+
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
     private KafkaStreamsMetrics streamsMetrics;
     private JvmGcMetrics gc;
+
+    public PrometheusMetrics() {
+        registry.config().meterFilter(MeterFilter.denyNameStartsWith(TTL_GROUP_METERS));
+    }
 
     /** Where the capabilities register their meters. */
     public MeterRegistry registry() {
@@ -36,7 +46,7 @@ public final class PrometheusMetrics implements AutoCloseable {
     }
 
     /**
-     * Binds the metrics of {@code streams} and of the JVM, and the dead-letter counter.
+     * Binds the metrics of {@code streams}, ttl-streams' among them, and those of the JVM.
      *
      * @param failures the records Kafka Streams' exception handler dead-lettered, counted with the scheduler's own
      * @return the dead-lettered count, for the status report
@@ -53,10 +63,7 @@ public final class PrometheusMetrics implements AutoCloseable {
         new UptimeMetrics().bindTo(registry);
         DoubleSupplier deadLettered =
                 () -> TtlMetrics.total(streams.metrics(), TtlMetrics.DEAD_LETTERED) + failures.recordFailures();
-        FunctionCounter.builder("ttl.events.dead.lettered", deadLettered, DoubleSupplier::getAsDouble)
-                .description("Records sent to the dead-letter topic by this instance: change events the scheduler"
-                        + " could not apply and records whose processing failed")
-                .register(registry);
+        registry.getPrometheusRegistry().register(new TtlStreamsCollector(streams::metrics, failures::recordFailures));
         return deadLettered;
     }
 

@@ -148,9 +148,7 @@ final class DueDrain implements AutoCloseable {
         }
         ScheduleEntry sent = send(key, entry, now, run);
         long deadline = ScheduleEntries.deadlineOf(entry);
-        sensors.emitted.record();
-        sensors.expiryLag.record(now - deadline, now);
-        settings.listener().emitted(entry.getRule(), now - deadline);
+        sensors.emitted(entry.getRule(), now - deadline, now);
         schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
     }
 
@@ -249,9 +247,7 @@ final class DueDrain implements AutoCloseable {
                 // own time, which only its (lost) event would tell.
                 long lag = Math.max(0, now - ScheduleEntries.deadlineOf(entry));
                 sensors.confirmedByRead.record();
-                sensors.confirmed.record();
-                sensors.confirmedLag.record(lag, now);
-                settings.listener().confirmed(entry.getRule(), lag);
+                sensors.confirmed(entry.getRule(), lag, now);
                 audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
             }
             case MOVED -> {
@@ -303,8 +299,7 @@ final class DueDrain implements AutoCloseable {
             return;
         }
         schedule.removeAt(key);
-        sensors.unconfirmed.record();
-        settings.listener().unconfirmed(entry.getRule());
+        sensors.unconfirmed(entry.getRule(), now);
         LOG.warn(
                 "Task {}: no delete of {} in {} confirmed after {} delete commands (rule {}, deadline {}); giving up",
                 context.taskId(),

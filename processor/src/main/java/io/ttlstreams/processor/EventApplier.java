@@ -218,9 +218,7 @@ final class EventApplier {
         }
         long now = context.currentSystemTimeMs();
         long lag = Math.max(0, event.eventTime().toEpochMilli() - ScheduleEntries.deadlineOf(entry));
-        sensors.confirmed.record();
-        sensors.confirmedLag.record(lag, now);
-        settings.listener().confirmed(entry.getRule(), lag);
+        sensors.confirmed(entry.getRule(), lag, now);
         audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
     }
 

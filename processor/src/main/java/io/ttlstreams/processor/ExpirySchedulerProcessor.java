@@ -1,10 +1,12 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.serde.ChangeEventSerde;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleStores;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -89,7 +91,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
                         throttleShare(settings.maxDeletesPerSecond().getAsInt())))
                 : Optional.empty();
         this.metrics = TtlMetrics.forTask(context);
-        this.sensors = new SchedulerSensors(metrics, settings.readBack().isPresent());
+        this.sensors =
+                new SchedulerSensors(metrics, ruleNames(), settings.readBack().isPresent());
         AuditWriter audit = new AuditWriter(settings.auditEnabled(), context, outputs.audit());
         this.applier = new EventApplier(
                 settings, schedule, context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS), sensors, audit, context);
@@ -155,5 +158,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         if (metrics != null) {
             metrics.close();
         }
+    }
+
+    private List<String> ruleNames() {
+        return settings.rules().rules().stream().map(TtlRule::name).toList();
     }
 }

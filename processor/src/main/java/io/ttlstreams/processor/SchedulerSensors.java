@@ -1,22 +1,24 @@
 package io.ttlstreams.processor;
 
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.kafka.common.metrics.Sensor;
 
 /**
  * The sensors the expiry scheduler's parts record into, registered once per task.
  *
- * <p>The read-back sensors exist only when read-back is on (they are null otherwise), so that a processor without
- * read-back reports no read-back metrics.
+ * <p>Emissions, confirmations and their lags are per rule ({@link #emitted}, {@link #confirmed}, {@link
+ * #unconfirmed}): the configured rules' sensors exist from the start, at zero, as Prometheus wants; a rule met only in
+ * a stored entry (removed since) gets its sensors when first recorded. The read-back sensors exist only when read-back
+ * is on (they are null otherwise), so that a processor without read-back reports no read-back metrics.
  */
 final class SchedulerSensors {
 
     final Sensor scheduled;
     final Sensor cancelled;
     final Sensor unchanged;
-    final Sensor emitted;
     final Sensor reemitted;
-    final Sensor confirmed;
-    final Sensor unconfirmed;
     final Sensor dryRuns;
     final Sensor stale;
     final Sensor resyncStale;
@@ -25,25 +27,29 @@ final class SchedulerSensors {
     final Sensor ruleRemoved;
     final Sensor held;
     final Sensor rescheduled;
-    final Sensor expiryLag;
-    final Sensor confirmedLag;
     final Sensor readBacks;
     final Sensor confirmedByRead;
     final Sensor rescheduledByRead;
     final Sensor readBacksFailed;
 
+    private final TtlMetrics metrics;
+    private final Map<String, RuleSensors> byRule = new HashMap<>();
+
+    /** One rule's sensors. */
+    private record RuleSensors(
+            Sensor emitted, Sensor expiryLag, Sensor confirmed, Sensor confirmedLag, Sensor unconfirmed) {}
+
     /**
      * @param metrics the task's metrics
+     * @param rules the configured rules' names
      * @param readBack whether read-back is on, which registers its sensors
      */
-    SchedulerSensors(TtlMetrics metrics, boolean readBack) {
+    SchedulerSensors(TtlMetrics metrics, Collection<String> rules, boolean readBack) {
+        this.metrics = metrics;
         this.scheduled = metrics.counter(TtlMetrics.SCHEDULED);
         this.cancelled = metrics.counter(TtlMetrics.CANCELLED);
         this.unchanged = metrics.counter(TtlMetrics.UNCHANGED);
-        this.emitted = metrics.counter(TtlMetrics.EMITTED);
         this.reemitted = metrics.counter(TtlMetrics.REEMITTED);
-        this.confirmed = metrics.counter(TtlMetrics.CONFIRMED);
-        this.unconfirmed = metrics.counter(TtlMetrics.UNCONFIRMED);
         this.dryRuns = metrics.counter(TtlMetrics.DRY_RUN);
         this.stale = metrics.counter(TtlMetrics.STALE);
         this.resyncStale = metrics.counter(TtlMetrics.RESYNC_STALE);
@@ -52,11 +58,40 @@ final class SchedulerSensors {
         this.ruleRemoved = metrics.counter(TtlMetrics.RULE_REMOVED);
         this.held = metrics.counter(TtlMetrics.HELD);
         this.rescheduled = metrics.counter(TtlMetrics.RESCHEDULED);
-        this.expiryLag = metrics.lag(TtlMetrics.EXPIRY_LAG_MS, "expiry lag (command emitted minus deadline)");
-        this.confirmedLag = metrics.lag(TtlMetrics.CONFIRMED_LAG_MS, "confirmed lag (delete event minus deadline)");
         this.readBacks = readBack ? metrics.counter(TtlMetrics.READ_BACKS) : null;
         this.confirmedByRead = readBack ? metrics.counter(TtlMetrics.CONFIRMED_BY_READ) : null;
         this.rescheduledByRead = readBack ? metrics.counter(TtlMetrics.RESCHEDULED_BY_READ) : null;
         this.readBacksFailed = readBack ? metrics.counter(TtlMetrics.READ_BACKS_FAILED) : null;
+        rules.forEach(this::forRule);
+    }
+
+    /** A first delete command for a document of {@code rule} went out {@code lagMillis} after its deadline. */
+    void emitted(String rule, long lagMillis, long now) {
+        RuleSensors sensors = forRule(rule);
+        sensors.emitted().record(1, now);
+        sensors.expiryLag().record(lagMillis, now);
+    }
+
+    /** A delete of a document of {@code rule} was confirmed {@code lagMillis} after its deadline. */
+    void confirmed(String rule, long lagMillis, long now) {
+        RuleSensors sensors = forRule(rule);
+        sensors.confirmed().record(1, now);
+        sensors.confirmedLag().record(lagMillis, now);
+    }
+
+    /** A document of {@code rule} was given up on: no confirmation after the last attempt. */
+    void unconfirmed(String rule, long now) {
+        forRule(rule).unconfirmed().record(1, now);
+    }
+
+    private RuleSensors forRule(String rule) {
+        return byRule.computeIfAbsent(
+                rule,
+                name -> new RuleSensors(
+                        metrics.counter(TtlMetrics.EMITTED, name),
+                        metrics.lag(TtlMetrics.EXPIRY_LAG_MS, "expiry lag (command emitted minus deadline)", name),
+                        metrics.counter(TtlMetrics.CONFIRMED, name),
+                        metrics.lag(TtlMetrics.CONFIRMED_LAG_MS, "confirmed lag (delete event minus deadline)", name),
+                        metrics.counter(TtlMetrics.UNCONFIRMED, name)));
     }
 }

@@ -23,7 +23,6 @@ import java.util.function.LongSupplier;
  * @param auditEnabled whether an {@code ExpiryEvent} is emitted for each outcome
  * @param maxRecordBytes the largest record the producer sends ({@code max.request.size}), which bounds a delete command
  * @param nanoClock measures a punctuation's own duration; {@link System#nanoTime} outside tests
- * @param listener hears emissions and confirmations, for metrics kept outside Kafka Streams
  * @param readBack reads a document back from MongoDB when its delete goes unconfirmed; empty: no read-back, the
  *     command is only emitted again
  */
@@ -40,7 +39,6 @@ public record SchedulerSettings(
         boolean auditEnabled,
         int maxRecordBytes,
         LongSupplier nanoClock,
-        ExpiryListener listener,
         Optional<DocumentReadBack> readBack) {
 
     /** Settings from the application configuration, for {@code partitions} source partitions. */
@@ -58,26 +56,20 @@ public record SchedulerSettings(
                 config.auditTopic().isPresent(),
                 DeadLetters.producerLimit(config.streamsProperties()),
                 System::nanoTime,
-                ExpiryListener.NONE,
                 Optional.empty());
     }
 
     /** The same settings measuring punctuation time with another clock (tests). */
     public SchedulerSettings withNanoClock(LongSupplier clock) {
-        return with(clock, listener, readBack);
-    }
-
-    /** The same settings reporting to {@code listener}. */
-    public SchedulerSettings withListener(ExpiryListener listener) {
-        return with(nanoClock, listener, readBack);
+        return with(clock, readBack);
     }
 
     /** The same settings reading unconfirmed deletes' documents back through {@code readBack}. */
     public SchedulerSettings withReadBack(DocumentReadBack readBack) {
-        return with(nanoClock, listener, Optional.of(readBack));
+        return with(nanoClock, Optional.of(readBack));
     }
 
-    private SchedulerSettings with(LongSupplier clock, ExpiryListener listener, Optional<DocumentReadBack> readBack) {
+    private SchedulerSettings with(LongSupplier clock, Optional<DocumentReadBack> readBack) {
         return new SchedulerSettings(
                 rules,
                 punctuateInterval,
@@ -91,7 +83,6 @@ public record SchedulerSettings(
                 auditEnabled,
                 maxRecordBytes,
                 clock,
-                listener,
                 readBack);
     }
 

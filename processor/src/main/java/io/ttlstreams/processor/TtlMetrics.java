@@ -1,6 +1,7 @@
 package io.ttlstreams.processor;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.DoubleStream;
@@ -8,21 +9,28 @@ import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.Sensor.RecordingLevel;
+import org.apache.kafka.common.metrics.stats.CumulativeCount;
 import org.apache.kafka.common.metrics.stats.Max;
 import org.apache.kafka.common.metrics.stats.Percentile;
 import org.apache.kafka.common.metrics.stats.Percentiles;
 import org.apache.kafka.common.metrics.stats.Percentiles.BucketSizing;
+import org.apache.kafka.common.metrics.stats.Rate;
+import org.apache.kafka.common.metrics.stats.WindowedCount;
 import org.apache.kafka.streams.StreamsMetrics;
 import org.apache.kafka.streams.processor.api.ProcessingContext;
 
 /**
- * Task-level metrics of ttl-streams, registered through Kafka Streams' own {@link StreamsMetrics} so
- * that they appear in {@code KafkaStreams#metrics()} and JMX beside the built-in ones: group
- * {@code stream-ttl-metrics}, tag {@code ttl-id} = task id, each counter as {@code <name>-total} and
- * {@code <name>-rate}.
+ * The one place ttl-streams records its events: task-level sensors in Kafka Streams' own registry ({@link
+ * StreamsMetrics}), so that they appear in {@code KafkaStreams#metrics()} and JMX beside the built-in ones, and leave
+ * with their task. Group {@code stream-ttl-metrics}, tag {@code ttl-id} = task (plus {@code rule} where the sensor is
+ * per rule); each counter as {@code <name>-total} and {@code <name>-rate}. {@code GET /metrics} exports the same
+ * metrics to Prometheus ({@code io.ttlstreams.metrics.TtlStreamsCollector}); nothing else counts them.
  *
- * <p>Each processor instance owns one {@code TtlMetrics} and creates only the sensors it records, so
- * that closing one processor never removes a sensor another still uses.
+ * <p>Adding a metric: a name constant here and a {@link #counter} (or {@link #lag}) call where it is recorded; JMX,
+ * Prometheus ({@code ttl_<name>_total}) and {@link #total} see it with no further change.
+ *
+ * <p>Each processor instance owns one {@code TtlMetrics} and creates only the sensors it records, so that closing one
+ * processor never removes a sensor another still uses.
  */
 public final class TtlMetrics implements AutoCloseable {
 
@@ -30,11 +38,17 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String SCOPE = "ttl";
     /** The metric group Kafka Streams files the scope's metrics under. */
     public static final String GROUP = "stream-" + SCOPE + "-metrics";
+    /** The tag naming the task. */
+    public static final String TASK_TAG = SCOPE + "-id";
+    /** The tag naming the rule, on the per-rule sensors. */
+    public static final String RULE_TAG = "rule";
+    /** Counter suffix: the count since the sensor was created. */
+    public static final String TOTAL = "-total";
     /** Counter: documents given a (new) deadline. */
     public static final String SCHEDULED = "documents-scheduled";
     /** Counter: scheduled documents cancelled (deleted, no longer expiring, namespace dropped). */
     public static final String CANCELLED = "documents-cancelled";
-    /** Counter: delete commands emitted. */
+    /** Counter, per rule: delete commands emitted (first attempts). */
     public static final String EMITTED = "deletes-emitted";
     /** Counter: records sent to the dead-letter topic. */
     public static final String DEAD_LETTERED = "events-dead-lettered";
@@ -50,9 +64,9 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String RESYNC_STALE = "resyncs-stale";
     /** Counter: delete commands emitted again because no confirmation came in time. */
     public static final String REEMITTED = "deletes-reemitted";
-    /** Counter: deletes the change stream confirmed while their command awaited confirmation. */
+    /** Counter, per rule: deletes the change stream confirmed while their command awaited confirmation. */
     public static final String CONFIRMED = "deletes-confirmed";
-    /** Counter: documents given up on after the last attempt brought no confirmation. */
+    /** Counter, per rule: documents given up on after the last attempt brought no confirmation. */
     public static final String UNCONFIRMED = "deletes-unconfirmed";
     /** Counter: delete commands suppressed by {@code ttl.dry.run}. */
     public static final String DRY_RUN = "deletes-dry-run";
@@ -70,18 +84,18 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String RESCHEDULED_BY_READ = "entries-rescheduled-by-read";
     /** Counter: read-backs that failed, were refused or went unanswered: the command went out again instead. */
     public static final String READ_BACKS_FAILED = "read-backs-failed";
-    /** Distribution: delete command emitted minus deadline, in ms ({@code -p50}, {@code -p99}, {@code -max}). */
+    /** Distribution, per rule: delete command emitted minus deadline, in ms (see {@link #lag}). */
     public static final String EXPIRY_LAG_MS = "expiry-lag-ms";
-    /** Distribution: the change stream's delete event minus the deadline, in ms, for confirmed deletes. */
+    /** Distribution, per rule: the change stream's delete event minus the deadline, in ms, for confirmed deletes. */
     public static final String CONFIRMED_LAG_MS = "confirmed-lag-ms";
 
     /**
      * Lags up to 6 hours, so that percentiles still say something during an outage: 2000 buckets of linearly
      * growing width (about 11 ms at the low end, where lags normally are).
      */
-    private static final double LAG_HISTOGRAM_MAX_MS = 6 * 3_600_000;
+    private static final double LAG_PERCENTILES_MAX_MS = 6 * 3_600_000;
 
-    private static final int LAG_HISTOGRAM_BYTES = 4 * 2_000;
+    private static final int LAG_PERCENTILES_BYTES = 4 * 2_000;
 
     private final StreamsMetrics streamsMetrics;
     private final String taskId;
@@ -91,41 +105,74 @@ public final class TtlMetrics implements AutoCloseable {
     private TtlMetrics(StreamsMetrics streamsMetrics, String taskId) {
         this.streamsMetrics = streamsMetrics;
         this.taskId = taskId;
-        this.tags = Map.of("thread-id", Thread.currentThread().getName(), SCOPE + "-id", taskId);
+        this.tags = Map.of("thread-id", Thread.currentThread().getName(), TASK_TAG, taskId);
     }
 
     /** Metrics of the task the given processor context belongs to. */
     public static TtlMetrics forTask(ProcessingContext context) {
-        return new TtlMetrics(context.metrics(), context.taskId().toString());
+        return forTask(context.metrics(), context.taskId().toString());
+    }
+
+    /** Metrics of task {@code taskId} in {@code streamsMetrics}. */
+    public static TtlMetrics forTask(StreamsMetrics streamsMetrics, String taskId) {
+        return new TtlMetrics(streamsMetrics, taskId);
     }
 
     /** Returns a counter sensor recording {@code <name>-total} and {@code <name>-rate}. */
     public Sensor counter(String name) {
-        Sensor sensor = streamsMetrics.addRateTotalSensor(SCOPE, taskId, name, RecordingLevel.INFO);
-        sensors.add(sensor);
+        return counter(name, Map.of());
+    }
+
+    /** Returns a counter sensor of one rule, tagged {@code rule}. */
+    public Sensor counter(String name, String rule) {
+        return counter(name, Map.of(RULE_TAG, rule));
+    }
+
+    private Sensor counter(String name, Map<String, String> extraTags) {
+        Sensor sensor = sensor(name, extraTags);
+        Map<String, String> all = tags(extraTags);
+        sensor.add(new MetricName(name + TOTAL, GROUP, "Total " + name, all), new CumulativeCount());
+        sensor.add(new MetricName(name + "-rate", GROUP, name + " per second", all), new Rate(new WindowedCount()));
         return sensor;
     }
 
     /**
-     * Returns a sensor recording a lag distribution in milliseconds as {@code <name>-p50}, {@code -p99} and {@code
-     * -max}, e.g. {@link #EXPIRY_LAG_MS} or {@link #CONFIRMED_LAG_MS}.
+     * Returns a sensor recording one rule's lag distribution in milliseconds, e.g. {@link #EXPIRY_LAG_MS}: {@code
+     * <name>-p50}, {@code -p99} and {@code -max} over the last samples (about a minute), and since creation {@code
+     * -count}, {@code -sum} and the cumulative {@link LagHistogram} buckets {@code -le-<ms>}.
      */
-    public Sensor lag(String name, String what) {
-        Sensor sensor = streamsMetrics.addSensor(SCOPE + "." + taskId + "." + name, RecordingLevel.INFO);
+    public Sensor lag(String name, String what, String rule) {
+        Map<String, String> all = tags(Map.of(RULE_TAG, rule));
+        Sensor sensor = sensor(name, Map.of(RULE_TAG, rule));
         sensor.add(new Percentiles(
-                LAG_HISTOGRAM_BYTES,
-                LAG_HISTOGRAM_MAX_MS,
+                LAG_PERCENTILES_BYTES,
+                LAG_PERCENTILES_MAX_MS,
                 BucketSizing.LINEAR,
-                new Percentile(name(name + "-p50", "Median " + what + " in ms"), 50),
-                new Percentile(name(name + "-p99", "99th percentile " + what + " in ms"), 99)));
-        sensor.add(name(name + "-max", "Maximum " + what + " in ms"), new Max());
+                new Percentile(new MetricName(name + "-p50", GROUP, "Median " + what + " in ms", all), 50),
+                new Percentile(new MetricName(name + "-p99", GROUP, "99th percentile " + what + " in ms", all), 99)));
+        sensor.add(new MetricName(name + "-max", GROUP, "Maximum " + what + " in ms", all), new Max());
+        sensor.add(new LagHistogram(name, GROUP, what, all));
+        return sensor;
+    }
+
+    private Sensor sensor(String name, Map<String, String> extraTags) {
+        String qualifier = extraTags.isEmpty() ? "" : "." + String.join(".", extraTags.values());
+        String sensorName = SCOPE + "." + taskId + "." + name + qualifier;
+        Sensor sensor = streamsMetrics.addSensor(sensorName, RecordingLevel.INFO);
         sensors.add(sensor);
         return sensor;
+    }
+
+    private Map<String, String> tags(Map<String, String> extraTags) {
+        Map<String, String> all = new LinkedHashMap<>(tags);
+        all.putAll(extraTags);
+        return all;
     }
 
     /**
      * The values of metric {@code name} of this group in {@code metrics} ({@code KafkaStreams#metrics()}), one per task
-     * this instance runs; tasks that moved away no longer count. Values that are not finite numbers are left out.
+     * (and rule) this instance runs; tasks that moved away no longer count. Values that are not finite numbers are
+     * left out.
      */
     public static DoubleStream values(Map<MetricName, ? extends Metric> metrics, String name) {
         return metrics.entrySet().stream()
@@ -139,11 +186,7 @@ public final class TtlMetrics implements AutoCloseable {
 
     /** The sum of counter {@code counter} ({@code <counter>-total}) over the tasks this instance runs. */
     public static double total(Map<MetricName, ? extends Metric> metrics, String counter) {
-        return values(metrics, counter + "-total").sum();
-    }
-
-    private MetricName name(String name, String description) {
-        return new MetricName(name, GROUP, description, tags);
+        return values(metrics, counter + TOTAL).sum();
     }
 
     @Override

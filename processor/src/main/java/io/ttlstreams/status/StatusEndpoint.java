@@ -5,7 +5,7 @@ import io.ttlstreams.health.Health;
 import io.ttlstreams.health.SourceFreshness;
 import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.http.Response;
-import io.ttlstreams.metrics.ExpiryMetrics;
+import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.metrics.ScheduleMetrics;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,7 +38,7 @@ public final class StatusEndpoint {
     private final HostInfo self;
     private final Health health;
     private final ScheduleMetrics schedule;
-    private final ExpiryMetrics expiries;
+    private final ExpiryFigures expiries;
     private final DoubleSupplier deadLettered;
     private final Optional<ConnectorMonitor> connectors;
     private final SourceFreshness sources;
@@ -49,7 +49,7 @@ public final class StatusEndpoint {
             HostInfo self,
             Health health,
             ScheduleMetrics schedule,
-            ExpiryMetrics expiries,
+            ExpiryFigures expiries,
             DoubleSupplier deadLettered,
             Optional<ConnectorMonitor> connectors,
             SourceFreshness sources) {
@@ -136,7 +136,7 @@ public final class StatusEndpoint {
             double deletesConfirmed,
             double deletesUnconfirmed,
             double deadLettered,
-            ExpiryMetrics.LagSummary expiryLag,
+            ExpiryFigures.LagSummary expiryLag,
             List<ConnectorMonitor.Described> connectors,
             List<Source> sources) {}
 

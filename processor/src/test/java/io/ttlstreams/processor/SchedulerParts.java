@@ -12,6 +12,7 @@ import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.topology.TtlTopology;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -64,7 +65,9 @@ final class SchedulerParts {
         // A clock that stands still: no test here spends a punctuation's time budget.
         this.settings = SchedulerSettings.from(config, 1).withNanoClock(() -> 0);
         this.sensors = new SchedulerSensors(
-                TtlMetrics.forTask(context), settings.readBack().isPresent());
+                TtlMetrics.forTask(context),
+                List.of("sessions"),
+                settings.readBack().isPresent());
         this.audit = new AuditWriter(settings.auditEnabled(), context, TtlTopology.AUDIT_SINK);
     }
 

@@ -2,6 +2,7 @@ package io.ttlstreams.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.junit.jupiter.api.Test;
 
@@ -11,7 +12,7 @@ class SchedulerSensorsTest {
     void shouldRegisterNoReadBackSensorsWhenReadBackIsOff() {
         MockProcessorContext<String, Object> context = new MockProcessorContext<>();
 
-        SchedulerSensors sensors = new SchedulerSensors(TtlMetrics.forTask(context), false);
+        SchedulerSensors sensors = new SchedulerSensors(TtlMetrics.forTask(context), List.of("sessions"), false);
 
         assertThat(sensors.scheduled).isNotNull();
         assertThat(sensors.readBacks).isNull();
@@ -23,7 +24,7 @@ class SchedulerSensorsTest {
     void shouldRegisterTheReadBackSensorsWhenReadBackIsOn() {
         MockProcessorContext<String, Object> context = new MockProcessorContext<>();
 
-        SchedulerSensors sensors = new SchedulerSensors(TtlMetrics.forTask(context), true);
+        SchedulerSensors sensors = new SchedulerSensors(TtlMetrics.forTask(context), List.of("sessions"), true);
         sensors.readBacks.record();
 
         assertThat(TtlMetrics.total(context.metrics().metrics(), TtlMetrics.READ_BACKS))
