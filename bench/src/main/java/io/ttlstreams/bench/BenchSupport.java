@@ -1,6 +1,7 @@
 package io.ttlstreams.bench;
 
 import io.ttlstreams.config.HttpOptions;
+import io.ttlstreams.config.RulesOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
@@ -70,7 +71,7 @@ final class BenchSupport {
                 APPLICATION_ID,
                 StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
                 "unused:9092",
-                TtlStreamsConfig.RULES_CONFIG,
+                RulesOptions.RULES_CONFIG,
                 RULE,
                 "ttl.rule.sessions.namespace",
                 NAMESPACE,

@@ -7,6 +7,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import io.ttlstreams.config.RulesOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.embedded.app.EmbeddedOptions;
 import io.ttlstreams.embedded.app.EmbeddedPipeline;
@@ -67,7 +68,7 @@ final class EndToEndLagBench {
     void run() throws InterruptedException {
         long startNanos = System.nanoTime();
         TtlStreamsConfig config = new TtlStreamsConfig(Map.of(
-                TtlStreamsConfig.RULES_CONFIG,
+                RulesOptions.RULES_CONFIG,
                 BenchSupport.RULE,
                 "ttl.rule.sessions.namespace",
                 BenchSupport.NAMESPACE,

@@ -6,22 +6,15 @@ import io.ttlstreams.secrets.BasicCredentials;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
-import java.util.ServiceLoader;
-import java.util.regex.Pattern;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigDef.Importance;
-import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
-import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * The ttl-streams configuration: the TTL rules, the topics, the scheduler's budget, the options modules add (the
@@ -32,37 +25,13 @@ import org.apache.kafka.streams.StreamsConfig;
  * a bad value, a missing required option, an option of the other TTL mode, or an unknown {@code ttl.*} or
  * {@code embedded.*} key (Kafka would ignore it, so that a typo would silently change what gets deleted).
  *
- * <p>The options are defined by concern, each group in its own class ({@link SourceOptions}, {@link
+ * <p>The options are defined by concern, each group in its own class ({@link RulesOptions}, {@link SourceOptions}, {@link
  * OutputTopicOptions}, {@link SchedulerOptions}, {@link ConnectOptions}, {@link FailureHandlingOptions}, {@link
  * SecurityOptions}, {@link ResyncOptions}, {@link HttpOptions}, {@link RuleConfig} per rule, and each {@link
- * ConfigFragment} on the classpath); this class composes them, checks what spans several, and reads them.
+ * ConfigFragment} on the classpath, composed by {@link ConfigDefinition}); this class checks what spans several
+ * groups and reads them.
  */
 public final class TtlStreamsConfig extends AbstractConfig {
-
-    private static final String RULES_GROUP = "Rules";
-
-    public static final String RULES_CONFIG = "ttl.rules";
-    public static final String RULES_DOC = "Names of the TTL rules, each configured under ttl.rule.<name>. (see the"
-            + " rule options). Names use letters, digits, '-' and '_'.";
-
-    /** Kafka Streams' {@code application.id} unless the configuration sets one. */
-    public static final String DEFAULT_APPLICATION_ID = "ttl-streams";
-    /** The consumer's {@code session.timeout.ms} unless the configuration sets one. */
-    public static final int DEFAULT_SESSION_TIMEOUT_MS = 10_000;
-    /** The consumer's {@code heartbeat.interval.ms} unless the configuration sets one. */
-    public static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 3_000;
-
-    /** Letters, digits, '-' and '_': a rule name becomes one dot-free segment of its option keys. */
-    private static final Pattern RULE_NAME = Pattern.compile("[A-Za-z0-9_-]+");
-
-    private static final ConfigDef BASE = baseDefinition();
-
-    /**
-     * {@value #RULES_CONFIG} alone, which the definition depends on. Read before config providers resolve
-     * {@code ${...}} references, so no other option is validated then.
-     */
-    private static final ConfigDef RULE_NAMES =
-            new ConfigDef().define(BASE.configKeys().get(RULES_CONFIG));
 
     private final TtlRules rules;
     private final TopicNamespaceMapping topicNamespaceMapping;
@@ -77,10 +46,10 @@ public final class TtlStreamsConfig extends AbstractConfig {
      *                         key
      */
     public TtlStreamsConfig(Map<?, ?> props) {
-        super(definition(props), props);
+        super(ConfigDefinition.of(props), props);
         this.commandSigningKey = SecurityOptions.signingKey(getPassword(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG));
         this.httpAuthToken = HttpOptions.authToken(getPassword(HttpOptions.HTTP_AUTH_TOKEN_CONFIG));
-        this.rules = new TtlRules(getList(RULES_CONFIG).stream()
+        this.rules = new TtlRules(getList(RulesOptions.RULES_CONFIG).stream()
                 .map(name -> RuleConfig.toRule(name, this))
                 .toList());
         this.topicNamespaceMapping = new TopicNamespaceMapping(
@@ -143,17 +112,17 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     /** The options other than the per-rule ones, for tools and documentation; a copy. */
     public static ConfigDef configDef() {
-        return new ConfigDef(BASE);
+        return new ConfigDef(ConfigDefinition.BASE);
     }
 
     /** The Markdown reference of every option, generated from the ConfigDefs, as the README shows it. */
     public static String configReferenceMarkdown() {
-        return "## ttl-streams options\n\n" + ConfigReference.markdown(BASE, "")
-                + "## Rule options\n\nOne set per name in " + RULES_CONFIG + ".\n\n"
+        return "## ttl-streams options\n\n" + ConfigReference.markdown(ConfigDefinition.BASE, "")
+                + "## Rule options\n\nOne set per name in " + RulesOptions.RULES_CONFIG + ".\n\n"
                 + ConfigReference.markdown(RuleConfig.configDef(), RuleConfig.PREFIX + "<name>.");
     }
 
-    /** The TTL rules, in the order of {@value #RULES_CONFIG}. */
+    /** The TTL rules, in the order of {@value RulesOptions#RULES_CONFIG}. */
     public TtlRules rules() {
         return rules;
     }
@@ -338,94 +307,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
     }
 
     /**
-     * The Kafka Streams settings: every key outside {@code ttl.} and {@code embedded.}, over these defaults:
-     *
-     * <ul>
-     *   <li>{@code application.id=ttl-streams};</li>
-     *   <li>{@code processing.guarantee=exactly_once_v2}: deletes and schedule updates commit together;</li>
-     *   <li>{@code max.task.idle.ms=-1}: every task also reads the control topic, which is nearly always empty, and
-     *       waiting on it would only delay change events; their order against namespace drops is settled by
-     *       clusterTime (see the namespace-epochs store), not by arrival;</li>
-     *   <li>{@code session.timeout.ms=10000} and {@code heartbeat.interval.ms=3000} (Kafka's: 45 s and 3 s): an
-     *       instance that dies without leaving the group holds its partitions until the session times out, and
-     *       every document due meanwhile is late by that much;</li>
-     *   <li>{@code num.standby.replicas=1}: another instance keeps a warm copy of each task's stores, so that a
-     *       takeover does not first replay the changelogs (no effect with a single instance).</li>
-     * </ul>
-     *
-     * {@code bootstrap.servers} has no default: pointing at a broker by accident is worse than failing. The exception
-     * handlers that dead-letter are the topology's to add ({@code TtlTopology.streamsProperties}). A fresh copy on
-     * each call.
+     * The Kafka Streams settings: every key outside {@code ttl.} and {@code embedded.}, over {@link StreamsDefaults}.
+     * The exception handlers that dead-letter are the topology's to add ({@code TtlTopology.streamsProperties}). A
+     * fresh copy on each call.
      */
     public Properties streamsProperties() {
-        Properties properties = new Properties();
-        properties.put(StreamsConfig.APPLICATION_ID_CONFIG, DEFAULT_APPLICATION_ID);
-        properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        properties.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, Long.toString(StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
-        // Unprefixed, so that a user's session.timeout.ms, consumer.session.timeout.ms or
-        // main.consumer.session.timeout.ms wins, as Kafka Streams lets the more specific setting win.
-        properties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Integer.toString(DEFAULT_SESSION_TIMEOUT_MS));
-        properties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Integer.toString(DEFAULT_HEARTBEAT_INTERVAL_MS));
-        properties.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1");
-        originals().forEach((key, value) -> {
-            if (!UnknownKeys.isOwn(key) && value != null) {
-                properties.put(key, value);
-            }
-        });
-        return properties;
-    }
-
-    /**
-     * The base options plus, for each name in {@value #RULES_CONFIG}, the rule options under
-     * {@code ttl.rule.<name>.}: the definition depends on the values, as Kafka Connect's does for transforms.
-     */
-    private static ConfigDef definition(Map<?, ?> props) {
-        @SuppressWarnings("unchecked") // LIST options parse to List<String>
-        List<String> ruleNames = (List<String>) RULE_NAMES.parse(props).get(RULES_CONFIG);
-        ConfigDef definition = new ConfigDef(BASE);
-        ruleNames.forEach(name -> RuleConfig.embedInto(definition, name));
-        UnknownKeys.reject(props, definition, ruleNames);
-        return definition;
-    }
-
-    /** The options other than the per-rule ones, by concern, in the order the reference documents them. */
-    private static ConfigDef baseDefinition() {
-        ConfigDef definition = new ConfigDef();
-        new OptionGroup(definition, RULES_GROUP)
-                .define(
-                        RULES_CONFIG,
-                        Type.LIST,
-                        ConfigDef.NO_DEFAULT_VALUE,
-                        Validators.of(
-                                "distinct names of letters, digits, - and _, at least one",
-                                TtlStreamsConfig::checkRuleNames),
-                        Importance.HIGH,
-                        RULES_DOC);
-        SourceOptions.embedInto(definition);
-        OutputTopicOptions.embedInto(definition);
-        SchedulerOptions.embedInto(definition);
-        ConnectOptions.embedInto(definition);
-        // The modules' fragments (module embedded's embedded.* options) where that group has always been documented.
-        ServiceLoader.load(ConfigFragment.class).stream()
-                .sorted(Comparator.comparing(provider -> provider.type().getName()))
-                .forEach(provider -> provider.get().embedInto(definition));
-        FailureHandlingOptions.embedInto(definition);
-        SecurityOptions.embedInto(definition);
-        ResyncOptions.embedInto(definition);
-        HttpOptions.embedInto(definition);
-        return definition;
-    }
-
-    private static void checkRuleNames(Object value) {
-        List<String> names = Validators.distinct((List<?>) value);
-        if (names.isEmpty()) {
-            throw new IllegalArgumentException("List at least one rule");
-        }
-        for (String name : names) {
-            if (!RULE_NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException("Rule name '" + name + "' may use only letters, digits, - and _");
-            }
-        }
+        return StreamsDefaults.over(originals());
     }
 
     private static Optional<String> nonEmpty(String value) {

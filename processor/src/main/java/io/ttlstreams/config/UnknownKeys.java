@@ -50,7 +50,7 @@ final class UnknownKeys {
             }
             String ruleName = rest.substring(0, dot);
             if (!ruleNames.contains(ruleName)) {
-                return "rule '" + ruleName + "' is not listed in " + TtlStreamsConfig.RULES_CONFIG + " " + ruleNames;
+                return "rule '" + ruleName + "' is not listed in " + RulesOptions.RULES_CONFIG + " " + ruleNames;
             }
             String option = rest.substring(dot + 1);
             Collection<String> options = RuleConfig.configDef().names();

@@ -1,0 +1,56 @@
+package io.ttlstreams.config;
+
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * The Kafka Streams settings ttl-streams starts from, which the configuration's own (every key outside {@code ttl.}
+ * and {@code embedded.}) override:
+ *
+ * <ul>
+ *   <li>{@code application.id=ttl-streams};</li>
+ *   <li>{@code processing.guarantee=exactly_once_v2}: deletes and schedule updates commit together;</li>
+ *   <li>{@code max.task.idle.ms=-1}: every task also reads the control topic, which is nearly always empty, and
+ *       waiting on it would only delay change events; their order against namespace drops is settled by
+ *       clusterTime (see the namespace-epochs store), not by arrival;</li>
+ *   <li>{@code session.timeout.ms=10000} and {@code heartbeat.interval.ms=3000} (Kafka's: 45 s and 3 s): an
+ *       instance that dies without leaving the group holds its partitions until the session times out, and
+ *       every document due meanwhile is late by that much;</li>
+ *   <li>{@code num.standby.replicas=1}: another instance keeps a warm copy of each task's stores, so that a
+ *       takeover does not first replay the changelogs (no effect with a single instance).</li>
+ * </ul>
+ *
+ * {@code bootstrap.servers} has no default: pointing at a broker by accident is worse than failing.
+ */
+public final class StreamsDefaults {
+
+    /** Kafka Streams' {@code application.id} unless the configuration sets one. */
+    public static final String DEFAULT_APPLICATION_ID = "ttl-streams";
+    /** The consumer's {@code session.timeout.ms} unless the configuration sets one. */
+    public static final int DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+    /** The consumer's {@code heartbeat.interval.ms} unless the configuration sets one. */
+    public static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 3_000;
+
+    private StreamsDefaults() {}
+
+    /** The defaults with the Kafka Streams settings among {@code originals} over them; a fresh copy. */
+    static Properties over(Map<String, Object> originals) {
+        Properties properties = new Properties();
+        properties.put(StreamsConfig.APPLICATION_ID_CONFIG, DEFAULT_APPLICATION_ID);
+        properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        properties.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, Long.toString(StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
+        // Unprefixed, so that a user's session.timeout.ms, consumer.session.timeout.ms or
+        // main.consumer.session.timeout.ms wins, as Kafka Streams lets the more specific setting win.
+        properties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Integer.toString(DEFAULT_SESSION_TIMEOUT_MS));
+        properties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Integer.toString(DEFAULT_HEARTBEAT_INTERVAL_MS));
+        properties.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1");
+        originals.forEach((key, value) -> {
+            if (!UnknownKeys.isOwn(key) && value != null) {
+                properties.put(key, value);
+            }
+        });
+        return properties;
+    }
+}
