@@ -2,9 +2,7 @@ package io.ttlstreams.bench;
 
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.TtlMetrics;
-import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.topology.TtlTopology;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,22 +10,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.processor.StateRestoreListener;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
- * Figures 3 and 5 on the embedded broker: what scheduling costs per change event, against a pass-through topology,
- * and the restore of a wiped instance.
+ * Figure 3 on the embedded broker: what scheduling costs per change event, against a pass-through topology; its last
+ * round also times the restore of a wiped instance ({@link RestoreBench}, figure 5).
  *
  * <p>Both workloads are produced once and read by every run from the beginning: {@code inserts} (N new documents,
  * each one scheduled) and {@code noop-updates} (one update per document that changes a field no rule reads, so
@@ -126,16 +116,6 @@ final class BrokerBench {
         }
     }
 
-    /** The restart after wiping the state directory; times from start(). */
-    record RestoreRow(
-            int events,
-            long scheduleEntries,
-            long indexEntries,
-            long restoredRecords,
-            double runningMs,
-            double restoredMs,
-            double countedMs) {}
-
     static final List<Variant> VARIANTS = List.of(Variant.TTL_STREAMS, Variant.PASS_THROUGH);
 
     private static final String INSERTS_TOPIC = "bench.inserts";
@@ -146,7 +126,7 @@ final class BrokerBench {
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
 
     final List<Run> runs = new ArrayList<>();
-    RestoreRow restore;
+    RestoreBench.Row restore;
 
     private final BenchBroker broker;
     private final int events;
@@ -170,70 +150,9 @@ final class BrokerBench {
         return rounds;
     }
 
-    /** Medians over the rounds of one variant on one workload. */
-    record Summary(
-            Variant variant,
-            Workload workload,
-            int runs,
-            double streamCpuMicros,
-            double streamCpuMicrosMin,
-            double streamCpuMicrosMax,
-            double clientCpuMicros,
-            double processCpuMicros,
-            double bytesPerEvent,
-            double eventsPerSecond,
-            long producerRetries,
-            long producerErrors) {}
-
-    Summary summary(Variant variant, Workload workload) {
-        List<Run> of = runs.stream()
-                .filter(r -> r.variant() == variant && r.workload() == workload)
-                .toList();
-        double[] cpu = of.stream().mapToDouble(Run::streamCpuMicrosPerEvent).toArray();
-        return new Summary(
-                variant,
-                workload,
-                of.size(),
-                Stats.median(cpu),
-                Stats.min(cpu),
-                Stats.max(cpu),
-                Stats.median(
-                        of.stream().mapToDouble(Run::clientCpuMicrosPerEvent).toArray()),
-                Stats.median(
-                        of.stream().mapToDouble(Run::processCpuMicrosPerEvent).toArray()),
-                Stats.median(of.stream().mapToDouble(Run::bytesPerEvent).toArray()),
-                Stats.median(of.stream().mapToDouble(Run::eventsPerSecond).toArray()),
-                of.stream().mapToLong(Run::producerRetries).sum(),
-                of.stream().mapToLong(Run::producerErrors).sum());
-    }
-
-    /** Median stream-thread CPU per event of ttl-streams over the pass-through's, on one workload. */
-    double cpuRatio(Workload workload) {
-        return summary(Variant.TTL_STREAMS, workload).streamCpuMicros()
-                / summary(Variant.PASS_THROUGH, workload).streamCpuMicros();
-    }
-
-    /** The same ratio round by round (each round's two runs), to show how much it moves. */
-    double[] cpuRatioByRound(Workload workload) {
-        double[] ratios = new double[rounds];
-        for (int round = 1; round <= rounds; round++) {
-            ratios[round - 1] = run(round, Variant.TTL_STREAMS, workload).streamCpuMicrosPerEvent()
-                    / run(round, Variant.PASS_THROUGH, workload).streamCpuMicrosPerEvent();
-        }
-        return ratios;
-    }
-
-    private Run run(int round, Variant variant, Workload workload) {
-        return runs.stream()
-                .filter(r -> r.round() == round && r.variant() == variant && r.workload() == workload)
-                .findFirst()
-                .orElseThrow();
-    }
-
-    /** Median wall-clock events/s of ttl-streams over the pass-through's: secondary, noisy on a shared machine. */
-    double wallRatio(Workload workload) {
-        return summary(Variant.TTL_STREAMS, workload).eventsPerSecond()
-                / summary(Variant.PASS_THROUGH, workload).eventsPerSecond();
+    /** The medians and ratios of the runs so far. */
+    BrokerMedians medians() {
+        return new BrokerMedians(runs, rounds);
     }
 
     /** {@code items} rotated left by {@code by}: round r of a harness runs {@code rotated(variants, r - 1)}. */
@@ -302,7 +221,7 @@ final class BrokerBench {
                 TtlStreamsConfig inserts = broker.ttlConfig(app, insertsTopic, Map.of());
                 unit.add(measure(round, position, variant, Workload.INSERTS, app, inserts, ttlStreams(inserts)));
                 if (measureRestore) {
-                    restore = restore(app, inserts);
+                    restore = RestoreBench.measure(broker, app, inserts, events, log);
                 }
                 TtlStreamsConfig updates = broker.ttlConfig(app, updatesTopic, Map.of());
                 unit.add(measure(round, position, variant, Workload.NOOP_UPDATES, app, updates, ttlStreams(updates)));
@@ -322,7 +241,7 @@ final class BrokerBench {
         return unit;
     }
 
-    private static KafkaStreams ttlStreams(TtlStreamsConfig config) {
+    static KafkaStreams ttlStreams(TtlStreamsConfig config) {
         return new KafkaStreams(
                 TtlTopology.build(config, BenchBroker.PARTITIONS), TtlTopology.streamsProperties(config));
     }
@@ -411,74 +330,5 @@ final class BrokerBench {
             }
         });
         return new Run(round, position, variant, workload, processed, cost, written, retries, errors, scheduled);
-    }
-
-    /** Wipes the closed instance's state directory, starts it again and times the restoration. */
-    private RestoreRow restore(String app, TtlStreamsConfig config) throws InterruptedException {
-        Path stateDir = broker.stateDir(app);
-        BenchSupport.deleteRecursively(stateDir);
-        KafkaStreams streams = ttlStreams(config);
-        Map<String, Long> restoredByStore = new ConcurrentHashMap<>();
-        AtomicLong lastRestoreEnd = new AtomicLong();
-        streams.setGlobalStateRestoreListener(new StateRestoreListener() {
-            @Override
-            public void onRestoreStart(
-                    TopicPartition partition, String store, long startingOffset, long endingOffset) {}
-
-            @Override
-            public void onBatchRestored(
-                    TopicPartition partition, String store, long batchEndOffset, long numRestored) {}
-
-            @Override
-            public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
-                restoredByStore.merge(store, totalRestored, Long::sum);
-                lastRestoreEnd.set(System.nanoTime());
-            }
-        });
-        long start = System.nanoTime();
-        try (StreamsRun run = StreamsRun.start(streams, app)) {
-            run.awaitRunning(Duration.ofMinutes(10));
-            long running = run.runningAtNanos();
-            long[] counts = new long[2];
-            run.await(
-                    "holding all " + events + " entries",
-                    () -> {
-                        counts[0] = countEntries(streams, ScheduleStores.SCHEDULE);
-                        counts[1] = countEntries(streams, ScheduleStores.INDEX);
-                        return counts[0] >= events && counts[1] >= events;
-                    },
-                    Duration.ofMinutes(10));
-            long counted = System.nanoTime();
-            long restoreEnd = lastRestoreEnd.get() == 0 ? running : lastRestoreEnd.get();
-            RestoreRow row = new RestoreRow(
-                    events,
-                    counts[0],
-                    counts[1],
-                    restoredByStore.values().stream().mapToLong(Long::longValue).sum(),
-                    (running - start) / 1e6,
-                    (restoreEnd - start) / 1e6,
-                    (counted - start) / 1e6);
-            log.accept(String.format(
-                    Locale.ROOT, "restore of %d entries: RUNNING after %.0f ms", events, row.runningMs()));
-            return row;
-        }
-    }
-
-    /** Entries in a store, or -1 while it cannot be queried yet (restoring, migrating). */
-    private static long countEntries(KafkaStreams streams, String store) {
-        try {
-            ReadOnlyKeyValueStore<Object, Object> kv =
-                    streams.store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.keyValueStore()));
-            long n = 0;
-            try (KeyValueIterator<Object, Object> all = kv.all()) {
-                while (all.hasNext()) {
-                    all.next();
-                    n++;
-                }
-            }
-            return n;
-        } catch (InvalidStateStoreException e) {
-            return -1;
-        }
     }
 }

@@ -73,9 +73,9 @@ final class Plots {
     }
 
     /** Median stream-thread CPU per event, by workload and variant. */
-    static void cpuPerEvent(List<BrokerBench.Summary> medians, int rounds, String subtitle, Path file) {
+    static void cpuPerEvent(List<BrokerMedians.Summary> medians, int rounds, String subtitle, Path file) {
         DefaultCategoryDataset dataset = new DefaultCategoryDataset();
-        for (BrokerBench.Summary median : medians) {
+        for (BrokerMedians.Summary median : medians) {
             dataset.addValue(median.streamCpuMicros(), median.variant().label, median.workload().label);
         }
         JFreeChart chart = ChartFactory.createBarChart(
