@@ -37,7 +37,7 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
     private final Outputs outputs;
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
-    private Sensor deadLettered;
+    private DeadLetterRoute deadLetterRoute;
     private Sensor skipped;
 
     /**
@@ -58,7 +58,7 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
     public void init(ProcessorContext<String, Object> context) {
         this.context = context;
         this.metrics = TtlMetrics.forTask(context);
-        this.deadLettered = metrics.counter(TtlMetrics.DEAD_LETTERED);
+        this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
         this.skipped = metrics.counter(TtlMetrics.SKIPPED);
     }
 
@@ -76,8 +76,7 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
             }
             // Whatever the cause, a malformed event must not stop the processor: park it, count it.
             LOG.debug("Dead-lettering change event at {}: {}", source, e.toString());
-            deadLettered.record();
-            context.forward(deadLetters.letter(record, record.value(), source, e), outputs.deadLetters());
+            deadLetterRoute.park(record, source, e);
             return;
         }
         if (event.operationType() == OperationType.OTHER) {

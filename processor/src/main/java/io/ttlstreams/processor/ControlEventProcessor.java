@@ -4,7 +4,6 @@ import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.serde.ChangeEventSerde;
 import java.util.Optional;
-import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -32,7 +31,7 @@ public final class ControlEventProcessor implements Processor<String, String, St
     private final Outputs outputs;
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
-    private Sensor deadLettered;
+    private DeadLetterRoute deadLetterRoute;
 
     /**
      * @param window the event times accepted around a record's timestamp
@@ -49,7 +48,7 @@ public final class ControlEventProcessor implements Processor<String, String, St
     public void init(ProcessorContext<String, Object> context) {
         this.context = context;
         this.metrics = TtlMetrics.forTask(context);
-        this.deadLettered = metrics.counter(TtlMetrics.DEAD_LETTERED);
+        this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
     }
 
     @Override
@@ -67,8 +66,7 @@ public final class ControlEventProcessor implements Processor<String, String, St
                 throw e;
             }
             LOG.debug("Dead-lettering control record at {}: {}", source, e.toString());
-            deadLettered.record();
-            context.forward(deadLetters.letter(record, record.value(), source, e), outputs.deadLetters());
+            deadLetterRoute.park(record, source, e);
             return;
         }
         context.forward(record.withValue(event), outputs.scheduler());
