@@ -50,14 +50,14 @@ final class BenchReport {
         results.json.put("summary", results.summary);
         PunctuationFigures punctuationFigures = new PunctuationFigures(results, punctuation, options.sizes());
         LagFigures lagFigures = new LagFigures(results, lag, e2eLag);
-        BrokerFigures brokerFigures = new BrokerFigures(results, broker);
-        double speedup = punctuationFigures.punctuation();
-        lagFigures.lag();
-        double[] cpu = brokerFigures.broker();
+        BrokerFigures brokerFigures = new BrokerFigures(results, broker, broker.medians());
+        double speedup = punctuationFigures.cost();
+        lagFigures.simulated();
+        double[] cpu = brokerFigures.costPerEvent();
         punctuationFigures.state();
         brokerFigures.restore();
-        lagFigures.e2eLag();
-        double drain = new MassExpiryFigures(results, massExpiry).massExpiry();
+        lagFigures.endToEnd();
+        double drain = new MassExpiryFigures(results, massExpiry).drain();
 
         double loadAtEnd = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                 .getSystemLoadAverage();

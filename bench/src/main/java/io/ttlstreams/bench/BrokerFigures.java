@@ -10,27 +10,17 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /** Figures 3 and 5 of a bench run: CPU and bytes per change event against the pass-through, and the restore. */
-final class BrokerFigures {
+record BrokerFigures(BenchResults results, BrokerBench broker, BrokerMedians medians) {
 
     /** The targets of issue 13 (benchmarks, not timed tests). */
-    private static final double TARGET_CPU_RATIO = 1.5;
+    private static final Map<Workload, Double> TARGET_CPU_RATIO =
+            Map.of(Workload.INSERTS, 1.5, Workload.NOOP_UPDATES, 1.1);
 
-    private static final double TARGET_NOOP_CPU_RATIO = 1.1;
     private static final double TARGET_BYTES_PER_EVENT = 120;
     private static final double TARGET_RESTORE_RUNNING_MS = 5_000;
 
-    private final BenchResults results;
-    private final BrokerBench broker;
-    private final BrokerMedians medians;
-
-    BrokerFigures(BenchResults results, BrokerBench broker) {
-        this.results = results;
-        this.broker = broker;
-        this.medians = broker.medians();
-    }
-
     /** Figure 3; returns cpu_ratio, noop_cpu_ratio and ttl-streams' bytes per inserted event. */
-    double[] broker() {
+    double[] costPerEvent() {
         List<Map<String, Object>> runRows = new ArrayList<>();
         for (BrokerBench.Run run : broker.runs) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -109,23 +99,9 @@ final class BrokerFigures {
         results.writeCsv("broker-medians.csv", medianRows);
         results.json.put("broker_medians", medianRows);
 
-        double cpuRatio = medians.cpuRatio(Workload.INSERTS);
-        double noopRatio = medians.cpuRatio(Workload.NOOP_UPDATES);
+        double cpuRatio = cpuRatio(Workload.INSERTS, "inserts");
+        double noopRatio = cpuRatio(Workload.NOOP_UPDATES, "no-op updates");
         double bytes = medians.summary(Variant.TTL_STREAMS, Workload.INSERTS).bytesPerEvent();
-        results.stdout.printf(
-                Locale.ROOT,
-                "CPU ratio ttl-streams / pass-through, inserts: %.2f (rounds %s; target <= %.1f: %s)%n",
-                cpuRatio,
-                BenchResults.ratios(medians.cpuRatioByRound(Workload.INSERTS)),
-                TARGET_CPU_RATIO,
-                BenchResults.verdict(cpuRatio <= TARGET_CPU_RATIO));
-        results.stdout.printf(
-                Locale.ROOT,
-                "CPU ratio ttl-streams / pass-through, no-op updates: %.2f (rounds %s; target <= %.1f: %s)%n",
-                noopRatio,
-                BenchResults.ratios(medians.cpuRatioByRound(Workload.NOOP_UPDATES)),
-                TARGET_NOOP_CPU_RATIO,
-                BenchResults.verdict(noopRatio <= TARGET_NOOP_CPU_RATIO));
         results.stdout.printf(
                 Locale.ROOT,
                 "Bytes stored by the broker per scheduled event (ttl-streams, inserts): %.0f (target <= %.0f: %s);"
@@ -148,6 +124,21 @@ final class BrokerFigures {
         results.summary.put("wall_ratio_inserts", medians.wallRatio(Workload.INSERTS));
         results.summary.put("wall_ratio_noop_updates", medians.wallRatio(Workload.NOOP_UPDATES));
         return new double[] {cpuRatio, noopRatio, bytes};
+    }
+
+    /** Prints the CPU ratio on {@code workload} round by round, against its target; returns it. */
+    private double cpuRatio(Workload workload, String what) {
+        double ratio = medians.cpuRatio(workload);
+        double target = TARGET_CPU_RATIO.get(workload);
+        results.stdout.printf(
+                Locale.ROOT,
+                "CPU ratio ttl-streams / pass-through, %s: %.2f (rounds %s; target <= %.1f: %s)%n",
+                what,
+                ratio,
+                BenchResults.ratios(medians.cpuRatioByRound(workload)),
+                target,
+                BenchResults.verdict(ratio <= target));
+        return ratio;
     }
 
     private BrokerBench.Run lastRound(Variant variant, Workload workload) {

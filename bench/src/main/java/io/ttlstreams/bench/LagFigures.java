@@ -6,24 +6,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** Figures 2 and 6 of a bench run: the expiry lag the punctuation interval makes, and the lag end to end. */
-final class LagFigures {
+/**
+ * Figures 2 and 6 of a bench run: the expiry lag the punctuation interval makes, and the lag end to end.
+ *
+ * @param e2eLag the end-to-end run; null in quick mode
+ */
+record LagFigures(BenchResults results, LagBench lag, EndToEndLagBench e2eLag) {
 
     private static final double TARGET_E2E_P99_MS = 2_000;
 
-    private final BenchResults results;
-    private final LagBench lag;
-    private final EndToEndLagBench e2eLag;
-
-    /** @param e2eLag the end-to-end run; null in quick mode */
-    LagFigures(BenchResults results, LagBench lag, EndToEndLagBench e2eLag) {
-        this.results = results;
-        this.lag = lag;
-        this.e2eLag = e2eLag;
-    }
-
     /** Figure 2. */
-    void lag() {
+    void simulated() {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (LagBench.Row row : lag.rows) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -52,7 +45,7 @@ final class LagFigures {
     }
 
     /** Figure 6 (full mode). */
-    void e2eLag() {
+    void endToEnd() {
         if (e2eLag == null) {
             results.stdout.println();
             results.stdout.println("6. End-to-end expiry lag: full mode only (it starts the whole embedded stack)");

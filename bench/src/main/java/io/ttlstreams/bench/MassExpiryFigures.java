@@ -8,20 +8,12 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /** Figure 7 of a bench run: how fast a mass expiry drains, and whether the throttle holds. */
-final class MassExpiryFigures {
+record MassExpiryFigures(BenchResults results, MassExpiryBench massExpiry) {
 
     private static final double TARGET_DRAIN_S = 3;
 
-    private final BenchResults results;
-    private final MassExpiryBench massExpiry;
-
-    MassExpiryFigures(BenchResults results, MassExpiryBench massExpiry) {
-        this.results = results;
-        this.massExpiry = massExpiry;
-    }
-
     /** Figure 7; returns the drain time of the defaults case. */
-    double massExpiry() {
+    double drain() {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (MassExpiryBench.Result result : massExpiry.results) {
             Map<String, Object> m = new LinkedHashMap<>();

@@ -7,23 +7,13 @@ import java.util.Locale;
 import java.util.Map;
 
 /** Figures 1 and 4 of a bench run: the punctuation's cost against a full scan, and the state it keeps. */
-final class PunctuationFigures {
+record PunctuationFigures(BenchResults results, PunctuationBench punctuation, int[] sizes) {
 
     /** 10% of one core at a 100 ms interval. */
     private static final double BUDGET_MS = 10.0;
 
-    private final BenchResults results;
-    private final PunctuationBench punctuation;
-    private final int[] sizes;
-
-    PunctuationFigures(BenchResults results, PunctuationBench punctuation, int[] sizes) {
-        this.results = results;
-        this.punctuation = punctuation;
-        this.sizes = sizes;
-    }
-
     /** Figure 1; returns the speedup at D=100 and the largest N both approaches ran. */
-    double punctuation() {
+    double cost() {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (PunctuationBench.Row row : punctuation.rows) {
             Map<String, Object> m = new LinkedHashMap<>();
