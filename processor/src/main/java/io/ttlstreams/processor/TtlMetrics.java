@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.DoubleStream;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
@@ -26,8 +27,9 @@ import org.apache.kafka.streams.processor.api.ProcessingContext;
  * per rule); each counter as {@code <name>-total} and {@code <name>-rate}. {@code GET /metrics} exports the same
  * metrics to Prometheus ({@code io.ttlstreams.metrics.TtlStreamsCollector}); nothing else counts them.
  *
- * <p>Adding a metric: a name constant here and a {@link #counter} (or {@link #lag}) call where it is recorded; JMX,
- * Prometheus ({@code ttl_<name>_total}) and {@link #total} see it with no further change.
+ * <p>Adding a metric: a name constant here and a {@link #counter} (or {@link #lag}) call where it is recorded (for
+ * the scheduler, a field of {@code SchedulerSensors}); JMX, Prometheus ({@code ttl_<name>_total}, the tags as
+ * labels) and {@link #total} see it with no further change.
  *
  * <p>Each processor instance owns one {@code TtlMetrics} and creates only the sensors it records, so that closing one
  * processor never removes a sensor another still uses.
@@ -128,7 +130,11 @@ public final class TtlMetrics implements AutoCloseable {
         return counter(name, Map.of(RULE_TAG, rule));
     }
 
-    private Sensor counter(String name, Map<String, String> extraTags) {
+    /**
+     * Returns a counter sensor of one kind of {@code name}, e.g. tagged {@code reason}: each tag becomes a label in
+     * Prometheus.
+     */
+    public Sensor counter(String name, Map<String, String> extraTags) {
         Sensor sensor = sensor(name, extraTags);
         Map<String, String> all = tags(extraTags);
         sensor.add(new MetricName(name + TOTAL, GROUP, "Total " + name, all), new CumulativeCount());
@@ -156,7 +162,7 @@ public final class TtlMetrics implements AutoCloseable {
     }
 
     private Sensor sensor(String name, Map<String, String> extraTags) {
-        String qualifier = extraTags.isEmpty() ? "" : "." + String.join(".", extraTags.values());
+        String qualifier = extraTags.isEmpty() ? "" : "." + String.join(".", new TreeMap<>(extraTags).values());
         String sensorName = SCOPE + "." + taskId + "." + name + qualifier;
         Sensor sensor = streamsMetrics.addSensor(sensorName, RecordingLevel.INFO);
         sensors.add(sensor);

@@ -7,6 +7,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.ttlstreams.processor.TtlMetrics;
 import java.lang.management.ManagementFactory;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -99,6 +100,16 @@ class TtlStreamsCollectorTest {
         metrics.counter("entries-held-for-approval").record();
 
         assertThat(scrape(0)).contains("ttl_entries_held_for_approval_total{task=\"" + TASK + "\"} 1.0");
+    }
+
+    @Test
+    void shouldExportEachTagAsALabelWhenACounterIsTagged() {
+        metrics.counter("sink-refusals", Map.of("reason", "signature")).record();
+        metrics.counter("sink-refusals", Map.of("reason", "size")).record();
+
+        assertThat(scrape(0))
+                .contains("ttl_sink_refusals_total{reason=\"signature\",task=\"" + TASK + "\"} 1.0")
+                .contains("ttl_sink_refusals_total{reason=\"size\",task=\"" + TASK + "\"} 1.0");
     }
 
     @Test
