@@ -98,16 +98,15 @@ public final class TtlStreamsConfig extends AbstractConfig {
         checkReadBackHasMongo();
     }
 
-    /** Read-back asked for explicitly needs a deployment to read: failing beats silently retrying blind. */
+    /** A mode that reads needs a deployment to read: failing beats silently retrying blind. */
     private void checkReadBackHasMongo() {
-        if (originals().containsKey(SchedulerOptions.CONFIRM_READ_BACK_CONFIG)
-                && getBoolean(SchedulerOptions.CONFIRM_READ_BACK_CONFIG)
-                && mongodbUri().isEmpty()) {
+        if (confirmMode().reads() && mongodbUri().isEmpty()) {
             throw new ConfigException(
-                    SchedulerOptions.CONFIRM_READ_BACK_CONFIG,
-                    true,
-                    "Read-back reads documents from " + ResyncOptions.MONGODB_URI_CONFIG
-                            + ", which is not set: set it, or set" + " this option to false");
+                    SchedulerOptions.CONFIRM_MODE_CONFIG,
+                    confirmMode().configValue(),
+                    "Confirmation by read-back reads documents from " + ResyncOptions.MONGODB_URI_CONFIG
+                            + ", which is not set: set it, or set this option to "
+                            + ConfirmMode.CHANGE_STREAM.configValue());
         }
     }
 
@@ -229,12 +228,26 @@ public final class TtlStreamsConfig extends AbstractConfig {
     }
 
     /**
-     * Whether unconfirmed deletes' documents are read back from {@value ResyncOptions#MONGODB_URI_CONFIG}: on by default whenever
-     * it is set.
+     * How delete commands are confirmed: {@value SchedulerOptions#CONFIRM_MODE_CONFIG}, or, unset, {@link
+     * ConfirmMode#AUTO} when {@value ResyncOptions#MONGODB_URI_CONFIG} is set and {@link ConfirmMode#CHANGE_STREAM}
+     * otherwise.
      */
-    public boolean confirmReadBack() {
-        return getBoolean(SchedulerOptions.CONFIRM_READ_BACK_CONFIG)
-                && mongodbUri().isPresent();
+    public ConfirmMode confirmMode() {
+        String mode = getString(SchedulerOptions.CONFIRM_MODE_CONFIG);
+        if (mode != null) {
+            return ConfirmMode.of(mode);
+        }
+        return mongodbUri().isPresent() ? ConfirmMode.AUTO : ConfirmMode.CHANGE_STREAM;
+    }
+
+    /** read-back mode: the wait after a first command before its document is read. */
+    public Duration confirmReadDelay() {
+        return Duration.ofMillis(getLong(SchedulerOptions.CONFIRM_READ_DELAY_MS_CONFIG));
+    }
+
+    /** Read-back: look-ups per second per instance at most. */
+    public int confirmReadMaxPerSecond() {
+        return getInt(SchedulerOptions.CONFIRM_READ_MAX_PER_SECOND_CONFIG);
     }
 
     /** Read-back: documents of one collection per look-up. */
