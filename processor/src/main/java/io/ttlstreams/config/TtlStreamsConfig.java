@@ -96,6 +96,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
         SchedulerOptions.checkPunctuationFitsTransactions(
                 getLong(SchedulerOptions.PUNCTUATE_MAX_DURATION_MS_CONFIG), streamsProperties());
         checkReadBackHasMongo();
+        SourceProfiles.check(sourceProfile(), confirmMode(), rules);
     }
 
     /** A mode that reads needs a deployment to read: failing beats silently retrying blind. */
@@ -105,8 +106,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
                     SchedulerOptions.CONFIRM_MODE_CONFIG,
                     confirmMode().configValue(),
                     "Confirmation by read-back reads documents from " + ResyncOptions.MONGODB_URI_CONFIG
-                            + ", which is not set: set it, or set this option to "
-                            + ConfirmMode.CHANGE_STREAM.configValue());
+                            + ", which is not set: set it"
+                            + (sourceProfile().reportsDeletes()
+                                    ? ", or set this option to " + ConfirmMode.CHANGE_STREAM.configValue()
+                                    : " (" + sourceProfile().service() + " reports no deletes, so only a read"
+                                            + " confirms one; " + SourceOptions.SOURCE_PROFILE_CONFIG + "="
+                                            + sourceProfile().configValue() + ")"));
         }
     }
 
@@ -228,7 +233,8 @@ public final class TtlStreamsConfig extends AbstractConfig {
     }
 
     /**
-     * How delete commands are confirmed: {@value SchedulerOptions#CONFIRM_MODE_CONFIG}, or, unset, {@link
+     * How delete commands are confirmed: {@value SchedulerOptions#CONFIRM_MODE_CONFIG}, or, unset, the source
+     * profile's default: {@link ConfirmMode#READ_BACK} where the change stream reports no deletes, else {@link
      * ConfirmMode#AUTO} when {@value ResyncOptions#MONGODB_URI_CONFIG} is set and {@link ConfirmMode#CHANGE_STREAM}
      * otherwise.
      */
@@ -237,7 +243,15 @@ public final class TtlStreamsConfig extends AbstractConfig {
         if (mode != null) {
             return ConfirmMode.of(mode);
         }
+        if (sourceProfile().defaultConfirmMode() == ConfirmMode.READ_BACK) {
+            return ConfirmMode.READ_BACK;
+        }
         return mongodbUri().isPresent() ? ConfirmMode.AUTO : ConfirmMode.CHANGE_STREAM;
+    }
+
+    /** The service behind the MongoDB API: {@value SourceOptions#SOURCE_PROFILE_CONFIG}. */
+    public SourceProfile sourceProfile() {
+        return SourceProfile.of(getString(SourceOptions.SOURCE_PROFILE_CONFIG));
     }
 
     /** read-back mode: the wait after a first command before its document is read. */
