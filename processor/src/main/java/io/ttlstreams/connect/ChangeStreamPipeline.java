@@ -82,7 +82,7 @@ public final class ChangeStreamPipeline {
      * reports no deletes) and this projection, nothing else; so every event carries the whole document and neither
      * operation type nor times.
      */
-    static final List<BsonDocument> COSMOS_PIPELINE = List.of(
+    private static final List<BsonDocument> COSMOS_PIPELINE = List.of(
             new BsonDocument("$match", new BsonDocument("operationType", in(List.of("insert", "update", "replace")))),
             new BsonDocument(
                     "$project",
@@ -90,6 +90,14 @@ public final class ChangeStreamPipeline {
                             .append("fullDocument", new BsonInt32(1))
                             .append("ns", new BsonInt32(1))
                             .append("documentKey", new BsonInt32(1))));
+
+    /**
+     * The stages Cosmos DB for MongoDB (RU) requires, as JSON, for a stand-in that emulates it and puts its own
+     * stages after them.
+     */
+    public static List<String> cosmosStages() {
+        return COSMOS_PIPELINE.stream().map(stage -> stage.toJson(COMPACT)).toList();
+    }
 
     /** The exact collections the rules name, in rule order; empty when some rule covers the whole database. */
     static List<String> exactCollections(List<TtlRule> rules) {
