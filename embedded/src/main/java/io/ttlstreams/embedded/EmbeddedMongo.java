@@ -1,6 +1,7 @@
 package io.ttlstreams.embedded;
 
 import de.bwaldvogel.mongo.MongoServer;
+import io.ttlstreams.config.SourceProfile;
 import java.net.InetSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,10 +43,28 @@ public final class EmbeddedMongo implements AutoCloseable {
      * @throws EmbeddedStackException if the port cannot be bound
      */
     public static EmbeddedMongo start(int port) {
+        return start(port, SourceProfile.MONGODB);
+    }
+
+    /**
+     * Starts the stand-in playing {@code profile}: {@link SourceProfile#COSMOSDB} refuses the change streams Cosmos
+     * DB refuses ({@link CosmosDbEmulation}); no other service is emulated.
+     *
+     * @param port the port to listen on at 127.0.0.1, or 0 for any free port
+     * @param profile {@link SourceProfile#MONGODB} or {@link SourceProfile#COSMOSDB}
+     * @return the running server
+     * @throws EmbeddedStackException if the port cannot be bound
+     */
+    public static EmbeddedMongo start(int port, SourceProfile profile) {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("MongoDB port must be between 0 and 65535, got " + port);
         }
-        LongPollingMemoryBackend backend = new LongPollingMemoryBackend();
+        LongPollingMemoryBackend backend = new LongPollingMemoryBackend(
+                switch (profile) {
+                    case MONGODB -> command -> null;
+                    case COSMOSDB -> CosmosDbEmulation::refusal;
+                    default -> throw new IllegalArgumentException("The stand-in does not emulate " + profile.service());
+                });
         // Without the oplog, change streams open fine but never return an event.
         backend.enableOplog();
         MongoServer server = new MongoServer(backend);

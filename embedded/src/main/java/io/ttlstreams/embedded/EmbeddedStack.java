@@ -1,5 +1,6 @@
 package io.ttlstreams.embedded;
 
+import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.contract.SigningKey;
@@ -240,7 +241,7 @@ public final class EmbeddedStack implements AutoCloseable {
 
     private void startComponents(Builder builder) {
         long startNanos = System.nanoTime();
-        mongo = EmbeddedMongo.start(builder.mongoPort);
+        mongo = EmbeddedMongo.start(builder.mongoPort, builder.profile);
         kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort, builder.partitions);
         connect = EmbeddedConnect.start(kafka.bootstrapServers(), dataDir, builder.connectPort);
         signingKeyReference = connect.secretReference("ttl-signing", commandSigningKey);
@@ -254,7 +255,7 @@ public final class EmbeddedStack implements AutoCloseable {
         for (Namespace namespace : namespaces) {
             connectors.put(
                     StandInSourceConfigs.connectorName(namespace),
-                    StandInSourceConfigs.forNamespace(namespace, mongo.connectionString()));
+                    StandInSourceConfigs.forNamespace(namespace, mongo.connectionString(), builder.profile));
         }
         connectors.put(DeleteSinkConfigs.CONNECTOR_NAME, sinkConfig());
         connect.createConnectors(connectors, connectorTimeout);
@@ -303,6 +304,7 @@ public final class EmbeddedStack implements AutoCloseable {
         private String commandSigningKey;
         private Path dataDir;
         private int mongoPort;
+        private SourceProfile profile = SourceProfile.MONGODB;
         private int kafkaPort;
         private int connectPort;
         private int partitions = 1;
@@ -373,6 +375,12 @@ public final class EmbeddedStack implements AutoCloseable {
          */
         public Builder dataDir(Path dataDir) {
             this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
+            return this;
+        }
+
+        /** The service the stand-in plays ({@link EmbeddedMongo#start(int, SourceProfile)}); MongoDB by default. */
+        public Builder profile(SourceProfile profile) {
+            this.profile = java.util.Objects.requireNonNull(profile, "profile");
             return this;
         }
 

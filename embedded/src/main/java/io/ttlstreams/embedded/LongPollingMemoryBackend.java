@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * mongo-java-server's in-memory backend with a {@code getMore} that waits for data like a real server does.
@@ -52,12 +53,24 @@ final class LongPollingMemoryBackend extends MemoryBackend {
 
     private volatile boolean shuttingDown;
 
+    /** What the emulated service refuses: the error reply for a command, or null to run it. */
+    private final UnaryOperator<Document> refusals;
+
+    /** @param refusals the error reply of the emulated service for a command it refuses, null for one it runs */
+    LongPollingMemoryBackend(UnaryOperator<Document> refusals) {
+        this.refusals = refusals;
+    }
+
     /**
      * Every command the driver sends (OP_MSG) arrives here; the command name is the document's first key. The
      * legacy OP_QUERY path is used for the connection handshake only, which writes nothing.
      */
     @Override
     public Document handleMessage(MongoMessage message) {
+        Document refused = refusals.apply(message.getDocument());
+        if (refused != null) {
+            return refused;
+        }
         try {
             return super.handleMessage(message);
         } finally {

@@ -1,5 +1,7 @@
 package io.ttlstreams.embedded;
 
+import io.ttlstreams.config.SourceProfile;
+import io.ttlstreams.connect.ChangeStreamPipeline;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
 import java.util.LinkedHashMap;
@@ -54,13 +56,31 @@ public final class StandInSourceConfigs {
      * @return the source connector configuration for that one collection
      */
     public static Map<String, String> forNamespace(Namespace namespace, String connectionString) {
+        return forNamespace(namespace, connectionString, SourceProfile.MONGODB);
+    }
+
+    /**
+     * @param namespace        the collection to watch
+     * @param connectionString the stand-in's connection string
+     * @param profile          the service the stand-in plays: on {@link SourceProfile#COSMOSDB} the pipeline starts
+     *                         with the stages Cosmos DB requires ({@link ChangeStreamPipeline#cosmosStages}), then
+     *                         the stand-in's repairs
+     * @return the source connector configuration for that one collection
+     */
+    public static Map<String, String> forNamespace(
+            Namespace namespace, String connectionString, SourceProfile profile) {
         Map<String, String> config = new LinkedHashMap<>();
         config.put("connector.class", CONNECTOR_CLASS);
         config.put("tasks.max", "1");
         config.put("connection.uri", connectionString);
         config.put("database", namespace.database());
         config.put("collection", namespace.collection());
-        config.put("pipeline", pipeline(namespace));
+        config.put(
+                "pipeline",
+                profile == SourceProfile.COSMOSDB
+                        ? "[" + String.join(", ", ChangeStreamPipeline.cosmosStages()) + ", "
+                                + pipeline(namespace).substring(1)
+                        : pipeline(namespace));
         config.put("change.stream.full.document", "updateLookup");
         config.put("publish.full.document.only", "false");
         // The record key is the document key, as in production (ConnectorConfigs): the default partitioner then

@@ -1,5 +1,6 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.rules.Deadlines;
@@ -36,7 +37,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Explain whether and when a document expires under the configured TTL rules.",
-            "Prints one JSON object: {\"expires\": ..., \"deadline\": ..., \"rule\": ..., \"reason\": ...}."
+            "Prints one JSON object: {\"expires\": ..., \"deadline\": ..., \"rule\": ..., \"reason\": ...,"
+                    + " \"source\": ...}, the source saying what the service of ttl.source.profile supports."
         },
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:the document was evaluated", "2:invalid configuration, document or arguments"})
@@ -73,7 +75,7 @@ final class ExplainCommand implements Callable<Integer> {
         try {
             TtlStreamsConfig ttlConfig = overrides.load(config);
             ExpiryDecision decision = ttlConfig.rules().evaluate(validNamespace(), parseDocument(), parseEventTime());
-            spec.commandLine().getOut().println(toJson(decision));
+            spec.commandLine().getOut().println(toJson(decision, ttlConfig));
             return 0;
         } catch (ConfigException | IllegalArgumentException e) {
             err.println("ttl-streams explain: " + e.getMessage());
@@ -120,7 +122,23 @@ final class ExplainCommand implements Callable<Integer> {
         }
     }
 
-    static String toJson(ExpiryDecision decision) {
+    /**
+     * The decision, and what the configured source profile supports: which service, how deletes are confirmed,
+     * whether its change streams report deletes, what one connector watches, and which pipeline it gets.
+     */
+    static String toJson(ExpiryDecision decision, TtlStreamsConfig config) {
+        SourceProfile profile = config.sourceProfile();
+        String pipeline = profile.requiresFixedPipeline()
+                ? "fixed by the service: whole documents, no operation type or event times"
+                : profile.takesFullPipeline()
+                        ? "full: operation and collection filter, document-key bound, projection of the rules' fields"
+                        : "documented stages only: operation and collection filter, projection of the rules' fields";
+        BsonDocument source = new BsonDocument("profile", new BsonString(profile.configValue()))
+                .append("service", new BsonString(profile.service()))
+                .append("confirm.mode", new BsonString(config.confirmMode().configValue()))
+                .append("delete.events", BsonBoolean.valueOf(profile.reportsDeletes()))
+                .append("watch", new BsonString(profile.watchesDatabases() ? "database" : "collection"))
+                .append("pipeline", new BsonString(pipeline));
         BsonValue deadline =
                 decision.expires() ? new BsonString(Deadlines.format(decision.deadline())) : BsonNull.VALUE;
         BsonValue rule = decision.rule() == null ? BsonNull.VALUE : new BsonString(decision.rule());
@@ -128,6 +146,7 @@ final class ExplainCommand implements Callable<Integer> {
                 .append("deadline", deadline)
                 .append("rule", rule)
                 .append("reason", new BsonString(decision.reason()))
+                .append("source", source)
                 .toJson(JsonWriterSettings.builder()
                         .outputMode(JsonMode.RELAXED)
                         .build());

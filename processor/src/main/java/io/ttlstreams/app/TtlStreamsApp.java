@@ -276,16 +276,21 @@ public final class TtlStreamsApp implements AutoCloseable {
         private static final String APPLICATION_NAME = "ttl-streams-read-back";
 
         static Optional<ReadBack> create(TtlStreamsConfig config) {
-            if (!config.confirmReadBack()) {
+            if (!config.confirmMode().reads()) {
                 return Optional.empty();
             }
             MongoClient client = Resync.mongoClient(config, APPLICATION_NAME);
             LOG.info(
-                    "Unconfirmed deletes are read back from MongoDB, {} documents per look-up at most",
-                    config.confirmReadBatchSize());
+                    "Deletes are confirmed by reading back from MongoDB ({}), {} documents per look-up and {}"
+                            + " look-ups a second at most",
+                    config.confirmMode().configValue(),
+                    config.confirmReadBatchSize(),
+                    config.confirmReadMaxPerSecond());
             return Optional.of(new ReadBack(
                     new DocumentReadBack(
-                            new MongoDocumentReader(client, config.rules()), config.confirmReadBatchSize()),
+                            new MongoDocumentReader(client, config.rules()),
+                            config.confirmReadBatchSize(),
+                            config.confirmReadMaxPerSecond()),
                     client));
         }
 

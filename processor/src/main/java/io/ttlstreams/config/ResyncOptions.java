@@ -12,7 +12,7 @@ public final class ResyncOptions {
 
     public static final String MONGODB_URI_CONFIG = "ttl.mongodb.uri";
     public static final String MONGODB_URI_DOC = "MongoDB connection string from which ttl-streams resync, the"
-            + " periodic sweep and the read-back of unconfirmed deletes (ttl.confirm.read.back) read the rules'"
+            + " periodic sweep and the read-back of unconfirmed deletes (ttl.confirm.mode) read the rules'"
             + " documents (mongodb:// or mongodb+srv://); its user needs the find action on the rules' namespaces. It"
             + " carries credentials: never printed or logged, and a config provider reference such as"
             + " ${file:/secrets/mongo.properties:uri} keeps it out of this file. Empty: no resync, no read-back.";

@@ -45,7 +45,9 @@ public final class RuleConfig {
     public static final String EXPIRE_AFTER_SECONDS_DOC = "Seconds added to the field's date (field mode, default 0)"
             + " or to the change time (last-modified mode, required). A whole number from 0 to 2147483647: NaN,"
             + " negative, fractional or larger values stop the application at start-up, unlike MongoDB, whose"
-            + " tolerance of NaN once expired documents immediately.";
+            + " tolerance of NaN once expired documents immediately. In last-modified mode with document.ttl.field,"
+            + " -1 is Cosmos DB's container default of -1: TTL on, no default, so only documents carrying their own"
+            + " TTL expire.";
 
     public static final String FIELD_FORMAT_CONFIG = "field.format";
     public static final String FIELD_FORMAT_DOC = "Field mode only: \"date\" counts BSON dates only; \"epoch-seconds\""
@@ -133,6 +135,17 @@ public final class RuleConfig {
                     prefix + EXPIRE_AFTER_SECONDS_CONFIG,
                     "when " + prefix + MODE_CONFIG + " is last-modified: it is the collection's default TTL");
         }
+        String documentTtlField = optional(config.getString(prefix + DOCUMENT_TTL_FIELD_CONFIG));
+        if (expireAfterSeconds != null
+                && expireAfterSeconds == TtlRule.NO_DEFAULT
+                && (mode != TtlMode.LAST_MODIFIED || documentTtlField == null)) {
+            throw new ConfigException(
+                    prefix + EXPIRE_AFTER_SECONDS_CONFIG,
+                    expireAfterSeconds,
+                    "-1 (no default TTL: only documents with their own expire) needs " + prefix + MODE_CONFIG
+                            + "=last-modified and " + prefix + DOCUMENT_TTL_FIELD_CONFIG
+                            + "; without them nothing would expire");
+        }
         String partialFilter = optional(config.getString(prefix + PARTIAL_FILTER_CONFIG));
         return new TtlRule(
                 ruleName,
@@ -142,7 +155,7 @@ public final class RuleConfig {
                 expireAfterSeconds == null ? 0 : expireAfterSeconds,
                 FieldFormat.fromConfigValue(config.getString(prefix + FIELD_FORMAT_CONFIG)),
                 partialFilter == null ? null : parsePartialFilter(partialFilter),
-                optional(config.getString(prefix + DOCUMENT_TTL_FIELD_CONFIG)),
+                documentTtlField,
                 optional(config.getString(prefix + MODIFIED_FIELD_CONFIG)));
     }
 
@@ -173,7 +186,7 @@ public final class RuleConfig {
                         EXPIRE_AFTER_SECONDS_CONFIG,
                         Type.INT,
                         null,
-                        named.apply(Validators.nullOr(ConfigDef.Range.between(0, Integer.MAX_VALUE))),
+                        named.apply(Validators.nullOr(ConfigDef.Range.between(TtlRule.NO_DEFAULT, Integer.MAX_VALUE))),
                         Importance.HIGH,
                         EXPIRE_AFTER_SECONDS_DOC)
                 .define(

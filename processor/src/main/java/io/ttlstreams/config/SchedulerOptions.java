@@ -57,15 +57,30 @@ public final class SchedulerOptions {
             + " audited as UNCONFIRMED.";
     public static final int CONFIRM_MAX_ATTEMPTS_DEFAULT = 10;
 
-    public static final String CONFIRM_READ_BACK_CONFIG = "ttl.confirm.read.back";
-    public static final String CONFIRM_READ_BACK_DOC = "When a delete command awaits its delete event longer than"
-            + " ttl.confirm.timeout.ms, read the document back from ttl.mongodb.uri (the primary, majority read"
-            + " concern) before emitting it again: a document gone is confirmed; one still holding the values its"
-            + " command pins gets the command again; one holding other values (renewed while its event was lost, or"
-            + " scheduled from an event that claimed values it never held) is scheduled by what it holds. A read that"
-            + " fails or is not answered within another ttl.confirm.timeout.ms emits the command again, as without"
-            + " read-back. Takes effect only with ttl.mongodb.uri set; true without it fails at start-up.";
-    public static final boolean CONFIRM_READ_BACK_DEFAULT = true;
+    public static final String CONFIRM_MODE_CONFIG = "ttl.confirm.mode";
+    public static final String CONFIRM_MODE_DOC = "How a delete command is confirmed. change-stream: by the"
+            + " document's delete event only; one that does not come within ttl.confirm.timeout.ms gets the command"
+            + " again. auto: as change-stream, but a late confirmation first reads the document back from"
+            + " ttl.mongodb.uri (the primary, majority read concern): a document gone is confirmed; one still holding"
+            + " the values its command pins gets the command again; one holding other values (renewed while its"
+            + " event was lost) is scheduled by what it holds; a read that fails or goes unanswered within another"
+            + " ttl.confirm.timeout.ms emits the command again. read-back: for sources that report no deletes, the"
+            + " document is read back ttl.confirm.read.delay.ms after each command (doubling per attempt) with the"
+            + " same verdicts, and a read that fails only delays the confirmation: it is read again, never counted as"
+            + " an attempt. Unset: auto when ttl.mongodb.uri is set, else change-stream. auto and read-back need"
+            + " ttl.mongodb.uri.";
+
+    public static final String CONFIRM_READ_DELAY_MS_CONFIG = "ttl.confirm.read.delay.ms";
+    public static final String CONFIRM_READ_DELAY_MS_DOC = "read-back mode: how long, in milliseconds, after a delete"
+            + " command its document is first read back (the sink's usual time to apply it); each further attempt"
+            + " doubles it, up to an hour.";
+    public static final long CONFIRM_READ_DELAY_MS_DEFAULT = 2_000L;
+
+    public static final String CONFIRM_READ_MAX_PER_SECOND_CONFIG = "ttl.confirm.read.max.per.second";
+    public static final String CONFIRM_READ_MAX_PER_SECOND_DOC = "Read-back: at most this many look-ups (each of up"
+            + " to ttl.confirm.read.batch.size documents) per second per instance, to spare the database; reads"
+            + " beyond it wait in the queue.";
+    public static final int CONFIRM_READ_MAX_PER_SECOND_DEFAULT = 50;
 
     public static final String CONFIRM_READ_BATCH_SIZE_CONFIG = "ttl.confirm.read.batch.size";
     public static final String CONFIRM_READ_BATCH_SIZE_DOC = "Read-back: at most this many documents of one"
@@ -125,12 +140,27 @@ public final class SchedulerOptions {
                         Importance.LOW,
                         CONFIRM_MAX_ATTEMPTS_DOC)
                 .define(
-                        CONFIRM_READ_BACK_CONFIG,
-                        Type.BOOLEAN,
-                        CONFIRM_READ_BACK_DEFAULT,
-                        null,
+                        CONFIRM_MODE_CONFIG,
+                        Type.STRING,
+                        null, // the profile's, by whether there is a MongoDB to read
+                        Validators.nullOr(ConfigDef.ValidString.in(
+                                ConfirmMode.configValues().toArray(String[]::new))),
                         Importance.MEDIUM,
-                        CONFIRM_READ_BACK_DOC)
+                        CONFIRM_MODE_DOC)
+                .define(
+                        CONFIRM_READ_DELAY_MS_CONFIG,
+                        Type.LONG,
+                        CONFIRM_READ_DELAY_MS_DEFAULT,
+                        Range.between(1, 3_600_000),
+                        Importance.LOW,
+                        CONFIRM_READ_DELAY_MS_DOC)
+                .define(
+                        CONFIRM_READ_MAX_PER_SECOND_CONFIG,
+                        Type.INT,
+                        CONFIRM_READ_MAX_PER_SECOND_DEFAULT,
+                        Range.between(1, 10_000),
+                        Importance.LOW,
+                        CONFIRM_READ_MAX_PER_SECOND_DOC)
                 .define(
                         CONFIRM_READ_BATCH_SIZE_CONFIG,
                         Type.INT,

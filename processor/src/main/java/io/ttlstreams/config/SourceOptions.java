@@ -24,6 +24,16 @@ public final class SourceOptions {
 
     private static final String GROUP = "Source topics";
 
+    public static final String SOURCE_PROFILE_CONFIG = "ttl.source.profile";
+    public static final String SOURCE_PROFILE_DOC = "The service behind the MongoDB API: mongodb, cosmosdb (Azure"
+            + " Cosmos DB for MongoDB, RU), documentdb (Amazon DocumentDB), firestore (Firestore with MongoDB"
+            + " compatibility) or azure-documentdb (Azure DocumentDB, vCore). It shapes the connector configurations"
+            + " connect-config renders (pipeline stages, one connector per database or per collection, heartbeats),"
+            + " picks the default ttl.confirm.mode (read-back on cosmosdb, whose change streams report no deletes),"
+            + " and refuses at start-up a rule or option the service cannot serve. docs/compatible-services.md says"
+            + " what each supports; only mongodb was ever run against.";
+    public static final String SOURCE_PROFILE_DEFAULT = "mongodb";
+
     public static final String SOURCE_TOPICS_CONFIG = "ttl.source.topics";
     public static final String SOURCE_TOPICS_DOC = "Change-event topics to read. Empty: derived from the rules'"
             + " namespaces as the MongoDB source connector names topics, <topic.prefix>.<db>.<coll> or <db>.<coll>"
@@ -55,6 +65,13 @@ public final class SourceOptions {
 
     static void embedInto(ConfigDef definition) {
         new OptionGroup(definition, GROUP)
+                .define(
+                        SOURCE_PROFILE_CONFIG,
+                        Type.STRING,
+                        SOURCE_PROFILE_DEFAULT,
+                        ConfigDef.ValidString.in(SourceProfile.configValues().toArray(String[]::new)),
+                        Importance.HIGH,
+                        SOURCE_PROFILE_DOC)
                 .define(
                         SOURCE_TOPICS_CONFIG,
                         Type.LIST,

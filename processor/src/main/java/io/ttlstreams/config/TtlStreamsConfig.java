@@ -65,18 +65,22 @@ public final class TtlStreamsConfig extends AbstractConfig {
         SchedulerOptions.checkPunctuationFitsTransactions(
                 getLong(SchedulerOptions.PUNCTUATE_MAX_DURATION_MS_CONFIG), streamsProperties());
         checkReadBackHasMongo();
+        SourceProfiles.check(sourceProfile(), confirmMode(), rules);
     }
 
-    /** Read-back asked for explicitly needs a deployment to read: failing beats silently retrying blind. */
+    /** A mode that reads needs a deployment to read: failing beats silently retrying blind. */
     private void checkReadBackHasMongo() {
-        if (originals().containsKey(SchedulerOptions.CONFIRM_READ_BACK_CONFIG)
-                && getBoolean(SchedulerOptions.CONFIRM_READ_BACK_CONFIG)
-                && mongodbUri().isEmpty()) {
+        if (confirmMode().reads() && mongodbUri().isEmpty()) {
             throw new ConfigException(
-                    SchedulerOptions.CONFIRM_READ_BACK_CONFIG,
-                    true,
-                    "Read-back reads documents from " + ResyncOptions.MONGODB_URI_CONFIG
-                            + ", which is not set: set it, or set" + " this option to false");
+                    SchedulerOptions.CONFIRM_MODE_CONFIG,
+                    confirmMode().configValue(),
+                    "Confirmation by read-back reads documents from " + ResyncOptions.MONGODB_URI_CONFIG
+                            + ", which is not set: set it"
+                            + (sourceProfile().reportsDeletes()
+                                    ? ", or set this option to " + ConfirmMode.CHANGE_STREAM.configValue()
+                                    : " (" + sourceProfile().service() + " reports no deletes, so only a read"
+                                            + " confirms one; " + SourceOptions.SOURCE_PROFILE_CONFIG + "="
+                                            + sourceProfile().configValue() + ")"));
         }
     }
 
@@ -198,12 +202,35 @@ public final class TtlStreamsConfig extends AbstractConfig {
     }
 
     /**
-     * Whether unconfirmed deletes' documents are read back from {@value ResyncOptions#MONGODB_URI_CONFIG}: on by default whenever
-     * it is set.
+     * How delete commands are confirmed: {@value SchedulerOptions#CONFIRM_MODE_CONFIG}, or, unset, the source
+     * profile's default: {@link ConfirmMode#READ_BACK} where the change stream reports no deletes, else {@link
+     * ConfirmMode#AUTO} when {@value ResyncOptions#MONGODB_URI_CONFIG} is set and {@link ConfirmMode#CHANGE_STREAM}
+     * otherwise.
      */
-    public boolean confirmReadBack() {
-        return getBoolean(SchedulerOptions.CONFIRM_READ_BACK_CONFIG)
-                && mongodbUri().isPresent();
+    public ConfirmMode confirmMode() {
+        String mode = getString(SchedulerOptions.CONFIRM_MODE_CONFIG);
+        if (mode != null) {
+            return ConfirmMode.of(mode);
+        }
+        if (sourceProfile().defaultConfirmMode() == ConfirmMode.READ_BACK) {
+            return ConfirmMode.READ_BACK;
+        }
+        return mongodbUri().isPresent() ? ConfirmMode.AUTO : ConfirmMode.CHANGE_STREAM;
+    }
+
+    /** The service behind the MongoDB API: {@value SourceOptions#SOURCE_PROFILE_CONFIG}. */
+    public SourceProfile sourceProfile() {
+        return SourceProfile.of(getString(SourceOptions.SOURCE_PROFILE_CONFIG));
+    }
+
+    /** read-back mode: the wait after a first command before its document is read. */
+    public Duration confirmReadDelay() {
+        return Duration.ofMillis(getLong(SchedulerOptions.CONFIRM_READ_DELAY_MS_CONFIG));
+    }
+
+    /** Read-back: look-ups per second per instance at most. */
+    public int confirmReadMaxPerSecond() {
+        return getInt(SchedulerOptions.CONFIRM_READ_MAX_PER_SECOND_CONFIG);
     }
 
     /** Read-back: documents of one collection per look-up. */

@@ -1,5 +1,6 @@
 package io.ttlstreams.connect;
 
+import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.rules.PartialFilter;
 import io.ttlstreams.rules.TtlRule;
 import java.util.ArrayList;
@@ -18,11 +19,12 @@ import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 
 /**
- * The change-stream pipeline of one database's source connector: a {@code $match} that keeps the operations and
+ * The change-stream pipeline of one source connector, as its {@link SourceProfile} accepts it. On MongoDB: a {@code $match} that keeps the operations and
  * namespaces the processor acts on, a {@code $match} that drops events whose document key is larger than the
  * processor schedules (its {@code ttl.document.key.max.bytes}: such an event could exceed what the connector may
  * produce and fail its task), and a {@code $project} that keeps only the fields it reads, so that large documents
- * never cross Kafka. {@link #documentPaths} is public: {@code ttl-streams resync} reads documents with the
+ * never cross Kafka. Services that document fewer stages get the first and last; Cosmos DB gets exactly the pipeline
+ * it requires. {@link #documentPaths} is public: {@code ttl-streams resync} reads documents with the
  * same projection, so that a resync carries exactly what a change event would.
  */
 public final class ChangeStreamPipeline {
@@ -58,12 +60,43 @@ public final class ChangeStreamPipeline {
      * @param rules the rules whose namespaces lie in the connector's database; at least one
      * @param maxDocumentKeyBytes the largest document key, in bytes of BSON, whose events pass
      */
-    static String json(List<TtlRule> rules, int maxDocumentKeyBytes) {
-        List<BsonDocument> stages = List.of(
-                new BsonDocument("$match", match(rules)),
-                new BsonDocument("$match", keySizeMatch(maxDocumentKeyBytes)),
-                new BsonDocument("$project", projection(rules)));
+    static String json(List<TtlRule> rules, int maxDocumentKeyBytes, SourceProfile profile) {
+        List<BsonDocument> stages;
+        if (profile.requiresFixedPipeline()) {
+            stages = COSMOS_PIPELINE;
+        } else if (profile.takesFullPipeline()) {
+            stages = List.of(
+                    new BsonDocument("$match", match(rules)),
+                    new BsonDocument("$match", keySizeMatch(maxDocumentKeyBytes)),
+                    new BsonDocument("$project", projection(rules)));
+        } else {
+            // $expr and $bsonSize are not among what these services document for change streams: the processor's
+            // own bound (it dead-letters larger keys) is what remains.
+            stages = List.of(new BsonDocument("$match", match(rules)), new BsonDocument("$project", projection(rules)));
+        }
         return stages.stream().map(stage -> stage.toJson(COMPACT)).collect(Collectors.joining(", ", "[", "]"));
+    }
+
+    /**
+     * The change stream Cosmos DB for MongoDB (RU) requires, as its documentation gives it: these operations (it
+     * reports no deletes) and this projection, nothing else; so every event carries the whole document and neither
+     * operation type nor times.
+     */
+    private static final List<BsonDocument> COSMOS_PIPELINE = List.of(
+            new BsonDocument("$match", new BsonDocument("operationType", in(List.of("insert", "update", "replace")))),
+            new BsonDocument(
+                    "$project",
+                    new BsonDocument("_id", new BsonInt32(1))
+                            .append("fullDocument", new BsonInt32(1))
+                            .append("ns", new BsonInt32(1))
+                            .append("documentKey", new BsonInt32(1))));
+
+    /**
+     * The stages Cosmos DB for MongoDB (RU) requires, as JSON, for a stand-in that emulates it and puts its own
+     * stages after them.
+     */
+    public static List<String> cosmosStages() {
+        return COSMOS_PIPELINE.stream().map(stage -> stage.toJson(COMPACT)).toList();
     }
 
     /** The exact collections the rules name, in rule order; empty when some rule covers the whole database. */

@@ -1,7 +1,9 @@
 package io.ttlstreams.connect;
 
 import io.ttlstreams.config.SourceOptions;
+import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.rules.TtlRule;
 import java.io.IOException;
@@ -20,7 +22,9 @@ import java.util.stream.Collectors;
  *
  * <ul>
  *   <li>One source connector per database the rules name, watching that database and filtering the change stream
- *       to the rules' collections (or all of them for {@code db.*}), projected to the fields the rules read.</li>
+ *       to the rules' collections (or all of them for {@code db.*}), projected to the fields the rules read; where
+ *       the {@link SourceProfile} watches collections only, one per collection, with the pipeline the service
+ *       accepts.</li>
  *   <li>One sink connector that applies the delete commands of {@link TtlStreamsConfig#deleteTopic()} as
  *       conditional {@code deleteOne}s in the namespace each command names, behind the sink guard, which lets
  *       through only commands the processor signed, in the rules' namespaces.</li>
@@ -84,12 +88,19 @@ public final class ConnectorConfigs {
     private final ConnectorDefinition sink;
 
     private ConnectorConfigs(TtlStreamsConfig config, String mongodbUri, boolean copyExisting) {
-        Map<String, List<TtlRule>> rulesByDatabase = config.rules().rules().stream()
+        SourceProfile profile = config.sourceProfile();
+        // A service that watches collections only gets a connector per collection; start-up refused db.* rules there.
+        Map<NamespacePattern, List<TtlRule>> rulesByWatch = config.rules().rules().stream()
                 .collect(Collectors.groupingBy(
-                        rule -> rule.namespace().database(), LinkedHashMap::new, Collectors.toList()));
+                        rule -> profile.watchesDatabases()
+                                ? new NamespacePattern(rule.namespace().database(), null)
+                                : rule.namespace(),
+                        LinkedHashMap::new,
+                        Collectors.toList()));
         List<ConnectorDefinition> sourceList = new ArrayList<>();
-        rulesByDatabase.forEach((database, rules) -> sourceList.add(new ConnectorDefinition(
-                SOURCE_NAME + "-" + database, source(config, mongodbUri, copyExisting, database, rules))));
+        rulesByWatch.forEach((watched, rules) -> sourceList.add(new ConnectorDefinition(
+                SOURCE_NAME + "-" + watchName(watched),
+                source(config, profile, mongodbUri, copyExisting, watched, rules))));
         this.sources = List.copyOf(sourceList);
         this.sink = new ConnectorDefinition(
                 SINK_NAME,
@@ -97,7 +108,8 @@ public final class ConnectorConfigs {
     }
 
     /**
-     * Renders the connectors of {@code config}.
+     * Renders the connectors of {@code config}, as its {@link TtlStreamsConfig#sourceProfile() source profile}'s
+     * service accepts them.
      *
      * @param mongodbUri   the {@code connection.uri} of both connectors, usually {@link #DEFAULT_MONGODB_URI}
      * @param copyExisting whether the source connectors first publish every existing document of the rules'
@@ -111,7 +123,10 @@ public final class ConnectorConfigs {
         return new ConnectorConfigs(config, mongodbUri, copyExisting);
     }
 
-    /** The source connectors, one per database the rules name, in rule order. */
+    /**
+     * The source connectors, one per database the rules name (per collection where the profile watches collections
+     * only), in rule order.
+     */
     public List<ConnectorDefinition> sources() {
         return sources;
     }
@@ -161,13 +176,27 @@ public final class ConnectorConfigs {
                 .collect(Collectors.joining(",\n", "[\n", "\n]\n"));
     }
 
+    /** "db" for a database's connector, "db.coll" for a collection's. */
+    private static String watchName(NamespacePattern watched) {
+        return watched.collection() == null ? watched.database() : watched.database() + "." + watched.collection();
+    }
+
     private static Map<String, String> source(
-            TtlStreamsConfig config, String mongodbUri, boolean copyExisting, String database, List<TtlRule> rules) {
+            TtlStreamsConfig config,
+            SourceProfile profile,
+            String mongodbUri,
+            boolean copyExisting,
+            NamespacePattern watched,
+            List<TtlRule> rules) {
+        String database = watched.database();
         Map<String, String> source = new LinkedHashMap<>();
         source.put("connector.class", SOURCE_CONNECTOR);
         source.put("connection.uri", mongodbUri);
         source.put("database", database);
-        source.put("pipeline", ChangeStreamPipeline.json(rules, config.documentKeyMaxBytes()));
+        if (watched.collection() != null) {
+            source.put("collection", watched.collection());
+        }
+        source.put("pipeline", ChangeStreamPipeline.json(rules, config.documentKeyMaxBytes(), profile));
         source.put("change.stream.full.document", "updateLookup");
         source.put("publish.full.document.only", "false");
         source.put("change.stream.document.key.as.key", "true");
@@ -180,8 +209,10 @@ public final class ConnectorConfigs {
         if (!prefix.isBlank()) {
             source.put("topic.prefix", prefix);
         }
-        source.put("heartbeat.interval.ms", Long.toString(HEARTBEAT_INTERVAL_MS));
-        source.put("heartbeat.topic.name", heartbeatTopic(database));
+        if (profile.heartbeats()) {
+            source.put("heartbeat.interval.ms", Long.toString(HEARTBEAT_INTERVAL_MS));
+            source.put("heartbeat.topic.name", heartbeatTopic(watchName(watched)));
+        }
         if (copyExisting) {
             source.put("startup.mode", "copy_existing");
             source.put("startup.mode.copy.existing.namespace.regex", namespaceRegex(database, rules));
@@ -200,9 +231,17 @@ public final class ConnectorConfigs {
         return source;
     }
 
-    /** The heartbeat topic of the source connector watching {@code database}. */
-    public static String heartbeatTopic(String database) {
-        return HEARTBEAT_TOPIC_PREFIX + database;
+    /**
+     * The heartbeat topic of the source connector watching {@code watched}: a database ("db"), or, where the
+     * profile watches collections only, a collection ("db.coll").
+     */
+    public static String heartbeatTopic(String watched) {
+        return HEARTBEAT_TOPIC_PREFIX + watched;
+    }
+
+    /** The heartbeat topic of the source connector that watches {@code namespace} under {@code profile}. */
+    public static String heartbeatTopic(SourceProfile profile, Namespace namespace) {
+        return heartbeatTopic(profile.watchesDatabases() ? namespace.database() : namespace.toString());
     }
 
     /**

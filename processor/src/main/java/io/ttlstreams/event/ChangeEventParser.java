@@ -2,6 +2,7 @@ package io.ttlstreams.event;
 
 import io.ttlstreams.config.FailureHandlingOptions;
 import io.ttlstreams.config.SourceOptions;
+import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TopicNamespaceMapping;
 import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.Literals;
@@ -48,6 +49,7 @@ public final class ChangeEventParser {
 
     private final TopicNamespaceMapping mapping;
     private final int maxDocumentKeyBytes;
+    private final SourceProfile profile;
 
     /**
      * A parser refusing document keys larger than {@link FailureHandlingOptions#DOCUMENT_KEY_MAX_BYTES_DEFAULT}.
@@ -63,6 +65,17 @@ public final class ChangeEventParser {
      * @param maxDocumentKeyBytes the largest document key, in bytes of BSON, an event may have
      */
     public ChangeEventParser(TopicNamespaceMapping mapping, int maxDocumentKeyBytes) {
+        this(mapping, maxDocumentKeyBytes, SourceProfile.MONGODB);
+    }
+
+    /**
+     * @param mapping resolves the namespace of events without an {@code ns} field from their topic
+     * @param maxDocumentKeyBytes the largest document key, in bytes of BSON, an event may have
+     * @param profile the service whose change events are read: on Cosmos DB, whose required projection drops {@code
+     *     operationType}, an event without one is an update carrying the document as it now is
+     */
+    public ChangeEventParser(TopicNamespaceMapping mapping, int maxDocumentKeyBytes, SourceProfile profile) {
+        this.profile = Objects.requireNonNull(profile, "profile");
         this.mapping = Objects.requireNonNull(mapping, "mapping");
         if (maxDocumentKeyBytes < 1) {
             throw new IllegalArgumentException("maxDocumentKeyBytes must be positive: " + maxDocumentKeyBytes);
@@ -124,8 +137,12 @@ public final class ChangeEventParser {
         }
     }
 
-    private static OperationType operationTypeOf(String topic, BsonDocument event) {
+    private OperationType operationTypeOf(String topic, BsonDocument event) {
         BsonValue operationType = event.get("operationType");
+        if (operationType == null && !profile.eventsCarryOperationType()) {
+            // Only inserts, updates and replaces pass the required $match, each with the looked-up document.
+            return OperationType.UPDATE;
+        }
         if (operationType == null || operationType.isNull()) {
             throw invalid(topic, "it has no operationType");
         }

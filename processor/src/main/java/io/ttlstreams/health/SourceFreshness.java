@@ -69,7 +69,7 @@ public final class SourceFreshness {
             config.topicNamespaceMapping().namespaceOf(topic).ifPresent(namespace -> {
                 Set<String> own = topics.computeIfAbsent(namespace, n -> new LinkedHashSet<>());
                 own.add(topic);
-                own.add(ConnectorConfigs.heartbeatTopic(namespace.database()));
+                own.add(ConnectorConfigs.heartbeatTopic(config.sourceProfile(), namespace));
             });
         }
         return topics;

@@ -40,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * entry's values gets its command again, one holding other values gets the deadline they give. So an event claiming
  * values the document does not hold delays its delete by a confirmation timeout, never cancels it. A read that fails
  * or goes unanswered falls back to emitting the command again.
+ *
+ * <p>In read-back mode ({@link SchedulerSettings#readsFirst()}), for sources that report no deletes, every command's
+ * confirmation is overdue after the read delay, so every command is followed by a read, with the same verdicts; a
+ * read that fails or goes unanswered is asked again a confirmation timeout later instead of emitting the command.
  */
 final class DueDrain implements AutoCloseable {
 
@@ -187,7 +191,21 @@ final class DueDrain implements AutoCloseable {
         if (settings.readBack().isPresent() && readBackAsked(key, ref, entry, now)) {
             return;
         }
+        if (settings.readsFirst()) {
+            readAgainLater(key, entry, now);
+            return;
+        }
         retryOrGiveUp(key, ref, entry, now, run);
+    }
+
+    /**
+     * Read-back mode, when a read could not be asked or told nothing: the entry waits a confirmation timeout and is
+     * read again. Without delete events only a read can confirm, so a MongoDB that cannot be read delays the
+     * confirmation; it spends no attempt and emits nothing.
+     */
+    private void readAgainLater(Bytes key, ScheduleEntry entry, long now) {
+        schedule.move(
+                key, Timeline.CONFIRMATIONS, now + settings.confirmTimeout().toMillis(), entry);
     }
 
     /**
@@ -208,7 +226,8 @@ final class DueDrain implements AutoCloseable {
         }
         sensors.readBacks.record();
         pendingReads.put(ref, request);
-        schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(1), entry);
+        schedule.move(
+                key, Timeline.CONFIRMATIONS, now + settings.confirmTimeout().toMillis(), entry);
         return true;
     }
 
@@ -263,7 +282,11 @@ final class DueDrain implements AutoCloseable {
             }
             case FAILED -> {
                 sensors.readBacksFailed.record();
-                retryOrGiveUp(key, ref, entry, now, run);
+                if (settings.readsFirst()) {
+                    readAgainLater(key, entry, now);
+                } else {
+                    retryOrGiveUp(key, ref, entry, now, run);
+                }
             }
             default -> retryOrGiveUp(key, ref, entry, now, run);
         }

@@ -120,6 +120,10 @@ final class RuleReconciler {
         if (rule.get().shape() != entry.getRuleShape()) {
             return Reconciliation.HOLD;
         }
+        if (entry.getOffsetFromRule() && rule.get().hasNoDefault()) {
+            // Its document had no TTL of its own, which now means it does not expire: never moved by -1 seconds.
+            return Reconciliation.HOLD;
+        }
         if (entry.getOffsetFromRule() && rule.get().expireAfterSeconds() != entry.getOffsetSeconds()) {
             return new Reconciliation(Reconciliation.Kind.MOVE, rule.get().expireAfterSeconds());
         }

@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.config.ConfirmMode;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.rules.TtlRules;
@@ -19,6 +20,9 @@ import java.util.function.LongSupplier;
  * @param partitions the number of tasks sharing the throttle: the source topics' largest partition count
  * @param confirmTimeout how long a delete command first awaits the change stream's delete event
  * @param confirmMaxAttempts delete commands emitted for one document before giving up
+ * @param confirmMode when documents are read back, given {@code readBack}: in {@link ConfirmMode#READ_BACK}, {@code
+ *     confirmReadDelay} after each command instead of awaiting a delete event; otherwise when a confirmation is late
+ * @param confirmReadDelay read-back mode: the wait after a first command before its document is read
  * @param dryRun whether delete commands are suppressed
  * @param auditEnabled whether an {@code ExpiryEvent} is emitted for each outcome
  * @param maxRecordBytes the largest record the producer sends ({@code max.request.size}), which bounds a delete command
@@ -35,6 +39,8 @@ public record SchedulerSettings(
         int partitions,
         Duration confirmTimeout,
         int confirmMaxAttempts,
+        ConfirmMode confirmMode,
+        Duration confirmReadDelay,
         boolean dryRun,
         boolean auditEnabled,
         int maxRecordBytes,
@@ -52,6 +58,8 @@ public record SchedulerSettings(
                 partitions,
                 config.confirmTimeout(),
                 config.confirmMaxAttempts(),
+                config.confirmMode(),
+                config.confirmReadDelay(),
                 config.dryRun(),
                 config.auditTopic().isPresent(),
                 DeadLetters.producerLimit(config.streamsProperties()),
@@ -79,6 +87,8 @@ public record SchedulerSettings(
                 partitions,
                 confirmTimeout,
                 confirmMaxAttempts,
+                confirmMode,
+                confirmReadDelay,
                 dryRun,
                 auditEnabled,
                 maxRecordBytes,
@@ -86,9 +96,23 @@ public record SchedulerSettings(
                 readBack);
     }
 
-    /** The wait for confirmation after the {@code attempt}-th delete command: doubling from the timeout, at most 1 h. */
+    /**
+     * Whether documents are read back after each command instead of awaiting a delete event: read-back mode, with a
+     * read-back service to read through.
+     */
+    public boolean readsFirst() {
+        return readBack.isPresent() && confirmMode == ConfirmMode.READ_BACK;
+    }
+
+    /**
+     * The wait for confirmation after the {@code attempt}-th delete command, doubling from the confirm timeout (from
+     * the read delay when {@link #readsFirst}), at most 1 h.
+     */
     public long confirmWaitMillis(int attempt) {
-        long first = confirmTimeout.toMillis();
+        return doubling(readsFirst() ? confirmReadDelay.toMillis() : confirmTimeout.toMillis(), attempt);
+    }
+
+    private static long doubling(long first, int attempt) {
         long cap = Math.max(first, Duration.ofHours(1).toMillis());
         int doublings = Math.min(attempt - 1, 40);
         return first > cap >> doublings ? cap : Math.min(cap, first << doublings);

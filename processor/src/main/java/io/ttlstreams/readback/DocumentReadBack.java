@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.slf4j.Logger;
@@ -24,6 +25,9 @@ import org.slf4j.LoggerFactory;
  * refused, and the task then carries on as without read-back. The requests themselves are bounded by the tasks'
  * overdue confirmations, which each punctuation handles within its entry budget and the delete throttle.
  *
+ * <p>Bounded in rate: the thread starts at most {@code maxLookUpsPerSecond} look-ups a second, so that a mass expiry
+ * spends the database's capacity on its deletes rather than on reading them back; requests wait meanwhile.
+ *
  * <p>A look-up that fails answers {@link ReadResult.Kind#FAILED} for its ids only; the others are read as usual.
  */
 public final class DocumentReadBack implements AutoCloseable {
@@ -35,6 +39,7 @@ public final class DocumentReadBack implements AutoCloseable {
     private final DocumentReader reader;
     private final int batchSize;
     private final BlockingQueue<ReadRequest> queue;
+    private final Pace pace;
     private Thread thread;
     /** Cleared by {@link #close}: the driver may swallow the interrupt of a read under way. */
     private volatile boolean running;
@@ -46,11 +51,16 @@ public final class DocumentReadBack implements AutoCloseable {
      *
      * @param reader reads the documents
      * @param batchSize at most this many ids per look-up
+     * @param maxLookUpsPerSecond at most this many look-ups a second on the service's thread
      */
-    public DocumentReadBack(DocumentReader reader, int batchSize) {
+    public DocumentReadBack(DocumentReader reader, int batchSize, int maxLookUpsPerSecond) {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be at least 1: " + batchSize);
         }
+        if (maxLookUpsPerSecond < 1) {
+            throw new IllegalArgumentException("maxLookUpsPerSecond must be at least 1: " + maxLookUpsPerSecond);
+        }
+        this.pace = new Pace(maxLookUpsPerSecond, System::nanoTime, TimeUnit.NANOSECONDS::sleep);
         this.reader = Objects.requireNonNull(reader, "reader");
         this.batchSize = batchSize;
         this.queue = new ArrayBlockingQueue<>(QUEUED_BATCHES * batchSize);
@@ -82,7 +92,7 @@ public final class DocumentReadBack implements AutoCloseable {
                 }
                 round.add(first);
                 queue.drainTo(round);
-                read(round);
+                read(round, pace);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException e) {
@@ -101,11 +111,15 @@ public final class DocumentReadBack implements AutoCloseable {
     public int readQueued() {
         List<ReadRequest> round = new ArrayList<>();
         queue.drainTo(round);
-        return read(round);
+        try {
+            return read(round, Pace.NONE);
+        } catch (InterruptedException e) {
+            throw new AssertionError("an unpaced read never waits", e);
+        }
     }
 
     /** Reads the requests grouped per namespace in batches of at most batchSize; returns the look-ups issued. */
-    private int read(List<ReadRequest> requests) {
+    private int read(List<ReadRequest> requests, Pace pace) throws InterruptedException {
         Map<Namespace, List<ReadRequest>> byNamespace = new LinkedHashMap<>();
         for (ReadRequest request : requests) {
             if (!request.inbox().isOpen()) {
@@ -124,6 +138,7 @@ public final class DocumentReadBack implements AutoCloseable {
             List<ReadRequest> all = namespace.getValue();
             for (int from = 0; from < all.size(); from += batchSize) {
                 lookUps++;
+                pace.await();
                 readBatch(namespace.getKey(), all.subList(from, Math.min(all.size(), from + batchSize)));
             }
         }
@@ -175,6 +190,45 @@ public final class DocumentReadBack implements AutoCloseable {
             } else {
                 request.inbox().deliver(ReadResult.absent(request));
             }
+        }
+    }
+
+    /** Spaces look-ups at least a second / {@code perSecond} apart; {@link #NONE} never waits. */
+    static final class Pace {
+
+        /** No bound: for reads the caller times itself. */
+        static final Pace NONE = new Pace(0, () -> 0L, nanos -> {});
+
+        /** Waits on the read-back thread; a sleep there holds up reads only, never a stream thread. */
+        interface Sleeper {
+            void sleep(long nanos) throws InterruptedException;
+        }
+
+        private final long intervalNanos;
+        private final LongSupplier nanoClock;
+        private final Sleeper sleeper;
+        private long next = Long.MIN_VALUE;
+
+        Pace(int perSecond, LongSupplier nanoClock, Sleeper sleeper) {
+            if (perSecond < 0) {
+                throw new IllegalArgumentException("perSecond must not be negative: " + perSecond);
+            }
+            this.intervalNanos = perSecond == 0 ? 0 : TimeUnit.SECONDS.toNanos(1) / perSecond;
+            this.nanoClock = nanoClock;
+            this.sleeper = sleeper;
+        }
+
+        /** Returns once the next look-up may start. */
+        void await() throws InterruptedException {
+            if (intervalNanos == 0) {
+                return;
+            }
+            long now = nanoClock.getAsLong();
+            if (next != Long.MIN_VALUE && now - next < 0) {
+                sleeper.sleep(next - now);
+                now = next;
+            }
+            next = now + intervalNanos;
         }
     }
 

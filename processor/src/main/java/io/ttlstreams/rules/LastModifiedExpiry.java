@@ -72,6 +72,13 @@ final class LastModifiedExpiry {
                         + " holds several values, ignored because a TTL must be a positive int or -1";
             }
         }
+        if (!fromDocument && rule.hasNoDefault()) {
+            // Cosmos DB's -1 default: a document without a TTL of its own does not expire.
+            String why = ignored ? " holds no valid TTL" : " is missing";
+            return ExpiryDecision.never(
+                    () -> rule.explain("no default TTL (expire.after.seconds -1), and field " + ttlField + why),
+                    ignored);
+        }
         long offset = seconds;
         Supplier<String> from = source;
         Supplier<String> computation = () -> (resync && counted != changeTime ? "modified " : "last modified ")

@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param mode               how the deadline is computed
  * @param field              field mode: the dotted path of the date field; {@code null} for last-modified
  * @param expireAfterSeconds added to the date (field mode) or to the change time (last-modified); 0 to 2147483647,
- *                           the range of MongoDB's {@code expireAfterSeconds}
+ *                           the range of MongoDB's {@code expireAfterSeconds}; or, last-modified with a document TTL
+ *                           field, {@link #NO_DEFAULT}
  * @param fieldFormat        field mode: whether numbers count as epoch instants; {@link FieldFormat#DATE} for
  *                           last-modified
  * @param partialFilter      only documents matching it are scheduled; {@code null} for all documents
@@ -36,6 +37,12 @@ public record TtlRule(
         String documentTtlField,
         String modifiedField) {
 
+    /**
+     * {@code expireAfterSeconds} of Cosmos DB's container default {@code -1}: TTL on, but no default, so that only
+     * documents carrying their own TTL ({@code documentTtlField}) expire.
+     */
+    public static final int NO_DEFAULT = -1;
+
     /** Rejects settings that belong to the other mode, so that a misplaced setting is not silently ignored. */
     public TtlRule {
         Objects.requireNonNull(name, "name");
@@ -45,9 +52,12 @@ public record TtlRule(
         if (name.isBlank()) {
             throw new IllegalArgumentException("A rule needs a name");
         }
-        if (expireAfterSeconds < 0 || expireAfterSeconds > Integer.MAX_VALUE) {
+        boolean noDefault =
+                expireAfterSeconds == NO_DEFAULT && mode == TtlMode.LAST_MODIFIED && documentTtlField != null;
+        if ((expireAfterSeconds < 0 && !noDefault) || expireAfterSeconds > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("Rule " + name + ": expireAfterSeconds must be from 0 to "
-                    + Integer.MAX_VALUE + ", not " + expireAfterSeconds);
+                    + Integer.MAX_VALUE + " (or -1 in last-modified mode with a document TTL field), not "
+                    + expireAfterSeconds);
         }
         if (mode == TtlMode.FIELD) {
             if (field == null) {
@@ -95,6 +105,11 @@ public record TtlRule(
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("Every JVM provides SHA-256", e);
         }
+    }
+
+    /** Whether only documents carrying their own TTL expire ({@link #NO_DEFAULT}). */
+    public boolean hasNoDefault() {
+        return expireAfterSeconds == NO_DEFAULT;
     }
 
     /**

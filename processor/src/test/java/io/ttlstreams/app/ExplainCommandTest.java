@@ -67,7 +67,12 @@ class ExplainCommandTest {
         assertThat(answer.getString("deadline").getValue()).isEqualTo("2026-01-01T00:00:10.000Z");
         assertThat(answer.getString("rule").getValue()).isEqualTo("sessions");
         assertThat(answer.getString("reason").getValue()).contains("expireAt");
-        assertThat(answer.keySet()).containsExactly("expires", "deadline", "rule", "reason");
+        assertThat(answer.keySet()).containsExactly("expires", "deadline", "rule", "reason", "source");
+        assertThat(answer.getDocument("source"))
+                .isEqualTo(BsonDocument.parse("{\"profile\": \"mongodb\", \"service\": \"MongoDB\","
+                        + " \"confirm.mode\": \"change-stream\", \"delete.events\": true, \"watch\": \"database\","
+                        + " \"pipeline\": \"full: operation and collection filter, document-key bound, projection of"
+                        + " the rules' fields\"}"));
     }
 
     @Test
@@ -128,5 +133,22 @@ class ExplainCommandTest {
 
         assertThat(code).isEqualTo(2);
         assertThat(err.toString()).contains("ttl.rule.sessions.expire.after.seconds");
+    }
+
+    @Test
+    void shouldSayWhatCosmosDbSupportsWhenItsProfileIsSet() throws IOException {
+        int code = explain(
+                CONFIG + "\nttl.source.profile=cosmosdb\nttl.mongodb.uri=mongodb://cosmos:10255\n",
+                "--namespace",
+                "app.sessions",
+                "--document",
+                "{\"_id\": 1, \"expireAt\": {\"$date\": \"2026-01-01T00:00:00Z\"}}");
+
+        assertThat(code).as(err.toString()).isZero();
+        BsonDocument source = answer().getDocument("source");
+        assertThat(source.getString("service").getValue()).isEqualTo("Azure Cosmos DB for MongoDB (RU)");
+        assertThat(source.getString("confirm.mode").getValue()).isEqualTo("read-back");
+        assertThat(source.getBoolean("delete.events").getValue()).isFalse();
+        assertThat(source.getString("watch").getValue()).isEqualTo("collection");
     }
 }

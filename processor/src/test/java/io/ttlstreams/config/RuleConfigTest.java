@@ -94,6 +94,38 @@ class RuleConfigTest {
     }
 
     @Test
+    void shouldAcceptCosmosDbsMinusOneDefaultForALastModifiedRuleWithADocumentTtlField() {
+        TtlRule rule = rule(
+                "ttl.rule.sessions.mode",
+                "last-modified",
+                "ttl.rule.sessions.field",
+                null,
+                SECONDS,
+                "-1",
+                "ttl.rule.sessions.document.ttl.field",
+                "ttl");
+
+        assertThat(rule.expireAfterSeconds()).isEqualTo(TtlRule.NO_DEFAULT);
+        assertThat(rule.hasNoDefault()).isTrue();
+    }
+
+    @Test
+    void shouldRefuseMinusOneWithoutADocumentTtlFieldOrBelowIt() {
+        assertRejectedNaming(
+                SECONDS, "ttl.rule.sessions.mode", "last-modified", "ttl.rule.sessions.field", null, SECONDS, "-1");
+        assertRejectedNaming(
+                SECONDS,
+                "ttl.rule.sessions.mode",
+                "last-modified",
+                "ttl.rule.sessions.field",
+                null,
+                SECONDS,
+                "-2",
+                "ttl.rule.sessions.document.ttl.field",
+                "ttl");
+    }
+
+    @Test
     void shouldTreatBlankOptionalOptionsAsUnset() {
         TtlRule rule = rule("ttl.rule.sessions.partial.filter", " ", "ttl.rule.sessions.document.ttl.field", "");
 

@@ -493,6 +493,25 @@ class ChangeEventParserTest {
     }
 
     @Test
+    void shouldReadAnEventWithoutOperationTypeAsTheDocumentNowWhenTheSourceIsCosmosDb() {
+        ChangeEventParser cosmos = new ChangeEventParser(
+                new TopicNamespaceMapping(Map.of(), ""), 512, io.ttlstreams.config.SourceProfile.COSMOSDB);
+        // The shape Cosmos DB's required $project leaves: _id, fullDocument, ns, documentKey.
+        ChangeEvent event = cosmos.parse(TOPIC, null, """
+                {"_id": {"_data": "t1"}, "ns": {"db": "app", "coll": "sessions"}, "documentKey": {"_id": "a"},
+                 "fullDocument": {"_id": "a", "expireAt": {"$date": {"$numberLong": "1900000000000"}}}}""", RECORD_TIMESTAMP);
+
+        assertThat(event.operationType()).isEqualTo(OperationType.UPDATE);
+        assertThat(event.fullDocument().get("expireAt")).isEqualTo(new BsonDateTime(1_900_000_000_000L));
+        assertThat(event.eventTime())
+                .as("no event times: the record's")
+                .isEqualTo(Instant.ofEpochMilli(RECORD_TIMESTAMP));
+        assertThatThrownBy(() -> cosmos.parse(TOPIC, null, "{\"operationType\": null}", RECORD_TIMESTAMP))
+                .as("an explicit null is still malformed")
+                .isInstanceOf(InvalidChangeEventException.class);
+    }
+
+    @Test
     void shouldRejectNonStringOperationType() {
         assertThatThrownBy(() -> parse("{\"operationType\": 1}"))
                 .isInstanceOf(InvalidChangeEventException.class)

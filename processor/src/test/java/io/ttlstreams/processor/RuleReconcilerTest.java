@@ -77,4 +77,36 @@ class RuleReconcilerTest {
         assertThat(parts.ruleVersions.get("gone")).isNull();
         assertThat(parts.ruleVersions.get("sessions")).isNotNull();
     }
+
+    @Test
+    void shouldHoldRatherThanMoveAnEntryOfTheDefaultTtlWhenTheDefaultBecomesMinusOne() {
+        String[] lastModified = {
+            "ttl.rule.sessions.field", "",
+            "ttl.rule.sessions.mode", "last-modified",
+            "ttl.rule.sessions.document.ttl.field", "ttl",
+            "ttl.rule.sessions.expire.after.seconds", ""
+        };
+        lastModified[7] = "3600";
+        // Scheduled under a default of an hour: the document has no ttl of its own.
+        ScheduleEntry entry = new SchedulerParts(lastModified).entry("d1", DEADLINE.minusSeconds(3600));
+        assertThat(entry.getOffsetFromRule()).isTrue();
+        lastModified[7] = "-1";
+        SchedulerParts noDefault = new SchedulerParts(lastModified);
+        RuleReconciler reconciler = new RuleReconciler(
+                noDefault.settings,
+                noDefault.schedule,
+                noDefault.ruleVersions,
+                noDefault.sensors,
+                noDefault.audit,
+                noDefault.context);
+        noDefault.schedule.put(ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
+
+        ScheduleEntry due = reconciler.reconcileDeadline(
+                ScheduleKey.of(Timeline.DEADLINES, NOW, ref("d1")), entry, NOW - 10_000, true);
+
+        assertThat(due).as("not moved by -1 s, nor emitted").isNull();
+        assertThat(Timeline.of(noDefault.schedule.position(ref("d1")).getTimeline()))
+                .as("held for its document: without a ttl of its own it no longer expires")
+                .isEqualTo(Timeline.HELD);
+    }
 }

@@ -49,7 +49,7 @@ class DocumentReadBackTest {
 
     @Test
     void shouldLookUpEachNamespaceInBatchesOfAtMostTheBatchSize() {
-        DocumentReadBack readBack = new DocumentReadBack(mongo, 2);
+        DocumentReadBack readBack = new DocumentReadBack(mongo, 2, 1_000);
         for (int i = 0; i < 5; i++) {
             assertThat(readBack.submit(request(i % 2 == 0 ? SESSIONS : TOKENS, id(i))))
                     .isTrue();
@@ -84,7 +84,7 @@ class DocumentReadBackTest {
                 return mongo.read(namespace, ids);
             }
         };
-        DocumentReadBack readBack = new DocumentReadBack(flaky, 10);
+        DocumentReadBack readBack = new DocumentReadBack(flaky, 10, 1_000);
         readBack.submit(request(SESSIONS, id(0)));
         readBack.submit(request(TOKENS, id(1)));
 
@@ -99,7 +99,7 @@ class DocumentReadBackTest {
     void shouldNotClaimAbsenceWhenTheAnswerHoldsADocumentNoIdAskedForEquals() {
         // MongoDB matches 1 (int) for 1L (long): the answer's _id equals nothing asked, so nothing is known.
         DocumentReadBack readBack =
-                new DocumentReadBack((namespace, ids) -> List.of(new BsonDocument("_id", new BsonInt32(1))), 10);
+                new DocumentReadBack((namespace, ids) -> List.of(new BsonDocument("_id", new BsonInt32(1))), 10, 1_000);
         readBack.submit(request(SESSIONS, new BsonInt64(1)));
 
         readBack.readQueued();
@@ -109,7 +109,7 @@ class DocumentReadBackTest {
 
     @Test
     void shouldRefuseRequestsBeyondItsQueueAndSkipThoseOfAClosedInbox() {
-        DocumentReadBack readBack = new DocumentReadBack(mongo, 1);
+        DocumentReadBack readBack = new DocumentReadBack(mongo, 1, 1_000);
         List<Boolean> accepted = new ArrayList<>();
         IntStream.range(0, DocumentReadBack.QUEUED_BATCHES + 1)
                 .forEach(i -> accepted.add(readBack.submit(request(SESSIONS, id(i)))));
@@ -127,11 +127,31 @@ class DocumentReadBackTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void shouldReadOnItsOwnThreadOnceStarted() {
         mongo.put(SESSIONS, new BsonDocument("_id", id(7)));
-        try (DocumentReadBack readBack = new DocumentReadBack(mongo, 10).start()) {
+        try (DocumentReadBack readBack = new DocumentReadBack(mongo, 10, 1_000).start()) {
             readBack.submit(request(SESSIONS, id(7)));
             ReadResult[] answer = new ReadResult[1];
             await().atMost(Duration.ofSeconds(20)).until(() -> (answer[0] = inbox.poll()) != null);
             assertThat(answer[0].kind()).isEqualTo(Kind.PRESENT);
         }
+    }
+
+    @Test
+    void shouldSpaceLookUpsByTheRateBoundWhenTheyComeFasterThanIt() throws InterruptedException {
+        long[] clock = {1_000};
+        List<Long> sleeps = new ArrayList<>();
+        DocumentReadBack.Pace pace = new DocumentReadBack.Pace(4, () -> clock[0], nanos -> {
+            sleeps.add(nanos);
+            clock[0] += nanos;
+        });
+        pace.await();
+        pace.await();
+        clock[0] += 100_000_000L;
+        pace.await();
+        clock[0] += 1_000_000_000L;
+        pace.await();
+
+        assertThat(sleeps)
+                .as("a quarter second between look-ups, less what already passed; none after a pause")
+                .containsExactly(250_000_000L, 150_000_000L);
     }
 }

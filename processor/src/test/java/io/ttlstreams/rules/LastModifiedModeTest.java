@@ -210,4 +210,39 @@ class LastModifiedModeTest {
         assertThat(withTtlField("{ttl: 20}").base()).isEqualTo(EVENT_TIME);
         assertThat(withTtlField("{ttl: 20}").offsetSeconds()).isEqualTo(20);
     }
+
+    /** Cosmos DB's container default of -1: TTL on, no default. */
+    private static ExpiryDecision withoutDefault(String documentJson) {
+        return lastModifiedRule("cosmos")
+                .expireAfterSeconds(TtlRule.NO_DEFAULT)
+                .documentTtlField("ttl")
+                .alone()
+                .evaluate(NS, doc(documentJson), EVENT_TIME);
+    }
+
+    @Test
+    void shouldExpireOnlyDocumentsCarryingTheirOwnTtlWhenTheDefaultIsMinusOne() {
+        ExpiryDecision own = withoutDefault("{ttl: NumberInt(20)}");
+        assertThat(own.deadline()).isEqualTo(EVENT_TIME.plusSeconds(20));
+        assertThat(own.condition()).isEqualTo(doc("{ttl: {$eq: NumberInt(20)}}"));
+
+        ExpiryDecision none = withoutDefault("{}");
+        assertThat(none.expires()).isFalse();
+        assertThat(none.reason()).contains("no default TTL").contains("field ttl is missing");
+
+        ExpiryDecision invalid = withoutDefault("{ttl: 'soon'}");
+        assertThat(invalid.expires()).isFalse();
+        assertThat(invalid.documentTtlIgnored()).isTrue();
+
+        assertThat(withoutDefault("{ttl: NumberInt(-1)}").expires()).isFalse();
+    }
+
+    @Test
+    void shouldRefuseMinusOneWithoutADocumentTtlField() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> lastModifiedRule("cosmos")
+                        .expireAfterSeconds(TtlRule.NO_DEFAULT)
+                        .alone())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("-1 in last-modified mode with a document TTL field");
+    }
 }

@@ -24,7 +24,6 @@ import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
-import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
 
@@ -37,18 +36,28 @@ class ReadBackTest {
 
     private static final BsonString ID = new BsonString("d1");
     private static final Namespace SESSIONS = Namespace.parse("app.sessions");
-    private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(10);
 
     private final MapDocumentReader mongo = new MapDocumentReader();
-    private final DocumentReadBack readBack = new DocumentReadBack(mongo, 100);
+    private final DocumentReadBack readBack = new DocumentReadBack(mongo, 100, 1_000);
+
+    /** A MongoDB to read, as far as the configuration is concerned: the tests read through {@link #mongo}. */
+    static final String MONGODB_URI = "mongodb://mongo.invalid:27017";
 
     private TopologyFixture fixture(String... extra) {
-        String[] settings = new String[extra.length + 4];
+        return fixture(readBack, extra);
+    }
+
+    /** The sessions rule, audited, confirmed within {@link #CONFIRM_TIMEOUT}, reading through {@code readBack}. */
+    static TopologyFixture fixture(DocumentReadBack readBack, String... extra) {
+        String[] settings = new String[extra.length + 6];
         settings[0] = "ttl.audit.topic";
         settings[1] = "ttl.audit";
         settings[2] = "ttl.confirm.timeout.ms";
         settings[3] = Long.toString(CONFIRM_TIMEOUT.toMillis());
-        System.arraycopy(extra, 0, settings, 4, extra.length);
+        settings[4] = "ttl.mongodb.uri";
+        settings[5] = MONGODB_URI;
+        System.arraycopy(extra, 0, settings, 6, extra.length);
         return new TopologyFixture(TopologyFixture.sessionsSettings(settings), Optional.of(readBack));
     }
 
@@ -126,7 +135,7 @@ class ReadBackTest {
 
     @Test
     void shouldConfirmTheDeleteWhenTheReadFindsTheDocumentGone() {
-        try (TopologyFixture fixture = fixture()) {
+        try (TopologyFixture fixture = fixture("ttl.confirm.mode", "auto")) {
             fixture.input("app.sessions")
                     .pipeInput(
                             ChangeEvents.key(ID),
@@ -314,7 +323,8 @@ class ReadBackTest {
                 "ttl.rule.idle.namespace", "app.sessions",
                 "ttl.rule.idle.mode", "last-modified",
                 "ttl.rule.idle.expire.after.seconds", "5",
-                "ttl.confirm.timeout.ms", Long.toString(CONFIRM_TIMEOUT.toMillis())));
+                "ttl.confirm.timeout.ms", Long.toString(CONFIRM_TIMEOUT.toMillis()),
+                "ttl.mongodb.uri", MONGODB_URI));
         for (int i = 0; i < extra.length; i += 2) {
             settings.put(extra[i], extra[i + 1]);
         }
@@ -375,36 +385,6 @@ class ReadBackTest {
         }
     }
 
-    /**
-     * The resync race of {@link ResyncRaceTest}: read-back cannot stop the one command (which matches nothing), but it
-     * ends the dead end of retries at the first confirmation timeout.
-     */
-    @Test
-    void shouldConfirmAtTheFirstTimeoutADocumentAResyncScheduledAfterItsDelete() {
-        try (TopologyFixture fixture = fixture()) {
-            ChangeEvents events = new ChangeEvents("app.sessions", START);
-            TestInputTopic<String, String> input = fixture.input("app.sessions");
-            BsonDocument document = expiringAt(Duration.ofSeconds(60));
-            input.pipeInput(ChangeEvents.key(ID), events.insert(ID, document));
-            BsonTimestamp read = events.nextClusterTime();
-            input.pipeInput(
-                    ChangeEvents.key(ID), events.at(START.plusSeconds(1)).delete(ID));
-            input.pipeInput(ChangeEvents.key(ID), events.resync(ID, document, read));
-
-            fixture.wallClockAt(Duration.ofSeconds(60));
-            assertThat(fixture.deletes()).hasSize(1);
-            fixture.wallClockAt(Duration.ofSeconds(60).plus(CONFIRM_TIMEOUT));
-            readBack.readQueued();
-            fixture.wallClockAt(Duration.ofMillis(60_100).plus(CONFIRM_TIMEOUT));
-
-            assertThat(position(fixture)).isNull();
-            fixture.wallClockAt(Duration.ofHours(2));
-            assertThat(fixture.deletes()).as("no retries").isEmpty();
-            assertThat(outcomes(fixture)).containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.CONFIRMED);
-            assertThat(metric(fixture, TtlMetrics.UNCONFIRMED)).isZero();
-        }
-    }
-
     @Test
     void shouldReadNothingAndEmitAsBeforeWithoutReadBack() {
         try (TopologyFixture fixture = TopologyFixture.sessions("ttl.confirm.timeout.ms", "10000")) {
@@ -416,6 +396,98 @@ class ReadBackTest {
             fixture.wallClockAt(Duration.ofSeconds(11));
             assertThat(fixture.deletes()).hasSize(2);
             assertThat(fixture.metric(TtlMetrics.READ_BACKS + "-total")).isZero();
+        }
+    }
+
+    @Test
+    void shouldReadBackAtTheReadDelayAndConfirmWithoutADeleteEventInReadBackMode() {
+        try (TopologyFixture fixture = fixture("ttl.confirm.mode", "read-back", "ttl.confirm.read.delay.ms", "500")) {
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            assertThat(fixture.deletes()).hasSize(1);
+            assertThat(readBack.readQueued())
+                    .as("nothing asked before the read delay")
+                    .isZero();
+
+            fixture.wallClockAt(Duration.ofMillis(1_500));
+            assertThat(readBack.readQueued())
+                    .as("read at the delay, not at the confirm timeout")
+                    .isEqualTo(1);
+            fixture.wallClockAt(Duration.ofMillis(1_600));
+
+            assertThat(position(fixture)).as("confirmed by the read").isNull();
+            List<ExpiryEvent> audit = fixture.audit().readValuesToList();
+            assertThat(audit)
+                    .extracting(ExpiryEvent::getOutcome)
+                    .containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.CONFIRMED);
+            assertThat(audit.get(1).getConfirmedLagMillis()).isEqualTo(600);
+            assertThat(metric(fixture, TtlMetrics.CONFIRMED_BY_READ)).isEqualTo(1);
+            fixture.wallClockAt(Duration.ofHours(2));
+            assertThat(fixture.deletes()).isEmpty();
+            assertThat(mongo.lookUps()).hasSize(1);
+        }
+    }
+
+    @Test
+    void shouldReadAgainWithoutEmittingOrGivingUpWhileMongoCannotBeReadInReadBackMode() {
+        try (TopologyFixture fixture = fixture(
+                "ttl.confirm.mode", "read-back", "ttl.confirm.read.delay.ms", "500", "ttl.confirm.max.attempts", "2")) {
+            mongo.failing(true);
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            assertThat(fixture.deletes()).hasSize(1);
+            Duration at = Duration.ofMillis(1_500);
+            for (int read = 0; read < 5; read++) {
+                fixture.wallClockAt(at);
+                assertThat(readBack.readQueued()).isEqualTo(1);
+                at = at.plusMillis(100);
+                fixture.wallClockAt(at);
+                at = at.plus(CONFIRM_TIMEOUT);
+            }
+            assertThat(fixture.deletes()).as("nothing emitted while reads fail").isEmpty();
+            assertThat(metric(fixture, TtlMetrics.UNCONFIRMED)).isZero();
+            assertThat(metric(fixture, TtlMetrics.READ_BACKS_FAILED)).isEqualTo(5);
+            assertThat(position(fixture).getTimeline()).isEqualTo(Timeline.CONFIRMATIONS.ordinal());
+
+            mongo.failing(false);
+            fixture.wallClockAt(at);
+            readBack.readQueued();
+            fixture.wallClockAt(at.plusMillis(100));
+            assertThat(position(fixture))
+                    .as("gone, confirmed once MongoDB answers")
+                    .isNull();
+            assertThat(outcomes(fixture)).containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.CONFIRMED);
+        }
+    }
+
+    @Test
+    void shouldEmitAgainAtTheDoubledReadDelayWhenTheDocumentStillMatchesInReadBackMode() {
+        try (TopologyFixture fixture = fixture("ttl.confirm.mode", "read-back", "ttl.confirm.read.delay.ms", "500")) {
+            mongo.put(SESSIONS, stored(expiringAt(Duration.ofSeconds(1))));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            TestRecord<String, String> first = fixture.deletes().get(0);
+            fixture.wallClockAt(Duration.ofMillis(1_500));
+            readBack.readQueued();
+            fixture.wallClockAt(Duration.ofMillis(1_600));
+
+            List<TestRecord<String, String>> again = fixture.deletes();
+            assertThat(again)
+                    .as("the sink has not applied it yet: the same command")
+                    .hasSize(1);
+            assertThat(filterOf(again.get(0))).isEqualTo(filterOf(first));
+            assertThat(position(fixture).getDueAt())
+                    .as("read again after twice the delay")
+                    .isEqualTo(START.plusMillis(2_600));
         }
     }
 }

@@ -1,9 +1,15 @@
 package io.ttlstreams.topology;
 
+import static io.ttlstreams.topology.ReadBackTest.CONFIRM_TIMEOUT;
 import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.processor.TtlMetrics;
+import io.ttlstreams.readback.DocumentReadBack;
+import io.ttlstreams.readback.MapDocumentReader;
+import io.ttlstreams.schema.ExpiryEvent;
+import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.state.DocumentRef;
 import java.time.Duration;
 import org.apache.kafka.streams.TestInputTopic;
@@ -11,25 +17,28 @@ import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
-import org.junit.jupiter.api.Disabled;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A resync racing a delete: read before the document was deleted, processed after the delete event. The index forgets
  * a document once its delete event is applied, so nothing tells the processor that the resync is older than what it
- * already knows.
+ * already knows, and the deleted document is scheduled again. Its one command matches nothing; without a read, it
+ * would be retried until {@code ttl.confirm.max.attempts} and end UNCONFIRMED. With read-back (auto: at the first
+ * late confirmation; read-back: at the read delay) the read finds the document gone and confirms it.
  */
 class ResyncRaceTest {
 
     private static final BsonString ID = new BsonString("d1");
+    private static final Namespace SESSIONS = Namespace.parse("app.sessions");
 
-    @Test
-    @Disabled("Processor-side gap, for the lead (ExpirySchedulerProcessor/state): the index keeps no trace of a"
-            + " delete, so a resync read before the delete and processed after it schedules the deleted document;"
-            + " its command then matches nothing and is retried until ttl.confirm.max.attempts. Keeping the delete's"
-            + " clusterTime (a tombstone entry, dropped once no resync can be older) would close it.")
-    void shouldNotScheduleADocumentDeletedAfterTheResyncReadIt() {
-        try (TopologyFixture fixture = TopologyFixture.sessions()) {
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"auto, 10000", "read-back, 500"})
+    void shouldConfirmByReadADocumentAResyncScheduledAfterItsDeleteWhenReadingBack(String mode, long readAfterMillis) {
+        MapDocumentReader mongo = new MapDocumentReader();
+        DocumentReadBack readBack = new DocumentReadBack(mongo, 100, 1_000);
+        try (TopologyFixture fixture =
+                ReadBackTest.fixture(readBack, "ttl.confirm.mode", mode, "ttl.confirm.read.delay.ms", "500")) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
             TestInputTopic<String, String> input = fixture.input("app.sessions");
             BsonDocument document = new BsonDocument(
@@ -38,14 +47,25 @@ class ResyncRaceTest {
             BsonTimestamp read = events.nextClusterTime();
             input.pipeInput(
                     ChangeEvents.key(ID), events.at(START.plusSeconds(1)).delete(ID));
-
             input.pipeInput(ChangeEvents.key(ID), events.resync(ID, document, read));
-            fixture.wallClockAt(Duration.ofSeconds(61));
 
-            assertThat(fixture.indexStore()
-                            .get(DocumentRef.of(Namespace.parse("app.sessions"), new BsonDocument("_id", ID))))
+            fixture.wallClockAt(Duration.ofSeconds(60));
+            assertThat(fixture.deletes())
+                    .as("the one command, which matches nothing")
+                    .hasSize(1);
+            Duration readAt = Duration.ofSeconds(60).plusMillis(readAfterMillis);
+            fixture.wallClockAt(readAt);
+            assertThat(readBack.readQueued()).isEqualTo(1);
+            fixture.wallClockAt(readAt.plusMillis(100));
+
+            assertThat(fixture.indexStore().get(DocumentRef.of(SESSIONS, new BsonDocument("_id", ID))))
                     .isNull();
-            assertThat(fixture.deletes()).isEmpty();
+            fixture.wallClockAt(Duration.ofHours(2).plus(CONFIRM_TIMEOUT));
+            assertThat(fixture.deletes()).as("no retries").isEmpty();
+            assertThat(fixture.audit().readValuesToList())
+                    .extracting(ExpiryEvent::getOutcome)
+                    .containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.CONFIRMED);
+            assertThat(fixture.metric(TtlMetrics.UNCONFIRMED + "-total")).isZero();
         }
     }
 }

@@ -2,6 +2,7 @@ package io.ttlstreams.embedded.app;
 
 import io.ttlstreams.config.ConfigFragment;
 import io.ttlstreams.config.OptionGroup;
+import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -43,6 +44,13 @@ public final class EmbeddedOptions implements ConfigFragment {
     public static final String EMBEDDED_PARTITIONS_DOC = "Embedded stack: partitions of every topic it creates (and"
             + " the broker's default for others), so that several processor instances can share the work.";
     public static final int EMBEDDED_PARTITIONS_DEFAULT = 2;
+
+    public static final String EMBEDDED_PROFILE_CONFIG = "embedded.profile";
+    public static final String EMBEDDED_PROFILE_DOC = "Embedded stack: the service the MongoDB stand-in plays. mongodb,"
+            + " or cosmosdb: an emulation of Cosmos DB's documented change-stream constraints (collection watches"
+            + " only, its required $match and $project, so no delete events), with the processor in"
+            + " ttl.source.profile=cosmosdb confirming by read-back. Not Cosmos DB itself.";
+    public static final String EMBEDDED_PROFILE_DEFAULT = "mongodb";
 
     /** Port validity, as for the processor's own ports: 0 picks a free one. */
     private static final Range PORT = Range.between(0, 65535);
@@ -87,7 +95,15 @@ public final class EmbeddedOptions implements ConfigFragment {
                         EMBEDDED_PARTITIONS_DEFAULT,
                         Range.between(1, 1000),
                         Importance.LOW,
-                        EMBEDDED_PARTITIONS_DOC);
+                        EMBEDDED_PARTITIONS_DOC)
+                .define(
+                        EMBEDDED_PROFILE_CONFIG,
+                        Type.STRING,
+                        EMBEDDED_PROFILE_DEFAULT,
+                        ConfigDef.ValidString.in(
+                                SourceProfile.MONGODB.configValue(), SourceProfile.COSMOSDB.configValue()),
+                        Importance.LOW,
+                        EMBEDDED_PROFILE_DOC);
     }
 
     public static int mongodbPort(TtlStreamsConfig config) {
@@ -111,5 +127,11 @@ public final class EmbeddedOptions implements ConfigFragment {
     /** Partitions of the topics the embedded stack creates. */
     public static int partitions(TtlStreamsConfig config) {
         return config.getInt(EMBEDDED_PARTITIONS_CONFIG);
+    }
+
+    /** The service the stand-in plays. */
+    public static SourceProfile profile(TtlStreamsConfig config) {
+        String value = config.getString(EMBEDDED_PROFILE_CONFIG);
+        return value.equals(SourceProfile.COSMOSDB.configValue()) ? SourceProfile.COSMOSDB : SourceProfile.MONGODB;
     }
 }

@@ -55,7 +55,8 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 .kafkaPort(EmbeddedOptions.kafkaPort(config))
                 .connectPort(EmbeddedOptions.connectPort(config))
                 .allowedNamespaces(ConnectorConfigs.allowedNamespaces(config))
-                .partitions(EmbeddedOptions.partitions(config));
+                .partitions(EmbeddedOptions.partitions(config))
+                .profile(EmbeddedOptions.profile(config));
         EmbeddedOptions.dataDir(config).ifPresent(builder::dataDir);
         // The user's key, or one made for this run: either way the guard is on and the processor signs.
         Password signingKey = config.getPassword(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG);
@@ -108,6 +109,10 @@ public final class EmbeddedPipeline implements AutoCloseable {
         props.put(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG, "");
         props.put(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG, stack.commandSigningKey());
         props.put(ResyncOptions.MONGODB_URI_CONFIG, stack.mongoConnectionString());
+        // The processor reads the events of the service the stand-in plays.
+        props.put(
+                SourceOptions.SOURCE_PROFILE_CONFIG,
+                EmbeddedOptions.profile(config).configValue());
         return new TtlStreamsConfig(props);
     }
 

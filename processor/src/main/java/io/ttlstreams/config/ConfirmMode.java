@@ -1,0 +1,49 @@
+package io.ttlstreams.config;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * How a delete command is confirmed ({@value SchedulerOptions#CONFIRM_MODE_CONFIG}): by the change stream's delete
+ * event, by reading the document back from MongoDB, or by the event with a read when it is late.
+ */
+public enum ConfirmMode {
+    /** Only the delete event confirms; a late one gets the command again, until the attempts are spent. */
+    CHANGE_STREAM("change-stream"),
+    /**
+     * The document is read back {@value SchedulerOptions#CONFIRM_READ_DELAY_MS_CONFIG} after each command, for a
+     * source whose change stream reports no deletes (Cosmos DB); a delete event, where one comes, confirms as well.
+     */
+    READ_BACK("read-back"),
+    /** The delete event confirms; one that is late ({@value SchedulerOptions#CONFIRM_TIMEOUT_MS_CONFIG}) is read. */
+    AUTO("auto");
+
+    private final String configValue;
+
+    ConfirmMode(String configValue) {
+        this.configValue = configValue;
+    }
+
+    /** The value as written in the configuration. */
+    public String configValue() {
+        return configValue;
+    }
+
+    /** Whether documents are read back at all. */
+    public boolean reads() {
+        return this != CHANGE_STREAM;
+    }
+
+    /** The mode a configuration value names. */
+    static ConfirmMode of(String configValue) {
+        return Arrays.stream(values())
+                .filter(mode -> mode.configValue.equals(configValue))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("No confirm mode " + configValue));
+    }
+
+    /** Every configuration value, in declaration order. */
+    static List<String> configValues() {
+        return Arrays.stream(values()).map(ConfirmMode::configValue).toList();
+    }
+}

@@ -1,0 +1,157 @@
+package io.ttlstreams.config;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The service behind the MongoDB API ({@value SourceOptions#SOURCE_PROFILE_CONFIG}) and what its change streams
+ * document, so that the rendered connectors are ones it accepts and confirmation does not wait for events it never
+ * sends. The facts, with their sources, are in docs/compatible-services.md; none of these services but MongoDB was
+ * ever run against.
+ */
+public enum SourceProfile {
+    /** MongoDB 4.4 or later, a replica set or sharded cluster. */
+    MONGODB("mongodb", "MongoDB", true, true, null, ConfirmMode.AUTO, true),
+    /**
+     * Azure Cosmos DB for MongoDB (RU): a change stream per collection, which must be exactly {@code $match} on
+     * insert/update/replace and {@code $project} of {@code _id, fullDocument, ns, documentKey} with updateLookup,
+     * and which never reports deletes. The projection drops {@code operationType} and the event times.
+     */
+    COSMOSDB(
+            "cosmosdb",
+            "Azure Cosmos DB for MongoDB (RU)",
+            false,
+            false,
+            Set.of("$match", "$project"),
+            ConfirmMode.READ_BACK,
+            false),
+    /**
+     * Amazon DocumentDB: change streams enabled per collection or database ({@code modifyChangeStreams}), kept 3 hours
+     * by default (up to 7 days); pipeline stages {@code $match, $project, $redact, $addFields, $replaceRoot}.
+     */
+    DOCUMENTDB(
+            "documentdb",
+            "Amazon DocumentDB",
+            true,
+            true,
+            Set.of("$match", "$project", "$redact", "$addFields", "$replaceRoot"),
+            ConfirmMode.AUTO,
+            true),
+    /**
+     * Firestore with MongoDB compatibility (change streams in preview): created with a retention of 1 to 7 days,
+     * database or collection scope, reports inserts, updates, deletes and drops; stages {@code $addFields, $match,
+     * $project, $replaceRoot, $replaceWith, $set, $unset}.
+     */
+    FIRESTORE(
+            "firestore",
+            "Firestore with MongoDB compatibility",
+            true,
+            true,
+            Set.of("$addFields", "$match", "$project", "$replaceRoot", "$replaceWith", "$set", "$unset"),
+            ConfirmMode.AUTO,
+            true),
+    /**
+     * Azure DocumentDB (formerly Cosmos DB for MongoDB vCore): change streams on single-shard clusters (multi-shard
+     * in preview), a 400 MB change log; its documentation shows collection watches and states nothing about delete
+     * events, so confirmation falls back to reads.
+     */
+    AZURE_DOCUMENTDB("azure-documentdb", "Azure DocumentDB (vCore)", false, true, null, ConfirmMode.AUTO, true);
+
+    private final String configValue;
+    private final String service;
+    private final boolean databaseWatch;
+    private final boolean reportsDeletes;
+    private final Set<String> pipelineStages;
+    private final ConfirmMode defaultConfirmMode;
+    private final boolean heartbeats;
+
+    SourceProfile(
+            String configValue,
+            String service,
+            boolean databaseWatch,
+            boolean reportsDeletes,
+            Set<String> pipelineStages,
+            ConfirmMode defaultConfirmMode,
+            boolean heartbeats) {
+        this.configValue = configValue;
+        this.service = service;
+        this.databaseWatch = databaseWatch;
+        this.reportsDeletes = reportsDeletes;
+        this.pipelineStages = pipelineStages;
+        this.defaultConfirmMode = defaultConfirmMode;
+        this.heartbeats = heartbeats;
+    }
+
+    /** The value as written in the configuration. */
+    public String configValue() {
+        return configValue;
+    }
+
+    /** The service's name, for messages and documentation. */
+    public String service() {
+        return service;
+    }
+
+    /** Whether one change stream may watch a whole database; otherwise one connector per collection. */
+    public boolean watchesDatabases() {
+        return databaseWatch;
+    }
+
+    /** Whether the change stream reports deletes: without, only a read confirms a delete. */
+    public boolean reportsDeletes() {
+        return reportsDeletes;
+    }
+
+    /**
+     * Whether the documentation lists {@code stage} among the change-stream pipeline stages the service accepts;
+     * MongoDB accepts every stage the pipeline uses.
+     */
+    public boolean acceptsStage(String stage) {
+        return pipelineStages == null || pipelineStages.contains(stage);
+    }
+
+    /**
+     * Whether the pipeline is the one MongoDB gets: every stage, the document-key bound ({@code $bsonSize}) and the
+     * projection of the rules' fields. Otherwise only what the service documents.
+     */
+    public boolean takesFullPipeline() {
+        return this == MONGODB;
+    }
+
+    /** Whether the change stream must be exactly Cosmos DB's documented shape, which carries no operation type. */
+    public boolean requiresFixedPipeline() {
+        return this == COSMOSDB;
+    }
+
+    /** Whether events carry {@code operationType}; without it, each event carries the document as it now is. */
+    public boolean eventsCarryOperationType() {
+        return this != COSMOSDB;
+    }
+
+    /** The confirmation mode unless {@value SchedulerOptions#CONFIRM_MODE_CONFIG} says otherwise. */
+    public ConfirmMode defaultConfirmMode() {
+        return defaultConfirmMode;
+    }
+
+    /**
+     * Whether the source connector's heartbeats (resume tokens of an idle stream) are rendered: not for Cosmos DB,
+     * whose documentation says nothing of {@code postBatchResumeToken}.
+     */
+    public boolean heartbeats() {
+        return heartbeats;
+    }
+
+    /** The profile a configuration value names. */
+    static SourceProfile of(String configValue) {
+        return Arrays.stream(values())
+                .filter(profile -> profile.configValue.equals(configValue))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("No source profile " + configValue));
+    }
+
+    /** Every configuration value, in declaration order. */
+    static List<String> configValues() {
+        return Arrays.stream(values()).map(SourceProfile::configValue).toList();
+    }
+}

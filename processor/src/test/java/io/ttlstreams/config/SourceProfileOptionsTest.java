@@ -1,0 +1,95 @@
+package io.ttlstreams.config;
+
+import static io.ttlstreams.config.TestConfigs.assertRejectedNaming;
+import static io.ttlstreams.config.TestConfigs.config;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+/** {@code ttl.source.profile}: the default confirmation it picks, and what each service is refused at start-up. */
+class SourceProfileOptionsTest {
+
+    private static final String URI = "mongodb://mongo:27017";
+
+    @Test
+    void shouldAssumeMongoDbWhenNoProfileIsSet() {
+        assertThat(config().sourceProfile()).isEqualTo(SourceProfile.MONGODB);
+        assertThat(config("ttl.mongodb.uri", URI).confirmMode()).isEqualTo(ConfirmMode.AUTO);
+    }
+
+    @Test
+    void shouldConfirmByReadBackOnCosmosDbWhichReportsNoDeletes() {
+        assertThat(config("ttl.source.profile", "cosmosdb", "ttl.mongodb.uri", URI)
+                        .confirmMode())
+                .isEqualTo(ConfirmMode.READ_BACK);
+        assertThat(config("ttl.source.profile", "documentdb", "ttl.mongodb.uri", URI)
+                        .confirmMode())
+                .isEqualTo(ConfirmMode.AUTO);
+        assertThat(config("ttl.source.profile", "firestore").confirmMode()).isEqualTo(ConfirmMode.CHANGE_STREAM);
+    }
+
+    @Test
+    void shouldRefuseCosmosDbWithoutAMongoUriNamingTheOptionAndTheService() {
+        assertThatThrownBy(() -> config("ttl.source.profile", "cosmosdb"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.confirm.mode")
+                .hasMessageContaining("ttl.mongodb.uri")
+                .hasMessageContaining("Azure Cosmos DB for MongoDB");
+    }
+
+    @Test
+    void shouldRefuseChangeStreamConfirmationOnCosmosDb() {
+        assertThatThrownBy(() -> config(
+                        "ttl.source.profile", "cosmosdb", "ttl.mongodb.uri", URI, "ttl.confirm.mode", "change-stream"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.confirm.mode")
+                .hasMessageContaining("Azure Cosmos DB for MongoDB (RU) reports no deletes");
+    }
+
+    @Test
+    void shouldRefuseADatabaseWideRuleWhereTheServiceWatchesCollectionsOnly() {
+        for (String profile : new String[] {"cosmosdb", "azure-documentdb"}) {
+            assertThatThrownBy(() -> config(
+                            "ttl.source.profile",
+                            profile,
+                            "ttl.mongodb.uri",
+                            URI,
+                            "ttl.rule.sessions.namespace",
+                            "app.*",
+                            "ttl.source.topics",
+                            "app.sessions"))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("ttl.rule.sessions.namespace")
+                    .hasMessageContaining(SourceProfile.of(profile).service());
+        }
+        assertThat(config(
+                                "ttl.source.profile",
+                                "documentdb",
+                                "ttl.rule.sessions.namespace",
+                                "app.*",
+                                "ttl.source.topics",
+                                "app.sessions")
+                        .rules()
+                        .rules())
+                .hasSize(1);
+    }
+
+    @Test
+    void shouldRefuseCosmosDbsSystemTimestampAsARuleField() {
+        assertRejectedNaming(
+                "ttl.rule.sessions.field",
+                "ttl.source.profile",
+                "cosmosdb",
+                "ttl.mongodb.uri",
+                URI,
+                "ttl.rule.sessions.field",
+                "_ts");
+    }
+
+    @Test
+    void shouldRefuseAnUnknownProfile() {
+        assertRejectedNaming("ttl.source.profile", "ttl.source.profile", "cosmos");
+    }
+}
