@@ -3,7 +3,6 @@ package io.ttlstreams.app;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
-import io.ttlstreams.connect.ConnectorDefinition;
 import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.resync.ResyncSweep;
 import io.ttlstreams.secrets.Redaction;
@@ -47,7 +46,8 @@ import picocli.CommandLine.Spec;
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {
             "0:stopped by SIGTERM or Ctrl-C",
-            "2:invalid configuration or arguments, or Kafka Connect refused the connectors or could not be reached",
+            "2:invalid configuration or arguments; no Kafka broker in bootstrap.servers answered, or Kafka Connect"
+                    + " refused the connectors or stayed unavailable, within ttl.startup.timeout.ms",
             "3:the processor failed (Kafka Streams state ERROR, e.g. stream threads failed more often than"
                     + " ttl.thread.replacements.max allows): restart it"
         })
@@ -141,6 +141,11 @@ final class RunCommand implements Callable<Integer> {
                 return fail("cannot register the connectors: " + e.getMessage());
             }
             try {
+                KafkaProbe.check(ttlConfig);
+            } catch (ConfigException e) {
+                return fail(e.getMessage());
+            }
+            try {
                 app = new TtlStreamsApp(ttlConfig, connectors);
             } catch (ConfigException e) {
                 return fail(e.getMessage()); // e.g. ttl.http.port taken, or a throttle below the partitions
@@ -228,11 +233,11 @@ final class RunCommand implements Callable<Integer> {
         ConnectorConfigs connectors = ConnectorConfigs.render(
                 ttlConfig, mongodbUri == null ? ConnectorConfigs.DEFAULT_MONGODB_URI : mongodbUri, copyExisting);
         ConnectRestClient connect = new ConnectRestClient(ttlConfig.connectUrl().get(), ttlConfig.connectCredentials());
-        for (ConnectorDefinition connector : connectors.files().values()) {
-            connect.put(connector);
-            out.println("ttl-streams: connector " + connector.name() + " registered at " + connect.url());
-        }
-        return Optional.of(ManagedConnectors.of(connect, connectors));
+        return Optional.of(ManagedConnectors.register(
+                connect,
+                connectors,
+                ttlConfig.startupTimeout(),
+                name -> out.println("ttl-streams: connector " + name + " registered at " + connect.url())));
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

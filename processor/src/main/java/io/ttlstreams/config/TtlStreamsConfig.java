@@ -34,7 +34,7 @@ import org.apache.kafka.streams.StreamsConfig;
  *
  * <p>The options are defined by concern, each group in its own class ({@link SourceOptions}, {@link
  * OutputTopicOptions}, {@link SchedulerOptions}, {@link ConnectOptions}, {@link FailureHandlingOptions}, {@link
- * SecurityOptions}, {@link ResyncOptions}, {@link HttpOptions}, {@link RuleConfig} per rule, and each {@link
+ * SecurityOptions}, {@link ResyncOptions}, {@link HttpOptions}, {@link StartupOptions}, {@link RuleConfig} per rule, and each {@link
  * ConfigFragment} on the classpath); this class composes them, checks what spans several, and reads them.
  */
 public final class TtlStreamsConfig extends AbstractConfig {
@@ -300,6 +300,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return Duration.ofMillis(getLong(FailureHandlingOptions.THREAD_REPLACEMENTS_WINDOW_MS_CONFIG));
     }
 
+    /** How long {@code run} waits for Kafka, and for Kafka Connect, at start-up. */
+    public Duration startupTimeout() {
+        return Duration.ofMillis(getLong(StartupOptions.STARTUP_TIMEOUT_MS_CONFIG));
+    }
+
     public int httpPort() {
         return getInt(HttpOptions.HTTP_PORT_CONFIG);
     }
@@ -413,6 +418,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
         SecurityOptions.embedInto(definition);
         ResyncOptions.embedInto(definition);
         HttpOptions.embedInto(definition);
+        StartupOptions.embedInto(definition);
         return definition;
     }
 

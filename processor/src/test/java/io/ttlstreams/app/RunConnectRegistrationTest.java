@@ -140,6 +140,23 @@ class RunConnectRegistrationTest {
     }
 
     @Test
+    void shouldRegisterTheConnectorsWhenConnectAnswersOnlyAfterStartingUp() throws IOException {
+        connect.unavailableFor(2);
+
+        int exitCode =
+                run("ttl.connect.url=" + connect.url(USER + ":" + PASSWORD_IN_URL), "--mongodb-uri", MONGODB_URI);
+
+        assertThat(connect.requests()).extracting(FakeConnect.Request::status).containsExactly(503, 503, 201, 201);
+        assertThat(connect.accepted())
+                .extracting(FakeConnect.Request::path)
+                .containsExactly("/connectors/mongo-source-app/config", "/connectors/mongo-ttl-sink/config");
+        assertThat(exitCode)
+                .as("registered, then stopped at bootstrap.servers, which names no broker")
+                .isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(errorLine()).contains("bootstrap.servers");
+    }
+
+    @Test
     void shouldRegisterTheConnectorsWithTheCredentialOptions() throws IOException {
         int exitCode = run(String.join(
                 "\n",
@@ -187,12 +204,16 @@ class RunConnectRegistrationTest {
             closedPort = socket.getLocalPort();
         }
 
-        int exitCode = run("ttl.connect.url=http://" + USER + ":" + PASSWORD_IN_URL + "@127.0.0.1:" + closedPort);
+        int exitCode = run(String.join(
+                "\n",
+                "ttl.connect.url=http://" + USER + ":" + PASSWORD_IN_URL + "@127.0.0.1:" + closedPort,
+                "ttl.startup.timeout.ms=600"));
 
         assertThat(exitCode).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
         assertThat(errorLine())
-                .startsWith("ttl-streams run: cannot register the connectors: Cannot reach Kafka Connect at"
-                        + " http://127.0.0.1:" + closedPort + "/");
+                .startsWith("ttl-streams run: cannot register the connectors: Kafka Connect was still unavailable"
+                        + " after 600 ms (ttl.startup.timeout.ms, ")
+                .contains("Cannot reach Kafka Connect at http://127.0.0.1:" + closedPort + "/");
         assertNoSecretAnywhere();
     }
 

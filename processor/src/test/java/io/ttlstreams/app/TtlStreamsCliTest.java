@@ -80,6 +80,27 @@ class TtlStreamsCliTest {
     }
 
     @Test
+    void shouldExitWithOneLineNamingBootstrapServersWhenNoBrokerAnswers(@TempDir Path dir) throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        Path config = Files.writeString(
+                dir.resolve("unreachable.properties"),
+                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n"
+                        + "bootstrap.servers=127.0.0.1:" + closedPort + "\nttl.http.port=0\n");
+
+        int exitCode = run("run", "--config", config.toString(), "--set", "ttl.startup.timeout.ms=500");
+
+        assertThat(exitCode).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(err.toString().lines()).hasSize(1);
+        assertThat(err.toString())
+                .startsWith("ttl-streams run: Invalid value 127.0.0.1:" + closedPort
+                        + " for configuration bootstrap.servers: no Kafka broker answered within 500 ms"
+                        + " (ttl.startup.timeout.ms)");
+    }
+
+    @Test
     void shouldRefuseEmbeddedWhereTheBuildHasNoEmbeddedStack() {
         // The processor module alone is the production artifact: no embedded stack on its classpath.
         assertThat(run("run", "--embedded")).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
