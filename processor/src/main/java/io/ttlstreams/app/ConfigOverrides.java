@@ -9,9 +9,10 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code --set key=value}, mixed into every subcommand that reads a configuration, and the order in which options
- * apply: the file, then {@code TTL_STREAMS_*} environment variables, then {@code --set} ({@link ConfigLayers}).
+ * apply: the file, then {@code TTL_STREAMS_*} environment variables, then {@code --set} ({@link ConfigLayers}). Public
+ * so that the commands of other modules ({@code demo}) read their configuration the same way.
  */
-final class ConfigOverrides {
+public final class ConfigOverrides {
 
     @Option(
             names = "--set",
@@ -21,12 +22,12 @@ final class ConfigOverrides {
     private List<String> assignments = new ArrayList<>();
 
     /** The file's options under the environment's and the command line's. */
-    TtlStreamsConfig load(Path file) {
+    public TtlStreamsConfig load(Path file) {
         return TtlStreamsConfig.load(file, System.getenv(), assignments);
     }
 
     /** A bundled configuration's options under the environment's and the command line's. */
-    TtlStreamsConfig over(TtlStreamsConfig bundled) {
+    public TtlStreamsConfig over(TtlStreamsConfig bundled) {
         return bundled.layered(System.getenv(), assignments);
     }
 }
