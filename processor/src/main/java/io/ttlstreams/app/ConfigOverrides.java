@@ -5,6 +5,8 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
 
 /**
@@ -14,6 +16,8 @@ import picocli.CommandLine.Option;
  */
 public final class ConfigOverrides {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ConfigOverrides.class);
+
     @Option(
             names = "--set",
             paramLabel = "KEY=VALUE",
@@ -21,13 +25,19 @@ public final class ConfigOverrides {
                     + " variables; repeatable, the last one wins.")
     private List<String> assignments = new ArrayList<>();
 
-    /** The file's options under the environment's and the command line's. */
+    /** The file's options under the environment's and the command line's; warns of unknown Kafka settings. */
     public TtlStreamsConfig load(Path file) {
-        return TtlStreamsConfig.load(file, System.getenv(), assignments);
+        return warned(TtlStreamsConfig.load(file, System.getenv(), assignments));
     }
 
-    /** A bundled configuration's options under the environment's and the command line's. */
+    /** A bundled configuration's options under the environment's and the command line's; warns as {@link #load}. */
     public TtlStreamsConfig over(TtlStreamsConfig bundled) {
-        return bundled.layered(System.getenv(), assignments);
+        return warned(bundled.layered(System.getenv(), assignments));
+    }
+
+    /** Logs, once per command, each Kafka setting that nothing of Kafka's defines (a likely typo). */
+    private static TtlStreamsConfig warned(TtlStreamsConfig config) {
+        config.unknownKafkaSettings().forEach(LOG::warn);
+        return config;
     }
 }

@@ -153,6 +153,14 @@ public final class TtlStreamsConfig extends AbstractConfig {
                 + ConfigReference.markdown(RuleConfig.configDef(), RuleConfig.PREFIX + "<name>.");
     }
 
+    /**
+     * A warning for each Kafka setting that neither Kafka Streams nor its clients define, naming the closest one they
+     * do; for the command line to log once.
+     */
+    public List<String> unknownKafkaSettings() {
+        return UnknownKeys.unknownKafkaSettings(originals());
+    }
+
     /** The TTL rules, in the order of {@value #RULES_CONFIG}. */
     public TtlRules rules() {
         return rules;

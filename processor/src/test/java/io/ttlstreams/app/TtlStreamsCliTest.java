@@ -143,6 +143,22 @@ class TtlStreamsCliTest {
     }
 
     @Test
+    void shouldWarnOfAMisspeltKafkaSettingNamingTheClosestOne(@TempDir Path dir) throws Exception {
+        Path config = Files.writeString(
+                dir.resolve("typo.properties"),
+                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n");
+
+        try (LogCapture log = LogCapture.start()) {
+            // Stopped right after reading the configuration: no bootstrap.servers.
+            run("run", "--config", config.toString(), "--set", "num.stream.thread=2");
+
+            assertThat(log.text())
+                    .contains("Unknown Kafka setting num.stream.thread")
+                    .contains("did you mean num.stream.threads?");
+        }
+    }
+
+    @Test
     void shouldRefuseEmbeddedWhereTheBuildHasNoEmbeddedStack() {
         // The processor module alone is the production artifact: no embedded stack on its classpath.
         assertThat(run("run", "--embedded")).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
