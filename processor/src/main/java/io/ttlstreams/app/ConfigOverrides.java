@@ -35,6 +35,14 @@ public final class ConfigOverrides {
         return warned(bundled.layered(System.getenv(), assignments));
     }
 
+    /**
+     * The file's options, or without a file the {@link BundledConfig bundled configuration}'s, under the
+     * environment's and the command line's.
+     */
+    public TtlStreamsConfig loadOrBundled(Path file) {
+        return file == null ? over(BundledConfig.load()) : load(file);
+    }
+
     /** Logs, once per command, each Kafka setting that nothing of Kafka's defines (a likely typo). */
     private static TtlStreamsConfig warned(TtlStreamsConfig config) {
         config.unknownKafkaSettings().forEach(LOG::warn);
