@@ -43,9 +43,9 @@ public final class ConfigOverrides {
         return file == null ? over(BundledConfig.load()) : load(file);
     }
 
-    /** Logs, once per command, each Kafka setting that nothing of Kafka's defines (a likely typo). */
+    /** Logs, once per command, what the configuration should be warned about ({@link TtlStreamsConfig#warnings()}). */
     private static TtlStreamsConfig warned(TtlStreamsConfig config) {
-        config.unknownKafkaSettings().forEach(LOG::warn);
+        config.warnings().forEach(LOG::warn);
         return config;
     }
 }

@@ -1,6 +1,7 @@
 package io.ttlstreams.config;
 
 import io.ttlstreams.contract.SigningKey;
+import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.secrets.BasicCredentials;
 import java.net.URI;
@@ -130,7 +131,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * @throws ConfigException naming the file, variable, assignment or option that is wrong
      */
     public static TtlStreamsConfig load(Path propertiesFile, Map<String, String> environment, List<String> overrides) {
-        return new TtlStreamsConfig(ConfigLayers.merge(PropertiesFiles.read(propertiesFile), environment, overrides));
+        Map<String, Object> merged = ConfigLayers.merge(PropertiesFiles.read(propertiesFile), environment, overrides);
+        try {
+            return new TtlStreamsConfig(merged);
+        } catch (ConfigException e) {
+            throw ConfigLayers.attributed(e, environment, overrides);
+        }
     }
 
     /**
@@ -138,7 +144,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * ConfigLayers} describes: for a bundled configuration that has no file.
      */
     public TtlStreamsConfig layered(Map<String, String> environment, List<String> overrides) {
-        return new TtlStreamsConfig(ConfigLayers.merge(originals(), environment, overrides));
+        Map<String, Object> merged = ConfigLayers.merge(originals(), environment, overrides);
+        try {
+            return new TtlStreamsConfig(merged);
+        } catch (ConfigException e) {
+            throw ConfigLayers.attributed(e, environment, overrides);
+        }
     }
 
     /** The options other than the per-rule ones, for tools and documentation; a copy. */
@@ -159,6 +170,29 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     public List<String> unknownKafkaSettings() {
         return UnknownKeys.unknownKafkaSettings(originals());
+    }
+
+    /**
+     * What start-up should warn about: {@link #unknownKafkaSettings()}, and two rules reading the same field of the
+     * same namespaces, where the later can never win (the earliest deadline does, and both read one value).
+     */
+    public List<String> warnings() {
+        List<String> warnings = new java.util.ArrayList<>(unknownKafkaSettings());
+        List<TtlRule> all = rules.rules();
+        for (int i = 0; i < all.size(); i++) {
+            for (int j = i + 1; j < all.size(); j++) {
+                TtlRule first = all.get(i);
+                TtlRule second = all.get(j);
+                if (first.field() != null
+                        && first.field().equals(second.field())
+                        && first.namespace().equals(second.namespace())) {
+                    warnings.add("Rules " + first.name() + " and " + second.name() + " both read field "
+                            + first.field() + " of " + first.namespace() + ": one of them never decides a deadline;"
+                            + " merge them, or tell them apart with " + RuleConfig.PARTIAL_FILTER_CONFIG);
+                }
+            }
+        }
+        return warnings;
     }
 
     /** The TTL rules, in the order of {@value #RULES_CONFIG}. */
@@ -398,6 +432,16 @@ public final class TtlStreamsConfig extends AbstractConfig {
         ConfigDef definition = new ConfigDef(BASE);
         ruleNames.forEach(name -> RuleConfig.embedInto(definition, name));
         UnknownKeys.reject(props, definition, ruleNames);
+        for (String name : ruleNames) {
+            String prefix = RuleConfig.prefix(name);
+            if (props.keySet().stream().noneMatch(key -> String.valueOf(key).startsWith(prefix))) {
+                throw new ConfigException(
+                        RULES_CONFIG,
+                        String.join(",", ruleNames),
+                        "rule " + name + " is listed in " + RULES_CONFIG + " but not defined: set at least " + prefix
+                                + RuleConfig.NAMESPACE_CONFIG + ", or remove it from the list");
+            }
+        }
         return definition;
     }
 
