@@ -44,6 +44,8 @@ class RunConnectRegistrationTest {
             MONGODB_PASSWORD,
             Base64.getEncoder().encodeToString((USER + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8)));
 
+    private static final String SIGNING_KEY = "a-signing-key-of-at-least-32-bytes-for-tests";
+
     @TempDir
     Path directory;
 
@@ -83,6 +85,8 @@ class RunConnectRegistrationTest {
                         "ttl.rule.sessions.namespace=app.sessions",
                         "ttl.rule.sessions.field=expireAt",
                         "bootstrap.servers=no-port-given",
+                        // The sink run registers applies signed commands only: without a key, run refuses.
+                        "ttl.command.signing.key=" + SIGNING_KEY,
                         // A free port, so that the HTTP server started after the registration never meets a taken one.
                         "ttl.http.port=0",
                         connectSettings,
@@ -154,6 +158,18 @@ class RunConnectRegistrationTest {
                 .as("registered, then stopped at bootstrap.servers, which names no broker")
                 .isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
         assertThat(errorLine()).contains("bootstrap.servers");
+    }
+
+    @Test
+    void shouldRefuseToRegisterASinkThatRequiresSignaturesWhenRunHasNoSigningKey() throws IOException {
+        int exitCode = run(
+                "ttl.connect.url=" + connect.url(USER + ":" + PASSWORD_IN_URL), "--set", "ttl.command.signing.key=");
+
+        assertThat(exitCode).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(errorLine())
+                .startsWith("ttl-streams run: cannot register the connectors: the sink connector run registers")
+                .contains("ttl.command.signing.key is not set");
+        assertThat(connect.requests()).isEmpty();
     }
 
     @Test
