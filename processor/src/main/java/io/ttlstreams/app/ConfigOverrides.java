@@ -5,13 +5,18 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
 
 /**
  * {@code --set key=value}, mixed into every subcommand that reads a configuration, and the order in which options
- * apply: the file, then {@code TTL_STREAMS_*} environment variables, then {@code --set} ({@link ConfigLayers}).
+ * apply: the file, then {@code TTL_STREAMS_*} environment variables, then {@code --set} ({@link ConfigLayers}). Public
+ * so that the commands of other modules ({@code demo}) read their configuration the same way.
  */
-final class ConfigOverrides {
+public final class ConfigOverrides {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConfigOverrides.class);
 
     @Option(
             names = "--set",
@@ -20,13 +25,27 @@ final class ConfigOverrides {
                     + " variables; repeatable, the last one wins.")
     private List<String> assignments = new ArrayList<>();
 
-    /** The file's options under the environment's and the command line's. */
-    TtlStreamsConfig load(Path file) {
-        return TtlStreamsConfig.load(file, System.getenv(), assignments);
+    /** The file's options under the environment's and the command line's; warns of unknown Kafka settings. */
+    public TtlStreamsConfig load(Path file) {
+        return warned(TtlStreamsConfig.load(file, System.getenv(), assignments));
     }
 
-    /** A bundled configuration's options under the environment's and the command line's. */
-    TtlStreamsConfig over(TtlStreamsConfig bundled) {
-        return bundled.layered(System.getenv(), assignments);
+    /** A bundled configuration's options under the environment's and the command line's; warns as {@link #load}. */
+    public TtlStreamsConfig over(TtlStreamsConfig bundled) {
+        return warned(bundled.layered(System.getenv(), assignments));
+    }
+
+    /**
+     * The file's options, or without a file the {@link BundledConfig bundled configuration}'s, under the
+     * environment's and the command line's.
+     */
+    public TtlStreamsConfig loadOrBundled(Path file) {
+        return file == null ? over(BundledConfig.load()) : load(file);
+    }
+
+    /** Logs, once per command, what the configuration should be warned about ({@link TtlStreamsConfig#warnings()}). */
+    private static TtlStreamsConfig warned(TtlStreamsConfig config) {
+        config.warnings().forEach(LOG::warn);
+        return config;
     }
 }

@@ -38,7 +38,12 @@ final class ConnectConfigCommand implements Callable<Integer> {
     @Mixin
     private ConfigOverrides overrides;
 
-    @Option(names = "--config", required = true, paramLabel = "FILE", description = "The processor's properties file.")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description =
+                    "The processor's properties file (default: the bundled configuration, which reaches the embedded stack at its"
+                            + " default ports; see docs/embedded.md).")
     private Path config;
 
     // picocli expands ${...} in defaults; "$$" keeps the config-provider reference literal.
@@ -68,7 +73,7 @@ final class ConnectConfigCommand implements Callable<Integer> {
     public Integer call() {
         ConnectorConfigs connectors;
         try {
-            connectors = ConnectorConfigs.render(overrides.load(config), mongodbUri, copyExisting);
+            connectors = ConnectorConfigs.render(overrides.loadOrBundled(config), mongodbUri, copyExisting);
         } catch (ConfigException | IllegalArgumentException e) {
             return fail(e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
         }

@@ -50,7 +50,12 @@ final class ExplainCommand implements Callable<Integer> {
     @Mixin
     private ConfigOverrides overrides;
 
-    @Option(names = "--config", required = true, paramLabel = "FILE", description = "The processor's properties file.")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description =
+                    "The processor's properties file (default: the bundled configuration, which reaches the embedded stack at its"
+                            + " default ports; see docs/embedded.md).")
     private Path config;
 
     @Option(names = "--namespace", required = true, paramLabel = "DB.COLL", description = "The document's namespace.")
@@ -73,7 +78,7 @@ final class ExplainCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         try {
-            TtlStreamsConfig ttlConfig = overrides.load(config);
+            TtlStreamsConfig ttlConfig = overrides.loadOrBundled(config);
             ExpiryDecision decision = ttlConfig.rules().evaluate(validNamespace(), parseDocument(), parseEventTime());
             spec.commandLine().getOut().println(toJson(decision, ttlConfig));
             return 0;

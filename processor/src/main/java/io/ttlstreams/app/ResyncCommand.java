@@ -44,14 +44,20 @@ import picocli.CommandLine.Spec;
         exitCodeList = {
             "0:the documents were read (and, without --dry-run, published)",
             "1:MongoDB could not be read or Kafka could not be written",
-            "2:invalid configuration or arguments"
+            "2:invalid configuration or arguments, or (without --dry-run) a source topic the processor's consumer"
+                    + " group does not read"
         })
 final class ResyncCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--config", required = true, paramLabel = "FILE", description = "The processor's properties file.")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description =
+                    "The processor's properties file (default: the bundled configuration, which reaches the embedded stack at its"
+                            + " default ports; see docs/embedded.md).")
     private Path config;
 
     @Mixin
@@ -81,7 +87,7 @@ final class ResyncCommand implements Callable<Integer> {
         TtlStreamsConfig ttlConfig;
         ResyncSelection selection;
         try {
-            ttlConfig = overrides.load(config);
+            ttlConfig = overrides.loadOrBundled(config);
             selection = new ResyncSelection(
                     Optional.ofNullable(namespace).map(ResyncCommand::parseNamespace), Optional.ofNullable(rule));
         } catch (ConfigException | IllegalArgumentException e) {
@@ -94,8 +100,24 @@ final class ResyncCommand implements Callable<Integer> {
                     TtlStreamsCli.EXIT_BAD_INPUT);
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (MongoClient client = Resync.mongoClient(ttlConfig);
-                ResyncSink sink = dryRun ? null : KafkaResyncPublisher.create(ttlConfig)) {
+        try (MongoClient client = Resync.mongoClient(ttlConfig)) {
+            Optional<String> refusal = dryRun ? Optional.empty() : ResyncTargets.refusal(ttlConfig);
+            if (refusal.isPresent()) {
+                return fail(refusal.get(), TtlStreamsCli.EXIT_BAD_INPUT);
+            }
+            return publish(ttlConfig, client, selection, out);
+        } catch (ConfigException | IllegalArgumentException e) {
+            return fail(e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
+        } catch (MongoException | KafkaException e) {
+            return fail(e.getMessage(), 1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return fail("interrupted", 1);
+        }
+    }
+
+    private int publish(TtlStreamsConfig ttlConfig, MongoClient client, ResyncSelection selection, PrintWriter out) {
+        try (ResyncSink sink = dryRun ? null : KafkaResyncPublisher.create(ttlConfig)) {
             ResyncReport report = new Resync(ttlConfig, client, Clock.systemUTC())
                     .run(
                             selection,

@@ -1,9 +1,10 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.ConnectOptions;
+import io.ttlstreams.config.SecurityOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
-import io.ttlstreams.connect.ConnectorDefinition;
 import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.resync.ResyncSweep;
 import io.ttlstreams.secrets.Redaction;
@@ -16,8 +17,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
@@ -30,7 +29,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code ttl-streams run}: runs the processor against the Kafka cluster named in the configuration, or, with {@code
  * --embedded} or without {@code --config}, against the embedded development stack (module {@code embedded}, which
- * only the launcher script puts on the classpath). Runs until SIGTERM or Ctrl-C.
+ * only the launcher script puts on the classpath). Runs until SIGTERM or Ctrl-C ({@link StopSignals}), which stop it
+ * with exit code 0, during start-up too.
  *
  * <p>A configuration file without {@code bootstrap.servers} is an error, not a cue to start the embedded stack: in
  * a container that lost one key, that would be an expiry engine pointed at an empty in-memory MongoDB.
@@ -46,8 +46,9 @@ import picocli.CommandLine.Spec;
         },
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {
-            "0:stopped by SIGTERM or Ctrl-C",
-            "2:invalid configuration or arguments, or Kafka Connect refused the connectors or could not be reached",
+            "0:stopped by SIGTERM or Ctrl-C (also during start-up; a second signal exits at once with 130)",
+            "2:invalid configuration or arguments; no Kafka broker in bootstrap.servers answered, or Kafka Connect"
+                    + " refused the connectors or stayed unavailable, within ttl.startup.timeout.ms",
             "3:the processor failed (Kafka Streams state ERROR, e.g. stream threads failed more often than"
                     + " ttl.thread.replacements.max allows): restart it"
         })
@@ -58,6 +59,9 @@ final class RunCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
+
+    /** What has started and must be closed on the way out; null before anything has. */
+    private AutoCloseable running;
 
     @Option(
             names = "--config",
@@ -95,6 +99,24 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        try (StopSignals signals = StopSignals.install(System.out)) {
+            try {
+                return runUntilStopped(signals);
+            } catch (Exception e) {
+                if (!signals.requested()) {
+                    throw e;
+                }
+                // Start-up interrupted by SIGTERM or Ctrl-C: what had started is closed; the stop is a clean one.
+                Thread.interrupted();
+                if (running != null) {
+                    closeQuietly(running);
+                }
+                return 0;
+            }
+        }
+    }
+
+    private int runUntilStopped(StopSignals signals) throws Exception {
         PrintStream out = System.out;
         boolean useEmbedded = embedded || config == null;
         Optional<EmbeddedRuntime> runtime = useEmbedded ? embeddedRuntime() : Optional.empty();
@@ -114,7 +136,6 @@ final class RunCommand implements Callable<Integer> {
             return fail(config + " sets no bootstrap.servers (nor does TTL_STREAMS_BOOTSTRAP_SERVERS or --set): name"
                     + " the Kafka cluster to run against, or add --embedded to start the embedded development stack");
         }
-        AutoCloseable running;
         TtlStreamsApp app;
         Supplier<OptionalLong> deleted = OptionalLong::empty;
         if (useEmbedded) {
@@ -141,6 +162,11 @@ final class RunCommand implements Callable<Integer> {
                 return fail("cannot register the connectors: " + e.getMessage());
             }
             try {
+                KafkaProbe.check(ttlConfig);
+            } catch (ConfigException e) {
+                return fail(e.getMessage());
+            }
+            try {
                 app = new TtlStreamsApp(ttlConfig, connectors);
             } catch (ConfigException e) {
                 return fail(e.getMessage()); // e.g. ttl.http.port taken, or a throttle below the partitions
@@ -163,32 +189,23 @@ final class RunCommand implements Callable<Integer> {
             closeQuietly(running);
             return fail(e.getMessage());
         }
-        out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
-                + ", writing delete commands to " + ttlConfig.deleteTopic());
-        // Released by SIGTERM or Ctrl-C (the shutdown hook), or by Kafka Streams failing for good.
-        CountDownLatch stopped = new CountDownLatch(1);
-        AtomicBoolean closed = new AtomicBoolean();
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(
-                        () -> {
-                            if (!closed.getAndSet(true)) {
-                                out.println("ttl-streams: stopping...");
-                                sweep.ifPresent(RunCommand::closeQuietly);
-                                closeQuietly(running);
-                            }
-                            stopped.countDown();
-                        },
-                        "ttl-streams-shutdown"));
-        app.failed().thenRun(stopped::countDown);
+        signals.started();
+        if (!signals.requested()) {
+            out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
+                    + ", writing delete commands to " + ttlConfig.deleteTopic());
+        }
+        // Released by SIGTERM or Ctrl-C, or by Kafka Streams failing for good.
+        app.failed().thenRun(signals::release);
         try (StatusReporter status =
                 new StatusReporter(app.streams(), app::failureCounts, out, Clock.systemUTC(), deleted)) {
             status.start(Duration.ofSeconds(statusIntervalSeconds));
-            stopped.await();
+            signals.awaitStop();
         }
-        if (app.failed().isDone() && !closed.getAndSet(true)) {
-            sweep.ifPresent(RunCommand::closeQuietly);
+        sweep.ifPresent(RunCommand::closeQuietly);
+        if (app.failed().isDone() && !signals.requested()) {
             return exitFailed(app, running);
         }
+        closeQuietly(running);
         return 0;
     }
 
@@ -225,14 +242,23 @@ final class RunCommand implements Callable<Integer> {
         if (ttlConfig.connectUrl().isEmpty()) {
             return Optional.empty();
         }
+        if (ttlConfig.commandSigningKey().isEmpty()) {
+            // The rendered sink's guard applies signed commands only: every unsigned command would be refused into
+            // the sink's dead-letter topic, and each document deleted late or never.
+            throw new IllegalArgumentException("the sink connector run registers (" + ConnectorConfigs.SINK_GUARD
+                    + " with signing.key) applies only signed delete commands, and "
+                    + SecurityOptions.COMMAND_SIGNING_KEY_CONFIG
+                    + " is not set: set it to the key the sink guard has (see docs/trust-model.md), or remove "
+                    + ConnectOptions.CONNECT_URL_CONFIG + " and register the connectors yourself");
+        }
         ConnectorConfigs connectors = ConnectorConfigs.render(
                 ttlConfig, mongodbUri == null ? ConnectorConfigs.DEFAULT_MONGODB_URI : mongodbUri, copyExisting);
         ConnectRestClient connect = new ConnectRestClient(ttlConfig.connectUrl().get(), ttlConfig.connectCredentials());
-        for (ConnectorDefinition connector : connectors.files().values()) {
-            connect.put(connector);
-            out.println("ttl-streams: connector " + connector.name() + " registered at " + connect.url());
-        }
-        return Optional.of(ManagedConnectors.of(connect, connectors));
+        return Optional.of(ManagedConnectors.register(
+                connect,
+                connectors,
+                ttlConfig.startupTimeout(),
+                name -> out.println("ttl-streams: connector " + name + " registered at " + connect.url())));
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

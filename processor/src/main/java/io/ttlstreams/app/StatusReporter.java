@@ -31,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Prints one status line every few seconds: the state, the tasks this instance owns (active, and standby copies),
+ * Prints one status line every few seconds when it changed (and at least every {@link #REPEAT_UNCHANGED}): the state, the tasks this instance owns (active, and standby copies),
  * documents scheduled (the schedule store's size), due (deadline passed, command not yet emitted), delete commands
  * emitted, documents deleted (when the caller can count them, as the embedded run can), dead letters, failures, and
  * the expiry lag percentiles.
@@ -43,6 +43,12 @@ final class StatusReporter implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StatusReporter.class);
 
+    /**
+     * An unchanged line is printed again only after this long: a quiet instance prints a line every few minutes, to
+     * show it is alive, instead of hundreds of identical ones.
+     */
+    static final Duration REPEAT_UNCHANGED = Duration.ofMinutes(5);
+
     /** Counting stops here: a status line must stay cheap even during a huge backlog. */
     private static final long COUNT_CAP = 1_000_000;
 
@@ -50,6 +56,10 @@ final class StatusReporter implements AutoCloseable {
     private final Supplier<FailureCounts> failures;
     private final PrintStream out;
     private final Clock clock;
+    /** The last line printed and when; touched by the timer's thread only. */
+    private String lastLine;
+
+    private long lastPrintedMillis;
     private final Supplier<OptionalLong> deleted;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread thread = new Thread(r, "ttl-streams-status");
@@ -86,7 +96,13 @@ final class StatusReporter implements AutoCloseable {
      */
     void report() {
         try {
-            out.println(statusLine());
+            String line = statusLine();
+            long now = clock.millis();
+            if (!line.equals(lastLine) || now - lastPrintedMillis >= REPEAT_UNCHANGED.toMillis()) {
+                out.println(line);
+                lastLine = line;
+                lastPrintedMillis = now;
+            }
         } catch (Throwable e) {
             LOG.warn("Could not build the status line; the next one follows as scheduled", e);
         }

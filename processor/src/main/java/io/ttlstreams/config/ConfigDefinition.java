@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
  * The {@link ConfigDef} a configuration is checked against: the option groups by concern, in the order the reference
@@ -36,6 +37,17 @@ final class ConfigDefinition {
         ConfigDef definition = new ConfigDef(BASE);
         ruleNames.forEach(name -> RuleConfig.embedInto(definition, name));
         UnknownKeys.reject(props, definition, ruleNames);
+        for (String name : ruleNames) {
+            String prefix = RuleConfig.prefix(name);
+            if (props.keySet().stream().noneMatch(key -> String.valueOf(key).startsWith(prefix))) {
+                throw new ConfigException(
+                        RulesOptions.RULES_CONFIG,
+                        String.join(",", ruleNames),
+                        "rule " + name + " is listed in " + RulesOptions.RULES_CONFIG
+                                + " but not defined: set at least " + prefix + RuleConfig.NAMESPACE_CONFIG
+                                + ", or remove it from the list");
+            }
+        }
         return definition;
     }
 
@@ -54,6 +66,7 @@ final class ConfigDefinition {
         SecurityOptions.embedInto(definition);
         ResyncOptions.embedInto(definition);
         HttpOptions.embedInto(definition);
+        StartupOptions.embedInto(definition);
         return definition;
     }
 }

@@ -46,6 +46,34 @@ public final class ConfigLayers {
     }
 
     /**
+     * {@code failure} with the environment variable named that set the option it names, when a variable did and no
+     * {@code --set} replaced it: a typo in a variable is found by the variable's name, which is what the operator
+     * wrote.
+     */
+    public static ConfigException attributed(
+            ConfigException failure, Map<String, String> environment, List<String> overrides) {
+        Map<String, String> fromCommandLine = parseOverrides(overrides);
+        String message = String.valueOf(failure.getMessage());
+        for (String variable : new java.util.TreeSet<>(environment.keySet())) {
+            if (!variable.startsWith(ENVIRONMENT_PREFIX) || NOT_OPTIONS.contains(variable)) {
+                continue;
+            }
+            String key = keyOf(variable);
+            if (!fromCommandLine.containsKey(key)
+                    && java.util.regex.Pattern.compile(
+                                    "(^|[^a-z0-9._-])" + java.util.regex.Pattern.quote(key) + "($|[^a-z0-9._-])")
+                            .matcher(message)
+                            .find()) {
+                ConfigException attributed =
+                        new ConfigException("Environment variable " + variable + " (" + key + "): " + message);
+                attributed.initCause(failure);
+                return attributed;
+            }
+        }
+        return failure;
+    }
+
+    /**
      * The options the environment sets, by key.
      *
      * @throws ConfigException naming a variable whose name cannot be turned into a key

@@ -27,9 +27,9 @@ import org.apache.kafka.common.config.types.Password;
  *
  * <p>The options are defined by concern, each group in its own class ({@link RulesOptions}, {@link SourceOptions}, {@link
  * OutputTopicOptions}, {@link SchedulerOptions}, {@link ConnectOptions}, {@link FailureHandlingOptions}, {@link
- * SecurityOptions}, {@link ResyncOptions}, {@link HttpOptions}, {@link RuleConfig} per rule, and each {@link
- * ConfigFragment} on the classpath, composed by {@link ConfigDefinition}); this class checks what spans several
- * groups and reads them.
+ * SecurityOptions}, {@link ResyncOptions}, {@link HttpOptions}, {@link StartupOptions}, {@link RuleConfig} per rule,
+ * and each {@link ConfigFragment} on the classpath, composed by {@link ConfigDefinition}); this class checks what
+ * spans several groups and reads them.
  */
 public final class TtlStreamsConfig extends AbstractConfig {
 
@@ -103,7 +103,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * @throws ConfigException naming the file, variable, assignment or option that is wrong
      */
     public static TtlStreamsConfig load(Path propertiesFile, Map<String, String> environment, List<String> overrides) {
-        return new TtlStreamsConfig(ConfigLayers.merge(PropertiesFiles.read(propertiesFile), environment, overrides));
+        Map<String, Object> merged = ConfigLayers.merge(PropertiesFiles.read(propertiesFile), environment, overrides);
+        try {
+            return new TtlStreamsConfig(merged);
+        } catch (ConfigException e) {
+            throw ConfigLayers.attributed(e, environment, overrides);
+        }
     }
 
     /**
@@ -111,7 +116,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * ConfigLayers} describes: for a bundled configuration that has no file.
      */
     public TtlStreamsConfig layered(Map<String, String> environment, List<String> overrides) {
-        return new TtlStreamsConfig(ConfigLayers.merge(originals(), environment, overrides));
+        Map<String, Object> merged = ConfigLayers.merge(originals(), environment, overrides);
+        try {
+            return new TtlStreamsConfig(merged);
+        } catch (ConfigException e) {
+            throw ConfigLayers.attributed(e, environment, overrides);
+        }
     }
 
     /** The options other than the per-rule ones, for tools and documentation; a copy. */
@@ -124,6 +134,30 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return "## ttl-streams options\n\n" + ConfigReference.markdown(ConfigDefinition.BASE, "")
                 + "## Rule options\n\nOne set per name in " + RulesOptions.RULES_CONFIG + ".\n\n"
                 + ConfigReference.markdown(RuleConfig.configDef(), RuleConfig.PREFIX + "<name>.");
+    }
+
+    /**
+     * A warning for each Kafka setting that neither Kafka Streams nor its clients define, naming the closest one they
+     * do; for the command line to log once.
+     */
+    public List<String> unknownKafkaSettings() {
+        return UnknownKeys.unknownKafkaSettings(originals());
+    }
+
+    /**
+     * What start-up should warn about: {@link #unknownKafkaSettings()}, and two rules reading the same field of the
+     * same namespace, where one can never decide a deadline.
+     */
+    public List<String> warnings() {
+        List<String> warnings = new java.util.ArrayList<>(unknownKafkaSettings());
+        rules.sameFieldPairs()
+                .forEach(pair -> warnings.add(
+                        "Rules " + pair.get(0).name() + " and " + pair.get(1).name()
+                                + " both read field " + pair.get(0).field() + " of "
+                                + pair.get(0).namespace()
+                                + ": one of them never decides a deadline; merge them, or tell them apart with "
+                                + RuleConfig.PARTIAL_FILTER_CONFIG));
+        return warnings;
     }
 
     /** The TTL rules, in the order of {@value RulesOptions#RULES_CONFIG}. */
@@ -294,6 +328,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
     /** The window over which {@link #threadReplacementsMax()} counts. */
     public Duration threadReplacementsWindow() {
         return Duration.ofMillis(getLong(FailureHandlingOptions.THREAD_REPLACEMENTS_WINDOW_MS_CONFIG));
+    }
+
+    /** How long {@code run} waits for Kafka, and for Kafka Connect, at start-up. */
+    public Duration startupTimeout() {
+        return Duration.ofMillis(getLong(StartupOptions.STARTUP_TIMEOUT_MS_CONFIG));
     }
 
     public int httpPort() {

@@ -1,15 +1,26 @@
 package io.ttlstreams.config;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * Rejects keys in ttl-streams' own namespaces that no option defines. Kafka ignores unknown keys, which turns a typo
  * such as {@code ttl.rule.sessions.feild} into a rule that silently does something else; here it stops start-up.
+ * Kafka's own settings are only warned about ({@link #unknownKafkaSettings}): a plug-in (a config provider, a
+ * custom partitioner or SASL callback) may read keys no {@code ConfigDef} of Kafka's knows.
  */
 final class UnknownKeys {
 
@@ -63,6 +74,75 @@ final class UnknownKeys {
                     + " run --embedded), and this build has none";
         }
         return "ttl-streams has no such option" + suggestion(name, definition.names());
+    }
+
+    /**
+     * The settings Kafka Streams and its clients know, by the prefix under which Kafka Streams passes a setting on
+     * ({@code consumer.max.poll.records}); the empty prefix holds every unprefixed name.
+     */
+    private static final Map<String, Set<String>> KAFKA_SETTINGS = kafkaSettings();
+
+    /** Prefixes under which any key is passed on (topic configurations, config providers, rack tags). */
+    private static final List<String> OPEN_PREFIXES =
+            List.of(StreamsConfig.TOPIC_PREFIX, "config.providers.", StreamsConfig.CLIENT_TAG_PREFIX);
+
+    private static Map<String, Set<String>> kafkaSettings() {
+        Set<String> consumer = ConsumerConfig.configNames();
+        Set<String> producer = ProducerConfig.configNames();
+        Set<String> admin = AdminClientConfig.configNames();
+        Set<String> all = new TreeSet<>(StreamsConfig.configDef().names());
+        all.addAll(consumer);
+        all.addAll(producer);
+        all.addAll(admin);
+        Map<String, Set<String>> settings = new LinkedHashMap<>();
+        // Longest prefixes first, so that main.consumer.x is not read as consumer.x's prefix "main.".
+        settings.put(StreamsConfig.MAIN_CONSUMER_PREFIX, consumer);
+        settings.put(StreamsConfig.RESTORE_CONSUMER_PREFIX, consumer);
+        settings.put(StreamsConfig.GLOBAL_CONSUMER_PREFIX, consumer);
+        settings.put(StreamsConfig.CONSUMER_PREFIX, consumer);
+        settings.put(StreamsConfig.PRODUCER_PREFIX, producer);
+        settings.put(StreamsConfig.ADMIN_CLIENT_PREFIX, admin);
+        settings.put("", all);
+        return settings;
+    }
+
+    /**
+     * One warning for each key outside ttl-streams' namespaces that neither Kafka Streams nor its consumer, producer
+     * or admin client defines, naming the closest setting they do: {@code num.stream.thread} would otherwise be
+     * ignored without a word.
+     */
+    static List<String> unknownKafkaSettings(Map<?, ?> props) {
+        List<String> warnings = new ArrayList<>();
+        for (Object key : props.keySet()) {
+            if (key instanceof String name
+                    && !isOwn(name)
+                    && OPEN_PREFIXES.stream().noneMatch(name::startsWith)) {
+                unknownKafkaSetting(name).ifPresent(warnings::add);
+            }
+        }
+        return warnings;
+    }
+
+    private static Optional<String> unknownKafkaSetting(String name) {
+        for (Map.Entry<String, Set<String>> prefixed : KAFKA_SETTINGS.entrySet()) {
+            String prefix = prefixed.getKey();
+            if (!name.startsWith(prefix)) {
+                continue;
+            }
+            String rest = name.substring(prefix.length());
+            if (prefixed.getValue().contains(rest) || KAFKA_SETTINGS.get("").contains(name)) {
+                return Optional.empty();
+            }
+            String closest = prefixed.getValue().stream()
+                    .min(Comparator.comparingInt(candidate -> distance(rest, candidate)))
+                    .filter(candidate -> distance(rest, candidate) <= MAX_SUGGESTION_DISTANCE)
+                    .map(candidate -> "; did you mean " + prefix + candidate + "?")
+                    .orElse("");
+            return Optional.of("Unknown Kafka setting " + name + ": neither Kafka Streams nor its consumer, producer or"
+                    + " admin client defines it" + (prefix.isEmpty() ? "" : " under " + prefix) + ", so it has no"
+                    + " effect unless a plug-in reads it" + closest);
+        }
+        return Optional.empty();
     }
 
     /** "; did you mean x?" for the closest candidate, or a plain full stop when none is close. */

@@ -104,7 +104,7 @@ public final class ConnectRestClient {
             String reason = e.getMessage() == null || e.getMessage().isBlank()
                     ? e.getClass().getSimpleName()
                     : e.getClass().getSimpleName() + ": " + e.getMessage();
-            throw new IOException(
+            throw new UnavailableException(
                     "Cannot reach Kafka Connect at " + baseUrl + " for " + subject + ": " + Redaction.redact(reason),
                     e);
         }
@@ -119,8 +119,24 @@ public final class ConnectRestClient {
             case 403 -> " (the credentials lack the permission)";
             default -> "";
         };
-        return new IOException("Kafka Connect at " + baseUrl + " refused " + subject + ": HTTP " + response.statusCode()
-                + hint + " " + Redaction.redact(response.body()));
+        String message = "Kafka Connect at " + baseUrl + " refused " + subject + ": HTTP " + response.statusCode()
+                + hint + " " + Redaction.redact(response.body());
+        // 409: the workers are rebalancing; 5xx: still starting or briefly overloaded. Both pass; a 4xx does not.
+        boolean passing = response.statusCode() == 409 || response.statusCode() / 100 == 5;
+        return passing ? new UnavailableException(message, null) : new IOException(message);
+    }
+
+    /**
+     * Kafka Connect could not be reached, or answered that it cannot serve the request now (409 during a rebalance,
+     * 5xx while it starts): worth retrying, unlike a refusal of the request itself.
+     */
+    public static final class UnavailableException extends IOException {
+
+        private static final long serialVersionUID = 1L;
+
+        UnavailableException(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     /** Parses {@code url}, never quoting it: it may carry a password. */

@@ -1,7 +1,11 @@
 package io.ttlstreams.connect;
 
+import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
+import org.apache.kafka.common.utils.internals.ExponentialBackoff;
 
 /**
  * The connectors a processor depends on and watches: without them running, documents stop being scheduled (source)
@@ -24,6 +28,44 @@ public record ManagedConnectors(ConnectRestClient connect, List<String> names) {
                 connectors.files().values().stream()
                         .map(ConnectorDefinition::name)
                         .toList());
+    }
+
+    /**
+     * Creates or updates each of {@code connectors} at {@code connect}, retrying with a growing pause (0.5 s doubling
+     * up to 5 s) while Connect cannot be reached or answers that it cannot serve now, for at most {@code timeout}
+     * from the first attempt: a Connect that starts after the processor (docker compose) is waited for, one that
+     * stays away or refuses a connector stops start-up.
+     *
+     * @param registered told the name of each connector once Connect accepted it
+     * @return the connectors to watch
+     * @throws IOException when Connect refuses a connector, or is still unavailable after {@code timeout}; the
+     *     message says which and names the last failure
+     */
+    public static ManagedConnectors register(
+            ConnectRestClient connect, ConnectorConfigs connectors, Duration timeout, Consumer<String> registered)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ExponentialBackoff backoff = new ExponentialBackoff(500, 2, 5_000, 0.2);
+        for (ConnectorDefinition connector : connectors.files().values()) {
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    connect.put(connector);
+                    break;
+                } catch (ConnectRestClient.UnavailableException e) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        throw new IOException(
+                                "Kafka Connect was still unavailable after " + timeout.toMillis() + " ms (ttl.startup"
+                                        + ".timeout.ms, " + (attempt + 1) + " attempts): " + e.getMessage(),
+                                e);
+                    }
+                    Thread.sleep(Math.min(
+                            backoff.backoff(attempt), Duration.ofNanos(left).toMillis() + 1));
+                }
+            }
+            registered.accept(connector.name());
+        }
+        return of(connect, connectors);
     }
 
     /** Connect's REST URL without user info: what messages may show. */

@@ -33,6 +33,7 @@ import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.state.HostInfo;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
@@ -96,7 +97,8 @@ public final class ScheduleEndpoints {
         if (segments.size() != 2 || segments.get(0).isEmpty() || segments.get(1).isEmpty()) {
             return Response.error(
                     400,
-                    "Use " + DOCUMENTS_PREFIX + "{db.coll}/{document key as URL-encoded extended" + " JSON}, such as "
+                    "Use " + DOCUMENTS_PREFIX + "{db.coll}/{string _id, or document key as URL-encoded extended JSON},"
+                            + " such as " + DOCUMENTS_PREFIX + "app.sessions/s1 or "
                             + DOCUMENTS_PREFIX + "app.sessions/%7B%22_id%22%3A%22s1%22%7D");
         }
         Namespace namespace = Namespace.parse(segments.get(0));
@@ -289,11 +291,17 @@ public final class ScheduleEndpoints {
     record LocalCounts(String instance, boolean complete, Map<String, Long> counts) {}
 
     /**
-     * A document key from its extended JSON.
+     * A document key from its extended JSON, or, for a segment that does not look like JSON, the string {@code _id}
+     * it spells ({@code long0} is {@code {"_id": "long0"}}), as most ids a newcomer types are strings. A number or an
+     * ObjectId needs the JSON form, since {@code 42} alone could be either.
      *
-     * @throws IllegalArgumentException when it is not a JSON document
+     * @throws IllegalArgumentException when it starts like JSON but is not a JSON document
      */
     static BsonDocument documentKey(String json) {
+        char first = json.isEmpty() ? ' ' : json.charAt(0);
+        if (first != '{' && first != '"' && first != '[' && !Character.isWhitespace(first)) {
+            return new BsonDocument("_id", new BsonString(json));
+        }
         try {
             // Read with a nesting limit: the BSON library alone recurses per level, and a deep key overflows the stack.
             return BoundedJson.parse(json);

@@ -79,6 +79,11 @@ public final class ResyncReport {
         stampSources.add(stamp.source());
     }
 
+    /** "1 document", "2 documents". */
+    private static String documents(long count) {
+        return count + (count == 1 ? " document" : " documents");
+    }
+
     /** The summary the command line prints: a line per namespace and per rule in it. */
     public String summary() {
         StringBuilder text =
@@ -99,7 +104,15 @@ public final class ResyncReport {
                     .append(tally)
                     .append('\n'));
             if (result.neverExpiring > 0) {
-                text.append("    no rule expires ").append(result.neverExpiring).append(" documents\n");
+                text.append("    no rule expires ")
+                        .append(documents(result.neverExpiring))
+                        .append(": ")
+                        .append(String.join(
+                                "; ",
+                                result.neverReasons.entrySet().stream()
+                                        .map(reason -> reason.getValue() + " × " + reason.getKey())
+                                        .toList()))
+                        .append('\n');
             }
         });
         skipped.forEach((namespace, reason) -> text.append("  ")
@@ -154,6 +167,11 @@ public final class ResyncReport {
         private long read;
         private long published;
         private long neverExpiring;
+        /** Why no rule expires them, with how many documents each; at most {@value #MAX_REASONS} reasons. */
+        private final Map<String, Long> neverReasons = new java.util.LinkedHashMap<>();
+
+        private static final int MAX_REASONS = 5;
+        private static final String OTHER_REASONS = "other reasons";
 
         private NamespaceResult(String topic) {
             this.topic = topic;
@@ -190,6 +208,11 @@ public final class ResyncReport {
                 rules.computeIfAbsent(decision.rule(), name -> new RuleTally()).add(decision.deadline(), readTime);
             } else {
                 neverExpiring++;
+                // Bounded: reasons may quote values, and a summary lists a few kinds, not one per document.
+                String reason = neverReasons.containsKey(decision.reason()) || neverReasons.size() < MAX_REASONS
+                        ? decision.reason()
+                        : OTHER_REASONS;
+                neverReasons.merge(reason, 1L, Long::sum);
             }
         }
 

@@ -40,6 +40,26 @@ public final class TtlRules {
         return rules;
     }
 
+    /**
+     * Each pair of rules that read the same field of the same namespace, in list order: one of them can never decide
+     * a deadline, since both read one value.
+     */
+    public List<List<TtlRule>> sameFieldPairs() {
+        List<List<TtlRule>> pairs = new java.util.ArrayList<>();
+        for (int i = 0; i < rules.size(); i++) {
+            for (int j = i + 1; j < rules.size(); j++) {
+                TtlRule first = rules.get(i);
+                TtlRule second = rules.get(j);
+                if (first.field() != null
+                        && first.field().equals(second.field())
+                        && first.namespace().equals(second.namespace())) {
+                    pairs.add(List.of(first, second));
+                }
+            }
+        }
+        return pairs;
+    }
+
     /** The rule called {@code name}; empty when there is none (any more). */
     public Optional<TtlRule> rule(String name) {
         return Optional.ofNullable(byName.get(name));

@@ -87,7 +87,10 @@ class OperationsSurfaceTest {
                 .as("a namespace without a collection")
                 .isEqualTo(400);
         assertThat(noCollection.body()).contains("error");
-        assertThat(get("/v1/documents/app.sessions/not-json").statusCode()).isEqualTo(400);
+        assertThat(get("/v1/documents/app.sessions/%7Bnot-json").statusCode()).isEqualTo(400);
+        assertThat(get("/v1/documents/app.sessions/long0").statusCode())
+                .as("a bare string id is a document key, looked up like the JSON form")
+                .isEqualTo(503);
         assertThat(get("/v1/schedule?bucket=1s&to=2100-01-01T00:00:00Z").statusCode())
                 .isEqualTo(400);
         assertThat(get("/v1/schedule").statusCode()).as("stores not queryable").isEqualTo(503);

@@ -32,4 +32,22 @@ class ReadmeTest {
         assertThat(ci).as(".ci/run runs the README's test command").contains("\nmvn -B verify\n");
         assertThat(readme).contains("mvn -B verify");
     }
+
+    @Test
+    void shouldLinkTheOperatorGuidesFromTheFirstScreenWhenTheyExist() throws IOException {
+        List<String> firstScreen =
+                Files.readAllLines(Path.of("..", "README.md")).subList(0, 45);
+        String guides = Files.readString(Path.of("..", "docs", "guides.md"));
+
+        assertThat(String.join("\n", firstScreen)).contains("(docs/guides.md)");
+        assertThat(guides)
+                .contains("## The life of one document")
+                .contains("sequenceDiagram")
+                .contains("## Compatibility")
+                .contains("## Sizing")
+                .contains("## From a MongoDB TTL index to ttl-streams, and back")
+                .contains("## Upgrade and rollback")
+                .contains("## Troubleshooting")
+                .contains("## Uninstall");
+    }
 }

@@ -76,8 +76,29 @@ class ResyncCommandTest {
                 .contains("Resync summary (dry run: nothing published):")
                 .contains("rule sessions: 2 to schedule, deadlines 2020-01-01T00:00:00.000Z to"
                         + " 2100-01-01T00:00:00.000Z, 1 already due")
-                .contains("no rule expires 1 documents");
+                .contains("no rule expires 1 document: 1 × ");
         assertThat(err.toString()).isEmpty();
+    }
+
+    @Test
+    void shouldSayWhyNoRuleExpiresDocumentsCountedByReasonWhenADryRunReadsThem() throws IOException {
+        var sessions = mongo.client().getDatabase("app").getCollection("sessions");
+        sessions.insertOne(new Document("_id", "no-field"));
+        sessions.insertOne(new Document("_id", "also-no-field"));
+        sessions.insertOne(new Document("_id", "string-date").append("expireAt", "2030-01-01"));
+        Path config = config("ttl.mongodb.uri=" + mongo.connectionString() + "\n");
+
+        assertThat(run("resync", "--config", config.toString(), "--dry-run")).isZero();
+
+        String summary = out.toString()
+                .lines()
+                .filter(line -> line.contains("no rule expires"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(summary)
+                .startsWith("    no rule expires 3 documents: 2 × ")
+                .contains("missing")
+                .contains("1 × ");
     }
 
     @Test

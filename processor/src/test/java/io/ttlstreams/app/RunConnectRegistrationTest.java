@@ -44,6 +44,8 @@ class RunConnectRegistrationTest {
             MONGODB_PASSWORD,
             Base64.getEncoder().encodeToString((USER + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8)));
 
+    private static final String SIGNING_KEY = "a-signing-key-of-at-least-32-bytes-for-tests";
+
     @TempDir
     Path directory;
 
@@ -83,6 +85,8 @@ class RunConnectRegistrationTest {
                         "ttl.rule.sessions.namespace=app.sessions",
                         "ttl.rule.sessions.field=expireAt",
                         "bootstrap.servers=no-port-given",
+                        // The sink run registers applies signed commands only: without a key, run refuses.
+                        "ttl.command.signing.key=" + SIGNING_KEY,
                         // A free port, so that the HTTP server started after the registration never meets a taken one.
                         "ttl.http.port=0",
                         connectSettings,
@@ -140,6 +144,35 @@ class RunConnectRegistrationTest {
     }
 
     @Test
+    void shouldRegisterTheConnectorsWhenConnectAnswersOnlyAfterStartingUp() throws IOException {
+        connect.unavailableFor(2);
+
+        int exitCode =
+                run("ttl.connect.url=" + connect.url(USER + ":" + PASSWORD_IN_URL), "--mongodb-uri", MONGODB_URI);
+
+        assertThat(connect.requests()).extracting(FakeConnect.Request::status).containsExactly(503, 503, 201, 201);
+        assertThat(connect.accepted())
+                .extracting(FakeConnect.Request::path)
+                .containsExactly("/connectors/mongo-source-app/config", "/connectors/mongo-ttl-sink/config");
+        assertThat(exitCode)
+                .as("registered, then stopped at bootstrap.servers, which names no broker")
+                .isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(errorLine()).contains("bootstrap.servers");
+    }
+
+    @Test
+    void shouldRefuseToRegisterASinkThatRequiresSignaturesWhenRunHasNoSigningKey() throws IOException {
+        int exitCode = run(
+                "ttl.connect.url=" + connect.url(USER + ":" + PASSWORD_IN_URL), "--set", "ttl.command.signing.key=");
+
+        assertThat(exitCode).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(errorLine())
+                .startsWith("ttl-streams run: cannot register the connectors: the sink connector run registers")
+                .contains("ttl.command.signing.key is not set");
+        assertThat(connect.requests()).isEmpty();
+    }
+
+    @Test
     void shouldRegisterTheConnectorsWithTheCredentialOptions() throws IOException {
         int exitCode = run(String.join(
                 "\n",
@@ -187,12 +220,16 @@ class RunConnectRegistrationTest {
             closedPort = socket.getLocalPort();
         }
 
-        int exitCode = run("ttl.connect.url=http://" + USER + ":" + PASSWORD_IN_URL + "@127.0.0.1:" + closedPort);
+        int exitCode = run(String.join(
+                "\n",
+                "ttl.connect.url=http://" + USER + ":" + PASSWORD_IN_URL + "@127.0.0.1:" + closedPort,
+                "ttl.startup.timeout.ms=600"));
 
         assertThat(exitCode).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
         assertThat(errorLine())
-                .startsWith("ttl-streams run: cannot register the connectors: Cannot reach Kafka Connect at"
-                        + " http://127.0.0.1:" + closedPort + "/");
+                .startsWith("ttl-streams run: cannot register the connectors: Kafka Connect was still unavailable"
+                        + " after 600 ms (ttl.startup.timeout.ms, ")
+                .contains("Cannot reach Kafka Connect at http://127.0.0.1:" + closedPort + "/");
         assertNoSecretAnywhere();
     }
 

@@ -68,6 +68,49 @@ class StatusReporterTest {
     }
 
     @Test
+    void shouldPrintAnUnchangedLineOnlyAfterTheRepeatIntervalWhenNothingChanged(@TempDir Path stateDir) {
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000_000);
+        Clock clock = new Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return java.time.ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public java.time.Instant instant() {
+                return java.time.Instant.ofEpochMilli(now.get());
+            }
+        };
+        AtomicInteger deleted = new AtomicInteger(1);
+        try (KafkaStreams streams = streams(stateDir)) {
+            StatusReporter status = new StatusReporter(
+                    streams,
+                    () -> new FailureCounts(0, 0, 0),
+                    new PrintStream(printed, true, StandardCharsets.UTF_8),
+                    clock,
+                    () -> OptionalLong.of(deleted.get()));
+
+            status.report();
+            now.addAndGet(5_000);
+            status.report();
+            now.addAndGet(5_000);
+            deleted.set(2);
+            status.report();
+            now.addAndGet(StatusReporter.REPEAT_UNCHANGED.toMillis());
+            status.report();
+        }
+        assertThat(printed.toString(StandardCharsets.UTF_8).lines())
+                .extracting(line -> line.replaceAll(".* deleted=(\\d+) .*", "deleted=$1"))
+                .containsExactly("deleted=1", "deleted=2", "deleted=2");
+    }
+
+    @Test
     void shouldLeaveFailuresOutWhileThereAreNone(@TempDir Path stateDir) {
         try (KafkaStreams streams = streams(stateDir)) {
             StatusReporter status = new StatusReporter(

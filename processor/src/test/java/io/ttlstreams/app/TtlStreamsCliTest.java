@@ -2,18 +2,28 @@ package io.ttlstreams.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.secrets.LogCapture;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
+import sun.misc.Signal;
 
 class TtlStreamsCliTest {
 
@@ -77,6 +87,75 @@ class TtlStreamsCliTest {
         assertThat(run("run", "--config", config.toString())).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
 
         assertThat(err.toString()).contains("bootstrap.servers").contains("--embedded");
+    }
+
+    @Test
+    void shouldExitWithOneLineNamingBootstrapServersWhenNoBrokerAnswers(@TempDir Path dir) throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        Path config = Files.writeString(
+                dir.resolve("unreachable.properties"),
+                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n"
+                        + "bootstrap.servers=127.0.0.1:" + closedPort + "\nttl.http.port=0\n");
+
+        int exitCode = run("run", "--config", config.toString(), "--set", "ttl.startup.timeout.ms=500");
+
+        assertThat(exitCode).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(err.toString().lines()).hasSize(1);
+        assertThat(err.toString())
+                .startsWith("ttl-streams run: Invalid value 127.0.0.1:" + closedPort
+                        + " for configuration bootstrap.servers: no Kafka broker answered within 500 ms"
+                        + " (ttl.startup.timeout.ms)");
+    }
+
+    @Test
+    void shouldExitWithZeroAndSayStoppingWhenSignalledDuringStartUp(@TempDir Path dir) throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        Path config = Files.writeString(
+                dir.resolve("unreachable.properties"),
+                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n"
+                        + "bootstrap.servers=127.0.0.1:" + closedPort + "\nttl.http.port=0\n");
+        ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+        PrintStream originalOut = System.out;
+        System.setOut(new PrintStream(stdout, true, StandardCharsets.UTF_8));
+        try (io.ttlstreams.secrets.LogCapture log = LogCapture.start()) {
+            // Ten minutes to wait for the broker: only the signal can end this start-up in the test's time.
+            CompletableFuture<Integer> exitCode = CompletableFuture.supplyAsync(
+                    () -> run("run", "--config", config.toString(), "--set", "ttl.startup.timeout.ms=600000"));
+            // The probe's client logs its settings once run handles the signals, and before it waits.
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> log.text().contains(KafkaProbe.CLIENT_ID));
+
+            Signal.raise(new Signal("TERM"));
+
+            assertThat(exitCode.get(60, TimeUnit.SECONDS)).isZero();
+        } finally {
+            System.setOut(originalOut);
+        }
+        assertThat(stdout.toString(StandardCharsets.UTF_8)).contains("ttl-streams: stopping...");
+        assertThat(err.toString()).isEmpty();
+    }
+
+    @Test
+    void shouldWarnOfAMisspeltKafkaSettingNamingTheClosestOne(@TempDir Path dir) throws Exception {
+        Path config = Files.writeString(
+                dir.resolve("typo.properties"),
+                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n");
+
+        try (LogCapture log = LogCapture.start()) {
+            // Stopped right after reading the configuration: no bootstrap.servers.
+            run("run", "--config", config.toString(), "--set", "num.stream.thread=2");
+
+            assertThat(log.text())
+                    .contains("Unknown Kafka setting num.stream.thread")
+                    .contains("did you mean num.stream.threads?");
+        }
     }
 
     @Test

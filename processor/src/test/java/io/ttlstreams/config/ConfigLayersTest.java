@@ -104,6 +104,29 @@ class ConfigLayersTest {
     }
 
     @Test
+    void shouldNameTheVariableWhenAnOptionFromTheEnvironmentIsWrong() throws IOException {
+        Path file = file("ttl.rules=sessions", "ttl.rule.sessions.namespace=app.sessions", "ttl.rule.sessions.field=x");
+
+        assertThatThrownBy(() -> TtlStreamsConfig.load(file, Map.of("TTL_STREAMS_TTL_HTTP_PROT", "1"), List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Environment variable TTL_STREAMS_TTL_HTTP_PROT (ttl.http.prot): Unknown"
+                        + " configuration ttl.http.prot")
+                .hasMessageContaining("did you mean ttl.http.port");
+        assertThatThrownBy(() -> TtlStreamsConfig.load(file, Map.of("TTL_STREAMS_TTL_HTTP_PORT", "x"), List.of()))
+                .hasMessageStartingWith(
+                        "Environment variable TTL_STREAMS_TTL_HTTP_PORT (ttl.http.port): Invalid value x");
+    }
+
+    @Test
+    void shouldNotBlameTheEnvironmentWhenTheCommandLineSetTheWrongValue() throws IOException {
+        Path file = file("ttl.rules=sessions", "ttl.rule.sessions.namespace=app.sessions", "ttl.rule.sessions.field=x");
+
+        assertThatThrownBy(() -> TtlStreamsConfig.load(
+                        file, Map.of("TTL_STREAMS_TTL_HTTP_PORT", "8080"), List.of("ttl.http.port=x")))
+                .hasMessageStartingWith("Invalid value x for configuration ttl.http.port");
+    }
+
+    @Test
     void shouldRejectASetWithoutKeyValue() {
         assertThatThrownBy(() -> ConfigLayers.parseOverrides(List.of("ttl.http.port")))
                 .isInstanceOf(ConfigException.class)

@@ -112,6 +112,29 @@ class TtlStreamsConfigTest {
     }
 
     @Test
+    void shouldSayARuleIsListedButNotDefinedWhenItHasNoOptions() {
+        assertThatThrownBy(() -> TestConfigs.config("ttl.rules", "sessions,missing"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("rule missing is listed in ttl.rules but not defined: set at least"
+                        + " ttl.rule.missing.namespace, or remove it from the list")
+                .hasMessageNotContaining("Missing required configuration");
+    }
+
+    @Test
+    void shouldWarnWhenTwoRulesReadTheSameFieldOfOneNamespace() {
+        TtlStreamsConfig config = TestConfigs.config(
+                "ttl.rules", "sessions,later",
+                "ttl.rule.later.namespace", "app.sessions",
+                "ttl.rule.later.field", "expireAt",
+                "ttl.rule.later.expire.after.seconds", "60");
+
+        assertThat(config.warnings())
+                .containsExactly("Rules sessions and later both read field expireAt of app.sessions: one of them"
+                        + " never decides a deadline; merge them, or tell them apart with partial.filter");
+        assertThat(TestConfigs.config().warnings()).isEmpty();
+    }
+
+    @Test
     void shouldRequireRules() {
         assertRejectedNaming("ttl.rules", "ttl.rules", null);
     }

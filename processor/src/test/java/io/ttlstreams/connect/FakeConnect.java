@@ -34,6 +34,8 @@ public final class FakeConnect implements AutoCloseable {
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private volatile String requiredAuthorization;
     private volatile boolean refuseConfigs;
+    private final java.util.concurrent.atomic.AtomicInteger unavailable =
+            new java.util.concurrent.atomic.AtomicInteger();
     private final Map<String, Answer> statuses = new ConcurrentHashMap<>();
 
     private record Answer(int status, String body) {}
@@ -59,6 +61,12 @@ public final class FakeConnect implements AutoCloseable {
     /** Refuses every connector configuration from now on, quoting its connection.uri. */
     public FakeConnect refuseConfigs() {
         refuseConfigs = true;
+        return this;
+    }
+
+    /** Answers the next {@code times} connector configurations with 503, as a worker that is still starting. */
+    public FakeConnect unavailableFor(int times) {
+        unavailable.set(times);
         return this;
     }
 
@@ -101,6 +109,9 @@ public final class FakeConnect implements AutoCloseable {
                     new Answer(404, "{\"error_code\":404,\"message\":\"No status found\"}"));
             status = found.status();
             answer = found.body();
+        } else if (unavailable.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
+            status = 503;
+            answer = "{\"error_code\":503,\"message\":\"Request cannot be completed: the worker is starting\"}";
         } else if (refuseConfigs) {
             BsonDocument config = BsonDocument.parse(body);
             String uri = config.isString("connection.uri")

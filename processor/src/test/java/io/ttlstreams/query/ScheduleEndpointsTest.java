@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -36,6 +37,13 @@ class ScheduleEndpointsTest {
                 .isEqualTo(Instant.parse("2026-01-01T00:00:01Z").toEpochMilli());
         assertThat(ScheduleEndpoints.documentKey("{\"_id\": {\"$oid\": \"5f0000000000000000000001\"}}"))
                 .isEqualTo(BsonDocument.parse("{\"_id\": {\"$oid\": \"5f0000000000000000000001\"}}"));
+    }
+
+    @Test
+    void shouldReadABareSegmentAsAStringIdWhenItIsNotJson() {
+        assertThat(ScheduleEndpoints.documentKey("long0")).isEqualTo(new BsonDocument("_id", new BsonString("long0")));
+        assertThat(ScheduleEndpoints.documentKey("42")).isEqualTo(new BsonDocument("_id", new BsonString("42")));
+        assertThat(ScheduleEndpoints.documentKey("{\"_id\": 42}")).isEqualTo(BsonDocument.parse("{\"_id\": 42}"));
     }
 
     @Test

@@ -18,8 +18,7 @@ import org.junit.jupiter.api.Test;
 class TopologyDescriptionTest {
 
     private static final Path ROOT = RepositoryFiles.root();
-    private static final Path BUNDLED =
-            ROOT.resolve("embedded/src/main/resources/io/ttlstreams/embedded/app/embedded-default.properties");
+    private static final Path BUNDLED = ROOT.resolve(io.ttlstreams.app.BundledConfig.PATH);
     private static final Path PAGE = ROOT.resolve("docs/topology.md");
     private static final String START = "<!-- topology-description:start -->\n```\n";
     private static final String END = "```\n<!-- topology-description:end -->";

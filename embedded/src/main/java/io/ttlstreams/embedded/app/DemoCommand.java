@@ -8,16 +8,24 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.ttlstreams.app.CommandExtension;
+import io.ttlstreams.app.ConfigOverrides;
+import io.ttlstreams.app.TtlStreamsCli;
+import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.rules.Deadlines;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
+import org.apache.kafka.common.config.ConfigException;
 import org.bson.Document;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code ttl-streams demo}: starts the embedded pipeline with the bundled configuration, writes a
@@ -28,7 +36,17 @@ import picocli.CommandLine.Option;
 @Command(
         name = "demo",
         mixinStandardHelpOptions = true,
-        description = "Start the embedded pipeline, write a small workload and report what expired and when.")
+        description = {
+            "Start the embedded pipeline, write a small workload and report what expired and when.",
+            "Reads its configuration as run does: --config (default: the bundled one), then TTL_STREAMS_* environment"
+                    + " variables, then --set; e.g. --set embedded.kafka.port=0 when port 9092 is taken."
+        },
+        exitCodeListHeading = "Exit codes:%n",
+        exitCodeList = {
+            "0:every document expired on time and the others survived",
+            "1:a document did not behave as expected",
+            "2:invalid configuration or arguments, e.g. a port of the embedded stack in use"
+        })
 public final class DemoCommand implements CommandExtension {
 
     private static final Duration POLL = Duration.ofMillis(50);
@@ -39,6 +57,19 @@ public final class DemoCommand implements CommandExtension {
             defaultValue = "6",
             description = "Plain expiring documents to write (default: ${DEFAULT-VALUE}).")
     private int documents;
+
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "A properties file instead of the bundled configuration; the workload writes to app.sessions"
+                    + " (expireAt) and app.events (last-modified, ttl), so its rules should cover those.")
+    private Path config;
+
+    @Mixin
+    private ConfigOverrides overrides;
+
+    @Spec
+    private CommandSpec spec;
 
     /** What the demo expects of one document, and what happened to it. */
     private static final class Tracked {
@@ -59,8 +90,21 @@ public final class DemoCommand implements CommandExtension {
     @Override
     public Integer call() throws Exception {
         PrintStream out = System.out;
+        TtlStreamsConfig ttlConfig;
+        try {
+            ttlConfig =
+                    config == null ? overrides.over(new LocalStackRuntime().defaultConfig()) : overrides.load(config);
+        } catch (ConfigException e) {
+            return fail(e.getMessage());
+        }
         out.println("ttl-streams demo: starting the embedded pipeline...");
-        try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(new LocalStackRuntime().defaultConfig());
+        EmbeddedPipeline started;
+        try {
+            started = EmbeddedPipeline.start(ttlConfig);
+        } catch (ConfigException e) {
+            return fail(e.getMessage()); // a port in use, or ttl.http.port taken
+        }
+        try (EmbeddedPipeline pipeline = started;
                 MongoClient client = MongoClients.create(pipeline.stack().mongoConnectionString())) {
             LocalStackRuntime.print(out, pipeline);
             out.println("ttl-streams ready");
@@ -70,6 +114,12 @@ public final class DemoCommand implements CommandExtension {
             watch(client, tracked);
             return report(tracked, out);
         }
+    }
+
+    /** Prints {@code message} as one line on stderr; the exit code of bad input. */
+    private int fail(String message) {
+        spec.commandLine().getErr().println("ttl-streams demo: " + message);
+        return TtlStreamsCli.EXIT_BAD_INPUT;
     }
 
     private List<Tracked> writeWorkload(

@@ -13,6 +13,9 @@ import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.embedded.EmbeddedStack;
 import io.ttlstreams.rules.TtlRule;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -21,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -32,6 +36,9 @@ import org.apache.kafka.streams.StreamsConfig;
  * ttl.command.signing.key}, or a random one per run) and the guard allows the rules' namespaces.
  */
 public final class EmbeddedPipeline implements AutoCloseable {
+
+    /** Where every part of the embedded stack listens. */
+    private static final String LOOPBACK = "127.0.0.1";
 
     private final EmbeddedStack stack;
     private TtlStreamsConfig processorConfig;
@@ -48,6 +55,9 @@ public final class EmbeddedPipeline implements AutoCloseable {
      * Streams are running.
      */
     public static EmbeddedPipeline start(TtlStreamsConfig config) throws InterruptedException {
+        checkPortFree(EmbeddedOptions.EMBEDDED_KAFKA_PORT_CONFIG, EmbeddedOptions.kafkaPort(config));
+        checkPortFree(EmbeddedOptions.EMBEDDED_MONGODB_PORT_CONFIG, EmbeddedOptions.mongodbPort(config));
+        checkPortFree(EmbeddedOptions.EMBEDDED_CONNECT_PORT_CONFIG, EmbeddedOptions.connectPort(config));
         EmbeddedStack.Builder builder = EmbeddedStack.builder()
                 .namespaces(List.copyOf(watchedNamespaces(config)))
                 .deleteTopic(config.deleteTopic())
@@ -71,6 +81,31 @@ public final class EmbeddedPipeline implements AutoCloseable {
         } catch (RuntimeException | InterruptedException e) {
             stack.close();
             throw e;
+        }
+    }
+
+    /**
+     * Fails with one line naming {@code option} when its port is taken on loopback, where the stack binds it, instead
+     * of the component's bind error deep in its start-up. Another process may still take the port between this check
+     * and the bind; that rare case fails as before.
+     *
+     * @throws ConfigException naming the option that moves the port
+     */
+    static void checkPortFree(String option, int port) {
+        if (port == 0) {
+            return;
+        }
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(false);
+            socket.bind(new InetSocketAddress(LOOPBACK, port));
+        } catch (IOException e) {
+            throw new ConfigException(
+                    option,
+                    port,
+                    "port " + port + " on " + LOOPBACK + " is in use ("
+                            + e.getMessage()
+                            + "): stop what listens there, or move the embedded stack's port with --set "
+                            + option + "=0 (any free port) or another number");
         }
     }
 

@@ -1,15 +1,12 @@
 package io.ttlstreams.embedded.app;
 
+import io.ttlstreams.app.BundledConfig;
 import io.ttlstreams.app.EmbeddedRuntime;
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.embedded.EmbeddedStack;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.util.OptionalLong;
-import java.util.Properties;
 
 /**
  * {@code run --embedded}: the {@link EmbeddedPipeline} started from the processor's command line, with a bundled
@@ -17,20 +14,9 @@ import java.util.Properties;
  */
 public final class LocalStackRuntime implements EmbeddedRuntime {
 
-    private static final String DEFAULT_CONFIG = "embedded-default.properties";
-
     @Override
     public TtlStreamsConfig defaultConfig() {
-        Properties props = new Properties();
-        try (InputStream in = LocalStackRuntime.class.getResourceAsStream(DEFAULT_CONFIG)) {
-            if (in == null) {
-                throw new IllegalStateException(DEFAULT_CONFIG + " is missing from the build");
-            }
-            props.load(in);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot read the bundled " + DEFAULT_CONFIG, e);
-        }
-        return new TtlStreamsConfig(props);
+        return BundledConfig.load();
     }
 
     @Override

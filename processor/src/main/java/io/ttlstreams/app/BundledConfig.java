@@ -1,0 +1,36 @@
+package io.ttlstreams.app;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Properties;
+
+/**
+ * The bundled configuration, {@code processor/src/main/resources/io/ttlstreams/app/bundled.properties} in the
+ * repository: what {@code run} and {@code demo} use without {@code --config}, and what {@code explain}, {@code resync}
+ * and {@code connect-config} default to, so that every command of a first session agrees on the rules and topics.
+ */
+public final class BundledConfig {
+
+    /** The file in the repository, for messages and documentation. */
+    public static final String PATH = "processor/src/main/resources/io/ttlstreams/app/bundled.properties";
+
+    private static final String RESOURCE = "bundled.properties";
+
+    private BundledConfig() {}
+
+    /** The bundled configuration, without environment or command-line options. */
+    public static TtlStreamsConfig load() {
+        Properties props = new Properties();
+        try (InputStream in = BundledConfig.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(RESOURCE + " is missing from the build");
+            }
+            props.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the bundled " + RESOURCE, e);
+        }
+        return new TtlStreamsConfig(props);
+    }
+}

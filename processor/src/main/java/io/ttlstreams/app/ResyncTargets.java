@@ -1,0 +1,75 @@
+package io.ttlstreams.app;
+
+import io.ttlstreams.config.SourceOptions;
+import io.ttlstreams.config.TtlStreamsConfig;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * Checks that the topics a resync publishes to are ones the processor reads: a resync against a configuration with
+ * another topic prefix would otherwise write where nobody reads, and say it succeeded. What the processor reads is
+ * what its consumer group ({@code application.id}) is assigned or has committed offsets for.
+ */
+final class ResyncTargets {
+
+    private ResyncTargets() {}
+
+    /**
+     * @return why the resync must not publish, or empty when the processor reads every target topic, or when its
+     *     group has neither members nor offsets (nothing to compare with: a processor not started yet)
+     */
+    static Optional<String> refusal(TtlStreamsConfig config) throws InterruptedException {
+        String applicationId = config.streamsProperties().getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
+        Set<String> read = new TreeSet<>();
+        long timeoutMs = config.startupTimeout().toMillis();
+        try (Admin admin =
+                Admin.create(KafkaProbe.adminProperties(config.streamsProperties(), config.startupTimeout()))) {
+            admin
+                    .listConsumerGroupOffsets(applicationId)
+                    .partitionsToOffsetAndMetadata()
+                    .get(timeoutMs, TimeUnit.MILLISECONDS)
+                    .keySet()
+                    .stream()
+                    .map(TopicPartition::topic)
+                    .forEach(read::add);
+            ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(applicationId))
+                    .describedGroups()
+                    .get(applicationId)
+                    .get(timeoutMs, TimeUnit.MILLISECONDS);
+            for (MemberDescription member : group.members()) {
+                member.assignment().topicPartitions().forEach(partition -> read.add(partition.topic()));
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            return Optional.of("cannot tell which topics the processor (application.id " + applicationId + ") reads: "
+                    + (e.getCause() == null ? e : e.getCause().getMessage()));
+        }
+        return refusal(config.sourceTopics(), read, applicationId);
+    }
+
+    /** The decision on its own: {@code targets} against the topics {@code read} by the group. */
+    static Optional<String> refusal(Collection<String> targets, Set<String> read, String applicationId) {
+        if (read.isEmpty()) {
+            return Optional.empty();
+        }
+        List<String> unread = new ArrayList<>(targets);
+        unread.removeAll(read);
+        if (unread.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of("the processor (application.id " + applicationId + ") reads " + read + ", not " + unread
+                + ": resync events there would be read by nobody. Use the processor's own configuration, or check "
+                + SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG + " and " + SourceOptions.SOURCE_TOPICS_CONFIG);
+    }
+}
