@@ -43,19 +43,22 @@ public final class RuleConfig {
 
     public static final String EXPIRE_AFTER_SECONDS_CONFIG = "expire.after.seconds";
     public static final String EXPIRE_AFTER_SECONDS_DOC = "Seconds added to the field's date (field mode, default 0)"
-            + " or to the change time (last-modified mode, required). A whole number from 0 to 2147483647: NaN,"
-            + " negative, fractional or larger values stop the application at start-up, unlike MongoDB, whose"
-            + " tolerance of NaN once expired documents immediately.";
+            + " or to the change time (last-modified mode, required, at least 1). A whole number from 0 to"
+            + " 2147483647, also written as a whole-number double (3600.0), as MongoDB reads it: NaN, negative,"
+            + " fractional or larger values stop the application at start-up, unlike MongoDB, whose tolerance of NaN"
+            + " once expired documents immediately; so does 0 on a last-modified rule, which would expire every"
+            + " document the moment it is written (Cosmos DB refuses a default TTL of 0 for that reason).";
 
     public static final String FIELD_FORMAT_CONFIG = "field.format";
     public static final String FIELD_FORMAT_DOC = "Field mode only: \"date\" counts BSON dates only; \"epoch-seconds\""
-            + " and \"epoch-millis\" also read numbers as epoch instants, as DynamoDB does. A number that looks like"
-            + " the other unit is flagged in the decision's reason.";
+            + " and \"epoch-millis\" also read numbers (int, long, double, decimal) as epoch instants, as DynamoDB does."
+            + " A number whose instant lies before 1971, after year 9999 or more than five years before the change is"
+            + " not scheduled, and counted; one that looks like the other unit is flagged in the decision's reason.";
 
     public static final String PARTIAL_FILTER_CONFIG = "partial.filter";
     public static final String PARTIAL_FILTER_DOC = "Only documents matching this MongoDB partialFilterExpression"
             + " (JSON) are scheduled, and the delete re-checks it. Supported: equality, $eq, $exists, $gt, $gte, $lt,"
-            + " $lte, $type, $in, $and. Nested at most 100 levels deep, as MongoDB allows.";
+            + " $lte, $type, $in, $and, $or (as MongoDB 6.0 allows). Nested at most 100 levels deep, as MongoDB allows.";
 
     public static final String DOCUMENT_TTL_FIELD_CONFIG = "document.ttl.field";
     public static final String DOCUMENT_TTL_FIELD_DOC = "Last-modified mode only: a field whose value, in seconds,"
@@ -127,11 +130,18 @@ public final class RuleConfig {
                     prefix + FIELD_CONFIG,
                     "when " + prefix + MODE_CONFIG + " is field: name the date field to expire documents by");
         }
-        Integer expireAfterSeconds = config.getInt(prefix + EXPIRE_AFTER_SECONDS_CONFIG);
+        Double expireAfterSeconds = config.getDouble(prefix + EXPIRE_AFTER_SECONDS_CONFIG);
         if (mode == TtlMode.LAST_MODIFIED && expireAfterSeconds == null) {
             throw missing(
                     prefix + EXPIRE_AFTER_SECONDS_CONFIG,
                     "when " + prefix + MODE_CONFIG + " is last-modified: it is the collection's default TTL");
+        }
+        if (mode == TtlMode.LAST_MODIFIED && expireAfterSeconds == 0) {
+            throw new ConfigException(
+                    prefix + EXPIRE_AFTER_SECONDS_CONFIG,
+                    originals.get(prefix + EXPIRE_AFTER_SECONDS_CONFIG),
+                    "A last-modified rule with expire.after.seconds 0 expires every document the moment it is"
+                            + " written; set at least 1 (Cosmos DB refuses a default TTL of 0 for the same reason)");
         }
         String partialFilter = optional(config.getString(prefix + PARTIAL_FILTER_CONFIG));
         return new TtlRule(
@@ -139,7 +149,7 @@ public final class RuleConfig {
                 NamespacePattern.parse(config.getString(prefix + NAMESPACE_CONFIG)),
                 mode,
                 field,
-                expireAfterSeconds == null ? 0 : expireAfterSeconds,
+                expireAfterSeconds == null ? 0 : expireAfterSeconds.longValue(),
                 FieldFormat.fromConfigValue(config.getString(prefix + FIELD_FORMAT_CONFIG)),
                 partialFilter == null ? null : parsePartialFilter(partialFilter),
                 optional(config.getString(prefix + DOCUMENT_TTL_FIELD_CONFIG)),
@@ -171,9 +181,10 @@ public final class RuleConfig {
                 .define(FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.HIGH, FIELD_DOC)
                 .define(
                         EXPIRE_AFTER_SECONDS_CONFIG,
-                        Type.INT,
+                        Type.DOUBLE,
                         null,
-                        named.apply(Validators.nullOr(ConfigDef.Range.between(0, Integer.MAX_VALUE))),
+                        named.apply(Validators.nullOr(Validators.of(
+                                "a whole number from 0 to " + Integer.MAX_VALUE, RuleConfig::checkWholeSeconds))),
                         Importance.HIGH,
                         EXPIRE_AFTER_SECONDS_DOC)
                 .define(
@@ -200,6 +211,17 @@ public final class RuleConfig {
                         Importance.MEDIUM,
                         DOCUMENT_TTL_FIELD_DOC)
                 .define(MODIFIED_FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.MEDIUM, MODIFIED_FIELD_DOC);
+    }
+
+    /**
+     * A whole number of seconds in the range of MongoDB's {@code expireAfterSeconds}; parsed as a double, since
+     * MongoDB reads a whole-number double (3600.0) as that number.
+     */
+    private static void checkWholeSeconds(Object value) {
+        double seconds = (Double) value;
+        if (!(seconds >= 0 && seconds <= Integer.MAX_VALUE && seconds == Math.rint(seconds))) {
+            throw new IllegalArgumentException("not a whole number from 0 to " + Integer.MAX_VALUE);
+        }
     }
 
     /** Worded like Kafka's own error for an option without a default. */

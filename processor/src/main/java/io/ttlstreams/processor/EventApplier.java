@@ -130,6 +130,9 @@ final class EventApplier {
         if (decision.documentTtlIgnored()) {
             sensors.documentTtlIgnored.record();
         }
+        if (decision.implausibleValue()) {
+            sensors.implausible.record();
+        }
         if (!decision.expires()) {
             if (position != null) {
                 unschedule(ref, position);

@@ -21,6 +21,7 @@ final class SchedulerSensors {
     final Sensor stale;
     final Sensor resyncStale;
     final Sensor documentTtlIgnored;
+    final Sensor implausible;
     final Sensor deadLettered;
     final Sensor ruleRemoved;
     final Sensor held;
@@ -48,6 +49,7 @@ final class SchedulerSensors {
         this.stale = metrics.counter(TtlMetrics.STALE);
         this.resyncStale = metrics.counter(TtlMetrics.RESYNC_STALE);
         this.documentTtlIgnored = metrics.counter(TtlMetrics.DOCUMENT_TTL_IGNORED);
+        this.implausible = metrics.counter(TtlMetrics.IMPLAUSIBLE);
         this.deadLettered = metrics.counter(TtlMetrics.DEAD_LETTERED);
         this.ruleRemoved = metrics.counter(TtlMetrics.RULE_REMOVED);
         this.held = metrics.counter(TtlMetrics.HELD);

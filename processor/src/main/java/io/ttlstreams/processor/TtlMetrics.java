@@ -44,6 +44,11 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String STALE = "events-stale";
     /** Counter: per-document ttl values that were invalid, so the collection default applied. */
     public static final String DOCUMENT_TTL_IGNORED = "document-ttl-ignored";
+    /**
+     * Counter: documents whose epoch number no deadline means (before 1971, after year 9999, more than five years
+     * before the change), so nothing was scheduled on it.
+     */
+    public static final String IMPLAUSIBLE = "epoch-values-implausible";
     /** Counter: change events that left a document's entry exactly as it was, so nothing was written. */
     public static final String UNCHANGED = "events-unchanged";
     /** Counter: resync events older than the latest change already applied to their document, ignored. */
