@@ -6,6 +6,7 @@ import io.ttlstreams.rules.FieldFormat;
 import io.ttlstreams.rules.PartialFilter;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -71,6 +72,15 @@ public final class RuleConfig {
             + " exact value joins the delete filter, so a modification made after the deadline was computed makes the"
             + " delete miss. Without it, a document modified while its delete command is on its way can be deleted"
             + " although it was just renewed. A resync counts from it when it holds a date.";
+
+    public static final String GUARD_MAX_DUE_ON_ARRIVAL_CONFIG = "guard.max.due.on.arrival";
+    public static final String GUARD_MAX_DUE_ON_ARRIVAL_DOC = "This rule's "
+            + GuardOptions.GUARD_MAX_DUE_ON_ARRIVAL_CONFIG + ": documents due on arrival deleted per window before the"
+            + " rest are held for approval; 0 turns the guard off for this rule. Unset: the global value.";
+
+    public static final String GUARD_WINDOW_MS_CONFIG = "guard.window.ms";
+    public static final String GUARD_WINDOW_MS_DOC =
+            "This rule's " + GuardOptions.GUARD_WINDOW_MS_CONFIG + ", in milliseconds. Unset: the global value.";
 
     /**
      * Options that only one mode uses; setting them for the other is a mistake worth stopping for. A list, so that
@@ -157,6 +167,18 @@ public final class RuleConfig {
     }
 
     /**
+     * The blast-radius limit of rule {@code ruleName}: its own settings where set, else {@code global}'s.
+     */
+    static GuardLimit guardLimit(String ruleName, AbstractConfig config, GuardLimit global) {
+        String prefix = prefix(ruleName);
+        Integer max = config.getInt(prefix + GUARD_MAX_DUE_ON_ARRIVAL_CONFIG);
+        Long windowMs = config.getLong(prefix + GUARD_WINDOW_MS_CONFIG);
+        return new GuardLimit(
+                max == null ? global.maxDueOnArrival() : max,
+                windowMs == null ? global.window() : Duration.ofMillis(windowMs));
+    }
+
+    /**
      * @param reportedPrefix what errors prefix option names with (see {@link Validators#reportingUnder})
      */
     private static ConfigDef definition(String reportedPrefix) {
@@ -210,7 +232,21 @@ public final class RuleConfig {
                         fieldPath,
                         Importance.MEDIUM,
                         DOCUMENT_TTL_FIELD_DOC)
-                .define(MODIFIED_FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.MEDIUM, MODIFIED_FIELD_DOC);
+                .define(MODIFIED_FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.MEDIUM, MODIFIED_FIELD_DOC)
+                .define(
+                        GUARD_MAX_DUE_ON_ARRIVAL_CONFIG,
+                        Type.INT,
+                        null,
+                        named.apply(Validators.nullOr(ConfigDef.Range.atLeast(0))),
+                        Importance.MEDIUM,
+                        GUARD_MAX_DUE_ON_ARRIVAL_DOC)
+                .define(
+                        GUARD_WINDOW_MS_CONFIG,
+                        Type.LONG,
+                        null,
+                        named.apply(Validators.nullOr(ConfigDef.Range.atLeast(GuardOptions.MIN_WINDOW_MS))),
+                        Importance.LOW,
+                        GUARD_WINDOW_MS_DOC);
     }
 
     /**

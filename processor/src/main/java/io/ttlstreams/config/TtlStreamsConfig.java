@@ -7,6 +7,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -151,6 +152,16 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return "## ttl-streams options\n\n" + ConfigReference.markdown(BASE, "")
                 + "## Rule options\n\nOne set per name in " + RULES_CONFIG + ".\n\n"
                 + ConfigReference.markdown(RuleConfig.configDef(), RuleConfig.PREFIX + "<name>.");
+    }
+
+    /** Each rule's blast-radius limit, by rule name: its own settings where set, else the global ones. */
+    public Map<String, GuardLimit> guardLimits() {
+        GuardLimit global = GuardOptions.global(this);
+        Map<String, GuardLimit> limits = new LinkedHashMap<>();
+        for (String rule : getList(RULES_CONFIG)) {
+            limits.put(rule, RuleConfig.guardLimit(rule, this, global));
+        }
+        return limits;
     }
 
     /** The TTL rules, in the order of {@value #RULES_CONFIG}. */
@@ -404,6 +415,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
         SourceOptions.embedInto(definition);
         OutputTopicOptions.embedInto(definition);
         SchedulerOptions.embedInto(definition);
+        GuardOptions.embedInto(definition);
         ConnectOptions.embedInto(definition);
         // The modules' fragments (module embedded's embedded.* options) where that group has always been documented.
         ServiceLoader.load(ConfigFragment.class).stream()

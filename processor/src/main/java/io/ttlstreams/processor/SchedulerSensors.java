@@ -26,6 +26,9 @@ final class SchedulerSensors {
     final Sensor ruleRemoved;
     final Sensor held;
     final Sensor rescheduled;
+    final Sensor heldForApproval;
+    final Sensor approved;
+    final Sensor rejected;
     final Sensor expiryLag;
     final Sensor confirmedLag;
     final Sensor readBacks;
@@ -54,6 +57,9 @@ final class SchedulerSensors {
         this.ruleRemoved = metrics.counter(TtlMetrics.RULE_REMOVED);
         this.held = metrics.counter(TtlMetrics.HELD);
         this.rescheduled = metrics.counter(TtlMetrics.RESCHEDULED);
+        this.heldForApproval = metrics.counter(TtlMetrics.HELD_FOR_APPROVAL);
+        this.approved = metrics.counter(TtlMetrics.APPROVED);
+        this.rejected = metrics.counter(TtlMetrics.REJECTED);
         this.expiryLag = metrics.lag(TtlMetrics.EXPIRY_LAG_MS, "expiry lag (command emitted minus deadline)");
         this.confirmedLag = metrics.lag(TtlMetrics.CONFIRMED_LAG_MS, "confirmed lag (delete event minus deadline)");
         this.readBacks = readBack ? metrics.counter(TtlMetrics.READ_BACKS) : null;

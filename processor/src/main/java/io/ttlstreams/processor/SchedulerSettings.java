@@ -1,9 +1,11 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.config.GuardLimit;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.rules.TtlRules;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.LongSupplier;
@@ -26,6 +28,7 @@ import java.util.function.LongSupplier;
  * @param listener hears emissions and confirmations, for metrics kept outside Kafka Streams
  * @param readBack reads a document back from MongoDB when its delete goes unconfirmed; empty: no read-back, the
  *     command is only emitted again
+ * @param guardLimits each rule's blast-radius limit, by name; a rule without one is unguarded
  */
 public record SchedulerSettings(
         TtlRules rules,
@@ -41,7 +44,8 @@ public record SchedulerSettings(
         int maxRecordBytes,
         LongSupplier nanoClock,
         ExpiryListener listener,
-        Optional<DocumentReadBack> readBack) {
+        Optional<DocumentReadBack> readBack,
+        Map<String, GuardLimit> guardLimits) {
 
     /** Settings from the application configuration, for {@code partitions} source partitions. */
     public static SchedulerSettings from(TtlStreamsConfig config, int partitions) {
@@ -59,7 +63,8 @@ public record SchedulerSettings(
                 DeadLetters.producerLimit(config.streamsProperties()),
                 System::nanoTime,
                 ExpiryListener.NONE,
-                Optional.empty());
+                Optional.empty(),
+                Map.copyOf(config.guardLimits()));
     }
 
     /** The same settings measuring punctuation time with another clock (tests). */
@@ -92,8 +97,16 @@ public record SchedulerSettings(
                 maxRecordBytes,
                 clock,
                 listener,
-                readBack);
+                readBack,
+                guardLimits);
     }
+
+    /** The blast-radius limit of rule {@code rule}; an unguarded one when it has none. */
+    public GuardLimit guardLimit(String rule) {
+        return guardLimits.getOrDefault(rule, UNGUARDED);
+    }
+
+    private static final GuardLimit UNGUARDED = new GuardLimit(0, Duration.ofMinutes(1));
 
     /** The wait for confirmation after the {@code attempt}-th delete command: doubling from the timeout, at most 1 h. */
     public long confirmWaitMillis(int attempt) {

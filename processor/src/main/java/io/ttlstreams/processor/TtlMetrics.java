@@ -65,6 +65,15 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String RULE_REMOVED = "entries-rule-removed";
     /** Counter: entries held because their rule changed in a way that needs the document. */
     public static final String HELD = "entries-held";
+    /**
+     * Counter: entries held by the blast-radius guard: due on arrival (deadline passed when the schedule learnt of
+     * it) past their rule's limit, so no delete command until an operator approves.
+     */
+    public static final String HELD_FOR_APPROVAL = "entries-held-for-approval";
+    /** Counter: held entries an operator approved, released to expire. */
+    public static final String APPROVED = "entries-approved";
+    /** Counter: held entries an operator rejected, cancelled until their document's next change. */
+    public static final String REJECTED = "entries-rejected";
     /** Counter: entries whose deadline moved because their rule's expire.after.seconds changed. */
     public static final String RESCHEDULED = "entries-rescheduled";
     /** Counter: documents read back from MongoDB because their delete command went unconfirmed. */
