@@ -242,4 +242,39 @@ class BlastRadiusTest {
             assertThat(fixture.metric(TtlMetrics.HELD_FOR_APPROVAL + "-total")).isZero();
         }
     }
+
+    @Test
+    void shouldHoldWhatAShortenedOffsetMakesDueAtOnceUntilApprovedWhileOrganicDeadlinesExpire() {
+        TopologyFixture before = fixture("ttl.rule.sessions.expire.after.seconds", "3600");
+        insert(before, 0, 20, Duration.ofMinutes(-10)); // due at START + 50 min under the old offset
+        insert(before, 100, 101, Duration.ofMinutes(10)); // due at START + 10 min under the new one: organic
+        before.wallClockAt(Duration.ofSeconds(1));
+        assertThat(before.deletes()).isEmpty();
+
+        try (TopologyFixture after = before.restarted("ttl.rule.sessions.expire.after.seconds", "0")) {
+            after.wallClockAt(Duration.ofSeconds(2));
+            assertThat(deletedIds(after)).as("the limit's worth flows").hasSize(LIMIT);
+            assertThat(state(after).getHeld()).isEqualTo(15);
+
+            after.wallClockAt(Duration.ofMinutes(10));
+            assertThat(deletedIds(after)).as("organic, on time").containsExactly(100);
+
+            decide(after, true, "offset-approved");
+            after.wallClockAt(Duration.ofMinutes(11));
+            assertThat(deletedIds(after)).hasSize(15);
+        }
+    }
+
+    @Test
+    void shouldDeadLetterAMalformedDecisionAndGoOnWhenOneReachesTheControlTopic() {
+        try (TopologyFixture fixture = fixture()) {
+            fixture.input(fixture.config.controlTopic())
+                    .pipeInput((String) null, "{\"guardDecision\": {\"rule\": \"sessions\", \"decision\": \"all\"}}");
+            insert(fixture, 0, 1, Duration.ofHours(-1));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+
+            assertThat(fixture.dlq.readRecordsToList()).hasSize(1);
+            assertThat(deletedIds(fixture)).containsExactly(0);
+        }
+    }
 }

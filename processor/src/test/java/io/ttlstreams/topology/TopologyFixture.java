@@ -104,9 +104,10 @@ final class TopologyFixture implements AutoCloseable {
     /**
      * This fixture restarted, as a task that moved or a process that started again on an empty disk: a new driver, with
      * the wall clock where this one's was, whose stores are restored from what this one wrote to their changelogs
-     * (the driver itself neither keeps its state directory nor restores). This one is closed; close the returned one.
+     * (the driver itself neither keeps its state directory nor restores), and with {@code changedSettings} (key, value,
+     * ...) replacing this one's. This one is closed; close the returned one.
      */
-    TopologyFixture restarted() {
+    TopologyFixture restarted(String... changedSettings) {
         String applicationId = config.streamsProperties().getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
         List<String> stores = List.of(
                 ScheduleStores.SCHEDULE,
@@ -125,8 +126,12 @@ final class TopologyFixture implements AutoCloseable {
                             .readRecordsToList());
         }
         driver.close();
+        Map<String, String> after = new HashMap<>(settings);
+        for (int i = 0; i < changedSettings.length; i += 2) {
+            after.put(changedSettings[i], changedSettings[i + 1]);
+        }
         TopologyFixture restarted =
-                new TopologyFixture(settings, Optional.empty(), newStateDir(), START.plusMillis(elapsedMs));
+                new TopologyFixture(after, Optional.empty(), newStateDir(), START.plusMillis(elapsedMs));
         restore(
                 restarted.scheduleStore(),
                 changelogs.get(ScheduleStores.SCHEDULE),
