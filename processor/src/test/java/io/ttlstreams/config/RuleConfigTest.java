@@ -271,7 +271,34 @@ class RuleConfigTest {
                         "field.format",
                         "partial.filter",
                         "document.ttl.field",
-                        "modified.field");
+                        "modified.field",
+                        "guard.max.due.on.arrival",
+                        "guard.window.ms");
         assertThat(RuleConfig.prefix("sessions")).isEqualTo("ttl.rule.sessions.");
+    }
+
+    @Test
+    void shouldTakeARulesGuardLimitFromItsOwnOptionsElseFromTheGlobalOnes() {
+        TtlStreamsConfig config = config(
+                "ttl.rules",
+                "sessions,carts",
+                "ttl.rule.carts.namespace",
+                "shop.carts",
+                "ttl.rule.carts.field",
+                "at",
+                "ttl.guard.window.ms",
+                "30000",
+                "ttl.rule.carts.guard.max.due.on.arrival",
+                "0");
+
+        assertThat(config.guardLimits())
+                .containsEntry("sessions", new GuardLimit(1_000, java.time.Duration.ofSeconds(30)))
+                .containsEntry("carts", new GuardLimit(0, java.time.Duration.ofSeconds(30)));
+        assertThat(config.guardLimits().get("carts").enabled()).isFalse();
+    }
+
+    @Test
+    void shouldRefuseAGuardWindowShorterThanASecondNamingIt() {
+        assertRejectedNaming("ttl.rule.sessions.guard.window.ms", "ttl.rule.sessions.guard.window.ms", "999");
     }
 }
