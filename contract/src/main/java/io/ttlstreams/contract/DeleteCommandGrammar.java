@@ -23,13 +23,15 @@ import org.bson.json.JsonWriterSettings;
  * filter := the key's fields, equal to the record key's, in its order; then conditions:
  *           path: {"$eq": any value}  |  path: {"$exists": true|false}  |  "$and": [partial]
  * partial:= a rule's partial filter: path: literal | path: {op: operand, ...} | "$and": [partial, ...]
+ *           | "$or": [partial, ...] (inside the $and, so the key still pins the document)
  *           with op in $eq $exists $gt $gte $lt $lte $type $in
  * literal:= any value but a regular expression or undefined, with no field name starting with $ at any depth
  *           (a document-key field is not an array either)
  * path   := dot-separated non-empty segments, none starting with $
  * </pre>
  *
- * Everything else ({@code $expr}, {@code $where}, {@code $regex}, {@code $or}, {@code $nor}, an empty filter, a
+ * Everything else ({@code $expr}, {@code $where}, {@code $regex}, {@code $or} beside the key, {@code $nor}, an empty
+ * filter, a
  * condition on a key field, ...) is refused with the reason.
  */
 final class DeleteCommandGrammar {
@@ -43,6 +45,7 @@ final class DeleteCommandGrammar {
             DeleteCommand.ISSUED_AT_FIELD);
 
     private static final String AND = "$and";
+    private static final String OR = "$or";
     private static final Set<String> RANGE_OPERATORS = Set.of("$gt", "$gte", "$lt", "$lte");
     private static final JsonWriterSettings RELAXED =
             JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
@@ -172,21 +175,21 @@ final class DeleteCommandGrammar {
         for (Map.Entry<String, BsonValue> entry : filter.entrySet()) {
             String name = entry.getKey();
             BsonValue value = entry.getValue();
-            if (name.equals(AND)) {
+            if (name.equals(AND) || name.equals(OR)) {
                 if (!value.isArray() || value.asArray().isEmpty()) {
                     throw new InvalidDeleteCommandException(
-                            "a partial filter's $and needs a non-empty array, not " + describe(value));
+                            "a partial filter's " + name + " needs a non-empty array, not " + describe(value));
                 }
                 for (BsonValue element : value.asArray()) {
                     if (!element.isDocument()) {
                         throw new InvalidDeleteCommandException(
-                                "a partial filter's $and holds documents, not " + describe(element));
+                                "a partial filter's " + name + " holds documents, not " + describe(element));
                     }
                     checkPartialFilter(element.asDocument());
                 }
             } else if (name.startsWith("$")) {
                 throw new InvalidDeleteCommandException("operator " + name + " is not allowed in a partial filter;"
-                        + " allowed: equality, $eq, $exists, $gt, $gte, $lt, $lte, $type, $in, $and");
+                        + " allowed: equality, $eq, $exists, $gt, $gte, $lt, $lte, $type, $in, $and, $or");
             } else {
                 checkPath(name, "partial filter field");
                 checkFieldCondition(name, value);

@@ -74,7 +74,10 @@ class DeleteCommandGrammarTest {
                         "partial filter",
                         "{\"_id\": \"users-1\", \"x\": {\"$eq\": 1}, \"$and\": [{\"status\": \"closed\", \"n\":"
                                 + " {\"$gte\": 3, \"$lt\": 9}, \"t\": {\"$type\": [\"date\", 9]}, \"k\": {\"$in\":"
-                                + " [1, \"a\"]}, \"e\": {\"$exists\": 1}, \"$and\": [{\"q\": {\"$eq\": null}}]}]}"));
+                                + " [1, \"a\"]}, \"e\": {\"$exists\": 1}, \"$and\": [{\"q\": {\"$eq\": null}}]}]}"),
+                Arguments.of(
+                        "partial filter with $or, as MongoDB 6.0 allows",
+                        "{\"_id\": \"users-1\", \"$and\": [{\"$or\": [{\"status\": \"closed\"}, {\"n\": {\"$gt\": 3}}]}]}"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -103,7 +106,9 @@ class DeleteCommandGrammarTest {
                 Arguments.of("{\"_id\": \"users-1\", \"a..b\": {\"$eq\": 1}}", "invalid condition path"),
                 Arguments.of(
                         "{\"_id\": \"users-1\", \"$and\": [{\"a\": 1}, {\"b\": 2}]}", "exactly one partial filter"),
-                Arguments.of("{\"_id\": \"users-1\", \"$and\": [{\"$or\": [{\"a\": 1}]}]}", "operator $or is not"),
+                Arguments.of("{\"_id\": \"users-1\", \"$and\": [{\"$or\": []}]}", "$or needs a non-empty array"),
+                Arguments.of(
+                        "{\"_id\": \"users-1\", \"$and\": [{\"$or\": [{\"a\": {\"$where\": 1}}]}]}", "operator $where"),
                 Arguments.of("{\"_id\": \"users-1\", \"$and\": [{\"a\": {\"$regex\": \"x\"}}]}", "operator $regex"),
                 Arguments.of(
                         "{\"_id\": \"users-1\", \"$and\": [{\"a\": {\"$in\": [{\"$regex\": \"x\"}]}}]}",

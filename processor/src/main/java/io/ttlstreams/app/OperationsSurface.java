@@ -11,6 +11,7 @@ import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.metrics.ScheduleMetrics;
 import io.ttlstreams.processor.ProcessingFailures;
+import io.ttlstreams.query.GuardHolds;
 import io.ttlstreams.query.LocalSchedule;
 import io.ttlstreams.query.PeerClient;
 import io.ttlstreams.query.ScheduleEndpoints;
@@ -103,7 +104,7 @@ public final class OperationsSurface implements AutoCloseable {
         // Closing must not wait for a freshness check stuck on an unreachable broker.
         resources.add(() -> admin.close(Duration.ofSeconds(1)));
         SourceFreshness freshness = new SourceFreshness(config, admin, metrics.registry(), clock);
-        Health health = new Health(streams::state, monitor);
+        Health health = new Health(streams::state, monitor, new GuardHolds(streams)::reasons);
 
         health.register(server);
         metrics.register(server);

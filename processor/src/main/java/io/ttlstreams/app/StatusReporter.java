@@ -1,6 +1,7 @@
 package io.ttlstreams.app;
 
 import io.ttlstreams.processor.TtlMetrics;
+import io.ttlstreams.query.GuardHolds;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.ScheduleQueries;
 import io.ttlstreams.state.ScheduleStores;
@@ -33,8 +34,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Prints one status line every few seconds when it changed (and at least every {@link #REPEAT_UNCHANGED}): the state, the tasks this instance owns (active, and standby copies),
  * documents scheduled (the schedule store's size), due (deadline passed, command not yet emitted), delete commands
- * emitted, documents deleted (when the caller can count them, as the embedded run can), dead letters, failures, and
- * the expiry lag percentiles.
+ * emitted, documents deleted (when the caller can count them, as the embedded run can), documents the blast-radius
+ * guard holds for approval (when any), dead letters, failures, and the expiry lag percentiles.
  *
  * <p>A status line is most needed when things break, so no failure stops the reporting: a line that cannot be built
  * (a store moving away in a rebalance, a metric that vanished) is logged at WARN and the next one comes on time.
@@ -61,6 +62,7 @@ final class StatusReporter implements AutoCloseable {
 
     private long lastPrintedMillis;
     private final Supplier<OptionalLong> deleted;
+    private final GuardHolds holds;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread thread = new Thread(r, "ttl-streams-status");
         thread.setDaemon(true);
@@ -82,6 +84,7 @@ final class StatusReporter implements AutoCloseable {
         this.out = out;
         this.clock = clock;
         this.deleted = deleted;
+        this.holds = new GuardHolds(streams);
     }
 
     StatusReporter start(Duration period) {
@@ -125,6 +128,10 @@ final class StatusReporter implements AutoCloseable {
                         .append(ScheduleQueries.awaitingConfirmation(store, COUNT_CAP)));
         line.append(String.format(" deletes-emitted=%.0f", TtlMetrics.total(metrics, TtlMetrics.EMITTED)));
         deleted.get().ifPresent(count -> line.append(" deleted=").append(count));
+        long held = holds.total();
+        if (held > 0) {
+            line.append(" held-for-approval=").append(held);
+        }
         line.append(String.format(
                 " confirmed=%.0f unconfirmed=%.0f dead-lettered=%.0f",
                 TtlMetrics.total(metrics, TtlMetrics.CONFIRMED),

@@ -57,6 +57,7 @@ final class ConfigDefinition {
         SourceOptions.embedInto(definition);
         OutputTopicOptions.embedInto(definition);
         SchedulerOptions.embedInto(definition);
+        GuardOptions.embedInto(definition);
         ConnectOptions.embedInto(definition);
         // The modules' fragments (module embedded's embedded.* options) where that group has always been documented.
         ServiceLoader.load(ConfigFragment.class).stream()

@@ -6,6 +6,7 @@ import io.ttlstreams.rules.FieldFormat;
 import io.ttlstreams.rules.PartialFilter;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -43,21 +44,24 @@ public final class RuleConfig {
 
     public static final String EXPIRE_AFTER_SECONDS_CONFIG = "expire.after.seconds";
     public static final String EXPIRE_AFTER_SECONDS_DOC = "Seconds added to the field's date (field mode, default 0)"
-            + " or to the change time (last-modified mode, required). A whole number from 0 to 2147483647: NaN,"
-            + " negative, fractional or larger values stop the application at start-up, unlike MongoDB, whose"
-            + " tolerance of NaN once expired documents immediately. In last-modified mode with document.ttl.field,"
-            + " -1 is Cosmos DB's container default of -1: TTL on, no default, so only documents carrying their own"
-            + " TTL expire.";
+            + " or to the change time (last-modified mode, required, at least 1). A whole number from 0 to"
+            + " 2147483647, also written as a whole-number double (3600.0), as MongoDB reads it: NaN, negative,"
+            + " fractional or larger values stop the application at start-up, unlike MongoDB, whose tolerance of NaN"
+            + " once expired documents immediately; so does 0 on a last-modified rule, which would expire every"
+            + " document the moment it is written (Cosmos DB refuses a default TTL of 0 for that reason). In"
+            + " last-modified mode with document.ttl.field, -1 is Cosmos DB's container default of -1: TTL on, no"
+            + " default, so only documents carrying their own TTL expire.";
 
     public static final String FIELD_FORMAT_CONFIG = "field.format";
     public static final String FIELD_FORMAT_DOC = "Field mode only: \"date\" counts BSON dates only; \"epoch-seconds\""
-            + " and \"epoch-millis\" also read numbers as epoch instants, as DynamoDB does. A number that looks like"
-            + " the other unit is flagged in the decision's reason.";
+            + " and \"epoch-millis\" also read numbers (int, long, double, decimal) as epoch instants, as DynamoDB does."
+            + " A number whose instant lies before 1971, after year 9999 or more than five years before the change is"
+            + " not scheduled, and counted; one that looks like the other unit is flagged in the decision's reason.";
 
     public static final String PARTIAL_FILTER_CONFIG = "partial.filter";
     public static final String PARTIAL_FILTER_DOC = "Only documents matching this MongoDB partialFilterExpression"
             + " (JSON) are scheduled, and the delete re-checks it. Supported: equality, $eq, $exists, $gt, $gte, $lt,"
-            + " $lte, $type, $in, $and. Nested at most 100 levels deep, as MongoDB allows.";
+            + " $lte, $type, $in, $and, $or (as MongoDB 6.0 allows). Nested at most 100 levels deep, as MongoDB allows.";
 
     public static final String DOCUMENT_TTL_FIELD_CONFIG = "document.ttl.field";
     public static final String DOCUMENT_TTL_FIELD_DOC = "Last-modified mode only: a field whose value, in seconds,"
@@ -70,6 +74,15 @@ public final class RuleConfig {
             + " exact value joins the delete filter, so a modification made after the deadline was computed makes the"
             + " delete miss. Without it, a document modified while its delete command is on its way can be deleted"
             + " although it was just renewed. A resync counts from it when it holds a date.";
+
+    public static final String GUARD_MAX_DUE_ON_ARRIVAL_CONFIG = "guard.max.due.on.arrival";
+    public static final String GUARD_MAX_DUE_ON_ARRIVAL_DOC = "This rule's "
+            + GuardOptions.GUARD_MAX_DUE_ON_ARRIVAL_CONFIG + ": documents due on arrival deleted per window before the"
+            + " rest are held for approval; 0 turns the guard off for this rule. Unset: the global value.";
+
+    public static final String GUARD_WINDOW_MS_CONFIG = "guard.window.ms";
+    public static final String GUARD_WINDOW_MS_DOC =
+            "This rule's " + GuardOptions.GUARD_WINDOW_MS_CONFIG + ", in milliseconds. Unset: the global value.";
 
     /**
      * Options that only one mode uses; setting them for the other is a mistake worth stopping for. A list, so that
@@ -129,7 +142,7 @@ public final class RuleConfig {
                     prefix + FIELD_CONFIG,
                     "when " + prefix + MODE_CONFIG + " is field: name the date field to expire documents by");
         }
-        Integer expireAfterSeconds = config.getInt(prefix + EXPIRE_AFTER_SECONDS_CONFIG);
+        Double expireAfterSeconds = config.getDouble(prefix + EXPIRE_AFTER_SECONDS_CONFIG);
         if (mode == TtlMode.LAST_MODIFIED && expireAfterSeconds == null) {
             throw missing(
                     prefix + EXPIRE_AFTER_SECONDS_CONFIG,
@@ -146,17 +159,36 @@ public final class RuleConfig {
                             + "=last-modified and " + prefix + DOCUMENT_TTL_FIELD_CONFIG
                             + "; without them nothing would expire");
         }
+        if (mode == TtlMode.LAST_MODIFIED && expireAfterSeconds == 0) {
+            throw new ConfigException(
+                    prefix + EXPIRE_AFTER_SECONDS_CONFIG,
+                    originals.get(prefix + EXPIRE_AFTER_SECONDS_CONFIG),
+                    "A last-modified rule with expire.after.seconds 0 expires every document the moment it is"
+                            + " written; set at least 1 (Cosmos DB refuses a default TTL of 0 for the same reason)");
+        }
         String partialFilter = optional(config.getString(prefix + PARTIAL_FILTER_CONFIG));
         return new TtlRule(
                 ruleName,
                 NamespacePattern.parse(config.getString(prefix + NAMESPACE_CONFIG)),
                 mode,
                 field,
-                expireAfterSeconds == null ? 0 : expireAfterSeconds,
+                expireAfterSeconds == null ? 0 : expireAfterSeconds.longValue(),
                 FieldFormat.fromConfigValue(config.getString(prefix + FIELD_FORMAT_CONFIG)),
                 partialFilter == null ? null : parsePartialFilter(partialFilter),
                 documentTtlField,
                 optional(config.getString(prefix + MODIFIED_FIELD_CONFIG)));
+    }
+
+    /**
+     * The blast-radius limit of rule {@code ruleName}: its own settings where set, else {@code global}'s.
+     */
+    static GuardLimit guardLimit(String ruleName, AbstractConfig config, GuardLimit global) {
+        String prefix = prefix(ruleName);
+        Integer max = config.getInt(prefix + GUARD_MAX_DUE_ON_ARRIVAL_CONFIG);
+        Long windowMs = config.getLong(prefix + GUARD_WINDOW_MS_CONFIG);
+        return new GuardLimit(
+                max == null ? global.maxDueOnArrival() : max,
+                windowMs == null ? global.window() : Duration.ofMillis(windowMs));
     }
 
     /**
@@ -184,9 +216,10 @@ public final class RuleConfig {
                 .define(FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.HIGH, FIELD_DOC)
                 .define(
                         EXPIRE_AFTER_SECONDS_CONFIG,
-                        Type.INT,
+                        Type.DOUBLE,
                         null,
-                        named.apply(Validators.nullOr(ConfigDef.Range.between(TtlRule.NO_DEFAULT, Integer.MAX_VALUE))),
+                        named.apply(Validators.nullOr(Validators.of(
+                                "-1 or a whole number from 0 to " + Integer.MAX_VALUE, RuleConfig::checkWholeSeconds))),
                         Importance.HIGH,
                         EXPIRE_AFTER_SECONDS_DOC)
                 .define(
@@ -212,7 +245,32 @@ public final class RuleConfig {
                         fieldPath,
                         Importance.MEDIUM,
                         DOCUMENT_TTL_FIELD_DOC)
-                .define(MODIFIED_FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.MEDIUM, MODIFIED_FIELD_DOC);
+                .define(MODIFIED_FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.MEDIUM, MODIFIED_FIELD_DOC)
+                .define(
+                        GUARD_MAX_DUE_ON_ARRIVAL_CONFIG,
+                        Type.INT,
+                        null,
+                        named.apply(Validators.nullOr(ConfigDef.Range.atLeast(0))),
+                        Importance.MEDIUM,
+                        GUARD_MAX_DUE_ON_ARRIVAL_DOC)
+                .define(
+                        GUARD_WINDOW_MS_CONFIG,
+                        Type.LONG,
+                        null,
+                        named.apply(Validators.nullOr(ConfigDef.Range.atLeast(GuardOptions.MIN_WINDOW_MS))),
+                        Importance.LOW,
+                        GUARD_WINDOW_MS_DOC);
+    }
+
+    /**
+     * A whole number of seconds in the range of MongoDB's {@code expireAfterSeconds}; parsed as a double, since
+     * MongoDB reads a whole-number double (3600.0) as that number.
+     */
+    private static void checkWholeSeconds(Object value) {
+        double seconds = (Double) value;
+        if (!(seconds >= TtlRule.NO_DEFAULT && seconds <= Integer.MAX_VALUE && seconds == Math.rint(seconds))) {
+            throw new IllegalArgumentException("not -1 or a whole number from 0 to " + Integer.MAX_VALUE);
+        }
     }
 
     /** Worded like Kafka's own error for an option without a default. */

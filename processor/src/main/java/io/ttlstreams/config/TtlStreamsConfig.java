@@ -6,6 +6,7 @@ import io.ttlstreams.secrets.BasicCredentials;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -134,6 +135,16 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return "## ttl-streams options\n\n" + ConfigReference.markdown(ConfigDefinition.BASE, "")
                 + "## Rule options\n\nOne set per name in " + RulesOptions.RULES_CONFIG + ".\n\n"
                 + ConfigReference.markdown(RuleConfig.configDef(), RuleConfig.PREFIX + "<name>.");
+    }
+
+    /** Each rule's blast-radius limit, by rule name: its own settings where set, else the global ones. */
+    public Map<String, GuardLimit> guardLimits() {
+        GuardLimit global = GuardOptions.global(this);
+        Map<String, GuardLimit> limits = new LinkedHashMap<>();
+        for (String rule : getList(RulesOptions.RULES_CONFIG)) {
+            limits.put(rule, RuleConfig.guardLimit(rule, this, global));
+        }
+        return limits;
     }
 
     /**

@@ -16,8 +16,9 @@ import org.apache.kafka.streams.KafkaStreams.State;
  *   <li><b>Live</b> unless Kafka Streams has stopped for good (ERROR, or shutting down or stopped without being
  *       asked): restarting the process is then the only cure. Restoring state, rebalancing and failed connectors
  *       are not reasons to restart it.</li>
- *   <li><b>Ready</b> when Kafka Streams is RUNNING and every connector it depends on (when it watches any) runs with
- *       all its tasks: only then are documents scheduled and deleted.</li>
+ *   <li><b>Ready</b> when Kafka Streams is RUNNING, every connector it depends on (when it watches any) runs with
+ *       all its tasks, and the blast-radius guard holds nothing for approval: only then are documents scheduled
+ *       and deleted as configured.</li>
  * </ul>
  */
 public final class Health {
@@ -26,14 +27,25 @@ public final class Health {
 
     private final Supplier<State> streamsState;
     private final Optional<ConnectorMonitor> connectors;
+    private final Supplier<List<String>> holds;
 
     /**
      * @param streamsState Kafka Streams' current state
      * @param connectors the connectors to require for readiness; empty when none are watched
      */
     public Health(Supplier<State> streamsState, Optional<ConnectorMonitor> connectors) {
+        this(streamsState, connectors, List::of);
+    }
+
+    /**
+     * @param streamsState Kafka Streams' current state
+     * @param connectors the connectors to require for readiness; empty when none are watched
+     * @param holds why documents are held for approval, one reason per rule; empty when none are
+     */
+    public Health(Supplier<State> streamsState, Optional<ConnectorMonitor> connectors, Supplier<List<String>> holds) {
         this.streamsState = streamsState;
         this.connectors = connectors;
+        this.holds = holds;
     }
 
     /** Serves liveness and readiness on {@code server}: 200 when up, 503 with the reasons when down. */
@@ -55,7 +67,7 @@ public final class Health {
         return new Report(state, reasons);
     }
 
-    /** Readiness: up when Kafka Streams is RUNNING and every watched connector runs. */
+    /** Readiness: up when Kafka Streams is RUNNING, every watched connector runs and nothing is held for approval. */
     public Report ready() {
         State state = streamsState.get();
         List<String> reasons = new ArrayList<>();
@@ -63,6 +75,7 @@ public final class Health {
             reasons.add("Kafka Streams is " + state + ", not RUNNING");
         }
         connectors.ifPresent(monitor -> reasons.addAll(monitor.problems()));
+        reasons.addAll(holds.get());
         return new Report(state, reasons);
     }
 

@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.serde.ChangeEventSerde;
@@ -8,12 +9,14 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.bson.BsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Reads the control topic: each record should be a namespace-wide event that {@link ChangeEventProcessor} wrote
- * there (through {@link ChangeEventSerde}); it goes on to the scheduler. Anything else that reached the topic, a
+ * there (through {@link ChangeEventSerde}), or an operator's {@link GuardDecision} that {@code ttl-streams approve}
+ * wrote; it goes on to the scheduler. Anything else that reached the topic, a
  * record that is no such event, one with an invalid namespace or one about a single document, is dead-lettered,
  * so that no record on the control topic can stop a task.
  *
@@ -53,14 +56,16 @@ public final class ControlEventProcessor implements Processor<String, String, St
 
     @Override
     public void process(Record<String, String> record) {
-        ChangeEvent event;
+        Object command;
         Optional<RecordMetadata> source = context.recordMetadata();
         try {
-            event = parse(record.value());
-            window.check(
-                    source.map(RecordMetadata::topic).orElse(""),
-                    event,
-                    Math.min(record.timestamp(), context.currentSystemTimeMs()));
+            command = parse(record.value());
+            if (command instanceof ChangeEvent event) {
+                window.check(
+                        source.map(RecordMetadata::topic).orElse(""),
+                        event,
+                        Math.min(record.timestamp(), context.currentSystemTimeMs()));
+            }
         } catch (Throwable e) {
             if (!DeadLetters.isCausedByRecord(e)) {
                 throw e;
@@ -69,12 +74,22 @@ public final class ControlEventProcessor implements Processor<String, String, St
             deadLetterRoute.park(record, source, e);
             return;
         }
-        context.forward(record.withValue(event), outputs.scheduler());
+        if (command instanceof GuardDecision decision) {
+            LOG.info("Guard decision {} on rule {}: {}", decision.id(), decision.rule(), decision.verb());
+        }
+        context.forward(record.<Object>withValue(command), outputs.scheduler());
     }
 
-    private static ChangeEvent parse(String value) {
+    /** A namespace-wide event, or an operator's {@link GuardDecision}. */
+    private static Object parse(String value) {
         if (value == null) {
             throw new IllegalArgumentException("A control record needs a value; this one is a tombstone");
+        }
+        if (value.contains(GuardDecision.FIELD)) {
+            BsonDocument document = BoundedJson.parse(value);
+            if (GuardDecision.isDecision(document)) {
+                return GuardDecision.of(document);
+            }
         }
         ChangeEvent event = ChangeEventSerde.fromJson(value);
         if (!event.isNamespaceWide()) {

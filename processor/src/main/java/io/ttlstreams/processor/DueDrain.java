@@ -55,6 +55,7 @@ final class DueDrain implements AutoCloseable {
     private final ExpirySchedule schedule;
     private final Optional<DeleteThrottle> throttle;
     private final RuleReconciler reconciler;
+    private final BlastRadiusGuard guard;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
     private final ProcessorContext<String, Object> context;
@@ -72,6 +73,7 @@ final class DueDrain implements AutoCloseable {
      * @param schedule the task's schedule
      * @param throttle this task's share of the delete rate limit, if any
      * @param reconciler checks each due entry against the current rules, and walks the schedule when they changed
+     * @param guard logs each rule's hold once it settles
      * @param sensors what the drain counts
      * @param audit where each step is audited
      * @param context the task's context, forwarding to {@link TtlTopology#DELETES_SINK}
@@ -81,6 +83,7 @@ final class DueDrain implements AutoCloseable {
             ExpirySchedule schedule,
             Optional<DeleteThrottle> throttle,
             RuleReconciler reconciler,
+            BlastRadiusGuard guard,
             SchedulerSensors sensors,
             AuditWriter audit,
             ProcessorContext<String, Object> context,
@@ -91,6 +94,7 @@ final class DueDrain implements AutoCloseable {
         this.schedule = schedule;
         this.throttle = throttle;
         this.reconciler = reconciler;
+        this.guard = guard;
         this.sensors = sensors;
         this.audit = audit;
         this.context = context;
@@ -115,6 +119,7 @@ final class DueDrain implements AutoCloseable {
         drain(Timeline.DEADLINES, now, run);
         drain(Timeline.CONFIRMATIONS, now, run);
         throttle.ifPresent(t -> t.consume(now, run.commands()));
+        guard.punctuate();
         if (run.commands() > 0) {
             LOG.debug("Punctuation at {} in task {} emitted {} delete commands", now, context.taskId(), run.commands());
         }

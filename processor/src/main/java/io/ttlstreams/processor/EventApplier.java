@@ -44,6 +44,7 @@ final class EventApplier {
     private final CommandSizeBound commandBound;
     private final ExpirySchedule schedule;
     private final KeyValueStore<String, Long> namespaceEpochs;
+    private final BlastRadiusGuard guard;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
     private final ProcessorContext<?, ?> context;
@@ -57,6 +58,7 @@ final class EventApplier {
      * @param settings the rules and the record bound
      * @param schedule the task's schedule
      * @param namespaceEpochs the task's {@code namespace-epochs} store, loaded here
+     * @param guard decides whether an entry due on arrival is held
      * @param sensors what the applier counts
      * @param audit where superseded and confirmed commands are audited
      * @param context the task's context, for its id and its clock
@@ -65,6 +67,7 @@ final class EventApplier {
             SchedulerSettings settings,
             ExpirySchedule schedule,
             KeyValueStore<String, Long> namespaceEpochs,
+            BlastRadiusGuard guard,
             SchedulerSensors sensors,
             AuditWriter audit,
             ProcessorContext<?, ?> context) {
@@ -72,6 +75,7 @@ final class EventApplier {
         this.commandBound = new CommandSizeBound(settings.maxRecordBytes());
         this.schedule = schedule;
         this.namespaceEpochs = namespaceEpochs;
+        this.guard = guard;
         this.sensors = sensors;
         this.audit = audit;
         this.context = context;
@@ -130,6 +134,9 @@ final class EventApplier {
         if (decision.documentTtlIgnored()) {
             sensors.documentTtlIgnored.record();
         }
+        if (decision.implausibleValue()) {
+            sensors.implausible.record();
+        }
         if (!decision.expires()) {
             if (position != null) {
                 unschedule(ref, position);
@@ -154,7 +161,13 @@ final class EventApplier {
         ScheduleEntry superseded = position != null && timelineOf(position) == Timeline.CONFIRMATIONS
                 ? schedule.entryAt(ref, position)
                 : null;
-        schedule.put(ref, position, Timeline.DEADLINES, decision.deadline().toEpochMilli(), entry, clusterTime);
+        leavesApproval(ref, position);
+        long deadline = decision.deadline().toEpochMilli();
+        // Due on arrival is judged against the change itself: a lagging pipeline makes a deadline pass in transit,
+        // which is organic expiry come late, not a mistake.
+        Timeline timeline =
+                guard.admit(ref, entry, deadline, event.eventTime().toEpochMilli(), context.currentSystemTimeMs());
+        schedule.put(ref, position, timeline, deadline, entry, clusterTime);
         sensors.scheduled.record();
         if (superseded != null) {
             audit.write(
@@ -212,6 +225,9 @@ final class EventApplier {
         }
         ScheduleEntry entry = schedule.entryAt(ref, position);
         schedule.remove(ref);
+        if (timelineOf(position) == Timeline.AWAITING_APPROVAL && entry != null) {
+            guard.left(entry.getRule());
+        }
         if (timelineOf(position) != Timeline.CONFIRMATIONS || entry == null) {
             sensors.cancelled.record();
             return;
@@ -225,10 +241,24 @@ final class EventApplier {
     /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */
     private void unschedule(Bytes ref, IndexEntry position) {
         ScheduleEntry entry = timelineOf(position) == Timeline.CONFIRMATIONS ? schedule.entryAt(ref, position) : null;
+        leavesApproval(ref, position);
         schedule.remove(ref);
         sensors.cancelled.record();
         if (entry != null) {
             audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, context.currentSystemTimeMs(), entry.getAttempts(), null);
+        }
+    }
+
+    /**
+     * Tells the guard when the document's entry, about to be replaced or removed, is one it holds: the document changed
+     * and is evaluated again like any other.
+     */
+    private void leavesApproval(Bytes ref, IndexEntry position) {
+        if (position != null && timelineOf(position) == Timeline.AWAITING_APPROVAL) {
+            ScheduleEntry held = schedule.entryAt(ref, position);
+            if (held != null) {
+                guard.left(held.getRule());
+            }
         }
     }
 
@@ -278,6 +308,7 @@ final class EventApplier {
                 : DocumentRef.collectionPrefix(event.namespace());
         int count = schedule.removeAll(prefix, dropTime);
         sensors.cancelled.record(count);
+        guard.recount();
         if (dropTime != null) {
             Long known = dropTime(event.namespace());
             if (known == null || Long.compareUnsigned(known, dropTime) < 0) {

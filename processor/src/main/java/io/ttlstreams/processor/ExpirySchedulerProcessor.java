@@ -25,10 +25,12 @@ import org.slf4j.LoggerFactory;
  * <p>It composes parts with one job each, wired per task in {@link #init}: the {@link EventApplier} applies change
  * events to the schedule, the {@link DueDrain} drains what is due at each wall-clock punctuation (budget, throttle,
  * emission, confirmation retries and read-back answers), the {@link RuleReconciler} reconciles the schedule with
- * changed rules, the {@link AuditWriter} writes audit events, and {@link SchedulerSensors} holds what they count.
+ * changed rules, the {@link BlastRadiusGuard} holds what comes due on arrival past its rule's limit until an operator's
+ * {@link GuardDecision} (from the control topic), the {@link AuditWriter} writes audit events, and {@link
+ * SchedulerSensors} holds what they count.
  * Here an event that cannot be applied is dead-lettered, so that the task goes on.
  */
-public final class ExpirySchedulerProcessor implements Processor<String, ChangeEvent, String, Object> {
+public final class ExpirySchedulerProcessor implements Processor<String, Object, String, Object> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ExpirySchedulerProcessor.class);
 
@@ -42,6 +44,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     private SchedulerSensors sensors;
     private EventApplier applier;
     private DueDrain drain;
+    private BlastRadiusGuard guard;
 
     /**
      * @param settings rules, punctuation bounds, throttle, confirmation
@@ -62,11 +65,11 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
      * @param deadLetters builds the dead letters of events that cannot be applied, sized for the producer
      * @param outputs the nodes the scheduler forwards to
      */
-    public static ProcessorSupplier<String, ChangeEvent, String, Object> supplier(
+    public static ProcessorSupplier<String, Object, String, Object> supplier(
             SchedulerSettings settings, DeadLetters deadLetters, Outputs outputs) {
         return new ProcessorSupplier<>() {
             @Override
-            public Processor<String, ChangeEvent, String, Object> get() {
+            public Processor<String, Object, String, Object> get() {
                 return new ExpirySchedulerProcessor(settings, deadLetters, outputs);
             }
 
@@ -76,7 +79,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
                         ScheduleStores.schedule(),
                         ScheduleStores.index(),
                         ScheduleStores.namespaceEpochs(),
-                        ScheduleStores.ruleVersions());
+                        ScheduleStores.ruleVersions(),
+                        ScheduleStores.guardState());
             }
         };
     }
@@ -94,11 +98,26 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
         this.sensors =
                 new SchedulerSensors(metrics, ruleNames(), settings.readBack().isPresent());
         AuditWriter audit = new AuditWriter(settings.auditEnabled(), context, outputs.audit());
+        this.guard = new BlastRadiusGuard(
+                settings, schedule, context.getStateStore(ScheduleStores.GUARD_STATE), sensors, audit, context);
         this.applier = new EventApplier(
-                settings, schedule, context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS), sensors, audit, context);
+                settings,
+                schedule,
+                context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS),
+                guard,
+                sensors,
+                audit,
+                context);
         RuleReconciler reconciler = new RuleReconciler(
-                settings, schedule, context.getStateStore(ScheduleStores.RULE_VERSIONS), sensors, audit, context);
-        this.drain = new DueDrain(settings, schedule, throttle, reconciler, sensors, audit, context, outputs.deletes());
+                settings,
+                schedule,
+                context.getStateStore(ScheduleStores.RULE_VERSIONS),
+                guard,
+                sensors,
+                audit,
+                context);
+        this.drain = new DueDrain(
+                settings, schedule, throttle, reconciler, guard, sensors, audit, context, outputs.deletes());
         // Wall-clock time, not stream time: stream time only advances when records arrive, and documents must
         // expire at their deadline even when no change event arrives for hours.
         context.schedule(settings.punctuateInterval(), PunctuationType.WALL_CLOCK_TIME, drain::punctuate);
@@ -124,8 +143,12 @@ public final class ExpirySchedulerProcessor implements Processor<String, ChangeE
     }
 
     @Override
-    public void process(Record<String, ChangeEvent> record) {
-        ChangeEvent event = record.value();
+    public void process(Record<String, Object> record) {
+        if (record.value() instanceof GuardDecision decision) {
+            guard.decide(decision, context.currentSystemTimeMs());
+            return;
+        }
+        ChangeEvent event = (ChangeEvent) record.value();
         try {
             applier.apply(event, record.timestamp());
         } catch (RuntimeException | Error e) {

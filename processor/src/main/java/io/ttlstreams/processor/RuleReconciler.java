@@ -36,6 +36,7 @@ final class RuleReconciler {
     private final SchedulerSettings settings;
     private final ExpirySchedule schedule;
     private final KeyValueStore<String, RuleVersion> ruleVersions;
+    private final BlastRadiusGuard guard;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
     private final ProcessorContext<?, ?> context;
@@ -53,6 +54,7 @@ final class RuleReconciler {
      * @param settings the rules and the punctuation bounds
      * @param schedule the task's schedule
      * @param ruleVersions the task's {@link ScheduleStores#RULE_VERSIONS} store
+     * @param guard holds what a changed rule makes due on arrival past the rule's limit
      * @param sensors what the reconciler counts
      * @param audit where cancelled entries are audited
      * @param context the task's context, for its id
@@ -61,12 +63,14 @@ final class RuleReconciler {
             SchedulerSettings settings,
             ExpirySchedule schedule,
             KeyValueStore<String, RuleVersion> ruleVersions,
+            BlastRadiusGuard guard,
             SchedulerSensors sensors,
             AuditWriter audit,
             ProcessorContext<?, ?> context) {
         this.settings = settings;
         this.schedule = schedule;
         this.ruleVersions = ruleVersions;
+        this.guard = guard;
         this.sensors = sensors;
         this.audit = audit;
         this.context = context;
@@ -164,10 +168,15 @@ final class RuleReconciler {
                 if (deadline <= now) {
                     changes.dueAtOnce++;
                     if (emitting) {
+                        // Its old deadline had passed too: it would have expired anyway, so the guard has no say.
                         return moved;
                     }
                 }
-                schedule.move(key, Timeline.DEADLINES, deadline, moved);
+                // Due on arrival only when the shortened offset made it so: one already due stays as it was.
+                Timeline timeline = ScheduleKey.dueAtOf(key) > now
+                        ? guard.admit(ref, moved, deadline, now, now)
+                        : Timeline.DEADLINES;
+                schedule.move(key, timeline, deadline, moved);
                 return null;
             }
             default -> {
@@ -228,6 +237,7 @@ final class RuleReconciler {
         }
         if (exhausted) {
             walkCursor = null;
+            guard.recount();
             recordRuleVersions();
             ruleChanges.forEach((rule, changes) -> LOG.info("Task {}: rule {} {}", context.taskId(), rule, changes));
             ruleChanges.clear();
@@ -252,7 +262,11 @@ final class RuleReconciler {
                     ? ScheduleEntries.withOffset(entry, reconciliation.offsetSeconds())
                     : entry;
             deadlineUnlessBeyondTime(key, back)
-                    .ifPresent(deadline -> schedule.move(key, Timeline.DEADLINES, deadline, back));
+                    .ifPresent(deadline -> schedule.move(
+                            key,
+                            guard.admit(ScheduleKey.documentRefOf(key), back, deadline, now, now),
+                            deadline,
+                            back));
         }
     }
 

@@ -1,10 +1,12 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.config.ConfirmMode;
+import io.ttlstreams.config.GuardLimit;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.rules.TtlRules;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.LongSupplier;
@@ -29,6 +31,7 @@ import java.util.function.LongSupplier;
  * @param nanoClock measures a punctuation's own duration; {@link System#nanoTime} outside tests
  * @param readBack reads a document back from MongoDB when its delete goes unconfirmed; empty: no read-back, the
  *     command is only emitted again
+ * @param guardLimits each rule's blast-radius limit, by name; a rule without one is unguarded
  */
 public record SchedulerSettings(
         TtlRules rules,
@@ -45,7 +48,8 @@ public record SchedulerSettings(
         boolean auditEnabled,
         int maxRecordBytes,
         LongSupplier nanoClock,
-        Optional<DocumentReadBack> readBack) {
+        Optional<DocumentReadBack> readBack,
+        Map<String, GuardLimit> guardLimits) {
 
     /** Settings from the application configuration, for {@code partitions} source partitions. */
     public static SchedulerSettings from(TtlStreamsConfig config, int partitions) {
@@ -64,7 +68,8 @@ public record SchedulerSettings(
                 config.auditTopic().isPresent(),
                 DeadLetters.producerLimit(config.streamsProperties()),
                 System::nanoTime,
-                Optional.empty());
+                Optional.empty(),
+                Map.copyOf(config.guardLimits()));
     }
 
     /** The same settings measuring punctuation time with another clock (tests). */
@@ -93,8 +98,16 @@ public record SchedulerSettings(
                 auditEnabled,
                 maxRecordBytes,
                 clock,
-                readBack);
+                readBack,
+                guardLimits);
     }
+
+    /** The blast-radius limit of rule {@code rule}; an unguarded one when it has none. */
+    public GuardLimit guardLimit(String rule) {
+        return guardLimits.getOrDefault(rule, UNGUARDED);
+    }
+
+    private static final GuardLimit UNGUARDED = new GuardLimit(0, Duration.ofMinutes(1));
 
     /**
      * Whether documents are read back after each command instead of awaiting a delete event: read-back mode, with a

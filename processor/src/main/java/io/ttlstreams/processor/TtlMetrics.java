@@ -60,6 +60,11 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String STALE = "events-stale";
     /** Counter: per-document ttl values that were invalid, so the collection default applied. */
     public static final String DOCUMENT_TTL_IGNORED = "document-ttl-ignored";
+    /**
+     * Counter: documents whose epoch number no deadline means (before 1971, after year 9999, more than five years
+     * before the change), so nothing was scheduled on it.
+     */
+    public static final String IMPLAUSIBLE = "epoch-values-implausible";
     /** Counter: change events that left a document's entry exactly as it was, so nothing was written. */
     public static final String UNCHANGED = "events-unchanged";
     /** Counter: resync events older than the latest change already applied to their document, ignored. */
@@ -76,6 +81,15 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String RULE_REMOVED = "entries-rule-removed";
     /** Counter: entries held because their rule changed in a way that needs the document. */
     public static final String HELD = "entries-held";
+    /**
+     * Counter: entries held by the blast-radius guard: due on arrival (deadline passed when the schedule learnt of
+     * it) past their rule's limit, so no delete command until an operator approves.
+     */
+    public static final String HELD_FOR_APPROVAL = "entries-held-for-approval";
+    /** Counter: held entries an operator approved, released to expire. */
+    public static final String APPROVED = "entries-approved";
+    /** Counter: held entries an operator rejected, cancelled until their document's next change. */
+    public static final String REJECTED = "entries-rejected";
     /** Counter: entries whose deadline moved because their rule's expire.after.seconds changed. */
     public static final String RESCHEDULED = "entries-rescheduled";
     /** Counter: documents read back from MongoDB because their delete command went unconfirmed. */

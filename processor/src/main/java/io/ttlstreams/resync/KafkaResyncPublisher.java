@@ -40,7 +40,7 @@ public final class KafkaResyncPublisher implements ResyncSink {
      * The producer settings: those of the processor's Kafka Streams settings a producer knows (bootstrap.servers,
      * security), then its {@code producer.}-prefixed overrides, then idempotence, which is not negotiable.
      */
-    static Properties producerProperties(TtlStreamsConfig config) {
+    public static Properties producerProperties(TtlStreamsConfig config) {
         Properties streams = config.streamsProperties();
         Map<String, Object> props = new HashMap<>();
         streams.forEach((key, value) -> {

@@ -22,6 +22,7 @@ public final class ExpiryDecision {
     private final Instant deadline;
     private final BsonDocument condition;
     private final boolean documentTtlIgnored;
+    private final boolean implausibleValue;
     private final Supplier<String> reason;
     private String reasonText;
 
@@ -34,6 +35,7 @@ public final class ExpiryDecision {
             Instant deadline,
             BsonDocument condition,
             boolean documentTtlIgnored,
+            boolean implausibleValue,
             Supplier<String> reason) {
         this.expires = expires;
         this.rule = rule;
@@ -43,6 +45,7 @@ public final class ExpiryDecision {
         this.deadline = deadline;
         this.condition = Objects.requireNonNull(condition, "condition");
         this.documentTtlIgnored = documentTtlIgnored;
+        this.implausibleValue = implausibleValue;
         this.reason = Objects.requireNonNull(reason, "reason");
     }
 
@@ -54,7 +57,16 @@ public final class ExpiryDecision {
 
     /** A decision that the document does not expire, for a reason built when asked for. */
     static ExpiryDecision never(Supplier<String> reason, boolean documentTtlIgnored) {
-        return new ExpiryDecision(false, null, null, 0, false, null, new BsonDocument(), documentTtlIgnored, reason);
+        return new ExpiryDecision(
+                false, null, null, 0, false, null, new BsonDocument(), documentTtlIgnored, false, reason);
+    }
+
+    /**
+     * A decision that the document does not expire because its epoch value cannot be meant as a deadline (see {@link
+     * #implausibleValue()}), for a reason built when asked for.
+     */
+    static ExpiryDecision implausible(Supplier<String> reason) {
+        return new ExpiryDecision(false, null, null, 0, false, null, new BsonDocument(), false, true, reason);
     }
 
     /**
@@ -81,15 +93,28 @@ public final class ExpiryDecision {
                 Instant.ofEpochMilli(deadlineMillis),
                 condition,
                 documentTtlIgnored,
+                false,
                 reason);
     }
 
-    /** This decision, reporting an ignored per-document TTL of another applicable rule too. */
-    ExpiryDecision withDocumentTtlIgnored(boolean ignored) {
-        return ignored == documentTtlIgnored
+    /**
+     * This decision, reporting an ignored per-document TTL or an implausible epoch value of another applicable rule
+     * too.
+     */
+    ExpiryDecision withFlags(boolean ignored, boolean implausible) {
+        return ignored == documentTtlIgnored && implausible == implausibleValue
                 ? this
                 : new ExpiryDecision(
-                        expires, rule, base, offsetSeconds, offsetFromRule, deadline, condition, ignored, reason);
+                        expires,
+                        rule,
+                        base,
+                        offsetSeconds,
+                        offsetFromRule,
+                        deadline,
+                        condition,
+                        ignored,
+                        implausible,
+                        reason);
     }
 
     /** Whether the document is to be deleted at {@link #deadline()}. */
@@ -142,6 +167,14 @@ public final class ExpiryDecision {
         return documentTtlIgnored;
     }
 
+    /**
+     * An applicable rule found an epoch number no deadline means (before 1971, after year 9999, or more than five
+     * years before the change) and scheduled nothing on it; reported for counting.
+     */
+    public boolean implausibleValue() {
+        return implausibleValue;
+    }
+
     /** A short sentence for humans explaining the outcome, built on first call. */
     public String reason() {
         if (reasonText == null) {
@@ -157,6 +190,7 @@ public final class ExpiryDecision {
                 && offsetSeconds == that.offsetSeconds
                 && offsetFromRule == that.offsetFromRule
                 && documentTtlIgnored == that.documentTtlIgnored
+                && implausibleValue == that.implausibleValue
                 && Objects.equals(rule, that.rule)
                 && Objects.equals(base, that.base)
                 && Objects.equals(deadline, that.deadline)

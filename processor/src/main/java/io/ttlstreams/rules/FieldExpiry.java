@@ -3,12 +3,14 @@ package io.ttlstreams.rules;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.bson.types.Decimal128;
 
 /**
  * Field mode: a MongoDB TTL index's semantics, plus DynamoDB-style epoch numbers when the rule asks for them. Reasons
@@ -25,16 +27,35 @@ final class FieldExpiry {
     /** The largest magnitude in milliseconds that a long holds (as a double, rounded down to stay inside). */
     private static final double MAX_MILLIS = 9.2e18;
 
+    /** 1971-01-01: an epoch number before it is no deadline anyone meant, most likely seconds read as millis. */
+    static final Instant EARLIEST_PLAUSIBLE = Instant.parse("1971-01-01T00:00:00Z");
+
+    /** The end of year 9999: an epoch number after it is most likely millis read as seconds. */
+    static final Instant LATEST_PLAUSIBLE = Instant.parse("9999-12-31T23:59:59.999Z");
+
+    /** An epoch number further back than this before the document's change is ignored, as DynamoDB ignores it. */
+    static final int MAX_PLAUSIBLE_AGE_YEARS = 5;
+
     private FieldExpiry() {}
 
-    static ExpiryDecision evaluate(TtlRule rule, BsonDocument document) {
+    /**
+     * @param time when the document changed (or was read): an epoch number more than {@value
+     *     #MAX_PLAUSIBLE_AGE_YEARS} years before it is not scheduled
+     */
+    static ExpiryDecision evaluate(TtlRule rule, BsonDocument document, Instant time) {
         String field = rule.field();
         List<BsonValue> values = BsonPaths.resolve(document, field);
         if (values.isEmpty()) {
             return ExpiryDecision.never(() -> rule.explain("field " + field + " is missing"), false);
         }
         boolean single = values.size() == 1 && !values.get(0).isArray();
-        Reading earliest = single ? read(values.get(0), rule.fieldFormat()) : earliest(values, rule.fieldFormat());
+        long oldestPlausible = time.atOffset(ZoneOffset.UTC)
+                .minusYears(MAX_PLAUSIBLE_AGE_YEARS)
+                .toInstant()
+                .toEpochMilli();
+        Reading earliest = single
+                ? read(values.get(0), rule.fieldFormat(), oldestPlausible)
+                : earliest(values, rule.fieldFormat(), oldestPlausible);
         if (earliest == null) {
             String wanted = rule.fieldFormat() == FieldFormat.DATE ? "date" : "date or number";
             return ExpiryDecision.never(() -> rule.explain("field " + field + " is an array with no " + wanted), false);
@@ -42,8 +63,9 @@ final class FieldExpiry {
         Supplier<String> found =
                 single ? () -> "field " + field + " is " : () -> "field " + field + " is an array; its earliest is ";
         if (earliest.failure() != null) {
-            return ExpiryDecision.never(
-                    () -> rule.explain(found.get() + earliest.failure().get()), false);
+            Supplier<String> reason =
+                    () -> rule.explain(found.get() + earliest.failure().get());
+            return earliest.implausible() ? ExpiryDecision.implausible(reason) : ExpiryDecision.never(reason, false);
         }
         Supplier<String> computation =
                 () -> found.get() + earliest.description() + " + " + rule.expireAfterSeconds() + " s";
@@ -70,7 +92,7 @@ final class FieldExpiry {
      * Like a TTL index on an array: the earliest date counts and other elements are ignored; {@code null} when no
      * element counts.
      */
-    private static Reading earliest(List<BsonValue> values, FieldFormat format) {
+    private static Reading earliest(List<BsonValue> values, FieldFormat format, long oldestPlausible) {
         List<BsonValue> candidates = new ArrayList<>();
         for (BsonValue value : values) {
             if (value.isArray()) {
@@ -81,7 +103,7 @@ final class FieldExpiry {
         }
         Reading earliest = null;
         for (BsonValue candidate : candidates) {
-            Reading reading = read(candidate, format);
+            Reading reading = read(candidate, format, oldestPlausible);
             if (reading.failure() == null && (earliest == null || reading.millis() < earliest.millis())) {
                 earliest = reading;
             }
@@ -89,19 +111,58 @@ final class FieldExpiry {
         return earliest;
     }
 
-    private static Reading read(BsonValue value, FieldFormat format) {
+    private static Reading read(BsonValue value, FieldFormat format, long oldestPlausible) {
         if (value.isDateTime()) {
             return Reading.instant(value, value.asDateTime().getValue(), () -> "a date", "");
         }
-        boolean epochNumber = value.isInt32() || value.isInt64() || value.isDouble();
+        boolean epochNumber = BsonTypes.NUMBERS.contains(value.getBsonType());
         if (format == FieldFormat.DATE) {
             String hint = epochNumber ? " (numbers count only with an epoch field format)" : "";
             return Reading.failed(() -> BsonTypes.withArticle(value) + ", not a date" + hint);
         }
         if (!epochNumber) {
-            return Reading.failed(() -> BsonTypes.withArticle(value) + ", not a date or an int, long or double");
+            return Reading.failed(
+                    () -> BsonTypes.withArticle(value) + ", not a date or an int, long, double or decimal");
         }
-        return readEpoch(value, format);
+        Reading reading = value.isDecimal128() ? readDecimal(value, format) : readEpoch(value, format);
+        return reading.failure() == null ? plausible(reading, oldestPlausible) : reading;
+    }
+
+    /**
+     * {@code reading}, or, when its instant cannot have been meant (before 1971, after year 9999, or more than
+     * {@value #MAX_PLAUSIBLE_AGE_YEARS} years before the change), an implausible reading that schedules nothing: such a
+     * value is far more often a unit mistake than a deadline, and deleting on it would delete at once.
+     */
+    private static Reading plausible(Reading reading, long oldestPlausible) {
+        String problem;
+        if (reading.millis() < EARLIEST_PLAUSIBLE.toEpochMilli()) {
+            problem = "before 1971";
+        } else if (reading.millis() > LATEST_PLAUSIBLE.toEpochMilli()) {
+            problem = "after year 9999";
+        } else if (reading.millis() < oldestPlausible) {
+            problem = "more than " + MAX_PLAUSIBLE_AGE_YEARS + " years before the document's change";
+        } else {
+            return reading;
+        }
+        return Reading.implausible(() -> reading.description() + ", " + problem
+                + ", which no epoch deadline means; not scheduled" + reading.unitWarning());
+    }
+
+    /** A Decimal128 epoch number, exact: MongoDB counts it as a number like any other. */
+    private static Reading readDecimal(BsonValue value, FieldFormat format) {
+        Decimal128 decimal = value.asDecimal128().getValue();
+        Supplier<String> shown = () -> format.configValue() + " " + decimal;
+        if (decimal.isNaN() || decimal.isInfinite()) {
+            return Reading.failed(() -> shown.get() + ", not a finite number");
+        }
+        // toString rather than bigDecimalValue(), which refuses negative zero.
+        BigDecimal number = new BigDecimal(decimal.toString());
+        BigDecimal millis = number.movePointRight(format == FieldFormat.EPOCH_SECONDS ? 3 : 0)
+                .setScale(0, RoundingMode.CEILING);
+        if (millis.abs().compareTo(BigDecimal.valueOf(MAX_MILLIS)) > 0) {
+            return Reading.failed(() -> shown.get() + Deadlines.BEYOND_LAST_DATE);
+        }
+        return Reading.instant(value, millis.longValueExact(), shown, unitWarning(number.doubleValue(), format));
     }
 
     private static Reading readEpoch(BsonValue value, FieldFormat format) {
@@ -156,14 +217,24 @@ final class FieldExpiry {
      * mistaken), or, when {@code failure} is set, why it does not expire. Texts are built only when a reason is.
      */
     private record Reading(
-            BsonValue value, long millis, Supplier<String> what, Supplier<String> failure, String unitWarning) {
+            BsonValue value,
+            long millis,
+            Supplier<String> what,
+            Supplier<String> failure,
+            boolean implausible,
+            String unitWarning) {
 
         static Reading instant(BsonValue value, long millis, Supplier<String> what, String unitWarning) {
-            return new Reading(value, millis, what, null, unitWarning);
+            return new Reading(value, millis, what, null, false, unitWarning);
         }
 
         static Reading failed(Supplier<String> failure) {
-            return new Reading(null, 0, null, failure, "");
+            return new Reading(null, 0, null, failure, false, "");
+        }
+
+        /** A number read as an instant that no epoch deadline means; {@code failure} says which and why. */
+        static Reading implausible(Supplier<String> failure) {
+            return new Reading(null, 0, null, failure, true, "");
         }
 
         /** The value read, then the instant itself, e.g. "a date (2026-01-01T00:00:00.000Z)". */

@@ -18,7 +18,8 @@ import org.bson.BsonValue;
  * <p>Supported: equality ({@code {"status": "active"}} or {@code $eq}, on dotted paths, matching any element of an
  * array field, and {@code null} matching a missing field, as in MongoDB), {@code $exists}, {@code $gt},
  * {@code $gte}, {@code $lt}, {@code $lte} (between values of one class: numbers, strings or dates), {@code $type}
- * (aliases such as "date" or "number", or numeric codes), {@code $in} and {@code $and}. Anything else is rejected
+ * (aliases such as "date" or "number", or numeric codes), {@code $in}, {@code $and} and {@code $or} (which
+ * MongoDB allows in a partial index since 6.0). Anything else is rejected
  * when the filter is parsed rather than silently matching nothing or everything.
  *
  * <p>Instances are immutable and thread-safe.
@@ -66,7 +67,9 @@ public final class PartialFilter {
         for (Map.Entry<String, BsonValue> entry : filter.entrySet()) {
             String key = entry.getKey();
             if (key.equals("$and")) {
-                clauses.add(compileAnd(entry.getValue()));
+                clauses.add(allOf(compileClauses(key, entry.getValue())));
+            } else if (key.equals("$or")) {
+                clauses.add(anyOf(compileClauses(key, entry.getValue())));
             } else if (key.startsWith("$")) {
                 throw unsupported(key);
             } else {
@@ -76,20 +79,21 @@ public final class PartialFilter {
         return allOf(clauses);
     }
 
-    private static Predicate<BsonDocument> compileAnd(BsonValue operand) {
+    /** The clauses of {@code $and} or {@code $or}: a non-empty array of filter documents. */
+    private static List<Predicate<BsonDocument>> compileClauses(String operator, BsonValue operand) {
         if (!operand.isArray() || operand.asArray().isEmpty()) {
             throw new IllegalArgumentException(
-                    "$and needs a non-empty array of filter documents, not " + BsonTypes.describe(operand));
+                    operator + " needs a non-empty array of filter documents, not " + BsonTypes.describe(operand));
         }
         List<Predicate<BsonDocument>> clauses = new ArrayList<>();
         for (BsonValue element : operand.asArray()) {
             if (!element.isDocument()) {
                 throw new IllegalArgumentException(
-                        "$and elements must be filter documents, not " + BsonTypes.describe(element));
+                        operator + " elements must be filter documents, not " + BsonTypes.describe(element));
             }
             clauses.add(compileFilter(element.asDocument()));
         }
-        return allOf(clauses);
+        return clauses;
     }
 
     /** As in MongoDB, a value is an operator document when its first field name starts with {@code $}. */
@@ -216,8 +220,12 @@ public final class PartialFilter {
         return document -> clauses.stream().allMatch(clause -> clause.test(document));
     }
 
+    private static Predicate<BsonDocument> anyOf(List<Predicate<BsonDocument>> clauses) {
+        return document -> clauses.stream().anyMatch(clause -> clause.test(document));
+    }
+
     private static IllegalArgumentException unsupported(String operator) {
         return new IllegalArgumentException("Unsupported partial filter operator " + operator
-                + "; supported: equality, $eq, $exists, $gt, $gte, $lt, $lte, $type, $in, $and");
+                + "; supported: equality, $eq, $exists, $gt, $gte, $lt, $lte, $type, $in, $and, $or");
     }
 }

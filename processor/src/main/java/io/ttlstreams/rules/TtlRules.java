@@ -75,7 +75,8 @@ public final class TtlRules {
      * @return the earliest deadline among the applicable rules, with the winning rule's name and condition; or, when
      *         no rule expires the document, a decision whose reason lists each rule's reason. In either case
      *         {@link ExpiryDecision#documentTtlIgnored()} is set when any applicable rule ignored an invalid
-     *         per-document TTL, so that every such document is counted.
+     *         per-document TTL, and {@link ExpiryDecision#implausibleValue()} when any found an implausible epoch
+     *         number, so that every such document is counted.
      */
     public ExpiryDecision evaluate(Namespace namespace, BsonDocument document, Instant eventTime) {
         return evaluate(namespace, document, eventTime, false);
@@ -105,9 +106,11 @@ public final class TtlRules {
         ExpiryDecision earliest = null;
         List<ExpiryDecision> notExpiring = new ArrayList<>();
         boolean documentTtlIgnored = false;
+        boolean implausible = false;
         for (TtlRule rule : applicable) {
             ExpiryDecision decision = evaluate(rule, document, time, resync);
             documentTtlIgnored |= decision.documentTtlIgnored();
+            implausible |= decision.implausibleValue();
             if (!decision.expires()) {
                 notExpiring.add(decision);
             } else if (earliest == null || decision.deadline().isBefore(earliest.deadline())) {
@@ -116,12 +119,15 @@ public final class TtlRules {
         }
         if (earliest == null) {
             return ExpiryDecision.never(
-                    () -> String.join(
-                            "; ",
-                            notExpiring.stream().map(ExpiryDecision::reason).toList()),
-                    documentTtlIgnored);
+                            () -> String.join(
+                                    "; ",
+                                    notExpiring.stream()
+                                            .map(ExpiryDecision::reason)
+                                            .toList()),
+                            documentTtlIgnored)
+                    .withFlags(documentTtlIgnored, implausible);
         }
-        return earliest.withDocumentTtlIgnored(documentTtlIgnored);
+        return earliest.withFlags(documentTtlIgnored, implausible);
     }
 
     private static ExpiryDecision evaluate(TtlRule rule, BsonDocument document, Instant time, boolean resync) {
@@ -130,7 +136,7 @@ public final class TtlRules {
             return ExpiryDecision.never(() -> rule.explain("partial filter " + filter + " does not match"), false);
         }
         ExpiryDecision decision = rule.mode() == TtlMode.FIELD
-                ? FieldExpiry.evaluate(rule, document)
+                ? FieldExpiry.evaluate(rule, document, time)
                 : LastModifiedExpiry.evaluate(rule, document, time, resync);
         if (filter != null && decision.expires()) {
             // The delete re-checks the filter too: a document updated out of the filter's scope must survive.

@@ -162,7 +162,13 @@ public final class ExpirySchedule {
      * another, for the walk that reconciles the schedule with changed rules.
      */
     public KeyValueIterator<Bytes, ScheduleEntry> walkFrom(Bytes fromKey) {
-        return schedule.range(fromKey, ScheduleKey.dueUpperBound(Timeline.HELD, Long.MAX_VALUE));
+        return schedule.range(fromKey, ScheduleKey.dueUpperBound(Timeline.last(), Long.MAX_VALUE));
+    }
+
+    /** Every entry of {@code timeline}, in due order. */
+    public KeyValueIterator<Bytes, ScheduleEntry> all(Timeline timeline) {
+        return schedule.range(
+                ScheduleKey.lowerBound(timeline, Long.MIN_VALUE), ScheduleKey.dueUpperBound(timeline, Long.MAX_VALUE));
     }
 
     /** The first key of the schedule's key space, where a walk starts. */

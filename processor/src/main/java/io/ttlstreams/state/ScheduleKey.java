@@ -30,7 +30,18 @@ public final class ScheduleKey {
         /** Delete commands emitted and waiting for the change stream to report the delete; due time = when to retry. */
         CONFIRMATIONS,
         /** Entries whose rule changed in a way that needs the document; never due, until an event or a resync. */
-        HELD;
+        HELD,
+        /**
+         * Entries due on arrival past their rule's blast-radius limit; never due, until an operator approves (back to
+         * deadlines) or rejects (to held), or their document changes; due time = deadline.
+         */
+        AWAITING_APPROVAL;
+
+        /** The last timeline in key order, where a walk over the whole schedule ends. */
+        public static Timeline last() {
+            Timeline[] all = values();
+            return all[all.length - 1];
+        }
 
         /** The timeline of its stored number. */
         public static Timeline of(int number) {

@@ -139,6 +139,7 @@ public final class ScheduleQueries {
             case DEADLINES -> "scheduled";
             case CONFIRMATIONS -> "awaiting-confirmation";
             case HELD -> timeline.name().toLowerCase(Locale.ROOT);
+            case AWAITING_APPROVAL -> "awaiting-approval";
         };
     }
 

@@ -1,5 +1,6 @@
 package io.ttlstreams.state;
 
+import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -28,6 +29,9 @@ public final class ScheduleStores {
     public static final String NAMESPACE_EPOCHS = "namespace-epochs";
     /** Rule versions: rule name to the {@link RuleVersion} the schedule was last reconciled with. */
     public static final String RULE_VERSIONS = "rule-versions";
+
+    /** Guard state: rule name to the {@link GuardState} of the blast-radius guard of that rule in the task. */
+    public static final String GUARD_STATE = "guard-state";
 
     /** The format version of the Avro store values this build writes. */
     static final int VALUE_FORMAT_VERSION = 1;
@@ -59,6 +63,13 @@ public final class ScheduleStores {
     public static StoreBuilder<KeyValueStore<String, RuleVersion>> ruleVersions() {
         return Stores.keyValueStoreBuilder(
                         Stores.persistentKeyValueStore(RULE_VERSIONS), Serdes.String(), values(RuleVersion.class))
+                .withCachingDisabled();
+    }
+
+    /** The {@value #GUARD_STATE} store. */
+    public static StoreBuilder<KeyValueStore<String, GuardState>> guardState() {
+        return Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(GUARD_STATE), Serdes.String(), values(GuardState.class))
                 .withCachingDisabled();
     }
 

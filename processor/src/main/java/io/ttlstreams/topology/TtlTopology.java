@@ -31,14 +31,14 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  *
  * <pre>
  *  change-event topics ──► parse ──► expiry-scheduler ──► ttl.delete.topic
- *                            │  ▲          │   (stores: schedule, index, namespace-epochs, rule-versions)
+ *                            │  ▲          │   (stores: schedule, index, namespace-epochs, rule-versions, guard-state)
  *                            │  │          └──► ttl.audit.topic (optional)
  *                            │  └── control-parse ◄── control-source ◄── ttl.control.topic ◄── (to every partition)
  *                            └──► ttl.dlq.topic  (and so do control-parse and the scheduler)
  * </pre>
  *
- * The control topic carries namespace-wide events (drop, rename, ...) to every partition, so that every
- * task cancels its share of the namespace; it must have at least as many partitions as the largest
+ * The control topic carries namespace-wide events (drop, rename, ...) and operators' guard decisions
+ * ({@code ttl-streams approve}) to every partition, so that every task applies them to its share; it must have at least as many partitions as the largest
  * source topic, which the launcher ensures.
  *
  * <p>Both sources read plain strings, which cannot fail to deserialize; parsing happens in processors that

@@ -134,14 +134,14 @@ class RuleConfigTest {
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
-    @ValueSource(strings = {"NaN", "-1", "1.5", "2147483648", "ten", "", "1e3", "0x10"})
+    @ValueSource(strings = {"NaN", "-1", "1.5", "2147483648", "2147483647.5", "ten", "", "Infinity", "0x10"})
     void shouldRejectExpireAfterSecondsThatIsNotAWholeNumberInRange(String value) {
         assertRejectedNaming(SECONDS, SECONDS, value);
     }
 
     @Test
     void shouldRejectNonIntegerExpireAfterSecondsGivenAsObjects() {
-        for (Object value : new Object[] {Double.NaN, 1.5, 20.0, 2147483648L}) {
+        for (Object value : new Object[] {Double.NaN, 1.5, -20.0, 2147483648L}) {
             Map<String, Object> props = TestConfigs.props();
             props.put(SECONDS, value);
             assertThatThrownBy(() -> new TtlStreamsConfig(props))
@@ -149,6 +149,30 @@ class RuleConfigTest {
                     .isInstanceOf(ConfigException.class)
                     .hasMessageContaining(SECONDS);
         }
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @ValueSource(strings = {"3600.0", "3600", " 3600.00 ", "3.6e3"})
+    void shouldReadAWholeNumberDoubleAsMongoDbDoesWhenExpireAfterSecondsIsOne(String value) {
+        assertThat(rule(SECONDS, value).expireAfterSeconds()).isEqualTo(3600);
+    }
+
+    @Test
+    void shouldAcceptAWholeNumberDoubleGivenAsAnObject() {
+        Map<String, Object> props = TestConfigs.props();
+        props.put(SECONDS, 20.0);
+        assertThat(new TtlStreamsConfig(props).rules().rules().get(0).expireAfterSeconds())
+                .isEqualTo(20);
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @ValueSource(strings = {"0", "0.0"})
+    void shouldRefuseALastModifiedRuleThatExpiresEverythingAtOnceWhenExpireAfterSecondsIsZero(String zero) {
+        assertThatThrownBy(() -> config(
+                        "ttl.rule.sessions.mode", "last-modified", "ttl.rule.sessions.field", null, SECONDS, zero))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(SECONDS)
+                .hasMessageContaining("expires every document the moment it is written");
     }
 
     @Test
@@ -168,7 +192,7 @@ class RuleConfigTest {
                 "ttl.rule.sessions.field.format       | seconds",
                 "ttl.rule.sessions.partial.filter     | '{\"status\": '",
                 "ttl.rule.sessions.partial.filter     | '[1, 2]'",
-                "ttl.rule.sessions.partial.filter     | '{\"$or\": [{\"a\": 1}]}'",
+                "ttl.rule.sessions.partial.filter     | '{\"$nor\": [{\"a\": 1}]}'",
                 "ttl.rule.sessions.partial.filter     | '{\"a\": {\"$regex\": \"x\"}}'",
             })
     void shouldRejectABadRuleOptionNamingIt(String option, String value) {
@@ -177,9 +201,9 @@ class RuleConfigTest {
 
     @Test
     void shouldNameTheUnsupportedOperator() {
-        assertThatThrownBy(() -> config("ttl.rule.sessions.partial.filter", "{\"$or\": [{\"a\": 1}]}"))
+        assertThatThrownBy(() -> config("ttl.rule.sessions.partial.filter", "{\"$nor\": [{\"a\": 1}]}"))
                 .hasMessageContaining("ttl.rule.sessions.partial.filter")
-                .hasMessageContaining("Unsupported partial filter operator $or");
+                .hasMessageContaining("Unsupported partial filter operator $nor");
     }
 
     @Test
@@ -279,7 +303,34 @@ class RuleConfigTest {
                         "field.format",
                         "partial.filter",
                         "document.ttl.field",
-                        "modified.field");
+                        "modified.field",
+                        "guard.max.due.on.arrival",
+                        "guard.window.ms");
         assertThat(RuleConfig.prefix("sessions")).isEqualTo("ttl.rule.sessions.");
+    }
+
+    @Test
+    void shouldTakeARulesGuardLimitFromItsOwnOptionsElseFromTheGlobalOnes() {
+        TtlStreamsConfig config = config(
+                "ttl.rules",
+                "sessions,carts",
+                "ttl.rule.carts.namespace",
+                "shop.carts",
+                "ttl.rule.carts.field",
+                "at",
+                "ttl.guard.window.ms",
+                "30000",
+                "ttl.rule.carts.guard.max.due.on.arrival",
+                "0");
+
+        assertThat(config.guardLimits())
+                .containsEntry("sessions", new GuardLimit(1_000, java.time.Duration.ofSeconds(30)))
+                .containsEntry("carts", new GuardLimit(0, java.time.Duration.ofSeconds(30)));
+        assertThat(config.guardLimits().get("carts").enabled()).isFalse();
+    }
+
+    @Test
+    void shouldRefuseAGuardWindowShorterThanASecondNamingIt() {
+        assertRejectedNaming("ttl.rule.sessions.guard.window.ms", "ttl.rule.sessions.guard.window.ms", "999");
     }
 }

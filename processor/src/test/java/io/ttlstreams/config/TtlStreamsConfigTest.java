@@ -161,7 +161,8 @@ class TtlStreamsConfigTest {
     void shouldListTheRuleOptionsForAMisspelledOne() {
         assertThatThrownBy(() -> config("ttl.rule.sessions.zzz", "x"))
                 .hasMessageContaining("'zzz'. Its options are namespace, mode, field, expire.after.seconds,"
-                        + " field.format, partial.filter, document.ttl.field, modified.field.");
+                        + " field.format, partial.filter, document.ttl.field, modified.field,"
+                        + " guard.max.due.on.arrival, guard.window.ms.");
     }
 
     @Test

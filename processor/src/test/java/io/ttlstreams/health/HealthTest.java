@@ -2,6 +2,7 @@ package io.ttlstreams.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.streams.KafkaStreams.State;
 import org.junit.jupiter.api.Test;
@@ -41,5 +42,14 @@ class HealthTest {
         assertThat(ready.body())
                 .isEqualTo(new Health.Body(
                         "DOWN", "REBALANCING", java.util.List.of("Kafka Streams is REBALANCING, not RUNNING")));
+    }
+
+    @Test
+    void shouldNotBeReadyAndSayWhyWhenTheGuardHoldsDocuments() {
+        Health.Report ready =
+                new Health(() -> State.RUNNING, Optional.empty(), () -> List.of("rule s holds 3")).ready();
+
+        assertThat(ready.up()).isFalse();
+        assertThat(ready.reasons()).containsExactly("rule s holds 3");
     }
 }

@@ -17,12 +17,19 @@ class DueDrainTest {
 
     private static DueDrain drainOf(SchedulerParts parts) {
         RuleReconciler reconciler = new RuleReconciler(
-                parts.settings, parts.schedule, parts.ruleVersions, parts.sensors, parts.audit, parts.context);
+                parts.settings,
+                parts.schedule,
+                parts.ruleVersions,
+                parts.guard,
+                parts.sensors,
+                parts.audit,
+                parts.context);
         return new DueDrain(
                 parts.settings,
                 parts.schedule,
                 Optional.empty(),
                 reconciler,
+                parts.guard,
                 parts.sensors,
                 parts.audit,
                 parts.context,

@@ -23,7 +23,13 @@ class EventApplierTest {
 
     private final SchedulerParts parts = new SchedulerParts();
     private final EventApplier applier = new EventApplier(
-            parts.settings, parts.schedule, parts.namespaceEpochs, parts.sensors, parts.audit, parts.context);
+            parts.settings,
+            parts.schedule,
+            parts.namespaceEpochs,
+            parts.guard,
+            parts.sensors,
+            parts.audit,
+            parts.context);
 
     @BeforeEach
     void setClock() {
@@ -93,7 +99,13 @@ class EventApplierTest {
     void shouldRememberDropsAcrossRestartsWhenTheEpochsStoreHoldsThem() {
         parts.namespaceEpochs.put(SESSIONS.toString(), new BsonTimestamp(200, 1).getValue());
         EventApplier restarted = new EventApplier(
-                parts.settings, parts.schedule, parts.namespaceEpochs, parts.sensors, parts.audit, parts.context);
+                parts.settings,
+                parts.schedule,
+                parts.namespaceEpochs,
+                parts.guard,
+                parts.sensors,
+                parts.audit,
+                parts.context);
 
         restarted.apply(event(OperationType.INSERT, "d1", document("d1", EXPIRE_AT), 150), NOW.toEpochMilli());
 

@@ -18,7 +18,7 @@ class RuleReconcilerTest {
 
     private final SchedulerParts parts = new SchedulerParts();
     private final RuleReconciler reconciler = new RuleReconciler(
-            parts.settings, parts.schedule, parts.ruleVersions, parts.sensors, parts.audit, parts.context);
+            parts.settings, parts.schedule, parts.ruleVersions, parts.guard, parts.sensors, parts.audit, parts.context);
 
     /** An entry of a rule the current rules do not have, scheduled at the deadline; returns its key. */
     private Bytes scheduledUnderGoneRule(String id) {
@@ -96,6 +96,7 @@ class RuleReconcilerTest {
                 noDefault.settings,
                 noDefault.schedule,
                 noDefault.ruleVersions,
+                noDefault.guard,
                 noDefault.sensors,
                 noDefault.audit,
                 noDefault.context);

@@ -3,6 +3,7 @@ package io.ttlstreams.processor;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.rules.ExpiryDecision;
+import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -41,9 +42,12 @@ final class SchedulerParts {
     final ExpirySchedule schedule = new ExpirySchedule(
             store(ScheduleStores.SCHEDULE, Serdes.Bytes(), ScheduleStores.values(ScheduleEntry.class)),
             store(ScheduleStores.INDEX, Serdes.Bytes(), ScheduleStores.values(IndexEntry.class)));
+    final KeyValueStore<String, GuardState> guardStates =
+            store(ScheduleStores.GUARD_STATE, Serdes.String(), ScheduleStores.values(GuardState.class));
     final SchedulerSettings settings;
     final SchedulerSensors sensors;
     final AuditWriter audit;
+    final BlastRadiusGuard guard;
 
     /** Parts with the sessions rule and {@code extra} settings (key, value, ...). */
     SchedulerParts(String... extra) {
@@ -69,6 +73,7 @@ final class SchedulerParts {
                 List.of("sessions"),
                 settings.readBack().isPresent());
         this.audit = new AuditWriter(settings.auditEnabled(), context, TtlTopology.AUDIT_SINK);
+        this.guard = new BlastRadiusGuard(settings, schedule, guardStates, sensors, audit, context);
     }
 
     /** The reference of the sessions document with {@code _id} {@code id}. */

@@ -110,7 +110,8 @@ class FieldModeTest {
                 "epoch-seconds | 1767225600                  | 2026-01-01T00:00:10Z",
                 "epoch-seconds | NumberLong(1767225600)      | 2026-01-01T00:00:10Z",
                 "epoch-seconds | 1767225600.5                | 2026-01-01T00:00:10.500Z",
-                "epoch-seconds | -1                          | 1970-01-01T00:00:09Z",
+                "epoch-seconds | NumberDecimal('1767225600.25') | 2026-01-01T00:00:10.250Z",
+                "epoch-millis  | NumberDecimal('1767225600123.4') | 2026-01-01T00:00:10.124Z",
                 "epoch-millis  | NumberLong(1767225600000)   | 2026-01-01T00:00:10Z",
                 "epoch-millis  | 1767225600123.0             | 2026-01-01T00:00:10.123Z",
                 "epoch-seconds | 1767225600.001              | 2026-01-01T00:00:10.001Z",
@@ -137,21 +138,76 @@ class FieldModeTest {
     }
 
     @Test
-    void shouldFlagEpochSecondsThatLookLikeMilliseconds() {
+    void shouldNotScheduleEpochSecondsThatLandPastYear9999WhenTheyAreMilliseconds() {
         ExpiryDecision decision =
                 evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS), "{ttl: NumberLong(1767225600000)}");
 
-        assertThat(decision.expires()).isTrue();
-        assertThat(decision.deadline()).isAfter(Instant.parse("9999-12-31T23:59:59Z"));
-        assertThat(decision.reason()).contains("looks like epoch-millis").contains("far in the future");
+        assertThat(decision.expires()).isFalse();
+        assertThat(decision.implausibleValue()).isTrue();
+        assertThat(decision.reason())
+                .contains("after year 9999")
+                .contains("not scheduled")
+                .contains("looks like epoch-millis");
     }
 
     @Test
-    void shouldFlagEpochMillisThatLookLikeSeconds() {
+    void shouldNotScheduleEpochMillisBefore1971WhenTheyAreSeconds() {
         ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_MILLIS), "{ttl: 1767225600}");
 
-        assertThat(decision.deadline()).isBefore(Instant.parse("1971-01-01T00:00:00Z"));
-        assertThat(decision.reason()).contains("looks like epoch-seconds").contains("around 1970");
+        assertThat(decision.expires()).isFalse();
+        assertThat(decision.implausibleValue()).isTrue();
+        assertThat(decision.reason())
+                .isEqualTo("field ttl is epoch-millis 1767225600 (1970-01-21T10:53:45.600Z), before 1971, which no"
+                        + " epoch deadline means; not scheduled; the value looks like epoch-seconds, which as"
+                        + " milliseconds puts the deadline around 1970 (rule s)");
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "epoch-seconds | -1                        | before 1971",
+                "epoch-seconds | 0                         | before 1971",
+                "epoch-seconds | 31535999                  | before 1971",
+                "epoch-seconds | NumberLong(253402300800)  | after year 9999",
+                "epoch-millis  | NumberLong(1590000000000) | more than 5 years before the document's change",
+                "epoch-seconds | NumberDecimal('1590000000') | more than 5 years before the document's change",
+            })
+    void shouldNotScheduleAnEpochNumberNoDeadlineMeansWhenItIsImplausible(String format, String value, String problem) {
+        ExpiryDecision decision =
+                evaluate(fieldRule("s", "ttl").format(FieldFormat.fromConfigValue(format)), "{ttl: " + value + "}");
+
+        assertThat(decision.expires()).isFalse();
+        assertThat(decision.implausibleValue()).isTrue();
+        assertThat(decision.reason()).contains(problem).endsWith("(rule s)");
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "epoch-seconds | 31536000                  | 1971-01-01T00:00:10Z",
+                "epoch-seconds | NumberLong(253402300799)  | +10000-01-01T00:00:09Z",
+                "epoch-millis  | NumberLong(1590000000000) | 2020-05-20T18:40:10Z",
+            })
+    void shouldScheduleEpochNumbersAtTheEdgesOfPlausibilityWhenTheChangeIsRecentEnough(
+            String format, String value, String deadline) {
+        ExpiryDecision decision = fieldRule("s", "ttl")
+                .format(FieldFormat.fromConfigValue(format))
+                .alone()
+                .evaluate(NS, doc("{ttl: " + value + "}"), Instant.parse("1972-01-01T00:00:00Z"));
+
+        assertThat(decision.implausibleValue()).isFalse();
+        assertThat(decision.deadline()).isEqualTo(Instant.parse(deadline));
+    }
+
+    @Test
+    void shouldExpireADateOnAnEpochRuleHoweverOldAsAMongoDbTtlIndexDoes() {
+        ExpiryDecision decision = evaluate(
+                fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS), "{ttl: {$date: '1969-01-01T00:00:00Z'}}");
+
+        assertThat(decision.expires()).isTrue();
+        assertThat(decision.implausibleValue()).isFalse();
     }
 
     @Test
@@ -177,8 +233,11 @@ class FieldModeTest {
     @CsvSource(
             delimiter = '|',
             value = {
-                "epoch-seconds | \"soon\"                 | field ttl is a string, not a date or an int, long or double",
-                "epoch-seconds | NumberDecimal('5')       | field ttl is a decimal, not a date or an int, long or double",
+                "epoch-seconds | \"soon\"                 | field ttl is a string, not a date or an int, long, double"
+                        + " or decimal",
+                "epoch-seconds | NumberDecimal('NaN')     | field ttl is epoch-seconds NaN, not a finite number",
+                "epoch-millis  | NumberDecimal('1E+400')  | field ttl is epoch-millis 1E+400, beyond the last"
+                        + " representable date",
                 "epoch-seconds | {$numberDouble: 'NaN'}   | field ttl is epoch-seconds NaN, not a finite number",
                 "epoch-millis  | {$numberDouble: 'Infinity'} | field ttl is epoch-millis Infinity, not a finite number",
                 "epoch-seconds | NumberLong('9223372036854775807') | field ttl is epoch-seconds 9223372036854775807,"
@@ -215,7 +274,7 @@ class FieldModeTest {
                 .evaluate(NS, document, EVENT_TIME);
 
         assertThat(decision.expires()).isFalse();
-        assertThat(decision.reason()).contains("beyond the last representable date");
+        assertThat(decision.reason()).contains("after year 9999");
     }
 
     @Test

@@ -98,6 +98,11 @@ class PartialFilterTest {
                 "{$and: [{a: 1}, {b: 2}]}      | {a: 1, b: 2}                        | true",
                 "{$and: [{a: 1}, {b: 2}]}      | {a: 1, b: 3}                        | false",
                 "{$and: [{$and: [{a: 1}]}], c: {$exists: true}} | {a: 1, c: 0}         | true",
+                // $or, which MongoDB 6.0 allows in a partial index
+                "{$or: [{a: 1}, {b: 2}]}       | {b: 2}                              | true",
+                "{$or: [{a: 1}, {b: 2}]}       | {a: 2, b: 1}                        | false",
+                "{$or: [{a: 1}], c: 3}         | {a: 1, c: 4}                        | false",
+                "{$and: [{$or: [{a: {$gt: 1}}, {a: {$exists: false}}]}]} | {}          | true",
             })
     void shouldMatchLikeMongoDb(String filter, String document, boolean expected) {
         assertThat(matches(filter, document)).isEqualTo(expected);
@@ -107,7 +112,7 @@ class PartialFilterTest {
     @CsvSource(
             delimiter = '|',
             value = {
-                "{$or: [{a: 1}]}              | $or",
+                "{$or: [{a: {$nor: 1}}]}      | $nor",
                 "{$nor: [{a: 1}]}             | $nor",
                 "{$where: 'true'}             | $where",
                 "{$expr: {$eq: ['$a', 1]}}    | $expr",

@@ -7,7 +7,9 @@ import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.schema.ExpiryEvent;
+import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.state.DocumentRef;
@@ -27,6 +29,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Bytes;
@@ -55,6 +58,8 @@ final class TopologyFixture implements AutoCloseable {
     /** Nanoseconds the punctuation clock advances on each read; 0 means it stands still. */
     final AtomicLong nanosPerClockRead = new AtomicLong();
 
+    private final Map<String, String> settings;
+
     private final AtomicLong nanoClock = new AtomicLong();
     private final Path stateDir;
 
@@ -64,25 +69,119 @@ final class TopologyFixture implements AutoCloseable {
 
     /** A fixture whose scheduler reads unconfirmed deletes back through {@code readBack} (not started: tests read). */
     TopologyFixture(Map<String, String> settings, Optional<DocumentReadBack> readBack) {
+        this(settings, readBack, newStateDir(), START);
+    }
+
+    private TopologyFixture(
+            Map<String, String> settings, Optional<DocumentReadBack> readBack, Path stateDir, Instant wallClock) {
         Map<String, String> props = new HashMap<>(Map.of(
                 StreamsConfig.APPLICATION_ID_CONFIG, "ttl-streams-test",
                 StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092"));
         props.putAll(settings);
+        this.settings = Map.copyOf(settings);
         this.config = new TtlStreamsConfig(props);
-        try {
-            this.stateDir = Files.createTempDirectory("ttl-streams-ttd");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        this.stateDir = stateDir;
+        this.elapsedMs = Duration.between(START, wallClock).toMillis();
         Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         SchedulerSettings clocked =
                 SchedulerSettings.from(config, 1).withNanoClock(() -> nanoClock.addAndGet(nanosPerClockRead.get()));
         SchedulerSettings schedulerSettings =
                 readBack.map(clocked::withReadBack).orElse(clocked);
-        this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, START);
+        this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, wallClock);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
+    }
+
+    private static Path newStateDir() {
+        try {
+            return Files.createTempDirectory("ttl-streams-ttd");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * This fixture restarted, as a task that moved or a process that started again on an empty disk: a new driver, with
+     * the wall clock where this one's was, whose stores are restored from what this one wrote to their changelogs
+     * (the driver itself neither keeps its state directory nor restores), and with {@code changedSettings} (key, value,
+     * ...) replacing this one's. This one is closed; close the returned one.
+     */
+    TopologyFixture restarted(String... changedSettings) {
+        String applicationId = config.streamsProperties().getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
+        List<String> stores = List.of(
+                ScheduleStores.SCHEDULE,
+                ScheduleStores.INDEX,
+                ScheduleStores.NAMESPACE_EPOCHS,
+                ScheduleStores.RULE_VERSIONS,
+                ScheduleStores.GUARD_STATE);
+        Map<String, List<TestRecord<byte[], byte[]>>> changelogs = new HashMap<>();
+        for (String store : stores) {
+            changelogs.put(
+                    store,
+                    driver.createOutputTopic(
+                                    applicationId + "-" + store + "-changelog",
+                                    new ByteArrayDeserializer(),
+                                    new ByteArrayDeserializer())
+                            .readRecordsToList());
+        }
+        driver.close();
+        Map<String, String> after = new HashMap<>(settings);
+        for (int i = 0; i < changedSettings.length; i += 2) {
+            after.put(changedSettings[i], changedSettings[i + 1]);
+        }
+        TopologyFixture restarted =
+                new TopologyFixture(after, Optional.empty(), newStateDir(), START.plusMillis(elapsedMs));
+        restore(
+                restarted.scheduleStore(),
+                changelogs.get(ScheduleStores.SCHEDULE),
+                Bytes::wrap,
+                ScheduleStores.values(ScheduleEntry.class));
+        restore(
+                restarted.indexStore(),
+                changelogs.get(ScheduleStores.INDEX),
+                Bytes::wrap,
+                ScheduleStores.values(IndexEntry.class));
+        restore(
+                restarted.driver.getKeyValueStore(ScheduleStores.NAMESPACE_EPOCHS),
+                changelogs.get(ScheduleStores.NAMESPACE_EPOCHS),
+                TopologyFixture::string,
+                Serdes.Long());
+        restore(
+                restarted.driver.getKeyValueStore(ScheduleStores.RULE_VERSIONS),
+                changelogs.get(ScheduleStores.RULE_VERSIONS),
+                TopologyFixture::string,
+                ScheduleStores.values(RuleVersion.class));
+        restore(
+                restarted.driver.getKeyValueStore(ScheduleStores.GUARD_STATE),
+                changelogs.get(ScheduleStores.GUARD_STATE),
+                TopologyFixture::string,
+                ScheduleStores.values(GuardState.class));
+        try {
+            Utils.delete(stateDir.toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return restarted;
+    }
+
+    private static String string(byte[] bytes) {
+        return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static <K, V> void restore(
+            KeyValueStore<K, V> store,
+            List<TestRecord<byte[], byte[]>> changelog,
+            java.util.function.Function<byte[], K> keys,
+            org.apache.kafka.common.serialization.Serde<V> values) {
+        for (TestRecord<byte[], byte[]> record : changelog) {
+            K key = keys.apply(record.key());
+            if (record.value() == null) {
+                store.delete(key);
+            } else {
+                store.put(key, values.deserializer().deserialize(null, record.value()));
+            }
+        }
     }
 
     /** A fixture with one field rule "sessions" on app.sessions, field expireAt, plus {@code extra} settings. */

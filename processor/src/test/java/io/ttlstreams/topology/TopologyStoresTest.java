@@ -38,7 +38,8 @@ class TopologyStoresTest {
                                         ScheduleStores.SCHEDULE,
                                         ScheduleStores.INDEX,
                                         ScheduleStores.NAMESPACE_EPOCHS,
-                                        ScheduleStores.RULE_VERSIONS)),
+                                        ScheduleStores.RULE_VERSIONS,
+                                        ScheduleStores.GUARD_STATE)),
                         Map.entry(TtlTopology.PARSER, Set.of()),
                         Map.entry(TtlTopology.CONTROL_PARSER, Set.of()));
     }

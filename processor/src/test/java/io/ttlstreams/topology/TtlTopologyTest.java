@@ -56,6 +56,24 @@ class TtlTopologyTest {
     }
 
     @Test
+    void shouldNeitherScheduleNorDeleteButCountEpochSecondsWhenTheRuleReadsMillis() {
+        try (TopologyFixture fixture = TopologyFixture.sessions("ttl.rule.sessions.field.format", "epoch-millis")) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            // 1767225600 is 2026-01-01 in seconds, but 1970-01-21 as milliseconds: due at once, and meant by nobody.
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            events.insert(ID, new BsonDocument("expireAt", new BsonInt64(1_767_225_600L))));
+
+            fixture.wallClockAt(Duration.ofMinutes(1));
+
+            assertThat(fixture.deletes()).isEmpty();
+            assertThat(fixture.metric("epoch-values-implausible-total")).isEqualTo(1);
+            assertThat(fixture.indexStore().approximateNumEntries()).isZero();
+        }
+    }
+
+    @Test
     void shouldDeleteWhenDeadlinePassesAndNotBefore() {
         try (TopologyFixture fixture = TopologyFixture.sessions()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
