@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
             ResyncCommand.class,
             ExplainCommand.class,
             ConnectConfigCommand.class,
+            PlatformCommand.class,
             ConfigDocsCommand.class
         })
 public final class TtlStreamsCli {
