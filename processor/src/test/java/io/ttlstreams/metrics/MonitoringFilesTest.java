@@ -66,7 +66,7 @@ class MonitoringFilesTest {
                 .readTree(DIR.resolve("grafana-dashboard.json").toFile());
 
         assertThat(dashboard.path("uid").asText()).isEqualTo("ttl-streams");
-        assertThat(dashboard.path("panels")).hasSizeGreaterThanOrEqualTo(10);
+        assertThat(dashboard.path("panels")).hasSizeGreaterThanOrEqualTo(9);
         for (JsonNode panel : dashboard.path("panels")) {
             assertThat(panel.path("targets")).as(panel.path("title").asText()).isNotEmpty();
             panel.path("targets")
