@@ -64,6 +64,21 @@ class LayeringTest {
                     "io.ttlstreams.embedded..")
             .because("the topology builds the processors, and the application runs the topology");
 
+    /**
+     * The deployment is rendered from the configuration and the connectors' definitions: it knows nothing that runs,
+     * so that the processor's start-up check and the rendered files cannot disagree on what a topic needs.
+     */
+    @ArchTest
+    static final ArchRule platformKnowsNothingThatRuns = mayUseOnly(
+                    "io.ttlstreams.platform..",
+                    "io.ttlstreams.config..",
+                    "io.ttlstreams.connect..",
+                    "io.ttlstreams.contract..",
+                    "io.ttlstreams.rules..",
+                    "io.ttlstreams.secrets..",
+                    "io.ttlstreams.processor..")
+            .because("the platform files and start-up's topic check share one plan (processor: DeadLetters' size)");
+
     /** The HTTP transport serves what the capabilities register on it, and knows none of them. */
     @ArchTest
     static final ArchRule transportKnowsNoCapability = noClasses()

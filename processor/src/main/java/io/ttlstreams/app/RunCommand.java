@@ -220,8 +220,11 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /** Prints {@code message}, redacted, as one line on stderr; the exit code of bad input. */
+    /** Prints each line of {@code message} (a declared topic's problems are one per line) as a line of its own. */
     private int fail(String message) {
-        spec.commandLine().getErr().println("ttl-streams run: " + Redaction.redact(message));
+        Redaction.redact(message)
+                .lines()
+                .forEach(line -> spec.commandLine().getErr().println("ttl-streams run: " + line));
         return TtlStreamsCli.EXIT_BAD_INPUT;
     }
 

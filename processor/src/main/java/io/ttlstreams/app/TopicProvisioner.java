@@ -2,14 +2,16 @@ package io.ttlstreams.app;
 
 import io.ttlstreams.config.OutputTopicOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.processor.DeadLetters;
+import io.ttlstreams.platform.TopicPlan;
+import io.ttlstreams.platform.TopicSetting;
+import io.ttlstreams.platform.TopicSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
@@ -17,26 +19,26 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.streams.StreamsConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes sure the topics the processor reads and writes exist before Kafka Streams starts.
+ * Makes sure the topics the processor reads and writes exist, as {@link TopicPlan} says they must, before Kafka
+ * Streams starts.
  *
- * <p>The source connector creates a change-event topic only when the first event arrives, and Kafka
- * Streams refuses to start on a missing source topic, so missing topics are created with the broker's
- * default partitions and replication. The control topic must reach every task, so it gets as many
- * partitions as the largest source topic, and more when a source topic grew.
+ * <p>With {@value OutputTopicOptions#TOPICS_CREATE_CONFIG} (the default), missing topics are created with the plan's
+ * settings and the broker's default partitions and replication, since the source connector creates a change-event
+ * topic only when the first event arrives and Kafka Streams refuses to start on a missing source topic. The control
+ * topic must reach every task, so it gets as many partitions as the largest source topic, and more when a source topic
+ * grew. Without it, nothing is created or changed: each topic must have been declared (as {@code ttl-streams
+ * platform} renders them).
  *
- * <p>The dead-letter topic must take every dead letter, which is at most the producer's {@code max.request.size}
- * (see {@link DeadLetters}): it is created with that {@code max.message.bytes}, and an existing one that takes less
- * stops start-up with a message naming both settings, since a dead letter that cannot be written would stop its task.
+ * <p>Either way, a topic that existed is checked against the plan's checked settings (a compacted delete topic, a
+ * dead-letter topic that cannot take the producer's largest record, which would stop its task), and start-up stops
+ * with one line per problem, naming the topic, the setting, the expected and the actual value.
  */
 final class TopicProvisioner {
 
@@ -49,89 +51,154 @@ final class TopicProvisioner {
     }
 
     /**
-     * Creates missing topics and widens the control topic where needed.
+     * Creates missing topics and widens the control topic where allowed, and checks the topics that existed.
      *
      * @return the number of tasks that share the work: the largest partition count of the source and control
      *     topics, which Kafka Streams co-partitions into one task per partition
+     * @throws ConfigException listing, one per line, each topic that is missing (when it may not be created) or set
+     *     otherwise than the plan checks
      */
     int provision(TtlStreamsConfig config) throws InterruptedException {
-        Set<String> plain = new LinkedHashSet<>(config.sourceTopics());
-        plain.add(config.deleteTopic());
-        config.auditTopic().ifPresent(plain::add);
-        plain.remove(config.dlqTopic());
-        createMissing(plain, Optional.empty(), Map.of());
-        int deadLetterLimit = DeadLetters.producerLimit(config.streamsProperties());
-        boolean created = createMissing(
-                Set.of(config.dlqTopic()),
-                Optional.empty(),
-                Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(deadLetterLimit)));
-        if (!created) {
-            checkTakes(config.dlqTopic(), deadLetterLimit);
+        boolean create = config.getBoolean(OutputTopicOptions.TOPICS_CREATE_CONFIG);
+        // The sources first: the control topic's partitions follow theirs.
+        TopicPlan sourcesOnly = TopicPlan.of(config, 1, OptionalInt.empty());
+        List<TopicSpec> sources = sourcesOnly.topics(TopicSpec.Role.SOURCE);
+        if (create) {
+            createMissing(sources, describe(names(sources)));
         }
-        int sourcePartitions = describe(config.sourceTopics()).values().stream()
+        Map<String, TopicDescription> sourceTopics = describe(names(sources));
+        int sourcePartitions = sourceTopics.values().stream()
                 .mapToInt(d -> d.partitions().size())
                 .max()
                 .orElse(1);
-        String control = config.controlTopic();
-        Map<String, TopicDescription> existing = describe(List.of(control));
-        if (existing.isEmpty()) {
-            createMissing(Set.of(control), Optional.of(sourcePartitions), Map.of());
-        } else if (existing.get(control).partitions().size() < sourcePartitions) {
-            LOG.info(
-                    "Widening control topic {} to {} partitions to match the source topics", control, sourcePartitions);
-            call(() -> admin.createPartitions(Map.of(control, NewPartitions.increaseTo(sourcePartitions)))
-                    .all()
-                    .get());
-        }
-        return existing.isEmpty()
-                ? sourcePartitions
-                : Math.max(sourcePartitions, existing.get(control).partitions().size());
-    }
-
-    /** Fails when {@code topic}, which existed before, cannot store records of {@code bytes} bytes. */
-    private void checkTakes(String topic, int bytes) throws InterruptedException {
-        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-        Config topicConfig;
-        try {
-            topicConfig = admin.describeConfigs(List.of(resource)).all().get().get(resource);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                // Created a moment ago (by another instance starting too), with the limit that instance set.
-                LOG.info(
-                        "Topic {} is too new to have its configuration described; its size limit is not checked",
-                        topic);
-                return;
-            }
-            throw new IllegalStateException(
-                    "Cannot describe the configuration of topic " + topic + ": " + e.getCause(), e);
-        }
-        ConfigEntry limit = topicConfig == null ? null : topicConfig.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
-        if (limit != null && limit.value() != null && Integer.parseInt(limit.value()) < bytes) {
-            throw new ConfigException(
-                    OutputTopicOptions.DLQ_TOPIC_CONFIG,
-                    topic,
-                    "The dead-letter topic takes records of at most " + limit.value() + " bytes (its "
-                            + TopicConfig.MAX_MESSAGE_BYTES_CONFIG + "), less than the " + bytes
-                            + " bytes the producer may send (" + ProducerConfig.MAX_REQUEST_SIZE_CONFIG
-                            + "): raise the topic's " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG + " or lower "
-                            + StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG));
-        }
-    }
-
-    /** Creates those of {@code topics} that are missing; returns whether any was. */
-    private boolean createMissing(Set<String> topics, Optional<Integer> partitions, Map<String, String> topicConfigs)
-            throws InterruptedException {
-        Set<String> missing = new LinkedHashSet<>(topics);
-        missing.removeAll(describe(new ArrayList<>(topics)).keySet());
-        if (missing.isEmpty()) {
-            return false;
-        }
-        LOG.info("Creating missing topics {}", missing);
-        List<NewTopic> newTopics = missing.stream()
-                .map(name -> new NewTopic(name, partitions, Optional.empty()).configs(topicConfigs))
+        List<TopicSpec> used = TopicPlan.of(config, sourcePartitions, OptionalInt.empty()).topics().stream()
+                .filter(topic -> topic.role().usedByProcessor())
                 .toList();
-        call(() -> admin.createTopics(newTopics).all().get());
-        return true;
+        Map<String, TopicDescription> existing = describe(names(used));
+        List<String> problems = new ArrayList<>();
+        List<TopicSpec> declared = new ArrayList<>();
+        for (TopicSpec topic : used) {
+            TopicDescription description = existing.get(topic.name());
+            if (description != null) {
+                declared.add(topic);
+                int partitions = description.partitions().size();
+                if (!topic.acceptsPartitions(partitions)) {
+                    if (create && topic.role() == TopicSpec.Role.CONTROL) {
+                        widen(topic);
+                    } else {
+                        problems.add(problem(
+                                topic.name(),
+                                "partitions",
+                                topic.expectedPartitions(),
+                                partitions,
+                                topic.partitionsReason()));
+                    }
+                }
+            } else if (!create) {
+                problems.add("topic " + topic.name() + ": expected to exist ("
+                        + topic.role().purpose()
+                        + "), actual: missing; declare it as ttl-streams platform renders it, or set "
+                        + OutputTopicOptions.TOPICS_CREATE_CONFIG + "=true");
+            }
+        }
+        if (create) {
+            createMissing(
+                    used.stream()
+                            .filter(topic -> !existing.containsKey(topic.name()))
+                            .toList(),
+                    existing);
+        }
+        problems.addAll(checkSettings(declared));
+        if (!problems.isEmpty()) {
+            throw new ConfigException(String.join("\n", problems));
+        }
+        int control = existing.containsKey(config.controlTopic())
+                ? existing.get(config.controlTopic()).partitions().size()
+                : sourcePartitions;
+        return Math.max(sourcePartitions, control);
+    }
+
+    private static List<String> names(List<TopicSpec> topics) {
+        return topics.stream().map(TopicSpec::name).toList();
+    }
+
+    private static String problem(String topic, String setting, String expected, Object actual, String reason) {
+        return "topic " + topic + ": " + setting + " expected " + expected + ", actual " + actual + " (" + reason + ")";
+    }
+
+    private void widen(TopicSpec control) throws InterruptedException {
+        LOG.info(
+                "Widening control topic {} to {} partitions to match the source topics",
+                control.name(),
+                control.partitions());
+        call(() -> admin.createPartitions(Map.of(control.name(), NewPartitions.increaseTo(control.partitions())))
+                .all()
+                .get());
+    }
+
+    /** The checked settings of {@code topics}, which exist, that their configurations do not meet. */
+    private List<String> checkSettings(List<TopicSpec> topics) throws InterruptedException {
+        Map<ConfigResource, TopicSpec> resources = new LinkedHashMap<>();
+        for (TopicSpec topic : topics) {
+            if (topic.settings().stream().anyMatch(setting -> setting.check() != TopicSetting.Check.ADVISORY)) {
+                resources.put(new ConfigResource(ConfigResource.Type.TOPIC, topic.name()), topic);
+            }
+        }
+        if (resources.isEmpty()) {
+            return List.of();
+        }
+        List<String> problems = new ArrayList<>();
+        admin.describeConfigs(resources.keySet()).values().forEach((resource, future) -> {
+            Config config;
+            try {
+                config = future.get();
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                    // Created a moment ago (by another instance starting too), with the settings that instance set.
+                    LOG.info(
+                            "Topic {} is too new to have its configuration described; it is not checked",
+                            resource.name());
+                    return;
+                }
+                throw new IllegalStateException(
+                        "Cannot describe the configuration of topic " + resource.name() + ": " + e.getCause(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while describing topic " + resource.name(), e);
+            }
+            for (TopicSetting setting : resources.get(resource).settings()) {
+                ConfigEntry entry = config == null ? null : config.get(setting.name());
+                String actual = entry == null ? null : entry.value();
+                if (!setting.accepts(actual)) {
+                    problems.add(
+                            problem(resource.name(), setting.name(), setting.expected(), actual, setting.reason()));
+                }
+            }
+        });
+        return problems;
+    }
+
+    /** Creates those of {@code topics} missing from {@code existing}, with their settings. */
+    private void createMissing(List<TopicSpec> topics, Map<String, TopicDescription> existing)
+            throws InterruptedException {
+        List<NewTopic> missing = new ArrayList<>();
+        for (TopicSpec topic : topics) {
+            if (!existing.containsKey(topic.name())) {
+                Map<String, String> settings = new LinkedHashMap<>();
+                topic.settings().forEach(setting -> settings.put(setting.name(), setting.value()));
+                // Only the control topic's partitions matter to the processor; the others keep the broker's default.
+                Optional<Integer> partitions =
+                        topic.role() == TopicSpec.Role.CONTROL ? Optional.of(topic.partitions()) : Optional.empty();
+                missing.add(new NewTopic(topic.name(), partitions, Optional.empty()).configs(settings));
+            }
+        }
+        if (missing.isEmpty()) {
+            return;
+        }
+        LOG.info(
+                "Creating missing topics {}",
+                missing.stream().map(NewTopic::name).toList());
+        call(() -> admin.createTopics(missing).all().get());
     }
 
     private Map<String, TopicDescription> describe(List<String> topics) throws InterruptedException {

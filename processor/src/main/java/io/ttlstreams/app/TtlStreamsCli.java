@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
             ExplainCommand.class,
             ConnectConfigCommand.class,
             ApproveCommand.class,
+            PlatformCommand.class,
             ConfigDocsCommand.class
         })
 public final class TtlStreamsCli {

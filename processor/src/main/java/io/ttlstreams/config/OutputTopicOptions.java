@@ -28,6 +28,13 @@ public final class OutputTopicOptions {
             + " start-up with as many partitions as the largest source topic.";
     public static final String CONTROL_TOPIC_DEFAULT = "ttl.control";
 
+    public static final String TOPICS_CREATE_CONFIG = "ttl.topics.create";
+    public static final String TOPICS_CREATE_DOC = "Whether start-up creates missing topics, with the settings"
+            + " ttl-streams platform renders (partitions: the broker's default, ttl.control as many as the largest"
+            + " source topic). false: nothing is created; every topic the processor uses must exist with those"
+            + " settings, or start-up stops naming each topic, setting, expected and actual value.";
+    public static final boolean TOPICS_CREATE_DEFAULT = true;
+
     private OutputTopicOptions() {}
 
     static void embedInto(ConfigDef definition) {
@@ -59,6 +66,13 @@ public final class OutputTopicOptions {
                         CONTROL_TOPIC_DEFAULT,
                         Validators.topic(),
                         Importance.LOW,
-                        CONTROL_TOPIC_DOC);
+                        CONTROL_TOPIC_DOC)
+                .define(
+                        TOPICS_CREATE_CONFIG,
+                        Type.BOOLEAN,
+                        TOPICS_CREATE_DEFAULT,
+                        null,
+                        Importance.MEDIUM,
+                        TOPICS_CREATE_DOC);
     }
 }

@@ -76,11 +76,15 @@ class KubernetesManifestsTest {
 
     @Test
     void shouldListEveryManifestOnce() throws IOException {
-        assertThat(byKind).containsOnlyKeys("ConfigMap", "Service", "StatefulSet");
+        assertThat(byKind).containsOnlyKeys("ConfigMap", "Service", "StatefulSet", "PodDisruptionBudget");
         try (var files = Files.list(DIRECTORY)) {
             assertThat(files.map(file -> file.getFileName().toString()))
                     .containsExactlyInAnyOrder(
-                            "kustomization.yaml", "configmap.yaml", "service.yaml", "statefulset.yaml");
+                            "kustomization.yaml",
+                            "configmap.yaml",
+                            "service.yaml",
+                            "statefulset.yaml",
+                            "poddisruptionbudget.yaml");
         }
     }
 
@@ -209,5 +213,32 @@ class KubernetesManifestsTest {
         TtlStreamsConfig config = TtlStreamsConfig.load(
                 file, Map.of(variable, "k".repeat(SigningKey.MIN_LENGTH_BYTES)), new ArrayList<>());
         assertThat(config.commandSigningKey()).isPresent();
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void shouldRollOnePodAtATimeOnSpreadNodesWithStaticMembershipWhenDisrupted() {
+        Map<String, Object> budget = byKind.get("PodDisruptionBudget");
+        assertThat(map(budget, "spec")).containsEntry("maxUnavailable", 1);
+        assertThat(map(budget, "spec", "selector")).isEqualTo(map(statefulSet, "spec", "selector"));
+
+        Map<String, Object> term = (Map<String, Object>) ((Map<String, Object>)
+                        list(map(pod, "affinity", "podAntiAffinity"), "preferredDuringSchedulingIgnoredDuringExecution")
+                                .get(0))
+                .get("podAffinityTerm");
+        assertThat(term).containsEntry("topologyKey", "kubernetes.io/hostname");
+        assertThat(map(term, "labelSelector")).isEqualTo(map(statefulSet, "spec", "selector"));
+
+        List<Map<String, Object>> env = list(container, "env").stream()
+                .map(each -> (Map<String, Object>) each)
+                .toList();
+        assertThat(env)
+                .anySatisfy(each -> assertThat(each)
+                        .containsEntry("name", "POD_NAME")
+                        .containsEntry("valueFrom", Map.of("fieldRef", Map.of("fieldPath", "metadata.name"))));
+        assertThat(env)
+                .anySatisfy(each -> assertThat(each)
+                        .containsEntry("name", ConfigLayers.variableOf("group.instance.id"))
+                        .containsEntry("value", "$(POD_NAME)"));
     }
 }

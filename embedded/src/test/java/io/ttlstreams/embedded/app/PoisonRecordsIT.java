@@ -186,8 +186,8 @@ class PoisonRecordsIT {
 
         assertThatThrownBy(() -> new TtlStreamsApp(new TtlStreamsConfig(props)))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining(OutputTopicOptions.DLQ_TOPIC_CONFIG)
-                .hasMessageContaining("at most 100000 bytes")
+                .hasMessageContaining("topic ttl.dlq.small: max.message.bytes expected at least ")
+                .hasMessageContaining(", actual 100000")
                 .hasMessageContaining("producer.max.request.size");
     }
 
