@@ -1,15 +1,17 @@
 package io.ttlstreams.embedded;
 
 import de.bwaldvogel.mongo.MongoServer;
+import io.ttlstreams.embedded.standin.StandInBackend;
 import java.net.InetSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An in-memory MongoDB stand-in (mongo-java-server) with change streams enabled, listening on 127.0.0.1.
+ * An in-memory MongoDB stand-in (mongo-java-server) with change streams like MongoDB's, listening on 127.0.0.1.
  *
- * <p>It speaks the wire protocol well enough for the MongoDB Java driver and the Kafka connectors, with the
- * quirks described in the package documentation. Data lives in memory only and is gone after {@link #close()}.
+ * <p>It speaks the wire protocol well enough for the MongoDB Java driver and the Kafka connectors; its change
+ * streams are the stand-in's own ({@link StandInBackend}), and docs/embedded.md lists where they still differ from
+ * MongoDB's. Data lives in memory only and is gone after {@link #close()}.
  */
 public final class EmbeddedMongo implements AutoCloseable {
 
@@ -17,18 +19,18 @@ public final class EmbeddedMongo implements AutoCloseable {
 
     /**
      * Netty worker threads. Channels are spread over event loops round-robin and a waiting change-stream getMore
-     * holds its loop (see {@link LongPollingMemoryBackend}); with a loop per connection for all realistic
+     * holds its loop (see {@link StandInBackend}); with a loop per connection for all realistic
      * connection counts (a few per connector and client) nothing waits behind an idle change stream. Idle loops
      * cost a sleeping thread each, and netty starts them only when first used.
      */
     private static final int WORKER_THREADS = 64;
 
     private final MongoServer server;
-    private final LongPollingMemoryBackend backend;
+    private final StandInBackend backend;
     private final int port;
     private boolean closed;
 
-    private EmbeddedMongo(MongoServer server, LongPollingMemoryBackend backend, int port) {
+    private EmbeddedMongo(MongoServer server, StandInBackend backend, int port) {
         this.server = server;
         this.backend = backend;
         this.port = port;
@@ -42,12 +44,23 @@ public final class EmbeddedMongo implements AutoCloseable {
      * @throws EmbeddedStackException if the port cannot be bound
      */
     public static EmbeddedMongo start(int port) {
+        return start(port, StandInBackend.DEFAULT_HISTORY_CHANGES);
+    }
+
+    /**
+     * Starts the stand-in with a change history of its own size.
+     *
+     * @param port           the port to listen on at 127.0.0.1, or 0 for any free port
+     * @param historyChanges how many changes the history keeps; a stream resuming from an older one fails as on a
+     *                       MongoDB whose oplog rolled over
+     * @return the running server
+     * @throws EmbeddedStackException if the port cannot be bound
+     */
+    public static EmbeddedMongo start(int port, int historyChanges) {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("MongoDB port must be between 0 and 65535, got " + port);
         }
-        LongPollingMemoryBackend backend = new LongPollingMemoryBackend();
-        // Without the oplog, change streams open fine but never return an event.
-        backend.enableOplog();
+        StandInBackend backend = new StandInBackend(historyChanges);
         MongoServer server = new MongoServer(backend);
         try {
             server.bind(new InetSocketAddress(LocalPorts.HOST, port), 1, WORKER_THREADS);

@@ -1,0 +1,123 @@
+package io.ttlstreams.embedded.standin;
+
+import de.bwaldvogel.mongo.MongoCollection;
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.Cursor;
+import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.exception.CursorNotFoundException;
+import de.bwaldvogel.mongo.exception.MongoServerError;
+import de.bwaldvogel.mongo.oplog.Oplog;
+import io.netty.channel.Channel;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * mongo-java-server's in-memory backend with change streams as MongoDB serves them: events recorded when written
+ * ({@link ChangeRecorder}) into a bounded history indexed by position ({@link ChangeHistory}), shaped like
+ * MongoDB's ({@link ChangeEvents}), on collections, databases and the deployment, with await {@code getMore}s
+ * ({@link ChangeStreams}). mongo-java-server's own oplog and change streams are not used.
+ *
+ * <p>A waiting {@code getMore} blocks the netty event loop serving its connection (the backend API is
+ * synchronous), so the server must run with enough worker threads that other connections rarely share a loop
+ * with a waiting change stream.
+ */
+public final class StandInBackend extends MemoryBackend {
+
+    /** Changes the history holds by default: a few minutes at a thousand writes a second. */
+    public static final int DEFAULT_HISTORY_CHANGES = 200_000;
+
+    private final ChangeHistory history;
+    private final ChangeRecorder recorder;
+    private final ChangeStreams changeStreams;
+    private volatile boolean shuttingDown;
+
+    /** @param historyChanges how many changes the history keeps before the oldest fall off */
+    public StandInBackend(int historyChanges) {
+        this.history = new ChangeHistory(historyChanges, getClock());
+        this.recorder = new ChangeRecorder(history);
+        ChangeEvents events = new ChangeEvents(history.epoch(), this::findById);
+        this.changeStreams = new ChangeStreams(history, events, getCursorRegistry(), this::aggregation);
+        enableOplog();
+    }
+
+    @Override
+    public MemoryDatabase openOrCreateDatabase(String databaseName) {
+        return new StandInDatabase(databaseName, getCursorRegistry(), recorder);
+    }
+
+    @Override
+    protected Oplog createOplog() {
+        return recorder;
+    }
+
+    @Override
+    public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+        if (command.equalsIgnoreCase("aggregate") && ChangeStreams.isChangeStream(query)) {
+            return changeStreams.open(databaseName, query);
+        }
+        if (command.equalsIgnoreCase("getMore")
+                && changeStreamCursor(query.get(command)) instanceof ChangeStreamCursor cursor) {
+            try {
+                return changeStreams.getMore(cursor, query, shuttingDown);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MongoServerError(11600, "InterruptedAtShutdown", "interrupted at shutdown");
+            }
+        }
+        if (command.equalsIgnoreCase("dropDatabase")) {
+            boolean existed = listDatabaseNames().contains(databaseName);
+            Document response = super.handleCommand(channel, databaseName, command, query);
+            if (existed) {
+                recorder.droppedDatabase(databaseName);
+            }
+            return response;
+        }
+        if (command.equalsIgnoreCase("renameCollection") && databaseName.equals("admin")) {
+            Document response = super.handleCommand(channel, databaseName, command, query);
+            recorder.renamed(String.valueOf(query.get(command)), String.valueOf(query.get("to")));
+            return response;
+        }
+        return super.handleCommand(channel, databaseName, command, query);
+    }
+
+    /** Wakes every waiting getMore, so that the netty event loops can stop promptly; later ones do not wait. */
+    public void beginShutdown() {
+        shuttingDown = true;
+        history.close();
+    }
+
+    private Cursor changeStreamCursor(Object cursorId) {
+        if (!(cursorId instanceof Number id)) {
+            return null;
+        }
+        try {
+            return getCursorRegistry().getCursor(id.longValue());
+        } catch (CursorNotFoundException e) {
+            return null; // the stock path answers with the error
+        }
+    }
+
+    /** The current version of a document, by the {@code _id} index; null when the document or collection is gone. */
+    private Document findById(String databaseName, String collectionName, Object id) {
+        if (!listDatabaseNames().contains(databaseName)) {
+            return null; // resolving it would create it
+        }
+        MongoCollection<?> collection = resolveDatabase(databaseName).resolveCollection(collectionName, false);
+        if (collection == null) {
+            return null;
+        }
+        Iterator<Document> found =
+                collection.handleQuery(new Document("_id", id), 0, 1).iterator();
+        return found.hasNext() ? found.next().cloneDeeply() : null;
+    }
+
+    private Aggregation aggregation(List<Document> stages, String databaseName, String collectionName) {
+        MongoDatabase database = resolveDatabase(databaseName);
+        MongoCollection<?> collection =
+                collectionName == null ? null : database.resolveCollection(collectionName, false);
+        return Aggregation.fromPipeline(stages, this::resolveDatabase, database, collection, recorder);
+    }
+}
