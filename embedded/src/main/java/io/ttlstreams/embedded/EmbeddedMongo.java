@@ -2,7 +2,10 @@ package io.ttlstreams.embedded;
 
 import de.bwaldvogel.mongo.MongoServer;
 import io.ttlstreams.embedded.standin.StandInBackend;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,16 +27,20 @@ public final class EmbeddedMongo implements AutoCloseable {
      * cost a sleeping thread each, and netty starts them only when first used.
      */
     private static final int WORKER_THREADS = 64;
+    /** The stand-in's data in a directory it is started on. */
+    static final String DATA_FILE = "stand-in.bson";
 
     private final MongoServer server;
     private final StandInBackend backend;
     private final int port;
+    private final Optional<Path> dataFile;
     private boolean closed;
 
-    private EmbeddedMongo(MongoServer server, StandInBackend backend, int port) {
+    private EmbeddedMongo(MongoServer server, StandInBackend backend, int port, Optional<Path> dataFile) {
         this.server = server;
         this.backend = backend;
         this.port = port;
+        this.dataFile = dataFile;
     }
 
     /**
@@ -44,7 +51,22 @@ public final class EmbeddedMongo implements AutoCloseable {
      * @throws EmbeddedStackException if the port cannot be bound
      */
     public static EmbeddedMongo start(int port) {
-        return start(port, StandInBackend.DEFAULT_HISTORY_CHANGES);
+        return start(port, StandInBackend.DEFAULT_HISTORY_CHANGES, Optional.empty());
+    }
+
+    /**
+     * Starts the stand-in on the data a previous one left in {@code directory}, and leaves its own there on
+     * {@link #close()}: the documents, and where the change history stands, so that the source connectors' stored
+     * resume tokens stay valid. Written on a clean stop only: after a crash the stand-in comes back as it last
+     * stopped.
+     *
+     * @param port      the port to listen on at 127.0.0.1, or 0 for any free port
+     * @param directory where the data is kept ({@value #DATA_FILE})
+     * @return the running server
+     * @throws EmbeddedStackException if the port cannot be bound or the data there cannot be read
+     */
+    public static EmbeddedMongo start(int port, Path directory) {
+        return start(port, StandInBackend.DEFAULT_HISTORY_CHANGES, Optional.of(directory.resolve(DATA_FILE)));
     }
 
     /**
@@ -57,10 +79,22 @@ public final class EmbeddedMongo implements AutoCloseable {
      * @throws EmbeddedStackException if the port cannot be bound
      */
     public static EmbeddedMongo start(int port, int historyChanges) {
+        return start(port, historyChanges, Optional.empty());
+    }
+
+    private static EmbeddedMongo start(int port, int historyChanges, Optional<Path> dataFile) {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("MongoDB port must be between 0 and 65535, got " + port);
         }
-        StandInBackend backend = new StandInBackend(historyChanges);
+        StandInBackend backend;
+        try {
+            backend = StandInBackend.create(historyChanges, dataFile);
+        } catch (IOException e) {
+            throw new EmbeddedStackException(
+                    "Embedded MongoDB could not read its data in " + dataFile.orElseThrow() + ": " + e.getMessage()
+                            + " (delete the file to start empty)",
+                    e);
+        }
         MongoServer server = new MongoServer(backend);
         try {
             server.bind(new InetSocketAddress(LocalPorts.HOST, port), 1, WORKER_THREADS);
@@ -74,7 +108,7 @@ public final class EmbeddedMongo implements AutoCloseable {
                     e);
         }
         EmbeddedMongo mongo =
-                new EmbeddedMongo(server, backend, server.getLocalAddress().getPort());
+                new EmbeddedMongo(server, backend, server.getLocalAddress().getPort(), dataFile);
         log.debug("Embedded MongoDB (mongo-java-server) listening at {}", mongo.connectionString());
         return mongo;
     }
@@ -92,7 +126,12 @@ public final class EmbeddedMongo implements AutoCloseable {
         return "mongodb://" + LocalPorts.HOST + ":" + port;
     }
 
-    /** Stops listening, disconnects all clients and drops all data. Idempotent. */
+    /**
+     * Stops listening, disconnects all clients, writes the data to the directory it was started on, if any, and
+     * drops it from memory. Idempotent.
+     *
+     * @throws EmbeddedStackException if the data cannot be written
+     */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -102,6 +141,13 @@ public final class EmbeddedMongo implements AutoCloseable {
         // Release waiting getMores first; otherwise each event loop finishes its wait before it can stop.
         backend.beginShutdown();
         server.shutdownNow();
+        if (dataFile.isPresent()) {
+            try {
+                backend.snapshot(dataFile.get());
+            } catch (IOException e) {
+                throw new EmbeddedStackException("Embedded MongoDB could not write its data to " + dataFile.get(), e);
+            }
+        }
         log.debug("Embedded MongoDB stopped");
     }
 }

@@ -23,18 +23,33 @@ final class ChangeHistory {
     /** Random per history: a resume token from another stand-in (an earlier run) is recognised as foreign. */
     private final long epoch;
 
-    private long next = 1; // the position the next change gets
+    /** Positions below this were used by an earlier run of the stand-in whose history is gone. */
+    private final long floor;
+
+    private long next; // the position the next change gets
     private long lastSecond;
     private int increment;
     private boolean closed;
 
     ChangeHistory(int capacity, Clock clock) {
+        this(capacity, clock, ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 1);
+    }
+
+    /**
+     * A history that continues an earlier run's: same epoch, positions from {@code next} on, none held before.
+     *
+     * @param epoch the earlier run's {@link #epoch()}
+     * @param next  the earlier run's {@link #next()}
+     */
+    ChangeHistory(int capacity, Clock clock, long epoch, long next) {
         if (capacity < 1) {
             throw new IllegalArgumentException("The change history needs room for at least one change");
         }
         this.ring = new Change[capacity];
         this.clock = clock;
-        this.epoch = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+        this.epoch = epoch;
+        this.floor = Math.max(1, next);
+        this.next = floor;
     }
 
     long epoch() {
@@ -71,7 +86,7 @@ final class ChangeHistory {
 
     /** The oldest position still held (equal to {@link #next()} while empty). */
     synchronized long first() {
-        return Math.max(1, next - ring.length);
+        return Math.max(floor, next - ring.length);
     }
 
     /** The cluster time the next change will have at the earliest: where a stream opened now starts. */

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The change-stream commands of the stand-in: {@code aggregate} with a {@code $changeStream} stage (on a
@@ -23,6 +25,8 @@ import java.util.function.Supplier;
  * stand-in, fails with MongoDB's ChangeStreamHistoryLost (286).
  */
 final class ChangeStreams {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChangeStreams.class);
 
     /** MongoDB's await time of a change stream's getMore when the client gives no maxTimeMS. */
     static final long DEFAULT_AWAIT_MILLIS = 1_000;
@@ -155,10 +159,13 @@ final class ChangeStreams {
             throw historyLost();
         }
         if (start > history.next()) {
-            throw new MongoServerError(
-                    ErrorCodes.CHANGE_STREAM_FATAL_ERROR,
-                    "ChangeStreamFatalError",
-                    "cannot resume stream; the resume token was not found");
+            // Issued by this data directory's stand-in after its last clean stop: it crashed, and lost those writes.
+            LOG.warn(
+                    "A change stream resumes from position {}, which this stand-in never reached (it continues from"
+                            + " {}): its writes since its last clean stop were lost",
+                    token.position(),
+                    history.next());
+            return history.next();
         }
         return start;
     }

@@ -11,8 +11,12 @@ import de.bwaldvogel.mongo.exception.CursorNotFoundException;
 import de.bwaldvogel.mongo.exception.MongoServerError;
 import de.bwaldvogel.mongo.oplog.Oplog;
 import io.netty.channel.Channel;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * mongo-java-server's in-memory backend with change streams as MongoDB serves them: events recorded when written
@@ -34,13 +38,67 @@ public final class StandInBackend extends MemoryBackend {
     private final ChangeStreams changeStreams;
     private volatile boolean shuttingDown;
 
-    /** @param historyChanges how many changes the history keeps before the oldest fall off */
-    public StandInBackend(int historyChanges) {
-        this.history = new ChangeHistory(historyChanges, getClock());
+    private StandInBackend(int historyChanges, Optional<StandInSnapshot.Contents> snapshot) {
+        this.history = snapshot.map(contents -> new ChangeHistory(
+                        historyChanges,
+                        getClock(),
+                        contents.header().epoch(),
+                        contents.header().next()))
+                .orElseGet(() -> new ChangeHistory(historyChanges, getClock()));
         this.recorder = new ChangeRecorder(history);
         ChangeEvents events = new ChangeEvents(history.epoch(), this::findById);
         this.changeStreams = new ChangeStreams(history, events, getCursorRegistry(), this::aggregation);
         enableOplog();
+        snapshot.ifPresent(contents -> contents.entries().forEach(this::restore));
+    }
+
+    /**
+     * A backend, with the data an earlier run left in {@code snapshotFile} ({@link #snapshot}) if there is such a
+     * file: its documents are loaded, and the resume tokens it issued stay valid.
+     *
+     * @param historyChanges how many changes the history keeps before the oldest fall off
+     * @param snapshotFile   where an earlier run left its data, if anywhere
+     * @throws IOException when the file exists but cannot be read or is corrupt
+     */
+    public static StandInBackend create(int historyChanges, Optional<Path> snapshotFile) throws IOException {
+        Optional<StandInSnapshot.Contents> contents = Optional.empty();
+        if (snapshotFile.isPresent()) {
+            contents = StandInSnapshot.read(snapshotFile.get());
+        }
+        return new StandInBackend(historyChanges, contents);
+    }
+
+    /**
+     * Writes every document and where the history stands to {@code file}, for the next run on the same data
+     * directory. Call it after the server stopped accepting writes.
+     */
+    public void snapshot(Path file) throws IOException {
+        List<StandInSnapshot.Entry> entries = new ArrayList<>();
+        for (String databaseName : listDatabaseNames()) {
+            if (!(resolveDatabase(databaseName) instanceof StandInDatabase database)) {
+                continue;
+            }
+            for (StandInCollection collection : database.created()) {
+                MongoDatabase current = resolveDatabase(collection.getDatabaseName());
+                if (current.resolveCollection(collection.getCollectionName(), false) != collection) {
+                    continue; // dropped, or renamed over
+                }
+                for (Document document : collection.queryAll()) {
+                    entries.add(new StandInSnapshot.Entry(
+                            collection.getDatabaseName(), collection.getCollectionName(), document));
+                }
+            }
+        }
+        StandInSnapshot.write(file, new StandInSnapshot.Header(history.epoch(), history.next()), entries);
+    }
+
+    private void restore(StandInSnapshot.Entry entry) {
+        MongoDatabase database = resolveDatabase(entry.database());
+        MongoCollection<?> collection = database.resolveCollection(entry.collection(), false);
+        if (collection == null) {
+            collection = database.createCollectionOrThrowIfExists(entry.collection());
+        }
+        collection.addDocument(entry.document());
     }
 
     @Override

@@ -4,11 +4,15 @@ import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** mongo-java-server's in-memory database, whose collections are {@link StandInCollection}s. */
 final class StandInDatabase extends MemoryDatabase {
 
     private final ChangeRecorder recorder;
+    /** Every collection this database created; some may have been dropped or renamed into another database since. */
+    private final Set<StandInCollection> created = ConcurrentHashMap.newKeySet();
 
     StandInDatabase(String databaseName, CursorRegistry cursorRegistry, ChangeRecorder recorder) {
         super(databaseName, cursorRegistry);
@@ -21,6 +25,13 @@ final class StandInDatabase extends MemoryDatabase {
         if (recorder == null) {
             return super.openOrCreateCollection(collectionName, options);
         }
-        return new StandInCollection(this, collectionName, options, cursorRegistry, recorder);
+        StandInCollection collection = new StandInCollection(this, collectionName, options, cursorRegistry, recorder);
+        created.add(collection);
+        return collection;
+    }
+
+    /** The collections this database created, wherever they are now, if anywhere. */
+    Set<StandInCollection> created() {
+        return created;
     }
 }
