@@ -17,7 +17,7 @@ import urllib.request
 import pymongo
 
 CONNECT = "http://127.0.0.1:8083"
-SINK = "mongo-delete-sink"
+SINK = "mongo-ttl-sink"  # as connect-config renders it
 
 
 def connect(method, path):

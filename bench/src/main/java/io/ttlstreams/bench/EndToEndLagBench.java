@@ -43,6 +43,9 @@ final class EndToEndLagBench {
     final int seconds;
     final long leadMs;
     double[] lagsMs = new double[0];
+    /** Each lag's deadline, in ms after the first insert, in the order of {@link #lagsMs}. */
+    long[] deadlineOffsetsMs = new long[0];
+
     int inserted;
     int early;
     int missing;
@@ -63,6 +66,19 @@ final class EndToEndLagBench {
 
     double max() {
         return lagsMs.length == 0 ? Double.NaN : Stats.max(lagsMs);
+    }
+
+    /**
+     * A percentile of the lags of the documents due in {@code [fromMs, toMs)} after the first insert.
+     *
+     * @return NaN when none was due then
+     */
+    double p(double percentile, long fromMs, long toMs) {
+        double[] window = java.util.stream.IntStream.range(0, lagsMs.length)
+                .filter(i -> deadlineOffsetsMs[i] >= fromMs && deadlineOffsetsMs[i] < toMs)
+                .mapToDouble(i -> lagsMs[i])
+                .toArray();
+        return window.length == 0 ? Double.NaN : Stats.percentile(window, percentile);
     }
 
     void run() throws InterruptedException {
@@ -104,7 +120,10 @@ final class EndToEndLagBench {
                 watcher.join(5_000);
             }
             inserted = deadlines.size();
+            long begin =
+                    deadlines.values().stream().mapToLong(Long::longValue).min().orElse(leadMs) - leadMs;
             List<Double> lags = new ArrayList<>();
+            List<Long> offsets = new ArrayList<>();
             for (Map.Entry<Long, Long> entry : deadlines.entrySet()) {
                 Long goneAt = gone.get(entry.getKey());
                 if (goneAt == null) {
@@ -113,9 +132,11 @@ final class EndToEndLagBench {
                     early++;
                 } else {
                     lags.add((double) (goneAt - entry.getValue()));
+                    offsets.add(entry.getValue() - begin);
                 }
             }
             lagsMs = lags.stream().mapToDouble(Double::doubleValue).toArray();
+            deadlineOffsetsMs = offsets.stream().mapToLong(Long::longValue).toArray();
             long left = sessions.countDocuments();
             if (left != missing) {
                 log.accept("documents left in the collection: " + left + ", deletes not seen: " + missing);

@@ -18,10 +18,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.bson.Document;
 
 /**
- * Timings of the MongoDB stand-in's long-polling getMore (the embedded module's {@code LongPollingMemoryBackend}),
- * which the unit tests check by behaviour only: how long an idle change-stream getMore is held (capped at 500 ms,
- * whatever the driver's maxAwaitTime), how soon a write answers a held one, and what a plain query costs while a
- * change stream waits on another connection.
+ * Timings of the MongoDB stand-in's await getMore (the embedded module's {@code standin.ChangeStreams}), which the
+ * unit tests check by behaviour only: how long an idle change-stream getMore is held (the driver's maxAwaitTime, 2 s
+ * here), how soon a write answers a held one, and what a plain query costs while a change stream waits on another
+ * connection.
  *
  * <pre>
  *   java -cp "bench/target/ttl-streams-bench.jar:bench/target/lib/*" io.ttlstreams.bench.StandInLatencyBench
@@ -29,7 +29,7 @@ import org.bson.Document;
  */
 public final class StandInLatencyBench {
 
-    /** How long after the getMore went out the write is made: well inside the 500 ms hold. */
+    /** How long after the getMore went out the write is made: well inside the 2 s hold. */
     private static final long WRITE_AFTER_MILLIS = 100;
 
     /**

@@ -14,8 +14,7 @@ import java.util.Set;
  *   <li>{@code fullDocument: "updateLookup"} is required.</li>
  *   <li>The pipeline must start with {@code $match} of {@code operationType} in insert, update, replace, and {@code
  *       $project} of {@code _id, fullDocument, ns, documentKey}: so delete events never come out, as on Cosmos DB.
- *       Stages after those two are the stand-in's own repairs ({@link StandInSourceConfigs}), which real Cosmos DB
- *       would not need; they are let through.</li>
+ *       Stages after those two are let through.</li>
  * </ul>
  * Source: "Change streams in Azure Cosmos DB's API for MongoDB" (docs/compatible-services.md).
  */

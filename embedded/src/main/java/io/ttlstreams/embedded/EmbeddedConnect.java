@@ -2,17 +2,11 @@ package io.ttlstreams.embedded;
 
 import io.ttlstreams.contract.PercentEncoding;
 import java.io.IOException;
-import java.io.Writer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -20,15 +14,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
-import org.apache.kafka.common.utils.internals.Exit;
-import org.apache.kafka.connect.cli.ConnectStandalone;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.connect.errors.NotFoundException;
 import org.apache.kafka.connect.runtime.Connect;
 import org.apache.kafka.connect.runtime.Herder;
@@ -41,51 +32,43 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A standalone Kafka Connect worker in this JVM, with its REST API on 127.0.0.1 and its source offsets in
- * {@code <dataDir>/connect/connect.offsets}.
+ * {@code <dataDir>/connect/connect.offsets}: the operations the embedded stack and its tests make on it.
  *
  * <p>The MongoDB connectors come from the application classpath (the thin mongo-kafka-connect jar), and so does
  * the sink guard (module sink-guard). Plugins are discovered with {@code plugin.discovery=service_load}, which only
- * reads {@code META-INF/services} files: mongo-kafka-connect 2.0.1 ships none, so {@link #start} writes them, for
- * the connectors and the guard, into a plugin directory under the data directory ({@code connect/plugins}). The default, reflective discovery ({@code hybrid_warn}) finds the
- * connectors too, but scans every class on the classpath: 3-5 s and over 200 MB of heap at every start, against
- * well under a second and a few MB here.
+ * reads {@code META-INF/services} files: mongo-kafka-connect 2.0.1 ships none, so {@link ConnectWorker} writes them
+ * into a plugin directory under the data directory ({@code connect/plugins}). The default, reflective discovery
+ * ({@code hybrid_warn}) finds the connectors too, but scans every class on the classpath: 3-5 s and over 200 MB of
+ * heap at every start, against well under a second and a few MB here.
  *
  * <p>Keys and values are plain strings (extended JSON produced by the source connector, delete commands
  * consumed by the sink connector).
  *
- * <p>Secrets reach connectors as in production, through Kafka's {@code FileConfigProvider}: {@link #secretReference}
+ * <p>Secrets reach connectors as in production, through a {@code file} config provider: {@link #secretReference}
  * stores one in a file of the worker's, readable by its owner only, and returns the {@code ${file:...}} reference to
- * put in a connector's configuration, which is what the REST API then shows. The provider reads files in that
- * directory only. The REST API has no authentication: it listens on the loopback interface only, so it is as open
- * as the machine's other local users make it.
+ * put in a connector's configuration, which is what the REST API then shows; {@link #storeProductionSecret} stores
+ * one where production's {@code ${file:/secrets/<name>.properties:<key>}} references find it
+ * ({@link SecretsConfigProvider}). The provider reads files in that directory only. The REST API has no
+ * authentication: it listens on the loopback interface only, so it is as open as the machine's other local users
+ * make it.
  */
 public final class EmbeddedConnect implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedConnect.class);
 
-    private static final String STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
-    private static final String FILE_CONFIG_PROVIDER = "org.apache.kafka.common.config.provider.FileConfigProvider";
-    private static final Set<PosixFilePermission> OWNER_ONLY_DIRECTORY = PosixFilePermissions.fromString("rwx------");
-    private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
-    /** ServiceLoader manifests for the plugins on the classpath: service interface -> implementation. */
-    private static final Map<String, String> CONNECTOR_SERVICES = Map.of(
-            "org.apache.kafka.connect.source.SourceConnector", StandInSourceConfigs.CONNECTOR_CLASS,
-            "org.apache.kafka.connect.sink.SinkConnector", DeleteSinkConfigs.CONNECTOR_CLASS,
-            "org.apache.kafka.connect.transforms.Transformation", DeleteSinkConfigs.GUARD_CLASS);
-
     private static final Duration POLL_INTERVAL = Duration.ofMillis(50);
-    /** Kafka's Exit hooks are JVM-global; starting two workers at once must not interleave the swap. */
-    private static final Object EXIT_HOOKS_LOCK = new Object();
+    private static final Pattern PRODUCTION_REFERENCE = Pattern.compile("\\$\\{file:"
+            + Pattern.quote(SecretsConfigProvider.PRODUCTION_DIRECTORY) + "([A-Za-z0-9_-]+)\\.properties:([^}]+)}");
 
     private final Connect<StandaloneHerder> connect;
     private final int port;
-    private final Path secretsDir;
+    private final WorkerSecrets secrets;
     private boolean closed;
 
-    private EmbeddedConnect(Connect<StandaloneHerder> connect, int port, Path secretsDir) {
+    private EmbeddedConnect(Connect<StandaloneHerder> connect, int port, WorkerSecrets secrets) {
         this.connect = connect;
         this.port = port;
-        this.secretsDir = secretsDir;
+        this.secrets = secrets;
     }
 
     /**
@@ -99,32 +82,17 @@ public final class EmbeddedConnect implements AutoCloseable {
      */
     public static EmbeddedConnect start(String bootstrapServers, Path dataDir, int port) {
         Path directory = dataDir.resolve("connect").toAbsolutePath();
-        Path pluginPath = directory.resolve("plugins");
-        try {
-            writeConnectorManifests(pluginPath.resolve("mongo-kafka-connect-services"));
-        } catch (IOException e) {
-            throw new EmbeddedStackException(
-                    "Embedded Connect could not write its plugin manifests in " + pluginPath, e);
-        }
-        Path secretsDir = directory.resolve("secrets");
-        try {
-            createPrivateDirectory(secretsDir);
-        } catch (IOException e) {
-            throw new EmbeddedStackException(
-                    "Embedded Connect could not create its secrets directory " + secretsDir, e);
-        }
+        WorkerSecrets secrets = WorkerSecrets.in(directory.resolve("secrets"));
         int restPort = LocalPorts.resolve(port);
-        Map<String, String> workerProps =
-                workerProperties(bootstrapServers, directory, pluginPath, secretsDir, restPort);
-
         long startNanos = System.nanoTime();
-        Connect<StandaloneHerder> connect = startWorker(workerProps);
+        Connect<StandaloneHerder> connect =
+                ConnectWorker.start(bootstrapServers, directory, secrets.directory(), restPort);
         log.debug(
                 "Embedded Connect worker at http://{}:{} (started in {} ms)",
                 LocalPorts.HOST,
                 restPort,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
-        return new EmbeddedConnect(connect, restPort, secretsDir);
+        return new EmbeddedConnect(connect, restPort, secrets);
     }
 
     /**
@@ -138,23 +106,22 @@ public final class EmbeddedConnect implements AutoCloseable {
      * @throws EmbeddedStackException if the file cannot be written
      */
     public String secretReference(String name, String value) {
-        if (!name.matches("[A-Za-z0-9_-]+")) {
-            throw new IllegalArgumentException("A secret's name is letters, digits, - and _ only: " + name);
+        return secrets.store(name, "value", value);
+    }
+
+    /**
+     * Stores a secret where a production reference, {@code ${file:/secrets/<name>.properties:<key>}}, finds it on
+     * this worker ({@link SecretsConfigProvider}): such as the sink guard's key in what {@code connect-config} renders.
+     *
+     * @throws IllegalArgumentException when {@code reference} is not of that form
+     * @throws EmbeddedStackException if the file cannot be written
+     */
+    public void storeProductionSecret(String reference, String value) {
+        Matcher matcher = PRODUCTION_REFERENCE.matcher(reference);
+        if (!matcher.matches()) {
+            throw new IllegalArgumentException("Not a reference to a production secret file: " + reference);
         }
-        Path file = secretsDir.resolve(name + ".properties");
-        Properties secret = new Properties();
-        secret.setProperty("value", value);
-        try {
-            // Deleted and created anew, so that the file has its permissions from the first byte on.
-            Files.deleteIfExists(file);
-            createPrivateFile(file);
-            try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.WRITE)) {
-                secret.store(writer, null);
-            }
-        } catch (IOException e) {
-            throw new EmbeddedStackException("Embedded Connect could not write the secret file " + file, e);
-        }
-        return "${file:" + file + ":value}";
+        secrets.store(matcher.group(1), matcher.group(2), value);
     }
 
     /** @return the worker's REST API, {@code http://127.0.0.1:<port>} */
@@ -384,107 +351,6 @@ public final class EmbeddedConnect implements AutoCloseable {
         return connect.herder();
     }
 
-    /**
-     * A plugin directory holding nothing but {@code META-INF/services} files that name the MongoDB connectors and
-     * the sink guard. Connect gives it an isolated class loader, which finds no classes of its own and so loads
-     * them from the application classpath.
-     */
-    private static void writeConnectorManifests(Path plugin) throws IOException {
-        for (Map.Entry<String, String> service : CONNECTOR_SERVICES.entrySet()) {
-            try {
-                Class.forName(service.getValue(), false, EmbeddedConnect.class.getClassLoader());
-            } catch (ClassNotFoundException e) {
-                throw new EmbeddedStackException(
-                        service.getValue() + " is not on the classpath; the embedded stack needs"
-                                + " org.mongodb.kafka:mongo-kafka-connect and io.ttlstreams:ttl-streams-sink-guard",
-                        e);
-            }
-            Path manifest = plugin.resolve("META-INF").resolve("services").resolve(service.getKey());
-            Files.createDirectories(manifest.getParent());
-            Files.writeString(manifest, service.getValue() + "\n", StandardCharsets.UTF_8);
-        }
-    }
-
-    private static void createPrivateDirectory(Path directory) throws IOException {
-        if (posix(directory.getParent())) {
-            Files.createDirectories(directory.getParent());
-            if (!Files.isDirectory(directory)) {
-                Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIRECTORY));
-            }
-            Files.setPosixFilePermissions(directory, OWNER_ONLY_DIRECTORY);
-        } else {
-            Files.createDirectories(directory);
-        }
-    }
-
-    private static void createPrivateFile(Path file) throws IOException {
-        if (posix(file.getParent())) {
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE));
-        } else {
-            Files.createFile(file);
-        }
-    }
-
-    private static boolean posix(Path path) {
-        return path.getFileSystem().supportedFileAttributeViews().contains("posix");
-    }
-
-    private static Map<String, String> workerProperties(
-            String bootstrapServers, Path directory, Path pluginPath, Path secretsDir, int restPort) {
-        Map<String, String> props = new HashMap<>();
-        props.put("bootstrap.servers", bootstrapServers);
-        props.put(
-                "offset.storage.file.filename",
-                directory.resolve("connect.offsets").toString());
-        // Source offsets (change-stream resume tokens) are flushed this often; on a crash, at most this much
-        // is replayed. The default (60 s) replays a lot after a killed demo.
-        props.put("offset.flush.interval.ms", "1000");
-        props.put("key.converter", STRING_CONVERTER);
-        props.put("value.converter", STRING_CONVERTER);
-        props.put("plugin.discovery", "service_load");
-        props.put("plugin.path", pluginPath.toString());
-        props.put("listeners", "http://" + LocalPorts.HOST + ":" + restPort);
-        // Lets the sink read committed data only (consumer.override.isolation.level=read_committed).
-        props.put("connector.client.config.override.policy", "All");
-        // Secrets in connector configurations are ${file:...} references (secretReference), resolved here, and
-        // from the worker's secrets directory only.
-        props.put("config.providers", "file");
-        props.put("config.providers.file.class", FILE_CONFIG_PROVIDER);
-        props.put("config.providers.file.param.allowed.paths", secretsDir.toString());
-        return props;
-    }
-
-    /**
-     * {@link ConnectStandalone#startConnect} is written for a process of its own: it calls
-     * {@code Exit.exit(1)} when the worker fails to start, registers a JVM shutdown hook that it never removes,
-     * and leaves the calling thread's context class loader set to its plugin loader. All three are undone here,
-     * so a failure becomes an exception and {@link #close()} owns the lifecycle.
-     */
-    private static Connect<StandaloneHerder> startWorker(Map<String, String> workerProps) {
-        Thread thread = Thread.currentThread();
-        ClassLoader contextLoader = thread.getContextClassLoader();
-        synchronized (EXIT_HOOKS_LOCK) {
-            Exit.setExitProcedure((status, message) -> {
-                throw new EmbeddedStackException("Embedded Connect failed to start (it asked to exit with status "
-                        + status + (message == null ? "" : ": " + message) + "); see the log above for the cause");
-            });
-            Exit.setShutdownHookAdder((name, runnable) -> log.debug("Not registering Connect's {} hook", name));
-            try {
-                return new ConnectStandalone().startConnect(workerProps);
-            } catch (EmbeddedStackException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                throw new EmbeddedStackException(
-                        "Embedded Connect failed to start on " + workerProps.get("listeners") + ": " + e.getMessage(),
-                        e);
-            } finally {
-                Exit.resetExitProcedure();
-                Exit.resetShutdownHookAdder();
-                thread.setContextClassLoader(contextLoader);
-            }
-        }
-    }
-
     private static long remainingMillis(long deadlineNanos) {
         return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
     }
@@ -497,76 +363,4 @@ public final class EmbeddedConnect implements AutoCloseable {
             throw new EmbeddedStackException("Interrupted while waiting for a connector", e);
         }
     }
-
-    /**
-     * A connector's state as the worker reports it.
-     *
-     * @param name  the connector name
-     * @param state UNASSIGNED, RUNNING, PAUSED, STOPPED, FAILED or RESTARTING
-     * @param trace the failure's stack trace when FAILED, else null
-     * @param tasks the states of its tasks (empty until the tasks are started)
-     */
-    public record ConnectorStatus(String name, String state, String trace, List<TaskStatus> tasks) {
-
-        /**
-         * Validates and copies.
-         *
-         * @param name  the connector name
-         * @param state the connector's state
-         * @param trace the connector's failure trace, or null
-         * @param tasks the task states
-         */
-        public ConnectorStatus {
-            Objects.requireNonNull(name, "name");
-            Objects.requireNonNull(state, "state");
-            tasks = List.copyOf(tasks);
-        }
-
-        /** @return true when the connector and at least one task exist and all are RUNNING */
-        public boolean isRunning() {
-            return "RUNNING".equals(state)
-                    && !tasks.isEmpty()
-                    && tasks.stream().allMatch(task -> "RUNNING".equals(task.state()));
-        }
-
-        /** @return true when the connector and at least one task exist and all are PAUSED */
-        public boolean isPaused() {
-            return "PAUSED".equals(state)
-                    && !tasks.isEmpty()
-                    && tasks.stream().allMatch(task -> "PAUSED".equals(task.state()));
-        }
-
-        /** @return true when the connector or any task FAILED */
-        public boolean isFailed() {
-            return "FAILED".equals(state) || tasks.stream().anyMatch(task -> "FAILED".equals(task.state()));
-        }
-
-        /** @return a multi-line description including every trace, for error messages and the CLI */
-        public String describe() {
-            StringBuilder text =
-                    new StringBuilder("connector ").append(name).append(": ").append(state);
-            if (trace != null) {
-                text.append('\n').append(trace);
-            }
-            if (tasks.isEmpty()) {
-                text.append("\n  no tasks yet");
-            }
-            for (TaskStatus task : tasks) {
-                text.append("\n  task ").append(task.id()).append(": ").append(task.state());
-                if (task.trace() != null) {
-                    text.append('\n').append(task.trace());
-                }
-            }
-            return text.toString();
-        }
-    }
-
-    /**
-     * A connector task's state as the worker reports it.
-     *
-     * @param id    the task number
-     * @param state UNASSIGNED, RUNNING, PAUSED, FAILED or RESTARTING
-     * @param trace the failure's stack trace when FAILED, else null
-     */
-    public record TaskStatus(int id, String state, String trace) {}
 }

@@ -1,42 +1,45 @@
 package io.ttlstreams.embedded;
 
-import io.ttlstreams.config.SourceProfile;
+import io.ttlstreams.app.RunCommand;
+import io.ttlstreams.config.ConnectOptions;
+import io.ttlstreams.config.SourceOptions;
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ConnectorConfigs;
+import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.contract.NamespacePattern;
-import io.ttlstreams.contract.SigningKey;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole local stack: the MongoDB stand-in, a one-node Kafka cluster and a Connect worker running one
- * MongoDB source connector per watched namespace (to topic {@code "<db>.<coll>"}) and one sink connector that
- * applies delete commands from the delete topic, behind the sink guard: it applies only commands signed with the
- * stack's {@link #commandSigningKey() signing key} (random per stack unless given), in the allowed namespaces (the
- * watched ones unless given).
+ * The whole local stack: the MongoDB stand-in, a one-node Kafka cluster and a Connect worker running exactly the
+ * connectors {@code connect-config} renders for the rules (one source per database, to topics {@code
+ * "<db>.<coll>"}, and the sink behind its guard), registered through {@code run}'s own registration code and
+ * pointed at the stand-in. The guard applies only commands signed with the stack's {@link #commandSigningKey()
+ * signing key} (random per stack unless given), in the rules' namespaces.
  *
- * <p>Started in that order by {@link Builder#start()}, which returns only when every connector task is RUNNING,
- * so a write made afterwards is captured. Closed in reverse order; a data directory the stack created itself
- * (the default, a temporary directory) is deleted on close. Nothing is printed (one INFO log line when up and
- * when stopped; the components log at DEBUG): the accessors give the CLI what to show.
+ * <p>Started in that order by {@link EmbeddedStackBuilder#start()}, which returns only when every connector task is
+ * RUNNING, so a write made afterwards is captured. Closed in reverse order; a data directory the stack created
+ * itself (the default, a temporary directory) is deleted on close. Nothing is printed (one INFO log line when up
+ * and when stopped; the components log at DEBUG): the accessors give the CLI what to show.
  *
  * <pre>{@code
- * try (EmbeddedStack stack = EmbeddedStack.builder().namespaces(List.of(Namespace.parse("app.sessions"))).start()) {
+ * try (EmbeddedStack stack = EmbeddedStack.builder().rules(config).start()) {
  *     stack.mongoConnectionString(); stack.bootstrapServers(); stack.connectUrl();
  * }
  * }</pre>
@@ -45,51 +48,41 @@ public final class EmbeddedStack implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedStack.class);
 
-    /** The delete topic's default name, as in the API contract. */
-    public static final String DEFAULT_DELETE_TOPIC = "ttl.deletes";
-    /** The sink's dead-letter topic's default name. */
-    public static final String DEFAULT_DEAD_LETTER_TOPIC = "ttl.sink.dlq";
+    /** The sink's dead-letter topic, as {@code connect-config} renders it. */
+    public static final String DEAD_LETTER_TOPIC = ConnectorConfigs.SINK_DLQ_TOPIC;
 
     private final Path dataDir;
     private final boolean ownsDataDir;
     private final List<Namespace> namespaces;
-    private final String deleteTopic;
-    private final String deadLetterTopic;
-    private List<NamespacePattern> allowedNamespaces;
     private final String commandSigningKey;
     private final Duration connectorTimeout;
+    private final int partitions;
+    private TtlStreamsConfig rules;
     private EmbeddedMongo mongo;
     private EmbeddedKafka kafka;
     private EmbeddedConnect connect;
-    private String signingKeyReference;
+    private ManagedConnectors connectors;
+    /** The rendered connectors last registered, to skip registering the same again. */
+    private String registeredJson;
+
     private Duration startupDuration;
     private boolean closed;
 
-    private EmbeddedStack(Builder builder, Path dataDir, boolean ownsDataDir) {
+    EmbeddedStack(EmbeddedStackBuilder builder, Path dataDir, boolean ownsDataDir) {
         this.dataDir = dataDir;
         this.ownsDataDir = ownsDataDir;
-        this.namespaces = List.copyOf(builder.namespaces);
-        this.deleteTopic = builder.deleteTopic;
-        this.deadLetterTopic = builder.deadLetterTopic;
-        this.allowedNamespaces = builder.allowedNamespaces != null
-                ? List.copyOf(builder.allowedNamespaces)
-                : namespaces.stream()
-                        .map(namespace -> new NamespacePattern(namespace.database(), namespace.collection()))
-                        .toList();
-        this.commandSigningKey = builder.commandSigningKey != null ? builder.commandSigningKey : randomSecret();
-        this.connectorTimeout = builder.connectorTimeout;
+        this.rules = builder.rules();
+        Set<Namespace> watched = new LinkedHashSet<>(builder.namespaces());
+        rules.rules().rules().forEach(rule -> rule.namespace().exactNamespace().ifPresent(watched::add));
+        this.namespaces = List.copyOf(watched);
+        this.commandSigningKey = builder.commandSigningKey();
+        this.connectorTimeout = builder.connectorTimeout();
+        this.partitions = builder.partitions();
     }
 
-    /** 32 random bytes, Base64: a fresh signing key for a stack that was given none. */
-    private static String randomSecret() {
-        byte[] secret = new byte[32];
-        new SecureRandom().nextBytes(secret);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
-    }
-
-    /** @return a builder with no namespaces, the default topics, free ports and a temporary data directory */
-    public static Builder builder() {
-        return new Builder();
+    /** @return a builder with no rules, free ports and a temporary data directory */
+    public static EmbeddedStackBuilder builder() {
+        return new EmbeddedStackBuilder();
     }
 
     /** @return the stand-in's connection string, {@code mongodb://127.0.0.1:<port>} */
@@ -117,56 +110,26 @@ public final class EmbeddedStack implements AutoCloseable {
         return ownsDataDir;
     }
 
-    /** @return the watched namespaces, {@code "db.coll"}, in the order given */
+    /** @return the watched namespaces, {@code "db.coll"}: the rules' exact ones and those given to the builder */
     public List<Namespace> namespaces() {
         return namespaces;
     }
 
-    /** @return the change-event topic per watched namespace, in the order given */
+    /** @return the change-event topic per watched namespace, {@code "<db>.<coll>"}, in the order of {@link #namespaces} */
     public Map<Namespace, String> sourceTopics() {
         Map<Namespace, String> topics = new LinkedHashMap<>();
-        namespaces.forEach(namespace -> topics.put(namespace, StandInSourceConfigs.topic(namespace)));
+        namespaces.forEach(namespace -> topics.put(namespace, namespace.toString()));
         return topics;
     }
 
-    /** @return the topic the sink applies delete commands from */
-    public String deleteTopic() {
-        return deleteTopic;
+    /** @return the topic the sink applies delete commands from: the rules' {@code ttl.delete.topic} */
+    public synchronized String deleteTopic() {
+        return rules.deleteTopic();
     }
 
     /** @return the topic commands the sink cannot apply go to */
     public String deadLetterTopic() {
-        return deadLetterTopic;
-    }
-
-    /** @return the namespaces the sink guard lets delete commands delete in */
-    public synchronized List<NamespacePattern> allowedNamespaces() {
-        return allowedNamespaces;
-    }
-
-    /**
-     * Reconfigures the sink guard to let delete commands delete in {@code namespaces}, as {@code run} does when it
-     * registers the connectors rendered from changed rules, and waits until the sink runs again.
-     *
-     * @throws IllegalArgumentException when {@code namespaces} is empty
-     * @throws EmbeddedStackException when the sink does not run again in time
-     */
-    public synchronized void allowNamespaces(List<NamespacePattern> namespaces) {
-        if (namespaces.isEmpty()) {
-            throw new IllegalArgumentException("The sink guard needs at least one allowed namespace");
-        }
-        allowedNamespaces = List.copyOf(namespaces);
-        connect.updateConnector(DeleteSinkConfigs.CONNECTOR_NAME, sinkConfig(), connectorTimeout);
-        log.info("Sink guard now allows {}", allowedNamespaces);
-    }
-
-    /**
-     * The guard's key is a config provider reference to a file of the worker's, as in production, so that Connect's
-     * REST API ({@code GET /connectors/<sink>/config}) shows the reference rather than the key.
-     */
-    private Map<String, String> sinkConfig() {
-        return DeleteSinkConfigs.forTopic(
-                deleteTopic, deadLetterTopic, mongo.connectionString(), allowedNamespaces, signingKeyReference);
+        return DEAD_LETTER_TOPIC;
     }
 
     /**
@@ -177,15 +140,59 @@ public final class EmbeddedStack implements AutoCloseable {
         return commandSigningKey;
     }
 
-    /** @return the names of the connectors the stack created: one source per namespace, then the sink */
-    public List<String> connectorNames() {
-        List<String> names = new ArrayList<>();
-        namespaces.forEach(namespace -> names.add(StandInSourceConfigs.connectorName(namespace)));
-        names.add(DeleteSinkConfigs.CONNECTOR_NAME);
-        return names;
+    /** @return the registered connectors, sources then sink, and the client of the worker that runs them */
+    public synchronized ManagedConnectors connectors() {
+        return connectors;
     }
 
-    /** @return how long {@link Builder#start()} took, up to every connector task RUNNING */
+    /** @return the names of the registered connectors: one source per database of the rules, then the sink */
+    public synchronized List<String> connectorNames() {
+        return connectors.names();
+    }
+
+    /**
+     * Registers the connectors {@code connect-config} renders for {@code rules}, as {@code run} does at start-up
+     * when the rules changed (the same code: {@link RunCommand#registerConnectors}), pointed at the stand-in and
+     * this worker, and waits until they all run. Sources of databases no longer in the rules keep running, as with
+     * {@code run}.
+     *
+     * @throws EmbeddedStackException when Connect refuses a connector or one does not run in time
+     */
+    public synchronized ManagedConnectors registerConnectors(TtlStreamsConfig rules) {
+        Map<String, Object> props = new HashMap<>(rules.originals());
+        props.put(ConnectOptions.CONNECT_URL_CONFIG, connect.url());
+        // Topics "<db>.<coll>", the ones this stack creates and the processor against it reads.
+        props.put(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG, "");
+        TtlStreamsConfig pointed = new TtlStreamsConfig(props);
+        String rendered = ConnectorConfigs.render(pointed, mongo.connectionString(), false)
+                .toJson();
+        if (rendered.equals(registeredJson)) {
+            this.rules = rules;
+            return connectors; // what run would PUT is what runs already
+        }
+        createTopics(pointed);
+        ManagedConnectors registered;
+        try {
+            registered = RunCommand.registerConnectors(
+                            pointed, mongo.connectionString(), false, new PrintStream(PrintStream.nullOutputStream()))
+                    .orElseThrow();
+        } catch (IOException | IllegalArgumentException e) {
+            throw new EmbeddedStackException("Embedded Connect refused the connectors: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EmbeddedStackException("Interrupted while registering the connectors", e);
+        }
+        long deadline = System.nanoTime() + connectorTimeout.toNanos();
+        for (String name : registered.names()) {
+            connect.awaitRunning(name, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        }
+        this.rules = rules;
+        this.connectors = registered;
+        this.registeredJson = rendered;
+        return registered;
+    }
+
+    /** @return how long {@link EmbeddedStackBuilder#start()} took, up to every connector task RUNNING */
     public Duration startupDuration() {
         return startupDuration;
     }
@@ -239,27 +246,14 @@ public final class EmbeddedStack implements AutoCloseable {
         log.info("Embedded stack stopped");
     }
 
-    private void startComponents(Builder builder) {
+    void startComponents(EmbeddedStackBuilder builder) {
         long startNanos = System.nanoTime();
-        mongo = EmbeddedMongo.start(builder.mongoPort, builder.profile);
-        kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort, builder.partitions);
-        connect = EmbeddedConnect.start(kafka.bootstrapServers(), dataDir, builder.connectPort);
-        signingKeyReference = connect.secretReference("ttl-signing", commandSigningKey);
-        // Up front, so the processor (Kafka Streams fails on missing source topics) and the tests find them.
-        List<String> topics = new ArrayList<>(sourceTopics().values());
-        topics.add(deleteTopic);
-        topics.add(deadLetterTopic);
-        kafka.createTopics(builder.partitions, new LinkedHashSet<>(topics).toArray(String[]::new));
-
-        Map<String, Map<String, String>> connectors = new LinkedHashMap<>();
-        for (Namespace namespace : namespaces) {
-            connectors.put(
-                    StandInSourceConfigs.connectorName(namespace),
-                    StandInSourceConfigs.forNamespace(namespace, mongo.connectionString(), builder.profile));
-        }
-        connectors.put(DeleteSinkConfigs.CONNECTOR_NAME, sinkConfig());
-        connect.createConnectors(connectors, connectorTimeout);
-
+        mongo = EmbeddedMongo.start(builder.mongoPort(), dataDir.resolve("mongo"), builder.profile());
+        kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort(), partitions);
+        connect = EmbeddedConnect.start(kafka.bootstrapServers(), dataDir, builder.connectPort());
+        // Where the sink's rendered ${file:/secrets/ttl-signing.properties:key} finds the key on this worker.
+        connect.storeProductionSecret(ConnectorConfigs.DEFAULT_SIGNING_KEY, commandSigningKey);
+        registerConnectors(rules);
         startupDuration = Duration.ofNanos(System.nanoTime() - startNanos);
         log.info(
                 "Embedded stack up in {} ms: MongoDB {}, Kafka {}, Connect {}, watching {}",
@@ -268,6 +262,22 @@ public final class EmbeddedStack implements AutoCloseable {
                 kafka.bootstrapServers(),
                 connect.url(),
                 namespaces);
+    }
+
+    /**
+     * Up front, so the processor (Kafka Streams fails on missing source topics) and the tests find them: the
+     * watched namespaces' topics, each database's heartbeat topic, the delete and dead-letter topics.
+     */
+    private void createTopics(TtlStreamsConfig config) {
+        Set<String> topics = new LinkedHashSet<>(sourceTopics().values());
+        config.rules().rules().forEach(rule -> {
+            rule.namespace().exactNamespace().ifPresent(namespace -> topics.add(namespace.toString()));
+            topics.add(ConnectorConfigs.heartbeatTopic(rule.namespace().database()));
+        });
+        namespaces.forEach(namespace -> topics.add(ConnectorConfigs.heartbeatTopic(namespace.database())));
+        topics.add(config.deleteTopic());
+        topics.add(DEAD_LETTER_TOPIC);
+        kafka.createTopics(partitions, topics.toArray(String[]::new));
     }
 
     private static void closeQuietly(AutoCloseable component, String name, List<RuntimeException> failures) {
@@ -291,199 +301,6 @@ public final class EmbeddedStack implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Configures and starts an {@link EmbeddedStack}. */
-    public static final class Builder {
-
-        private final List<Namespace> namespaces = new ArrayList<>();
-        private String deleteTopic = DEFAULT_DELETE_TOPIC;
-        private String deadLetterTopic = DEFAULT_DEAD_LETTER_TOPIC;
-        private List<NamespacePattern> allowedNamespaces;
-        private String commandSigningKey;
-        private Path dataDir;
-        private int mongoPort;
-        private SourceProfile profile = SourceProfile.MONGODB;
-        private int kafkaPort;
-        private int connectPort;
-        private int partitions = 1;
-        private Duration connectorTimeout = Duration.ofSeconds(60);
-
-        private Builder() {}
-
-        /**
-         * @param namespaces the collections to watch, {@code "db.coll"} each (one source connector per namespace)
-         * @return this builder
-         */
-        public Builder namespaces(List<Namespace> namespaces) {
-            this.namespaces.clear();
-            this.namespaces.addAll(new LinkedHashSet<>(namespaces));
-            return this;
-        }
-
-        /**
-         * @param deleteTopic the topic the sink applies delete commands from (default
-         *                    {@value EmbeddedStack#DEFAULT_DELETE_TOPIC})
-         * @return this builder
-         */
-        public Builder deleteTopic(String deleteTopic) {
-            this.deleteTopic = requireTopic(deleteTopic, "delete topic");
-            return this;
-        }
-
-        /**
-         * @param deadLetterTopic where the sink puts commands it cannot apply (default
-         *                        {@value EmbeddedStack#DEFAULT_DEAD_LETTER_TOPIC})
-         * @return this builder
-         */
-        public Builder deadLetterTopic(String deadLetterTopic) {
-            this.deadLetterTopic = requireTopic(deadLetterTopic, "dead-letter topic");
-            return this;
-        }
-
-        /**
-         * @param allowedNamespaces the namespaces the sink guard lets commands delete in, {@code db.coll} or {@code
-         *                          db.*} (default: the watched namespaces)
-         * @return this builder
-         */
-        public Builder allowedNamespaces(List<NamespacePattern> allowedNamespaces) {
-            if (allowedNamespaces.isEmpty()) {
-                throw new IllegalArgumentException("The sink guard needs at least one allowed namespace");
-            }
-            this.allowedNamespaces = List.copyOf(allowedNamespaces);
-            return this;
-        }
-
-        /**
-         * @param secret the secret the sink guard verifies delete commands with, at least 32 bytes (default: 32
-         *               random bytes for this stack alone)
-         * @return this builder
-         * @throws IllegalArgumentException when the secret is too short
-         */
-        public Builder commandSigningKey(String secret) {
-            SigningKey.of(secret);
-            this.commandSigningKey = secret;
-            return this;
-        }
-
-        /**
-         * @param dataDir where Kafka's log and Connect's offsets go; kept on close, and reused (with its topics
-         *                and connector offsets) by the next stack started on it. Default: a temporary directory
-         *                deleted on close.
-         * @return this builder
-         */
-        public Builder dataDir(Path dataDir) {
-            this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
-            return this;
-        }
-
-        /** The service the stand-in plays ({@link EmbeddedMongo#start(int, SourceProfile)}); MongoDB by default. */
-        public Builder profile(SourceProfile profile) {
-            this.profile = java.util.Objects.requireNonNull(profile, "profile");
-            return this;
-        }
-
-        /**
-         * @param port the stand-in's port at 127.0.0.1, 0 (default) for any free port
-         * @return this builder
-         */
-        public Builder mongoPort(int port) {
-            this.mongoPort = requirePort(port);
-            return this;
-        }
-
-        /**
-         * @param port the broker's client port at 127.0.0.1, 0 (default) for any free port
-         * @return this builder
-         */
-        public Builder kafkaPort(int port) {
-            this.kafkaPort = requirePort(port);
-            return this;
-        }
-
-        /**
-         * @param port the Connect REST port at 127.0.0.1, 0 (default) for any free port
-         * @return this builder
-         */
-        public Builder connectPort(int port) {
-            this.connectPort = requirePort(port);
-            return this;
-        }
-
-        /**
-         * @param partitions partitions of the topics the stack creates, and the broker's default for other topics
-         *                   (default 1)
-         * @return this builder
-         */
-        public Builder partitions(int partitions) {
-            if (partitions < 1) {
-                throw new IllegalArgumentException("partitions must be at least 1, got " + partitions);
-            }
-            this.partitions = partitions;
-            return this;
-        }
-
-        /**
-         * @param timeout how long to wait for all connectors to be RUNNING (default 60 s)
-         * @return this builder
-         */
-        public Builder connectorTimeout(Duration timeout) {
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("connector timeout must be positive, got " + timeout);
-            }
-            this.connectorTimeout = timeout;
-            return this;
-        }
-
-        /**
-         * Starts MongoDB, Kafka and Connect, creates the topics and connectors, and waits until every connector
-         * task is RUNNING. On failure, whatever was started is stopped again before the exception is thrown.
-         *
-         * @return the running stack
-         * @throws EmbeddedStackException if a component fails to start
-         */
-        public EmbeddedStack start() {
-            boolean temporary = dataDir == null;
-            Path directory;
-            try {
-                directory = temporary
-                        ? Files.createTempDirectory("ttl-streams-embedded-")
-                        : Files.createDirectories(dataDir.toAbsolutePath());
-            } catch (IOException e) {
-                throw new EmbeddedStackException(
-                        "Could not create the embedded stack's data directory "
-                                + (temporary ? "in " + System.getProperty("java.io.tmpdir") : dataDir),
-                        e);
-            }
-            EmbeddedStack stack = new EmbeddedStack(this, directory, temporary);
-            try {
-                stack.startComponents(this);
-                return stack;
-            } catch (RuntimeException e) {
-                try {
-                    stack.close();
-                } catch (RuntimeException closeFailure) {
-                    e.addSuppressed(closeFailure);
-                }
-                throw e instanceof EmbeddedStackException
-                        ? e
-                        : new EmbeddedStackException("The embedded stack failed to start: " + e.getMessage(), e);
-            }
-        }
-
-        private static int requirePort(int port) {
-            if (port < 0 || port > 65_535) {
-                throw new IllegalArgumentException("port must be between 0 and 65535, got " + port);
-            }
-            return port;
-        }
-
-        private static String requireTopic(String topic, String what) {
-            if (topic == null || topic.isBlank()) {
-                throw new IllegalArgumentException("The " + what + " must not be empty");
-            }
-            return topic;
         }
     }
 }

@@ -9,10 +9,8 @@
  * {@code 127.0.0.1} only. Everything here is {@link java.lang.AutoCloseable} and is closed in the reverse order
  * of starting, so a test class can start one stack and leave no threads, ports or files behind.
  *
- * <p>mongo-java-server is not MongoDB. Its change events lack {@code ns} and carry a wrong {@code documentKey},
- * it only supports per-collection change streams, and its {@code getMore} ignores {@code maxTimeMS}. The
- * work-arounds for that live in this package only ({@link io.ttlstreams.embedded.StandInSourceConfigs} and the
- * backend inside {@link io.ttlstreams.embedded.EmbeddedMongo}); production connector configurations must not
- * copy them.
+ * <p>mongo-java-server is not MongoDB, and its own change streams differ from MongoDB's in most fields: the stand-in
+ * serves change streams of its own instead ({@link io.ttlstreams.embedded.standin}), so that production connector
+ * configurations run unchanged. docs/embedded.md lists where they still differ.
  */
 package io.ttlstreams.embedded;

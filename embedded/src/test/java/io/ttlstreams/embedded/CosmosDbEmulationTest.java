@@ -14,6 +14,7 @@ import com.mongodb.client.model.changestream.FullDocument;
 import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.connect.ChangeStreamPipeline;
 import io.ttlstreams.contract.Namespace;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonArray;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The stand-in playing Cosmos DB ({@link CosmosDbEmulation}): the change streams Cosmos DB refuses are refused, and
@@ -35,13 +37,16 @@ class CosmosDbEmulationTest {
 
     private static final Namespace DOCS = Namespace.parse("ttl.docs");
 
+    @TempDir
+    Path dataDir;
+
     private EmbeddedMongo mongo;
     private MongoClient client;
     private MongoCollection<Document> docs;
 
     @BeforeEach
     void start() {
-        mongo = EmbeddedMongo.start(0, SourceProfile.COSMOSDB);
+        mongo = EmbeddedMongo.start(0, dataDir, SourceProfile.COSMOSDB);
         client = MongoClients.create(mongo.connectionString());
         docs = client.getDatabase(DOCS.database()).getCollection(DOCS.collection());
     }
@@ -58,8 +63,9 @@ class CosmosDbEmulationTest {
 
     @Test
     void shouldRefuseTheChangeStreamMongoDbGetsWhenPlayingCosmosDb() {
-        List<BsonDocument> mongoDbPipeline = stages(StandInSourceConfigs.forNamespace(DOCS, mongo.connectionString())
-                .get("pipeline"));
+        // What a MongoDB source gets: delete events included, no $project.
+        List<BsonDocument> mongoDbPipeline = stages(
+                "[{\"$match\": {\"operationType\": {\"$in\": [\"insert\", \"update\", \"replace\", \"delete\"]}}}]");
 
         assertThatThrownBy(() -> docs.watch(mongoDbPipeline)
                         .fullDocument(FullDocument.UPDATE_LOOKUP)
@@ -80,9 +86,7 @@ class CosmosDbEmulationTest {
 
     @Test
     void shouldReportNoDeleteOnTheChangeStreamCosmosDbRequires() {
-        List<BsonDocument> cosmos =
-                stages(StandInSourceConfigs.forNamespace(DOCS, mongo.connectionString(), SourceProfile.COSMOSDB)
-                        .get("pipeline"));
+        List<BsonDocument> cosmos = stages("[" + String.join(",", ChangeStreamPipeline.cosmosStages()) + "]");
         try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = docs.watch(cosmos)
                 .fullDocument(FullDocument.UPDATE_LOOKUP)
                 .maxAwaitTime(200, TimeUnit.MILLISECONDS)

@@ -88,7 +88,9 @@ class EmbeddedStackIT {
     @Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
     static void startStack() {
         Runtime runtime = Runtime.getRuntime();
-        stack = EmbeddedStack.builder().namespaces(List.of(DOCS, SESSIONS)).start();
+        stack = EmbeddedStack.builder()
+                .rules(TestRules.expireAt(DOCS, SESSIONS))
+                .start();
         System.out.printf(
                 "[measure] stack start-up: %d ms (max heap %d MB, heap used after start %d MB)%n",
                 stack.startupDuration().toMillis(),
@@ -160,7 +162,7 @@ class EmbeddedStackIT {
     @Test
     void shouldShowTheSinkGuardsKeyThroughTheRestApiAsAReferenceOnly() throws Exception {
         HttpClient http = HttpClient.newHttpClient();
-        String sink = stack.connectUrl() + "/connectors/" + DeleteSinkConfigs.CONNECTOR_NAME;
+        String sink = stack.connectUrl() + "/connectors/" + ConnectorConfigs.SINK_NAME;
         // The configuration as Connect stores it, and the connector info, which carries it too.
         for (String url : List.of(sink + "/config", sink, stack.connectUrl() + "/connectors?expand=info")) {
             HttpResponse<String> response = http.send(
@@ -171,7 +173,7 @@ class EmbeddedStackIT {
             assertThat(response.body())
                     .as(url)
                     .doesNotContain(stack.commandSigningKey())
-                    .contains("\"transforms.guard.signing.key\":\"${file:");
+                    .contains("\"transforms.guard.signing.key\":\"" + ConnectorConfigs.DEFAULT_SIGNING_KEY + "\"");
         }
         Path secret = stack.dataDir().resolve("connect/secrets/ttl-signing.properties");
         assertThat(Files.getPosixFilePermissions(secret))
@@ -196,8 +198,8 @@ class EmbeddedStackIT {
         BsonDocument ns = new BsonDocument("db", new BsonString("ttl")).append("coll", new BsonString("docs"));
 
         try (TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS.toString())) {
-            // One write at a time: the stand-in looks the full document up when the event is read, so an update
-            // read after the delete would carry no document (see StandInSourceConfigs.pipeline).
+            // One write at a time: the full document of an update is looked up when the event is read, so an update
+            // read after the delete would carry none (as on MongoDB).
             docs.insertOne(new BsonDocument("_id", new BsonString(id))
                     .append("expireAt", new BsonDateTime(FAR_FUTURE))
                     .append("v", new BsonInt32(1)));
@@ -222,22 +224,17 @@ class EmbeddedStackIT {
                         .as("resume token")
                         .isTrue();
             }
-            assertThat(values.get(0).getDocument("fullDocument"))
-                    .isEqualTo(new BsonDocument("_id", new BsonString(id))
-                            .append("expireAt", new BsonDateTime(FAR_FUTURE))
-                            .append("v", new BsonInt32(1)));
-            assertThat(values.get(1).getDocument("fullDocument"))
-                    .isEqualTo(new BsonDocument("_id", new BsonString(id))
-                            .append("expireAt", new BsonDateTime(FAR_FUTURE))
-                            .append("v", new BsonInt32(2)));
+            // The production pipeline's $project: only what the rules read crosses Kafka, v does not.
+            BsonDocument projected =
+                    new BsonDocument("_id", new BsonString(id)).append("expireAt", new BsonDateTime(FAR_FUTURE));
+            assertThat(values.get(0).getDocument("fullDocument")).isEqualTo(projected);
+            assertThat(values.get(1).getDocument("fullDocument")).isEqualTo(projected);
             assertThat(values.get(2).get("fullDocument"))
                     .satisfiesAnyOf(
                             v -> assertThat(v).isNull(),
                             v -> assertThat(v.isNull()).isTrue());
             // Canonical extended JSON, so the processor reads the types back exactly.
-            assertThat(insert.value())
-                    .contains("{\"$date\": {\"$numberLong\": \"1900000000000\"}}")
-                    .contains("{\"$numberInt\": \"1\"}");
+            assertThat(insert.value()).contains("{\"$date\": {\"$numberLong\": \"1900000000000\"}}");
         }
     }
 
@@ -277,9 +274,12 @@ class EmbeddedStackIT {
                             .isEqualTo(key.get("_id"));
                 }
             }
-            // Inserts and deletes always come through; only updates may be dropped (see StandInSourceConfigs).
-            assertThat(mine).filteredOn(r -> r.value().contains("\"insert\"")).hasSize(ids.size());
-            assertThat(mine).filteredOn(r -> r.value().contains("\"delete\"")).hasSize(ids.size());
+            for (String type : List.of("insert", "update", "replace", "delete")) {
+                assertThat(mine)
+                        .as(type)
+                        .filteredOn(r -> r.value().contains("\"" + type + "\""))
+                        .hasSize(ids.size());
+            }
         }
     }
 
@@ -432,13 +432,13 @@ class EmbeddedStackIT {
                 assertThat(headers)
                         .containsEntry("__connect.errors.topic", stack.deleteTopic())
                         .containsKey("__connect.errors.exception.message")
-                        .containsEntry("__connect.errors.connector.name", DeleteSinkConfigs.CONNECTOR_NAME);
+                        .containsEntry("__connect.errors.connector.name", ConnectorConfigs.SINK_NAME);
                 System.out.printf(
                         "[dlq] %s -> %s%n", record.value(), headers.get("__connect.errors.exception.message"));
             }
         }
         assertThat(find(DOCS, survivor)).isNotNull();
-        assertThat(stack.connect().status(DeleteSinkConfigs.CONNECTOR_NAME).isRunning())
+        assertThat(stack.connect().status(ConnectorConfigs.SINK_NAME).isRunning())
                 .isTrue();
         assertThat(collection(Namespace.of(
                                 ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE, ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE))
@@ -448,8 +448,10 @@ class EmbeddedStackIT {
 
     @Test
     void shouldExplainAConnectorThatIsRejectedOrFails() {
-        Map<String, String> invalid = new java.util.HashMap<>(
-                StandInSourceConfigs.forNamespace(Namespace.parse("ttl.broken"), stack.mongoConnectionString()));
+        ConnectorConfigs rendered = ConnectorConfigs.render(
+                TestRules.expireAt(Namespace.parse("broken.docs")), stack.mongoConnectionString(), false);
+        Map<String, String> invalid =
+                new java.util.HashMap<>(rendered.sources().get(0).config());
         invalid.put("output.format.value", "bogus");
         assertThatThrownBy(() -> stack.connect().createConnector("invalid-source", invalid, WAIT))
                 .isInstanceOf(EmbeddedStackException.class)
@@ -457,11 +459,11 @@ class EmbeddedStackIT {
                 .hasMessageContaining("output.format.value");
 
         // Valid for the connector, but its task cannot build a consumer: the task FAILS.
-        Map<String, String> failing = new java.util.HashMap<>(DeleteSinkConfigs.forTopic(
+        Map<String, String> failing = new java.util.HashMap<>(ConnectorConfigs.sink(
                 "ttl.broken",
                 "ttl.broken.dlq",
                 stack.mongoConnectionString(),
-                stack.allowedNamespaces(),
+                List.of(new io.ttlstreams.contract.NamespacePattern("ttl", "docs")),
                 stack.connect().secretReference("failing-sink-signing", stack.commandSigningKey())));
         failing.put("consumer.override.security.protocol", "SASL_PLAINTEXT");
         failing.put("consumer.override.sasl.mechanism", "NO-SUCH-MECHANISM");
@@ -479,7 +481,15 @@ class EmbeddedStackIT {
 
     @Test
     void shouldResumeFromTheStoredOffsetWhenASourceConnectorIsRecreated() {
-        String name = StandInSourceConfigs.connectorName(SESSIONS);
+        String name = ConnectorConfigs.SOURCE_NAME + "-" + SESSIONS.database();
+        Map<String, String> config =
+                ConnectorConfigs.render(TestRules.expireAt(DOCS, SESSIONS), stack.mongoConnectionString(), false)
+                        .sources()
+                        .stream()
+                        .filter(source -> source.name().equals(name))
+                        .findFirst()
+                        .orElseThrow()
+                        .config();
         String before = uniqueId("before-stop");
         String during = uniqueId("while-stopped");
         BsonDocument beforeKey = new BsonDocument("_id", new BsonString(before));
@@ -493,9 +503,7 @@ class EmbeddedStackIT {
                 collection(SESSIONS).insertOne(duringKey);
             } finally {
                 // Recreated whatever happens: the other tests need every connector.
-                stack.connect()
-                        .createConnector(
-                                name, StandInSourceConfigs.forNamespace(SESSIONS, stack.mongoConnectionString()), WAIT);
+                stack.connect().createConnector(name, config, WAIT);
             }
 
             // A replay would publish the old event again before the missed one.

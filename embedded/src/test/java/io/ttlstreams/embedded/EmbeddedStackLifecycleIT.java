@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
+import org.bson.Document;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,12 +32,13 @@ class EmbeddedStackLifecycleIT {
 
     /**
      * A stack started on a data directory of its own keeps it on close, and the next stack on that directory
-     * reuses the formatted Kafka log (topics and records) and Connect's source offsets.
+     * reuses the formatted Kafka log (topics and records), Connect's source offsets and the stand-in's documents:
+     * both stores, or Kafka's state would schedule documents the stand-in no longer has.
      */
     @Test
     void shouldReuseAKeptDataDirectory(@TempDir Path dataDir) {
         try (EmbeddedStack first = EmbeddedStack.builder()
-                .namespaces(List.of(DOCS))
+                .rules(TestRules.expireAt(DOCS))
                 .dataDir(dataDir)
                 .start()) {
             assertThat(first.deletesDataDirOnClose()).isFalse();
@@ -47,10 +49,17 @@ class EmbeddedStackLifecycleIT {
                 .isTrue();
 
         try (EmbeddedStack second = EmbeddedStack.builder()
-                .namespaces(List.of(DOCS))
+                .rules(TestRules.expireAt(DOCS))
                 .dataDir(dataDir)
                 .start()) {
-            // The first run's event is still in the topic, and the new one follows it.
+            try (MongoClient client = MongoClients.create(second.mongoConnectionString())) {
+                assertThat(client.getDatabase(DOCS.database())
+                                .getCollection(DOCS.collection())
+                                .countDocuments(new Document("_id", "first-run")))
+                        .as("the first run's document, kept by the stand-in")
+                        .isEqualTo(1);
+            }
+            // The first run's event is still in the topic, and the new one follows it: the source resumed.
             insertAndAwaitEvent(second, "second-run", List.of("first-run"));
         }
     }
@@ -61,13 +70,16 @@ class EmbeddedStackLifecycleIT {
             int port = taken.getLocalPort();
 
             assertThatThrownBy(() -> EmbeddedStack.builder()
-                            .namespaces(List.of(DOCS))
+                            .rules(TestRules.expireAt(DOCS))
                             .connectPort(port)
                             .start())
                     .isInstanceOf(EmbeddedStackException.class)
                     .hasMessageContaining("Connect")
                     .hasMessageContaining(Integer.toString(port));
-            assertThatThrownBy(() -> EmbeddedStack.builder().mongoPort(port).start())
+            assertThatThrownBy(() -> EmbeddedStack.builder()
+                            .rules(TestRules.expireAt(DOCS))
+                            .mongoPort(port)
+                            .start())
                     .isInstanceOf(EmbeddedStackException.class)
                     .hasMessageContaining("MongoDB")
                     .hasMessageContaining(Integer.toString(port));

@@ -52,7 +52,7 @@ import picocli.CommandLine.Spec;
             "3:the processor failed (Kafka Streams state ERROR, e.g. stream threads failed more often than"
                     + " ttl.thread.replacements.max allows): restart it"
         })
-final class RunCommand implements Callable<Integer> {
+public final class RunCommand implements Callable<Integer> {
 
     /** Exit code when Kafka Streams reached state ERROR: the processor stopped working and must be restarted. */
     static final int EXIT_PROCESSOR_FAILED = 3;
@@ -157,7 +157,7 @@ final class RunCommand implements Callable<Integer> {
             }
             Optional<ManagedConnectors> connectors;
             try {
-                connectors = registerConnectors(ttlConfig, out);
+                connectors = registerConnectors(ttlConfig, mongodbUri, copyExisting, out);
             } catch (IOException | IllegalArgumentException e) {
                 return fail("cannot register the connectors: " + e.getMessage());
             }
@@ -234,13 +234,17 @@ final class RunCommand implements Callable<Integer> {
 
     /**
      * Creates or updates the source and sink connectors at ttl.connect.url, rendered from the rules, before Kafka
-     * Streams starts: a Connect that cannot be reached or refuses stops {@code run} at once.
+     * Streams starts: a Connect that cannot be reached or refuses stops {@code run} at once. The embedded stack
+     * registers its connectors with this too, so that it runs what production runs.
      *
+     * @param mongodbUri the connectors' {@code connection.uri}, null for {@link ConnectorConfigs#DEFAULT_MONGODB_URI}
+     * @param copyExisting whether the sources first publish the existing documents
      * @return the connectors to watch; empty without ttl.connect.url
      * @throws IOException when Kafka Connect cannot be reached or refuses a connector
      * @throws IllegalArgumentException when the connectors cannot be rendered
      */
-    private Optional<ManagedConnectors> registerConnectors(TtlStreamsConfig ttlConfig, PrintStream out)
+    public static Optional<ManagedConnectors> registerConnectors(
+            TtlStreamsConfig ttlConfig, String mongodbUri, boolean copyExisting, PrintStream out)
             throws IOException, InterruptedException {
         if (ttlConfig.connectUrl().isEmpty()) {
             return Optional.empty();

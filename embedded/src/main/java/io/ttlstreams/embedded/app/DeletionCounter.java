@@ -8,19 +8,27 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import io.ttlstreams.contract.Namespace;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.Document;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Counts the documents deleted from MongoDB in the watched namespaces, by following their change
- * streams: what the user sees, whatever deleted them. The embedded run shows it in its status line.
+ * Counts the documents deleted from MongoDB in the watched namespaces, by following one change stream per
+ * database: what the user sees, whatever deleted them. The embedded run shows it in its status line.
+ *
+ * <p>Each stream is an await cursor: its getMore waits up to {@link #AWAIT_SECONDS} for a deletion, so an idle
+ * counter costs nothing, where a loop of immediate answers spun a core.
  */
 final class DeletionCounter implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DeletionCounter.class);
+    /** How long one getMore waits for a deletion: MongoDB's default for an await cursor. */
+    static final long AWAIT_SECONDS = 1;
 
     private final AtomicLong deleted = new AtomicLong();
     private final MongoClient client;
@@ -29,17 +37,22 @@ final class DeletionCounter implements AutoCloseable {
 
     DeletionCounter(String connectionString, List<Namespace> namespaces) {
         this.client = MongoClients.create(connectionString);
-        for (Namespace namespace : namespaces) {
-            MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = client.getDatabase(namespace.database())
-                    .getCollection(namespace.collection())
-                    .watch(List.of(Aggregates.match(Filters.eq("operationType", "delete"))))
+        Map<String, List<String>> collectionsByDatabase = new LinkedHashMap<>();
+        namespaces.forEach(namespace -> collectionsByDatabase
+                .computeIfAbsent(namespace.database(), database -> new ArrayList<>())
+                .add(namespace.collection()));
+        collectionsByDatabase.forEach((database, collections) -> {
+            MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = client.getDatabase(database)
+                    .watch(List.of(Aggregates.match(
+                            Filters.and(Filters.eq("operationType", "delete"), Filters.in("ns.coll", collections)))))
+                    .maxAwaitTime(AWAIT_SECONDS, TimeUnit.SECONDS)
                     .cursor();
             cursors.add(cursor);
-            Thread thread = new Thread(() -> follow(cursor), "ttl-streams-deletions-" + namespace);
+            Thread thread = new Thread(() -> follow(cursor), "ttl-streams-deletions-" + database);
             thread.setDaemon(true);
             thread.start();
             threads.add(thread);
-        }
+        });
     }
 
     private void follow(MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor) {

@@ -6,12 +6,10 @@ import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.config.SecurityOptions;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.connect.ConnectRestClient;
-import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.embedded.EmbeddedStack;
+import io.ttlstreams.embedded.EmbeddedStackBuilder;
 import io.ttlstreams.rules.TtlRule;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -58,13 +56,13 @@ public final class EmbeddedPipeline implements AutoCloseable {
         checkPortFree(EmbeddedOptions.EMBEDDED_KAFKA_PORT_CONFIG, EmbeddedOptions.kafkaPort(config));
         checkPortFree(EmbeddedOptions.EMBEDDED_MONGODB_PORT_CONFIG, EmbeddedOptions.mongodbPort(config));
         checkPortFree(EmbeddedOptions.EMBEDDED_CONNECT_PORT_CONFIG, EmbeddedOptions.connectPort(config));
-        EmbeddedStack.Builder builder = EmbeddedStack.builder()
+        TtlStreamsConfig profiled = profiled(config);
+        EmbeddedStackBuilder builder = EmbeddedStack.builder()
+                .rules(profiled)
                 .namespaces(List.copyOf(watchedNamespaces(config)))
-                .deleteTopic(config.deleteTopic())
                 .mongoPort(EmbeddedOptions.mongodbPort(config))
                 .kafkaPort(EmbeddedOptions.kafkaPort(config))
                 .connectPort(EmbeddedOptions.connectPort(config))
-                .allowedNamespaces(ConnectorConfigs.allowedNamespaces(config))
                 .partitions(EmbeddedOptions.partitions(config))
                 .profile(EmbeddedOptions.profile(config));
         EmbeddedOptions.dataDir(config).ifPresent(builder::dataDir);
@@ -110,9 +108,9 @@ public final class EmbeddedPipeline implements AutoCloseable {
     }
 
     /**
-     * The namespaces to watch: every exact rule namespace, and those of explicitly listed source
-     * topics (the stand-in watches one collection per connector, so a {@code db.*} rule needs its
-     * collections named through {@code ttl.source.topics}).
+     * The namespaces whose topics the processor reads: every exact rule namespace, and those of explicitly listed
+     * source topics (a {@code db.*} rule's source connector publishes a topic per collection, which Kafka Streams
+     * needs to exist before it starts, so such a rule's collections are named through {@code ttl.source.topics}).
      */
     static Set<Namespace> watchedNamespaces(TtlStreamsConfig config) {
         Set<Namespace> namespaces = new LinkedHashSet<>();
@@ -144,7 +142,18 @@ public final class EmbeddedPipeline implements AutoCloseable {
         props.put(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG, "");
         props.put(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG, stack.commandSigningKey());
         props.put(ResyncOptions.MONGODB_URI_CONFIG, stack.mongoConnectionString());
-        // The processor reads the events of the service the stand-in plays.
+        props.put(
+                SourceOptions.SOURCE_PROFILE_CONFIG,
+                EmbeddedOptions.profile(config).configValue());
+        return new TtlStreamsConfig(props);
+    }
+
+    /**
+     * {@code config} for the service the stand-in plays ({@value EmbeddedOptions#EMBEDDED_PROFILE_CONFIG}): the
+     * connectors are rendered for it and the processor reads its events.
+     */
+    private static TtlStreamsConfig profiled(TtlStreamsConfig config) {
+        Map<String, Object> props = new HashMap<>(config.originals());
         props.put(
                 SourceOptions.SOURCE_PROFILE_CONFIG,
                 EmbeddedOptions.profile(config).configValue());
@@ -162,11 +171,11 @@ public final class EmbeddedPipeline implements AutoCloseable {
 
     /**
      * Stops the processor and starts it again on the same state with {@code config}: changed rules, dry run, any
-     * setting, as an operator restarting with a new configuration would. The sink guard is reconfigured for the new
-     * rules' namespaces first, as {@code run} does when it registers the connectors rendered from them.
+     * setting, as an operator restarting with a new configuration would. The connectors rendered from the new rules
+     * are registered first, as {@code run} does.
      *
-     * @throws IllegalArgumentException when {@code config} needs a namespace the stack does not watch: the stand-in's
-     *     source connectors are fixed when the stack starts, so list such a namespace's topic in {@value
+     * @throws IllegalArgumentException when {@code config} needs a namespace the stack does not watch: the topics the
+     *     processor reads are fixed when the stack starts, so list such a namespace's topic in {@value
      *     SourceOptions#SOURCE_TOPICS_CONFIG} of the first configuration
      */
     public void restartProcessor(TtlStreamsConfig config) throws InterruptedException {
@@ -177,10 +186,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
                     "The embedded stack does not watch " + unwatched + "; it watches " + stack.namespaces());
         }
         stopProcessor();
-        List<NamespacePattern> allowed = ConnectorConfigs.allowedNamespaces(config);
-        if (!allowed.equals(stack.allowedNamespaces())) {
-            stack.allowNamespaces(allowed);
-        }
+        stack.registerConnectors(profiled(config));
         processorConfig = processorConfig(config, stack);
         startProcessor();
     }
@@ -195,7 +201,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
 
     /** The stack's connectors, which a processor against it depends on. */
     public ManagedConnectors connectors() {
-        return new ManagedConnectors(new ConnectRestClient(stack.connectUrl()), stack.connectorNames());
+        return stack.connectors();
     }
 
     /** The running stack. */

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ttlstreams.config.SchedulerOptions;
+import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.embedded.DeleteSinkConfigs;
 import io.ttlstreams.processor.TtlMetrics;
 import java.time.Duration;
 import java.time.Instant;
@@ -105,7 +105,7 @@ class ConfirmationIT {
         double reemitted = total(TtlMetrics.REEMITTED);
         double confirmed = total(TtlMetrics.CONFIRMED);
         double unconfirmed = total(TtlMetrics.UNCONFIRMED);
-        PIPELINE.pipeline().stack().connect().pause(DeleteSinkConfigs.CONNECTOR_NAME, WAIT);
+        PIPELINE.pipeline().stack().connect().pause(ConnectorConfigs.SINK_NAME, WAIT);
 
         Instant first = Instant.now().plusSeconds(2).truncatedTo(ChronoUnit.MILLIS);
         List<String> ids = new ArrayList<>();
@@ -140,7 +140,7 @@ class ConfirmationIT {
         assertThat(total(TtlMetrics.REEMITTED) - reemitted).isGreaterThanOrEqualTo(DOCUMENTS);
         assertThat(present(ids)).as("documents left while the sink is paused").isEqualTo(DOCUMENTS);
 
-        PIPELINE.pipeline().stack().connect().resume(DeleteSinkConfigs.CONNECTOR_NAME, WAIT);
+        PIPELINE.pipeline().stack().connect().resume(ConnectorConfigs.SINK_NAME, WAIT);
 
         await("every document deleted once the sink resumed").atMost(WAIT).until(() -> present(ids) == 0);
         await("every delete confirmed by its change event")

@@ -7,9 +7,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.model.Updates;
 import io.ttlstreams.config.SchedulerOptions;
+import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.embedded.DeleteSinkConfigs;
 import io.ttlstreams.processor.TtlMetrics;
 import java.time.Duration;
 import java.time.Instant;
@@ -144,7 +144,7 @@ class CosmosEmulationIT {
     @Test
     @Order(2)
     void shouldNotDeleteADocumentRenewedWhileItsReadBackIsPending() {
-        PIPELINE.pipeline().stack().connect().pause(DeleteSinkConfigs.CONNECTOR_NAME, WAIT);
+        PIPELINE.pipeline().stack().connect().pause(ConnectorConfigs.SINK_NAME, WAIT);
         Instant deadline = Instant.now().plusSeconds(2).truncatedTo(ChronoUnit.MILLIS);
         PIPELINE.collection(SESSIONS).insertOne(new Document("_id", "renewed").append("expireAt", Date.from(deadline)));
         await("the command for the renewed document")
@@ -159,7 +159,7 @@ class CosmosEmulationIT {
         // Renewed before the sink applies the command, while its read-back is due or under way.
         PIPELINE.collection(SESSIONS)
                 .updateOne(eq("_id", "renewed"), Updates.set("expireAt", Date.from(deadline.plusSeconds(3_600))));
-        PIPELINE.pipeline().stack().connect().resume(DeleteSinkConfigs.CONNECTOR_NAME, WAIT);
+        PIPELINE.pipeline().stack().connect().resume(ConnectorConfigs.SINK_NAME, WAIT);
 
         // A later marker, deleted and confirmed: everything before it was applied.
         double confirmedByRead = total(TtlMetrics.CONFIRMED_BY_READ);

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import com.mongodb.client.model.Filters;
 import io.ttlstreams.config.FailureHandlingOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.embedded.StandInSourceConfigs;
 import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.processor.DeadLetters;
 import java.io.IOException;
@@ -107,7 +107,7 @@ class HostileInputIT {
         assertThat(PIPELINE.pipeline()
                         .stack()
                         .connect()
-                        .status(StandInSourceConfigs.connectorName(SESSIONS))
+                        .status(ConnectorConfigs.SOURCE_NAME + "-" + SESSIONS.database())
                         .isRunning())
                 .as("the source connector of app.sessions and its task are RUNNING")
                 .isTrue();

@@ -244,7 +244,7 @@ class OperationsIT {
         await("ready").atMost(Duration.ofSeconds(60)).until(() -> http.readyStatus() == 200);
         String dom = chromium.get().dumpDom(PIPELINE.pipeline().processor().httpUrl(), 5_000);
 
-        assertThat(dom).contains("id=\"state\">RUNNING<", "id=\"ready\">ready<", "mongo-source-app.sessions");
+        assertThat(dom).contains("id=\"state\">RUNNING<", "id=\"ready\">ready<", "mongo-source-app");
         assertThat(minutesWithExpiries).isGreaterThanOrEqualTo(6);
         assertThat(dom.split("class=\"bar\"", -1).length - 1)
                 .as("one bar per minute with expiries in the next hour")

@@ -3,9 +3,9 @@ package io.ttlstreams.embedded.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.PrometheusText;
-import io.ttlstreams.embedded.StandInSourceConfigs;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Date;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ReadinessIT {
 
     private static final Namespace SESSIONS = Namespace.parse("app.sessions");
-    private static final String SOURCE = StandInSourceConfigs.connectorName(SESSIONS);
+    private static final String SOURCE = ConnectorConfigs.SOURCE_NAME + "-" + SESSIONS.database();
 
     /** A pipeline per test: on an instance field, with JUnit's default per-method lifecycle. */
     @RegisterExtension
@@ -67,8 +67,16 @@ class ReadinessIT {
         await("ready once the connectors were checked")
                 .atMost(Duration.ofSeconds(60))
                 .until(() -> http.readyStatus() == 200);
-        Map<String, String> config = new HashMap<>(StandInSourceConfigs.forNamespace(
-                SESSIONS, pipeline.pipeline().stack().mongoConnectionString()));
+        Map<String, String> config = new HashMap<>(ConnectorConfigs.render(
+                        pipeline.pipeline().processorConfig(),
+                        pipeline.pipeline().stack().mongoConnectionString(),
+                        false)
+                .sources()
+                .stream()
+                .filter(source -> source.name().equals(SOURCE))
+                .findFirst()
+                .orElseThrow()
+                .config());
         config.put("topic.prefix", "no spaces allowed");
         // The stack's connectors skip records they cannot produce (an oversized event must not stop a namespace);
         // this one is to fail on them, as a source task fails for good when its resume token is lost.

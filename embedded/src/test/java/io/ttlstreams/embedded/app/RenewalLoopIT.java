@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoCollection;
+import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.embedded.StandInSourceConfigs;
 import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.embedded.app.RenewalLoop.Tracked;
 import io.ttlstreams.embedded.app.RenewalLoop.Write;
@@ -145,7 +145,7 @@ class RenewalLoopIT {
     void shouldKeepADocumentModifiedWhileTheSourceConnectorWasPaused() {
         MongoCollection<Document> documents = PIPELINE.collection(WITNESSED);
         String id = "lagged";
-        String connector = StandInSourceConfigs.connectorName(WITNESSED);
+        String connector = ConnectorConfigs.SOURCE_NAME + "-" + WITNESSED.database();
         try (TopicReader source = new TopicReader(
                 PIPELINE.pipeline().stack().bootstrapServers(),
                 PIPELINE.pipeline().stack().sourceTopics().get(WITNESSED))) {

@@ -1,0 +1,139 @@
+package io.ttlstreams.embedded;
+
+import io.ttlstreams.connect.ConnectorConfigs;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.utils.internals.Exit;
+import org.apache.kafka.connect.cli.ConnectStandalone;
+import org.apache.kafka.connect.runtime.Connect;
+import org.apache.kafka.connect.runtime.standalone.StandaloneHerder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts a standalone Kafka Connect worker in this JVM for {@link EmbeddedConnect}: its properties, the plugin
+ * manifests that let it find the MongoDB connectors, the sink guard and the secrets provider on the application
+ * classpath, and the undoing of what Connect's command line does to a JVM of its own.
+ */
+final class ConnectWorker {
+
+    private static final Logger log = LoggerFactory.getLogger(ConnectWorker.class);
+
+    private static final String STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
+    /** The source connector class of production's configurations. */
+    static final String SOURCE_CONNECTOR = "com.mongodb.kafka.connect.MongoSourceConnector";
+    /** ServiceLoader manifests for the plugins on the classpath: service interface -> implementation. */
+    private static final Map<String, String> CONNECTOR_SERVICES = Map.of(
+            "org.apache.kafka.connect.source.SourceConnector",
+            SOURCE_CONNECTOR,
+            "org.apache.kafka.connect.sink.SinkConnector",
+            ConnectorConfigs.SINK_CONNECTOR,
+            "org.apache.kafka.connect.transforms.Transformation",
+            ConnectorConfigs.SINK_GUARD,
+            "org.apache.kafka.common.config.provider.ConfigProvider",
+            SecretsConfigProvider.class.getName());
+    /** Kafka's Exit hooks are JVM-global; starting two workers at once must not interleave the swap. */
+    private static final Object EXIT_HOOKS_LOCK = new Object();
+
+    private ConnectWorker() {}
+
+    /**
+     * Writes the plugin manifests under {@code directory/plugins} and starts the worker.
+     *
+     * @param directory  the worker's directory (offsets, plugins)
+     * @param secretsDir the worker's secrets directory
+     * @throws EmbeddedStackException if the worker fails to start
+     */
+    static Connect<StandaloneHerder> start(String bootstrapServers, Path directory, Path secretsDir, int restPort) {
+        Path pluginPath = directory.resolve("plugins");
+        try {
+            writeConnectorManifests(pluginPath.resolve("mongo-kafka-connect-services"));
+        } catch (IOException e) {
+            throw new EmbeddedStackException(
+                    "Embedded Connect could not write its plugin manifests in " + pluginPath, e);
+        }
+        return startWorker(workerProperties(bootstrapServers, directory, pluginPath, secretsDir, restPort));
+    }
+
+    /**
+     * A plugin directory holding nothing but {@code META-INF/services} files that name the MongoDB connectors and
+     * the sink guard. Connect gives it an isolated class loader, which finds no classes of its own and so loads
+     * them from the application classpath.
+     */
+    private static void writeConnectorManifests(Path plugin) throws IOException {
+        for (Map.Entry<String, String> service : CONNECTOR_SERVICES.entrySet()) {
+            try {
+                Class.forName(service.getValue(), false, ConnectWorker.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new EmbeddedStackException(
+                        service.getValue() + " is not on the classpath; the embedded stack needs"
+                                + " org.mongodb.kafka:mongo-kafka-connect and io.ttlstreams:ttl-streams-sink-guard",
+                        e);
+            }
+            Path manifest = plugin.resolve("META-INF").resolve("services").resolve(service.getKey());
+            Files.createDirectories(manifest.getParent());
+            Files.writeString(manifest, service.getValue() + "\n", StandardCharsets.UTF_8);
+        }
+    }
+
+    private static Map<String, String> workerProperties(
+            String bootstrapServers, Path directory, Path pluginPath, Path secretsDir, int restPort) {
+        Map<String, String> props = new HashMap<>();
+        props.put("bootstrap.servers", bootstrapServers);
+        props.put(
+                "offset.storage.file.filename",
+                directory.resolve("connect.offsets").toString());
+        // Source offsets (change-stream resume tokens) are flushed this often; on a crash, at most this much
+        // is replayed. The default (60 s) replays a lot after a killed demo.
+        props.put("offset.flush.interval.ms", "1000");
+        props.put("key.converter", STRING_CONVERTER);
+        props.put("value.converter", STRING_CONVERTER);
+        props.put("plugin.discovery", "service_load");
+        props.put("plugin.path", pluginPath.toString());
+        props.put("listeners", "http://" + LocalPorts.HOST + ":" + restPort);
+        // Lets the sink read committed data only (consumer.override.isolation.level=read_committed).
+        props.put("connector.client.config.override.policy", "All");
+        // Secrets in connector configurations are ${file:...} references, resolved here, from the worker's secrets
+        // directory only; production's /secrets/<name>.properties are looked up there too.
+        props.put("config.providers", "file");
+        props.put("config.providers.file.class", SecretsConfigProvider.class.getName());
+        props.put("config.providers.file.param.allowed.paths", secretsDir.toString());
+        props.put("config.providers.file.param." + SecretsConfigProvider.DIRECTORY_CONFIG, secretsDir.toString());
+        return props;
+    }
+
+    /**
+     * {@link ConnectStandalone#startConnect} is written for a process of its own: it calls
+     * {@code Exit.exit(1)} when the worker fails to start, registers a JVM shutdown hook that it never removes,
+     * and leaves the calling thread's context class loader set to its plugin loader. All three are undone here,
+     * so a failure becomes an exception and {@link #close()} owns the lifecycle.
+     */
+    private static Connect<StandaloneHerder> startWorker(Map<String, String> workerProps) {
+        Thread thread = Thread.currentThread();
+        ClassLoader contextLoader = thread.getContextClassLoader();
+        synchronized (EXIT_HOOKS_LOCK) {
+            Exit.setExitProcedure((status, message) -> {
+                throw new EmbeddedStackException("Embedded Connect failed to start (it asked to exit with status "
+                        + status + (message == null ? "" : ": " + message) + "); see the log above for the cause");
+            });
+            Exit.setShutdownHookAdder((name, runnable) -> log.debug("Not registering Connect's {} hook", name));
+            try {
+                return new ConnectStandalone().startConnect(workerProps);
+            } catch (EmbeddedStackException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw new EmbeddedStackException(
+                        "Embedded Connect failed to start on " + workerProps.get("listeners") + ": " + e.getMessage(),
+                        e);
+            } finally {
+                Exit.resetExitProcedure();
+                Exit.resetShutdownHookAdder();
+                thread.setContextClassLoader(contextLoader);
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.ttlstreams.embedded;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * The embedded Connect worker's secrets directory: properties files readable by their owner only, which connector
+ * configurations reference through the worker's {@code file} config provider ({@link SecretsConfigProvider}) instead
+ * of holding the secrets, as in production.
+ */
+final class WorkerSecrets {
+
+    private static final Set<PosixFilePermission> OWNER_ONLY_DIRECTORY = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
+
+    private final Path directory;
+
+    private WorkerSecrets(Path directory) {
+        this.directory = directory;
+    }
+
+    /**
+     * Creates the directory (owner only) if needed.
+     *
+     * @throws EmbeddedStackException if it cannot be created
+     */
+    static WorkerSecrets in(Path directory) {
+        try {
+            createPrivateDirectory(directory);
+        } catch (IOException e) {
+            throw new EmbeddedStackException("Embedded Connect could not create its secrets directory " + directory, e);
+        }
+        return new WorkerSecrets(directory);
+    }
+
+    Path directory() {
+        return directory;
+    }
+
+    /**
+     * Writes {@code <name>.properties} holding {@code key=value}, readable and writable by its owner only (where the
+     * file system has POSIX permissions); storing a name again replaces the file.
+     *
+     * @param name the file name without {@code .properties}: letters, digits, {@code -} and {@code _}
+     * @return the config provider reference that resolves to the value, {@code ${file:<path>:<key>}}
+     * @throws EmbeddedStackException if the file cannot be written
+     */
+    String store(String name, String key, String value) {
+        if (!name.matches("[A-Za-z0-9_-]+")) {
+            throw new IllegalArgumentException("A secret's name is letters, digits, - and _ only: " + name);
+        }
+        Path file = directory.resolve(name + ".properties");
+        Properties secret = new Properties();
+        secret.setProperty(key, value);
+        try {
+            // Deleted and created anew, so that the file has its permissions from the first byte on.
+            Files.deleteIfExists(file);
+            createPrivateFile(file);
+            try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.WRITE)) {
+                secret.store(writer, null);
+            }
+        } catch (IOException e) {
+            throw new EmbeddedStackException("Embedded Connect could not write the secret file " + file, e);
+        }
+        return "${file:" + file + ":" + key + "}";
+    }
+
+    private static void createPrivateDirectory(Path directory) throws IOException {
+        if (posix(directory.getParent())) {
+            Files.createDirectories(directory.getParent());
+            if (!Files.isDirectory(directory)) {
+                Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIRECTORY));
+            }
+            Files.setPosixFilePermissions(directory, OWNER_ONLY_DIRECTORY);
+        } else {
+            Files.createDirectories(directory);
+        }
+    }
+
+    private static void createPrivateFile(Path file) throws IOException {
+        if (posix(file.getParent())) {
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE));
+        } else {
+            Files.createFile(file);
+        }
+    }
+
+    private static boolean posix(Path path) {
+        return path.getFileSystem().supportedFileAttributeViews().contains("posix");
+    }
+}

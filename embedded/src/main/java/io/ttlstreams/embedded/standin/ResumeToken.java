@@ -1,0 +1,48 @@
+package io.ttlstreams.embedded.standin;
+
+import de.bwaldvogel.mongo.bson.BsonTimestamp;
+import de.bwaldvogel.mongo.bson.Document;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * A change stream's resume token, {@code {"_data": "<hex>"}} as MongoDB shapes it: opaque to clients, here the
+ * cluster time, the history's epoch, the position of the last change seen and whether it was an invalidate.
+ *
+ * @param clusterTime the cluster time of that change, first so that tokens sort by time as MongoDB's do
+ * @param epoch       the {@link ChangeHistory#epoch()} that issued it
+ * @param position    the position of the change the stream has seen last (0: none yet)
+ * @param invalidate  true for the token of an {@code invalidate} event, which only {@code startAfter} may use
+ */
+record ResumeToken(BsonTimestamp clusterTime, long epoch, long position, boolean invalidate) {
+
+    private static final int HEX_LENGTH = 16 * 3 + 2;
+
+    /** The token as it appears in events and responses. */
+    Document toDocument() {
+        return new Document(
+                "_data",
+                String.format(
+                        Locale.ROOT,
+                        "%016X%016X%016X%02X",
+                        clusterTime.getValue(),
+                        epoch,
+                        position,
+                        invalidate ? 1 : 0));
+    }
+
+    /** Parses a token a client sent back; empty when it is not one of ours. */
+    static Optional<ResumeToken> parse(Object token) {
+        if (!(token instanceof Document document) || !(document.get("_data") instanceof String data)) {
+            return Optional.empty();
+        }
+        if (data.length() != HEX_LENGTH || !data.matches("[0-9A-Fa-f]+")) {
+            return Optional.empty();
+        }
+        return Optional.of(new ResumeToken(
+                new BsonTimestamp(Long.parseUnsignedLong(data.substring(0, 16), 16)),
+                Long.parseUnsignedLong(data.substring(16, 32), 16),
+                Long.parseUnsignedLong(data.substring(32, 48), 16),
+                data.charAt(49) == '1'));
+    }
+}
