@@ -2,6 +2,7 @@ package io.ttlstreams.embedded;
 
 import io.ttlstreams.app.RunCommand;
 import io.ttlstreams.config.ConnectOptions;
+import io.ttlstreams.config.SecurityOptions;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
@@ -163,6 +164,8 @@ public final class EmbeddedStack implements AutoCloseable {
         props.put(ConnectOptions.CONNECT_URL_CONFIG, connect.url());
         // Topics "<db>.<coll>", the ones this stack creates and the processor against it reads.
         props.put(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG, "");
+        // The key this worker's secret file holds, which the rendered sink guard reads: run refuses a sink without one.
+        props.put(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG, commandSigningKey);
         TtlStreamsConfig pointed = new TtlStreamsConfig(props);
         String rendered = ConnectorConfigs.render(pointed, mongo.connectionString(), false)
                 .toJson();
