@@ -160,13 +160,19 @@ public final class EmbeddedMongo implements AutoCloseable {
         closed = true;
         // Release waiting getMores first; otherwise each event loop finishes its wait before it can stop.
         backend.beginShutdown();
-        server.shutdownNow();
+        // Before the server stops: stopping it clears the backend's databases.
+        EmbeddedStackException notWritten = null;
         if (dataFile.isPresent()) {
             try {
                 backend.snapshot(dataFile.get());
             } catch (IOException e) {
-                throw new EmbeddedStackException("Embedded MongoDB could not write its data to " + dataFile.get(), e);
+                notWritten =
+                        new EmbeddedStackException("Embedded MongoDB could not write its data to " + dataFile.get(), e);
             }
+        }
+        server.shutdownNow();
+        if (notWritten != null) {
+            throw notWritten;
         }
         log.debug("Embedded MongoDB stopped");
     }

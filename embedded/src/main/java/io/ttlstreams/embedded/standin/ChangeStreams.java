@@ -192,7 +192,7 @@ final class ChangeStreams {
                 "Resume of change stream was not possible, as the resume point may no longer be in the oplog.");
     }
 
-    private static Document response(
+    private Document response(
             ChangeStreamOptions options,
             String batchName,
             List<Document> batch,
@@ -202,7 +202,8 @@ final class ChangeStreams {
                 .append("ns", options.cursorNamespace())
                 .append(batchName, batch)
                 .append("postBatchResumeToken", cursor.postBatchResumeToken().toDocument());
-        Document response = new Document("cursor", body);
+        // As a replica set answers: the source connector reads operationTime from every reply it sees.
+        Document response = new Document("cursor", body).append("operationTime", history.now());
         Utils.markOkay(response);
         return response;
     }

@@ -16,7 +16,13 @@ import java.util.Optional;
  */
 record ResumeToken(BsonTimestamp clusterTime, long epoch, long position, boolean invalidate) {
 
-    private static final int HEX_LENGTH = 16 * 3 + 2;
+    /**
+     * MongoDB's tokens start with a KeyString timestamp: type byte 130, then the cluster time, big-endian. The source
+     * connector reads that part (and fails on anything else), so the stand-in's tokens start the same way.
+     */
+    private static final String TIMESTAMP_TYPE = "82";
+
+    private static final int HEX_LENGTH = 2 + 16 * 3 + 2;
 
     /** The token as it appears in events and responses. */
     Document toDocument() {
@@ -24,7 +30,7 @@ record ResumeToken(BsonTimestamp clusterTime, long epoch, long position, boolean
                 "_data",
                 String.format(
                         Locale.ROOT,
-                        "%016X%016X%016X%02X",
+                        TIMESTAMP_TYPE + "%016X%016X%016X%02X",
                         clusterTime.getValue(),
                         epoch,
                         position,
@@ -36,13 +42,13 @@ record ResumeToken(BsonTimestamp clusterTime, long epoch, long position, boolean
         if (!(token instanceof Document document) || !(document.get("_data") instanceof String data)) {
             return Optional.empty();
         }
-        if (data.length() != HEX_LENGTH || !data.matches("[0-9A-Fa-f]+")) {
+        if (data.length() != HEX_LENGTH || !data.matches("[0-9A-Fa-f]+") || !data.startsWith(TIMESTAMP_TYPE)) {
             return Optional.empty();
         }
         return Optional.of(new ResumeToken(
-                new BsonTimestamp(Long.parseUnsignedLong(data.substring(0, 16), 16)),
-                Long.parseUnsignedLong(data.substring(16, 32), 16),
-                Long.parseUnsignedLong(data.substring(32, 48), 16),
-                data.charAt(49) == '1'));
+                new BsonTimestamp(Long.parseUnsignedLong(data.substring(2, 18), 16)),
+                Long.parseUnsignedLong(data.substring(18, 34), 16),
+                Long.parseUnsignedLong(data.substring(34, 50), 16),
+                data.charAt(51) == '1'));
     }
 }
