@@ -10,7 +10,7 @@ import java.util.Locale;
  * missed.
  *
  * <pre>
- *   flock /work/wt/.it.lock java -Xmx2g -Dlog4j2.configurationFile=log4j2-dev.xml \
+ *   java -Xmx2g -Dlog4j2.configurationFile=log4j2-dev.xml \
  *       -cp "bench/target/ttl-streams-bench.jar:bench/target/lib/*" io.ttlstreams.bench.SoakBench 1000 10 5000
  * </pre>
  *
