@@ -2,8 +2,10 @@ package io.ttlstreams.embedded;
 
 import io.ttlstreams.app.RunCommand;
 import io.ttlstreams.config.ConnectOptions;
+import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.config.SecurityOptions;
 import io.ttlstreams.config.SourceOptions;
+import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ManagedConnectors;
@@ -58,6 +60,9 @@ public final class EmbeddedStack implements AutoCloseable {
     private final String commandSigningKey;
     private final Duration connectorTimeout;
     private final int partitions;
+    /** The service the stand-in plays; the connectors are rendered for it. */
+    private final SourceProfile profile;
+
     private TtlStreamsConfig rules;
     private EmbeddedMongo mongo;
     private EmbeddedKafka kafka;
@@ -79,6 +84,7 @@ public final class EmbeddedStack implements AutoCloseable {
         this.commandSigningKey = builder.commandSigningKey();
         this.connectorTimeout = builder.connectorTimeout();
         this.partitions = builder.partitions();
+        this.profile = builder.profile();
     }
 
     /** @return a builder with no rules, free ports and a temporary data directory */
@@ -166,6 +172,9 @@ public final class EmbeddedStack implements AutoCloseable {
         props.put(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG, "");
         // The key this worker's secret file holds, which the rendered sink guard reads: run refuses a sink without one.
         props.put(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG, commandSigningKey);
+        // Rendered for the service the stand-in plays, which reads back from the stand-in where it must.
+        props.put(SourceOptions.SOURCE_PROFILE_CONFIG, profile.configValue());
+        props.put(ResyncOptions.MONGODB_URI_CONFIG, mongo.connectionString());
         TtlStreamsConfig pointed = new TtlStreamsConfig(props);
         String rendered = ConnectorConfigs.render(pointed, mongo.connectionString(), false)
                 .toJson();
@@ -251,7 +260,7 @@ public final class EmbeddedStack implements AutoCloseable {
 
     void startComponents(EmbeddedStackBuilder builder) {
         long startNanos = System.nanoTime();
-        mongo = EmbeddedMongo.start(builder.mongoPort(), dataDir.resolve("mongo"), builder.profile());
+        mongo = EmbeddedMongo.start(builder.mongoPort(), dataDir.resolve("mongo"), profile);
         kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort(), partitions);
         connect = EmbeddedConnect.start(kafka.bootstrapServers(), dataDir, builder.connectPort());
         // Where the sink's rendered ${file:/secrets/ttl-signing.properties:key} finds the key on this worker.

@@ -56,9 +56,8 @@ public final class EmbeddedPipeline implements AutoCloseable {
         checkPortFree(EmbeddedOptions.EMBEDDED_KAFKA_PORT_CONFIG, EmbeddedOptions.kafkaPort(config));
         checkPortFree(EmbeddedOptions.EMBEDDED_MONGODB_PORT_CONFIG, EmbeddedOptions.mongodbPort(config));
         checkPortFree(EmbeddedOptions.EMBEDDED_CONNECT_PORT_CONFIG, EmbeddedOptions.connectPort(config));
-        TtlStreamsConfig profiled = profiled(config);
         EmbeddedStackBuilder builder = EmbeddedStack.builder()
-                .rules(profiled)
+                .rules(config)
                 .namespaces(List.copyOf(watchedNamespaces(config)))
                 .mongoPort(EmbeddedOptions.mongodbPort(config))
                 .kafkaPort(EmbeddedOptions.kafkaPort(config))
@@ -149,18 +148,6 @@ public final class EmbeddedPipeline implements AutoCloseable {
     }
 
     /**
-     * {@code config} for the service the stand-in plays ({@value EmbeddedOptions#EMBEDDED_PROFILE_CONFIG}): the
-     * connectors are rendered for it and the processor reads its events.
-     */
-    private static TtlStreamsConfig profiled(TtlStreamsConfig config) {
-        Map<String, Object> props = new HashMap<>(config.originals());
-        props.put(
-                SourceOptions.SOURCE_PROFILE_CONFIG,
-                EmbeddedOptions.profile(config).configValue());
-        return new TtlStreamsConfig(props);
-    }
-
-    /**
      * Starts (again) the processor, on the state left by the previous one, watching the stack's connectors (its
      * readiness requires them RUNNING).
      */
@@ -186,7 +173,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
                     "The embedded stack does not watch " + unwatched + "; it watches " + stack.namespaces());
         }
         stopProcessor();
-        stack.registerConnectors(profiled(config));
+        stack.registerConnectors(config);
         processorConfig = processorConfig(config, stack);
         startProcessor();
     }

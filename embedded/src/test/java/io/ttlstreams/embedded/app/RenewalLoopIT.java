@@ -44,10 +44,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * command already on its way is only counted, and printed with the pipeline's latencies.
  *
  * <p>"Before its deadline" is judged as the processor counts: from the change event's time, read with the
- * processor's own {@link ChangeEventParser} (on the stand-in, which gives no {@code wallTime}, it comes from the
- * {@code clusterTime}'s whole second). A write's event is matched by order within its document (each document's
- * writes are sequential); the delete's second is its delete event's. Deadlines fall on whole seconds here, so
- * comparing with the delete's second is exact.
+ * processor's own {@link ChangeEventParser} (its {@code wallTime}). A write's event is matched by order within its
+ * document (each document's writes are sequential); the delete's time is its delete event's.
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
@@ -335,20 +333,18 @@ class RenewalLoopIT {
                 if (changes.size() == writes.size()) {
                     lastTime = changes.get(changes.size() - 1).time();
                 } else {
-                    // Its clusterTime second is no later than the acknowledgement's: this errs towards calling a
-                    // delete early. The processor's time for a second is the delete event's.
-                    lastTime = last.acknowledged().getEpochSecond() * 1000 + delete.time() - delete.second() * 1000;
+                    // The write happened before its acknowledgement: this errs towards calling a delete early.
+                    lastTime = last.acknowledged().toEpochMilli();
                     secondsFromClient++;
                 }
                 long deadline = lastTime + TTL_SECONDS * 1000L;
                 commandToDeleteEvent.add(delete.timestamp() - deleting.timestamp());
-                // The delete happened within its clusterTime second: counted early unless that whole second is
-                // at or after the deadline (exact for whole-second deadlines, as every deadline is here).
-                if (delete.second() * 1000 < deadline) {
+                // The delete happened at its event's time (wallTime, which the stand-in gives as MongoDB does).
+                if (delete.time() < deadline) {
                     earlyWriteAfterCommand.add(last.acknowledged().toEpochMilli() - deleting.timestamp());
                     earlyDeletes.add(document.id() + " (last write acknowledged " + last.acknowledged()
-                            + ", its deadline " + Instant.ofEpochMilli(deadline) + ", deleted in second "
-                            + Instant.ofEpochSecond(delete.second()) + ", command emitted at "
+                            + ", its deadline " + Instant.ofEpochMilli(deadline) + ", deleted at "
+                            + Instant.ofEpochMilli(delete.time()) + ", command emitted at "
                             + Instant.ofEpochMilli(deleting.timestamp()) + ")");
                 }
             }
