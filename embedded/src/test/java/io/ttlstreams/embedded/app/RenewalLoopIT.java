@@ -57,6 +57,14 @@ class RenewalLoopIT {
     private static final String COUNTER = "rev";
 
     private static final int TTL_SECONDS = 3;
+    /**
+     * The lagging-connector scenario's TTL: longer than pausing the source connector takes (its task leaves a
+     * waiting change-stream getMore, up to poll.await.time.ms, before it pauses), so that the first touch comes
+     * before the insert's deadline.
+     */
+    private static final int LAGGING_TTL_SECONDS = 10;
+
+    private static final Namespace LAGGING = Namespace.parse("app.lagging");
     private static final int DOCUMENTS = 50;
     private static final int TOUCHES = 1_000;
     private static final Duration MIN_INTERVAL = Duration.ofMillis(200);
@@ -66,10 +74,12 @@ class RenewalLoopIT {
     @RegisterExtension
     static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(settings());
 
-    /** The same last-modified rule on both collections, app.witnessed's with {@link #COUNTER} as its witness. */
+    /**
+     * The same last-modified rule on both collections, app.witnessed's with {@link #COUNTER} as its witness, and a
+     * witnessed rule with a longer TTL on app.lagging.
+     */
     private static Map<String, String> settings() {
         Map<String, String> settings = new HashMap<>();
-        settings.put("ttl.rules", "witnessed,unwitnessed");
         for (Namespace namespace : List.of(WITNESSED, UNWITNESSED)) {
             String rule = "ttl.rule." + namespace.collection() + ".";
             settings.put(rule + "namespace", namespace.toString());
@@ -77,6 +87,11 @@ class RenewalLoopIT {
             settings.put(rule + "expire.after.seconds", Integer.toString(TTL_SECONDS));
         }
         settings.put("ttl.rule.witnessed.modified.field", COUNTER);
+        settings.put("ttl.rules", "witnessed,unwitnessed,lagging");
+        settings.put("ttl.rule.lagging.namespace", LAGGING.toString());
+        settings.put("ttl.rule.lagging.mode", "last-modified");
+        settings.put("ttl.rule.lagging.expire.after.seconds", Integer.toString(LAGGING_TTL_SECONDS));
+        settings.put("ttl.rule.lagging.modified.field", COUNTER);
         return settings;
     }
 
@@ -141,13 +156,14 @@ class RenewalLoopIT {
      */
     @Test
     void shouldKeepADocumentModifiedWhileTheSourceConnectorWasPaused() {
-        MongoCollection<Document> documents = PIPELINE.collection(WITNESSED);
+        MongoCollection<Document> documents = PIPELINE.collection(LAGGING);
         String id = "lagged";
-        String connector = ConnectorConfigs.SOURCE_NAME + "-" + WITNESSED.database();
+        String connector = ConnectorConfigs.SOURCE_NAME + "-" + LAGGING.database();
         try (TopicReader source = new TopicReader(
                 PIPELINE.pipeline().stack().bootstrapServers(),
-                PIPELINE.pipeline().stack().sourceTopics().get(WITNESSED))) {
+                PIPELINE.pipeline().stack().sourceTopics().get(LAGGING))) {
             documents.insertOne(new Document("_id", id).append(COUNTER, 0));
+            Instant inserted = Instant.now();
             await("the insert of " + id + " published")
                     .atMost(WAIT)
                     .until(
@@ -157,13 +173,16 @@ class RenewalLoopIT {
             PIPELINE.pipeline().stack().connect().pause(connector, WAIT);
             documents.updateOne(eq("_id", id), inc(COUNTER, 1));
             Instant first = Instant.now();
+            assertThat(first)
+                    .as("the first touch, while the connector is paused, before the insert's deadline")
+                    .isBefore(inserted.plusSeconds(LAGGING_TTL_SECONDS));
             await("the first touch's deadline passed")
-                    .atMost(Duration.ofSeconds(10))
-                    .until(() -> Instant.now().isAfter(first.plusSeconds(TTL_SECONDS + 1)));
+                    .atMost(Duration.ofSeconds(LAGGING_TTL_SECONDS + 10))
+                    .until(() -> Instant.now().isAfter(first.plusSeconds(LAGGING_TTL_SECONDS + 1)));
             Instant sent = Instant.now();
             documents.updateOne(eq("_id", id), inc(COUNTER, 1));
             PIPELINE.pipeline().stack().connect().resume(connector, WAIT);
-            Instant deadline = Instant.ofEpochSecond(sent.getEpochSecond() + TTL_SECONDS);
+            Instant deadline = Instant.ofEpochSecond(sent.getEpochSecond() + LAGGING_TTL_SECONDS);
             await(id + " present until its last modification's deadline " + deadline)
                     .atMost(WAIT)
                     .pollDelay(Duration.ZERO)

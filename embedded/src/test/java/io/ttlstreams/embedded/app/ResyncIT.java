@@ -152,6 +152,9 @@ class ResyncIT {
             // One resync event per document, the real run's (the dry run published none); the one left has the same
             // key bytes, hence the same partition, as the connector's change event of it.
             for (Object id : all) {
+                await("the resync event of " + id)
+                        .atMost(WAIT)
+                        .until(() -> source.poll(r -> isEventFor(r, "resync", id)), found -> !found.isEmpty());
                 only(source.poll(r -> isEventFor(r, "resync", id)));
             }
             tokens.collection().updateOne(eq("_id", "no-expiry"), set("touched", true));
