@@ -142,9 +142,9 @@ public final class DemoCommand implements CommandExtension {
         }
         Instant written = Instant.now();
         events.insertOne(new Document("_id", cosmos.id).append("ttl", 5));
-        // last-modified counts from the change event's time: wallTime where MongoDB gives one, else the end of
-        // its clusterTime second (the stand-in gives no wallTime, and clusterTime counts whole seconds).
-        cosmos.deadline = Instant.ofEpochSecond(written.getEpochSecond() + 6);
+        // last-modified counts from the change event's time, its wallTime (or the record's, if later), which is
+        // no earlier than this write was sent: so the ttl counted from here is the earliest correct deadline.
+        cosmos.deadline = written.plusSeconds(5);
         tracked.add(cosmos);
         out.printf("wrote %d documents; renewing, unsetting and deleting in 1 s...%n", tracked.size());
         Thread.sleep(1_000);
