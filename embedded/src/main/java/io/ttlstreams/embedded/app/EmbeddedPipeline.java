@@ -93,7 +93,8 @@ public final class EmbeddedPipeline implements AutoCloseable {
             return;
         }
         try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(false);
+            // As the components bind: a port a previous run left in TIME_WAIT is free, only a listener takes it.
+            socket.setReuseAddress(true);
             socket.bind(new InetSocketAddress(LOOPBACK, port));
         } catch (IOException e) {
             throw new ConfigException(
