@@ -43,22 +43,29 @@ public final class SignatureVerifier {
      */
     public void verify(byte[] key, byte[] value, byte[] keyId, byte[] signature) {
         if (signature == null) {
-            throw new InvalidDeleteCommandException("unsigned: the record has no " + SigningKey.SIGNATURE_HEADER
-                    + " header (only the ttl-streams processor, with ttl.command.signing.key, signs commands)");
+            throw new InvalidDeleteCommandException(
+                    SinkRefusal.SIGNATURE,
+                    "unsigned: the record has no " + SigningKey.SIGNATURE_HEADER
+                            + " header (only the ttl-streams processor, with ttl.command.signing.key, signs commands)");
         }
         if (keyId == null) {
             throw new InvalidDeleteCommandException(
+                    SinkRefusal.SIGNATURE,
                     "the record has a signature but no " + SigningKey.KEY_ID_HEADER + " header naming its key");
         }
         String id = new String(keyId, StandardCharsets.US_ASCII);
         SigningKey trusted = keysById.get(id);
         if (trusted == null) {
-            throw new InvalidDeleteCommandException("signed with key id '" + printable(id)
-                    + "', which this sink does not trust (it trusts " + keyIds() + ")");
+            throw new InvalidDeleteCommandException(
+                    SinkRefusal.SIGNATURE,
+                    "signed with key id '" + printable(id) + "', which this sink does not trust (it trusts " + keyIds()
+                            + ")");
         }
         if (!trusted.verifies(key, value, signature)) {
-            throw new InvalidDeleteCommandException("bad signature for key id " + id
-                    + ": the key or value was changed after signing, or signed with another secret");
+            throw new InvalidDeleteCommandException(
+                    SinkRefusal.SIGNATURE,
+                    "bad signature for key id " + id
+                            + ": the key or value was changed after signing, or signed with another secret");
         }
     }
 

@@ -1,5 +1,6 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.query.GuardHolds;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -13,6 +14,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.StringJoiner;
 import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -35,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * Prints one status line every few seconds when it changed (and at least every {@link #REPEAT_UNCHANGED}): the state, the tasks this instance owns (active, and standby copies),
  * documents scheduled (the schedule store's size), due (deadline passed, command not yet emitted), delete commands
  * emitted, documents deleted (when the caller can count them, as the embedded run can), documents the blast-radius
- * guard holds for approval (when any), dead letters, failures, and the expiry lag percentiles.
+ * guard holds for approval (when any), dead letters, the commands the sink dead-lettered (when any, by reason),
+ * failures, and the expiry lag percentiles.
  *
  * <p>A status line is most needed when things break, so no failure stops the reporting: a line that cannot be built
  * (a store moving away in a rebalance, a metric that vanished) is logged at WARN and the next one comes on time.
@@ -137,6 +141,7 @@ final class StatusReporter implements AutoCloseable {
                 TtlMetrics.total(metrics, TtlMetrics.CONFIRMED),
                 TtlMetrics.total(metrics, TtlMetrics.UNCONFIRMED),
                 TtlMetrics.total(metrics, TtlMetrics.DEAD_LETTERED) + failed.recordsDeadLettered()));
+        line.append(sinkDeadLetters(new ExpiryFigures(() -> metrics).sinkDeadLetters()));
         if (failed.threadsReplaced() > 0 || failed.punctuationFailures() > 0) {
             line.append(" threads-replaced=")
                     .append(failed.threadsReplaced())
@@ -149,6 +154,25 @@ final class StatusReporter implements AutoCloseable {
                 max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p99"),
                 max(metrics, TtlMetrics.CONFIRMED_LAG_MS + "-p99")));
         return line.toString();
+    }
+
+    /**
+     * The sink's dead letters by reason, as {@code " sink-dead-lettered=495 (signature=492 namespace=3)"}; nothing
+     * while there are none, as there should be none.
+     */
+    static String sinkDeadLetters(SortedMap<String, Double> byReason) {
+        double total =
+                byReason.values().stream().mapToDouble(Double::doubleValue).sum();
+        if (total == 0) {
+            return "";
+        }
+        StringJoiner reasons = new StringJoiner(" ", " (", ")");
+        byReason.forEach((reason, count) -> {
+            if (count > 0) {
+                reasons.add(String.format("%s=%.0f", reason, count));
+            }
+        });
+        return String.format(" sink-dead-lettered=%.0f", total) + reasons;
     }
 
     /** The task ids of every local thread, sorted, comma-separated; "-" for none. */

@@ -2,9 +2,13 @@ package io.ttlstreams.metrics;
 
 import io.ttlstreams.processor.LagHistogram;
 import io.ttlstreams.processor.TtlMetrics;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
@@ -35,6 +39,59 @@ public final class ExpiryFigures {
     /** Documents the tasks this instance runs gave up on. */
     public double deletesUnconfirmed() {
         return TtlMetrics.total(metrics.get(), TtlMetrics.UNCONFIRMED);
+    }
+
+    /**
+     * Delete commands the sink connector dead-lettered, by reason ({@code signature}, {@code namespace}, ...), as the
+     * task that reads {@code ttl.sink.dlq} counted them on this instance; reasons without any are left out.
+     */
+    public SortedMap<String, Double> sinkDeadLetters() {
+        SortedMap<String, Double> byReason =
+                byTag(TtlMetrics.SINK_DEAD_LETTERS + TtlMetrics.TOTAL, TtlMetrics.REASON_TAG);
+        byReason.values().removeIf(count -> count == 0);
+        return byReason;
+    }
+
+    /** Per rule: commands emitted, deletes confirmed and given up on by the tasks this instance runs. */
+    public List<RuleFigures> perRule() {
+        SortedMap<String, Double> emitted = byTag(TtlMetrics.EMITTED + TtlMetrics.TOTAL, TtlMetrics.RULE_TAG);
+        SortedMap<String, Double> confirmed = byTag(TtlMetrics.CONFIRMED + TtlMetrics.TOTAL, TtlMetrics.RULE_TAG);
+        SortedMap<String, Double> unconfirmed = byTag(TtlMetrics.UNCONFIRMED + TtlMetrics.TOTAL, TtlMetrics.RULE_TAG);
+        SortedMap<String, Double> lagP99 = new TreeMap<>();
+        metrics.get().forEach((name, metric) -> {
+            if (name.group().equals(TtlMetrics.GROUP)
+                    && name.name().equals(TtlMetrics.EXPIRY_LAG_MS + "-p99")
+                    && name.tags().containsKey(TtlMetrics.RULE_TAG)
+                    && metric.metricValue() instanceof Number value
+                    && Double.isFinite(value.doubleValue())) {
+                lagP99.merge(name.tags().get(TtlMetrics.RULE_TAG), value.doubleValue() / 1000.0, Math::max);
+            }
+        });
+        Set<String> rules = new TreeSet<>(emitted.keySet());
+        rules.addAll(confirmed.keySet());
+        rules.addAll(unconfirmed.keySet());
+        return rules.stream()
+                .map(rule -> new RuleFigures(
+                        rule,
+                        emitted.getOrDefault(rule, 0.0),
+                        confirmed.getOrDefault(rule, 0.0),
+                        unconfirmed.getOrDefault(rule, 0.0),
+                        lagP99.containsKey(rule) ? OptionalDouble.of(lagP99.get(rule)) : OptionalDouble.empty()))
+                .toList();
+    }
+
+    /** The sums of metric {@code name} of this group by the value of its tag {@code tag}. */
+    private SortedMap<String, Double> byTag(String name, String tag) {
+        SortedMap<String, Double> sums = new TreeMap<>();
+        metrics.get().forEach((metricName, metric) -> {
+            if (metricName.group().equals(TtlMetrics.GROUP)
+                    && metricName.name().equals(name)
+                    && metricName.tags().containsKey(tag)
+                    && metric.metricValue() instanceof Number value) {
+                sums.merge(metricName.tags().get(tag), value.doubleValue(), Double::sum);
+            }
+        });
+        return sums;
     }
 
     /** The expiry lag over all tasks and rules, from the histogram's buckets. */
@@ -73,6 +130,19 @@ public final class ExpiryFigures {
         }
         return OptionalDouble.empty();
     }
+
+    /**
+     * One rule's figures on this instance.
+     *
+     * @param lagP99Seconds the largest 99th percentile of the rule's expiry lag over the last minute or so among the
+     *     tasks; empty before any command
+     */
+    public record RuleFigures(
+            String rule,
+            double deletesEmitted,
+            double deletesConfirmed,
+            double deletesUnconfirmed,
+            OptionalDouble lagP99Seconds) {}
 
     /**
      * The expiry lag of this instance.

@@ -85,6 +85,9 @@ public final class AclPlan {
         for (TopicSpec topic : topics.topics(Role.AUDIT)) {
             processor.add(topic(topic, "writes audit events; checks its settings", "Write", "DescribeConfigs"));
         }
+        for (TopicSpec topic : topics.topics(Role.SINK_DEAD_LETTERS)) {
+            processor.add(topic(topic, "counts the commands the sink refused, by reason", "Read"));
+        }
         String internal = applicationId + "-";
         processor.add(new Acl(
                 Resource.TOPIC,

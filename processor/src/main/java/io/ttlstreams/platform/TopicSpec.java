@@ -47,7 +47,7 @@ public record TopicSpec(
 
         /** Whether the processor itself reads or writes topics of this role, so that it checks them at start-up. */
         public boolean usedByProcessor() {
-            return this != HEARTBEAT && this != SINK_DEAD_LETTERS;
+            return this != HEARTBEAT;
         }
     }
 

@@ -44,6 +44,8 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String TASK_TAG = SCOPE + "-id";
     /** The tag naming the rule, on the per-rule sensors. */
     public static final String RULE_TAG = "rule";
+    /** The tag naming the reason, on the per-reason sensors (such as {@link #SINK_DEAD_LETTERS}). */
+    public static final String REASON_TAG = "reason";
     /** Counter suffix: the count since the sensor was created. */
     public static final String TOTAL = "-total";
     /** Counter: documents given a (new) deadline. */
@@ -100,6 +102,11 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String RESCHEDULED_BY_READ = "entries-rescheduled-by-read";
     /** Counter: read-backs that failed, were refused or went unanswered: the command went out again instead. */
     public static final String READ_BACKS_FAILED = "read-backs-failed";
+    /**
+     * Counter, per {@code reason}: delete commands the sink connector dead-lettered to {@code ttl.sink.dlq} (refused
+     * by the sink guard, or rejected by MongoDB), which deleted nothing.
+     */
+    public static final String SINK_DEAD_LETTERS = "sink-dead-letters";
     /** Distribution, per rule: delete command emitted minus deadline, in ms (see {@link #lag}). */
     public static final String EXPIRY_LAG_MS = "expiry-lag-ms";
     /** Distribution, per rule: the change stream's delete event minus the deadline, in ms, for confirmed deletes. */

@@ -7,13 +7,16 @@ import io.ttlstreams.state.ScheduleQueries.Backlog;
 import io.ttlstreams.state.ScheduleQueries.Histogram;
 import io.ttlstreams.state.ScheduleQueries.ScheduledDocument;
 import io.ttlstreams.state.ScheduleStores;
+import io.ttlstreams.topology.TtlTopology;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.TaskMetadata;
 import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.bson.BsonDocument;
@@ -35,11 +38,14 @@ public final class LocalSchedule {
         this.streams = streams;
     }
 
-    /** The partitions of the active tasks, each holding one schedule and one index store. */
+    /** The partitions of the active schedule tasks, each holding one schedule and one index store. */
     List<Integer> activePartitions() {
         return streams.metadataForLocalThreads().stream()
                 .map(ThreadMetadata::activeTasks)
-                .flatMap(tasks -> tasks.stream().map(task -> task.taskId().partition()))
+                .flatMap(tasks -> tasks.stream()
+                        .map(TaskMetadata::taskId)
+                        .filter(task -> task.subtopology() == TtlTopology.SCHEDULE_SUBTOPOLOGY)
+                        .map(TaskId::partition))
                 .distinct()
                 .sorted()
                 .toList();

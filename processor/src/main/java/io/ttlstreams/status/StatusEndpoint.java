@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
+import java.util.SortedMap;
 import java.util.function.DoubleSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
@@ -96,11 +97,19 @@ public final class StatusEndpoint {
                         expiries.deletesConfirmed(),
                         expiries.deletesUnconfirmed(),
                         deadLettered.getAsDouble(),
+                        sinkDeadLetters(),
                         expiries.lagSummary(),
+                        expiries.perRule(),
                         connectors.map(ConnectorMonitor::describe).orElse(List.of()),
                         sources.namespaces().stream()
                                 .map(namespace -> new Source(namespace.toString(), sources.staleness(namespace)))
                                 .toList()));
+    }
+
+    private SinkDeadLetters sinkDeadLetters() {
+        SortedMap<String, Double> byReason = expiries.sinkDeadLetters();
+        return new SinkDeadLetters(
+                byReason.values().stream().mapToDouble(Double::doubleValue).sum(), byReason);
     }
 
     /** The tasks this instance runs, active and standby, with their input partitions. */
@@ -136,9 +145,17 @@ public final class StatusEndpoint {
             double deletesConfirmed,
             double deletesUnconfirmed,
             double deadLettered,
+            SinkDeadLetters sinkDeadLetters,
             ExpiryFigures.LagSummary expiryLag,
+            List<ExpiryFigures.RuleFigures> rules,
             List<ConnectorMonitor.Described> connectors,
             List<Source> sources) {}
+
+    /**
+     * The delete commands the sink connector dead-lettered to {@code ttl.sink.dlq}, as counted by the task that reads
+     * it, if this instance runs it: in total and by reason.
+     */
+    record SinkDeadLetters(double total, SortedMap<String, Double> byReason) {}
 
     /** A task this instance runs: {@code active} or {@code standby}, with its input partitions. */
     record Task(String id, String kind, List<String> partitions) {}

@@ -1,6 +1,7 @@
 package io.ttlstreams.topology;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.event.EventTimeWindow;
@@ -12,6 +13,7 @@ import io.ttlstreams.processor.ExpirySchedulerProcessor;
 import io.ttlstreams.processor.Outputs;
 import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.processor.SendFailureHandler;
+import io.ttlstreams.processor.SinkDeadLetterProcessor;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.serde.ChangeEventSerde;
@@ -20,6 +22,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -35,6 +38,8 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  *                            │  │          └──► ttl.audit.topic (optional)
  *                            │  └── control-parse ◄── control-source ◄── ttl.control.topic ◄── (to every partition)
  *                            └──► ttl.dlq.topic  (and so do control-parse and the scheduler)
+ *
+ *  ttl.sink.dlq ──► sink-dead-letter-count   (the commands the sink refused, counted by reason)
  * </pre>
  *
  * The control topic carries namespace-wide events (drop, rename, ...) and operators' guard decisions
@@ -64,6 +69,16 @@ public final class TtlTopology {
     public static final String AUDIT_SINK = "audit-sink";
     /** Sink node writing dead letters; every processor that dead-letters forwards to it. */
     public static final String DLQ_SINK = "dlq-sink";
+    /** Source node reading the sink connector's dead letters. */
+    public static final String SINK_DLQ_SOURCE = "sink-dead-letters";
+    /** Processor node counting the sink connector's dead letters by reason. */
+    public static final String SINK_DLQ_COUNTER = "sink-dead-letter-count";
+
+    /**
+     * The sub-topology that keeps the schedule, whose tasks ({@code 0_<partition>}) own the schedule's stores; the
+     * sink's dead letters are counted by sub-topology 1 (the description in docs/topology.md pins both).
+     */
+    public static final int SCHEDULE_SUBTOPOLOGY = 0;
 
     /** Where each processor forwards to: these nodes, by name. */
     private static final Outputs OUTPUTS = new Outputs(SCHEDULER, CONTROL_SINK, DELETES_SINK, AUDIT_SINK, DLQ_SINK);
@@ -153,6 +168,13 @@ public final class TtlTopology {
                 PARSER,
                 CONTROL_PARSER,
                 SCHEDULER);
+        // The sink's refusals, where the operator looks: its own sub-topology, as it shares nothing with the schedule.
+        topology.addSource(
+                SINK_DLQ_SOURCE,
+                new ByteArrayDeserializer(),
+                new ByteArrayDeserializer(),
+                ConnectorConfigs.SINK_DLQ_TOPIC);
+        topology.addProcessor(SINK_DLQ_COUNTER, SinkDeadLetterProcessor::new, SINK_DLQ_SOURCE);
         return topology;
     }
 

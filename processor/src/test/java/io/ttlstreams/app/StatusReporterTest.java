@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -108,6 +109,13 @@ class StatusReporterTest {
         assertThat(printed.toString(StandardCharsets.UTF_8).lines())
                 .extracting(line -> line.replaceAll(".* deleted=(\\d+) .*", "deleted=$1"))
                 .containsExactly("deleted=1", "deleted=2", "deleted=2");
+    }
+
+    @Test
+    void shouldNameTheSinksDeadLettersByReasonWhenThereAreAny() {
+        assertThat(StatusReporter.sinkDeadLetters(new TreeMap<>(Map.of("signature", 492.0, "namespace", 3.0))))
+                .isEqualTo(" sink-dead-lettered=495 (namespace=3 signature=492)");
+        assertThat(StatusReporter.sinkDeadLetters(new TreeMap<>())).isEmpty();
     }
 
     @Test

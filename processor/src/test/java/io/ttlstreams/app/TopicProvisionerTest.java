@@ -52,7 +52,8 @@ class TopicProvisionerTest {
             return with("mongo.app.sessions", count)
                     .with("ttl.control", count)
                     .with("ttl.deletes", count)
-                    .with("ttl.dlq", 1);
+                    .with("ttl.dlq", 1)
+                    .with("ttl.sink.dlq", 1);
         }
 
         @SuppressWarnings("unchecked")
@@ -174,7 +175,8 @@ class TopicProvisionerTest {
 
         Map<String, NewTopic> created = new LinkedHashMap<>();
         topics.created.forEach(topic -> created.put(topic.name(), topic));
-        assertThat(created.keySet()).containsExactly("ttl.control", "ttl.deletes", "ttl.dlq");
+        // ttl.sink.dlq too: the processor counts the sink's refusals from it, so Kafka Streams needs it to start.
+        assertThat(created.keySet()).containsExactly("ttl.control", "ttl.deletes", "ttl.dlq", "ttl.sink.dlq");
         assertThat(created.get("ttl.control").numPartitions()).isEqualTo(4);
         assertThat(created.get("ttl.deletes").configs())
                 .containsEntry("cleanup.policy", "delete")

@@ -47,7 +47,7 @@ class MonitoringFilesTest {
         String output = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(check.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(check.exitValue()).as(output).isZero();
-        assertThat(output).contains("SUCCESS: 6 rules found");
+        assertThat(output).contains("SUCCESS: 7 rules found");
     }
 
     @Test

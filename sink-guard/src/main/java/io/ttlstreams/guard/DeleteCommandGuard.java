@@ -5,6 +5,7 @@ import io.ttlstreams.contract.InvalidDeleteCommandException;
 import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.contract.SignatureVerifier;
 import io.ttlstreams.contract.SigningKey;
+import io.ttlstreams.contract.SinkRefusal;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -85,7 +86,8 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
 
     /**
      * @return {@code record}, unchanged, when it passes every check
-     * @throws DataException with the reason, starting "Delete command refused by the sink guard: ", otherwise
+     * @throws DataException with the reason, starting "Delete command refused by the sink guard: [label] " with the
+     *     {@link SinkRefusal} label, otherwise
      */
     @Override
     public R apply(R record) {
@@ -96,7 +98,7 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
             check(record);
             return record;
         } catch (InvalidDeleteCommandException refused) {
-            throw new DataException("Delete command refused by the sink guard: " + refused.getMessage());
+            throw new DataException(refused.refusal().reason(refused.getMessage()));
         }
     }
 
@@ -109,18 +111,22 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
         // Also refuses a record without key or value.
         DeleteCommand command = DeleteCommand.parse(text(key), text(value));
         if (config.allowedNamespaces().stream().noneMatch(allowed -> allowed.matches(command.namespace()))) {
-            throw new InvalidDeleteCommandException("namespace " + command.namespace() + " is not in "
-                    + SinkGuardConfig.ALLOWED_NAMESPACES_CONFIG + " "
-                    + config.allowedNamespaces().stream()
-                            .map(NamespacePattern::toString)
-                            .toList());
+            throw new InvalidDeleteCommandException(
+                    SinkRefusal.NAMESPACE,
+                    "namespace " + command.namespace() + " is not in "
+                            + SinkGuardConfig.ALLOWED_NAMESPACES_CONFIG + " "
+                            + config.allowedNamespaces().stream()
+                                    .map(NamespacePattern::toString)
+                                    .toList());
         }
         long now = clock.millis();
         long latest = now + config.clockSkewToleranceMs();
         if (command.deadlineMillis() > latest) {
-            throw new InvalidDeleteCommandException("the deadline " + Instant.ofEpochMilli(command.deadlineMillis())
-                    + " is later than the sink's clock " + Instant.ofEpochMilli(now) + " + "
-                    + config.clockSkewToleranceMs() + " ms: a command never deletes before its deadline");
+            throw new InvalidDeleteCommandException(
+                    SinkRefusal.NOT_DUE,
+                    "the deadline " + Instant.ofEpochMilli(command.deadlineMillis())
+                            + " is later than the sink's clock " + Instant.ofEpochMilli(now) + " + "
+                            + config.clockSkewToleranceMs() + " ms: a command never deletes before its deadline");
         }
         checkFresh(command, now);
     }
@@ -129,25 +135,36 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
     private void checkFresh(DeleteCommand command, long now) {
         if (command.issuedAtMillis().isEmpty()) {
             if (!config.allowLegacyCommands()) {
-                throw new InvalidDeleteCommandException("the command has no issue time (value field '"
-                        + DeleteCommand.ISSUED_AT_FIELD + "'): it comes from a processor that did not write one yet,"
-                        + " and could be a replay of any age; set " + SinkGuardConfig.ALLOW_LEGACY_COMMANDS_CONFIG
-                        + "=true only while upgrading");
+                throw new InvalidDeleteCommandException(
+                        SinkRefusal.NO_ISSUE_TIME,
+                        "the command has no issue time (value field '"
+                                + DeleteCommand.ISSUED_AT_FIELD
+                                + "'): it comes from a processor that did not write one yet,"
+                                + " and could be a replay of any age; set "
+                                + SinkGuardConfig.ALLOW_LEGACY_COMMANDS_CONFIG
+                                + "=true only while upgrading");
             }
             return;
         }
         long issuedAt = command.issuedAtMillis().getAsLong();
         if (issuedAt > now + config.clockSkewToleranceMs()) {
-            throw new InvalidDeleteCommandException("the command was issued at " + Instant.ofEpochMilli(issuedAt)
-                    + ", later than the sink's clock " + Instant.ofEpochMilli(now) + " + "
-                    + config.clockSkewToleranceMs() + " ms (" + SinkGuardConfig.CLOCK_SKEW_TOLERANCE_MS_CONFIG + ")");
+            throw new InvalidDeleteCommandException(
+                    SinkRefusal.ISSUED_AHEAD,
+                    "the command was issued at " + Instant.ofEpochMilli(issuedAt)
+                            + ", later than the sink's clock " + Instant.ofEpochMilli(now) + " + "
+                            + config.clockSkewToleranceMs() + " ms (" + SinkGuardConfig.CLOCK_SKEW_TOLERANCE_MS_CONFIG
+                            + ")");
         }
         // Subtracting from now cannot overflow for any clock; issuedAt + max age could, for a forged far future.
         if (issuedAt < now - config.commandMaxAgeMs()) {
-            throw new InvalidDeleteCommandException("the command was issued at " + Instant.ofEpochMilli(issuedAt)
-                    + ", more than " + SinkGuardConfig.COMMAND_MAX_AGE_MS_CONFIG + "=" + config.commandMaxAgeMs()
-                    + " ms before the sink's clock " + Instant.ofEpochMilli(now) + ": a stale or replayed command"
-                    + " (the processor re-emits an unconfirmed one with a new issue time)");
+            throw new InvalidDeleteCommandException(
+                    SinkRefusal.STALE,
+                    "the command was issued at " + Instant.ofEpochMilli(issuedAt)
+                            + ", more than " + SinkGuardConfig.COMMAND_MAX_AGE_MS_CONFIG + "="
+                            + config.commandMaxAgeMs()
+                            + " ms before the sink's clock " + Instant.ofEpochMilli(now)
+                            + ": a stale or replayed command"
+                            + " (the processor re-emits an unconfirmed one with a new issue time)");
         }
     }
 
@@ -158,8 +175,10 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
             return;
         }
         config.verifier()
-                .orElseThrow(() -> new InvalidDeleteCommandException("the command is signed, but this sink has no "
-                        + SinkGuardConfig.SIGNING_KEY_CONFIG + " to verify it with"))
+                .orElseThrow(() -> new InvalidDeleteCommandException(
+                        SinkRefusal.SIGNATURE,
+                        "the command is signed, but this sink has no " + SinkGuardConfig.SIGNING_KEY_CONFIG
+                                + " to verify it with"))
                 .verify(key, value, keyId, signature);
     }
 
@@ -171,13 +190,17 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
             return null;
         }
         if (found.size() > 1) {
-            throw new InvalidDeleteCommandException("header " + name + " appears " + found.size() + " times");
+            throw new InvalidDeleteCommandException(
+                    SinkRefusal.SIGNATURE, "header " + name + " appears " + found.size() + " times");
         }
         Object value = found.get(0).value();
         if (!(value instanceof byte[] bytes)) {
-            throw new InvalidDeleteCommandException("header " + name + " reached the guard as "
-                    + (value == null ? "null" : value.getClass().getSimpleName()) + ", not bytes: set the sink's"
-                    + " header.converter=org.apache.kafka.connect.converters.ByteArrayConverter");
+            throw new InvalidDeleteCommandException(
+                    SinkRefusal.FORMAT,
+                    "header " + name + " reached the guard as "
+                            + (value == null ? "null" : value.getClass().getSimpleName())
+                            + ", not bytes: set the sink's"
+                            + " header.converter=org.apache.kafka.connect.converters.ByteArrayConverter");
         }
         return bytes;
     }
@@ -192,8 +215,10 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
         if (data == null) {
             return null;
         }
-        throw new InvalidDeleteCommandException("the record " + what + " is a "
-                + data.getClass().getSimpleName() + ", not a string: the sink reads commands with StringConverter");
+        throw new InvalidDeleteCommandException(
+                SinkRefusal.FORMAT,
+                "the record " + what + " is a " + data.getClass().getSimpleName()
+                        + ", not a string: the sink reads commands with StringConverter");
     }
 
     private static String text(byte[] bytes) {

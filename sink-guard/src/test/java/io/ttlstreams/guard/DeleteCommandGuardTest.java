@@ -125,7 +125,7 @@ class DeleteCommandGuardTest {
 
         assertThatThrownBy(() -> guard(settings()).apply(signed(KEY, key, value)))
                 .isInstanceOf(DataException.class)
-                .hasMessageStartingWith(PREFIX)
+                .hasMessageStartingWith(PREFIX + "[grammar] ")
                 .hasMessageContaining(reason);
     }
 
@@ -136,8 +136,9 @@ class DeleteCommandGuardTest {
         assertThatThrownBy(() ->
                         guard(settings()).apply(record(command.keyJson(), command.valueJson(), new ConnectHeaders())))
                 .isInstanceOf(DataException.class)
-                .hasMessage(PREFIX + "unsigned: the record has no ttl.signature header (only the ttl-streams"
-                        + " processor, with ttl.command.signing.key, signs commands)");
+                .hasMessage(
+                        PREFIX + "[signature] unsigned: the record has no ttl.signature header (only the ttl-streams"
+                                + " processor, with ttl.command.signing.key, signs commands)");
     }
 
     @Test
@@ -168,7 +169,8 @@ class DeleteCommandGuardTest {
     void shouldRefuseANamespaceOutsideTheAllowList() {
         assertThatThrownBy(() -> guard(settings()).apply(signed(command("prod.users", "u1", 0))))
                 .isInstanceOf(DataException.class)
-                .hasMessage(PREFIX + "namespace prod.users is not in allowed.namespaces [app.sessions, audit.*]");
+                .hasMessage(PREFIX
+                        + "[namespace] namespace prod.users is not in allowed.namespaces [app.sessions, audit.*]");
         assertThat(guard(settings()).apply(signed(command("audit.anything", "u1", 0))))
                 .isNotNull();
     }
@@ -197,7 +199,7 @@ class DeleteCommandGuardTest {
         assertThat(guard(settings()).apply(issued(-validity))).isNotNull();
         assertThatThrownBy(() -> guard(settings()).apply(issued(-validity - 1)))
                 .isInstanceOf(DataException.class)
-                .hasMessage(PREFIX + "the command was issued at 2025-12-31T22:00:09.999Z, more than"
+                .hasMessage(PREFIX + "[stale] the command was issued at 2025-12-31T22:00:09.999Z, more than"
                         + " command.max.age.ms=7200000 ms before the sink's clock 2026-01-01T00:00:10Z: a stale or"
                         + " replayed command (the processor re-emits an unconfirmed one with a new issue time)");
         assertThat(guard(settings("command.max.age.ms", "60000")).apply(issued(-60_000)))
@@ -212,7 +214,8 @@ class DeleteCommandGuardTest {
         assertThat(guard(settings()).apply(issued(5_000))).isNotNull();
         assertThatThrownBy(() -> guard(settings()).apply(issued(5_001)))
                 .isInstanceOf(DataException.class)
-                .hasMessage(PREFIX + "the command was issued at 2026-01-01T00:00:15.001Z, later than the sink's clock"
+                .hasMessage(PREFIX
+                        + "[issued-ahead] the command was issued at 2026-01-01T00:00:15.001Z, later than the sink's clock"
                         + " 2026-01-01T00:00:10Z + 5000 ms (clock.skew.tolerance.ms)");
         assertThatThrownBy(() -> guard(settings("clock.skew.tolerance.ms", "0")).apply(issued(1)))
                 .isInstanceOf(DataException.class)
@@ -225,7 +228,8 @@ class DeleteCommandGuardTest {
 
         assertThatThrownBy(() -> guard(settings()).apply(legacy))
                 .isInstanceOf(DataException.class)
-                .hasMessage(PREFIX + "the command has no issue time (value field 'issuedAt'): it comes from a"
+                .hasMessage(PREFIX
+                        + "[no-issue-time] the command has no issue time (value field 'issuedAt'): it comes from a"
                         + " processor that did not write one yet, and could be a replay of any age; set"
                         + " allow.legacy.commands=true only while upgrading");
         assertThat(guard(settings("allow.legacy.commands", "true")).apply(legacy))
@@ -248,9 +252,11 @@ class DeleteCommandGuardTest {
 
         assertThatThrownBy(() -> guard(settings()).apply(record(command.keyJson(), command.valueJson(), asText)))
                 .isInstanceOf(DataException.class)
+                .hasMessageStartingWith(PREFIX + "[format] ")
                 .hasMessageContaining("header.converter=org.apache.kafka.connect.converters.ByteArrayConverter");
         assertThatThrownBy(() -> guard(settings()).apply(record(command.keyJson(), command.valueJson(), twice)))
                 .isInstanceOf(DataException.class)
+                .hasMessageStartingWith(PREFIX + "[signature] ")
                 .hasMessageContaining("header ttl.signature appears 2 times");
     }
 
@@ -267,6 +273,7 @@ class DeleteCommandGuardTest {
         SinkRecord map = new SinkRecord("t", 0, null, command.keyJson(), null, Map.of("_id", "x"), 1L);
         assertThatThrownBy(() -> guard(settings()).apply(map))
                 .isInstanceOf(DataException.class)
+                .hasMessageStartingWith(PREFIX + "[format] ")
                 .hasMessageContaining("not a string");
     }
 

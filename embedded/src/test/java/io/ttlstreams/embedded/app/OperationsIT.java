@@ -10,6 +10,7 @@ import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.PercentEncoding;
 import io.ttlstreams.embedded.HeadlessChromium;
 import io.ttlstreams.embedded.PrometheusText;
+import io.ttlstreams.topology.TtlTopology;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -215,10 +216,12 @@ class OperationsIT {
                 .until(() -> activeTasks(first) == 2 && first.streams().state() == KafkaStreams.State.RUNNING);
     }
 
+    /** The active schedule tasks of an instance (not the sink dead letters' task). */
     private static long activeTasks(TtlStreamsApp app) {
         return app.streams().metadataForLocalThreads().stream()
-                .mapToLong(thread -> thread.activeTasks().size())
-                .sum();
+                .flatMap(thread -> thread.activeTasks().stream())
+                .filter(task -> task.taskId().subtopology() == TtlTopology.SCHEDULE_SUBTOPOLOGY)
+                .count();
     }
 
     @Test

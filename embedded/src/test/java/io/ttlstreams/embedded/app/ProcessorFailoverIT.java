@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import com.mongodb.client.MongoCollection;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
+import io.ttlstreams.topology.TtlTopology;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -127,12 +128,14 @@ class ProcessorFailoverIT {
         }
     }
 
-    /** The ids of the active (or standby) tasks of an instance. */
+    /** The ids of the active (or standby) schedule tasks of an instance (not the sink dead letters' task). */
     private static Set<String> tasks(KafkaStreams streams, boolean active) {
         Set<String> ids = new HashSet<>();
         for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
             (active ? thread.activeTasks() : thread.standbyTasks())
-                    .forEach(task -> ids.add(task.taskId().toString()));
+                    .stream()
+                            .filter(task -> task.taskId().subtopology() == TtlTopology.SCHEDULE_SUBTOPOLOGY)
+                            .forEach(task -> ids.add(task.taskId().toString()));
         }
         return ids;
     }

@@ -1,0 +1,83 @@
+package io.ttlstreams.processor;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the sink connector's dead letters ({@code ttl.sink.dlq}): delete commands the sink guard refused or MongoDB
+ * rejected, which delete nothing, and would otherwise wait silently for the confirmation retries. Each is counted as
+ * {@value TtlMetrics#SINK_DEAD_LETTERS}, tagged with its {@link SinkDeadLetterReason}, and the first of each reason
+ * in the task is logged at ERROR with the reason Connect recorded and what to check; later ones only count.
+ *
+ * <p>Only the headers are read: whatever the key and value hold, the record is counted and the next one follows.
+ */
+public final class SinkDeadLetterProcessor implements Processor<byte[], byte[], Void, Void> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SinkDeadLetterProcessor.class);
+
+    /** A logged reason is cut here: Connect's message can quote a whole command. */
+    private static final int MAX_LOGGED_CHARS = 500;
+
+    private final Map<SinkDeadLetterReason, Sensor> counters = new EnumMap<>(SinkDeadLetterReason.class);
+    private final Set<SinkDeadLetterReason> logged = EnumSet.noneOf(SinkDeadLetterReason.class);
+    private TtlMetrics metrics;
+
+    @Override
+    public void init(ProcessorContext<Void, Void> context) {
+        this.metrics = TtlMetrics.forTask(context);
+        // Every reason from the start, at 0: an alert on increase() then sees the first refusal.
+        for (SinkDeadLetterReason reason : SinkDeadLetterReason.values()) {
+            counters.put(
+                    reason,
+                    metrics.counter(TtlMetrics.SINK_DEAD_LETTERS, Map.of(TtlMetrics.REASON_TAG, reason.label())));
+        }
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        String message = header(record.headers(), SinkDeadLetterReason.MESSAGE_HEADER);
+        SinkDeadLetterReason reason =
+                SinkDeadLetterReason.of(message, header(record.headers(), SinkDeadLetterReason.EXCEPTION_HEADER));
+        counters.get(reason).record();
+        // Once per reason, not per record: a key mismatch refuses every command, and one line says it all.
+        if (logged.add(reason)) {
+            LOG.error(
+                    "The sink connector dead-lettered a delete command ({}, at {}), so it deleted nothing: {}. Check"
+                            + " {}. Further ones of this reason are counted in ttl_sink_dead_letters_total{reason=\"{}\"}"
+                            + " and on /v1/status, not logged",
+                    reason.label(),
+                    Instant.ofEpochMilli(record.timestamp()),
+                    message == null ? "no " + SinkDeadLetterReason.MESSAGE_HEADER + " header" : cut(message),
+                    reason.check(),
+                    reason.label());
+        }
+    }
+
+    private static String header(Headers headers, String name) {
+        Header header = headers.lastHeader(name);
+        return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+
+    private static String cut(String text) {
+        return text.length() <= MAX_LOGGED_CHARS ? text : text.substring(0, MAX_LOGGED_CHARS) + "...";
+    }
+
+    @Override
+    public void close() {
+        if (metrics != null) {
+            metrics.close();
+        }
+    }
+}

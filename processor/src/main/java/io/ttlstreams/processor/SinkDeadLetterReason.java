@@ -1,0 +1,95 @@
+package io.ttlstreams.processor;
+
+import io.ttlstreams.contract.SinkRefusal;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Why the sink connector dead-lettered a delete command, as the processor counts it: the sink guard's {@link
+ * SinkRefusal} labels, plus what else can put a command into {@code ttl.sink.dlq}. A closed set, so that the metric
+ * tagged with it stays small whatever the records say. Each comes with the first thing to check, for the one ERROR
+ * line the processor logs per reason.
+ */
+enum SinkDeadLetterReason {
+    SIGNATURE(
+            SinkRefusal.SIGNATURE,
+            "the processor's ttl.command.signing.key is missing or differs from the sink guard's signing.key"),
+    FORMAT(
+            SinkRefusal.FORMAT,
+            "the sink's converters: StringConverter for key and value, ByteArrayConverter"
+                    + " for headers (connect-config renders them)"),
+    GRAMMAR(
+            SinkRefusal.GRAMMAR,
+            "the processor and sink guard versions, or a writer of ttl.deletes other than" + " the processor"),
+    NAMESPACE(
+            SinkRefusal.NAMESPACE,
+            "the guard's allowed.namespaces lag the rules: register the sink again (run, or connect-config)"),
+    NOT_DUE(SinkRefusal.NOT_DUE, "the processor's clock runs ahead of the Connect worker's (NTP on both)"),
+    NO_ISSUE_TIME(
+            SinkRefusal.NO_ISSUE_TIME,
+            "an older processor writes commands: see 'Upgrading to commands with an issue time' in docs/trust-model.md"),
+    STALE(
+            SinkRefusal.STALE,
+            "the sink lagged more than command.max.age.ms behind the processor; unconfirmed"
+                    + " documents get fresh commands from the confirmation retries"),
+    ISSUED_AHEAD(SinkRefusal.ISSUED_AHEAD, "the processor's clock runs ahead of the Connect worker's (NTP on both)"),
+    /** A refusal of a guard that wrote no label yet (an older sink-guard jar). */
+    GUARD("guard", "the reason in the record's __connect.errors.exception.message header"),
+    /** MongoDB refused the delete (authorisation, a failed write). */
+    MONGODB("mongodb", "the sink's MongoDB user may remove on the TTL namespaces; the cluster's health"),
+    /** Anything else the sink connector dead-lettered, or a record without Connect's error headers. */
+    OTHER("other", "the record's __connect.errors.* headers (errors.deadletterqueue.context.headers.enable=true)");
+
+    /** Connect's dead-letter header holding the failure's message. */
+    static final String MESSAGE_HEADER = "__connect.errors.exception.message";
+    /** Connect's dead-letter header holding the failure's exception class. */
+    static final String EXCEPTION_HEADER = "__connect.errors.exception.class.name";
+
+    private final String label;
+    private final SinkRefusal refusal;
+    private final String check;
+
+    SinkDeadLetterReason(SinkRefusal refusal, String check) {
+        this.label = refusal.label();
+        this.refusal = refusal;
+        this.check = check;
+    }
+
+    SinkDeadLetterReason(String label, String check) {
+        this.label = label;
+        this.refusal = null;
+        this.check = check;
+    }
+
+    /** The label, as the metric's {@code reason} tag. */
+    String label() {
+        return label;
+    }
+
+    /** What to check first. */
+    String check() {
+        return check;
+    }
+
+    /**
+     * The reason of a dead letter with Connect's headers {@code message} and {@code exceptionClass}, either null when
+     * absent.
+     */
+    static SinkDeadLetterReason of(String message, String exceptionClass) {
+        if (message != null) {
+            Optional<SinkRefusal> refusal = SinkRefusal.of(message);
+            for (SinkDeadLetterReason reason : values()) {
+                if (refusal.isPresent() && reason.refusal == refusal.get()) {
+                    return reason;
+                }
+            }
+            if (message.startsWith(SinkRefusal.PREFIX)) {
+                return GUARD;
+            }
+        }
+        if (exceptionClass != null && exceptionClass.toLowerCase(Locale.ROOT).startsWith("com.mongodb")) {
+            return MONGODB;
+        }
+        return OTHER;
+    }
+}
