@@ -13,8 +13,10 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey.Timeline;
+import io.ttlstreams.state.UnscheduledNotes;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
 import org.apache.kafka.common.utils.Bytes;
@@ -40,10 +42,15 @@ final class EventApplier {
 
     private static final Logger LOG = LoggerFactory.getLogger(EventApplier.class);
 
+    /** Why an update whose document was gone when the source connector looked it up is not scheduled. */
+    static final String GONE_AT_LOOKUP = "the change event carries no full document: the document was deleted (or"
+            + " replaced) before the source connector looked it up; its delete event follows";
+
     private final SchedulerSettings settings;
     private final CommandSizeBound commandBound;
     private final ExpirySchedule schedule;
     private final KeyValueStore<String, Long> namespaceEpochs;
+    private final UnscheduledNotes notes;
     private final BlastRadiusGuard guard;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
@@ -58,6 +65,7 @@ final class EventApplier {
      * @param settings the rules and the record bound
      * @param schedule the task's schedule
      * @param namespaceEpochs the task's {@code namespace-epochs} store, loaded here
+     * @param notes why the task's unscheduled documents are not scheduled
      * @param guard decides whether an entry due on arrival is held
      * @param sensors what the applier counts
      * @param audit where superseded and confirmed commands are audited
@@ -67,6 +75,7 @@ final class EventApplier {
             SchedulerSettings settings,
             ExpirySchedule schedule,
             KeyValueStore<String, Long> namespaceEpochs,
+            UnscheduledNotes notes,
             BlastRadiusGuard guard,
             SchedulerSensors sensors,
             AuditWriter audit,
@@ -75,6 +84,7 @@ final class EventApplier {
         this.commandBound = new CommandSizeBound(settings.maxRecordBytes());
         this.schedule = schedule;
         this.namespaceEpochs = namespaceEpochs;
+        this.notes = notes;
         this.guard = guard;
         this.sensors = sensors;
         this.audit = audit;
@@ -116,10 +126,12 @@ final class EventApplier {
             return;
         }
         if (event.operationType() == OperationType.DELETE) {
+            notes.forget(ref);
             deleted(ref, position, event);
             return;
         }
         if (event.fullDocument() == null) {
+            notes.note(ref, GONE_AT_LOOKUP, operationOf(event), event.eventTime());
             // An update whose document was deleted before the connector's lookup: the delete event follows and
             // confirms an awaited command; anything else has nothing left to expire.
             if (position != null && timelineOf(position) != Timeline.CONFIRMATIONS) {
@@ -138,6 +150,7 @@ final class EventApplier {
             sensors.implausible.record();
         }
         if (!decision.expires()) {
+            notes.note(ref, decision.reason(), operationOf(event), event.eventTime());
             if (position != null) {
                 unschedule(ref, position);
             }
@@ -156,7 +169,9 @@ final class EventApplier {
             if (position != null) {
                 unschedule(ref, position);
             }
-            throw new IllegalArgumentException(commandBound.refusal(commandBytes.getAsInt()));
+            String refusal = commandBound.refusal(commandBytes.getAsInt());
+            notes.note(ref, refusal + " (dead-lettered)", operationOf(event), event.eventTime());
+            throw new IllegalArgumentException(refusal);
         }
         ScheduleEntry superseded = position != null && timelineOf(position) == Timeline.CONFIRMATIONS
                 ? schedule.entryAt(ref, position)
@@ -168,6 +183,7 @@ final class EventApplier {
         Timeline timeline =
                 guard.admit(ref, entry, deadline, event.eventTime().toEpochMilli(), context.currentSystemTimeMs());
         schedule.put(ref, position, timeline, deadline, entry, clusterTime);
+        notes.forget(ref);
         sensors.scheduled.record();
         if (superseded != null) {
             audit.write(
@@ -307,6 +323,7 @@ final class EventApplier {
                 ? DocumentRef.databasePrefix(event.namespace())
                 : DocumentRef.collectionPrefix(event.namespace());
         int count = schedule.removeAll(prefix, dropTime);
+        notes.forgetAll(prefix);
         sensors.cancelled.record(count);
         guard.recount();
         if (dropTime != null) {
@@ -322,6 +339,10 @@ final class EventApplier {
                 event.namespace(),
                 count,
                 context.taskId());
+    }
+
+    private static String operationOf(ChangeEvent event) {
+        return event.operationType().name().toLowerCase(Locale.ROOT);
     }
 
     private static Timeline timelineOf(IndexEntry position) {

@@ -5,7 +5,9 @@ import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.serde.ChangeEventSerde;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleStores;
+import io.ttlstreams.state.UnscheduledNotes;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -75,12 +77,14 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
 
             @Override
             public Set<StoreBuilder<?>> stores() {
-                return Set.of(
+                // In a fixed order: the topology's description lists them as they were added.
+                return new LinkedHashSet<>(List.of(
                         ScheduleStores.schedule(),
                         ScheduleStores.index(),
                         ScheduleStores.namespaceEpochs(),
                         ScheduleStores.ruleVersions(),
-                        ScheduleStores.guardState());
+                        ScheduleStores.guardState(),
+                        ScheduleStores.unscheduledNotes()));
             }
         };
     }
@@ -104,6 +108,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 settings,
                 schedule,
                 context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS),
+                new UnscheduledNotes(context.getStateStore(ScheduleStores.UNSCHEDULED_NOTES)),
                 guard,
                 sensors,
                 audit,

@@ -2,11 +2,14 @@ package io.ttlstreams.query;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.UnscheduledNote;
+import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ScheduleQueries;
 import io.ttlstreams.state.ScheduleQueries.Backlog;
 import io.ttlstreams.state.ScheduleQueries.Histogram;
 import io.ttlstreams.state.ScheduleQueries.ScheduledDocument;
 import io.ttlstreams.state.ScheduleStores;
+import io.ttlstreams.state.UnscheduledNotes;
 import io.ttlstreams.topology.TtlTopology;
 import java.util.List;
 import java.util.Optional;
@@ -60,9 +63,16 @@ public final class LocalSchedule {
                 documentKey);
     }
 
+    /** Why the document is not scheduled, if the given partition's notes hold it. */
+    Optional<UnscheduledNote> note(int partition, Namespace namespace, BsonDocument documentKey) {
+        return UnscheduledNotes.find(
+                store(ScheduleStores.UNSCHEDULED_NOTES, Optional.of(partition)),
+                DocumentRef.of(namespace, documentKey));
+    }
+
     /** Approximate number of scheduled documents over every active partition (RocksDB's estimate). */
     public long scheduled() {
-        return this.<ScheduleEntry>store(ScheduleStores.SCHEDULE, Optional.empty())
+        return this.<Bytes, ScheduleEntry>store(ScheduleStores.SCHEDULE, Optional.empty())
                 .approximateNumEntries();
     }
 
@@ -108,8 +118,8 @@ public final class LocalSchedule {
                 HISTOGRAM_SCAN_LIMIT);
     }
 
-    private <V> ReadOnlyKeyValueStore<Bytes, V> store(String name, Optional<Integer> partition) {
-        StoreQueryParameters<ReadOnlyKeyValueStore<Bytes, V>> parameters =
+    private <K, V> ReadOnlyKeyValueStore<K, V> store(String name, Optional<Integer> partition) {
+        StoreQueryParameters<ReadOnlyKeyValueStore<K, V>> parameters =
                 StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.keyValueStore());
         return streams.store(partition.map(parameters::withPartition).orElse(parameters));
     }

@@ -4,6 +4,7 @@ import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.serde.VersionedAvroSerde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -32,6 +33,12 @@ public final class ScheduleStores {
 
     /** Guard state: rule name to the {@link GuardState} of the blast-radius guard of that rule in the task. */
     public static final String GUARD_STATE = "guard-state";
+
+    /**
+     * Unscheduled notes: slot (0 to {@link UnscheduledNotes#SLOTS}) to the {@link UnscheduledNote} of the latest
+     * unscheduled document hashed to it, saying why its latest change event gave it no deadline.
+     */
+    public static final String UNSCHEDULED_NOTES = "unscheduled-notes";
 
     /** The format version of the Avro store values this build writes. */
     static final int VALUE_FORMAT_VERSION = 1;
@@ -70,6 +77,15 @@ public final class ScheduleStores {
     public static StoreBuilder<KeyValueStore<String, GuardState>> guardState() {
         return Stores.keyValueStoreBuilder(
                         Stores.persistentKeyValueStore(GUARD_STATE), Serdes.String(), values(GuardState.class))
+                .withCachingDisabled();
+    }
+
+    /** The {@value #UNSCHEDULED_NOTES} store. */
+    public static StoreBuilder<KeyValueStore<Integer, UnscheduledNote>> unscheduledNotes() {
+        return Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(UNSCHEDULED_NOTES),
+                        Serdes.Integer(),
+                        values(UnscheduledNote.class))
                 .withCachingDisabled();
     }
 

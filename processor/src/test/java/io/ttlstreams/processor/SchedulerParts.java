@@ -7,9 +7,11 @@ import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleStores;
+import io.ttlstreams.state.UnscheduledNotes;
 import io.ttlstreams.topology.TtlTopology;
 import java.time.Instant;
 import java.util.HashMap;
@@ -42,6 +44,8 @@ final class SchedulerParts {
     final ExpirySchedule schedule = new ExpirySchedule(
             store(ScheduleStores.SCHEDULE, Serdes.Bytes(), ScheduleStores.values(ScheduleEntry.class)),
             store(ScheduleStores.INDEX, Serdes.Bytes(), ScheduleStores.values(IndexEntry.class)));
+    final UnscheduledNotes notes = new UnscheduledNotes(
+            store(ScheduleStores.UNSCHEDULED_NOTES, Serdes.Integer(), ScheduleStores.values(UnscheduledNote.class)));
     final KeyValueStore<String, GuardState> guardStates =
             store(ScheduleStores.GUARD_STATE, Serdes.String(), ScheduleStores.values(GuardState.class));
     final SchedulerSettings settings;

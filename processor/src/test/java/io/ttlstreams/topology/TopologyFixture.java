@@ -11,6 +11,7 @@ import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
@@ -114,7 +115,8 @@ final class TopologyFixture implements AutoCloseable {
                 ScheduleStores.INDEX,
                 ScheduleStores.NAMESPACE_EPOCHS,
                 ScheduleStores.RULE_VERSIONS,
-                ScheduleStores.GUARD_STATE);
+                ScheduleStores.GUARD_STATE,
+                ScheduleStores.UNSCHEDULED_NOTES);
         Map<String, List<TestRecord<byte[], byte[]>>> changelogs = new HashMap<>();
         for (String store : stores) {
             changelogs.put(
@@ -157,6 +159,11 @@ final class TopologyFixture implements AutoCloseable {
                 changelogs.get(ScheduleStores.GUARD_STATE),
                 TopologyFixture::string,
                 ScheduleStores.values(GuardState.class));
+        restore(
+                restarted.notesStore(),
+                changelogs.get(ScheduleStores.UNSCHEDULED_NOTES),
+                bytes -> Serdes.Integer().deserializer().deserialize(null, bytes),
+                ScheduleStores.values(UnscheduledNote.class));
         try {
             Utils.delete(stateDir.toFile());
         } catch (IOException e) {
@@ -293,6 +300,10 @@ final class TopologyFixture implements AutoCloseable {
 
     KeyValueStore<Bytes, ScheduleEntry> scheduleStore() {
         return driver.getKeyValueStore(ScheduleStores.SCHEDULE);
+    }
+
+    KeyValueStore<Integer, UnscheduledNote> notesStore() {
+        return driver.getKeyValueStore(ScheduleStores.UNSCHEDULED_NOTES);
     }
 
     KeyValueStore<Bytes, IndexEntry> indexStore() {

@@ -14,43 +14,43 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class ScheduleEndpointsTest {
+class QueryEndpointsTest {
 
     @ParameterizedTest
     @CsvSource({"30s, PT30S", "5m, PT5M", "1h, PT1H", "2d, PT48H", "250ms, PT0.25S", "PT10M, PT10M"})
     void shouldReadShortAndIsoDurations(String text, String expected) {
-        assertThat(ScheduleEndpoints.duration(text)).isEqualTo(Duration.parse(expected));
+        assertThat(QueryParameters.duration(text)).isEqualTo(Duration.parse(expected));
     }
 
     @Test
     void shouldRefuseWhatItCannotRead() {
-        assertThatThrownBy(() -> ScheduleEndpoints.duration("soon"))
+        assertThatThrownBy(() -> QueryParameters.duration("soon"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("30s, 5m, 1h or PT5M");
-        assertThatThrownBy(() -> ScheduleEndpoints.instant("from", "yesterday"))
+        assertThatThrownBy(() -> QueryParameters.instant("from", "yesterday"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("ISO-8601 instant");
-        assertThatThrownBy(() -> ScheduleEndpoints.documentKey("\"s1\""))
+        assertThatThrownBy(() -> DocumentEndpoint.documentKey("\"s1\""))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("{\"_id\": \"s1\"}");
-        assertThat(ScheduleEndpoints.instant("to", "2026-01-01T00:00:01Z"))
+        assertThat(QueryParameters.instant("to", "2026-01-01T00:00:01Z"))
                 .isEqualTo(Instant.parse("2026-01-01T00:00:01Z").toEpochMilli());
-        assertThat(ScheduleEndpoints.documentKey("{\"_id\": {\"$oid\": \"5f0000000000000000000001\"}}"))
+        assertThat(DocumentEndpoint.documentKey("{\"_id\": {\"$oid\": \"5f0000000000000000000001\"}}"))
                 .isEqualTo(BsonDocument.parse("{\"_id\": {\"$oid\": \"5f0000000000000000000001\"}}"));
     }
 
     @Test
     void shouldReadABareSegmentAsAStringIdWhenItIsNotJson() {
-        assertThat(ScheduleEndpoints.documentKey("long0")).isEqualTo(new BsonDocument("_id", new BsonString("long0")));
-        assertThat(ScheduleEndpoints.documentKey("42")).isEqualTo(new BsonDocument("_id", new BsonString("42")));
-        assertThat(ScheduleEndpoints.documentKey("{\"_id\": 42}")).isEqualTo(BsonDocument.parse("{\"_id\": 42}"));
+        assertThat(DocumentEndpoint.documentKey("long0")).isEqualTo(new BsonDocument("_id", new BsonString("long0")));
+        assertThat(DocumentEndpoint.documentKey("42")).isEqualTo(new BsonDocument("_id", new BsonString("42")));
+        assertThat(DocumentEndpoint.documentKey("{\"_id\": 42}")).isEqualTo(BsonDocument.parse("{\"_id\": 42}"));
     }
 
     @Test
     void shouldRefuseA30000LevelKeyWithoutOverflowingTheStack() {
         String deep = "{\"_id\": " + "[".repeat(30_000) + "]".repeat(30_000) + "}";
 
-        assertThatThrownBy(() -> ScheduleEndpoints.documentKey(deep))
+        assertThatThrownBy(() -> DocumentEndpoint.documentKey(deep))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("documentKey ")
                 .hasMessageContaining("nests deeper than 200 levels");
@@ -58,34 +58,34 @@ class ScheduleEndpointsTest {
 
     @Test
     void shouldNameTheParameterAndBoundEachOne() {
-        assertThatThrownBy(() -> ScheduleEndpoints.instant("from", "-150000000-01-01T00:00:00Z"))
+        assertThatThrownBy(() -> QueryParameters.instant("from", "-150000000-01-01T00:00:00Z"))
                 .hasMessageStartingWith("from: ");
-        assertThatThrownBy(() -> ScheduleEndpoints.instant("to", "+150000000-01-01T00:00:00Z"))
+        assertThatThrownBy(() -> QueryParameters.instant("to", "+150000000-01-01T00:00:00Z"))
                 .hasMessageStartingWith("to: ");
-        assertThatThrownBy(() -> ScheduleEndpoints.bucket("200000000000d")).hasMessageStartingWith("bucket: ");
-        assertThatThrownBy(() -> ScheduleEndpoints.bucket("1234567890123456789012d"))
+        assertThatThrownBy(() -> QueryParameters.bucket("200000000000d")).hasMessageStartingWith("bucket: ");
+        assertThatThrownBy(() -> QueryParameters.bucket("1234567890123456789012d"))
                 .hasMessageStartingWith("bucket: ");
-        assertThatThrownBy(() -> ScheduleEndpoints.bucket("PT-1M")).hasMessageStartingWith("bucket: ");
-        assertThatThrownBy(() -> ScheduleEndpoints.bucket("PT0.0001S")).hasMessageStartingWith("bucket: ");
-        assertThat(ScheduleEndpoints.bucket("366d")).isEqualTo(ScheduleEndpoints.MAX_BUCKET);
-        assertThat(ScheduleEndpoints.instant("to", "9999-12-31T23:59:59.999Z"))
-                .isEqualTo(ScheduleEndpoints.LATEST.toEpochMilli());
+        assertThatThrownBy(() -> QueryParameters.bucket("PT-1M")).hasMessageStartingWith("bucket: ");
+        assertThatThrownBy(() -> QueryParameters.bucket("PT0.0001S")).hasMessageStartingWith("bucket: ");
+        assertThat(QueryParameters.bucket("366d")).isEqualTo(QueryParameters.MAX_BUCKET);
+        assertThat(QueryParameters.instant("to", "9999-12-31T23:59:59.999Z"))
+                .isEqualTo(QueryParameters.LATEST.toEpochMilli());
     }
 
     @Test
     void shouldWriteTheMergedHistogramWithAnUnreachableInstanceAsItsErrorAlone() {
         Instant from = Instant.parse("2026-01-01T00:00:00Z");
-        ScheduleEndpoints.Upcoming upcoming = new ScheduleEndpoints.Upcoming(
+        ScheduleHistogram.Upcoming upcoming = new ScheduleHistogram.Upcoming(
                 from,
                 from.plusSeconds(60),
                 "PT1M",
                 Optional.empty(),
                 false,
                 2,
-                List.of(new ScheduleEndpoints.Bucket(from, 2)),
+                List.of(new ScheduleHistogram.Bucket(from, 2)),
                 List.of(
-                        new ScheduleEndpoints.InstanceCounts("10.0.0.1:8080", true, 2L, null),
-                        new ScheduleEndpoints.InstanceCounts("10.0.0.2:8080", null, null, "Connection refused")));
+                        new ScheduleHistogram.InstanceCounts("10.0.0.1:8080", true, 2L, null),
+                        new ScheduleHistogram.InstanceCounts("10.0.0.2:8080", null, null, "Connection refused")));
 
         assertThat(Json.write(upcoming))
                 .isEqualTo(
@@ -98,7 +98,7 @@ class ScheduleEndpointsTest {
 
     @Test
     void shouldWriteAScheduledDocumentWithItsKeyAsExtendedJsonWhenFound() {
-        ScheduleEndpoints.Scheduled found = new ScheduleEndpoints.Scheduled(
+        DocumentEndpoint.Scheduled found = new DocumentEndpoint.Scheduled(
                 "app.sessions",
                 new Json.Raw("{\"_id\": \"s1\"}"),
                 "scheduled",
