@@ -39,8 +39,10 @@ class TopologyStoresTest {
                                         ScheduleStores.INDEX,
                                         ScheduleStores.NAMESPACE_EPOCHS,
                                         ScheduleStores.RULE_VERSIONS,
-                                        ScheduleStores.GUARD_STATE)),
+                                        ScheduleStores.GUARD_STATE,
+                                        ScheduleStores.UNSCHEDULED_NOTES)),
                         Map.entry(TtlTopology.PARSER, Set.of()),
-                        Map.entry(TtlTopology.CONTROL_PARSER, Set.of()));
+                        Map.entry(TtlTopology.CONTROL_PARSER, Set.of()),
+                        Map.entry(TtlTopology.SINK_DLQ_COUNTER, Set.of()));
     }
 }
