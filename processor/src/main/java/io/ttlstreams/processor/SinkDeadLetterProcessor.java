@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * Reads the sink connector's dead letters ({@code ttl.sink.dlq}): delete commands the sink guard refused or MongoDB
  * rejected, which delete nothing, and would otherwise wait silently for the confirmation retries. Each is counted as
  * {@value TtlMetrics#SINK_DEAD_LETTERS}, tagged with its {@link SinkDeadLetterReason}, and the first of each reason
- * in the task is logged at ERROR with the reason Connect recorded and what to check; later ones only count.
+ * in the task (one per partition of {@code ttl.sink.dlq}) is logged at ERROR with the reason Connect recorded and
+ * what to check; later ones only count.
  *
  * <p>Only the headers are read: whatever the key and value hold, the record is counted and the next one follows.
  */
@@ -54,7 +55,7 @@ public final class SinkDeadLetterProcessor implements Processor<byte[], byte[], 
         // Once per reason, not per record: a key mismatch refuses every command, and one line says it all.
         if (logged.add(reason)) {
             LOG.error(
-                    "The sink connector dead-lettered a delete command ({}, at {}), so it deleted nothing: {}. Check"
+                    "The sink connector dead-lettered a delete command ({}, at {}), so it deleted nothing: {}. To check:"
                             + " {}. Further ones of this reason are counted in ttl_sink_dead_letters_total{reason=\"{}\"}"
                             + " and on /v1/status, not logged",
                     reason.label(),
