@@ -5,6 +5,7 @@ import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.serde.VersionedAvroSerde;
+import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -33,7 +34,7 @@ public final class ScheduleStores {
     /** Guard state: rule name to the {@link GuardState} of the blast-radius guard of that rule in the task. */
     public static final String GUARD_STATE = "guard-state";
 
-    /** The format version of the Avro store values this build writes. */
+    /** The format version of the Avro store values this build writes (rule versions, guard state). */
     static final int VALUE_FORMAT_VERSION = 1;
 
     private ScheduleStores() {}
@@ -73,8 +74,19 @@ public final class ScheduleStores {
                 .withCachingDisabled();
     }
 
-    /** The serde of a store value type: a format-version byte, then Avro binary. */
-    public static <T extends org.apache.avro.specific.SpecificRecord> VersionedAvroSerde<T> values(Class<T> type) {
+    /**
+     * The serde of a store value type: a format-version byte, then the value. {@link ScheduleEntry} and {@link
+     * IndexEntry}, written on every change event, have their own compact format (version 2, which reads version 1
+     * too: see {@link CompactValueSerde}); the others are Avro binary.
+     */
+    @SuppressWarnings("unchecked")
+    public static <T extends org.apache.avro.specific.SpecificRecord> Serde<T> values(Class<T> type) {
+        if (type == ScheduleEntry.class) {
+            return (Serde<T>) new ScheduleEntrySerde();
+        }
+        if (type == IndexEntry.class) {
+            return (Serde<T>) new IndexEntrySerde();
+        }
         return VersionedAvroSerde.of(type, VALUE_FORMAT_VERSION);
     }
 }
