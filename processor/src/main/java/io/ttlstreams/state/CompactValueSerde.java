@@ -146,8 +146,8 @@ abstract class CompactValueSerde<T extends SpecificRecord> implements Serde<T> {
     static int length(ByteBuffer in) {
         int length = readUnsignedVarint(in);
         if (length < 0 || length > in.remaining()) {
-            throw new IllegalArgumentException("a length of " + Integer.toUnsignedString(length) + " with "
-                    + in.remaining() + " bytes left");
+            throw new IllegalArgumentException(
+                    "a length of " + Integer.toUnsignedString(length) + " with " + in.remaining() + " bytes left");
         }
         return length;
     }

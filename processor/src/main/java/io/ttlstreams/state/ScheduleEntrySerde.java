@@ -37,7 +37,14 @@ final class ScheduleEntrySerde extends CompactValueSerde<ScheduleEntry> {
     @Override
     int maxBytes(ScheduleEntry entry) {
         // Flags, rule (UTF-8 takes at most 3 bytes per char), shape, three varlongs, a varint, two lengths, condition.
-        return 1 + 5 + 3 * entry.getRule().length() + 8 + 3 * 10 + 5 + 5 + entry.getCondition().remaining();
+        return 1
+                + 5
+                + 3 * entry.getRule().length()
+                + 8
+                + 3 * 10
+                + 5
+                + 5
+                + entry.getCondition().remaining();
     }
 
     @Override

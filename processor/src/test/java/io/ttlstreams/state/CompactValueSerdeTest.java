@@ -64,16 +64,18 @@ class CompactValueSerdeTest {
 
     /** Conditions of a base: the base pinned under a field name (the compact case), near misses, and others. */
     private static Arbitrary<java.util.function.LongFunction<ByteBuffer>> conditions() {
-        Arbitrary<String> names = Arbitraries.strings().ofMinLength(1).ofMaxLength(30).filter(n -> n.indexOf(0) < 0);
+        Arbitrary<String> names =
+                Arbitraries.strings().ofMinLength(1).ofMaxLength(30).filter(n -> n.indexOf(0) < 0);
         return Arbitraries.oneOf(
                 names.map(name -> base -> bson(new BsonDocument(name, eq(new BsonDateTime(base))))),
                 names.map(name -> base -> bson(new BsonDocument(name, eq(new BsonDateTime(base + 1))))),
                 names.map(name -> base -> bson(new BsonDocument(name, eq(new BsonInt64(base))))),
-                names.map(name -> base -> bson(new BsonDocument(name, new BsonDocument("$ne", new BsonDateTime(base))))),
-                names.map(name -> base -> bson(new BsonDocument(name, eq(new BsonDateTime(base)))
-                        .append("$and", new BsonArray()))),
-                names.map(name -> base -> bson(new BsonDocument(name, eq(new BsonDateTime(base))
-                        .append("x", new BsonString("y"))))),
+                names.map(name ->
+                        base -> bson(new BsonDocument(name, new BsonDocument("$ne", new BsonDateTime(base))))),
+                names.map(name -> base ->
+                        bson(new BsonDocument(name, eq(new BsonDateTime(base))).append("$and", new BsonArray()))),
+                names.map(name -> base ->
+                        bson(new BsonDocument(name, eq(new BsonDateTime(base)).append("x", new BsonString("y"))))),
                 Arbitraries.just(base -> bson(new BsonDocument())),
                 Arbitraries.bytes().array(byte[].class).ofMaxSize(64).map(bytes -> base -> ByteBuffer.wrap(bytes)));
     }
@@ -190,7 +192,10 @@ class CompactValueSerdeTest {
     private static ByteBuffer bson(BsonDocument document) {
         BasicOutputBuffer out = new BasicOutputBuffer(64);
         new BsonDocumentCodec()
-                .encode(new BsonBinaryWriter(out), document, EncoderContext.builder().build());
+                .encode(
+                        new BsonBinaryWriter(out),
+                        document,
+                        EncoderContext.builder().build());
         return ByteBuffer.wrap(out.toByteArray());
     }
 }
