@@ -248,10 +248,12 @@ public final class ChangeEventParser {
     /**
      * {@code key}, after checking that it is a key MongoDB could hold and that a filter reads as plain equality; a
      * forged key such as {@code {"_id": {"$exists": true}}} would otherwise delete other documents. A key larger
-     * than the bound is refused first: its delete command, which carries it twice, could not be produced.
+     * than the bound is refused first: its delete command, which carries it twice, could not be produced. Returned as
+     * the BSON its size was measured on, which the scheduler's document reference then takes as it is.
      */
     private BsonDocument checkedKey(String topic, BsonDocument key, String path) {
-        int keyBytes = new RawBsonDocument(key, KEY_CODEC).getByteBuffer().remaining();
+        RawBsonDocument raw = new RawBsonDocument(key, KEY_CODEC);
+        int keyBytes = raw.getByteBuffer().remaining();
         if (keyBytes > maxDocumentKeyBytes) {
             throw invalid(
                     topic,
@@ -280,7 +282,7 @@ public final class ChangeEventParser {
                                 + ", which a delete filter would not read as one value");
             }
         }
-        return key;
+        return raw;
     }
 
     private static void checkNoOperatorNames(String topic, BsonValue value, String path) {

@@ -157,7 +157,8 @@ final class EventApplier {
             return;
         }
         TtlRule rule = settings.rules().rule(decision.rule()).orElseThrow();
-        ScheduleEntry entry = ScheduleEntries.of(decision, rule);
+        ScheduleEntry entry =
+                ScheduleEntries.of(decision, rule, settings.rules().shape(rule));
         if (position != null && keepsCurrentEntry(event, rule, decision, position, entry)) {
             sensors.unchanged.record();
             return;

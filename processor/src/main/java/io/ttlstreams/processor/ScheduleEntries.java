@@ -6,12 +6,14 @@ import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.PinnedDate;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.kafka.common.utils.Bytes;
 import org.bson.BsonBinaryWriter;
+import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
@@ -36,12 +38,20 @@ public final class ScheduleEntries {
 
     /** The entry for a document {@code decision} expires by {@code rule} (the decision's winning rule). */
     public static ScheduleEntry of(ExpiryDecision decision, TtlRule rule) {
+        return of(decision, rule, rule.shape());
+    }
+
+    /**
+     * {@link #of(ExpiryDecision, TtlRule)} with the rule's {@link TtlRule#shape() shape} known already ({@link
+     * io.ttlstreams.rules.TtlRules#shape}): it is a SHA-256 of the rule's definition, too dear for every event.
+     */
+    public static ScheduleEntry of(ExpiryDecision decision, TtlRule rule, long shape) {
         if (!decision.expires() || !rule.name().equals(decision.rule())) {
             throw new IllegalArgumentException("An entry needs an expiring decision of rule " + rule.name());
         }
         return new ScheduleEntry(
                 rule.name(),
-                rule.shape(),
+                shape,
                 decision.base(),
                 decision.offsetSeconds(),
                 decision.offsetFromRule(),
@@ -107,6 +117,17 @@ public final class ScheduleEntries {
     }
 
     private static ByteBuffer bson(BsonDocument document) {
+        if (document.size() == 1) {
+            // A field rule's usual condition, one date pinned under its field: written without the codec.
+            Map.Entry<String, BsonValue> only = document.entrySet().iterator().next();
+            if (only.getValue() instanceof BsonDocument pinned
+                    && pinned.size() == 1
+                    && pinned.get("$eq") instanceof BsonDateTime date
+                    && only.getKey().indexOf(0) < 0
+                    && !only.getKey().isEmpty()) {
+                return PinnedDate.condition(only.getKey(), date.getValue());
+            }
+        }
         BasicOutputBuffer out = new BasicOutputBuffer(64);
         CODEC.encode(new BsonBinaryWriter(out), document, ENCODER_CONTEXT);
         return ByteBuffer.wrap(out.toByteArray());

@@ -21,6 +21,7 @@ public final class TtlRules {
 
     private final List<TtlRule> rules;
     private final Map<String, TtlRule> byName = new HashMap<>();
+    private final Map<String, Long> shapes = new HashMap<>();
 
     /**
      * @param rules the rules in configuration order, which breaks ties between equal deadlines
@@ -32,7 +33,17 @@ public final class TtlRules {
             if (byName.put(rule.name(), rule) != null) {
                 throw new IllegalArgumentException("Two rules are named " + rule.name());
             }
+            shapes.put(rule.name(), rule.shape());
         }
+    }
+
+    /** The {@link TtlRule#shape() shape} of one of these rules, computed once. */
+    public long shape(TtlRule rule) {
+        Long shape = shapes.get(rule.name());
+        if (shape == null || byName.get(rule.name()) != rule) {
+            throw new IllegalArgumentException("Not one of these rules: " + rule.name());
+        }
+        return shape;
     }
 
     /** The rules, in configuration order. */
@@ -94,9 +105,12 @@ public final class TtlRules {
     private ExpiryDecision evaluate(Namespace namespace, BsonDocument document, Instant time, boolean resync) {
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(time, "time");
-        List<TtlRule> applicable = rules.stream()
-                .filter(rule -> rule.namespace().matches(namespace))
-                .toList();
+        List<TtlRule> applicable = new ArrayList<>(rules.size());
+        for (TtlRule rule : rules) {
+            if (rule.namespace().matches(namespace)) {
+                applicable.add(rule);
+            }
+        }
         if (applicable.isEmpty()) {
             return ExpiryDecision.never(() -> "no rule for namespace " + namespace, false);
         }

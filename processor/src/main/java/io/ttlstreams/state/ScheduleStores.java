@@ -6,6 +6,7 @@ import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.serde.VersionedAvroSerde;
+import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -40,7 +41,7 @@ public final class ScheduleStores {
      */
     public static final String UNSCHEDULED_NOTES = "unscheduled-notes";
 
-    /** The format version of the Avro store values this build writes. */
+    /** The format version of the Avro store values this build writes (rule versions, guard state). */
     static final int VALUE_FORMAT_VERSION = 1;
 
     private ScheduleStores() {}
@@ -89,8 +90,19 @@ public final class ScheduleStores {
                 .withCachingDisabled();
     }
 
-    /** The serde of a store value type: a format-version byte, then Avro binary. */
-    public static <T extends org.apache.avro.specific.SpecificRecord> VersionedAvroSerde<T> values(Class<T> type) {
+    /**
+     * The serde of a store value type: a format-version byte, then the value. {@link ScheduleEntry} and {@link
+     * IndexEntry}, written on every change event, have their own compact format (version 2, which reads version 1
+     * too: see {@link CompactValueSerde}); the others are Avro binary.
+     */
+    @SuppressWarnings("unchecked")
+    public static <T extends org.apache.avro.specific.SpecificRecord> Serde<T> values(Class<T> type) {
+        if (type == ScheduleEntry.class) {
+            return (Serde<T>) new ScheduleEntrySerde();
+        }
+        if (type == IndexEntry.class) {
+            return (Serde<T>) new IndexEntrySerde();
+        }
         return VersionedAvroSerde.of(type, VALUE_FORMAT_VERSION);
     }
 }

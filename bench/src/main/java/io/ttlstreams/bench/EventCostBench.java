@@ -1,0 +1,96 @@
+package io.ttlstreams.bench;
+
+import io.ttlstreams.config.TtlStreamsConfig;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Parts of the bench alone, for profiling and for comparing two builds run after one another (see "Per-event cost"
+ * in bench/README.md): {@code cpu EVENTS ROUNDS} runs figure 3 (stream-thread CPU and broker bytes per event, both
+ * workloads, both variants, rotated rounds) and prints one line per run; {@code state-restore N} runs figure 4 at N
+ * entries (RocksDB bytes per document) and figure 5 (restore of N scheduled documents after wiping the state).
+ */
+public final class EventCostBench {
+
+    private EventCostBench() {}
+
+    /** @param args {@code cpu EVENTS ROUNDS} or {@code state-restore N} */
+    public static void main(String[] args) throws Exception {
+        if (args.length == 3 && args[0].equals("cpu")) {
+            cpu(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+        } else if (args.length == 2 && args[0].equals("state-restore")) {
+            stateAndRestore(Integer.parseInt(args[1]));
+        } else {
+            System.err.println("Usage: EventCostBench cpu EVENTS ROUNDS | state-restore N");
+            System.exit(2);
+        }
+        System.exit(0);
+    }
+
+    private static void cpu(int events, int rounds) throws InterruptedException {
+        try (BenchBroker kafka = BenchBroker.start()) {
+            BrokerBench bench =
+                    new BrokerBench(kafka, events, Math.min(20_000, events / 4), rounds, System.out::println);
+            bench.run();
+            for (BrokerBench.Run run : bench.runs) {
+                System.out.printf(
+                        Locale.ROOT,
+                        "RUN round=%d pos=%d %s %s events=%d stream_us=%.3f bytes=%.1f wall_s=%.2f by_topic=%s%n",
+                        run.round(),
+                        run.position(),
+                        run.variant().label,
+                        run.workload().label,
+                        run.events(),
+                        run.streamCpuMicrosPerEvent(),
+                        run.bytesPerEvent(),
+                        run.wallSeconds(),
+                        run.bytesByTopic());
+            }
+        }
+    }
+
+    private static void stateAndRestore(int n) throws InterruptedException {
+        PunctuationBench state = new PunctuationBench(new int[] {n}, new int[] {0}, 0, 1, System.out::println);
+        state.run();
+        for (PunctuationBench.StateRow row : state.stateRows) {
+            System.out.printf(
+                    Locale.ROOT,
+                    "STATE %s n=%d raw_b_per_doc=%.1f compacted_b_per_doc=%.1f%n",
+                    row.approach(),
+                    row.n(),
+                    (double) row.rawBytes() / n,
+                    (double) row.compactedBytes() / n);
+        }
+        try (BenchBroker kafka = BenchBroker.start()) {
+            String topic = "restore.inserts";
+            kafka.createTopics(topic);
+            ChangeEventFactory factory = new ChangeEventFactory(BenchSupport.NAMESPACE);
+            Instant inserted = Instant.now().minusSeconds(180);
+            Instant expireAt = inserted.plus(Duration.ofDays(30));
+            kafka.produce(
+                    n,
+                    i -> BrokerBench.event(
+                            topic, factory, "insert", 1, i, inserted.plusMillis(i / 10), expireAt.plusMillis(i)));
+            String app = "bench-restore";
+            TtlStreamsConfig config = kafka.ttlConfig(app, topic, Map.of());
+            Map<TopicPartition, Long> ends = kafka.endOffsets(topic);
+            try (StreamsRun run = StreamsRun.start(BrokerBench.ttlStreams(config), app)) {
+                run.awaitRunning(Duration.ofMinutes(2));
+                run.await("all scheduled", () -> kafka.committedAll(app, ends), Duration.ofMinutes(20));
+                run.finish();
+            }
+            RestoreBench.Row row = RestoreBench.measure(kafka, app, config, n, System.out::println);
+            System.out.printf(
+                    Locale.ROOT,
+                    "RESTORE n=%d running_ms=%.0f restored_ms=%.0f counted_ms=%.0f records=%d%n",
+                    n,
+                    row.runningMs(),
+                    row.restoredMs(),
+                    row.countedMs(),
+                    row.restoredRecords());
+        }
+    }
+}

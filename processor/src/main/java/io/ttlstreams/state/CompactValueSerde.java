@@ -1,0 +1,154 @@
+package io.ttlstreams.state;
+
+import io.ttlstreams.serde.VersionedAvroSerde;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * The serde of a value written on every change event ({@code schedule} and {@code index}): format version 2, a
+ * hand-written encoding of the record's fields (fixed 8 bytes for hashes, zigzag varints for times and counts, flags
+ * for what is optional), which the store's changelog and RocksDB both hold once per document; it reads format version
+ * 1 (a version byte and Avro binary, {@link VersionedAvroSerde}) as well, so that state written by the previous build
+ * is kept, and refuses any other version rather than misreading it.
+ *
+ * <p>The in-memory type stays the generated Avro record: only the bytes change. Null serializes to null and back.
+ * Thread-safe.
+ *
+ * @param <T> the generated record class
+ */
+abstract class CompactValueSerde<T extends SpecificRecord> implements Serde<T> {
+
+    /** The format this build writes. */
+    static final byte FORMAT_VERSION = 2;
+
+    /** The format of the previous build, still read. */
+    static final byte AVRO_FORMAT_VERSION = 1;
+
+    private final String typeName;
+    private final Deserializer<T> avro;
+
+    CompactValueSerde(Class<T> type) {
+        this.typeName = type.getSimpleName();
+        this.avro = VersionedAvroSerde.of(type, AVRO_FORMAT_VERSION).deserializer();
+    }
+
+    /** The value's bytes after the version byte; at most {@link #maxBytes} of them. */
+    abstract void write(T value, ByteBuffer out);
+
+    /** An upper bound of what {@link #write} writes for {@code value}. */
+    abstract int maxBytes(T value);
+
+    /** The value from the bytes after the version byte. */
+    abstract T read(ByteBuffer in);
+
+    @Override
+    public final Serializer<T> serializer() {
+        return (topic, value) -> serialize(value);
+    }
+
+    @Override
+    public final Deserializer<T> deserializer() {
+        return (topic, bytes) -> deserialize(topic, bytes);
+    }
+
+    final byte[] serialize(T value) {
+        if (value == null) {
+            return null;
+        }
+        ByteBuffer out = ByteBuffer.allocate(1 + maxBytes(value));
+        out.put(FORMAT_VERSION);
+        write(value, out);
+        byte[] bytes = new byte[out.position()];
+        System.arraycopy(out.array(), 0, bytes, 0, bytes.length);
+        return bytes;
+    }
+
+    final T deserialize(String topic, byte[] bytes) {
+        if (bytes == null) {
+            return null;
+        }
+        if (bytes.length > 0 && bytes[0] == AVRO_FORMAT_VERSION) {
+            return avro.deserialize(topic, bytes);
+        }
+        if (bytes.length == 0 || bytes[0] != FORMAT_VERSION) {
+            throw new SerializationException("Cannot read a " + typeName + " of "
+                    + (bytes.length == 0 ? "no bytes" : "format version " + Byte.toUnsignedInt(bytes[0]))
+                    + ": this build reads format versions " + AVRO_FORMAT_VERSION + " and " + FORMAT_VERSION
+                    + " only (state written by another build? see State formats in docs/operating.md)");
+        }
+        ByteBuffer in = ByteBuffer.wrap(bytes, 1, bytes.length - 1);
+        T value;
+        try {
+            value = read(in);
+        } catch (BufferUnderflowException | IllegalArgumentException e) {
+            // Corrupt input surfaces as anything from an underflow to a bogus length or flag: all the same failure.
+            throw new SerializationException(
+                    "Could not deserialize a " + typeName + " from " + bytes.length + " bytes (format version "
+                            + FORMAT_VERSION + "): " + e,
+                    e);
+        }
+        if (in.hasRemaining()) {
+            throw new SerializationException((bytes.length - 1) + " bytes hold more than one " + typeName
+                    + " (format version " + FORMAT_VERSION + ")");
+        }
+        return value;
+    }
+
+    /** Writes {@code value} as an unsigned varint: 7 bits a byte, least significant first. */
+    static void writeUnsignedVarint(int value, ByteBuffer out) {
+        int rest = value;
+        while ((rest & ~0x7f) != 0) {
+            out.put((byte) ((rest & 0x7f) | 0x80));
+            rest >>>= 7;
+        }
+        out.put((byte) rest);
+    }
+
+    /** Reads an unsigned varint of at most 5 bytes. */
+    static int readUnsignedVarint(ByteBuffer in) {
+        return (int) readVarint(in, 5);
+    }
+
+    /** Writes {@code value} zigzag-encoded as a varint, so that small negative values stay short too. */
+    static void writeVarlong(long value, ByteBuffer out) {
+        long rest = (value << 1) ^ (value >> 63);
+        while ((rest & ~0x7fL) != 0) {
+            out.put((byte) ((rest & 0x7f) | 0x80));
+            rest >>>= 7;
+        }
+        out.put((byte) rest);
+    }
+
+    /** Reads a zigzag varint of at most 10 bytes. */
+    static long readVarlong(ByteBuffer in) {
+        long raw = readVarint(in, 10);
+        return (raw >>> 1) ^ -(raw & 1);
+    }
+
+    private static long readVarint(ByteBuffer in, int maxBytes) {
+        long value = 0;
+        for (int i = 0; i < maxBytes; i++) {
+            byte b = in.get();
+            value |= (long) (b & 0x7f) << (7 * i);
+            if (b >= 0) {
+                return value;
+            }
+        }
+        throw new IllegalArgumentException("a varint of more than " + maxBytes + " bytes");
+    }
+
+    /** A length read from {@code in}, checked against what remains. */
+    static int length(ByteBuffer in) {
+        int length = readUnsignedVarint(in);
+        if (length < 0 || length > in.remaining()) {
+            throw new IllegalArgumentException(
+                    "a length of " + Integer.toUnsignedString(length) + " with " + in.remaining() + " bytes left");
+        }
+        return length;
+    }
+}

@@ -1,0 +1,85 @@
+package io.ttlstreams.state;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The BSON of the condition a field rule almost always pins, one date under its field, {@code {<field>: {"$eq":
+ * <date>}}}, written and recognised directly: the BSON codec's writer and registry lookups cost more than the rest of
+ * the entry, and the compact store format ({@link ScheduleEntrySerde}) keeps only the field name of it. The bytes are
+ * exactly those the codec writes for the same document.
+ */
+public final class PinnedDate {
+
+    /** BSON type bytes and the fixed parts of {@code {<field>: {"$eq": <date>}}}. */
+    private static final byte DOCUMENT = 0x03;
+
+    private static final byte DATE_TIME = 0x09;
+    private static final byte[] EQ = {'$', 'e', 'q', 0};
+    /** The inner document {"$eq": date}: length, type, "$eq\0", 8 bytes, terminator. */
+    private static final int EQ_DOCUMENT_BYTES = 4 + 1 + EQ.length + Long.BYTES + 1;
+
+    private PinnedDate() {}
+
+    /** The BSON of {@code {<field>: {"$eq": <date millis>}}}. */
+    public static ByteBuffer condition(String field, long millis) {
+        return condition(field.getBytes(StandardCharsets.UTF_8), millis);
+    }
+
+    /**
+     * The length of the field name, its NUL included, when {@code condition} is exactly the BSON of {@code {<field>:
+     * {"$eq": <date base>}}} (the bytes {@link #condition} rebuilds); 0 otherwise.
+     */
+    static int fieldLength(ByteBuffer condition, long base) {
+        ByteBuffer bson = condition.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int start = bson.position();
+        int size = bson.remaining();
+        if (size < 4 + 1 + 1 + EQ_DOCUMENT_BYTES + 1
+                || bson.getInt(start) != size
+                || bson.get(start + 4) != DOCUMENT
+                || bson.get(start + size - 1) != 0) {
+            return 0;
+        }
+        int field = 0;
+        while (start + 5 + field < start + size && bson.get(start + 5 + field) != 0) {
+            field++;
+        }
+        field++; // the NUL
+        // What follows the name must be the whole rest: {"$eq": date}, then the outer terminator.
+        int inner = start + 5 + field;
+        if (field < 2 || size != 5 + field + EQ_DOCUMENT_BYTES + 1 || bson.getInt(inner) != EQ_DOCUMENT_BYTES) {
+            return 0;
+        }
+        if (bson.get(inner + 4) != DATE_TIME) {
+            return 0;
+        }
+        for (int i = 0; i < EQ.length; i++) {
+            if (bson.get(inner + 5 + i) != EQ[i]) {
+                return 0;
+            }
+        }
+        if (bson.getLong(inner + 5 + EQ.length) != base || bson.get(inner + EQ_DOCUMENT_BYTES - 1) != 0) {
+            return 0;
+        }
+        return field;
+    }
+
+    /** The BSON of {@code {<field>: {"$eq": <date base>}}}, the field name in UTF-8. */
+    static ByteBuffer condition(byte[] field, long base) {
+        for (byte b : field) {
+            if (b == 0) {
+                throw new IllegalArgumentException("a field name with a NUL");
+            }
+        }
+        if (field.length == 0) {
+            throw new IllegalArgumentException("an empty field name");
+        }
+        int size = 4 + 1 + field.length + 1 + EQ_DOCUMENT_BYTES + 1;
+        ByteBuffer bson = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+        bson.putInt(size).put(DOCUMENT).put(field).put((byte) 0);
+        bson.putInt(EQ_DOCUMENT_BYTES).put(DATE_TIME).put(EQ).putLong(base).put((byte) 0);
+        bson.put((byte) 0);
+        return bson.flip();
+    }
+}
