@@ -93,6 +93,15 @@ class LayeringTest {
                     "io.ttlstreams.status..",
                     "io.ttlstreams.app..");
 
+    /** Kafka's utilities under {@code internals} are no API: they move or change between releases without notice. */
+    @ArchTest
+    static final ArchRule noKafkaInternalUtilities = noClasses()
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("org.apache.kafka.common.utils.internals..")
+            .because("Connect registration retried with its ExponentialBackoff, moved there in Kafka 4; Failsafe"
+                    + " does that now");
+
     /** No two packages depend on each other, directly or through others. */
     @ArchTest
     static final ArchRule noPackageCycles =

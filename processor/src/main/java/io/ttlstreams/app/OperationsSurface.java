@@ -3,6 +3,7 @@ package io.ttlstreams.app;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.health.ConnectorMonitor;
+import io.ttlstreams.health.Dependencies;
 import io.ttlstreams.health.Health;
 import io.ttlstreams.health.HealthChecks;
 import io.ttlstreams.health.SourceFreshness;
@@ -35,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * it, as {@code run} starts it beside Kafka Streams.
  *
  * <ul>
- *   <li>{@code GET /health/live}, {@code GET /health/ready}: 200 or 503, with the reasons ({@link Health});</li>
+ *   <li>{@code GET /health/live}, {@code GET /health/ready}, {@code GET /health/dependencies}: 200 or 503, with the
+ *       reasons ({@link Health}, {@link Dependencies});</li>
  *   <li>{@code GET /metrics}: Prometheus text format from Micrometer ({@link PrometheusMetrics}, with {@link
  *       ScheduleMetrics}, {@link ConnectorMonitor}, {@link SourceFreshness});</li>
  *   <li>{@code GET /v1/documents/{namespace}/{documentKey}} and {@code GET /v1/schedule}
@@ -104,7 +106,9 @@ public final class OperationsSurface implements AutoCloseable {
         // Closing must not wait for a freshness check stuck on an unreachable broker.
         resources.add(() -> admin.close(Duration.ofSeconds(1)));
         SourceFreshness freshness = new SourceFreshness(config, admin, metrics.registry(), clock);
-        Health health = new Health(streams::state, monitor, new GuardHolds(streams)::reasons);
+        Dependencies dependencies = new Dependencies(monitor, freshness, config.sourceStaleAfter(), metrics.registry());
+        Health health = new Health(
+                streams::state, local::unqueryable, new GuardHolds(streams)::reasons, dependencies::problems);
 
         health.register(server);
         metrics.register(server);
@@ -121,7 +125,7 @@ public final class OperationsSurface implements AutoCloseable {
                         freshness)
                 .register(server);
 
-        resources.add(new HealthChecks(monitor, freshness, config.healthInterval()));
+        resources.add(new HealthChecks(monitor, freshness, dependencies, config.healthInterval()));
         server.start();
     }
 

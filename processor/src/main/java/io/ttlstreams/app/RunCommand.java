@@ -48,7 +48,8 @@ import picocli.CommandLine.Spec;
         exitCodeList = {
             "0:stopped by SIGTERM or Ctrl-C (also during start-up; a second signal exits at once with 130)",
             "2:invalid configuration or arguments; no Kafka broker in bootstrap.servers answered, or Kafka Connect"
-                    + " refused the connectors or stayed unavailable, within ttl.startup.timeout.ms",
+                    + " refused the connectors or stayed unavailable, within ttl.startup.timeout.ms; Kafka stopped"
+                    + " answering while the topics were provisioned",
             "3:the processor failed (Kafka Streams state ERROR, e.g. stream threads failed more often than"
                     + " ttl.thread.replacements.max allows): restart it"
         })

@@ -22,6 +22,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.streams.StreamsConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,9 +57,22 @@ final class TopicProvisioner {
      * @return the number of tasks that share the work: the largest partition count of the source and control
      *     topics, which Kafka Streams co-partitions into one task per partition
      * @throws ConfigException listing, one per line, each topic that is missing (when it may not be created) or set
-     *     otherwise than the plan checks
+     *     otherwise than the plan checks; or, in one line naming {@code bootstrap.servers}, why the cluster could not
+     *     be asked (gone since the start-up probe, or refusing)
      */
     int provision(TtlStreamsConfig config) throws InterruptedException {
+        try {
+            return provisionTopics(config);
+        } catch (AdminFailure e) {
+            // The start-up probe reached the cluster a moment ago: it went away since, or refuses what is asked.
+            throw new ConfigException(
+                    StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    config.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG),
+                    "provisioning the topics failed: " + e.getMessage());
+        }
+    }
+
+    private int provisionTopics(TtlStreamsConfig config) throws InterruptedException {
         boolean create = config.getBoolean(OutputTopicOptions.TOPICS_CREATE_CONFIG);
         // The sources first: the control topic's partitions follow theirs.
         TopicPlan sourcesOnly = TopicPlan.of(config, 1, OptionalInt.empty());
@@ -160,8 +174,8 @@ final class TopicProvisioner {
                             resource.name());
                     return;
                 }
-                throw new IllegalStateException(
-                        "Cannot describe the configuration of topic " + resource.name() + ": " + e.getCause(), e);
+                throw new AdminFailure(
+                        "cannot describe the configuration of topic " + resource.name() + ": " + e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("Interrupted while describing topic " + resource.name(), e);
@@ -208,7 +222,7 @@ final class TopicProvisioner {
                 found.put(name, future.get());
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
-                    throw new IllegalStateException("Cannot describe topic " + name + ": " + e.getCause(), e);
+                    throw new AdminFailure("cannot describe topic " + name + ": " + e.getCause());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -216,6 +230,13 @@ final class TopicProvisioner {
             }
         });
         return found;
+    }
+
+    /** An admin request the cluster did not answer as asked; its message is one line naming the cause. */
+    private static final class AdminFailure extends RuntimeException {
+        AdminFailure(String message) {
+            super(message.lines().findFirst().orElse(message), null, false, false);
+        }
     }
 
     private interface AdminCall {
@@ -227,8 +248,7 @@ final class TopicProvisioner {
             call.run();
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
-                throw new IllegalStateException(
-                        "Kafka admin request failed: " + e.getCause().getMessage(), e);
+                throw new AdminFailure("Kafka admin request failed: " + e.getCause());
             }
         }
     }

@@ -49,8 +49,8 @@ public final class HttpOptions {
             + " -base64 32; keep it out of this file with a config provider reference. Unset: no authentication.";
 
     public static final String HTTP_AUTH_PROBES_CONFIG = "ttl.http.auth.probes";
-    public static final String HTTP_AUTH_PROBES_DOC = "Whether /health/live and /health/ready ask for"
-            + " ttl.http.auth.token too (the probes must then send it, e.g. Kubernetes' httpHeaders).";
+    public static final String HTTP_AUTH_PROBES_DOC = "Whether /health/live, /health/ready and"
+            + " /health/dependencies ask for ttl.http.auth.token too (the probes must then send it, e.g. Kubernetes' httpHeaders).";
     public static final boolean HTTP_AUTH_PROBES_DEFAULT = false;
 
     public static final String HTTP_AUTH_METRICS_CONFIG = "ttl.http.auth.metrics";
@@ -60,9 +60,16 @@ public final class HttpOptions {
 
     public static final String HEALTH_INTERVAL_MS_CONFIG = "ttl.health.interval.ms";
     public static final String HEALTH_INTERVAL_MS_DOC = "How often, in milliseconds, the status of the managed"
-            + " Kafka Connect connectors and the freshness of the source topics are checked, for readiness and"
-            + " metrics.";
+            + " Kafka Connect connectors and the freshness of the source topics are checked, for"
+            + " /health/dependencies, /v1/status and metrics.";
     public static final long HEALTH_INTERVAL_MS_DEFAULT = 10_000L;
+
+    public static final String HEALTH_SOURCE_STALE_MS_CONFIG = "ttl.health.source.stale.ms";
+    public static final String HEALTH_SOURCE_STALE_MS_DOC = "Milliseconds a namespace's source may go without a"
+            + " change event or heartbeat before /health/dependencies reports it (degraded, not unready): well above"
+            + " the rendered connectors' heartbeat interval (10 s). Judged only for source profiles with heartbeats,"
+            + " where a quiet collection still shows life; 0 never judges the sources.";
+    public static final long HEALTH_SOURCE_STALE_MS_DEFAULT = 60_000L;
 
     public static final String LOG_FORMAT_CONFIG = "ttl.log.format";
     public static final String LOG_FORMAT_DOC = "text: one line per log event; json: one JSON object per line"
@@ -128,6 +135,13 @@ public final class HttpOptions {
                         Range.atLeast(100),
                         Importance.LOW,
                         HEALTH_INTERVAL_MS_DOC)
+                .define(
+                        HEALTH_SOURCE_STALE_MS_CONFIG,
+                        Type.LONG,
+                        HEALTH_SOURCE_STALE_MS_DEFAULT,
+                        Range.atLeast(0),
+                        Importance.LOW,
+                        HEALTH_SOURCE_STALE_MS_DOC)
                 .define(
                         LOG_FORMAT_CONFIG,
                         Type.STRING,

@@ -378,6 +378,15 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return Duration.ofMillis(getLong(HttpOptions.HEALTH_INTERVAL_MS_CONFIG));
     }
 
+    /**
+     * How long a source may stay quiet before it counts as failed; empty when 0, or when the source profile renders
+     * no heartbeats (a quiet collection would look dead).
+     */
+    public Optional<Duration> sourceStaleAfter() {
+        long millis = getLong(HttpOptions.HEALTH_SOURCE_STALE_MS_CONFIG);
+        return millis == 0 || !sourceProfile().heartbeats() ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
+    }
+
     /** {@code text} or {@code json}. */
     public String logFormat() {
         return getString(HttpOptions.LOG_FORMAT_CONFIG);

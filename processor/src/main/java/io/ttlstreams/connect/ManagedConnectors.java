@@ -1,15 +1,18 @@
 package io.ttlstreams.connect;
 
+import dev.failsafe.Failsafe;
+import dev.failsafe.FailsafeException;
+import dev.failsafe.RetryPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import org.apache.kafka.common.utils.internals.ExponentialBackoff;
 
 /**
  * The connectors a processor depends on and watches: without them running, documents stop being scheduled (source)
- * or deleted (sink), and the processor is not ready.
+ * or deleted (sink), and the processor is degraded ({@code /health/dependencies}).
  *
  * @param connect the client of the Kafka Connect cluster that runs them, with its credentials
  * @param names the connectors' names
@@ -45,23 +48,36 @@ public record ManagedConnectors(ConnectRestClient connect, List<String> names) {
             ConnectRestClient connect, ConnectorConfigs connectors, Duration timeout, Consumer<String> registered)
             throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        ExponentialBackoff backoff = new ExponentialBackoff(500, 2, 5_000, 0.2);
         for (ConnectorDefinition connector : connectors.files().values()) {
-            for (int attempt = 0; ; attempt++) {
-                try {
+            RetryPolicy<Object> retry = RetryPolicy.builder()
+                    .handle(ConnectRestClient.UnavailableException.class)
+                    .withBackoff(Duration.ofMillis(500), Duration.ofSeconds(5), 2)
+                    .withJitter(0.2)
+                    .withMaxRetries(-1)
+                    // What is left of the timeout; Failsafe shortens the last pause to end within it.
+                    .withMaxDuration(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())))
+                    .build();
+            AtomicInteger attempts = new AtomicInteger();
+            try {
+                Failsafe.with(retry).run(() -> {
+                    attempts.incrementAndGet();
                     connect.put(connector);
-                    break;
-                } catch (ConnectRestClient.UnavailableException e) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        throw new IOException(
-                                "Kafka Connect was still unavailable after " + timeout.toMillis() + " ms (ttl.startup"
-                                        + ".timeout.ms, " + (attempt + 1) + " attempts): " + e.getMessage(),
-                                e);
-                    }
-                    Thread.sleep(Math.min(
-                            backoff.backoff(attempt), Duration.ofNanos(left).toMillis() + 1));
+                });
+            } catch (FailsafeException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof InterruptedException interrupted) {
+                    throw interrupted;
                 }
+                if (cause instanceof ConnectRestClient.UnavailableException unavailable) {
+                    throw new IOException(
+                            "Kafka Connect was still unavailable after " + timeout.toMillis() + " ms (ttl.startup"
+                                    + ".timeout.ms, " + attempts.get() + " attempts): " + unavailable.getMessage(),
+                            unavailable);
+                }
+                if (cause instanceof IOException refused) {
+                    throw refused;
+                }
+                throw e;
             }
             registered.accept(connector.name());
         }

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * Watches the connectors the processor depends on through Kafka Connect's status API. A connector or task that
  * stops running is logged once, at ERROR with its trace summary when FAILED (a source task fails by design on a lost
  * resume token, and documents then silently stop being scheduled), exported as {@code ttl_connector_running} and
- * {@code ttl_connector_failures}, and keeps the processor from being ready.
+ * {@code ttl_connector_failures}, and makes the processor degraded ({@link Dependencies}), not unready: every instance
+ * shares the connector, so no instance leaving its Service would help.
  */
 public final class ConnectorMonitor {
 

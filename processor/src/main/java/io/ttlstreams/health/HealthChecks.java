@@ -10,8 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checks the dependencies every {@code ttl.health.interval.ms} on a thread of its own: the connectors' status (for
- * readiness) and the sources' freshness, so that probes and scrapes read the last observation and never wait.
+ * Checks the dependencies every {@code ttl.health.interval.ms} on a thread of its own: the connectors' status and the
+ * sources' freshness, so that probes and scrapes read the last observation and never wait; then logs a turn of
+ * {@link Dependencies} into or out of degraded.
  */
 public final class HealthChecks implements AutoCloseable {
 
@@ -21,7 +22,11 @@ public final class HealthChecks implements AutoCloseable {
             Executors.newSingleThreadScheduledExecutor(ExchangeThreads.daemon("ttl-streams-health"));
 
     /** Starts checking at once, then every {@code interval}. */
-    public HealthChecks(Optional<ConnectorMonitor> connectors, SourceFreshness freshness, Duration interval) {
+    public HealthChecks(
+            Optional<ConnectorMonitor> connectors,
+            SourceFreshness freshness,
+            Dependencies dependencies,
+            Duration interval) {
         checks.scheduleWithFixedDelay(
                 () -> {
                     try {
@@ -29,6 +34,7 @@ public final class HealthChecks implements AutoCloseable {
                             connectors.get().check();
                         }
                         freshness.check();
+                        dependencies.checked();
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     } catch (RuntimeException e) {

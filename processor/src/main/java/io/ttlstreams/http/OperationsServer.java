@@ -44,7 +44,7 @@ public final class OperationsServer implements AutoCloseable {
 
     /** Liveness: 200 unless Kafka Streams stopped for good. */
     public static final String LIVE_PATH = "/health/live";
-    /** Readiness: 200 when Kafka Streams is RUNNING and every watched connector task too. */
+    /** Readiness: 200 when this instance's Kafka Streams processes and its stores answer queries. */
     public static final String READY_PATH = "/health/ready";
     /** Prometheus text format. */
     public static final String METRICS_PATH = "/metrics";

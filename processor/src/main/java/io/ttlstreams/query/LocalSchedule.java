@@ -11,6 +11,7 @@ import io.ttlstreams.state.ScheduleQueries.ScheduledDocument;
 import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.state.UnscheduledNotes;
 import io.ttlstreams.topology.TtlTopology;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.utils.Bytes;
@@ -105,6 +106,22 @@ public final class LocalSchedule {
             }
         }
         return count;
+    }
+
+    /**
+     * Why some active task's schedule cannot be queried now (its stores restoring, or the task moving), one reason
+     * per partition, for readiness; empty when every active task's can, and for an instance without tasks.
+     */
+    public List<String> unqueryable() {
+        List<String> reasons = new ArrayList<>();
+        for (int partition : activePartitions()) {
+            try {
+                store(ScheduleStores.SCHEDULE, Optional.of(partition)).approximateNumEntries();
+            } catch (InvalidStateStoreException e) {
+                reasons.add("the stores of partition " + partition + " cannot be queried yet: " + e.getMessage());
+            }
+        }
+        return reasons;
     }
 
     /** Upcoming expiries per bucket over every active partition. */

@@ -41,7 +41,7 @@ public final class ScheduleStores {
      */
     public static final String UNSCHEDULED_NOTES = "unscheduled-notes";
 
-    /** The format version of the Avro store values this build writes (rule versions, guard state). */
+    /** The format version of the Avro store values this build writes (rule versions, guard state, unscheduled notes). */
     static final int VALUE_FORMAT_VERSION = 1;
 
     private ScheduleStores() {}

@@ -78,6 +78,7 @@ public final class StatusEndpoint {
 
     Response status() {
         Health.Report ready = health.ready();
+        Health.Report dependencies = health.dependencies();
         ScheduleMetrics.Snapshot figures = schedule.snapshot();
         return Response.json(
                 200,
@@ -86,6 +87,8 @@ public final class StatusEndpoint {
                         ready.state().toString(),
                         ready.up(),
                         ready.reasons(),
+                        !dependencies.up(),
+                        dependencies.reasons(),
                         tasks(),
                         new Schedule(
                                 figures.scheduled(),
@@ -133,12 +136,17 @@ public final class StatusEndpoint {
                         .toList());
     }
 
-    /** The body of {@code GET /v1/status}; the status page reads it. */
+    /**
+     * The body of {@code GET /v1/status}; the status page reads it. {@code reasons} say why this instance is not
+     * ready, {@code dependencies} why a shared dependency fails ({@code degraded}), which leaves it ready.
+     */
     record Status(
             String instance,
             String state,
             boolean ready,
             List<String> reasons,
+            boolean degraded,
+            List<String> dependencies,
             List<Task> tasks,
             Schedule schedule,
             double deletesEmitted,

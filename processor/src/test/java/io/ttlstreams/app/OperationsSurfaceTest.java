@@ -116,6 +116,11 @@ class OperationsSurfaceTest {
         BsonDocument json = BsonDocument.parse(status.body());
         assertThat(json.getString("state").getValue()).isEqualTo("CREATED");
         assertThat(json.getBoolean("ready").getValue()).isFalse();
+        assertThat(json.getBoolean("degraded").getValue())
+                .as("no connector watched, no source heard from: nothing to judge")
+                .isFalse();
+        assertThat(json.getArray("dependencies")).isEmpty();
+        assertThat(get("/health/dependencies").statusCode()).isEqualTo(200);
         assertThat(json.getString("instance").getValue()).isEqualTo(server.applicationServer());
         assertThat(json.getDocument("schedule").get("due").isNull()).isTrue();
     }

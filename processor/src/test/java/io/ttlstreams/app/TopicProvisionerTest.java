@@ -35,6 +35,8 @@ class TopicProvisionerTest {
         final Map<String, Integer> partitions = new LinkedHashMap<>();
         final Map<String, Map<String, String>> configs = new LinkedHashMap<>();
         final List<NewTopic> created = new ArrayList<>();
+        /** Set when the broker went away: every description times out, as the admin client reports it. */
+        boolean gone;
 
         Topics with(String name, int count, String... settings) {
             partitions.put(name, count);
@@ -76,14 +78,18 @@ class TopicProvisionerTest {
                 Integer count = partitions.get(name);
                 futures.put(
                         name,
-                        count == null
-                                ? failed(new UnknownTopicOrPartitionException(name))
-                                : KafkaFuture.completedFuture(new TopicDescription(
-                                        name,
-                                        false,
-                                        IntStream.range(0, count)
-                                                .mapToObj(p -> new TopicPartitionInfo(p, null, List.of(), List.of()))
-                                                .toList())));
+                        gone
+                                ? failed(new org.apache.kafka.common.errors.TimeoutException(
+                                        "Timed out waiting for a node assignment. Call: describeTopics"))
+                                : count == null
+                                        ? failed(new UnknownTopicOrPartitionException(name))
+                                        : KafkaFuture.completedFuture(new TopicDescription(
+                                                name,
+                                                false,
+                                                IntStream.range(0, count)
+                                                        .mapToObj(p ->
+                                                                new TopicPartitionInfo(p, null, List.of(), List.of()))
+                                                        .toList())));
             }
             return new DescribeTopicsResult(null, futures) {};
         }
@@ -191,5 +197,27 @@ class TopicProvisionerTest {
         assertThatThrownBy(() -> new TopicProvisioner(topics.admin()).provision(config(true)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("topic ttl.deletes: cleanup.policy expected delete, actual compact");
+    }
+
+    @Test
+    void shouldStopWithOneLineNamingBootstrapServersWhenKafkaWentAwayAfterTheProbe() {
+        Topics topics = new Topics().declared(2);
+        topics.gone = true;
+        TtlStreamsConfig config = new TtlStreamsConfig(Map.of(
+                "ttl.rules", "sessions",
+                "ttl.rule.sessions.namespace", "app.sessions",
+                "ttl.rule.sessions.field", "expireAt",
+                "ttl.source.topic.prefix", "mongo",
+                "bootstrap.servers", "kafka-0:9092"));
+
+        // run prints a ConfigException as its one line and exits 2, as for KafkaProbe's.
+        assertThatThrownBy(() -> new TopicProvisioner(topics.admin()).provision(config))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("kafka-0:9092")
+                .hasMessageContaining("bootstrap.servers")
+                .hasMessageContaining("provisioning the topics failed: cannot describe topic mongo.app.sessions")
+                .hasMessageContaining("Timed out waiting for a node assignment")
+                .satisfies(e -> assertThat(e.getMessage().lines()).hasSize(1));
+        assertThat(topics.created).isEmpty();
     }
 }

@@ -3,7 +3,8 @@ package io.ttlstreams.health;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.apache.kafka.streams.KafkaStreams.State;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -11,12 +12,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 class HealthTest {
 
+    private static Health health(Supplier<State> state) {
+        return new Health(state, List::of, List::of, List::of);
+    }
+
     @ParameterizedTest
     @EnumSource(
             value = State.class,
             names = {"CREATED", "REBALANCING", "RUNNING", "PENDING_SHUTDOWN"})
     void shouldStayLiveWhileKafkaStreamsCanStillProcess(State state) {
-        Health health = new Health(() -> state, Optional.empty());
+        Health health = health(() -> state);
 
         assertThat(health.live().up()).isTrue();
         assertThat(health.ready().up()).isEqualTo(state == State.RUNNING);
@@ -27,7 +32,7 @@ class HealthTest {
             value = State.class,
             names = {"ERROR", "PENDING_ERROR", "NOT_RUNNING"})
     void shouldDieWhenKafkaStreamsStoppedForGood(State state) {
-        Health.Report live = new Health(() -> state, Optional.empty()).live();
+        Health.Report live = health(() -> state).live();
 
         assertThat(live.up()).isFalse();
         assertThat(live.body().status()).isEqualTo("DOWN");
@@ -36,20 +41,56 @@ class HealthTest {
     }
 
     @Test
-    void shouldTellWhyItIsNotReady() {
-        Health.Report ready = new Health(() -> State.REBALANCING, Optional.empty()).ready();
+    void shouldTellWhyItIsNotReadyWhenRebalancingBeforeItEverRan() {
+        Health.Report ready = health(() -> State.REBALANCING).ready();
 
         assertThat(ready.body())
                 .isEqualTo(new Health.Body(
-                        "DOWN", "REBALANCING", java.util.List.of("Kafka Streams is REBALANCING, not RUNNING")));
+                        "DOWN",
+                        "REBALANCING",
+                        List.of("Kafka Streams is REBALANCING and has not been RUNNING yet (restoring its stores)")));
+    }
+
+    @Test
+    void shouldStayReadyWhenRebalancingAfterItRanAndItsStoresAnswer() {
+        AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
+        Health health = health(state::get);
+        assertThat(health.ready().up()).isTrue();
+
+        state.set(State.REBALANCING);
+
+        assertThat(health.ready().up()).isTrue();
+    }
+
+    @Test
+    void shouldNotBeReadyWhenAnActiveTasksStoresCannotBeQueried() {
+        Health.Report ready = new Health(
+                        () -> State.RUNNING,
+                        () -> List.of("the stores of partition 2 cannot be queried yet: restoring"),
+                        List::of,
+                        List::of)
+                .ready();
+
+        assertThat(ready.up()).isFalse();
+        assertThat(ready.reasons()).containsExactly("the stores of partition 2 cannot be queried yet: restoring");
     }
 
     @Test
     void shouldNotBeReadyAndSayWhyWhenTheGuardHoldsDocuments() {
         Health.Report ready =
-                new Health(() -> State.RUNNING, Optional.empty(), () -> List.of("rule s holds 3")).ready();
+                new Health(() -> State.RUNNING, List::of, () -> List.of("rule s holds 3"), List::of).ready();
 
         assertThat(ready.up()).isFalse();
         assertThat(ready.reasons()).containsExactly("rule s holds 3");
+    }
+
+    @Test
+    void shouldStayReadyAndReportDegradedWhenADependencyFails() {
+        Health health = new Health(
+                () -> State.RUNNING, List::of, List::of, () -> List.of("connector mongo-source-app is FAILED"));
+
+        assertThat(health.ready().up()).isTrue();
+        assertThat(health.dependencies().body())
+                .isEqualTo(new Health.Body("DEGRADED", "RUNNING", List.of("connector mongo-source-app is FAILED")));
     }
 }

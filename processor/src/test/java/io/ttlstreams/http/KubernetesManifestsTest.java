@@ -9,6 +9,7 @@ import io.ttlstreams.config.SecurityOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.RepositoryFiles;
 import io.ttlstreams.contract.SigningKey;
+import io.ttlstreams.health.Health;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -18,6 +19,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.xpath.XPathFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,6 +91,32 @@ class KubernetesManifestsTest {
         }
     }
 
+    /** The project's version, as the root pom states it. */
+    private static String projectVersion() throws Exception {
+        var pom = DocumentBuilderFactory.newInstance()
+                .newDocumentBuilder()
+                .parse(RepositoryFiles.root().resolve("pom.xml").toFile());
+        return XPathFactory.newInstance().newXPath().evaluate("/project/version", pom);
+    }
+
+    @Test
+    void shouldRunTheImageTheBuildTagsWhenTheProjectVersionChanges() throws Exception {
+        String image = "ttl-streams-processor:" + projectVersion();
+
+        assertThat(container.get("image")).as("statefulset.yaml").isEqualTo(image);
+        Map<String, Object> compose =
+                new Yaml().load(Files.readString(RepositoryFiles.root().resolve("docker-compose.yml")));
+        assertThat(map(compose, "services", "processor"))
+                .as("docker compose build tags the processor's image so")
+                .containsEntry("image", image)
+                .containsKey("build");
+        assertThat(Files.readString(RepositoryFiles.root().resolve("processor/Dockerfile")))
+                .as("the build command processor/Dockerfile documents")
+                .contains("-t \"ttl-streams-processor:$(mvn -q help:evaluate -Dexpression=project.version"
+                        + " -DforceStdout)\" .")
+                .contains("-t " + image + " .");
+    }
+
     @Test
     void shouldProbeTheHealthEndpointsOnTheHttpPort() throws IOException {
         int port = Integer.parseInt(processorProperties().getProperty(HttpOptions.HTTP_PORT_CONFIG));
@@ -102,6 +131,9 @@ class KubernetesManifestsTest {
                 .containsEntry("path", OperationsServer.LIVE_PATH)
                 .containsEntry("port", "http");
         assertThat(map(container, "startupProbe", "httpGet")).containsEntry("path", OperationsServer.LIVE_PATH);
+        assertThat(Files.readString(DIRECTORY.resolve("statefulset.yaml")))
+                .as("a shared dependency's failure must not fail a probe")
+                .doesNotContain("path: " + Health.DEPENDENCIES_PATH);
         assertThat(map(statefulSet, "spec", "template", "metadata", "annotations"))
                 .containsEntry("prometheus.io/scrape", "true")
                 .containsEntry("prometheus.io/port", Integer.toString(port))

@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -76,5 +78,32 @@ class MonitoringFilesTest {
         }
         assertThat(Files.readString(RepositoryFiles.root().resolve("docs/operating.md")))
                 .contains("deploy/monitoring/grafana-dashboard.json");
+    }
+
+    /**
+     * docs/operating.md's import steps hold: the file asks for no input on import, and every panel and query reads
+     * the data source its {@code datasource} variable picks, a Prometheus one.
+     */
+    @Test
+    void shouldReadTheDataSourceOfItsVariableWhenImportedAsTheDocsSay() throws Exception {
+        JsonNode dashboard = new ObjectMapper()
+                .readTree(DIR.resolve("grafana-dashboard.json").toFile());
+
+        assertThat(dashboard.has("__inputs")).as("an input no panel uses").isFalse();
+        assertThat(dashboard.path("templating").path("list")).anySatisfy(variable -> {
+            assertThat(variable.path("name").asText()).isEqualTo("datasource");
+            assertThat(variable.path("type").asText()).isEqualTo("datasource");
+            assertThat(variable.path("query").asText()).isEqualTo("prometheus");
+        });
+        for (JsonNode panel : dashboard.path("panels")) {
+            List<JsonNode> sources = new ArrayList<>(List.of(panel.path("datasource")));
+            panel.path("targets").forEach(target -> sources.add(target.path("datasource")));
+            assertThat(sources).as(panel.path("title").asText()).allSatisfy(source -> {
+                assertThat(source.path("type").asText()).isEqualTo("prometheus");
+                assertThat(source.path("uid").asText()).isEqualTo("${datasource}");
+            });
+        }
+        assertThat(Files.readString(RepositoryFiles.root().resolve("docs/operating.md")))
+                .contains("**Dashboards**, **New**, **Import**", "`datasource` variable", "grafana_dashboard=1");
     }
 }

@@ -9,6 +9,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.function.Supplier;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
 
 /** The HTTP calls of the operations ITs: the running processor's endpoints and the stack's Connect REST API. */
 final class OperationsHttp {
@@ -39,6 +41,23 @@ final class OperationsHttp {
     /** The status code of the processor's readiness probe. */
     int readyStatus() throws IOException, InterruptedException {
         return get("/health/ready").statusCode();
+    }
+
+    /** The status code of the processor's dependencies' health: 503 while a connector fails or a source is quiet. */
+    int dependenciesStatus() throws IOException, InterruptedException {
+        return get("/health/dependencies").statusCode();
+    }
+
+    /** Whether the processor is ready and saw, at its last check, every watched connector running. */
+    boolean readyWithConnectorsRunning() throws IOException, InterruptedException {
+        if (readyStatus() != 200) {
+            return false;
+        }
+        BsonArray connectors = BsonDocument.parse(get("/v1/status").body()).getArray("connectors");
+        return !connectors.isEmpty()
+                && connectors.stream()
+                        .allMatch(connector ->
+                                connector.asDocument().getBoolean("running").getValue());
     }
 
     /** A call of the stack's Connect REST API, which must succeed. */

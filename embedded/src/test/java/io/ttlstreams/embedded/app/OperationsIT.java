@@ -69,9 +69,9 @@ class OperationsIT {
 
     @Test
     void shouldBeReadyAndExportTheTtlMetricsAsPrometheusText() throws Exception {
-        await("ready once the connectors were checked")
+        await("ready, and the connectors checked")
                 .atMost(Duration.ofSeconds(60))
-                .until(() -> http.readyStatus() == 200);
+                .until(http::readyWithConnectorsRunning);
         assertThat(http.get("/health/live").statusCode()).isEqualTo(200);
 
         Instant deadline = Instant.now().plusSeconds(1);
@@ -243,8 +243,10 @@ class OperationsIT {
                         .filter(bucket -> bucket.asDocument().getNumber("count").longValue() > 0)
                         .count();
 
-        // The page shows readiness, which waits for the first check of the connectors.
-        await("ready").atMost(Duration.ofSeconds(60)).until(() -> http.readyStatus() == 200);
+        // The page shows readiness, and "degraded" until the first check of the connectors.
+        await("ready, and the connectors checked")
+                .atMost(Duration.ofSeconds(60))
+                .until(http::readyWithConnectorsRunning);
         String dom = chromium.get().dumpDom(PIPELINE.pipeline().processor().httpUrl(), 5_000);
 
         assertThat(dom).contains("id=\"state\">RUNNING<", "id=\"ready\">ready<", "mongo-source-app");

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Readiness of {@code run --embedded} falling when the source connector is paused or fails, on the pipeline of
- * {@link OperationsIT}. Each test breaks the source connector on purpose, so each has a pipeline of its own and the
+ * {@code run --embedded} degraded but ready when the source connector is paused or fails, on the pipeline of {@link
+ * OperationsIT}: the connector is every instance's, so readiness stays up and {@code /health/dependencies} tells. Each test breaks the source connector on purpose, so each has a pipeline of its own and the
  * tests run in any order.
  */
 @Tag("integration")
@@ -37,24 +37,31 @@ class ReadinessIT {
     private final OperationsHttp http = new OperationsHttp(pipeline::pipeline);
 
     @Test
-    void shouldTurnNotReadyWhileTheSourceConnectorIsPaused() throws Exception {
-        await("ready once the connectors were checked")
+    void shouldStayReadyAndReportDegradedWhileTheSourceConnectorIsPaused() throws Exception {
+        await("ready, and the connectors checked")
                 .atMost(Duration.ofSeconds(60))
-                .until(() -> http.readyStatus() == 200);
+                .until(http::readyWithConnectorsRunning);
 
         http.connect("PUT", "/connectors/" + SOURCE + "/pause", "");
 
         // docs/operating.md shows this answer.
-        String paused = "{\"status\": \"DOWN\", \"state\": \"RUNNING\", \"reasons\": [\"connector " + SOURCE
+        String paused = "{\"status\": \"DEGRADED\", \"state\": \"RUNNING\", \"reasons\": [\"connector " + SOURCE
                 + " is PAUSED\", \"connector " + SOURCE + " task 0 is PAUSED\"]}";
-        await("not ready while paused")
+        await("degraded while paused")
                 .atMost(Duration.ofSeconds(30))
-                .until(() -> http.get("/health/ready").body().strip(), paused::equals);
-        assertThat(http.readyStatus()).isEqualTo(503);
+                .until(() -> http.get("/health/dependencies").body().strip(), paused::equals);
+        assertThat(http.dependenciesStatus()).isEqualTo(503);
+        assertThat(http.readyStatus()).as("a paused connector is every pod's").isEqualTo(200);
+        assertThat(BsonDocument.parse(http.get("/v1/status").body())
+                        .getBoolean("degraded")
+                        .getValue())
+                .isTrue();
 
         http.connect("PUT", "/connectors/" + SOURCE + "/resume", "");
 
-        await("ready again once resumed").atMost(Duration.ofSeconds(30)).until(() -> http.readyStatus() == 200);
+        await("the connector runs again once resumed")
+                .atMost(Duration.ofSeconds(30))
+                .until(http::readyWithConnectorsRunning);
     }
 
     /**
@@ -63,10 +70,10 @@ class ReadinessIT {
      * tolerate that.
      */
     @Test
-    void shouldTurnNotReadyAndExportTheFailureWhenTheSourceTaskFails() throws Exception {
-        await("ready once the connectors were checked")
+    void shouldReportDegradedAndExportTheFailureWhenTheSourceTaskFails() throws Exception {
+        await("ready, and the connectors checked")
                 .atMost(Duration.ofSeconds(60))
-                .until(() -> http.readyStatus() == 200);
+                .until(http::readyWithConnectorsRunning);
         Map<String, String> config = new HashMap<>(ConnectorConfigs.render(
                         pipeline.pipeline().processorConfig(),
                         pipeline.pipeline().stack().mongoConnectionString(),
@@ -87,18 +94,19 @@ class ReadinessIT {
 
         // Until the reconfigured task runs, the old one publishes the inserts: keep writing until one fails it.
         AtomicInteger written = new AtomicInteger();
-        await("not ready once the task failed")
+        await("degraded once the task failed")
                 .atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofMillis(500))
                 .until(() -> {
                     pipeline.collection(SESSIONS)
                             .insertOne(new Document("_id", "unpublishable-" + written.incrementAndGet())
                                     .append("expireAt", new Date()));
-                    HttpResponse<String> ready = http.get("/health/ready");
-                    return ready.statusCode() == 503
-                            && ready.body().contains("connector " + SOURCE + " task 0 is FAILED");
+                    HttpResponse<String> dependencies = http.get("/health/dependencies");
+                    return dependencies.statusCode() == 503
+                            && dependencies.body().contains("connector " + SOURCE + " task 0 is FAILED");
                 });
-        assertThat(http.get("/health/ready").body())
+        assertThat(http.readyStatus()).as("a failed connector is every pod's").isEqualTo(200);
+        assertThat(http.get("/health/dependencies").body())
                 .contains("InvalidTopicException")
                 .as("a failed task stays failed: no silent recovery")
                 .contains("FAILED");

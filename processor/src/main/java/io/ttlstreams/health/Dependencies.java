@@ -1,0 +1,82 @@
+package io.ttlstreams.health;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.ttlstreams.config.HttpOptions;
+import io.ttlstreams.contract.Namespace;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the processor depends on but does not run, and every instance shares: the watched connectors (each unit not
+ * RUNNING, as {@link ConnectorMonitor} last saw it) and the sources (a namespace whose source was last heard from
+ * longer ago than {@code ttl.health.source.stale.ms}, as {@link SourceFreshness} last read it). Any of them makes the
+ * processor <em>degraded</em>, not unready: {@code /health/dependencies} answers 503 with the reasons, {@code
+ * /v1/status} shows them, {@code ttl_dependencies_degraded} is 1, and each turn into or out of degraded is logged
+ * once.
+ */
+public final class Dependencies {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Dependencies.class);
+
+    static final String DEGRADED_GAUGE = "ttl.dependencies.degraded";
+
+    private final Optional<ConnectorMonitor> connectors;
+    private final SourceFreshness sources;
+    private final Optional<Duration> staleAfter;
+    /** The problems the last {@link #checked()} logged; checks run one at a time. */
+    private List<String> logged = List.of();
+
+    /**
+     * @param connectors the watched connectors; empty when none are
+     * @param sources the sources' freshness
+     * @param staleAfter how long a source may stay quiet before it counts as failed; empty when quiet sources are not
+     *     judged (a source profile without heartbeats, where a quiet collection looks the same as a dead stream)
+     */
+    public Dependencies(
+            Optional<ConnectorMonitor> connectors,
+            SourceFreshness sources,
+            Optional<Duration> staleAfter,
+            MeterRegistry registry) {
+        this.connectors = connectors;
+        this.sources = sources;
+        this.staleAfter = staleAfter;
+        Gauge.builder(DEGRADED_GAUGE, () -> problems().isEmpty() ? 0 : 1)
+                .description("1 when a watched connector does not run or a source went quiet"
+                        + " (/health/dependencies says which), else 0")
+                .register(registry);
+    }
+
+    /** Why a dependency fails, one line per problem; empty when none does. */
+    public List<String> problems() {
+        List<String> problems = new ArrayList<>();
+        connectors.ifPresent(monitor -> problems.addAll(monitor.problems()));
+        staleAfter.ifPresent(limit -> {
+            for (Namespace namespace : sources.namespaces()) {
+                OptionalDouble staleness = sources.staleness(namespace);
+                if (staleness.isPresent() && staleness.getAsDouble() * 1000 > limit.toMillis()) {
+                    problems.add("the source of " + namespace + " was last heard from " + staleness.getAsDouble()
+                            + " s ago, more than " + HttpOptions.HEALTH_SOURCE_STALE_MS_CONFIG + "="
+                            + limit.toMillis());
+                }
+            }
+        });
+        return problems;
+    }
+
+    /** Logs a turn into degraded (at WARN, with the reasons) or out of it (at INFO), after each check. */
+    public void checked() {
+        List<String> now = problems();
+        if (!now.isEmpty() && logged.isEmpty()) {
+            LOG.warn("Degraded: {} (the pods stay ready; see /health/dependencies)", String.join("; ", now));
+        } else if (now.isEmpty() && !logged.isEmpty()) {
+            LOG.info("No longer degraded: every watched connector runs and every source was heard from");
+        }
+        logged = now;
+    }
+}
