@@ -73,7 +73,7 @@ final class DueDrain implements AutoCloseable {
      * @param schedule the task's schedule
      * @param throttle this task's share of the delete rate limit, if any
      * @param reconciler checks each due entry against the current rules, and walks the schedule when they changed
-     * @param guard logs each rule's hold once it settles
+     * @param guard admits the deadlines read-backs give, and logs each rule's hold once it settles
      * @param sensors what the drain counts
      * @param audit where each step is audited
      * @param context the task's context, forwarding to {@link TtlTopology#DELETES_SINK}
@@ -275,9 +275,11 @@ final class DueDrain implements AutoCloseable {
                 audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
             }
             case MOVED -> {
-                schedule.move(key, Timeline.DEADLINES, verdict.deadline(), verdict.entry());
                 sensors.rescheduledByRead.record();
                 audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+                // The schedule learns the read's deadline now: one already passed is due on arrival.
+                Timeline timeline = guard.admit(ref, verdict.entry(), verdict.deadline(), now, now);
+                schedule.move(key, timeline, verdict.deadline(), verdict.entry());
             }
             case NOT_EXPIRING -> {
                 schedule.removeAt(key);
