@@ -39,7 +39,8 @@ import org.apache.kafka.streams.KafkaStreams;
  * rate, N over the time from the first deadline to the last arrival; commands before their deadline (by the
  * command's timestamp, which is its punctuation's time; must be 0), missing and duplicate commands; the largest
  * number of commands in any one-second window of command timestamps (the throttle check); and the punctuations that
- * emitted, as distinct (partition, timestamp) pairs, with the most commands one of them emitted. A command's
+ * emitted, as distinct (partition, timestamp) pairs, with the most commands one of them emitted; and the CPU time the
+ * stream threads (and the whole JVM) spent from all scheduled to all committed, per command. A command's
  * deadline is known from its key (the document's), so nothing here depends on the command's value format.
  */
 final class MassExpiryBench {
@@ -70,7 +71,8 @@ final class MassExpiryBench {
             int maxInOneSecond,
             int punctuations,
             int maxPerPunctuation,
-            long[] arrivalsAfterFirstDeadlineMs) {
+            long[] arrivalsAfterFirstDeadlineMs,
+            StreamsRun.Sample drainCost) {
 
         /** From the last deadline (every document due) to the last command committed. */
         double drainSeconds() {
@@ -92,6 +94,24 @@ final class MassExpiryBench {
 
         int duplicates() {
             return received - distinct;
+        }
+
+        /**
+         * Commands per second of stream-thread CPU from all scheduled to all committed: the punctuations, their
+         * commits and the polls between them.
+         */
+        double commandsPerStreamCpuSecond() {
+            return received * 1e9 / Math.max(1, drainCost.streamThreadCpu());
+        }
+
+        /** Stream-thread CPU per command in µs, the inverse of {@link #commandsPerStreamCpuSecond}. */
+        double streamCpuMicrosPerCommand() {
+            return drainCost.streamThreadCpu() / 1e3 / Math.max(1, received);
+        }
+
+        /** CPU of the whole JVM (broker included) per command in µs over the same span. */
+        double processCpuMicrosPerCommand() {
+            return drainCost.processCpu() / 1e3 / Math.max(1, received);
         }
     }
 
@@ -131,11 +151,15 @@ final class MassExpiryBench {
             results.add(result);
             log.accept(String.format(
                     Locale.ROOT,
-                    "%s, %d due: last command %.1f s after the last deadline, %.0f/s%s",
+                    "%s, %d due: last command %.1f s after the last deadline, %.0f/s; stream-thread CPU %.1f µs"
+                            + " per command (%.0f commands per CPU second), JVM CPU %.1f µs per command%s",
                     result.drain().name(),
                     result.drain().documents(),
                     result.drainSeconds(),
                     result.ratePerSecond(),
+                    result.streamCpuMicrosPerCommand(),
+                    result.commandsPerStreamCpuSecond(),
+                    result.processCpuMicrosPerCommand(),
                     result.scheduledBeforeDue() ? "" : " (scheduling ran past the first deadline)"));
         }
     }
@@ -150,6 +174,7 @@ final class MassExpiryBench {
         long firstDeadline;
         long lastDeadline;
         long scheduledAt;
+        StreamsRun.Sample drainCost;
         try (StreamsRun run = StreamsRun.start(
                 new KafkaStreams(
                         TtlTopology.build(config, BenchBroker.PARTITIONS), TtlTopology.streamsProperties(config)),
@@ -170,15 +195,17 @@ final class MassExpiryBench {
                     () -> run.metric(group, TtlMetrics.SCHEDULED + "-total") >= n,
                     SCHEDULE_TIMEOUT);
             scheduledAt = System.currentTimeMillis();
+            StreamsRun.Sample atScheduled = run.sample();
             Duration untilDrained =
                     Duration.ofMillis(Math.max(0, lastDeadline - scheduledAt)).plus(DRAIN_TIMEOUT);
             if (!run.awaitUpTo(untilDrained, () -> reader.distinct() >= n)) {
                 log.accept(app + ": " + (n - reader.distinct()) + " commands still missing after " + untilDrained);
             }
+            drainCost = run.sample().minus(atScheduled);
         } finally {
             reader.stop();
         }
-        return result(drain, firstDeadline, lastDeadline, scheduledAt, reader.commands());
+        return result(drain, firstDeadline, lastDeadline, scheduledAt, reader.commands(), drainCost);
     }
 
     /** The i-th of n deadlines spread evenly over the second from {@code first}. */
@@ -187,7 +214,12 @@ final class MassExpiryBench {
     }
 
     private static Result result(
-            Case drain, long firstDeadline, long lastDeadline, long scheduledAt, List<Command> commands) {
+            Case drain,
+            long firstDeadline,
+            long lastDeadline,
+            long scheduledAt,
+            List<Command> commands,
+            StreamsRun.Sample drainCost) {
         Set<String> keys = new HashSet<>();
         Map<Long, Integer> perPunctuation = new HashMap<>();
         long[] timestamps = new long[commands.size()];
@@ -222,7 +254,8 @@ final class MassExpiryBench {
                         .mapToInt(Integer::intValue)
                         .max()
                         .orElse(0),
-                arrivals);
+                arrivals,
+                drainCost);
     }
 
     /** Reads the delete topic from the beginning, committed records only, on its own thread. */

@@ -147,7 +147,8 @@ final class StreamsRun implements AutoCloseable {
                 .withTimeout(CLOSE_TIMEOUT));
     }
 
-    private Sample sample() {
+    /** CPU time of the stream threads, of this client and of the JVM so far. */
+    Sample sample() {
         long stream = 0;
         long client = 0;
         String clientPrefix = applicationId + "-";

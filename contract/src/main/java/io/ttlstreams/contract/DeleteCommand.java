@@ -2,9 +2,7 @@ package io.ttlstreams.contract;
 
 import java.util.Objects;
 import java.util.OptionalLong;
-import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
-import org.bson.BsonString;
 
 /**
  * The delete command for one document, in the form the stock MongoDB sink connector turns into a conditional {@code
@@ -85,16 +83,20 @@ public record DeleteCommand(
         return CanonicalJson.of(documentKey);
     }
 
-    /** The record value as canonical extended JSON. */
+    /** The record value as canonical extended JSON, written field by field (no value document is built). */
     public String valueJson() {
-        BsonDocument value = new BsonDocument(FILTER_FIELD, filter)
-                .append(
-                        NAMESPACE_FIELD,
-                        new BsonDocument("db", new BsonString(namespace.database()))
-                                .append("coll", new BsonString(namespace.collection())))
-                .append(RULE_FIELD, new BsonString(rule))
-                .append(DEADLINE_FIELD, new BsonDateTime(deadlineMillis));
-        issuedAtMillis.ifPresent(issuedAt -> value.append(ISSUED_AT_FIELD, new BsonDateTime(issuedAt)));
-        return CanonicalJson.of(value);
+        return CanonicalJson.write(writer -> {
+            writer.writeStartDocument();
+            writer.writeName(FILTER_FIELD);
+            CanonicalJson.encode(writer, filter);
+            writer.writeStartDocument(NAMESPACE_FIELD);
+            writer.writeString("db", namespace.database());
+            writer.writeString("coll", namespace.collection());
+            writer.writeEndDocument();
+            writer.writeString(RULE_FIELD, rule);
+            writer.writeDateTime(DEADLINE_FIELD, deadlineMillis);
+            issuedAtMillis.ifPresent(issuedAt -> writer.writeDateTime(ISSUED_AT_FIELD, issuedAt));
+            writer.writeEndDocument();
+        });
     }
 }

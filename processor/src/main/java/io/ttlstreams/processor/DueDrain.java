@@ -1,6 +1,5 @@
 package io.ttlstreams.processor;
 
-import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.readback.ReadBackInbox;
 import io.ttlstreams.readback.ReadRequest;
 import io.ttlstreams.readback.ReadResult;
@@ -15,11 +14,9 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,7 +48,7 @@ final class DueDrain implements AutoCloseable {
 
     private final SchedulerSettings settings;
     private final long maxPunctuationNanos;
-    private final CommandSizeBound commandBound;
+    private final CommandSender sender;
     private final ExpirySchedule schedule;
     private final Optional<DeleteThrottle> throttle;
     private final RuleReconciler reconciler;
@@ -59,7 +56,6 @@ final class DueDrain implements AutoCloseable {
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
     private final ProcessorContext<String, Object> context;
-    private final String deletesSink;
     /** Answers of the read-back thread for this task; drained by the punctuator. */
     private final ReadBackInbox inbox = new ReadBackInbox();
     /**
@@ -73,7 +69,7 @@ final class DueDrain implements AutoCloseable {
      * @param schedule the task's schedule
      * @param throttle this task's share of the delete rate limit, if any
      * @param reconciler checks each due entry against the current rules, and walks the schedule when they changed
-     * @param guard logs each rule's hold once it settles
+     * @param guard admits the deadlines read-backs give, and logs each rule's hold once it settles
      * @param sensors what the drain counts
      * @param audit where each step is audited
      * @param context the task's context, forwarding to {@link TtlTopology#DELETES_SINK}
@@ -90,7 +86,8 @@ final class DueDrain implements AutoCloseable {
             String deletesSink) {
         this.settings = settings;
         this.maxPunctuationNanos = settings.maxDurationPerPunctuation().toNanos();
-        this.commandBound = new CommandSizeBound(settings.maxRecordBytes());
+        this.sender = new CommandSender(
+                new CommandSizeBound(settings.maxRecordBytes()), schedule, sensors, audit, context, deletesSink);
         this.schedule = schedule;
         this.throttle = throttle;
         this.reconciler = reconciler;
@@ -98,7 +95,6 @@ final class DueDrain implements AutoCloseable {
         this.sensors = sensors;
         this.audit = audit;
         this.context = context;
-        this.deletesSink = deletesSink;
     }
 
     /**
@@ -146,7 +142,7 @@ final class DueDrain implements AutoCloseable {
     /** A deadline passed: the command goes out (unless the rules changed meanwhile), and awaits confirmation. */
     private void deadlinePassed(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
         entry = reconciler.reconcileDeadline(key, entry, now, true);
-        if (entry == null || isTooLargeToSend(key, entry)) {
+        if (entry == null || sender.isTooLargeToSend(key, entry)) {
             return;
         }
         if (settings.dryRun()) {
@@ -155,31 +151,10 @@ final class DueDrain implements AutoCloseable {
             audit.write(ScheduleKey.documentRefOf(key), entry, ExpiryOutcome.DRY_RUN, now, 0, null);
             return;
         }
-        ScheduleEntry sent = send(key, entry, now, run);
+        ScheduleEntry sent = sender.send(key, entry, now, run);
         long deadline = ScheduleEntries.deadlineOf(entry);
         sensors.emitted(entry.getRule(), now - deadline, now);
         schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
-    }
-
-    /**
-     * Whether the entry's command is over the record bound, in which case the entry goes: one stored before entries
-     * were checked when scheduled would otherwise fail every punctuation that tries to send it.
-     */
-    private boolean isTooLargeToSend(Bytes key, ScheduleEntry entry) {
-        Bytes ref = ScheduleKey.documentRefOf(key);
-        OptionalInt commandBytes = commandBound.excess(ref, entry);
-        if (commandBytes.isEmpty()) {
-            return false;
-        }
-        schedule.removeAt(key);
-        sensors.deadLettered.record();
-        LOG.warn(
-                "Task {}: the entry of a document in {} (rule {}) is dropped: {}",
-                context.taskId(),
-                DocumentRef.namespaceOf(ref),
-                entry.getRule(),
-                commandBound.refusal(commandBytes.getAsInt()));
-        return true;
     }
 
     /**
@@ -275,9 +250,11 @@ final class DueDrain implements AutoCloseable {
                 audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
             }
             case MOVED -> {
-                schedule.move(key, Timeline.DEADLINES, verdict.deadline(), verdict.entry());
                 sensors.rescheduledByRead.record();
                 audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+                // The schedule learns the read's deadline now: one already passed is due on arrival.
+                Timeline timeline = guard.admit(ref, verdict.entry(), verdict.deadline(), now, now);
+                schedule.move(key, timeline, verdict.deadline(), verdict.entry());
             }
             case NOT_EXPIRING -> {
                 schedule.removeAt(key);
@@ -321,7 +298,7 @@ final class DueDrain implements AutoCloseable {
     /** The same command goes out again, or, after the last attempt, the entry goes. */
     private void retryOrGiveUp(Bytes key, Bytes ref, ScheduleEntry entry, long now, PunctuationBudget run) {
         if (entry.getAttempts() < settings.confirmMaxAttempts()) {
-            ScheduleEntry sent = send(key, entry, now, run);
+            ScheduleEntry sent = sender.send(key, entry, now, run);
             sensors.reemitted.record();
             schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
             return;
@@ -337,21 +314,6 @@ final class DueDrain implements AutoCloseable {
                 entry.getRule(),
                 Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry)));
         audit.write(ref, entry, ExpiryOutcome.UNCONFIRMED, now, entry.getAttempts(), null);
-    }
-
-    /**
-     * Emits the entry's delete command, issued at {@code now} (a re-emission is a new command with its own issue
-     * time, which the sink guard's validity counts from), and its audit event; returns the entry counting this
-     * attempt.
-     */
-    private ScheduleEntry send(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
-        Bytes ref = ScheduleKey.documentRefOf(key);
-        DeleteCommand command = ScheduleEntries.command(ref, entry, now);
-        context.forward(new Record<String, Object>(command.keyJson(), command, now), deletesSink);
-        ScheduleEntry sent = ScheduleEntries.emitted(entry, now);
-        audit.write(ref, sent, ExpiryOutcome.EMITTED, now, sent.getAttempts(), null);
-        run.commandSent();
-        return sent;
     }
 
     @Override

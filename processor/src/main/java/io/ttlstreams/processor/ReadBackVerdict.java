@@ -20,7 +20,8 @@ import java.util.Objects;
  *       modified.field} pins nothing a renewal changes, so a renewed document lands here too: the read cannot tell,
  *       and the outcome is exactly today's retry, never an earlier delete.
  *   <li>{@link Kind#MOVED}: the document holds other values (renewed while its event was lost, or the entry's values
- *       were never the document's): it is given the deadline its values give, which may be due at once. A
+ *       were never the document's): it is given the deadline its values give, which may be due at once, and then is
+ *       due on arrival for the blast-radius guard. A
  *       last-modified rule counts from the time the read was applied, which is after the change it saw.
  *   <li>{@link Kind#NOT_EXPIRING}: the document no longer expires by any rule: its entry goes.
  *   <li>{@link Kind#FAILED}: MongoDB could not be read: the command goes out again as without read-back.

@@ -273,6 +273,37 @@ class ReadBackTest {
     }
 
     @Test
+    void shouldHoldAMovedDeadlineAlreadyDueWhenTheGuardsLimitIsSpent() {
+        try (TopologyFixture fixture = fixture("ttl.guard.max.due.on.arrival", "1")) {
+            BsonString other = new BsonString("d0");
+            // One document due on arrival spends the rule's limit of one.
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(other),
+                            new ChangeEvents("app.sessions", START).insert(other, expiringAt(Duration.ofHours(-1))));
+            mongo.put(SESSIONS, stored(expiringAt(Duration.ofHours(-2))));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            assertThat(fixture.deletes()).as("d0 within the limit, d1 organic").hasSize(2);
+
+            fixture.wallClockAt(Duration.ofSeconds(11));
+            readBack.readQueued();
+            fixture.wallClockAt(Duration.ofMillis(11_100));
+
+            assertThat(fixture.deletes())
+                    .as("the read's deadline was due on arrival, past the limit")
+                    .isEmpty();
+            assertThat(position(fixture).getTimeline()).isEqualTo(Timeline.AWAITING_APPROVAL.ordinal());
+            assertThat(position(fixture).getDueAt()).isEqualTo(START.minus(Duration.ofHours(2)));
+            assertThat(metric(fixture, TtlMetrics.HELD_FOR_APPROVAL)).isEqualTo(1);
+            assertThat(metric(fixture, TtlMetrics.RESCHEDULED_BY_READ)).isEqualTo(1);
+        }
+    }
+
+    @Test
     void shouldUnscheduleWhenTheDocumentReadNoLongerExpires() {
         try (TopologyFixture fixture = fixture()) {
             mongo.put(SESSIONS, stored(new BsonDocument("v", new BsonInt32(2))));
