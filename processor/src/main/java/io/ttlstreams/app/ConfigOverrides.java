@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
 
 /**
- * {@code --set key=value}, mixed into every subcommand that reads a configuration, and the order in which options
- * apply: the file, then {@code TTL_STREAMS_*} environment variables, then {@code --set} ({@link ConfigLayers}). Public
+ * {@code --set key=value}, mixed into every subcommand that reads a configuration (through {@link ConfigSource}, or
+ * beside a {@code --config} of its own as in {@code run}), and the order in which options apply: the file, then {@code TTL_STREAMS_*} environment variables, then {@code --set} ({@link ConfigLayers}). Public
  * so that the commands of other modules ({@code demo}) read their configuration the same way.
  */
 public final class ConfigOverrides {
