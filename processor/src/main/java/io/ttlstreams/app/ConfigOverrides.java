@@ -5,6 +5,7 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
@@ -27,12 +28,23 @@ public final class ConfigOverrides {
 
     /** The file's options under the environment's and the command line's; warns of unknown Kafka settings. */
     public TtlStreamsConfig load(Path file) {
-        return warned(TtlStreamsConfig.load(file, System.getenv(), assignments));
+        return warned(unwarned(file, null));
     }
 
     /** A bundled configuration's options under the environment's and the command line's; warns as {@link #load}. */
     public TtlStreamsConfig over(TtlStreamsConfig bundled) {
-        return warned(bundled.layered(System.getenv(), assignments));
+        return warned(unwarned(null, () -> bundled));
+    }
+
+    /**
+     * The file's options, or without a file {@code fallback}'s, under the environment's and the command line's,
+     * without the warnings: for a command that sets up its logging from the configuration first ({@code run}), and
+     * then calls {@link #warned}.
+     */
+    TtlStreamsConfig unwarned(Path file, Supplier<TtlStreamsConfig> fallback) {
+        return file == null
+                ? fallback.get().layered(System.getenv(), assignments)
+                : TtlStreamsConfig.load(file, System.getenv(), assignments);
     }
 
     /**
@@ -44,7 +56,7 @@ public final class ConfigOverrides {
     }
 
     /** Logs, once per command, what the configuration should be warned about ({@link TtlStreamsConfig#warnings()}). */
-    private static TtlStreamsConfig warned(TtlStreamsConfig config) {
+    static TtlStreamsConfig warned(TtlStreamsConfig config) {
         config.warnings().forEach(LOG::warn);
         return config;
     }

@@ -3,6 +3,7 @@ package io.ttlstreams.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.secrets.LogCapture;
+import java.beans.PropertyChangeListener;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -12,12 +13,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.logging.log4j.core.LoggerContext;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -219,6 +223,45 @@ class TtlStreamsCliTest {
             assertThat(log.text())
                     .contains("Unknown Kafka setting num.stream.thread")
                     .contains("did you mean num.stream.threads?");
+        }
+    }
+
+    @Test
+    void shouldSwitchToTheConfiguredLogFormatBeforeWarningOfAMisspeltKafkaSetting(@TempDir Path dir) throws Exception {
+        Path config = Files.writeString(
+                dir.resolve("typo.properties"),
+                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n");
+        LoggerContext context = LoggerContext.getContext(false);
+        List<String> loggedBeforeTheSwitch = new ArrayList<>();
+        AtomicReference<LogCapture> afterTheSwitch = new AtomicReference<>();
+        try (LogCapture before = LogCapture.start()) {
+            // ttl.log.format=json reconfigures log4j: what was logged by then went out in the old format.
+            // (updateLoggers, which a capture calls, signals too, with the same configuration.)
+            PropertyChangeListener switched = event -> {
+                if (event.getNewValue() != event.getOldValue() && loggedBeforeTheSwitch.isEmpty()) {
+                    loggedBeforeTheSwitch.add(before.text());
+                    afterTheSwitch.set(LogCapture.start());
+                }
+            };
+            context.addPropertyChangeListener(switched);
+            try {
+                // Stopped right after reading the configuration: no bootstrap.servers.
+                run(
+                        "run",
+                        "--config",
+                        config.toString(),
+                        "--set",
+                        "ttl.log.format=json",
+                        "--set",
+                        "num.stream.thread=2");
+            } finally {
+                context.removePropertyChangeListener(switched);
+                System.clearProperty(LogFormat.PROPERTY);
+            }
+        }
+        try (LogCapture after = afterTheSwitch.get()) {
+            assertThat(loggedBeforeTheSwitch).singleElement().asString().doesNotContain("num.stream.thread");
+            assertThat(after.text()).contains("Unknown Kafka setting num.stream.thread");
         }
     }
 
