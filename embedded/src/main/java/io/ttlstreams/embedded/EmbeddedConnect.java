@@ -1,11 +1,7 @@
 package io.ttlstreams.embedded;
 
 import io.ttlstreams.contract.PercentEncoding;
-import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,8 +14,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.connect.errors.NotFoundException;
 import org.apache.kafka.connect.runtime.Connect;
 import org.apache.kafka.connect.runtime.Herder;
@@ -57,8 +51,6 @@ public final class EmbeddedConnect implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedConnect.class);
 
     private static final Duration POLL_INTERVAL = Duration.ofMillis(50);
-    private static final Pattern PRODUCTION_REFERENCE = Pattern.compile("\\$\\{file:"
-            + Pattern.quote(SecretsConfigProvider.PRODUCTION_DIRECTORY) + "([A-Za-z0-9_-]+)\\.properties:([^}]+)}");
 
     private final Connect<StandaloneHerder> connect;
     private final int port;
@@ -117,11 +109,7 @@ public final class EmbeddedConnect implements AutoCloseable {
      * @throws EmbeddedStackException if the file cannot be written
      */
     public void storeProductionSecret(String reference, String value) {
-        Matcher matcher = PRODUCTION_REFERENCE.matcher(reference);
-        if (!matcher.matches()) {
-            throw new IllegalArgumentException("Not a reference to a production secret file: " + reference);
-        }
-        secrets.store(matcher.group(1), matcher.group(2), value);
+        secrets.storeAt(reference, value);
     }
 
     /** @return the worker's REST API, {@code http://127.0.0.1:<port>} */
@@ -177,20 +165,13 @@ public final class EmbeddedConnect implements AutoCloseable {
             pending.put(entry.getKey(), callback);
         }
         for (Map.Entry<String, FutureCallback<Herder.Created<ConnectorInfo>>> entry : pending.entrySet()) {
-            try {
-                entry.getValue().get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException e) {
-                throw new EmbeddedStackException(
-                        "Connect rejected connector '" + entry.getKey() + "': "
-                                + e.getCause().getMessage(),
-                        e.getCause());
-            } catch (TimeoutException e) {
-                throw new EmbeddedStackException(
-                        "Connect did not accept connector '" + entry.getKey() + "' within " + timeout, e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new EmbeddedStackException("Interrupted while creating connector '" + entry.getKey() + "'", e);
-            }
+            String connector = "connector '" + entry.getKey() + "'";
+            await(
+                    entry.getValue(),
+                    remainingMillis(deadline),
+                    "Connect rejected " + connector,
+                    "Connect did not accept " + connector + " within " + timeout,
+                    "Interrupted while creating " + connector);
         }
         List<ConnectorStatus> statuses = new ArrayList<>();
         for (String name : configsByName.keySet()) {
@@ -285,25 +266,7 @@ public final class EmbeddedConnect implements AutoCloseable {
     private ConnectorStatus changeTargetState(
             String name, String action, String state, Predicate<ConnectorStatus> reached, Duration timeout) {
         URI uri = URI.create(url() + "/connectors/" + PercentEncoding.encode(name) + "/" + action);
-        HttpResponse<String> response;
-        try {
-            response = HttpClient.newHttpClient()
-                    .send(
-                            HttpRequest.newBuilder(uri)
-                                    .timeout(timeout)
-                                    .PUT(HttpRequest.BodyPublishers.noBody())
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new EmbeddedStackException("PUT " + uri + " failed: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new EmbeddedStackException("Interrupted during PUT " + uri, e);
-        }
-        if (response.statusCode() / 100 != 2) {
-            throw new EmbeddedStackException(
-                    "PUT " + uri + " answered " + response.statusCode() + ": " + response.body());
-        }
+        WorkerRest.put(uri, timeout);
         return awaitState(name, state, reached, timeout);
     }
 
@@ -322,17 +285,12 @@ public final class EmbeddedConnect implements AutoCloseable {
     public void deleteConnector(String name, Duration timeout) {
         FutureCallback<Herder.Created<ConnectorInfo>> callback = new FutureCallback<>();
         herder().deleteConnectorConfig(name, callback);
-        try {
-            callback.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw new EmbeddedStackException(
-                    "Could not delete connector '" + name + "': " + e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new EmbeddedStackException("Connector '" + name + "' was not deleted within " + timeout, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new EmbeddedStackException("Interrupted while deleting connector '" + name + "'", e);
-        }
+        await(
+                callback,
+                timeout.toMillis(),
+                "Could not delete connector '" + name + "'",
+                "Connector '" + name + "' was not deleted within " + timeout,
+                "Interrupted while deleting connector '" + name + "'");
     }
 
     /** Stops all connectors, then the worker and its REST server. Idempotent. */
@@ -349,6 +307,23 @@ public final class EmbeddedConnect implements AutoCloseable {
 
     private StandaloneHerder herder() {
         return connect.herder();
+    }
+
+    /**
+     * Waits up to {@code millis} for the herder to complete {@code callback}; failing, names the operation with
+     * {@code failed} (followed by the cause's message), {@code late} or {@code interrupted}.
+     */
+    private static void await(FutureCallback<?> callback, long millis, String failed, String late, String interrupted) {
+        try {
+            callback.get(millis, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new EmbeddedStackException(failed + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new EmbeddedStackException(late, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EmbeddedStackException(interrupted, e);
+        }
     }
 
     private static long remainingMillis(long deadlineNanos) {

@@ -10,6 +10,8 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Properties;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The embedded Connect worker's secrets directory: properties files readable by their owner only, which connector
@@ -20,6 +22,9 @@ final class WorkerSecrets {
 
     private static final Set<PosixFilePermission> OWNER_ONLY_DIRECTORY = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
+
+    private static final Pattern PRODUCTION_REFERENCE = Pattern.compile("\\$\\{file:"
+            + Pattern.quote(SecretsConfigProvider.PRODUCTION_DIRECTORY) + "([A-Za-z0-9_-]+)\\.properties:([^}]+)}");
 
     private final Path directory;
 
@@ -71,6 +76,21 @@ final class WorkerSecrets {
             throw new EmbeddedStackException("Embedded Connect could not write the secret file " + file, e);
         }
         return "${file:" + file + ":" + key + "}";
+    }
+
+    /**
+     * Stores {@code value} where a production reference, {@code ${file:/secrets/<name>.properties:<key>}}, finds it
+     * on this worker ({@link SecretsConfigProvider}).
+     *
+     * @throws IllegalArgumentException when {@code reference} is not of that form
+     * @throws EmbeddedStackException if the file cannot be written
+     */
+    void storeAt(String reference, String value) {
+        Matcher matcher = PRODUCTION_REFERENCE.matcher(reference);
+        if (!matcher.matches()) {
+            throw new IllegalArgumentException("Not a reference to a production secret file: " + reference);
+        }
+        store(matcher.group(1), matcher.group(2), value);
     }
 
     private static void createPrivateDirectory(Path directory) throws IOException {

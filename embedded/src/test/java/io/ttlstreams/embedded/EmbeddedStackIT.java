@@ -642,14 +642,7 @@ class EmbeddedStackIT {
 
     private static ProducerRecord<String, String> signed(String key, String value) {
         SigningKey signer = SigningKey.of(stack.commandSigningKey());
-        ProducerRecord<String, String> record = new ProducerRecord<>(stack.deleteTopic(), key, value);
-        record.headers().add(SigningKey.KEY_ID_HEADER, signer.id().getBytes(StandardCharsets.US_ASCII));
-        record.headers()
-                .add(
-                        SigningKey.SIGNATURE_HEADER,
-                        signer.sign(key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8))
-                                .getBytes(StandardCharsets.US_ASCII));
-        return record;
+        return CommandSignatures.signed(new ProducerRecord<>(stack.deleteTopic(), key, value), signer.id(), signer);
     }
 
     /** Adds {@code "$and": [expression]} to the command's filter, as the contract does for partial filters. */

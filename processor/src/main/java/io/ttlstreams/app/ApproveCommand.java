@@ -4,7 +4,6 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.GuardDecision;
 import io.ttlstreams.resync.KafkaResyncPublisher;
 import io.ttlstreams.secrets.Redaction;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -57,10 +56,7 @@ final class ApproveCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Mixin
-    private ConfigOverrides overrides;
-
-    @Option(names = "--config", required = true, paramLabel = "FILE", description = "The processor's properties file.")
-    private Path config;
+    private ConfigSource config;
 
     @Option(
             names = "--rule",
@@ -87,9 +83,9 @@ final class ApproveCommand implements Callable<Integer> {
         TtlStreamsConfig loaded;
         GuardDecision decision;
         try {
-            loaded = overrides.load(config);
+            loaded = config.load();
             if (loaded.rules().rule(rule).isEmpty()) {
-                return fail("no rule " + rule + " in " + config, TtlStreamsCli.EXIT_BAD_INPUT);
+                return fail("no rule " + rule + " in " + config.describe(), TtlStreamsCli.EXIT_BAD_INPUT);
             }
             decision = new GuardDecision(
                     rule, !reject, id != null ? id : UUID.randomUUID().toString());

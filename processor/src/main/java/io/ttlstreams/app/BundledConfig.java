@@ -8,8 +8,9 @@ import java.util.Properties;
 
 /**
  * The bundled configuration, {@code processor/src/main/resources/io/ttlstreams/app/bundled.properties} in the
- * repository: what {@code run} and {@code demo} use without {@code --config}, and what {@code explain}, {@code resync}
- * and {@code connect-config} default to, so that every command of a first session agrees on the rules and topics.
+ * repository: what {@code run} and {@code demo} use without {@code --config}, and what {@code explain}, {@code resync},
+ * {@code connect-config}, {@code approve} and {@code platform} default to ({@link ConfigSource}), so that every command
+ * of a first session agrees on the rules and topics.
  */
 public final class BundledConfig {
 

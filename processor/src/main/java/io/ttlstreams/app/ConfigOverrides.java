@@ -5,13 +5,14 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
 
 /**
- * {@code --set key=value}, mixed into every subcommand that reads a configuration, and the order in which options
- * apply: the file, then {@code TTL_STREAMS_*} environment variables, then {@code --set} ({@link ConfigLayers}). Public
+ * {@code --set key=value}, mixed into every subcommand that reads a configuration (through {@link ConfigSource}, or
+ * beside a {@code --config} of its own as in {@code run}), and the order in which options apply: the file, then {@code TTL_STREAMS_*} environment variables, then {@code --set} ({@link ConfigLayers}). Public
  * so that the commands of other modules ({@code demo}) read their configuration the same way.
  */
 public final class ConfigOverrides {
@@ -27,12 +28,23 @@ public final class ConfigOverrides {
 
     /** The file's options under the environment's and the command line's; warns of unknown Kafka settings. */
     public TtlStreamsConfig load(Path file) {
-        return warned(TtlStreamsConfig.load(file, System.getenv(), assignments));
+        return warned(unwarned(file, null));
     }
 
     /** A bundled configuration's options under the environment's and the command line's; warns as {@link #load}. */
     public TtlStreamsConfig over(TtlStreamsConfig bundled) {
-        return warned(bundled.layered(System.getenv(), assignments));
+        return warned(unwarned(null, () -> bundled));
+    }
+
+    /**
+     * The file's options, or without a file {@code fallback}'s, under the environment's and the command line's,
+     * without the warnings: for a command that sets up its logging from the configuration first ({@code run}), and
+     * then calls {@link #warned}.
+     */
+    TtlStreamsConfig unwarned(Path file, Supplier<TtlStreamsConfig> fallback) {
+        return file == null
+                ? fallback.get().layered(System.getenv(), assignments)
+                : TtlStreamsConfig.load(file, System.getenv(), assignments);
     }
 
     /**
@@ -44,7 +56,7 @@ public final class ConfigOverrides {
     }
 
     /** Logs, once per command, what the configuration should be warned about ({@link TtlStreamsConfig#warnings()}). */
-    private static TtlStreamsConfig warned(TtlStreamsConfig config) {
+    static TtlStreamsConfig warned(TtlStreamsConfig config) {
         config.warnings().forEach(LOG::warn);
         return config;
     }

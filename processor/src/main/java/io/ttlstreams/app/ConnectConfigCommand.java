@@ -36,15 +36,7 @@ final class ConnectConfigCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Mixin
-    private ConfigOverrides overrides;
-
-    @Option(
-            names = "--config",
-            paramLabel = "FILE",
-            description =
-                    "The processor's properties file (default: the bundled configuration, which reaches the embedded stack at its"
-                            + " default ports; see docs/embedded.md).")
-    private Path config;
+    private ConfigSource config;
 
     // picocli expands ${...} in defaults; "$$" keeps the config-provider reference literal.
     @Option(
@@ -73,7 +65,7 @@ final class ConnectConfigCommand implements Callable<Integer> {
     public Integer call() {
         ConnectorConfigs connectors;
         try {
-            connectors = ConnectorConfigs.render(overrides.loadOrBundled(config), mongodbUri, copyExisting);
+            connectors = ConnectorConfigs.render(config.load(), mongodbUri, copyExisting);
         } catch (ConfigException | IllegalArgumentException e) {
             return fail(e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
         }

@@ -48,15 +48,7 @@ final class ExplainCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Mixin
-    private ConfigOverrides overrides;
-
-    @Option(
-            names = "--config",
-            paramLabel = "FILE",
-            description =
-                    "The processor's properties file (default: the bundled configuration, which reaches the embedded stack at its"
-                            + " default ports; see docs/embedded.md).")
-    private Path config;
+    private ConfigSource config;
 
     @Option(names = "--namespace", required = true, paramLabel = "DB.COLL", description = "The document's namespace.")
     private String namespace;
@@ -78,7 +70,7 @@ final class ExplainCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         try {
-            TtlStreamsConfig ttlConfig = overrides.loadOrBundled(config);
+            TtlStreamsConfig ttlConfig = config.load();
             ExpiryDecision decision = ttlConfig.rules().evaluate(validNamespace(), parseDocument(), parseEventTime());
             spec.commandLine().getOut().println(toJson(decision, ttlConfig));
             return 0;

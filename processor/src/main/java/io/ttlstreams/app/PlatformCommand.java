@@ -7,7 +7,6 @@ import io.ttlstreams.platform.PlatformJson;
 import io.ttlstreams.platform.PlatformSettings;
 import io.ttlstreams.platform.StrimziResources;
 import io.ttlstreams.secrets.Redaction;
-import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -53,10 +52,7 @@ final class PlatformCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Mixin
-    private ConfigOverrides overrides;
-
-    @Option(names = "--config", required = true, paramLabel = "FILE", description = "The processor's properties file.")
-    private Path config;
+    private ConfigSource config;
 
     @Option(
             names = "--format",
@@ -131,7 +127,7 @@ final class PlatformCommand implements Callable<Integer> {
                     sinkGuardUrl,
                     Optional.ofNullable(sinkGuardSha512));
             platform = Platform.of(
-                    overrides.load(config),
+                    config.load(),
                     settings,
                     format == Format.STRIMZI ? StrimziResources.MONGODB_URI : ConnectorConfigs.DEFAULT_MONGODB_URI);
             String rendered = switch (format) {

@@ -12,7 +12,6 @@ import io.ttlstreams.resync.ResyncSelection;
 import io.ttlstreams.resync.ResyncSink;
 import io.ttlstreams.secrets.Redaction;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -52,16 +51,8 @@ final class ResyncCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(
-            names = "--config",
-            paramLabel = "FILE",
-            description =
-                    "The processor's properties file (default: the bundled configuration, which reaches the embedded stack at its"
-                            + " default ports; see docs/embedded.md).")
-    private Path config;
-
     @Mixin
-    private ConfigOverrides overrides;
+    private ConfigSource config;
 
     @Option(
             names = "--namespace",
@@ -87,7 +78,7 @@ final class ResyncCommand implements Callable<Integer> {
         TtlStreamsConfig ttlConfig;
         ResyncSelection selection;
         try {
-            ttlConfig = overrides.loadOrBundled(config);
+            ttlConfig = config.load();
             selection = new ResyncSelection(
                     Optional.ofNullable(namespace).map(ResyncCommand::parseNamespace), Optional.ofNullable(rule));
         } catch (ConfigException | IllegalArgumentException e) {
@@ -95,7 +86,8 @@ final class ResyncCommand implements Callable<Integer> {
         }
         if (!dryRun && ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
             return fail(
-                    config + " sets no bootstrap.servers: name the Kafka cluster the resync events go to (or use"
+                    config.describe()
+                            + " sets no bootstrap.servers: name the Kafka cluster the resync events go to (or use"
                             + " --dry-run)",
                     TtlStreamsCli.EXIT_BAD_INPUT);
         }

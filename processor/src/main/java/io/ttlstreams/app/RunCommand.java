@@ -128,11 +128,13 @@ public final class RunCommand implements Callable<Integer> {
         }
         TtlStreamsConfig ttlConfig;
         try {
-            ttlConfig = config == null ? overrides.over(runtime.orElseThrow().defaultConfig()) : overrides.load(config);
+            ttlConfig = overrides.unwarned(config, () -> runtime.orElseThrow().defaultConfig());
         } catch (ConfigException e) {
             return fail(e.getMessage());
         }
+        // The format first, so that the configuration's warnings are the first lines in it.
         LogFormat.apply(ttlConfig);
+        ConfigOverrides.warned(ttlConfig);
         if (!useEmbedded && ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
             return fail(config + " sets no bootstrap.servers (nor does TTL_STREAMS_BOOTSTRAP_SERVERS or --set): name"
                     + " the Kafka cluster to run against, or add --embedded to start the embedded development stack");

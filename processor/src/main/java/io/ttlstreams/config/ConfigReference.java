@@ -16,6 +16,13 @@ final class ConfigReference {
 
     private ConfigReference() {}
 
+    /** The reference of every option: the ttl-streams options, then one rule's, as docs/configuration.md shows it. */
+    static String everyOption() {
+        return "## ttl-streams options\n\n" + markdown(ConfigDefinition.BASE, "")
+                + "## Rule options\n\nOne set per name in " + RulesOptions.RULES_CONFIG + ".\n\n"
+                + markdown(RuleConfig.configDef(), RuleConfig.PREFIX + "<name>.");
+    }
+
     /**
      * One section per group of {@code definition}, in definition order.
      *

@@ -42,6 +42,21 @@ public enum ConfirmMode {
                 .orElseThrow(() -> new IllegalArgumentException("No confirm mode " + configValue));
     }
 
+    /**
+     * The mode that applies: the {@code configured} one, or unset, {@link #READ_BACK} where the source profile
+     * defaults to it (its change stream reports no deletes), else {@link #AUTO} with a MongoDB to read and {@link
+     * #CHANGE_STREAM} without.
+     */
+    static ConfirmMode effective(String configured, SourceProfile profile, boolean mongodbConfigured) {
+        if (configured != null) {
+            return of(configured);
+        }
+        if (profile.defaultConfirmMode() == READ_BACK) {
+            return READ_BACK;
+        }
+        return mongodbConfigured ? AUTO : CHANGE_STREAM;
+    }
+
     /** Every configuration value, in declaration order. */
     static List<String> configValues() {
         return Arrays.stream(values()).map(ConfirmMode::configValue).toList();

@@ -3,6 +3,7 @@ package io.ttlstreams.config;
 import io.ttlstreams.secrets.BasicCredentials;
 import java.net.URI;
 import java.util.Optional;
+import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -49,6 +50,15 @@ public final class ConnectOptions {
                         Importance.MEDIUM,
                         CONNECT_USERNAME_DOC)
                 .define(CONNECT_PASSWORD_CONFIG, Type.PASSWORD, null, null, Importance.MEDIUM, CONNECT_PASSWORD_DOC);
+    }
+
+    /** The credentials {@code config} gives for Kafka Connect, checked as {@link #credentials(Optional, Optional, Optional)}. */
+    static Optional<BasicCredentials> credentials(AbstractConfig config) {
+        return credentials(
+                TtlStreamsConfig.nonEmpty(config.getString(CONNECT_URL_CONFIG)).map(URI::create),
+                TtlStreamsConfig.nonEmpty(config.getString(CONNECT_USERNAME_CONFIG)),
+                Optional.ofNullable(config.getPassword(CONNECT_PASSWORD_CONFIG))
+                        .filter(password -> !password.value().isEmpty()));
     }
 
     /**

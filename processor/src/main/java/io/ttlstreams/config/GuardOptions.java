@@ -1,6 +1,9 @@
 package io.ttlstreams.config;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -59,5 +62,15 @@ public final class GuardOptions {
         return new GuardLimit(
                 config.getInt(GUARD_MAX_DUE_ON_ARRIVAL_CONFIG),
                 Duration.ofMillis(config.getLong(GUARD_WINDOW_MS_CONFIG)));
+    }
+
+    /** Each rule's limit, by rule name in the order of {@code rules}: its own settings where set, else the global ones. */
+    static Map<String, GuardLimit> perRule(AbstractConfig config, List<String> rules) {
+        GuardLimit global = global(config);
+        Map<String, GuardLimit> limits = new LinkedHashMap<>();
+        for (String rule : rules) {
+            limits.put(rule, RuleConfig.guardLimit(rule, config, global));
+        }
+        return limits;
     }
 }

@@ -1,7 +1,9 @@
 package io.ttlstreams.config;
 
+import java.util.OptionalInt;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
@@ -201,5 +203,11 @@ public final class SchedulerOptions {
                     "Under exactly-once a punctuation must end well within the transaction timeout: at most half of"
                             + " the producer's transaction.timeout.ms (" + transactionTimeoutMs + " ms)");
         }
+    }
+
+    /** {@value #MAX_DELETES_PER_SECOND_CONFIG}; empty when unthrottled. */
+    static OptionalInt maxDeletesPerSecond(AbstractConfig config) {
+        Integer limit = config.getInt(MAX_DELETES_PER_SECOND_CONFIG);
+        return limit == null ? OptionalInt.empty() : OptionalInt.of(limit);
     }
 }

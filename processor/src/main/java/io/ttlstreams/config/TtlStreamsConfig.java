@@ -6,7 +6,6 @@ import io.ttlstreams.secrets.BasicCredentials;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,22 +14,19 @@ import java.util.Properties;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.config.types.Password;
 
 /**
- * The ttl-streams configuration: the TTL rules, the topics, the scheduler's budget, the options modules add (the
- * embedded stack's ports), and the Kafka Streams settings, which are every key outside {@code ttl.} and {@code
- * embedded.}.
+ * The ttl-streams configuration, read once and checked whole: the TTL rules, the topics, the scheduler's budget, the
+ * options modules add (the embedded stack's ports), and the Kafka Streams settings, which are every key outside
+ * {@code ttl.} and {@code embedded.}.
  *
  * <p>Everything is validated when the object is built, and each {@link ConfigException} names the offending option:
  * a bad value, a missing required option, an option of the other TTL mode, or an unknown {@code ttl.*} or
  * {@code embedded.*} key (Kafka would ignore it, so that a typo would silently change what gets deleted).
  *
- * <p>The options are defined by concern, each group in its own class ({@link RulesOptions}, {@link SourceOptions}, {@link
- * OutputTopicOptions}, {@link SchedulerOptions}, {@link ConnectOptions}, {@link FailureHandlingOptions}, {@link
- * SecurityOptions}, {@link ResyncOptions}, {@link HttpOptions}, {@link StartupOptions}, {@link RuleConfig} per rule,
- * and each {@link ConfigFragment} on the classpath, composed by {@link ConfigDefinition}); this class checks what
- * spans several groups and reads them.
+ * <p>The options are defined by concern, each group in a class of its own ({@code *Options}, {@link RuleConfig} per
+ * rule, each {@link ConfigFragment} on the classpath), composed by {@link ConfigDefinition}; what spans several groups
+ * is checked by {@link ConfigChecks}. This class reads them.
  */
 public final class TtlStreamsConfig extends AbstractConfig {
 
@@ -53,36 +49,14 @@ public final class TtlStreamsConfig extends AbstractConfig {
         this.rules = new TtlRules(getList(RulesOptions.RULES_CONFIG).stream()
                 .map(name -> RuleConfig.toRule(name, this))
                 .toList());
-        this.topicNamespaceMapping = new TopicNamespaceMapping(
-                SourceOptions.parseNamespaceMap(getList(SourceOptions.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG)),
-                getString(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG));
+        this.topicNamespaceMapping = SourceOptions.topicNamespaceMapping(this);
         this.sourceTopics =
                 SourceOptions.sourceTopics(getList(SourceOptions.SOURCE_TOPICS_CONFIG), rules, topicNamespaceMapping);
-        this.connectCredentials = ConnectOptions.credentials(
-                nonEmpty(getString(ConnectOptions.CONNECT_URL_CONFIG)).map(URI::create),
-                nonEmpty(getString(ConnectOptions.CONNECT_USERNAME_CONFIG)),
-                Optional.ofNullable(getPassword(ConnectOptions.CONNECT_PASSWORD_CONFIG))
-                        .filter(password -> !password.value().isEmpty()));
+        this.connectCredentials = ConnectOptions.credentials(this);
         SchedulerOptions.checkPunctuationFitsTransactions(
                 getLong(SchedulerOptions.PUNCTUATE_MAX_DURATION_MS_CONFIG), streamsProperties());
-        checkReadBackHasMongo();
+        ConfigChecks.readBackHasMongo(confirmMode(), mongodbUri().isPresent(), sourceProfile());
         SourceProfiles.check(sourceProfile(), confirmMode(), rules);
-    }
-
-    /** A mode that reads needs a deployment to read: failing beats silently retrying blind. */
-    private void checkReadBackHasMongo() {
-        if (confirmMode().reads() && mongodbUri().isEmpty()) {
-            throw new ConfigException(
-                    SchedulerOptions.CONFIRM_MODE_CONFIG,
-                    confirmMode().configValue(),
-                    "Confirmation by read-back reads documents from " + ResyncOptions.MONGODB_URI_CONFIG
-                            + ", which is not set: set it"
-                            + (sourceProfile().reportsDeletes()
-                                    ? ", or set this option to " + ConfirmMode.CHANGE_STREAM.configValue()
-                                    : " (" + sourceProfile().service() + " reports no deletes, so only a read"
-                                            + " confirms one; " + SourceOptions.SOURCE_PROFILE_CONFIG + "="
-                                            + sourceProfile().configValue() + ")"));
-        }
     }
 
     /**
@@ -104,12 +78,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * @throws ConfigException naming the file, variable, assignment or option that is wrong
      */
     public static TtlStreamsConfig load(Path propertiesFile, Map<String, String> environment, List<String> overrides) {
-        Map<String, Object> merged = ConfigLayers.merge(PropertiesFiles.read(propertiesFile), environment, overrides);
-        try {
-            return new TtlStreamsConfig(merged);
-        } catch (ConfigException e) {
-            throw ConfigLayers.attributed(e, environment, overrides);
-        }
+        return layered(PropertiesFiles.read(propertiesFile), environment, overrides);
     }
 
     /**
@@ -117,9 +86,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * ConfigLayers} describes: for a bundled configuration that has no file.
      */
     public TtlStreamsConfig layered(Map<String, String> environment, List<String> overrides) {
-        Map<String, Object> merged = ConfigLayers.merge(originals(), environment, overrides);
+        return layered(originals(), environment, overrides);
+    }
+
+    private static TtlStreamsConfig layered(Map<?, ?> base, Map<String, String> environment, List<String> overrides) {
         try {
-            return new TtlStreamsConfig(merged);
+            return new TtlStreamsConfig(ConfigLayers.merge(base, environment, overrides));
         } catch (ConfigException e) {
             throw ConfigLayers.attributed(e, environment, overrides);
         }
@@ -132,19 +104,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     /** The Markdown reference of every option, generated from the ConfigDefs, as the README shows it. */
     public static String configReferenceMarkdown() {
-        return "## ttl-streams options\n\n" + ConfigReference.markdown(ConfigDefinition.BASE, "")
-                + "## Rule options\n\nOne set per name in " + RulesOptions.RULES_CONFIG + ".\n\n"
-                + ConfigReference.markdown(RuleConfig.configDef(), RuleConfig.PREFIX + "<name>.");
+        return ConfigReference.everyOption();
     }
 
     /** Each rule's blast-radius limit, by rule name: its own settings where set, else the global ones. */
     public Map<String, GuardLimit> guardLimits() {
-        GuardLimit global = GuardOptions.global(this);
-        Map<String, GuardLimit> limits = new LinkedHashMap<>();
-        for (String rule : getList(RulesOptions.RULES_CONFIG)) {
-            limits.put(rule, RuleConfig.guardLimit(rule, this, global));
-        }
-        return limits;
+        return GuardOptions.perRule(this, getList(RulesOptions.RULES_CONFIG));
     }
 
     /**
@@ -161,13 +126,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     public List<String> warnings() {
         List<String> warnings = new java.util.ArrayList<>(unknownKafkaSettings());
-        rules.sameFieldPairs()
-                .forEach(pair -> warnings.add(
-                        "Rules " + pair.get(0).name() + " and " + pair.get(1).name()
-                                + " both read field " + pair.get(0).field() + " of "
-                                + pair.get(0).namespace()
-                                + ": one of them never decides a deadline; merge them, or tell them apart with "
-                                + RuleConfig.PARTIAL_FILTER_CONFIG));
+        warnings.addAll(ConfigChecks.sameFieldWarnings(rules));
         return warnings;
     }
 
@@ -227,8 +186,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     /** The application-wide delete throttle; empty when unthrottled. */
     public OptionalInt maxDeletesPerSecond() {
-        Integer limit = getInt(SchedulerOptions.MAX_DELETES_PER_SECOND_CONFIG);
-        return limit == null ? OptionalInt.empty() : OptionalInt.of(limit);
+        return SchedulerOptions.maxDeletesPerSecond(this);
     }
 
     /** The key that signs delete commands; empty when commands go unsigned. */
@@ -253,14 +211,10 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * otherwise.
      */
     public ConfirmMode confirmMode() {
-        String mode = getString(SchedulerOptions.CONFIRM_MODE_CONFIG);
-        if (mode != null) {
-            return ConfirmMode.of(mode);
-        }
-        if (sourceProfile().defaultConfirmMode() == ConfirmMode.READ_BACK) {
-            return ConfirmMode.READ_BACK;
-        }
-        return mongodbUri().isPresent() ? ConfirmMode.AUTO : ConfirmMode.CHANGE_STREAM;
+        return ConfirmMode.effective(
+                getString(SchedulerOptions.CONFIRM_MODE_CONFIG),
+                sourceProfile(),
+                mongodbUri().isPresent());
     }
 
     /** The service behind the MongoDB API: {@value SourceOptions#SOURCE_PROFILE_CONFIG}. */
@@ -293,15 +247,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * configured.
      */
     public Optional<String> mongodbUri() {
-        return Optional.ofNullable(getPassword(ResyncOptions.MONGODB_URI_CONFIG))
-                .map(Password::value)
-                .filter(uri -> !uri.isBlank());
+        return ResyncOptions.mongodbUri(this);
     }
 
     /** The interval of the periodic resync sweep; empty when it is off. */
     public Optional<Duration> resyncInterval() {
-        long millis = getLong(ResyncOptions.RESYNC_INTERVAL_MS_CONFIG);
-        return millis == 0 ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
+        return ResyncOptions.interval(this);
     }
 
     /** Documents a resync reads per batch. */
@@ -401,7 +352,8 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return StreamsDefaults.over(originals());
     }
 
-    private static Optional<String> nonEmpty(String value) {
+    /** {@code value}, unless it is null or blank. */
+    static Optional<String> nonEmpty(String value) {
         return value == null || value.isBlank() ? Optional.empty() : Optional.of(value);
     }
 }

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
+import java.util.function.Predicate;
 
 /**
  * Writes the endpoints' JSON with Jackson: records (fields in declaration order), maps (in their iteration order),
@@ -45,19 +46,63 @@ public final class Json {
     }
 
     private static ObjectMapper mapper() {
+        StdSerializer<Double> finite = serializer(Double.class, (number, out, provider) -> finite(number, out));
         SimpleModule types = new SimpleModule("ttl-streams")
-                .addSerializer(Raw.class, new RawSerializer())
-                .addSerializer(Instant.class, new ToStringSerializer<>(Instant.class))
-                .addSerializer(Double.class, new FiniteSerializer())
-                .addSerializer(double.class, new FiniteSerializer())
-                .addSerializer(OptionalLong.class, new OptionalLongSerializer())
-                .addSerializer(OptionalDouble.class, new OptionalDoubleSerializer());
+                .addSerializer(Raw.class, serializer(Raw.class, (raw, out, provider) -> writeRaw(raw, out)))
+                .addSerializer(
+                        Instant.class,
+                        serializer(Instant.class, (instant, out, provider) -> out.writeString(instant.toString())))
+                .addSerializer(Double.class, finite)
+                .addSerializer(double.class, finite)
+                .addSerializer(
+                        OptionalLong.class,
+                        orNull(
+                                OptionalLong.class,
+                                OptionalLong::isPresent,
+                                (value, out, provider) -> out.writeNumber(value.getAsLong())))
+                .addSerializer(
+                        OptionalDouble.class,
+                        orNull(
+                                OptionalDouble.class,
+                                OptionalDouble::isPresent,
+                                (value, out, provider) -> finite(value.getAsDouble(), out)));
         @SuppressWarnings({"unchecked", "rawtypes"})
         Class<Optional<?>> optional = (Class) Optional.class;
-        types.addSerializer(optional, new OptionalSerializer(optional));
+        types.addSerializer(
+                optional,
+                orNull(
+                        optional,
+                        Optional::isPresent,
+                        (value, out, provider) -> provider.defaultSerializeValue(value.get(), out)));
         JsonMapper mapper = JsonMapper.builder().addModule(types).build();
         mapper.getFactory().setCharacterEscapes(new MarkupEscapes());
         return mapper;
+    }
+
+    /** How one type is written. */
+    @FunctionalInterface
+    private interface Writer<T> {
+        void write(T value, JsonGenerator out, SerializerProvider provider) throws IOException;
+    }
+
+    private static <T> StdSerializer<T> serializer(Class<T> type, Writer<T> writer) {
+        return new StdSerializer<>(type) {
+            @Override
+            public void serialize(T value, JsonGenerator out, SerializerProvider provider) throws IOException {
+                writer.write(value, out, provider);
+            }
+        };
+    }
+
+    /** An optional type: written by {@code writer} when {@code present}, as null when empty. */
+    private static <T> StdSerializer<T> orNull(Class<T> type, Predicate<T> present, Writer<T> writer) {
+        return serializer(type, (value, out, provider) -> {
+            if (present.test(value)) {
+                writer.write(value, out, provider);
+            } else {
+                out.writeNull();
+            }
+        });
     }
 
     /** Jackson's compact form with a space after each colon and comma, as the hand-written JSON had. */
@@ -111,95 +156,21 @@ public final class Json {
      * Valid JSON holds {@code <}, {@code >} and {@code &} only inside strings, where {@code \\u003c} means the same:
      * escaping them everywhere changes no value.
      */
-    private static final class RawSerializer extends StdSerializer<Raw> {
-        RawSerializer() {
-            super(Raw.class);
+    private static void writeRaw(Raw raw, JsonGenerator out) throws IOException {
+        StringBuilder escaped = new StringBuilder(raw.json().length());
+        for (int i = 0; i < raw.json().length(); i++) {
+            char c = raw.json().charAt(i);
+            escaped.append(markup(c) ? unicodeEscape(c) : String.valueOf(c));
         }
-
-        @Override
-        public void serialize(Raw raw, JsonGenerator out, SerializerProvider provider) throws IOException {
-            StringBuilder escaped = new StringBuilder(raw.json().length());
-            for (int i = 0; i < raw.json().length(); i++) {
-                char c = raw.json().charAt(i);
-                escaped.append(markup(c) ? unicodeEscape(c) : String.valueOf(c));
-            }
-            out.writeRawValue(escaped.toString());
-        }
+        out.writeRawValue(escaped.toString());
     }
 
-    private static final class ToStringSerializer<T> extends StdSerializer<T> {
-        ToStringSerializer(Class<T> type) {
-            super(type);
-        }
-
-        @Override
-        public void serialize(T value, JsonGenerator out, SerializerProvider provider) throws IOException {
-            out.writeString(value.toString());
-        }
-    }
-
+    /** NaN and infinities, which JSON has no number for, as null. */
     private static void finite(double number, JsonGenerator out) throws IOException {
         if (Double.isFinite(number)) {
             out.writeNumber(number);
         } else {
             out.writeNull();
-        }
-    }
-
-    /** NaN and infinities, which JSON has no number for, as null. */
-    private static final class FiniteSerializer extends StdSerializer<Double> {
-        FiniteSerializer() {
-            super(Double.class);
-        }
-
-        @Override
-        public void serialize(Double value, JsonGenerator out, SerializerProvider provider) throws IOException {
-            finite(value, out);
-        }
-    }
-
-    private static final class OptionalLongSerializer extends StdSerializer<OptionalLong> {
-        OptionalLongSerializer() {
-            super(OptionalLong.class);
-        }
-
-        @Override
-        public void serialize(OptionalLong value, JsonGenerator out, SerializerProvider provider) throws IOException {
-            if (value.isPresent()) {
-                out.writeNumber(value.getAsLong());
-            } else {
-                out.writeNull();
-            }
-        }
-    }
-
-    private static final class OptionalDoubleSerializer extends StdSerializer<OptionalDouble> {
-        OptionalDoubleSerializer() {
-            super(OptionalDouble.class);
-        }
-
-        @Override
-        public void serialize(OptionalDouble value, JsonGenerator out, SerializerProvider provider) throws IOException {
-            if (value.isPresent()) {
-                finite(value.getAsDouble(), out);
-            } else {
-                out.writeNull();
-            }
-        }
-    }
-
-    private static final class OptionalSerializer extends StdSerializer<Optional<?>> {
-        OptionalSerializer(Class<Optional<?>> type) {
-            super(type);
-        }
-
-        @Override
-        public void serialize(Optional<?> value, JsonGenerator out, SerializerProvider provider) throws IOException {
-            if (value.isPresent()) {
-                provider.defaultSerializeValue(value.get(), out);
-            } else {
-                out.writeNull();
-            }
         }
     }
 }

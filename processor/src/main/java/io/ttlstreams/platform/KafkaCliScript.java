@@ -42,11 +42,7 @@ public final class KafkaCliScript {
     /** One topic's comment lines and {@code kafka-topics --create} call, ending with a newline. */
     static String topicCommand(TopicSpec topic) {
         StringBuilder command = new StringBuilder();
-        command.append("# ")
-                .append(topic.name())
-                .append(": ")
-                .append(topic.role().purpose())
-                .append('\n');
+        command.append(comment(topic.name(), topic.role().purpose()));
         command.append("#   partitions ")
                 .append(topic.partitions())
                 .append(": ")
@@ -81,15 +77,16 @@ public final class KafkaCliScript {
         return command.append('\n').toString();
     }
 
+    /** A comment line saying what {@code subject} is. */
+    private static String comment(String subject, String what) {
+        return "# " + subject + ": " + what + "\n";
+    }
+
     /** The {@code kafka-acls --add} calls, one per ACL, each principal under a comment naming its role. */
     public static String aclCommands(AclPlan acls) {
         StringBuilder commands = new StringBuilder();
         for (KafkaPrincipal principal : acls.principals()) {
-            commands.append("# ")
-                    .append(principal.principal())
-                    .append(": ")
-                    .append(principal.role())
-                    .append('\n');
+            commands.append(comment(principal.principal(), principal.role()));
             for (Acl acl : principal.acls()) {
                 commands.append("kafka-acls \"${admin[@]}\" --add --allow-principal ")
                         .append(principal.principal());

@@ -4,14 +4,9 @@ import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.event.OperationType;
-import java.util.Optional;
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Parses raw change events and routes them: document events to the scheduler, namespace-wide events
@@ -27,17 +22,10 @@ import org.slf4j.LoggerFactory;
  * <p>Parsing is total: whatever the record holds, even JSON nested deep enough to overflow a recursive decoder, it
  * ends as a routed event or a dead letter, and the next record is processed.
  */
-public final class ChangeEventProcessor implements Processor<String, String, String, Object> {
-
-    private static final Logger LOG = LoggerFactory.getLogger(ChangeEventProcessor.class);
+public final class ChangeEventProcessor extends CheckedRecordProcessor<ChangeEvent> {
 
     private final ChangeEventParser parser;
     private final EventTimeWindow window;
-    private final DeadLetters deadLetters;
-    private final Outputs outputs;
-    private ProcessorContext<String, Object> context;
-    private TtlMetrics metrics;
-    private DeadLetterRoute deadLetterRoute;
     private Sensor skipped;
 
     /**
@@ -48,53 +36,36 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
      */
     public ChangeEventProcessor(
             ChangeEventParser parser, EventTimeWindow window, DeadLetters deadLetters, Outputs outputs) {
+        super("change event", deadLetters, outputs);
         this.parser = parser;
         this.window = window;
-        this.deadLetters = deadLetters;
-        this.outputs = outputs;
     }
 
     @Override
     public void init(ProcessorContext<String, Object> context) {
-        this.context = context;
-        this.metrics = TtlMetrics.forTask(context);
-        this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
-        this.skipped = metrics.counter(TtlMetrics.SKIPPED);
+        super.init(context);
+        this.skipped = metrics().counter(TtlMetrics.SKIPPED);
     }
 
     @Override
-    public void process(Record<String, String> record) {
-        Optional<RecordMetadata> source = context.recordMetadata();
-        ChangeEvent event;
-        try {
-            String topic = source.map(RecordMetadata::topic).orElse("");
-            event = parser.parse(topic, record.key(), record.value(), record.timestamp());
-            window.check(topic, event, Math.min(record.timestamp(), context.currentSystemTimeMs()));
-        } catch (Throwable e) {
-            if (!DeadLetters.isCausedByRecord(e)) {
-                throw e;
-            }
-            // Whatever the cause, a malformed event must not stop the processor: park it, count it.
-            LOG.debug("Dead-lettering change event at {}: {}", source, e.toString());
-            deadLetterRoute.park(record, source, e);
-            return;
-        }
+    ChangeEvent check(Record<String, String> record, String topic) {
+        ChangeEvent event = parser.parse(topic, record.key(), record.value(), record.timestamp());
+        window.check(topic, event, cappedTimestamp(record));
+        return event;
+    }
+
+    @Override
+    void route(Record<String, String> record, ChangeEvent event) {
         if (event.operationType() == OperationType.OTHER) {
             skipped.record();
         } else if (event.isNamespaceWide()) {
-            context.forward(
-                    new Record<String, ChangeEvent>(
-                            event.namespace().toString(), event, record.timestamp(), record.headers()),
-                    outputs.control());
+            context()
+                    .forward(
+                            new Record<String, ChangeEvent>(
+                                    event.namespace().toString(), event, record.timestamp(), record.headers()),
+                            outputs().control());
         } else {
-            context.forward(record.withValue(event), outputs.scheduler());
-        }
-    }
-
-    @Override
-    public void close() {
-        if (metrics != null) {
-            metrics.close();
+            context().forward(record.withValue(event), outputs().scheduler());
         }
     }
 }

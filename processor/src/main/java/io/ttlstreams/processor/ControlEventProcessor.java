@@ -4,11 +4,7 @@ import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.serde.ChangeEventSerde;
-import java.util.Optional;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.bson.BsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,16 +21,11 @@ import org.slf4j.LoggerFactory;
  * record's, which the control record keeps) capped at the processor's clock, so that a forged record cannot set a
  * drop epoch far in the future.
  */
-public final class ControlEventProcessor implements Processor<String, String, String, Object> {
+public final class ControlEventProcessor extends CheckedRecordProcessor<Object> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ControlEventProcessor.class);
 
     private final EventTimeWindow window;
-    private final DeadLetters deadLetters;
-    private final Outputs outputs;
-    private ProcessorContext<String, Object> context;
-    private TtlMetrics metrics;
-    private DeadLetterRoute deadLetterRoute;
 
     /**
      * @param window the event times accepted around a record's timestamp
@@ -42,42 +33,25 @@ public final class ControlEventProcessor implements Processor<String, String, St
      * @param outputs the nodes it forwards to
      */
     public ControlEventProcessor(EventTimeWindow window, DeadLetters deadLetters, Outputs outputs) {
+        super("control record", deadLetters, outputs);
         this.window = window;
-        this.deadLetters = deadLetters;
-        this.outputs = outputs;
     }
 
     @Override
-    public void init(ProcessorContext<String, Object> context) {
-        this.context = context;
-        this.metrics = TtlMetrics.forTask(context);
-        this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
-    }
-
-    @Override
-    public void process(Record<String, String> record) {
-        Object command;
-        Optional<RecordMetadata> source = context.recordMetadata();
-        try {
-            command = parse(record.value());
-            if (command instanceof ChangeEvent event) {
-                window.check(
-                        source.map(RecordMetadata::topic).orElse(""),
-                        event,
-                        Math.min(record.timestamp(), context.currentSystemTimeMs()));
-            }
-        } catch (Throwable e) {
-            if (!DeadLetters.isCausedByRecord(e)) {
-                throw e;
-            }
-            LOG.debug("Dead-lettering control record at {}: {}", source, e.toString());
-            deadLetterRoute.park(record, source, e);
-            return;
+    Object check(Record<String, String> record, String topic) {
+        Object command = parse(record.value());
+        if (command instanceof ChangeEvent event) {
+            window.check(topic, event, cappedTimestamp(record));
         }
+        return command;
+    }
+
+    @Override
+    void route(Record<String, String> record, Object command) {
         if (command instanceof GuardDecision decision) {
             LOG.info("Guard decision {} on rule {}: {}", decision.id(), decision.rule(), decision.verb());
         }
-        context.forward(record.<Object>withValue(command), outputs.scheduler());
+        context().forward(record.<Object>withValue(command), outputs().scheduler());
     }
 
     /** A namespace-wide event, or an operator's {@link GuardDecision}. */
@@ -97,12 +71,5 @@ public final class ControlEventProcessor implements Processor<String, String, St
                     + " a " + event.operationType() + " of a single document");
         }
         return event;
-    }
-
-    @Override
-    public void close() {
-        if (metrics != null) {
-            metrics.close();
-        }
     }
 }

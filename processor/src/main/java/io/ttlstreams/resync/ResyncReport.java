@@ -98,11 +98,7 @@ public final class ResyncReport {
                         .append(result.topic)
                         .append('\n');
             }
-            result.rules.forEach((rule, tally) -> text.append("    rule ")
-                    .append(rule)
-                    .append(": ")
-                    .append(tally)
-                    .append('\n'));
+            appendRules(text, result.rules);
             if (result.neverExpiring > 0) {
                 text.append("    no rule expires ")
                         .append(documents(result.neverExpiring))
@@ -126,15 +122,16 @@ public final class ResyncReport {
                     .append(" namespaces: ")
                     .append(documentsRead())
                     .append(" documents read\n");
-            byRule().forEach((rule, tally) -> text.append("    rule ")
-                    .append(rule)
-                    .append(": ")
-                    .append(tally)
-                    .append('\n'));
+            appendRules(text, byRule());
         }
         stampSources.forEach(source ->
                 text.append("Stamped with ").append(source.description()).append(".\n"));
         return text.toString();
+    }
+
+    /** A line per rule of {@code rules}, indented under its namespace's line. */
+    private static void appendRules(StringBuilder text, Map<String, RuleTally> rules) {
+        rules.forEach((rule, tally) -> text.append("    rule " + rule + ": " + tally + "\n"));
     }
 
     /** One line for a log: documents read and published, per rule scheduled and already due. */

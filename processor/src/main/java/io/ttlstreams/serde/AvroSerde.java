@@ -10,10 +10,6 @@ import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.common.errors.SerializationException;
-import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * Serde for a generated Avro record class, in Avro's single-object encoding: a 2-byte marker, the 8-byte schema
@@ -25,14 +21,13 @@ import org.apache.kafka.common.serialization.Serializer;
  *
  * @param <T> the generated record class
  */
-public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
+public final class AvroSerde<T extends SpecificRecord> extends AvroRecordSerde<T> {
 
-    private final String typeName;
     private final BinaryMessageEncoder<T> encoder;
     private final BinaryMessageDecoder<T> decoder;
 
     private AvroSerde(Class<T> type, Schema schema) {
-        this.typeName = type.getSimpleName();
+        super(type);
         // The class's own model carries its logical-type conversions (timestamp-millis as Instant).
         SpecificData model = SpecificData.getForClass(type);
         this.encoder = new BinaryMessageEncoder<>(model, schema);
@@ -58,41 +53,17 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
     }
 
     @Override
-    public Serializer<T> serializer() {
-        return (topic, data) -> serialize(data);
+    void encode(T data, ByteArrayOutputStream out) throws IOException {
+        encoder.encode(data, out);
     }
 
     @Override
-    public Deserializer<T> deserializer() {
-        return (topic, bytes) -> deserialize(bytes);
+    T decode(byte[] bytes) throws IOException {
+        return decoder.decode(bytes);
     }
 
-    private byte[] serialize(T data) {
-        if (data == null) {
-            return null;
-        }
-        try {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            encoder.encode(data, out);
-            return out.toByteArray();
-        } catch (IOException | RuntimeException e) {
-            throw new SerializationException("Could not serialize a " + typeName + " with Avro", e);
-        }
-    }
-
-    private T deserialize(byte[] bytes) {
-        if (bytes == null) {
-            return null;
-        }
-        try {
-            return decoder.decode(bytes);
-        } catch (IOException | RuntimeException e) {
-            // Corrupt input surfaces as anything from a bad header to an EOF or a bogus length: all are the same
-            // failure to the caller.
-            throw new SerializationException(
-                    "Could not deserialize a " + typeName + " from " + bytes.length
-                            + " bytes (Avro single-object encoding): " + e.getMessage(),
-                    e);
-        }
+    @Override
+    String format() {
+        return "Avro single-object encoding";
     }
 }

@@ -13,9 +13,6 @@ import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.avro.specific.SpecificDatumWriter;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.errors.SerializationException;
-import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * Serde for the values of ttl-streams' own state stores: one format-version byte, then the record in Avro binary.
@@ -28,18 +25,17 @@ import org.apache.kafka.common.serialization.Serializer;
  *
  * @param <T> the generated record class
  */
-public final class VersionedAvroSerde<T extends SpecificRecord> implements Serde<T> {
+public final class VersionedAvroSerde<T extends SpecificRecord> extends AvroRecordSerde<T> {
 
-    private final String typeName;
     private final byte version;
     private final SpecificDatumWriter<T> writer;
     private final SpecificDatumReader<T> reader;
 
     private VersionedAvroSerde(Class<T> type, int version) {
+        super(type);
         if (version < 1 || version > Byte.MAX_VALUE) {
             throw new IllegalArgumentException("A format version is 1 to 127, not " + version);
         }
-        this.typeName = type.getSimpleName();
         this.version = (byte) version;
         // The class's own model carries its logical-type conversions (timestamp-millis as Instant).
         SpecificData model = SpecificData.getForClass(type);
@@ -59,54 +55,31 @@ public final class VersionedAvroSerde<T extends SpecificRecord> implements Serde
     }
 
     @Override
-    public Serializer<T> serializer() {
-        return (topic, data) -> serialize(data);
+    void encode(T data, ByteArrayOutputStream out) throws IOException {
+        out.write(version);
+        BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
+        writer.write(data, encoder);
+        encoder.flush();
     }
 
     @Override
-    public Deserializer<T> deserializer() {
-        return (topic, bytes) -> deserialize(bytes);
-    }
-
-    private byte[] serialize(T data) {
-        if (data == null) {
-            return null;
-        }
-        try {
-            ByteArrayOutputStream out = new ByteArrayOutputStream(64);
-            out.write(version);
-            BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
-            writer.write(data, encoder);
-            encoder.flush();
-            return out.toByteArray();
-        } catch (IOException | RuntimeException e) {
-            throw new SerializationException("Could not serialize a " + typeName + " with Avro", e);
-        }
-    }
-
-    private T deserialize(byte[] bytes) {
-        if (bytes == null) {
-            return null;
-        }
+    T decode(byte[] bytes) throws IOException {
         if (bytes.length == 0 || bytes[0] != version) {
             throw new SerializationException("Cannot read a " + typeName + " of "
                     + (bytes.length == 0 ? "no bytes" : "format version " + Byte.toUnsignedInt(bytes[0]))
                     + ": this build reads format version " + version + " only (state written by another build?"
                     + " see State formats in docs/operating.md)");
         }
-        try {
-            BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(bytes, 1, bytes.length - 1, null);
-            T value = reader.read(null, decoder);
-            if (!decoder.isEnd()) {
-                throw new IOException((bytes.length - 1) + " bytes hold more than one " + typeName);
-            }
-            return value;
-        } catch (IOException | RuntimeException e) {
-            // Corrupt input surfaces as anything from an EOF to a bogus length: all are the same failure.
-            throw new SerializationException(
-                    "Could not deserialize a " + typeName + " from " + bytes.length + " bytes (format version "
-                            + version + "): " + e.getMessage(),
-                    e);
+        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(bytes, 1, bytes.length - 1, null);
+        T value = reader.read(null, decoder);
+        if (!decoder.isEnd()) {
+            throw new IOException((bytes.length - 1) + " bytes hold more than one " + typeName);
         }
+        return value;
+    }
+
+    @Override
+    String format() {
+        return "format version " + version;
     }
 }

@@ -2,38 +2,21 @@ package io.ttlstreams.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ttlstreams.connect.RepositoryFiles;
 import io.ttlstreams.processor.GuardDecision;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 class ApproveCommandTest {
 
-    private static final String EXAMPLE = RepositoryFiles.root()
-            .resolve("connect-config/example-processor.properties")
-            .toString();
+    private static final String EXAMPLE = CliRun.EXAMPLE;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int run(String... args) {
-        CommandLine commandLine = TtlStreamsCli.commandLine();
-        commandLine.setOut(new PrintWriter(out));
-        commandLine.setErr(new PrintWriter(err));
-        String[] full = new String[args.length + 1];
-        full[0] = "approve";
-        System.arraycopy(args, 0, full, 1, args.length);
-        return commandLine.execute(full);
-    }
+    private final CliRun cli = new CliRun("approve");
 
     @Test
     void shouldSayWhatItWouldSendAndSendNothingWhenDryRun() {
-        assertThat(run("--config", EXAMPLE, "--rule", "sessions", "--reject", "--id", "d-1", "--dry-run"))
+        assertThat(cli.run("--config", EXAMPLE, "--rule", "sessions", "--reject", "--id", "d-1", "--dry-run"))
                 .isZero();
 
-        assertThat(out.toString())
+        assertThat(cli.out())
                 .contains("dry run")
                 .contains(new GuardDecision("sessions", false, "d-1").toJson())
                 .contains("cancels the documents it holds for rule sessions");
@@ -41,14 +24,15 @@ class ApproveCommandTest {
 
     @Test
     void shouldRefuseARuleTheConfigurationDoesNotHaveWhenAsked() {
-        assertThat(run("--config", EXAMPLE, "--rule", "nosuch", "--dry-run")).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(cli.run("--config", EXAMPLE, "--rule", "nosuch", "--dry-run"))
+                .isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
 
-        assertThat(err.toString()).contains("no rule nosuch");
+        assertThat(cli.err()).contains("no rule nosuch");
     }
 
     @Test
     void shouldRefuseAnIdThatIsNoPlainTokenWhenGiven() {
-        assertThat(run("--config", EXAMPLE, "--rule", "sessions", "--id", "a b", "--dry-run"))
+        assertThat(cli.run("--config", EXAMPLE, "--rule", "sessions", "--id", "a b", "--dry-run"))
                 .isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
     }
 }

@@ -2,39 +2,22 @@ package io.ttlstreams.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ttlstreams.connect.RepositoryFiles;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class ConnectConfigCommandTest {
 
-    private static final String EXAMPLE = RepositoryFiles.root()
-            .resolve("connect-config/example-processor.properties")
-            .toString();
+    private static final String EXAMPLE = CliRun.EXAMPLE;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int run(String... args) {
-        CommandLine commandLine = TtlStreamsCli.commandLine();
-        commandLine.setOut(new PrintWriter(out));
-        commandLine.setErr(new PrintWriter(err));
-        String[] full = new String[args.length + 1];
-        full[0] = "connect-config";
-        System.arraycopy(args, 0, full, 1, args.length);
-        return commandLine.execute(full);
-    }
+    private final CliRun cli = new CliRun("connect-config");
 
     private BsonArray printed() {
-        return BsonArray.parse(out.toString());
+        return BsonArray.parse(cli.out());
     }
 
     private static BsonDocument config(BsonArray connectors, int index) {
@@ -43,7 +26,7 @@ class ConnectConfigCommandTest {
 
     @Test
     void shouldPrintTheSourceAndSinkWithTheConfigProviderUriByDefault() {
-        assertThat(run("--config", EXAMPLE)).isZero();
+        assertThat(cli.run("--config", EXAMPLE)).isZero();
 
         BsonArray connectors = printed();
         assertThat(connectors)
@@ -52,12 +35,13 @@ class ConnectConfigCommandTest {
         assertThat(config(connectors, 0).getString("connection.uri").getValue())
                 .isEqualTo("${file:/secrets/mongo.properties:uri}");
         assertThat(config(connectors, 0).getString("startup.mode").getValue()).isEqualTo("latest");
-        assertThat(err.toString()).isEmpty();
+        assertThat(cli.err()).isEmpty();
     }
 
     @Test
     void shouldTakeTheUriAndCopyExistingFromTheCommandLine() {
-        assertThat(run("--config", EXAMPLE, "--mongodb-uri", "mongodb://m:27017/?replicaSet=rs0", "--copy-existing"))
+        assertThat(cli.run(
+                        "--config", EXAMPLE, "--mongodb-uri", "mongodb://m:27017/?replicaSet=rs0", "--copy-existing"))
                 .isZero();
 
         BsonArray connectors = printed();
@@ -70,31 +54,31 @@ class ConnectConfigCommandTest {
     void shouldWriteOneFilePerConnector(@TempDir Path dir) throws IOException {
         Path target = dir.resolve("connectors");
 
-        assertThat(run("--config", EXAMPLE, "--out", target.toString())).isZero();
+        assertThat(cli.run("--config", EXAMPLE, "--out", target.toString())).isZero();
 
         assertThat(target.resolve("mongo-source.json")).exists();
         assertThat(BsonDocument.parse(Files.readString(target.resolve("mongo-ttl-sink.json")))
                         .getString("name")
                         .getValue())
                 .isEqualTo("mongo-ttl-sink");
-        assertThat(out.toString()).contains("mongo-source.json", "mongo-ttl-sink.json");
+        assertThat(cli.out()).contains("mongo-source.json", "mongo-ttl-sink.json");
     }
 
     @Test
     void shouldExitWithTwoOnABadConfiguration(@TempDir Path dir) throws IOException {
         Path bad = Files.writeString(dir.resolve("bad.properties"), "ttl.rules=s\nttl.rule.s.namespace=nodot\n");
 
-        assertThat(run("--config", bad.toString())).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(cli.run("--config", bad.toString())).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
 
-        assertThat(err.toString()).startsWith("ttl-streams connect-config:").contains("ttl.rule.s.namespace");
-        assertThat(out.toString()).isEmpty();
+        assertThat(cli.err()).startsWith("ttl-streams connect-config:").contains("ttl.rule.s.namespace");
+        assertThat(cli.out()).isEmpty();
     }
 
     @Test
     void shouldExitWithTwoOnAMissingFile(@TempDir Path dir) {
-        assertThat(run("--config", dir.resolve("absent.properties").toString()))
+        assertThat(cli.run("--config", dir.resolve("absent.properties").toString()))
                 .isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
-        assertThat(err.toString()).contains("absent.properties");
+        assertThat(cli.err()).contains("absent.properties");
     }
 
     @Test
@@ -104,12 +88,12 @@ class ConnectConfigCommandTest {
                 "ttl.rules=s\nttl.rule.s.namespace=app.s\nttl.rule.s.field=expireAt\n"
                         + "ttl.connect.url=ftp://admin:s3cret@connect\n");
 
-        assertThat(run("--config", bad.toString())).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(cli.run("--config", bad.toString())).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
 
-        assertThat(err.toString())
+        assertThat(cli.err())
                 .startsWith("ttl-streams connect-config:")
                 .contains("ttl.connect.url", "ftp://***@connect")
                 .doesNotContain("s3cret");
-        assertThat(err.toString().lines()).hasSize(1);
+        assertThat(cli.err().lines()).hasSize(1);
     }
 }

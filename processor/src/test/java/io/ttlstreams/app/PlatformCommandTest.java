@@ -4,37 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ttlstreams.connect.RepositoryFiles;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 class PlatformCommandTest {
 
-    private static final String EXAMPLE = RepositoryFiles.root()
-            .resolve("connect-config/example-processor.properties")
-            .toString();
+    private static final String EXAMPLE = CliRun.EXAMPLE;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int run(String... args) {
-        CommandLine commandLine = TtlStreamsCli.commandLine();
-        commandLine.setOut(new PrintWriter(out));
-        commandLine.setErr(new PrintWriter(err));
-        String[] full = new String[args.length + 1];
-        full[0] = "platform";
-        System.arraycopy(args, 0, full, 1, args.length);
-        return commandLine.execute(full);
-    }
+    private final CliRun cli = new CliRun("platform");
 
     @Test
     void shouldPrintEveryTopicWithItsReasonsWhenTheFormatIsJson() throws Exception {
-        assertThat(run("--config", EXAMPLE, "--format", "json", "--partitions", "4"))
+        assertThat(cli.run("--config", EXAMPLE, "--format", "json", "--partitions", "4"))
                 .isZero();
 
-        JsonNode printed = new ObjectMapper().readTree(out.toString());
+        JsonNode printed = new ObjectMapper().readTree(cli.out());
         assertThat(printed.path("topics").findValuesAsText("name"))
                 .contains("mongo.app.sessions", "mongo.app.events", "ttl.control", "ttl.deletes", "ttl.dlq");
         JsonNode control = printed.path("topics").get(3);
@@ -49,9 +32,9 @@ class PlatformCommandTest {
 
     @Test
     void shouldPrintAScriptOfKafkaToolCallsWhenTheFormatIsKafkaCli() {
-        assertThat(run("--config", EXAMPLE, "--format", "kafka-cli")).isZero();
+        assertThat(cli.run("--config", EXAMPLE, "--format", "kafka-cli")).isZero();
 
-        assertThat(out.toString())
+        assertThat(cli.out())
                 .startsWith("#!/usr/bin/env bash\n")
                 .contains("kafka-topics \"${admin[@]}\" --create --if-not-exists --topic ttl.control --partitions 6"
                         + " --replication-factor 3")
@@ -61,21 +44,21 @@ class PlatformCommandTest {
 
     @Test
     void shouldPrintStrimziResourcesWhenTheFormatIsStrimzi() {
-        assertThat(run("--config", EXAMPLE, "--format", "strimzi", "--kafka-cluster", "prod"))
+        assertThat(cli.run("--config", EXAMPLE, "--format", "strimzi", "--kafka-cluster", "prod"))
                 .isZero();
 
-        assertThat(out.toString())
+        assertThat(cli.out())
                 .contains("kind: KafkaTopic", "kind: KafkaUser", "kind: KafkaConnect\n", "kind: KafkaConnector")
                 .contains("strimzi.io/cluster: prod");
     }
 
     @Test
     void shouldExitWithTwoNamingTheOptionWhenAnArgumentIsInvalid() {
-        assertThat(run("--config", EXAMPLE, "--format", "strimzi", "--partitions", "0"))
+        assertThat(cli.run("--config", EXAMPLE, "--format", "strimzi", "--partitions", "0"))
                 .isEqualTo(2);
-        assertThat(err.toString()).contains("--partitions must be at least 1");
+        assertThat(cli.err()).contains("--partitions must be at least 1");
 
-        assertThat(run("--config", EXAMPLE, "--format", "helm")).isEqualTo(2);
-        assertThat(err.toString()).contains("'helm' is not a format");
+        assertThat(cli.run("--config", EXAMPLE, "--format", "helm")).isEqualTo(2);
+        assertThat(cli.err()).contains("'helm' is not a format");
     }
 }

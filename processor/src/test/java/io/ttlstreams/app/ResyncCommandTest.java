@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.resync.StandInMongo;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -18,7 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code ttl-streams resync} against the in-process MongoDB stand-in; publishing is the embedded ITs' part. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
@@ -31,8 +28,7 @@ class ResyncCommandTest {
     @TempDir
     Path dir;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
+    private final CliRun cli = new CliRun("resync");
     private StandInMongo mongo;
 
     @BeforeEach
@@ -51,13 +47,6 @@ class ResyncCommandTest {
         return Files.writeString(dir.resolve("processor.properties"), RULES + text);
     }
 
-    private int run(String... args) {
-        CommandLine commandLine = TtlStreamsCli.commandLine();
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(err, true));
-        return commandLine.execute(args);
-    }
-
     @Test
     void shouldShowProgressAndWhatADryRunWouldSchedulePerRule() throws IOException {
         Instant past = Instant.parse("2020-01-01T00:00:00Z");
@@ -68,16 +57,16 @@ class ResyncCommandTest {
         sessions.insertOne(new Document("_id", "never"));
         Path config = config("ttl.mongodb.uri=" + mongo.connectionString() + "\n");
 
-        assertThat(run("resync", "--config", config.toString(), "--dry-run")).isZero();
+        assertThat(cli.run("--config", config.toString(), "--dry-run")).isZero();
 
-        assertThat(out.toString())
+        assertThat(cli.out())
                 .contains("app.sessions: reading about 3 documents, publishing to topic app.sessions")
                 .contains("app.sessions: 3/3 documents read (100%)")
                 .contains("Resync summary (dry run: nothing published):")
                 .contains("rule sessions: 2 to schedule, deadlines 2020-01-01T00:00:00.000Z to"
                         + " 2100-01-01T00:00:00.000Z, 1 already due")
                 .contains("no rule expires 1 document: 1 × ");
-        assertThat(err.toString()).isEmpty();
+        assertThat(cli.err()).isEmpty();
     }
 
     @Test
@@ -88,9 +77,9 @@ class ResyncCommandTest {
         sessions.insertOne(new Document("_id", "string-date").append("expireAt", "2030-01-01"));
         Path config = config("ttl.mongodb.uri=" + mongo.connectionString() + "\n");
 
-        assertThat(run("resync", "--config", config.toString(), "--dry-run")).isZero();
+        assertThat(cli.run("--config", config.toString(), "--dry-run")).isZero();
 
-        String summary = out.toString()
+        String summary = cli.out()
                 .lines()
                 .filter(line -> line.contains("no rule expires"))
                 .findFirst()
@@ -105,27 +94,27 @@ class ResyncCommandTest {
     void shouldRefuseWithoutAMongoConnectionStringNamingTheOption() throws IOException {
         Path config = config("bootstrap.servers=127.0.0.1:9092\n");
 
-        assertThat(run("resync", "--config", config.toString())).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
-        assertThat(err.toString()).contains("ttl.mongodb.uri is not set");
+        assertThat(cli.run("--config", config.toString())).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(cli.err()).contains("ttl.mongodb.uri is not set");
     }
 
     @Test
     void shouldRefuseToPublishWithoutAKafkaCluster() throws IOException {
         Path config = config("ttl.mongodb.uri=" + mongo.connectionString() + "\n");
 
-        assertThat(run("resync", "--config", config.toString())).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
-        assertThat(err.toString()).contains("sets no bootstrap.servers").contains("--dry-run");
+        assertThat(cli.run("--config", config.toString())).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+        assertThat(cli.err()).contains("sets no bootstrap.servers").contains("--dry-run");
     }
 
     @Test
     void shouldRefuseAnUnknownRuleOrAMalformedNamespace() throws IOException {
         Path config = config("ttl.mongodb.uri=" + mongo.connectionString() + "\n");
 
-        assertThat(run("resync", "--config", config.toString(), "--dry-run", "--rule", "carts"))
+        assertThat(cli.run("--config", config.toString(), "--dry-run", "--rule", "carts"))
                 .isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
-        assertThat(run("resync", "--config", config.toString(), "--dry-run", "--namespace", "app"))
+        assertThat(cli.run("--config", config.toString(), "--dry-run", "--namespace", "app"))
                 .isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
-        assertThat(err.toString())
+        assertThat(cli.err())
                 .contains("No rule is named carts (rules: sessions on app.sessions)")
                 .contains("--namespace must be DB.COLL");
     }
@@ -135,8 +124,8 @@ class ResyncCommandTest {
         Path config = config("ttl.mongodb.uri=mongodb://ttl:s3cret@127.0.0.1:1/?serverSelectionTimeoutMS=200"
                 + "&connectTimeoutMS=200\n");
 
-        assertThat(run("resync", "--config", config.toString(), "--dry-run")).isEqualTo(1);
-        assertThat(err.toString()).startsWith("ttl-streams resync: ").doesNotContain("s3cret");
+        assertThat(cli.run("--config", config.toString(), "--dry-run")).isEqualTo(1);
+        assertThat(cli.err()).startsWith("ttl-streams resync: ").doesNotContain("s3cret");
     }
 
     @Test
@@ -147,8 +136,8 @@ class ResyncCommandTest {
                 + mongo.connectionString().replace("mongodb://", "mongodb://ttl-reader:s3%2Fcret@")
                 + "/?authSource=admin&serverSelectionTimeoutMS=2000\n");
 
-        assertThat(run("resync", "--config", config.toString(), "--dry-run")).isEqualTo(1);
-        assertThat(err.toString())
+        assertThat(cli.run("--config", config.toString(), "--dry-run")).isEqualTo(1);
+        assertThat(cli.err())
                 .startsWith("ttl-streams resync: ")
                 .contains("userName='***'")
                 .doesNotContain("ttl-reader")

@@ -3,6 +3,7 @@ package io.ttlstreams.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.secrets.LogCapture;
+import java.beans.PropertyChangeListener;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -12,15 +13,20 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.logging.log4j.core.LoggerContext;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
 import sun.misc.Signal;
@@ -65,6 +71,68 @@ class TtlStreamsCliTest {
                     .as("help of %s keeps %s on one line", subcommand, keys.group())
                     .contains(keys.group());
         }
+    }
+
+    /** A configuration of its own, unlike the bundled one in its rule, namespace and so topic and connector. */
+    private static final String OTHER_CONFIG = "ttl.rules=filerule\nttl.rule.filerule.namespace=other.docs\n"
+            + "ttl.rule.filerule.field=expireAt\nbootstrap.servers=127.0.0.1:1\n";
+
+    private static final String FAR_FUTURE = "{\"expireAt\": {\"$date\": \"2100-01-01T00:00:00Z\"}}";
+
+    /**
+     * Per command that reads a configuration without starting a stack: its arguments and what its output shows on the
+     * bundled configuration, then the same for {@link #OTHER_CONFIG} given with --config.
+     */
+    static Stream<Arguments> configReadingCommands() {
+        return Stream.of(
+                Arguments.of(
+                        List.of("explain", "--namespace", "app.sessions", "--document", FAR_FUTURE),
+                        "\"rule\": \"sessions\"",
+                        List.of("explain", "--namespace", "other.docs", "--document", FAR_FUTURE),
+                        "\"rule\": \"filerule\""),
+                Arguments.of(
+                        List.of("connect-config"), "mongo-source-app", List.of("connect-config"), "mongo-source-other"),
+                Arguments.of(
+                        List.of("platform", "--format", "json"),
+                        "\"app.sessions\"",
+                        List.of("platform", "--format", "json"),
+                        "\"other.docs\""),
+                Arguments.of(
+                        List.of("approve", "--rule", "sessions", "--dry-run"),
+                        "for rule sessions",
+                        List.of("approve", "--rule", "filerule", "--dry-run"),
+                        "for rule filerule"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("configReadingCommands")
+    void shouldReadTheBundledConfigurationWhenNoConfigIsGiven(
+            List<String> bundledArgs, String bundledShows, List<String> fileArgs, String fileShows) {
+        assertThat(run(bundledArgs.toArray(String[]::new))).as(err.toString()).isZero();
+
+        assertThat(out.toString()).contains(bundledShows);
+    }
+
+    @ParameterizedTest
+    @MethodSource("configReadingCommands")
+    void shouldReadTheFileAndNotTheBundledConfigurationWhenConfigIsGiven(
+            List<String> bundledArgs, String bundledShows, List<String> fileArgs, String fileShows, @TempDir Path dir)
+            throws Exception {
+        Path config = Files.writeString(dir.resolve("other.properties"), OTHER_CONFIG);
+
+        assertThat(run(Stream.concat(fileArgs.stream(), Stream.of("--config", config.toString()))
+                        .toArray(String[]::new)))
+                .as(err.toString())
+                .isZero();
+
+        assertThat(out.toString()).contains(fileShows).doesNotContain(bundledShows);
+    }
+
+    @Test
+    void shouldNameTheBundledConfigurationWhenItLacksWhatTheCommandNeeds() {
+        assertThat(run("approve", "--rule", "nosuch", "--dry-run")).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
+
+        assertThat(err.toString()).contains("no rule nosuch in the bundled configuration (" + BundledConfig.PATH + ")");
     }
 
     @Test
@@ -155,6 +223,45 @@ class TtlStreamsCliTest {
             assertThat(log.text())
                     .contains("Unknown Kafka setting num.stream.thread")
                     .contains("did you mean num.stream.threads?");
+        }
+    }
+
+    @Test
+    void shouldSwitchToTheConfiguredLogFormatBeforeWarningOfAMisspeltKafkaSetting(@TempDir Path dir) throws Exception {
+        Path config = Files.writeString(
+                dir.resolve("typo.properties"),
+                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n");
+        LoggerContext context = LoggerContext.getContext(false);
+        List<String> loggedBeforeTheSwitch = new ArrayList<>();
+        AtomicReference<LogCapture> afterTheSwitch = new AtomicReference<>();
+        try (LogCapture before = LogCapture.start()) {
+            // ttl.log.format=json reconfigures log4j: what was logged by then went out in the old format.
+            // (updateLoggers, which a capture calls, signals too, with the same configuration.)
+            PropertyChangeListener switched = event -> {
+                if (event.getNewValue() != event.getOldValue() && loggedBeforeTheSwitch.isEmpty()) {
+                    loggedBeforeTheSwitch.add(before.text());
+                    afterTheSwitch.set(LogCapture.start());
+                }
+            };
+            context.addPropertyChangeListener(switched);
+            try {
+                // Stopped right after reading the configuration: no bootstrap.servers.
+                run(
+                        "run",
+                        "--config",
+                        config.toString(),
+                        "--set",
+                        "ttl.log.format=json",
+                        "--set",
+                        "num.stream.thread=2");
+            } finally {
+                context.removePropertyChangeListener(switched);
+                System.clearProperty(LogFormat.PROPERTY);
+            }
+        }
+        try (LogCapture after = afterTheSwitch.get()) {
+            assertThat(loggedBeforeTheSwitch).singleElement().asString().doesNotContain("num.stream.thread");
+            assertThat(after.text()).contains("Unknown Kafka setting num.stream.thread");
         }
     }
 

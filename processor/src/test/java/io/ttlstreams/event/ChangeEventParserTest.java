@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -40,6 +41,13 @@ class ChangeEventParserTest {
 
     private ChangeEvent parse(String value) {
         return parser.parse(TOPIC, null, value, RECORD_TIMESTAMP);
+    }
+
+    /** Asserts that {@code value} is refused as an invalid change event for {@code reason}; for more checks. */
+    private AbstractThrowableAssert<?, ? extends Throwable> assertRejected(String value, String reason) {
+        return assertThatThrownBy(() -> parse(value))
+                .isInstanceOf(InvalidChangeEventException.class)
+                .hasMessageContaining(reason);
     }
 
     @Test
@@ -440,17 +448,13 @@ class ChangeEventParserTest {
 
     @Test
     void shouldRejectNullValue() {
-        assertThatThrownBy(() -> parse(null))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("value is null");
+        assertRejected(null, "value is null");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"", "   "})
     void shouldRejectEmptyValue(String value) {
-        assertThatThrownBy(() -> parse(value))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("value is empty");
+        assertRejected(value, "value is empty");
     }
 
     @ParameterizedTest
@@ -463,33 +467,24 @@ class ChangeEventParserTest {
                 "{\"operationType\": \"insert\"} trailing"
             })
     void shouldRejectValueThatIsNotJson(String value) {
-        assertThatThrownBy(() -> parse(value))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("not valid (extended) JSON")
-                .hasCauseInstanceOf(org.bson.json.JsonParseException.class);
+        assertRejected(value, "not valid (extended) JSON").hasCauseInstanceOf(org.bson.json.JsonParseException.class);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"[1, 2]", "42", "\"insert\"", "true", "null", "{\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}"})
     void shouldRejectJsonThatIsNotADocument(String value) {
-        assertThatThrownBy(() -> parse(value))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("not a document");
+        assertRejected(value, "not a document");
     }
 
     @Test
     void shouldRejectTwoDocumentsInOneValue() {
-        assertThatThrownBy(() -> parse(REAL_INSERT + " " + REAL_INSERT))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("content after the JSON document");
+        assertRejected(REAL_INSERT + " " + REAL_INSERT, "content after the JSON document");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"{\"ns\": {\"db\": \"a\", \"coll\": \"b\"}}", "{\"operationType\": null}"})
     void shouldRejectMissingOperationType(String value) {
-        assertThatThrownBy(() -> parse(value))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("no operationType");
+        assertRejected(value, "no operationType");
     }
 
     @Test
@@ -513,9 +508,7 @@ class ChangeEventParserTest {
 
     @Test
     void shouldRejectNonStringOperationType() {
-        assertThatThrownBy(() -> parse("{\"operationType\": 1}"))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("operationType is a INT32, not a string");
+        assertRejected("{\"operationType\": 1}", "operationType is a INT32, not a string");
     }
 
     @ParameterizedTest
@@ -527,9 +520,7 @@ class ChangeEventParserTest {
                 "\"ns\": {\"db\": \"a\", \"coll\": 2}"
             })
     void shouldRejectMalformedNs(String ns) {
-        assertThatThrownBy(() -> parse("{\"operationType\": \"drop\", %s}".formatted(ns)))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("its ns");
+        assertRejected("{\"operationType\": \"drop\", %s}".formatted(ns), "its ns");
     }
 
     @Test
@@ -544,9 +535,7 @@ class ChangeEventParserTest {
     @ParameterizedTest
     @ValueSource(ints = {5_000, 100_000})
     void shouldRejectValueNestedDeeperThanTheLimitWithoutOverflowingTheStack(int depth) {
-        assertThatThrownBy(() -> parse(nested(depth)))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("nests deeper than 200 levels");
+        assertRejected(nested(depth), "nests deeper than 200 levels");
     }
 
     @Test
@@ -555,9 +544,7 @@ class ChangeEventParserTest {
         ChangeEvent event = parse(nested(BoundedJson.MAX_DEPTH - 2));
 
         assertThat(event.fullDocument().get("a").isDocument()).isTrue();
-        assertThatThrownBy(() -> parse(nested(BoundedJson.MAX_DEPTH - 1)))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("nests deeper than 200 levels");
+        assertRejected(nested(BoundedJson.MAX_DEPTH - 1), "nests deeper than 200 levels");
     }
 
     /** An insert whose fullDocument holds {@code levels} nested documents and arrays under "a". */
@@ -635,11 +622,7 @@ class ChangeEventParserTest {
         String base = "{\"operationType\": \"delete\", \"ns\": {\"db\": \"a\", \"coll\": \"b\"}, "
                 + "\"documentKey\": {\"_id\": 1}, ";
 
-        assertThatThrownBy(() -> parse(base + "\"wallTime\": 1700000000000}"))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("wallTime is a INT64, not a date");
-        assertThatThrownBy(() -> parse(base + "\"clusterTime\": \"yesterday\"}"))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("clusterTime is a STRING, not a timestamp");
+        assertRejected(base + "\"wallTime\": 1700000000000}", "wallTime is a INT64, not a date");
+        assertRejected(base + "\"clusterTime\": \"yesterday\"}", "clusterTime is a STRING, not a timestamp");
     }
 }

@@ -65,6 +65,25 @@ class ReadBackTest {
         return new BsonDocument("expireAt", new BsonDateTime(START.plus(offset).toEpochMilli()));
     }
 
+    /** Inserts the document, due one second after {@code START}, and runs the clock to its deadline. */
+    private static void insertDueAtOneSecond(TopologyFixture fixture) {
+        fixture.input("app.sessions")
+                .pipeInput(
+                        ChangeEvents.key(ID),
+                        new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
+        fixture.wallClockAt(Duration.ofSeconds(1));
+    }
+
+    /**
+     * Runs the clock to {@code at}, has the read-back answer the reads queued by then, and runs the clock 100 ms on,
+     * where the scheduler applies the answers.
+     */
+    private void readAndApply(TopologyFixture fixture, Duration at) {
+        fixture.wallClockAt(at);
+        readBack.readQueued();
+        fixture.wallClockAt(at.plusMillis(100));
+    }
+
     private static BsonDocument stored(BsonDocument fields) {
         BsonDocument document = new BsonDocument("_id", ID);
         fields.forEach(document::append);
@@ -136,17 +155,11 @@ class ReadBackTest {
     @Test
     void shouldConfirmTheDeleteWhenTheReadFindsTheDocumentGone() {
         try (TopologyFixture fixture = fixture("ttl.confirm.mode", "auto")) {
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
-            fixture.wallClockAt(Duration.ofSeconds(1));
+            insertDueAtOneSecond(fixture);
             assertThat(fixture.deletes()).hasSize(1);
             // The sink deleted it; its delete event was lost.
 
-            fixture.wallClockAt(Duration.ofSeconds(1).plus(CONFIRM_TIMEOUT));
-            readBack.readQueued();
-            fixture.wallClockAt(Duration.ofMillis(1_100).plus(CONFIRM_TIMEOUT));
+            readAndApply(fixture, Duration.ofSeconds(1).plus(CONFIRM_TIMEOUT));
 
             assertThat(position(fixture)).as("confirmed: nothing left").isNull();
             List<ExpiryEvent> audit = fixture.audit().readValuesToList();
@@ -169,25 +182,17 @@ class ReadBackTest {
     void shouldEmitAgainAsWithoutReadBackWhenMongoCannotBeRead() {
         try (TopologyFixture fixture = fixture("ttl.confirm.max.attempts", "2")) {
             mongo.failing(true);
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
-            fixture.wallClockAt(Duration.ofSeconds(1));
+            insertDueAtOneSecond(fixture);
             TestRecord<String, String> first = fixture.deletes().get(0);
 
-            fixture.wallClockAt(Duration.ofSeconds(11));
-            readBack.readQueued();
-            fixture.wallClockAt(Duration.ofMillis(11_100));
+            readAndApply(fixture, Duration.ofSeconds(11));
             List<TestRecord<String, String>> again = fixture.deletes();
             assertThat(again).hasSize(1);
             assertThat(filterOf(again.get(0))).as("same filter, same command").isEqualTo(filterOf(first));
             assertThat(metric(fixture, TtlMetrics.REEMITTED)).isEqualTo(1);
             assertThat(metric(fixture, TtlMetrics.READ_BACKS_FAILED)).isEqualTo(1);
 
-            fixture.wallClockAt(Duration.ofMillis(31_100));
-            readBack.readQueued();
-            fixture.wallClockAt(Duration.ofMillis(31_200));
+            readAndApply(fixture, Duration.ofMillis(31_100));
             assertThat(position(fixture))
                     .as("given up after the last attempt, as without read-back")
                     .isNull();
@@ -200,11 +205,7 @@ class ReadBackTest {
     @Test
     void shouldEmitAgainWhenAReadGoesUnansweredForAConfirmationTimeout() {
         try (TopologyFixture fixture = fixture()) {
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
-            fixture.wallClockAt(Duration.ofSeconds(1));
+            insertDueAtOneSecond(fixture);
             fixture.deletes();
 
             fixture.wallClockAt(Duration.ofSeconds(11));
@@ -226,16 +227,10 @@ class ReadBackTest {
     void shouldEmitAgainWhenTheDocumentStillHoldsTheValuesItsCommandPins() {
         try (TopologyFixture fixture = fixture()) {
             mongo.put(SESSIONS, stored(expiringAt(Duration.ofSeconds(1))));
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
-            fixture.wallClockAt(Duration.ofSeconds(1));
+            insertDueAtOneSecond(fixture);
             TestRecord<String, String> first = fixture.deletes().get(0);
 
-            fixture.wallClockAt(Duration.ofSeconds(11));
-            readBack.readQueued();
-            fixture.wallClockAt(Duration.ofMillis(11_100));
+            readAndApply(fixture, Duration.ofSeconds(11));
 
             List<TestRecord<String, String>> again = fixture.deletes();
             assertThat(again).hasSize(1);
@@ -250,16 +245,10 @@ class ReadBackTest {
     void shouldEmitAtOnceWhenTheDocumentHoldsAnotherDeadlineAlreadyDue() {
         try (TopologyFixture fixture = fixture()) {
             mongo.put(SESSIONS, stored(expiringAt(Duration.ofSeconds(2))));
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
-            fixture.wallClockAt(Duration.ofSeconds(1));
+            insertDueAtOneSecond(fixture);
             fixture.deletes();
 
-            fixture.wallClockAt(Duration.ofSeconds(11));
-            readBack.readQueued();
-            fixture.wallClockAt(Duration.ofMillis(11_100));
+            readAndApply(fixture, Duration.ofSeconds(11));
 
             List<TestRecord<String, String>> real = fixture.deletes();
             assertThat(real)
@@ -307,16 +296,10 @@ class ReadBackTest {
     void shouldUnscheduleWhenTheDocumentReadNoLongerExpires() {
         try (TopologyFixture fixture = fixture()) {
             mongo.put(SESSIONS, stored(new BsonDocument("v", new BsonInt32(2))));
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
-            fixture.wallClockAt(Duration.ofSeconds(1));
+            insertDueAtOneSecond(fixture);
             fixture.deletes();
 
-            fixture.wallClockAt(Duration.ofSeconds(11));
-            readBack.readQueued();
-            fixture.wallClockAt(Duration.ofMillis(11_100));
+            readAndApply(fixture, Duration.ofSeconds(11));
 
             assertThat(position(fixture)).isNull();
             fixture.wallClockAt(Duration.ofHours(2));
@@ -374,9 +357,7 @@ class ReadBackTest {
             fixture.wallClockAt(Duration.ofSeconds(5));
             TestRecord<String, String> first = fixture.deletes().get(0);
 
-            fixture.wallClockAt(Duration.ofSeconds(5).plus(CONFIRM_TIMEOUT));
-            readBack.readQueued();
-            fixture.wallClockAt(Duration.ofMillis(5_100).plus(CONFIRM_TIMEOUT));
+            readAndApply(fixture, Duration.ofSeconds(5).plus(CONFIRM_TIMEOUT));
 
             List<TestRecord<String, String>> again = fixture.deletes();
             assertThat(again)
@@ -419,11 +400,7 @@ class ReadBackTest {
     @Test
     void shouldReadNothingAndEmitAsBeforeWithoutReadBack() {
         try (TopologyFixture fixture = TopologyFixture.sessions("ttl.confirm.timeout.ms", "10000")) {
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
-            fixture.wallClockAt(Duration.ofSeconds(1));
+            insertDueAtOneSecond(fixture);
             fixture.wallClockAt(Duration.ofSeconds(11));
             assertThat(fixture.deletes()).hasSize(2);
             assertThat(fixture.metric(TtlMetrics.READ_BACKS + "-total")).isZero();
@@ -433,11 +410,7 @@ class ReadBackTest {
     @Test
     void shouldReadBackAtTheReadDelayAndConfirmWithoutADeleteEventInReadBackMode() {
         try (TopologyFixture fixture = fixture("ttl.confirm.mode", "read-back", "ttl.confirm.read.delay.ms", "500")) {
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
-            fixture.wallClockAt(Duration.ofSeconds(1));
+            insertDueAtOneSecond(fixture);
             assertThat(fixture.deletes()).hasSize(1);
             assertThat(readBack.readQueued())
                     .as("nothing asked before the read delay")
@@ -467,11 +440,7 @@ class ReadBackTest {
         try (TopologyFixture fixture = fixture(
                 "ttl.confirm.mode", "read-back", "ttl.confirm.read.delay.ms", "500", "ttl.confirm.max.attempts", "2")) {
             mongo.failing(true);
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
-            fixture.wallClockAt(Duration.ofSeconds(1));
+            insertDueAtOneSecond(fixture);
             assertThat(fixture.deletes()).hasSize(1);
             Duration at = Duration.ofMillis(1_500);
             for (int read = 0; read < 5; read++) {
@@ -487,9 +456,7 @@ class ReadBackTest {
             assertThat(position(fixture).getTimeline()).isEqualTo(Timeline.CONFIRMATIONS.ordinal());
 
             mongo.failing(false);
-            fixture.wallClockAt(at);
-            readBack.readQueued();
-            fixture.wallClockAt(at.plusMillis(100));
+            readAndApply(fixture, at);
             assertThat(position(fixture))
                     .as("gone, confirmed once MongoDB answers")
                     .isNull();
@@ -501,15 +468,9 @@ class ReadBackTest {
     void shouldEmitAgainAtTheDoubledReadDelayWhenTheDocumentStillMatchesInReadBackMode() {
         try (TopologyFixture fixture = fixture("ttl.confirm.mode", "read-back", "ttl.confirm.read.delay.ms", "500")) {
             mongo.put(SESSIONS, stored(expiringAt(Duration.ofSeconds(1))));
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            new ChangeEvents("app.sessions", START).insert(ID, expiringAt(Duration.ofSeconds(1))));
-            fixture.wallClockAt(Duration.ofSeconds(1));
+            insertDueAtOneSecond(fixture);
             TestRecord<String, String> first = fixture.deletes().get(0);
-            fixture.wallClockAt(Duration.ofMillis(1_500));
-            readBack.readQueued();
-            fixture.wallClockAt(Duration.ofMillis(1_600));
+            readAndApply(fixture, Duration.ofMillis(1_500));
 
             List<TestRecord<String, String>> again = fixture.deletes();
             assertThat(again)

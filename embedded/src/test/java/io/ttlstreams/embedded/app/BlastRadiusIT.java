@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoCollection;
-import io.ttlstreams.app.TtlStreamsCli;
 import io.ttlstreams.contract.Namespace;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +22,6 @@ import org.bson.Document;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import picocli.CommandLine;
 
 /**
  * The blast-radius guard on the embedded pipeline: a restart with a shortened offset makes 10,000 scheduled documents
@@ -114,7 +110,7 @@ class BlastRadiusIT {
         assertThat(heldIn(status)).as("held, by /v1/status: " + status).hasValue(MASS - deletedBeforeApprove);
 
         Instant approved = Instant.now();
-        Cli approve = cli(
+        CommandRun approve = CommandRun.of(
                 "approve",
                 "--config",
                 PIPELINE.propertiesFile(PIPELINE.processorSettings()).toString(),
@@ -145,17 +141,5 @@ class BlastRadiusIT {
 
     private static long massDeleted(MongoCollection<Document> collection) {
         return MASS - collection.countDocuments(eq("mass", true));
-    }
-
-    private record Cli(int exitCode, String out, String err) {}
-
-    private static Cli cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = TtlStreamsCli.commandLine();
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(err, true));
-        int exitCode = commandLine.execute(args);
-        return new Cli(exitCode, out.toString(), err.toString());
     }
 }

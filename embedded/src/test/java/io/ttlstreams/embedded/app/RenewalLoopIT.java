@@ -216,11 +216,10 @@ class RenewalLoopIT {
     /**
      * One change event of a document, as the source connector published it and the processor reads it.
      *
-     * @param second its {@code clusterTime}, whole seconds
      * @param time its time as the processor counts it, epoch ms
      * @param timestamp when the source connector published it, epoch ms
      */
-    private record Event(OperationType operationType, long second, long time, long timestamp) {}
+    private record Event(OperationType operationType, long time, long timestamp) {}
 
     /** A delete command as the processor emitted it. */
     private record Command(DeleteCommand command, long timestamp) {}
@@ -261,11 +260,7 @@ class RenewalLoopIT {
         for (ConsumerRecord<String, String> record : source.poll(r -> true)) {
             ChangeEvent event = parser.parse(record.topic(), record.key(), record.value(), record.timestamp());
             byId.computeIfAbsent(idOf(event.documentKey()), id -> new ArrayList<>())
-                    .add(new Event(
-                            event.operationType(),
-                            event.clusterTime().getTime(),
-                            event.eventTime().toEpochMilli(),
-                            record.timestamp()));
+                    .add(new Event(event.operationType(), event.eventTime().toEpochMilli(), record.timestamp()));
         }
         return byId;
     }
@@ -318,8 +313,8 @@ class RenewalLoopIT {
          * processor latency), positive when the write came while the command was on its way to MongoDB (sink).
          */
         private final List<Long> earlyWriteAfterCommand = new ArrayList<>();
-        /** Documents whose last write's change event never reached the topic: its second is taken from the client. */
-        private int secondsFromClient;
+        /** Documents whose last write's change event never reached the topic: its time is taken from the client. */
+        private int timesFromClient;
 
         private final List<Long> sourceLatencies = new ArrayList<>();
         private final List<Long> commandToDeleteEvent = new ArrayList<>();
@@ -354,7 +349,7 @@ class RenewalLoopIT {
                 } else {
                     // The write happened before its acknowledgement: this errs towards calling a delete early.
                     lastTime = last.acknowledged().toEpochMilli();
-                    secondsFromClient++;
+                    timesFromClient++;
                 }
                 long deadline = lastTime + TTL_SECONDS * 1000L;
                 commandToDeleteEvent.add(delete.timestamp() - deleting.timestamp());
@@ -393,7 +388,7 @@ class RenewalLoopIT {
                     percentile(commandToDeleteEvent, 50),
                     percentile(commandToDeleteEvent, 99),
                     percentile(commandToDeleteEvent, 100),
-                    secondsFromClient == 0 ? "" : " (last write's second from the client: " + secondsFromClient + ")");
+                    timesFromClient == 0 ? "" : " (last write's time from the client: " + timesFromClient + ")");
         }
 
         /** Nearest rank. */

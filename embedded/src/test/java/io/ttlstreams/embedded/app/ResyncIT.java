@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
-import io.ttlstreams.app.TtlStreamsCli;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.processor.TtlMetrics;
@@ -19,8 +18,6 @@ import io.ttlstreams.resync.ResyncSelection;
 import io.ttlstreams.resync.ResyncSink;
 import io.ttlstreams.rules.Deadlines;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -43,7 +40,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import picocli.CommandLine;
 
 /**
  * Issue 11 on the embedded pipeline: documents the processor saw no rule for are scheduled by {@code ttl-streams
@@ -123,17 +119,18 @@ class ResyncIT {
             }
 
             Path config = cliConfig();
-            Cli dryRun = cli("resync", "--config", config.toString(), "--rule", "tokens", "--dry-run");
-            assertThat(dryRun.exitCode).as(dryRun.err).isZero();
-            assertThat(dryRun.out)
+            CommandRun dryRun = CommandRun.of("resync", "--config", config.toString(), "--rule", "tokens", "--dry-run");
+            assertThat(dryRun.exitCode()).as(dryRun.err()).isZero();
+            assertThat(dryRun.out())
                     .contains("legacy.tokens: reading about 5 documents, publishing to topic legacy.tokens")
                     .contains("rule tokens: 4 to schedule, deadlines " + Deadlines.format(longGone) + " to "
                             + Deadlines.format(deadline) + ", 2 already due")
                     .contains("no rule expires 1 document:");
 
-            Cli resync = cli("resync", "--config", config.toString(), "--namespace", TOKENS.toString());
-            assertThat(resync.exitCode).as(resync.err).isZero();
-            assertThat(resync.out)
+            CommandRun resync =
+                    CommandRun.of("resync", "--config", config.toString(), "--namespace", TOKENS.toString());
+            assertThat(resync.exitCode()).as(resync.err()).isZero();
+            assertThat(resync.out())
                     .contains("legacy.tokens: 5/5 documents read (100%)")
                     .contains("legacy.tokens: 5 documents read, 5 resync events published to topic legacy.tokens")
                     .contains("rule tokens: 4 to schedule")
@@ -255,17 +252,5 @@ class ResyncIT {
     /** The processor's configuration as a file, for the command line. */
     private Path cliConfig() throws IOException {
         return PIPELINE.propertiesFile(PIPELINE.processorSettings());
-    }
-
-    private record Cli(int exitCode, String out, String err) {}
-
-    private static Cli cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = TtlStreamsCli.commandLine();
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(err, true));
-        int exitCode = commandLine.execute(args);
-        return new Cli(exitCode, out.toString(), err.toString());
     }
 }

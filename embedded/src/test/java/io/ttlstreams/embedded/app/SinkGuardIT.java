@@ -8,6 +8,7 @@ import com.mongodb.client.model.Filters;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.SigningKey;
+import io.ttlstreams.embedded.CommandSignatures;
 import io.ttlstreams.embedded.TopicReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -114,14 +115,7 @@ class SinkGuardIT {
     }
 
     private ProducerRecord<String, String> signed(String keyId, SigningKey signer, String key, String value) {
-        ProducerRecord<String, String> record = unsigned(key, value);
-        record.headers().add(SigningKey.KEY_ID_HEADER, keyId.getBytes(StandardCharsets.US_ASCII));
-        record.headers()
-                .add(
-                        SigningKey.SIGNATURE_HEADER,
-                        signer.sign(key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8))
-                                .getBytes(StandardCharsets.US_ASCII));
-        return record;
+        return CommandSignatures.signed(unsigned(key, value), keyId, signer);
     }
 
     private ProducerRecord<String, String> signed(DeleteCommand command) {

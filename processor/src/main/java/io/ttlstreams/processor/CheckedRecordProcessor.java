@@ -1,0 +1,93 @@
+package io.ttlstreams.processor;
+
+import java.util.Optional;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A processor of raw records that are claims to check: a record that passes {@link #check} is routed on, one that
+ * fails it through its own fault is dead-lettered and counted ({@link DeadLetterRoute}), and the next record is
+ * processed; a failure that is not the record's (see {@link DeadLetters#isCausedByRecord}) is thrown on.
+ *
+ * @param <T> what a record reads as once checked
+ */
+abstract class CheckedRecordProcessor<T> implements Processor<String, String, String, Object> {
+
+    private final Logger log = LoggerFactory.getLogger(getClass());
+    private final String kind;
+    private final DeadLetters deadLetters;
+    private final Outputs outputs;
+    private ProcessorContext<String, Object> context;
+    private TtlMetrics metrics;
+    private DeadLetterRoute deadLetterRoute;
+
+    /**
+     * @param kind what a record is, for the debug line of a dead letter
+     * @param deadLetters builds the dead letters of records that fail the check
+     * @param outputs the nodes it forwards to
+     */
+    CheckedRecordProcessor(String kind, DeadLetters deadLetters, Outputs outputs) {
+        this.kind = kind;
+        this.deadLetters = deadLetters;
+        this.outputs = outputs;
+    }
+
+    @Override
+    public void init(ProcessorContext<String, Object> context) {
+        this.context = context;
+        this.metrics = TtlMetrics.forTask(context);
+        this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
+    }
+
+    /** Reads and checks {@code record}, read from {@code topic} ("" when unknown); throws what is wrong with it. */
+    abstract T check(Record<String, String> record, String topic);
+
+    /** Forwards the checked {@code value} of {@code record} where it belongs. */
+    abstract void route(Record<String, String> record, T value);
+
+    @Override
+    public final void process(Record<String, String> record) {
+        Optional<RecordMetadata> source = context.recordMetadata();
+        T value;
+        try {
+            value = check(record, source.map(RecordMetadata::topic).orElse(""));
+        } catch (Throwable e) {
+            if (!DeadLetters.isCausedByRecord(e)) {
+                throw e;
+            }
+            // Whatever the cause, a malformed record must not stop the processor: park it, count it.
+            log.debug("Dead-lettering {} at {}: {}", kind, source, e.toString());
+            deadLetterRoute.park(record, source, e);
+            return;
+        }
+        route(record, value);
+    }
+
+    /** The record's timestamp, capped at the processor's clock: the time an event's claimed times are checked at. */
+    final long cappedTimestamp(Record<String, String> record) {
+        return Math.min(record.timestamp(), context.currentSystemTimeMs());
+    }
+
+    final ProcessorContext<String, Object> context() {
+        return context;
+    }
+
+    final TtlMetrics metrics() {
+        return metrics;
+    }
+
+    final Outputs outputs() {
+        return outputs;
+    }
+
+    @Override
+    public void close() {
+        if (metrics != null) {
+            metrics.close();
+        }
+    }
+}
