@@ -267,6 +267,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         props.put("background.threads", "2");
         props.put("num.recovery.threads.per.data.dir", "1");
         props.put("log.cleaner.threads", "1");
+        // The active controller appends a no-op record to the metadata log every 500 ms by default, so that other
+        // nodes see it alive (KIP-835); each one is a Raft append, a flush and a metadata publication. This node is
+        // the only voter and the only broker, so nobody needs them: without them an idle stack's broker sleeps.
+        props.put("metadata.max.idle.interval.ms", "0");
         return props;
     }
 

@@ -2,7 +2,7 @@ package io.ttlstreams.embedded.standin;
 
 import de.bwaldvogel.mongo.bson.BsonTimestamp;
 import de.bwaldvogel.mongo.bson.Document;
-import java.util.Locale;
+import java.util.HexFormat;
 import java.util.Optional;
 
 /**
@@ -24,17 +24,20 @@ record ResumeToken(BsonTimestamp clusterTime, long epoch, long position, boolean
 
     private static final int HEX_LENGTH = 2 + 16 * 3 + 2;
 
+    /** Upper-case hex digits, as MongoDB writes its tokens. */
+    private static final HexFormat HEX = HexFormat.of().withUpperCase();
+
     /** The token as it appears in events and responses. */
     Document toDocument() {
-        return new Document(
-                "_data",
-                String.format(
-                        Locale.ROOT,
-                        TIMESTAMP_TYPE + "%016X%016X%016X%02X",
-                        clusterTime.getValue(),
-                        epoch,
-                        position,
-                        invalidate ? 1 : 0));
+        // Built by hand: String.format was a tenth of the stand-in's time under load (every event carries a token).
+        String data = new StringBuilder(HEX_LENGTH)
+                .append(TIMESTAMP_TYPE)
+                .append(HEX.toHexDigits(clusterTime.getValue()))
+                .append(HEX.toHexDigits(epoch))
+                .append(HEX.toHexDigits(position))
+                .append(HEX.toHexDigits((byte) (invalidate ? 1 : 0)))
+                .toString();
+        return new Document("_data", data);
     }
 
     /** Parses a token a client sent back; empty when it is not one of ours. */
