@@ -7,7 +7,7 @@ JVM's CPU time (utime + stime of /proc/<pid>/stat, all threads) at the start and
 threads (their Java names from `jcmd Thread.print`) and thread groups (pools added up). Exits 1 when any window's
 share is above --max-percent. Any extra arguments go to `run` (e.g. --set ttl.rules=sessions).
 
-    flock /work/wt/.it.lock bench/scripts/idle_cpu.py                    # 60 s, target 5 % of one core
+    bench/scripts/idle_cpu.py                                        # 60 s, target 5 % of one core
     bench/scripts/idle_cpu.py --seconds 30 --jfr /tmp/idle.jfr          # with a JFR recording of the window
     bench/scripts/idle_cpu.py --windows 5 --top 20                       # five minutes, minute by minute
 """

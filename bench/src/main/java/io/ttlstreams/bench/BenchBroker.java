@@ -3,6 +3,7 @@ package io.ttlstreams.bench;
 import io.ttlstreams.config.OutputTopicOptions;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.embedded.EmbeddedKafka;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -84,7 +85,8 @@ final class BenchBroker implements AutoCloseable {
         props.put(OutputTopicOptions.CONTROL_TOPIC_CONFIG, applicationId + ".control");
         props.putAll(extra);
         TtlStreamsConfig config = BenchSupport.config(props);
-        createTopics(config.deleteTopic(), config.dlqTopic(), config.controlTopic());
+        // The topology also counts the sink's dead letters, so its source topic must exist as in a deployment.
+        createTopics(config.deleteTopic(), config.dlqTopic(), config.controlTopic(), ConnectorConfigs.SINK_DLQ_TOPIC);
         return config;
     }
 
