@@ -17,7 +17,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * the latest document hashed to it, so the store never grows past {@link #SLOTS} entries, whatever the collection's
  * size, and a note lives until that many other unscheduled documents came by, on average.
  *
- * <p>The path of a scheduled document stays as it was: the fingerprints of the slots are kept in memory (16 bytes
+ * <p>The path of a scheduled document stays as it was: the fingerprints of the slots are kept in memory (12 bytes
  * a slot), so that a document given a deadline is checked for a note of its own without a store read, and the store
  * is written only when a note comes, changes or goes. One writer per task, like {@link ExpirySchedule}.
  */
