@@ -1,8 +1,6 @@
 package io.ttlstreams.processor;
 
-import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.event.ChangeEvent;
-import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.event.OperationType;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlMode;
@@ -15,13 +13,10 @@ import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.UnscheduledNotes;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Locale;
-import java.util.Map;
 import java.util.OptionalInt;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.bson.BsonTimestamp;
 import org.slf4j.Logger;
@@ -35,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * document's single schedule entry: the {@code index} store says where the entry is, so an update reschedules and a
  * delete cancels with point lookups, never a scan; an update that leaves the entry exactly as it was writes nothing.
  * Namespace-wide events (from the control topic) cancel every entry of the namespace changed before them, with a
- * prefix scan of the index, and are remembered in {@code namespace-epochs} so that older events of that namespace
+ * prefix scan of the index, and are remembered ({@link NamespaceDrops}) so that older events of that namespace
  * arriving later from other partitions are not scheduled again.
  */
 final class EventApplier {
@@ -49,22 +44,17 @@ final class EventApplier {
     private final SchedulerSettings settings;
     private final CommandSizeBound commandBound;
     private final ExpirySchedule schedule;
-    private final KeyValueStore<String, Long> namespaceEpochs;
     private final UnscheduledNotes notes;
     private final BlastRadiusGuard guard;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
     private final ProcessorContext<?, ?> context;
-    /**
-     * The namespace-epochs store in memory: it holds one entry per dropped namespace, is read for every event and
-     * written only here, so two store reads per event become two map lookups.
-     */
-    private final Map<Namespace, Long> dropTimes = new HashMap<>();
+    private final NamespaceDrops drops;
 
     /**
      * @param settings the rules and the record bound
      * @param schedule the task's schedule
-     * @param namespaceEpochs the task's {@code namespace-epochs} store, loaded here
+     * @param namespaceEpochs the task's {@code namespace-epochs} store, for {@link NamespaceDrops}
      * @param notes why the task's unscheduled documents are not scheduled
      * @param guard decides whether an entry due on arrival is held
      * @param sensors what the applier counts
@@ -83,15 +73,12 @@ final class EventApplier {
         this.settings = settings;
         this.commandBound = new CommandSizeBound(settings.maxRecordBytes());
         this.schedule = schedule;
-        this.namespaceEpochs = namespaceEpochs;
         this.notes = notes;
         this.guard = guard;
         this.sensors = sensors;
         this.audit = audit;
         this.context = context;
-        try (KeyValueIterator<String, Long> epochs = namespaceEpochs.all()) {
-            epochs.forEachRemaining(epoch -> dropTimes.put(Namespace.valueOf(epoch.key), epoch.value));
-        }
+        this.drops = new NamespaceDrops(namespaceEpochs, context);
     }
 
     /**
@@ -103,7 +90,7 @@ final class EventApplier {
     void apply(ChangeEvent event, long recordTimestamp) {
         if (event.isNamespaceWide()) {
             cancelNamespace(event);
-        } else if (isOlderThanNamespaceDrop(event)) {
+        } else if (drops.precede(clusterTimeOf(event), event.namespace())) {
             sensors.stale.record();
         } else {
             applyToDocument(event, recordTimestamp);
@@ -121,7 +108,7 @@ final class EventApplier {
         IndexEntry position = schedule.position(ref);
         Long clusterTime = clusterTimeOf(event);
         boolean resync = event.operationType() == OperationType.RESYNC;
-        if (resync && position != null && isNotNewer(clusterTime, position.getSourceClusterTime())) {
+        if (resync && position != null && NamespaceDrops.isNotNewer(clusterTime, position.getSourceClusterTime())) {
             sensors.resyncStale.record();
             return;
         }
@@ -279,41 +266,6 @@ final class EventApplier {
         }
     }
 
-    private boolean isOlderThanNamespaceDrop(ChangeEvent event) {
-        Long clusterTime = clusterTimeOf(event);
-        if (clusterTime == null) {
-            return false;
-        }
-        Long collectionDrop = dropTime(event.namespace());
-        Long databaseDrop = dropTime(event.namespace().databaseNamespace());
-        return isNotNewer(clusterTime, collectionDrop) || isNotNewer(clusterTime, databaseDrop);
-    }
-
-    /**
-     * The namespace's drop epoch, unless it lies more than {@link EventTimeWindow#MAX_FUTURE_SKEW} after the
-     * processor's clock: no event whose times were checked can have set it (a forged clusterTime stored by a version
-     * that did not check them), and kept, it would make every later event of the namespace look older than the drop,
-     * for good. Such an epoch is removed, so the namespace heals at its next event.
-     */
-    private Long dropTime(Namespace namespace) {
-        Long epoch = dropTimes.get(namespace);
-        // A BSON timestamp's seconds, unsigned, are its upper 32 bits.
-        if (epoch == null
-                || (epoch >>> 32) * 1000
-                        <= context.currentSystemTimeMs() + EventTimeWindow.MAX_FUTURE_SKEW.toMillis()) {
-            return epoch;
-        }
-        LOG.warn(
-                "Task {}: ignoring and removing the drop epoch of {}, clusterTime {}, which lies beyond any plausible"
-                        + " event time",
-                context.taskId(),
-                namespace,
-                new BsonTimestamp(epoch));
-        namespaceEpochs.delete(namespace.toString());
-        dropTimes.remove(namespace);
-        return null;
-    }
-
     /**
      * Cancels every entry of the namespace (a whole database for dropDatabase) that was changed by an event no later
      * than this one. Later entries belong to a re-created namespace and stay.
@@ -328,11 +280,7 @@ final class EventApplier {
         sensors.cancelled.record(count);
         guard.recount();
         if (dropTime != null) {
-            Long known = dropTime(event.namespace());
-            if (known == null || Long.compareUnsigned(known, dropTime) < 0) {
-                namespaceEpochs.put(event.namespace().toString(), dropTime);
-                dropTimes.put(event.namespace(), dropTime);
-            }
+            drops.dropped(event.namespace(), dropTime);
         }
         LOG.info(
                 "{} of {}: cancelled {} scheduled expiries in task {}",
@@ -348,14 +296,6 @@ final class EventApplier {
 
     private static Timeline timelineOf(IndexEntry position) {
         return Timeline.of(position.getTimeline());
-    }
-
-    /**
-     * Whether a clusterTime is at or before another. Unsigned: a BSON timestamp's seconds are an unsigned 32-bit
-     * count, so from 2038 its 64-bit value is negative as a signed long.
-     */
-    private static boolean isNotNewer(Long clusterTime, Long latest) {
-        return clusterTime != null && latest != null && Long.compareUnsigned(clusterTime, latest) <= 0;
     }
 
     private static Long clusterTimeOf(ChangeEvent event) {
