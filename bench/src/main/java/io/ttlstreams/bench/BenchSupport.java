@@ -1,6 +1,6 @@
 package io.ttlstreams.bench;
 
-import io.ttlstreams.config.HttpOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.RulesOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.CanonicalJson;
@@ -78,9 +78,9 @@ final class BenchSupport {
                 "ttl.rule.sessions.field",
                 "expireAt",
                 // The processor's HTTP server: on a free loopback port, never in the way of anything else.
-                HttpOptions.HTTP_PORT_CONFIG,
+                OperationsOptions.HTTP_PORT_CONFIG,
                 "0",
-                HttpOptions.HTTP_BIND_ADDRESS_CONFIG,
+                OperationsOptions.HTTP_BIND_ADDRESS_CONFIG,
                 "127.0.0.1"));
         props.putAll(extra);
         return new TtlStreamsConfig(props);

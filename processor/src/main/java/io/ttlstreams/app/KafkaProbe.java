@@ -1,6 +1,6 @@
 package io.ttlstreams.app;
 
-import io.ttlstreams.config.StartupOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.time.Duration;
 import java.util.Properties;
@@ -20,7 +20,7 @@ import org.apache.kafka.streams.StreamsConfig;
 /**
  * Asks the Kafka cluster in {@code bootstrap.servers} to describe itself before anything of the processor starts, so
  * that a cluster nobody listens on ends {@code run} with one line naming {@code bootstrap.servers} within {@value
- * StartupOptions#STARTUP_TIMEOUT_MS_CONFIG}, instead of a minute of reconnect warnings and a stack trace from the
+ * OperationsOptions#STARTUP_TIMEOUT_MS_CONFIG}, instead of a minute of reconnect warnings and a stack trace from the
  * first topic look-up.
  */
 final class KafkaProbe {
@@ -77,7 +77,7 @@ final class KafkaProbe {
                 StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
                 servers,
                 "no Kafka broker answered within " + timeout.toMillis() + " ms ("
-                        + StartupOptions.STARTUP_TIMEOUT_MS_CONFIG + "): check that Kafka runs at that address and"
+                        + OperationsOptions.STARTUP_TIMEOUT_MS_CONFIG + "): check that Kafka runs at that address and"
                         + " that this host can reach it");
     }
 

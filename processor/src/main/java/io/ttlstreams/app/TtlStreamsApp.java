@@ -1,7 +1,7 @@
 package io.ttlstreams.app;
 
 import com.mongodb.client.MongoClient;
-import io.ttlstreams.config.FailureHandlingOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * command line so that the embedded run, the demo and the integration tests start exactly what production starts.
  *
  * <p>Failures are bounded: a stream thread that dies is replaced under the {@link ThreadFailurePolicy} ({@value
- * FailureHandlingOptions#THREAD_REPLACEMENTS_MAX_CONFIG} within {@value
- * FailureHandlingOptions#THREAD_REPLACEMENTS_WINDOW_MS_CONFIG}), after which this instance shuts down; Kafka Streams then
+ * OperationsOptions#THREAD_REPLACEMENTS_MAX_CONFIG} within {@value
+ * OperationsOptions#THREAD_REPLACEMENTS_WINDOW_MS_CONFIG}), after which this instance shuts down; Kafka Streams then
  * reaches state ERROR, and {@link #failed()} completes so that the command line can exit with a non-zero code.
  */
 public final class TtlStreamsApp implements AutoCloseable {

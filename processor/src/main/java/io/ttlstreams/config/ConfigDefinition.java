@@ -57,17 +57,16 @@ final class ConfigDefinition {
         SourceOptions.embedInto(definition);
         OutputTopicOptions.embedInto(definition);
         SchedulerOptions.embedInto(definition);
-        GuardOptions.embedInto(definition);
         ConnectOptions.embedInto(definition);
         // The modules' fragments (module embedded's embedded.* options) where that group has always been documented.
         ServiceLoader.load(ConfigFragment.class).stream()
                 .sorted(Comparator.comparing(provider -> provider.type().getName()))
                 .forEach(provider -> provider.get().embedInto(definition));
-        FailureHandlingOptions.embedInto(definition);
+        OperationsOptions.embedFailureHandlingInto(definition);
         SecurityOptions.embedInto(definition);
         ResyncOptions.embedInto(definition);
-        HttpOptions.embedInto(definition);
-        StartupOptions.embedInto(definition);
+        OperationsOptions.embedHttpInto(definition);
+        OperationsOptions.embedStartupInto(definition);
         return definition;
     }
 }

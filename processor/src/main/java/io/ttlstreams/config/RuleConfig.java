@@ -77,12 +77,13 @@ public final class RuleConfig {
 
     public static final String GUARD_MAX_DUE_ON_ARRIVAL_CONFIG = "guard.max.due.on.arrival";
     public static final String GUARD_MAX_DUE_ON_ARRIVAL_DOC = "This rule's "
-            + GuardOptions.GUARD_MAX_DUE_ON_ARRIVAL_CONFIG + ": documents due on arrival deleted per window before the"
+            + SchedulerOptions.GUARD_MAX_DUE_ON_ARRIVAL_CONFIG
+            + ": documents due on arrival deleted per window before the"
             + " rest are held for approval; 0 turns the guard off for this rule. Unset: the global value.";
 
     public static final String GUARD_WINDOW_MS_CONFIG = "guard.window.ms";
     public static final String GUARD_WINDOW_MS_DOC =
-            "This rule's " + GuardOptions.GUARD_WINDOW_MS_CONFIG + ", in milliseconds. Unset: the global value.";
+            "This rule's " + SchedulerOptions.GUARD_WINDOW_MS_CONFIG + ", in milliseconds. Unset: the global value.";
 
     /**
      * Options that only one mode uses; setting them for the other is a mistake worth stopping for. A list, so that
@@ -257,7 +258,7 @@ public final class RuleConfig {
                         GUARD_WINDOW_MS_CONFIG,
                         Type.LONG,
                         null,
-                        named.apply(Validators.nullOr(ConfigDef.Range.atLeast(GuardOptions.MIN_WINDOW_MS))),
+                        named.apply(Validators.nullOr(ConfigDef.Range.atLeast(SchedulerOptions.MIN_WINDOW_MS))),
                         Importance.LOW,
                         GUARD_WINDOW_MS_DOC);
     }

@@ -1,5 +1,9 @@
 package io.ttlstreams.config;
 
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -13,11 +17,15 @@ import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * The options of the scheduler: how often and how much each task punctuates, the delete throttle, how delete commands
- * await confirmation (read-back included), and dry runs.
+ * await confirmation (read-back included), dry runs, and the blast-radius guard, which holds a rule's documents that
+ * come due on arrival (their deadline had passed when the schedule learnt of it) once more of them arrive in a window
+ * than the limit lets through, until an operator approves or rejects them. Each rule may override the guard's settings
+ * ({@link RuleConfig}).
  */
 public final class SchedulerOptions {
 
     private static final String GROUP = "Scheduler";
+    private static final String GUARD_GROUP = "Blast-radius guard";
 
     /** The producer's {@code transaction.timeout.ms} Kafka Streams sets under exactly-once. */
     private static final long STREAMS_TRANSACTION_TIMEOUT_MS = 10_000;
@@ -95,6 +103,24 @@ public final class SchedulerOptions {
             + " DRY_RUN), so that a new rule can be watched before it deletes anything.";
     public static final boolean DRY_RUN_DEFAULT = false;
 
+    public static final String GUARD_MAX_DUE_ON_ARRIVAL_CONFIG = "ttl.guard.max.due.on.arrival";
+    public static final String GUARD_MAX_DUE_ON_ARRIVAL_DOC = "Per rule: at most this many documents due on arrival"
+            + " (their deadline had already passed when the schedule learnt of it: a shortened offset, a resync of"
+            + " old data, a unit mistake) are deleted within ttl.guard.window.ms; past it, the rule's due-on-arrival"
+            + " documents are held (no delete command) until `ttl-streams approve --rule NAME` releases or rejects"
+            + " them, while its deadlines that come due organically keep expiring. Each task allows its share by the"
+            + " number of source partitions, at least 1. 0 turns the guard off; ttl.rule.<name>.guard.max.due.on.arrival"
+            + " overrides it per rule.";
+    public static final int GUARD_MAX_DUE_ON_ARRIVAL_DEFAULT = 1_000;
+
+    public static final String GUARD_WINDOW_MS_CONFIG = "ttl.guard.window.ms";
+    public static final String GUARD_WINDOW_MS_DOC = "The sliding window, in milliseconds, over which"
+            + " ttl.guard.max.due.on.arrival counts; ttl.rule.<name>.guard.window.ms overrides it per rule.";
+    public static final long GUARD_WINDOW_MS_DEFAULT = 60_000L;
+
+    /** The shortest window: a sliding count over less than a second is no count of a mass. */
+    static final long MIN_WINDOW_MS = 1_000L;
+
     private SchedulerOptions() {}
 
     static void embedInto(ConfigDef definition) {
@@ -171,6 +197,21 @@ public final class SchedulerOptions {
                         Importance.LOW,
                         CONFIRM_READ_BATCH_SIZE_DOC)
                 .define(DRY_RUN_CONFIG, Type.BOOLEAN, DRY_RUN_DEFAULT, null, Importance.MEDIUM, DRY_RUN_DOC);
+        new OptionGroup(definition, GUARD_GROUP)
+                .define(
+                        GUARD_MAX_DUE_ON_ARRIVAL_CONFIG,
+                        Type.INT,
+                        GUARD_MAX_DUE_ON_ARRIVAL_DEFAULT,
+                        Range.atLeast(0),
+                        Importance.HIGH,
+                        GUARD_MAX_DUE_ON_ARRIVAL_DOC)
+                .define(
+                        GUARD_WINDOW_MS_CONFIG,
+                        Type.LONG,
+                        GUARD_WINDOW_MS_DEFAULT,
+                        Range.atLeast(MIN_WINDOW_MS),
+                        Importance.MEDIUM,
+                        GUARD_WINDOW_MS_DOC);
     }
 
     /**
@@ -209,5 +250,20 @@ public final class SchedulerOptions {
     static OptionalInt maxDeletesPerSecond(AbstractConfig config) {
         Integer limit = config.getInt(MAX_DELETES_PER_SECOND_CONFIG);
         return limit == null ? OptionalInt.empty() : OptionalInt.of(limit);
+    }
+
+    /**
+     * Each rule's blast-radius limit, by rule name in the order of {@code rules}: its own settings where set, else the
+     * global ones.
+     */
+    static Map<String, GuardLimit> guardLimits(AbstractConfig config, List<String> rules) {
+        GuardLimit global = new GuardLimit(
+                config.getInt(GUARD_MAX_DUE_ON_ARRIVAL_CONFIG),
+                Duration.ofMillis(config.getLong(GUARD_WINDOW_MS_CONFIG)));
+        Map<String, GuardLimit> limits = new LinkedHashMap<>();
+        for (String rule : rules) {
+            limits.put(rule, RuleConfig.guardLimit(rule, config, global));
+        }
+        return limits;
     }
 }

@@ -45,7 +45,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
     public TtlStreamsConfig(Map<?, ?> props) {
         super(ConfigDefinition.of(props), props);
         this.commandSigningKey = SecurityOptions.signingKey(getPassword(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG));
-        this.httpAuthToken = HttpOptions.authToken(getPassword(HttpOptions.HTTP_AUTH_TOKEN_CONFIG));
+        this.httpAuthToken = OperationsOptions.authToken(getPassword(OperationsOptions.HTTP_AUTH_TOKEN_CONFIG));
         this.rules = new TtlRules(getList(RulesOptions.RULES_CONFIG).stream()
                 .map(name -> RuleConfig.toRule(name, this))
                 .toList());
@@ -109,7 +109,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     /** Each rule's blast-radius limit, by rule name: its own settings where set, else the global ones. */
     public Map<String, GuardLimit> guardLimits() {
-        return GuardOptions.perRule(this, getList(RulesOptions.RULES_CONFIG));
+        return SchedulerOptions.guardLimits(this, getList(RulesOptions.RULES_CONFIG));
     }
 
     /**
@@ -279,35 +279,35 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     /** The largest document key, bytes of BSON, that is scheduled. */
     public int documentKeyMaxBytes() {
-        return getInt(FailureHandlingOptions.DOCUMENT_KEY_MAX_BYTES_CONFIG);
+        return getInt(OperationsOptions.DOCUMENT_KEY_MAX_BYTES_CONFIG);
     }
 
     /** How many stream threads may be replaced within {@link #threadReplacementsWindow()}. */
     public int threadReplacementsMax() {
-        return getInt(FailureHandlingOptions.THREAD_REPLACEMENTS_MAX_CONFIG);
+        return getInt(OperationsOptions.THREAD_REPLACEMENTS_MAX_CONFIG);
     }
 
     /** The window over which {@link #threadReplacementsMax()} counts. */
     public Duration threadReplacementsWindow() {
-        return Duration.ofMillis(getLong(FailureHandlingOptions.THREAD_REPLACEMENTS_WINDOW_MS_CONFIG));
+        return Duration.ofMillis(getLong(OperationsOptions.THREAD_REPLACEMENTS_WINDOW_MS_CONFIG));
     }
 
     /** How long {@code run} waits for Kafka, and for Kafka Connect, at start-up. */
     public Duration startupTimeout() {
-        return Duration.ofMillis(getLong(StartupOptions.STARTUP_TIMEOUT_MS_CONFIG));
+        return Duration.ofMillis(getLong(OperationsOptions.STARTUP_TIMEOUT_MS_CONFIG));
     }
 
     public int httpPort() {
-        return getInt(HttpOptions.HTTP_PORT_CONFIG);
+        return getInt(OperationsOptions.HTTP_PORT_CONFIG);
     }
 
     public String httpBindAddress() {
-        return getString(HttpOptions.HTTP_BIND_ADDRESS_CONFIG);
+        return getString(OperationsOptions.HTTP_BIND_ADDRESS_CONFIG);
     }
 
     /** How long a client may take to send a request's line and headers. */
     public Duration httpRequestTimeout() {
-        return Duration.ofMillis(getLong(HttpOptions.HTTP_REQUEST_TIMEOUT_MS_CONFIG));
+        return Duration.ofMillis(getLong(OperationsOptions.HTTP_REQUEST_TIMEOUT_MS_CONFIG));
     }
 
     /** The HTTP server's bearer token; empty when it asks for none. */
@@ -317,16 +317,16 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     /** Whether the probes ask for {@link #httpAuthToken()} too. */
     public boolean httpAuthProbes() {
-        return getBoolean(HttpOptions.HTTP_AUTH_PROBES_CONFIG);
+        return getBoolean(OperationsOptions.HTTP_AUTH_PROBES_CONFIG);
     }
 
     /** Whether {@code /metrics} asks for {@link #httpAuthToken()} too. */
     public boolean httpAuthMetrics() {
-        return getBoolean(HttpOptions.HTTP_AUTH_METRICS_CONFIG);
+        return getBoolean(OperationsOptions.HTTP_AUTH_METRICS_CONFIG);
     }
 
     public Duration healthInterval() {
-        return Duration.ofMillis(getLong(HttpOptions.HEALTH_INTERVAL_MS_CONFIG));
+        return Duration.ofMillis(getLong(OperationsOptions.HEALTH_INTERVAL_MS_CONFIG));
     }
 
     /**
@@ -334,13 +334,13 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * no heartbeats (a quiet collection would look dead).
      */
     public Optional<Duration> sourceStaleAfter() {
-        long millis = getLong(HttpOptions.HEALTH_SOURCE_STALE_MS_CONFIG);
+        long millis = getLong(OperationsOptions.HEALTH_SOURCE_STALE_MS_CONFIG);
         return millis == 0 || !sourceProfile().heartbeats() ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
     }
 
     /** {@code text} or {@code json}. */
     public String logFormat() {
-        return getString(HttpOptions.LOG_FORMAT_CONFIG);
+        return getString(OperationsOptions.LOG_FORMAT_CONFIG);
     }
 
     /**

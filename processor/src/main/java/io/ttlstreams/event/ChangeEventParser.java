@@ -1,6 +1,6 @@
 package io.ttlstreams.event;
 
-import io.ttlstreams.config.FailureHandlingOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TopicNamespaceMapping;
@@ -52,12 +52,12 @@ public final class ChangeEventParser {
     private final SourceProfile profile;
 
     /**
-     * A parser refusing document keys larger than {@link FailureHandlingOptions#DOCUMENT_KEY_MAX_BYTES_DEFAULT}.
+     * A parser refusing document keys larger than {@link OperationsOptions#DOCUMENT_KEY_MAX_BYTES_DEFAULT}.
      *
      * @param mapping resolves the namespace of events without an {@code ns} field from their topic
      */
     public ChangeEventParser(TopicNamespaceMapping mapping) {
-        this(mapping, FailureHandlingOptions.DOCUMENT_KEY_MAX_BYTES_DEFAULT);
+        this(mapping, OperationsOptions.DOCUMENT_KEY_MAX_BYTES_DEFAULT);
     }
 
     /**
@@ -258,7 +258,7 @@ public final class ChangeEventParser {
             throw invalid(
                     topic,
                     "its document key (" + path + ") is " + keyBytes + " bytes of BSON, more than the "
-                            + maxDocumentKeyBytes + " bytes " + FailureHandlingOptions.DOCUMENT_KEY_MAX_BYTES_CONFIG
+                            + maxDocumentKeyBytes + " bytes " + OperationsOptions.DOCUMENT_KEY_MAX_BYTES_CONFIG
                             + " allows; its delete command could not be produced, so it is not scheduled");
         }
         for (Map.Entry<String, BsonValue> field : key.entrySet()) {

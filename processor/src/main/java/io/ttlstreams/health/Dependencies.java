@@ -2,7 +2,7 @@ package io.ttlstreams.health;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ttlstreams.config.HttpOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.contract.Namespace;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,7 +61,7 @@ public final class Dependencies {
                 OptionalDouble staleness = sources.staleness(namespace);
                 if (staleness.isPresent() && staleness.getAsDouble() * 1000 > limit.toMillis()) {
                     problems.add("the source of " + namespace + " was last heard from " + staleness.getAsDouble()
-                            + " s ago, more than " + HttpOptions.HEALTH_SOURCE_STALE_MS_CONFIG + "="
+                            + " s ago, more than " + OperationsOptions.HEALTH_SOURCE_STALE_MS_CONFIG + "="
                             + limit.toMillis());
                 }
             }

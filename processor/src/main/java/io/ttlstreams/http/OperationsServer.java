@@ -2,7 +2,7 @@ package io.ttlstreams.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.ttlstreams.config.HttpOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -92,7 +92,7 @@ public final class OperationsServer implements AutoCloseable {
             server = HttpServer.create(address, 0);
         } catch (IOException e) {
             throw new ConfigException(
-                    HttpOptions.HTTP_PORT_CONFIG,
+                    OperationsOptions.HTTP_PORT_CONFIG,
                     config.httpPort(),
                     "Cannot listen on " + config.httpBindAddress() + ":" + config.httpPort() + ": " + e.getMessage());
         }
@@ -121,8 +121,8 @@ public final class OperationsServer implements AutoCloseable {
                 throw new ConfigException(
                         StreamsConfig.APPLICATION_SERVER_CONFIG,
                         configured,
-                        "Its port must be the HTTP server's, " + bound.getPort() + " (" + HttpOptions.HTTP_PORT_CONFIG
-                                + "): other instances forward queries there");
+                        "Its port must be the HTTP server's, " + bound.getPort() + " ("
+                                + OperationsOptions.HTTP_PORT_CONFIG + "): other instances forward queries there");
             }
             return host;
         }

@@ -3,7 +3,7 @@ package io.ttlstreams.connect;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.kafka.connect.MongoSinkConnector;
-import io.ttlstreams.config.HttpOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.SigningKey;
 import io.ttlstreams.http.OperationsServer;
@@ -189,15 +189,15 @@ class DockerComposeTest {
     @Test
     void shouldCheckTheProcessorsReadinessAndPublishItsHttpPort() throws IOException {
         Map<String, Object> processor = services.get("processor");
-        String readyUrl = "http://localhost:" + HttpOptions.HTTP_PORT_DEFAULT + OperationsServer.READY_PATH;
+        String readyUrl = "http://localhost:" + OperationsOptions.HTTP_PORT_DEFAULT + OperationsServer.READY_PATH;
         List<Object> healthcheck = list(((Map<?, ?>) processor.get("healthcheck")).get("test"));
         assertThat(healthcheck.get(0)).isEqualTo("CMD");
         assertThat(healthcheck).contains("curl", readyUrl);
         assertThat(list(processor.get("ports")))
-                .contains(HttpOptions.HTTP_PORT_DEFAULT + ":" + HttpOptions.HTTP_PORT_DEFAULT);
+                .contains(OperationsOptions.HTTP_PORT_DEFAULT + ":" + OperationsOptions.HTTP_PORT_DEFAULT);
         String dockerfile = Files.readString(ROOT.resolve("processor/Dockerfile"));
         assertThat(dockerfile)
-                .contains("EXPOSE " + HttpOptions.HTTP_PORT_DEFAULT)
+                .contains("EXPOSE " + OperationsOptions.HTTP_PORT_DEFAULT)
                 .contains(readyUrl);
         // The image's healthcheck needs curl, which eclipse-temurin installs; a slimmer base would break it.
         assertThat(dockerfile).contains("FROM eclipse-temurin:17-jre");

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.config.ConfigLayers;
 import io.ttlstreams.config.ConnectOptions;
-import io.ttlstreams.config.HttpOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.SecurityOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.RepositoryFiles;
@@ -119,8 +119,8 @@ class KubernetesManifestsTest {
 
     @Test
     void shouldProbeTheHealthEndpointsOnTheHttpPort() throws IOException {
-        int port = Integer.parseInt(processorProperties().getProperty(HttpOptions.HTTP_PORT_CONFIG));
-        assertThat(port).isEqualTo(HttpOptions.HTTP_PORT_DEFAULT);
+        int port = Integer.parseInt(processorProperties().getProperty(OperationsOptions.HTTP_PORT_CONFIG));
+        assertThat(port).isEqualTo(OperationsOptions.HTTP_PORT_DEFAULT);
         Map<String, Object> http =
                 map((Map<String, Object>) list(container, "ports").get(0));
         assertThat(http).containsEntry("name", "http").containsEntry("containerPort", port);
@@ -185,14 +185,14 @@ class KubernetesManifestsTest {
             }
         }
         String applicationServer = environment.get(ConfigLayers.variableOf("application.server"));
-        assertThat(applicationServer).isEqualTo("$(POD_IP):" + HttpOptions.HTTP_PORT_DEFAULT);
+        assertThat(applicationServer).isEqualTo("$(POD_IP):" + OperationsOptions.HTTP_PORT_DEFAULT);
 
         Path file = Files.writeString(directory.resolve("processor.properties"), (String)
                 map(byKind.get("ConfigMap"), "data").get("processor.properties"));
         environment.put(ConfigLayers.variableOf("application.server"), "10.0.0.7:8080");
         TtlStreamsConfig config = TtlStreamsConfig.load(file, environment, new ArrayList<>());
         assertThat(config.streamsProperties().getProperty("application.server")).isEqualTo("10.0.0.7:8080");
-        assertThat(config.httpPort()).isEqualTo(HttpOptions.HTTP_PORT_DEFAULT);
+        assertThat(config.httpPort()).isEqualTo(OperationsOptions.HTTP_PORT_DEFAULT);
     }
 
     /** The container's environment variable {@code option} is set from, which must come from a Secret. */

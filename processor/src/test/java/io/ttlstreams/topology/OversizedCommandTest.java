@@ -3,7 +3,7 @@ package io.ttlstreams.topology;
 import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ttlstreams.config.FailureHandlingOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.processor.DeadLetters;
 import io.ttlstreams.processor.TtlMetrics;
 import java.nio.charset.StandardCharsets;
@@ -85,8 +85,7 @@ class OversizedCommandTest {
                     .singleElement()
                     .satisfies(letter -> assertThat(error(letter))
                             .contains("document key (documentKey) is " + keyBytes + " bytes of BSON")
-                            .contains("more than the 16384 bytes "
-                                    + FailureHandlingOptions.DOCUMENT_KEY_MAX_BYTES_CONFIG));
+                            .contains("more than the 16384 bytes " + OperationsOptions.DOCUMENT_KEY_MAX_BYTES_CONFIG));
             assertThat(keyBytes).isEqualTo(600_015);
         }
     }

@@ -1,7 +1,7 @@
 package io.ttlstreams.embedded.app;
 
 import io.ttlstreams.app.TtlStreamsApp;
-import io.ttlstreams.config.HttpOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.config.SecurityOptions;
 import io.ttlstreams.config.SourceOptions;
@@ -130,8 +130,8 @@ public final class EmbeddedPipeline implements AutoCloseable {
      */
     private static TtlStreamsConfig processorConfig(TtlStreamsConfig config, EmbeddedStack stack) {
         Map<String, Object> props = new HashMap<>(config.originals());
-        props.putIfAbsent(HttpOptions.HTTP_PORT_CONFIG, "0");
-        props.putIfAbsent(HttpOptions.HTTP_BIND_ADDRESS_CONFIG, "127.0.0.1");
+        props.putIfAbsent(OperationsOptions.HTTP_PORT_CONFIG, "0");
+        props.putIfAbsent(OperationsOptions.HTTP_BIND_ADDRESS_CONFIG, "127.0.0.1");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
         props.put(
                 StreamsConfig.STATE_DIR_CONFIG,

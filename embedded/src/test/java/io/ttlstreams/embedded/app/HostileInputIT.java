@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.model.Filters;
-import io.ttlstreams.config.FailureHandlingOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.Namespace;
@@ -97,8 +97,7 @@ class HostileInputIT {
             assertThat(dlq.poll(r -> true))
                     .extracting(HostileInputIT::error)
                     .anySatisfy(error -> assertThat(error).contains("'app.sessions'", "'app.events'"))
-                    .anySatisfy(
-                            error -> assertThat(error).contains(FailureHandlingOptions.DOCUMENT_KEY_MAX_BYTES_CONFIG));
+                    .anySatisfy(error -> assertThat(error).contains(OperationsOptions.DOCUMENT_KEY_MAX_BYTES_CONFIG));
         }
         assertCanariesExpireOnTime(canaries, deadline);
         assertThat(PIPELINE.collection(SESSIONS).countDocuments(Filters.eq("_id", hugeId)))

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoCollection;
 import io.ttlstreams.app.TtlStreamsApp;
-import io.ttlstreams.config.FailureHandlingOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.OutputTopicOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
@@ -224,7 +224,7 @@ class PoisonRecordsIT {
         // A processor whose schedule changelog holds a corrupt entry.
         Map<String, String> props = PIPELINE.instanceSettings();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
-        props.put(FailureHandlingOptions.THREAD_REPLACEMENTS_MAX_CONFIG, "0");
+        props.put(OperationsOptions.THREAD_REPLACEMENTS_MAX_CONFIG, "0");
         props.put(OutputTopicOptions.CONTROL_TOPIC_CONFIG, "ttl.control.broken");
         props.put(OutputTopicOptions.DELETE_TOPIC_CONFIG, "ttl.deletes.broken");
         Path log = dir.resolve("broken.log");

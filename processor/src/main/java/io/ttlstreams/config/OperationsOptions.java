@@ -1,6 +1,7 @@
 package io.ttlstreams.config;
 
 import io.ttlstreams.contract.SigningKey;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.config.ConfigDef;
@@ -11,12 +12,36 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
 
 /**
- * The options of the HTTP server and operations: where the server listens, its request timeout and bearer token, the
- * health checks' interval and the log format.
+ * The options of operating the processor: how failures are handled (dying stream threads replaced, the largest
+ * document key scheduled), the HTTP server (where it listens, its request timeout and bearer token), the health
+ * checks' interval, the log format, and how long start-up waits for Kafka and Kafka Connect.
  */
-public final class HttpOptions {
+public final class OperationsOptions {
 
-    private static final String GROUP = "HTTP and operations";
+    private static final String FAILURE_HANDLING_GROUP = "Failure handling";
+    private static final String HTTP_GROUP = "HTTP and operations";
+    private static final String STARTUP_GROUP = "Start-up";
+
+    public static final String THREAD_REPLACEMENTS_MAX_CONFIG = "ttl.thread.replacements.max";
+    public static final String THREAD_REPLACEMENTS_MAX_DOC = "A stream thread that dies of an unexpected error is"
+            + " replaced, resuming from its last commit, at most this many times within"
+            + " ttl.thread.replacements.window.ms; one more failure stops the processor with a non-zero exit code,"
+            + " for the orchestrator to restart it and an operator to notice. 0 stops at the first failure.";
+    public static final int THREAD_REPLACEMENTS_MAX_DEFAULT = 3;
+
+    public static final String THREAD_REPLACEMENTS_WINDOW_MS_CONFIG = "ttl.thread.replacements.window.ms";
+    public static final String THREAD_REPLACEMENTS_WINDOW_MS_DOC =
+            "The sliding window, in milliseconds, over which" + " ttl.thread.replacements.max counts thread failures.";
+    public static final long THREAD_REPLACEMENTS_WINDOW_MS_DEFAULT = 300_000L;
+
+    public static final String DOCUMENT_KEY_MAX_BYTES_CONFIG = "ttl.document.key.max.bytes";
+    public static final String DOCUMENT_KEY_MAX_BYTES_DOC = "The largest document key, in bytes of BSON (as MongoDB's"
+            + " $bsonSize counts), that ttl-streams schedules; a change event with a larger key is dead-lettered with"
+            + " its size and never scheduled. A delete command carries the key twice, as extended JSON, and must fit"
+            + " in one Kafka record; MongoDB itself allows _id values of up to the 16 MiB document limit. The"
+            + " rendered source connectors drop such events already in the change stream (see connect-config/).";
+    /** {@value #DOCUMENT_KEY_MAX_BYTES_CONFIG} unless configured: far above any real key, far below a record. */
+    public static final int DOCUMENT_KEY_MAX_BYTES_DEFAULT = 16 * 1024;
 
     public static final String HTTP_PORT_CONFIG = "ttl.http.port";
     public static final String HTTP_PORT_DOC = "Port of the HTTP server: health checks, Prometheus metrics, schedule"
@@ -80,10 +105,45 @@ public final class HttpOptions {
 
     public static final String LOG_FORMAT_DEFAULT = "text";
 
-    private HttpOptions() {}
+    public static final String STARTUP_TIMEOUT_MS_CONFIG = "ttl.startup.timeout.ms";
+    public static final String STARTUP_TIMEOUT_MS_DOC = "How long, in milliseconds, run waits at start-up for a broker"
+            + " in bootstrap.servers to answer, and separately for Kafka Connect (ttl.connect.url) to accept the"
+            + " connectors (retrying with a growing pause while it cannot be reached or answers 409 or 5xx). When"
+            + " either does not happen in time, run exits with code 2 and one line naming the option to check.";
+    public static final long STARTUP_TIMEOUT_MS_DEFAULT = 30_000L;
 
-    static void embedInto(ConfigDef definition) {
-        new OptionGroup(definition, GROUP)
+    private OperationsOptions() {}
+
+    /** Defines the group of failure handling. */
+    static void embedFailureHandlingInto(ConfigDef definition) {
+        new OptionGroup(definition, FAILURE_HANDLING_GROUP)
+                .define(
+                        THREAD_REPLACEMENTS_MAX_CONFIG,
+                        Type.INT,
+                        THREAD_REPLACEMENTS_MAX_DEFAULT,
+                        Range.atLeast(0),
+                        Importance.MEDIUM,
+                        THREAD_REPLACEMENTS_MAX_DOC)
+                .define(
+                        THREAD_REPLACEMENTS_WINDOW_MS_CONFIG,
+                        Type.LONG,
+                        THREAD_REPLACEMENTS_WINDOW_MS_DEFAULT,
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        THREAD_REPLACEMENTS_WINDOW_MS_DOC)
+                .define(
+                        DOCUMENT_KEY_MAX_BYTES_CONFIG,
+                        Type.INT,
+                        DOCUMENT_KEY_MAX_BYTES_DEFAULT,
+                        // 64 bytes hold any ObjectId, UUID or short compound key; 16 MiB is MongoDB's document limit.
+                        Range.between(64, 16 * 1024 * 1024),
+                        Importance.LOW,
+                        DOCUMENT_KEY_MAX_BYTES_DOC);
+    }
+
+    /** Defines the group of the HTTP server, health checks and logs. */
+    static void embedHttpInto(ConfigDef definition) {
+        new OptionGroup(definition, HTTP_GROUP)
                 .define(
                         HTTP_PORT_CONFIG,
                         Type.INT,
@@ -111,7 +171,7 @@ public final class HttpOptions {
                         null, // no authentication
                         Validators.of(
                                 "null or a token of at least " + HTTP_AUTH_TOKEN_MIN_LENGTH + " characters",
-                                HttpOptions::checkAuthToken),
+                                OperationsOptions::checkAuthToken),
                         Importance.MEDIUM,
                         HTTP_AUTH_TOKEN_DOC)
                 .define(
@@ -149,6 +209,19 @@ public final class HttpOptions {
                         ConfigDef.ValidString.in(LOG_FORMATS.toArray(String[]::new)),
                         Importance.LOW,
                         LOG_FORMAT_DOC);
+    }
+
+    /** Defines the group of start-up. */
+    static void embedStartupInto(ConfigDef definition) {
+        new OptionGroup(definition, STARTUP_GROUP)
+                .define(
+                        STARTUP_TIMEOUT_MS_CONFIG,
+                        Type.LONG,
+                        STARTUP_TIMEOUT_MS_DEFAULT,
+                        // At most a day: a longer wait is a hang, not a start-up.
+                        Range.between(1, Duration.ofDays(1).toMillis()),
+                        Importance.MEDIUM,
+                        STARTUP_TIMEOUT_MS_DOC);
     }
 
     /** The length check; a config provider reference is checked once resolved, in {@link #authToken}. */
