@@ -1,6 +1,6 @@
 package io.ttlstreams.config;
 
-import java.util.Arrays;
+import io.ttlstreams.rules.ConfigValues;
 import java.util.List;
 
 /**
@@ -9,24 +9,18 @@ import java.util.List;
  */
 public enum ConfirmMode {
     /** Only the delete event confirms; a late one gets the command again, until the attempts are spent. */
-    CHANGE_STREAM("change-stream"),
+    CHANGE_STREAM,
     /**
      * The document is read back {@value SchedulerOptions#CONFIRM_READ_DELAY_MS_CONFIG} after each command, for a
      * source whose change stream reports no deletes (Cosmos DB); a delete event, where one comes, confirms as well.
      */
-    READ_BACK("read-back"),
+    READ_BACK,
     /** The delete event confirms; one that is late ({@value SchedulerOptions#CONFIRM_TIMEOUT_MS_CONFIG}) is read. */
-    AUTO("auto");
-
-    private final String configValue;
-
-    ConfirmMode(String configValue) {
-        this.configValue = configValue;
-    }
+    AUTO;
 
     /** The value as written in the configuration. */
     public String configValue() {
-        return configValue;
+        return ConfigValues.spelling(this);
     }
 
     /** Whether documents are read back at all. */
@@ -36,10 +30,7 @@ public enum ConfirmMode {
 
     /** The mode a configuration value names. */
     static ConfirmMode of(String configValue) {
-        return Arrays.stream(values())
-                .filter(mode -> mode.configValue.equals(configValue))
-                .findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("No confirm mode " + configValue));
+        return ConfigValues.parse(ConfirmMode.class, "confirm mode", configValue);
     }
 
     /**
@@ -59,6 +50,6 @@ public enum ConfirmMode {
 
     /** Every configuration value, in declaration order. */
     static List<String> configValues() {
-        return Arrays.stream(values()).map(ConfirmMode::configValue).toList();
+        return ConfigValues.spellings(ConfirmMode.class);
     }
 }

@@ -2,12 +2,12 @@ package io.ttlstreams.config;
 
 import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.NamespacePattern;
+import io.ttlstreams.rules.ConfigValues;
 import io.ttlstreams.rules.FieldFormat;
 import io.ttlstreams.rules.PartialFilter;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -211,7 +211,8 @@ public final class RuleConfig {
                         MODE_CONFIG,
                         Type.STRING,
                         TtlMode.FIELD.configValue(),
-                        named.apply(ConfigDef.ValidString.in(configValues(TtlMode.values(), TtlMode::configValue))),
+                        named.apply(ConfigDef.ValidString.in(
+                                ConfigValues.spellings(TtlMode.class).toArray(String[]::new))),
                         Importance.HIGH,
                         MODE_DOC)
                 .define(FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.HIGH, FIELD_DOC)
@@ -227,8 +228,8 @@ public final class RuleConfig {
                         FIELD_FORMAT_CONFIG,
                         Type.STRING,
                         FieldFormat.DATE.configValue(),
-                        named.apply(
-                                ConfigDef.ValidString.in(configValues(FieldFormat.values(), FieldFormat::configValue))),
+                        named.apply(ConfigDef.ValidString.in(
+                                ConfigValues.spellings(FieldFormat.class).toArray(String[]::new))),
                         Importance.MEDIUM,
                         FIELD_FORMAT_DOC)
                 .define(
@@ -294,10 +295,6 @@ public final class RuleConfig {
             throw new IllegalArgumentException("Not a JSON document: " + e.getMessage(), e);
         }
         return PartialFilter.parse(expression);
-    }
-
-    private static <E> String[] configValues(E[] constants, Function<E, String> configValue) {
-        return Arrays.stream(constants).map(configValue).toArray(String[]::new);
     }
 
     /** Blank counts as unset, so that an example file's empty placeholder ({@code key=}) means "none". */

@@ -1,6 +1,6 @@
 package io.ttlstreams.config;
 
-import java.util.Arrays;
+import io.ttlstreams.rules.ConfigValues;
 import java.util.List;
 import java.util.Set;
 
@@ -12,14 +12,13 @@ import java.util.Set;
  */
 public enum SourceProfile {
     /** MongoDB 4.4 or later, a replica set or sharded cluster. */
-    MONGODB("mongodb", "MongoDB", true, true, null, ConfirmMode.AUTO, true),
+    MONGODB("MongoDB", true, true, null, ConfirmMode.AUTO, true),
     /**
      * Azure Cosmos DB for MongoDB (RU): a change stream per collection, which must be exactly {@code $match} on
      * insert/update/replace and {@code $project} of {@code _id, fullDocument, ns, documentKey} with updateLookup,
      * and which never reports deletes. The projection drops {@code operationType} and the event times.
      */
     COSMOSDB(
-            "cosmosdb",
             "Azure Cosmos DB for MongoDB (RU)",
             false,
             false,
@@ -31,7 +30,6 @@ public enum SourceProfile {
      * by default (up to 7 days); pipeline stages {@code $match, $project, $redact, $addFields, $replaceRoot}.
      */
     DOCUMENTDB(
-            "documentdb",
             "Amazon DocumentDB",
             true,
             true,
@@ -44,7 +42,6 @@ public enum SourceProfile {
      * $project, $replaceRoot, $replaceWith, $set, $unset}.
      */
     FIRESTORE(
-            "firestore",
             "Firestore with MongoDB compatibility",
             true,
             true,
@@ -56,9 +53,8 @@ public enum SourceProfile {
      * in preview), a 400 MB change log; its documentation shows collection watches and states nothing about delete
      * events, so confirmation falls back to reads.
      */
-    AZURE_DOCUMENTDB("azure-documentdb", "Azure DocumentDB (vCore)", false, true, null, ConfirmMode.AUTO, true);
+    AZURE_DOCUMENTDB("Azure DocumentDB (vCore)", false, true, null, ConfirmMode.AUTO, true);
 
-    private final String configValue;
     private final String service;
     private final boolean databaseWatch;
     private final boolean reportsDeletes;
@@ -67,14 +63,12 @@ public enum SourceProfile {
     private final boolean heartbeats;
 
     SourceProfile(
-            String configValue,
             String service,
             boolean databaseWatch,
             boolean reportsDeletes,
             Set<String> pipelineStages,
             ConfirmMode defaultConfirmMode,
             boolean heartbeats) {
-        this.configValue = configValue;
         this.service = service;
         this.databaseWatch = databaseWatch;
         this.reportsDeletes = reportsDeletes;
@@ -85,7 +79,7 @@ public enum SourceProfile {
 
     /** The value as written in the configuration. */
     public String configValue() {
-        return configValue;
+        return ConfigValues.spelling(this);
     }
 
     /** The service's name, for messages and documentation. */
@@ -144,14 +138,11 @@ public enum SourceProfile {
 
     /** The profile a configuration value names. */
     static SourceProfile of(String configValue) {
-        return Arrays.stream(values())
-                .filter(profile -> profile.configValue.equals(configValue))
-                .findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("No source profile " + configValue));
+        return ConfigValues.parse(SourceProfile.class, "source profile", configValue);
     }
 
     /** Every configuration value, in declaration order. */
     static List<String> configValues() {
-        return Arrays.stream(values()).map(SourceProfile::configValue).toList();
+        return ConfigValues.spellings(SourceProfile.class);
     }
 }

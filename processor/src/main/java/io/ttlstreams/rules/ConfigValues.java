@@ -1,23 +1,42 @@
 package io.ttlstreams.rules;
 
 import java.util.Arrays;
-import java.util.function.Function;
-import java.util.stream.Collectors;
+import java.util.List;
+import java.util.Locale;
 
-/** Lookup of an enum constant by the lowercase spelling users write in configuration files. */
-final class ConfigValues {
+/**
+ * How the enums of the configuration are spelled in configuration files: the constant's name in lowercase, with
+ * hyphens for underscores ({@code LAST_MODIFIED} is {@code last-modified}), one rule for every such enum.
+ */
+public final class ConfigValues {
 
     private ConfigValues() {}
 
-    static <E extends Enum<E>> E fromConfigValue(
-            Class<E> type, Function<E, String> configValue, String what, String text) {
+    /** How {@code constant} is written in a configuration file. */
+    public static String spelling(Enum<?> constant) {
+        return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** Every spelling of {@code type}, in declaration order. */
+    public static <E extends Enum<E>> List<String> spellings(Class<E> type) {
+        return Arrays.stream(type.getEnumConstants())
+                .map(ConfigValues::spelling)
+                .toList();
+    }
+
+    /**
+     * The constant of {@code type} spelled {@code text}.
+     *
+     * @param what the kind of value, for the message
+     * @throws IllegalArgumentException naming the expected spellings when {@code text} is none of them
+     */
+    public static <E extends Enum<E>> E parse(Class<E> type, String what, String text) {
         for (E constant : type.getEnumConstants()) {
-            if (configValue.apply(constant).equals(text)) {
+            if (spelling(constant).equals(text)) {
                 return constant;
             }
         }
-        String expected =
-                Arrays.stream(type.getEnumConstants()).map(configValue).collect(Collectors.joining(", "));
-        throw new IllegalArgumentException("Unknown " + what + " '" + text + "'; expected one of " + expected);
+        throw new IllegalArgumentException(
+                "Unknown " + what + " '" + text + "'; expected one of " + String.join(", ", spellings(type)));
     }
 }

@@ -7,23 +7,17 @@ package io.ttlstreams.rules;
 public enum FieldFormat {
 
     /** Only BSON dates expire, as with a MongoDB TTL index. */
-    DATE("date"),
+    DATE,
 
     /** Numbers are seconds since the Unix epoch. */
-    EPOCH_SECONDS("epoch-seconds"),
+    EPOCH_SECONDS,
 
     /** Numbers are milliseconds since the Unix epoch. */
-    EPOCH_MILLIS("epoch-millis");
-
-    private final String configValue;
-
-    FieldFormat(String configValue) {
-        this.configValue = configValue;
-    }
+    EPOCH_MILLIS;
 
     /** The spelling used in configuration files. */
     public String configValue() {
-        return configValue;
+        return ConfigValues.spelling(this);
     }
 
     /**
@@ -32,6 +26,6 @@ public enum FieldFormat {
      * @throws IllegalArgumentException when {@code text} names no format
      */
     public static FieldFormat fromConfigValue(String text) {
-        return ConfigValues.fromConfigValue(FieldFormat.class, FieldFormat::configValue, "field format", text);
+        return ConfigValues.parse(FieldFormat.class, "field format", text);
     }
 }

@@ -4,20 +4,14 @@ package io.ttlstreams.rules;
 public enum TtlMode {
 
     /** A date (or epoch number) in the document plus {@code expireAfterSeconds}, like a MongoDB TTL index. */
-    FIELD("field"),
+    FIELD,
 
     /** The time of the document's latest change plus {@code expireAfterSeconds}, like Cosmos DB's TTL. */
-    LAST_MODIFIED("last-modified");
-
-    private final String configValue;
-
-    TtlMode(String configValue) {
-        this.configValue = configValue;
-    }
+    LAST_MODIFIED;
 
     /** The spelling used in configuration files. */
     public String configValue() {
-        return configValue;
+        return ConfigValues.spelling(this);
     }
 
     /**
@@ -26,6 +20,6 @@ public enum TtlMode {
      * @throws IllegalArgumentException when {@code text} names no mode
      */
     public static TtlMode fromConfigValue(String text) {
-        return ConfigValues.fromConfigValue(TtlMode.class, TtlMode::configValue, "TTL mode", text);
+        return ConfigValues.parse(TtlMode.class, "TTL mode", text);
     }
 }

@@ -28,6 +28,12 @@ class ConfigValuesTest {
     }
 
     @Test
+    void shouldSpellEveryConstantAsItsLowercaseNameWithHyphensWhenListed() {
+        assertThat(ConfigValues.spellings(TtlMode.class)).containsExactly("field", "last-modified");
+        assertThat(ConfigValues.spellings(FieldFormat.class)).containsExactly("date", "epoch-seconds", "epoch-millis");
+    }
+
+    @Test
     void shouldListValidValuesForAnUnknownSpelling() {
         assertThatThrownBy(() -> TtlMode.fromConfigValue("LAST_MODIFIED"))
                 .isInstanceOf(IllegalArgumentException.class)
