@@ -46,6 +46,12 @@ import org.bson.json.JsonReader;
 public final class ChangeEventParser {
 
     private static final BsonDocumentCodec KEY_CODEC = new BsonDocumentCodec();
+    /** How the messages name the types an event's fields must have. */
+    private static final Map<BsonType, String> TYPE_NAMES = Map.of(
+            BsonType.DOCUMENT, "document",
+            BsonType.STRING, "string",
+            BsonType.TIMESTAMP, "timestamp",
+            BsonType.DATE_TIME, "date");
 
     private final TopicNamespaceMapping mapping;
     private final int maxDocumentKeyBytes;
@@ -138,16 +144,13 @@ public final class ChangeEventParser {
     }
 
     private OperationType operationTypeOf(String topic, BsonDocument event) {
-        BsonValue operationType = event.get("operationType");
-        if (operationType == null && !profile.eventsCarryOperationType()) {
-            // Only inserts, updates and replaces pass the required $match, each with the looked-up document.
-            return OperationType.UPDATE;
-        }
-        if (operationType == null || operationType.isNull()) {
+        BsonValue operationType = optional(topic, event, "operationType", "operationType", BsonType.STRING);
+        if (operationType == null) {
+            if (!event.containsKey("operationType") && !profile.eventsCarryOperationType()) {
+                // Only inserts, updates and replaces pass the required $match, each with the looked-up document.
+                return OperationType.UPDATE;
+            }
             throw invalid(topic, "it has no operationType");
-        }
-        if (!operationType.isString()) {
-            throw invalid(topic, "its operationType is a " + operationType.getBsonType() + ", not a string");
         }
         return OperationType.fromChangeStream(operationType.asString().getValue());
     }
@@ -187,41 +190,29 @@ public final class ChangeEventParser {
 
     /** The collection, or the database for database-level events, from {@code ns}; null when there is no ns. */
     private static Namespace namespaceFromNs(String topic, BsonDocument event) {
-        BsonValue ns = event.get("ns");
-        if (ns == null || ns.isNull()) {
+        BsonValue ns = optional(topic, event, "ns", "ns", BsonType.DOCUMENT);
+        if (ns == null) {
             return null;
-        }
-        if (!ns.isDocument()) {
-            throw invalid(topic, "its ns is a " + ns.getBsonType() + ", not a document");
         }
         BsonValue db = ns.asDocument().get("db");
         if (db == null || !db.isString()) {
             throw invalid(topic, "its ns has no string db");
         }
-        BsonValue coll = ns.asDocument().get("coll");
-        if (coll != null && !coll.isNull() && !coll.isString()) {
-            throw invalid(topic, "its ns.coll is a " + coll.getBsonType() + ", not a string");
-        }
+        BsonValue coll = optional(topic, ns.asDocument(), "coll", "ns.coll", BsonType.STRING);
         try {
             return new Namespace(
                     db.asString().getValue(),
-                    coll == null || coll.isNull() ? null : coll.asString().getValue());
+                    coll == null ? null : coll.asString().getValue());
         } catch (IllegalArgumentException e) {
             throw invalid(topic, "its ns is not a valid namespace: " + e.getMessage());
         }
     }
 
     private static BsonDocument fullDocumentOf(String topic, BsonDocument event) {
-        BsonValue fullDocument = event.get("fullDocument");
         // Null or missing is legitimate: a delete has none, and updateLookup finds none when the document was
         // deleted in the meantime.
-        if (fullDocument == null || fullDocument.isNull()) {
-            return null;
-        }
-        if (!fullDocument.isDocument()) {
-            throw invalid(topic, "its fullDocument is a " + fullDocument.getBsonType() + ", not a document");
-        }
-        return fullDocument.asDocument();
+        BsonValue fullDocument = optional(topic, event, "fullDocument", "fullDocument", BsonType.DOCUMENT);
+        return fullDocument == null ? null : fullDocument.asDocument();
     }
 
     private BsonDocument documentKeyOf(
@@ -306,23 +297,14 @@ public final class ChangeEventParser {
     }
 
     private static BsonTimestamp clusterTimeOf(String topic, BsonDocument event) {
-        BsonValue clusterTime = event.get("clusterTime");
-        if (clusterTime == null || clusterTime.isNull()) {
-            return null;
-        }
-        if (!clusterTime.isTimestamp()) {
-            throw invalid(topic, "its clusterTime is a " + clusterTime.getBsonType() + ", not a timestamp");
-        }
-        return clusterTime.asTimestamp();
+        BsonValue clusterTime = optional(topic, event, "clusterTime", "clusterTime", BsonType.TIMESTAMP);
+        return clusterTime == null ? null : clusterTime.asTimestamp();
     }
 
     private static Instant eventTimeOf(
             String topic, BsonDocument event, BsonTimestamp clusterTime, long recordTimestamp) {
-        BsonValue wallTime = event.get("wallTime");
-        if (wallTime != null && !wallTime.isNull()) {
-            if (!wallTime.isDateTime()) {
-                throw invalid(topic, "its wallTime is a " + wallTime.getBsonType() + ", not a date");
-            }
+        BsonValue wallTime = optional(topic, event, "wallTime", "wallTime", BsonType.DATE_TIME);
+        if (wallTime != null) {
             return Instant.ofEpochMilli(wallTime.asDateTime().getValue());
         }
         if (clusterTime != null) {
@@ -332,6 +314,23 @@ public final class ChangeEventParser {
             return Instant.ofEpochSecond(Integer.toUnsignedLong(clusterTime.getTime()) + 1);
         }
         return Instant.ofEpochMilli(recordTimestamp);
+    }
+
+    /**
+     * The value of {@code field} in {@code document}, named {@code path} in the message; null when it is missing or
+     * null.
+     *
+     * @throws InvalidChangeEventException when it holds anything but a {@code type}
+     */
+    private static BsonValue optional(String topic, BsonDocument document, String field, String path, BsonType type) {
+        BsonValue value = document.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (value.getBsonType() != type) {
+            throw invalid(topic, "its " + path + " is a " + value.getBsonType() + ", not a " + TYPE_NAMES.get(type));
+        }
+        return value;
     }
 
     private static InvalidChangeEventException invalid(String topic, String problem) {
