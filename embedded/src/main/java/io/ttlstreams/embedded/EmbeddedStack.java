@@ -2,8 +2,8 @@ package io.ttlstreams.embedded;
 
 import io.ttlstreams.app.RunCommand;
 import io.ttlstreams.config.ConnectOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.ResyncOptions;
-import io.ttlstreams.config.SecurityOptions;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -171,7 +171,7 @@ public final class EmbeddedStack implements AutoCloseable {
         // Topics "<db>.<coll>", the ones this stack creates and the processor against it reads.
         props.put(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG, "");
         // The key this worker's secret file holds, which the rendered sink guard reads: run refuses a sink without one.
-        props.put(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG, commandSigningKey);
+        props.put(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG, commandSigningKey);
         // Rendered for the service the stand-in plays, which reads back from the stand-in where it must.
         props.put(SourceOptions.SOURCE_PROFILE_CONFIG, profile.configValue());
         props.put(ResyncOptions.MONGODB_URI_CONFIG, mongo.connectionString());

@@ -1,7 +1,7 @@
 package io.ttlstreams.app;
 
 import io.ttlstreams.config.ConnectOptions;
-import io.ttlstreams.config.SecurityOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
@@ -257,7 +257,7 @@ public final class RunCommand implements Callable<Integer> {
             // the sink's dead-letter topic, and each document deleted late or never.
             throw new IllegalArgumentException("the sink connector run registers (" + ConnectorConfigs.SINK_GUARD
                     + " with signing.key) applies only signed delete commands, and "
-                    + SecurityOptions.COMMAND_SIGNING_KEY_CONFIG
+                    + OperationsOptions.COMMAND_SIGNING_KEY_CONFIG
                     + " is not set: set it to the key the sink guard has (see docs/trust-model.md), or remove "
                     + ConnectOptions.CONNECT_URL_CONFIG + " and register the connectors yourself");
         }

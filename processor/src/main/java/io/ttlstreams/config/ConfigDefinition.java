@@ -63,7 +63,7 @@ final class ConfigDefinition {
                 .sorted(Comparator.comparing(provider -> provider.type().getName()))
                 .forEach(provider -> provider.get().embedInto(definition));
         OperationsOptions.embedFailureHandlingInto(definition);
-        SecurityOptions.embedInto(definition);
+        OperationsOptions.embedSecurityInto(definition);
         ResyncOptions.embedInto(definition);
         OperationsOptions.embedHttpInto(definition);
         OperationsOptions.embedStartupInto(definition);

@@ -4,6 +4,8 @@ import io.ttlstreams.contract.SigningKey;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
@@ -13,12 +15,14 @@ import org.apache.kafka.common.config.types.Password;
 
 /**
  * The options of operating the processor: how failures are handled (dying stream threads replaced, the largest
- * document key scheduled), the HTTP server (where it listens, its request timeout and bearer token), the health
- * checks' interval, the log format, and how long start-up waits for Kafka and Kafka Connect.
+ * document key scheduled), the secrets that guard what it emits and serves (the key that signs delete commands, the
+ * HTTP server's bearer token), the HTTP server (where it listens, its request timeout), the health checks' interval,
+ * the log format, and how long start-up waits for Kafka and Kafka Connect.
  */
 public final class OperationsOptions {
 
     private static final String FAILURE_HANDLING_GROUP = "Failure handling";
+    private static final String SECURITY_GROUP = "Security";
     private static final String HTTP_GROUP = "HTTP and operations";
     private static final String STARTUP_GROUP = "Start-up";
 
@@ -42,6 +46,14 @@ public final class OperationsOptions {
             + " rendered source connectors drop such events already in the change stream (see connect-config/).";
     /** {@value #DOCUMENT_KEY_MAX_BYTES_CONFIG} unless configured: far above any real key, far below a record. */
     public static final int DOCUMENT_KEY_MAX_BYTES_DEFAULT = 16 * 1024;
+
+    public static final String COMMAND_SIGNING_KEY_CONFIG = "ttl.command.signing.key";
+    public static final String COMMAND_SIGNING_KEY_DOC = "Secret with which the processor signs every delete command"
+            + " (HMAC-SHA256 over key and value, in the headers ttl.signature and ttl.signature.key.id), so that the"
+            + " sink guard applies only commands the processor made. At least 32 bytes, e.g. from openssl rand -base64"
+            + " 48. Keep it out of this file: with config.providers=file (and config.providers.file.class="
+            + "org.apache.kafka.common.config.provider.FileConfigProvider) write ${file:/secrets/ttl-signing.properties:key},"
+            + " or use the env provider. Unset: commands are unsigned, and a guarded sink refuses them.";
 
     public static final String HTTP_PORT_CONFIG = "ttl.http.port";
     public static final String HTTP_PORT_DOC = "Port of the HTTP server: health checks, Prometheus metrics, schedule"
@@ -141,6 +153,20 @@ public final class OperationsOptions {
                         DOCUMENT_KEY_MAX_BYTES_DOC);
     }
 
+    /** Defines the group of security: the key that signs delete commands. */
+    static void embedSecurityInto(ConfigDef definition) {
+        new OptionGroup(definition, SECURITY_GROUP)
+                .define(
+                        COMMAND_SIGNING_KEY_CONFIG,
+                        Type.PASSWORD,
+                        null, // unsigned
+                        secret(
+                                "null or a secret of at least " + SigningKey.MIN_LENGTH_BYTES + " bytes",
+                                SigningKey::of),
+                        Importance.HIGH,
+                        COMMAND_SIGNING_KEY_DOC);
+    }
+
     /** Defines the group of the HTTP server, health checks and logs. */
     static void embedHttpInto(ConfigDef definition) {
         new OptionGroup(definition, HTTP_GROUP)
@@ -169,9 +195,9 @@ public final class OperationsOptions {
                         HTTP_AUTH_TOKEN_CONFIG,
                         Type.PASSWORD,
                         null, // no authentication
-                        Validators.of(
+                        secret(
                                 "null or a token of at least " + HTTP_AUTH_TOKEN_MIN_LENGTH + " characters",
-                                OperationsOptions::checkAuthToken),
+                                OperationsOptions::checkAuthTokenLength),
                         Importance.MEDIUM,
                         HTTP_AUTH_TOKEN_DOC)
                 .define(
@@ -224,20 +250,44 @@ public final class OperationsOptions {
                         STARTUP_TIMEOUT_MS_DOC);
     }
 
-    /** The length check; a config provider reference is checked once resolved, in {@link #authToken}. */
-    private static void checkAuthToken(Object value) {
-        String token = value == null ? "" : ((Password) value).value();
-        if (!token.isEmpty() && !SigningKey.isUnresolvedReference(token)) {
-            checkAuthTokenLength(token);
+    /**
+     * Checks a secret option's value with {@code check} when it is set. A config provider reference passes here: the
+     * ConfigDef is first applied to the raw values (to learn the rule names), and the resolved value is checked again,
+     * and an unresolved one refused, in {@link #resolved}.
+     */
+    private static ConfigDef.Validator secret(String validValues, Consumer<String> check) {
+        return Validators.of(validValues, value -> {
+            String secret = value == null ? "" : ((Password) value).value();
+            if (!secret.isEmpty() && !SigningKey.isUnresolvedReference(secret)) {
+                check.accept(secret);
+            }
+        });
+    }
+
+    /**
+     * The resolved secret of {@code option}, parsed; empty when unset.
+     *
+     * @param parse refuses a secret with an {@link IllegalArgumentException}
+     * @throws ConfigException naming the option when {@code parse} refuses the secret
+     */
+    private static <T> Optional<T> resolved(String option, Password secret, Function<String, T> parse) {
+        if (secret == null || secret.value().isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(parse.apply(secret.value()));
+        } catch (IllegalArgumentException invalid) {
+            throw new ConfigException(option, secret, invalid.getMessage());
         }
     }
 
-    private static void checkAuthTokenLength(String token) {
-        if (token.length() < HTTP_AUTH_TOKEN_MIN_LENGTH || !token.strip().equals(token)) {
-            throw new IllegalArgumentException("A token needs at least " + HTTP_AUTH_TOKEN_MIN_LENGTH
-                    + " characters and no surrounding spaces, this one has " + token.length()
-                    + " (generate one with: openssl rand -base64 32)");
-        }
+    /**
+     * The signing key from the resolved {@value #COMMAND_SIGNING_KEY_CONFIG}; empty when unset.
+     *
+     * @throws ConfigException naming the option when the secret is too short or an unresolved reference
+     */
+    static Optional<SigningKey> signingKey(Password secret) {
+        return resolved(COMMAND_SIGNING_KEY_CONFIG, secret, SigningKey::of);
     }
 
     /**
@@ -246,18 +296,21 @@ public final class OperationsOptions {
      * @throws ConfigException naming the option when the token is too short or an unresolved reference
      */
     static Optional<String> authToken(Password token) {
-        if (token == null || token.value().isEmpty()) {
-            return Optional.empty();
-        }
-        try {
-            if (SigningKey.isUnresolvedReference(token.value())) {
+        return resolved(HTTP_AUTH_TOKEN_CONFIG, token, value -> {
+            if (SigningKey.isUnresolvedReference(value)) {
                 throw new IllegalArgumentException("The token is an unresolved config provider reference; the"
                         + " configuration needs config.providers");
             }
-            checkAuthTokenLength(token.value());
-            return Optional.of(token.value());
-        } catch (IllegalArgumentException invalid) {
-            throw new ConfigException(HTTP_AUTH_TOKEN_CONFIG, token, invalid.getMessage());
+            checkAuthTokenLength(value);
+            return value;
+        });
+    }
+
+    private static void checkAuthTokenLength(String token) {
+        if (token.length() < HTTP_AUTH_TOKEN_MIN_LENGTH || !token.strip().equals(token)) {
+            throw new IllegalArgumentException("A token needs at least " + HTTP_AUTH_TOKEN_MIN_LENGTH
+                    + " characters and no surrounding spaces, this one has " + token.length()
+                    + " (generate one with: openssl rand -base64 32)");
         }
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ttlstreams.config.ConfigLayers;
 import io.ttlstreams.config.ConnectOptions;
 import io.ttlstreams.config.OperationsOptions;
-import io.ttlstreams.config.SecurityOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.RepositoryFiles;
 import io.ttlstreams.contract.SigningKey;
@@ -235,10 +234,10 @@ class KubernetesManifestsTest {
 
     @Test
     void shouldSignCommandsWithTheKeyOfASecret(@TempDir Path directory) throws IOException {
-        String variable = ConfigLayers.variableOf(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG);
-        secretVariable(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG);
+        String variable = ConfigLayers.variableOf(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG);
+        secretVariable(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG);
         assertThat((String) map(byKind.get("ConfigMap"), "data").get("processor.properties"))
-                .doesNotContain(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG);
+                .doesNotContain(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG);
 
         Path file = Files.writeString(directory.resolve("processor.properties"), (String)
                 map(byKind.get("ConfigMap"), "data").get("processor.properties"));

@@ -3,7 +3,6 @@ package io.ttlstreams.embedded.app;
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.ResyncOptions;
-import io.ttlstreams.config.SecurityOptions;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ManagedConnectors;
@@ -66,7 +65,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 .profile(EmbeddedOptions.profile(config));
         EmbeddedOptions.dataDir(config).ifPresent(builder::dataDir);
         // The user's key, or one made for this run: either way the guard is on and the processor signs.
-        Password signingKey = config.getPassword(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG);
+        Password signingKey = config.getPassword(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG);
         if (signingKey != null && !signingKey.value().isEmpty()) {
             builder.commandSigningKey(signingKey.value());
         }
@@ -140,7 +139,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 SourceOptions.SOURCE_TOPICS_CONFIG,
                 String.join(",", stack.sourceTopics().values()));
         props.put(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG, "");
-        props.put(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG, stack.commandSigningKey());
+        props.put(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG, stack.commandSigningKey());
         props.put(ResyncOptions.MONGODB_URI_CONFIG, stack.mongoConnectionString());
         props.put(
                 SourceOptions.SOURCE_PROFILE_CONFIG,

@@ -3,7 +3,7 @@ package io.ttlstreams.embedded.app;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.ttlstreams.app.TtlStreamsApp;
-import io.ttlstreams.config.SecurityOptions;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ConnectorDefinition;
@@ -55,7 +55,7 @@ class RealMongoPipelineIT extends PipelineScenarios {
         // The processor signs with this key and the rendered sink's guard verifies with it; the rendered default,
         // a config provider reference to a secret file, needs a worker with a FileConfigProvider and the file.
         String signingKey = "real-mongo-pipeline-signing-key-" + UUID.randomUUID();
-        settings.put(SecurityOptions.COMMAND_SIGNING_KEY_CONFIG, signingKey);
+        settings.put(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG, signingKey);
         config = new TtlStreamsConfig(settings);
         connect = EmbeddedConnect.start(KAFKA.getBootstrapServers(), dataDir.resolve("connect"), 0);
         Map<String, Map<String, String>> connectors = new LinkedHashMap<>();
