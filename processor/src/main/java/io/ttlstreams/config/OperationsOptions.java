@@ -21,11 +21,6 @@ import org.apache.kafka.common.config.types.Password;
  */
 public final class OperationsOptions {
 
-    private static final String FAILURE_HANDLING_GROUP = "Failure handling";
-    private static final String SECURITY_GROUP = "Security";
-    private static final String HTTP_GROUP = "HTTP and operations";
-    private static final String STARTUP_GROUP = "Start-up";
-
     public static final String THREAD_REPLACEMENTS_MAX_CONFIG = "ttl.thread.replacements.max";
     public static final String THREAD_REPLACEMENTS_MAX_DOC = "A stream thread that dies of an unexpected error is"
             + " replaced, resuming from its last commit, at most this many times within"
@@ -128,7 +123,7 @@ public final class OperationsOptions {
 
     /** Defines the group of failure handling. */
     static void embedFailureHandlingInto(ConfigDef definition) {
-        new OptionGroup(definition, FAILURE_HANDLING_GROUP)
+        new OptionGroup(definition, "Failure handling")
                 .define(
                         THREAD_REPLACEMENTS_MAX_CONFIG,
                         Type.INT,
@@ -155,7 +150,7 @@ public final class OperationsOptions {
 
     /** Defines the group of security: the key that signs delete commands. */
     static void embedSecurityInto(ConfigDef definition) {
-        new OptionGroup(definition, SECURITY_GROUP)
+        new OptionGroup(definition, "Security")
                 .define(
                         COMMAND_SIGNING_KEY_CONFIG,
                         Type.PASSWORD,
@@ -169,7 +164,7 @@ public final class OperationsOptions {
 
     /** Defines the group of the HTTP server, health checks and logs. */
     static void embedHttpInto(ConfigDef definition) {
-        new OptionGroup(definition, HTTP_GROUP)
+        new OptionGroup(definition, "HTTP and operations")
                 .define(
                         HTTP_PORT_CONFIG,
                         Type.INT,
@@ -239,7 +234,7 @@ public final class OperationsOptions {
 
     /** Defines the group of start-up. */
     static void embedStartupInto(ConfigDef definition) {
-        new OptionGroup(definition, STARTUP_GROUP)
+        new OptionGroup(definition, "Start-up")
                 .define(
                         STARTUP_TIMEOUT_MS_CONFIG,
                         Type.LONG,

@@ -24,9 +24,6 @@ import org.apache.kafka.streams.StreamsConfig;
  */
 public final class SchedulerOptions {
 
-    private static final String GROUP = "Scheduler";
-    private static final String GUARD_GROUP = "Blast-radius guard";
-
     /** The producer's {@code transaction.timeout.ms} Kafka Streams sets under exactly-once. */
     private static final long STREAMS_TRANSACTION_TIMEOUT_MS = 10_000;
 
@@ -124,7 +121,7 @@ public final class SchedulerOptions {
     private SchedulerOptions() {}
 
     static void embedInto(ConfigDef definition) {
-        new OptionGroup(definition, GROUP)
+        new OptionGroup(definition, "Scheduler")
                 .define(
                         PUNCTUATE_INTERVAL_MS_CONFIG,
                         Type.LONG,
@@ -197,7 +194,7 @@ public final class SchedulerOptions {
                         Importance.LOW,
                         CONFIRM_READ_BATCH_SIZE_DOC)
                 .define(DRY_RUN_CONFIG, Type.BOOLEAN, DRY_RUN_DEFAULT, null, Importance.MEDIUM, DRY_RUN_DOC);
-        new OptionGroup(definition, GUARD_GROUP)
+        new OptionGroup(definition, "Blast-radius guard")
                 .define(
                         GUARD_MAX_DUE_ON_ARRIVAL_CONFIG,
                         Type.INT,
