@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
@@ -260,12 +261,14 @@ public final class OperationsOptions {
     }
 
     /**
-     * The resolved secret of {@code option}, parsed; empty when unset.
+     * The secret of {@code option} in {@code config}, whose config provider references are resolved, parsed; empty
+     * when unset.
      *
      * @param parse refuses a secret with an {@link IllegalArgumentException}
      * @throws ConfigException naming the option when {@code parse} refuses the secret
      */
-    private static <T> Optional<T> resolved(String option, Password secret, Function<String, T> parse) {
+    private static <T> Optional<T> resolved(String option, AbstractConfig config, Function<String, T> parse) {
+        Password secret = config.getPassword(option);
         if (secret == null || secret.value().isEmpty()) {
             return Optional.empty();
         }
@@ -281,8 +284,8 @@ public final class OperationsOptions {
      *
      * @throws ConfigException naming the option when the secret is too short or an unresolved reference
      */
-    static Optional<SigningKey> signingKey(Password secret) {
-        return resolved(COMMAND_SIGNING_KEY_CONFIG, secret, SigningKey::of);
+    static Optional<SigningKey> signingKey(AbstractConfig config) {
+        return resolved(COMMAND_SIGNING_KEY_CONFIG, config, SigningKey::of);
     }
 
     /**
@@ -290,8 +293,8 @@ public final class OperationsOptions {
      *
      * @throws ConfigException naming the option when the token is too short or an unresolved reference
      */
-    static Optional<String> authToken(Password token) {
-        return resolved(HTTP_AUTH_TOKEN_CONFIG, token, value -> {
+    static Optional<String> authToken(AbstractConfig config) {
+        return resolved(HTTP_AUTH_TOKEN_CONFIG, config, value -> {
             if (SigningKey.isUnresolvedReference(value)) {
                 throw new IllegalArgumentException("The token is an unresolved config provider reference; the"
                         + " configuration needs config.providers");

@@ -44,9 +44,8 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     public TtlStreamsConfig(Map<?, ?> props) {
         super(ConfigDefinition.of(props), props);
-        this.commandSigningKey =
-                OperationsOptions.signingKey(getPassword(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG));
-        this.httpAuthToken = OperationsOptions.authToken(getPassword(OperationsOptions.HTTP_AUTH_TOKEN_CONFIG));
+        this.commandSigningKey = OperationsOptions.signingKey(this);
+        this.httpAuthToken = OperationsOptions.authToken(this);
         this.rules = new TtlRules(getList(RulesOptions.RULES_CONFIG).stream()
                 .map(name -> RuleConfig.toRule(name, this))
                 .toList());
