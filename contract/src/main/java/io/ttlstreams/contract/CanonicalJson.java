@@ -1,8 +1,20 @@
 package io.ttlstreams.contract;
 
 import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.function.Consumer;
+import org.bson.BsonBinaryReader;
+import org.bson.BsonBoolean;
+import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonNull;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.BsonType;
+import org.bson.BsonValue;
 import org.bson.BsonWriter;
 import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
@@ -22,6 +34,12 @@ import org.bson.json.JsonWriterSettings;
  * {@link JsonWriter}, but into an unsynchronized buffer: {@code toJson} writes into a {@code StringWriter}, whose
  * {@code StringBuffer} takes a lock for every character (6% of a mass drain's punctuation in its profile, see
  * bench/README.md).
+ *
+ * <p>Documents holding only the values document keys and delete filters usually hold (strings of printable ASCII,
+ * ObjectIds, 32- and 64-bit integers, dates, booleans, nulls, nested documents of these) are written straight into
+ * a {@link StringBuilder}, without the {@code JsonWriter}'s per-character escaping and codec look-ups (the largest
+ * part of a delete command's cost in the mass drain's profile); any other document goes through the {@code
+ * JsonWriter}. {@code CanonicalJsonTest} pins both paths to {@code toJson}'s output.
  */
 public final class CanonicalJson {
 
@@ -37,7 +55,132 @@ public final class CanonicalJson {
 
     /** {@code document} as canonical extended JSON. */
     public static String of(BsonDocument document) {
+        StringBuilder out = new StringBuilder(128);
+        if (appendSimple(out, document)) {
+            return out.toString();
+        }
         return write(writer -> encode(writer, document));
+    }
+
+    /**
+     * Appends {@code document} as canonical extended JSON if it holds only the values written without the {@code
+     * JsonWriter} (see the class comment); returns false, with {@code out} holding a partial text to discard,
+     * otherwise.
+     */
+    static boolean appendSimple(StringBuilder out, BsonDocument document) {
+        if (document instanceof RawBsonDocument raw) {
+            ByteBuffer bytes = raw.getByteBuffer().asNIO();
+            try (BsonBinaryReader reader = new BsonBinaryReader(bytes)) {
+                return appendRaw(out, reader);
+            }
+        }
+        out.append('{');
+        boolean first = true;
+        for (Map.Entry<String, BsonValue> field : document.entrySet()) {
+            if (!first) {
+                out.append(", ");
+            }
+            first = false;
+            if (!appendString(out, field.getKey())) {
+                return false;
+            }
+            out.append(": ");
+            if (!appendValue(out, field.getValue())) {
+                return false;
+            }
+        }
+        out.append('}');
+        return true;
+    }
+
+    /** Appends {@code text} as a JSON string if it needs no escape (printable ASCII, no quote or backslash). */
+    static boolean appendString(StringBuilder out, String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+                return false;
+            }
+        }
+        out.append('"').append(text).append('"');
+        return true;
+    }
+
+    /** Appends a date, epoch milliseconds, as canonical extended JSON writes it. */
+    static void appendDate(StringBuilder out, long millis) {
+        out.append("{\"$date\": {\"$numberLong\": \"").append(millis).append("\"}}");
+    }
+
+    private static boolean appendValue(StringBuilder out, BsonValue value) {
+        if (value instanceof BsonString string) {
+            return appendString(out, string.getValue());
+        } else if (value instanceof BsonObjectId id) {
+            out.append("{\"$oid\": \"").append(id.getValue().toHexString()).append("\"}");
+        } else if (value instanceof BsonInt32 number) {
+            out.append("{\"$numberInt\": \"").append(number.getValue()).append("\"}");
+        } else if (value instanceof BsonInt64 number) {
+            out.append("{\"$numberLong\": \"").append(number.getValue()).append("\"}");
+        } else if (value instanceof BsonDateTime date) {
+            appendDate(out, date.getValue());
+        } else if (value instanceof BsonBoolean bool) {
+            out.append(bool.getValue());
+        } else if (value instanceof BsonNull) {
+            out.append("null");
+        } else if (value instanceof BsonDocument document) {
+            return appendSimple(out, document);
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    private static boolean appendRaw(StringBuilder out, BsonBinaryReader reader) {
+        reader.readStartDocument();
+        out.append('{');
+        boolean first = true;
+        for (BsonType type = reader.readBsonType(); type != BsonType.END_OF_DOCUMENT; type = reader.readBsonType()) {
+            if (!first) {
+                out.append(", ");
+            }
+            first = false;
+            if (!appendString(out, reader.readName())) {
+                return false;
+            }
+            out.append(": ");
+            switch (type) {
+                case STRING -> {
+                    if (!appendString(out, reader.readString())) {
+                        return false;
+                    }
+                }
+                case OBJECT_ID ->
+                    out.append("{\"$oid\": \"")
+                            .append(reader.readObjectId().toHexString())
+                            .append("\"}");
+                case INT32 ->
+                    out.append("{\"$numberInt\": \"").append(reader.readInt32()).append("\"}");
+                case INT64 ->
+                    out.append("{\"$numberLong\": \"")
+                            .append(reader.readInt64())
+                            .append("\"}");
+                case DATE_TIME -> appendDate(out, reader.readDateTime());
+                case BOOLEAN -> out.append(reader.readBoolean());
+                case NULL -> {
+                    reader.readNull();
+                    out.append("null");
+                }
+                case DOCUMENT -> {
+                    if (!appendRaw(out, reader)) {
+                        return false;
+                    }
+                }
+                default -> {
+                    return false;
+                }
+            }
+        }
+        reader.readEndDocument();
+        out.append('}');
+        return true;
     }
 
     /**

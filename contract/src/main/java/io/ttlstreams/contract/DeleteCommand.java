@@ -83,8 +83,24 @@ public record DeleteCommand(
         return CanonicalJson.of(documentKey);
     }
 
-    /** The record value as canonical extended JSON, written field by field (no value document is built). */
+    /**
+     * The record value as canonical extended JSON, written field by field (no value document is built): straight
+     * into a buffer when every part takes no escape and the filter only {@link CanonicalJson}'s simple values, else
+     * through the {@code JsonWriter}; the same text either way.
+     */
     public String valueJson() {
+        StringBuilder out = new StringBuilder(256).append("{\"" + FILTER_FIELD + "\": ");
+        if (CanonicalJson.appendSimple(out, filter)
+                && CanonicalJson.appendString(
+                        out.append(", \"" + NAMESPACE_FIELD + "\": {\"db\": "), namespace.database())
+                && CanonicalJson.appendString(out.append(", \"coll\": "), namespace.collection())
+                && CanonicalJson.appendString(out.append("}, \"" + RULE_FIELD + "\": "), rule)) {
+            CanonicalJson.appendDate(out.append(", \"" + DEADLINE_FIELD + "\": "), deadlineMillis);
+            if (issuedAtMillis.isPresent()) {
+                CanonicalJson.appendDate(out.append(", \"" + ISSUED_AT_FIELD + "\": "), issuedAtMillis.getAsLong());
+            }
+            return out.append('}').toString();
+        }
         return CanonicalJson.write(writer -> {
             writer.writeStartDocument();
             writer.writeName(FILTER_FIELD);

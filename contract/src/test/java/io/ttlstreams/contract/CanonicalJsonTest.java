@@ -3,6 +3,7 @@ package io.ttlstreams.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
@@ -18,6 +19,7 @@ import org.bson.BsonObjectId;
 import org.bson.BsonRegularExpression;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 import org.bson.types.Decimal128;
 import org.bson.types.ObjectId;
@@ -80,5 +82,83 @@ class CanonicalJsonTest {
         assertThat(command.valueJson()).isEqualTo(expected.toJson(CanonicalJson.SETTINGS));
         assertThat(command.keyJson()).isEqualTo(key.toJson(CanonicalJson.SETTINGS));
         assertThat(DeleteCommand.parse(command.keyJson(), command.valueJson())).isEqualTo(command);
+    }
+
+    private static BsonDocument simpleKinds() {
+        StringBuilder printable = new StringBuilder();
+        for (char c = 0x20; c <= 0x7e; c++) {
+            if (c != '"' && c != '\\') {
+                printable.append(c);
+            }
+        }
+        return new BsonDocument("_id", new BsonObjectId(new ObjectId("65f1a2b3c4d5e6f708192a3b")))
+                .append("printable", new BsonString(printable.toString()))
+                .append("empty", new BsonString(""))
+                .append("i", new BsonInt32(Integer.MIN_VALUE))
+                .append("l", new BsonInt64(Long.MIN_VALUE))
+                .append("date", new BsonDateTime(-1L))
+                .append("t", BsonBoolean.TRUE)
+                .append("f", BsonBoolean.FALSE)
+                .append("n", BsonNull.VALUE)
+                .append("none", new BsonDocument())
+                .append("nested", new BsonDocument("expireAt", new BsonDocument("$eq", new BsonDateTime(0))));
+    }
+
+    @Test
+    void shouldWriteWhatToJsonWritesWhenTheDocumentHoldsOnlySimpleValues() {
+        BsonDocument document = simpleKinds();
+        RawBsonDocument raw = RawBsonDocument.parse(document.toJson(CanonicalJson.SETTINGS));
+
+        assertThat(CanonicalJson.appendSimple(new StringBuilder(), document)).isTrue();
+        assertThat(CanonicalJson.appendSimple(new StringBuilder(), raw)).isTrue();
+        assertThat(CanonicalJson.of(document)).isEqualTo(document.toJson(CanonicalJson.SETTINGS));
+        assertThat(CanonicalJson.of(raw)).isEqualTo(raw.toJson(CanonicalJson.SETTINGS));
+    }
+
+    @Test
+    void shouldWriteWhatToJsonWritesWhenEachValueNeedsTheJsonWriter() {
+        for (Map.Entry<String, BsonValue> field : everyKind().entrySet()) {
+            BsonDocument document = simpleKinds().append(field.getKey() + "x", field.getValue());
+            BsonDocument named = new BsonDocument(field.getKey() + " \u00e9\"", new BsonInt32(1));
+            for (BsonDocument each : List.of(document, named, new BsonDocument("in", document))) {
+                RawBsonDocument raw = RawBsonDocument.parse(each.toJson(CanonicalJson.SETTINGS));
+
+                assertThat(CanonicalJson.of(each)).isEqualTo(each.toJson(CanonicalJson.SETTINGS));
+                assertThat(CanonicalJson.of(raw)).isEqualTo(raw.toJson(CanonicalJson.SETTINGS));
+            }
+        }
+    }
+
+    @Test
+    void shouldWriteTheCommandValueAsTheDocumentOfItsFieldsWhenAnyPartNeedsTheJsonWriter() {
+        BsonDocument key = new BsonDocument("_id", new BsonObjectId(new ObjectId("65f1a2b3c4d5e6f708192a3b")));
+        BsonDocument pinned = new BsonDocument("$eq", new BsonDateTime(1_767_225_600_000L));
+        List<BsonDocument> filters = List.of(
+                key.clone().append("expireAt", pinned),
+                key.clone().append("expireAt", pinned).append("d", new BsonDouble(0.5)),
+                new BsonDocument("_id", new BsonString("tab\t")).append("expireAt", pinned));
+        for (BsonDocument filter : filters) {
+            for (String collection : List.of("sessions", "s\u00e9ssions")) {
+                for (OptionalLong issuedAt : List.of(OptionalLong.of(1_767_225_601_000L), OptionalLong.empty())) {
+                    DeleteCommand command = new DeleteCommand(
+                            RawBsonDocument.parse(key.toJson()),
+                            filter,
+                            Namespace.parse("app." + collection),
+                            "rule \"" + collection + "\"",
+                            1_767_225_600_000L,
+                            issuedAt);
+
+                    BsonDocument expected = new BsonDocument(DeleteCommand.FILTER_FIELD, filter)
+                            .append(
+                                    DeleteCommand.NAMESPACE_FIELD,
+                                    new BsonDocument("db", new BsonString("app"))
+                                            .append("coll", new BsonString(collection)))
+                            .append(DeleteCommand.RULE_FIELD, new BsonString("rule \"" + collection + "\""))
+                            .append(DeleteCommand.DEADLINE_FIELD, new BsonDateTime(1_767_225_600_000L));
+                    issuedAt.ifPresent(at -> expected.append(DeleteCommand.ISSUED_AT_FIELD, new BsonDateTime(at)));
+                    assertThat(command.valueJson()).isEqualTo(expected.toJson(CanonicalJson.SETTINGS));
+                }
+            }
+        }
     }
 }

@@ -80,11 +80,16 @@ public final class ScheduleEntries {
 
     /** The entry after one more delete command emitted at {@code now}. */
     public static ScheduleEntry emitted(ScheduleEntry entry, long now) {
-        return ScheduleEntry.newBuilder(entry)
-                .setAttempts(entry.getAttempts() + 1)
-                .setFirstEmittedAt(
-                        entry.getFirstEmittedAt() == null ? Instant.ofEpochMilli(now) : entry.getFirstEmittedAt())
-                .build();
+        // Not newBuilder(entry): it deep-copies every field through Avro's SpecificData, a fifth of a command's CPU.
+        return new ScheduleEntry(
+                entry.getRule(),
+                entry.getRuleShape(),
+                entry.getBase(),
+                entry.getOffsetSeconds(),
+                entry.getOffsetFromRule(),
+                entry.getCondition(),
+                entry.getAttempts() + 1,
+                entry.getFirstEmittedAt() == null ? Instant.ofEpochMilli(now) : entry.getFirstEmittedAt());
     }
 
     /**
