@@ -1,5 +1,6 @@
 package io.ttlstreams.config;
 
+import static io.ttlstreams.config.TestConfigs.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,8 +8,6 @@ import io.ttlstreams.contract.SigningKey;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,17 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 class CommandSigningKeyConfigTest {
 
     private static final String SECRET = "0123456789abcdef0123456789abcdef-secret";
-
-    private static TtlStreamsConfig config(String... keyValues) {
-        Map<String, String> props = new HashMap<>(Map.of(
-                "ttl.rules", "s",
-                "ttl.rule.s.namespace", "app.s",
-                "ttl.rule.s.field", "expireAt"));
-        for (int i = 0; i < keyValues.length; i += 2) {
-            props.put(keyValues[i], keyValues[i + 1]);
-        }
-        return new TtlStreamsConfig(props);
-    }
 
     @Test
     void shouldSignNothingWhenUnsetOrEmpty() {
