@@ -1,6 +1,7 @@
 package io.ttlstreams.config;
 
 import static io.ttlstreams.config.TestConfigs.config;
+import static io.ttlstreams.config.TestConfigs.configReadingFiles;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -47,10 +48,7 @@ class CommandSigningKeyConfigTest {
     void shouldResolveTheKeyThroughTheFileConfigProvider(@TempDir Path dir) throws IOException {
         Path secrets = Files.writeString(dir.resolve("ttl-signing.properties"), "key=" + SECRET + "\n");
 
-        TtlStreamsConfig config = config(
-                "config.providers", "file",
-                "config.providers.file.class", "org.apache.kafka.common.config.provider.FileConfigProvider",
-                "ttl.command.signing.key", "${file:" + secrets + ":key}");
+        TtlStreamsConfig config = configReadingFiles("ttl.command.signing.key", "${file:" + secrets + ":key}");
 
         assertThat(config.commandSigningKey())
                 .map(SigningKey::id)
@@ -69,10 +67,7 @@ class CommandSigningKeyConfigTest {
     void shouldRefuseAShortKeyThatAProviderResolves(@TempDir Path dir) throws IOException {
         Path secrets = Files.writeString(dir.resolve("short.properties"), "key=short\n");
 
-        assertThatThrownBy(() -> config(
-                        "config.providers", "file",
-                        "config.providers.file.class", "org.apache.kafka.common.config.provider.FileConfigProvider",
-                        "ttl.command.signing.key", "${file:" + secrets + ":key}"))
+        assertThatThrownBy(() -> configReadingFiles("ttl.command.signing.key", "${file:" + secrets + ":key}"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.command.signing.key")
                 .hasMessageContaining("this one has 5");

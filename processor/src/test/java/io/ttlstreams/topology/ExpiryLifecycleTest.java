@@ -249,7 +249,8 @@ class ExpiryLifecycleTest {
 
     @Test
     void shouldNeverLetAResyncMoveALastModifiedDeadlineEarlier() {
-        try (TopologyFixture fixture = new TopologyFixture(lastModified())) {
+        try (TopologyFixture fixture = new TopologyFixture(TopologyFixture.eventsSettings(
+                "ttl.rule.events.expire.after.seconds", "60", "ttl.rule.events.modified.field", "updatedAt"))) {
             ChangeEvents events = new ChangeEvents("app.events", START.plusSeconds(100));
             fixture.wallClockAt(Duration.ofSeconds(100));
             TestInputTopic<String, String> input = fixture.input("app.events", START.plusSeconds(100));
@@ -264,15 +265,6 @@ class ExpiryLifecycleTest {
                             .getDueAt())
                     .isEqualTo(START.plusSeconds(160));
         }
-    }
-
-    private static Map<String, String> lastModified() {
-        return Map.of(
-                "ttl.rules", "events",
-                "ttl.rule.events.namespace", "app.events",
-                "ttl.rule.events.mode", "last-modified",
-                "ttl.rule.events.expire.after.seconds", "60",
-                "ttl.rule.events.modified.field", "updatedAt");
     }
 
     // --- Rules that changed while documents were scheduled (a restart with another configuration) ---

@@ -202,6 +202,16 @@ final class TopologyFixture implements AutoCloseable {
                 extra);
     }
 
+    /** The settings of a last-modified rule "events" on app.events, plus {@code extra} (its expiry, its field). */
+    static Map<String, String> eventsSettings(String... extra) {
+        return with(
+                Map.of(
+                        "ttl.rules", "events",
+                        "ttl.rule.events.namespace", "app.events",
+                        "ttl.rule.events.mode", "last-modified"),
+                extra);
+    }
+
     /** A copy of {@code settings} with {@code keyValues} (key, value, key, value, ...) put over it. */
     static Map<String, String> with(Map<String, String> settings, String... keyValues) {
         Map<String, String> result = new HashMap<>(settings);
