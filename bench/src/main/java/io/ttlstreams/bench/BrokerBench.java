@@ -255,25 +255,32 @@ final class BrokerBench {
         Instant inserted = Instant.now().minusSeconds(180);
         Instant updated = inserted.plusSeconds(60);
         Instant expireAt = inserted.plus(Duration.ofDays(30));
+        produce(insertsTopic, factory, "insert", 1, count, firstId, inserted, expireAt);
+        produce(updatesTopic, factory, "update", 2, count, firstId, updated, expireAt);
+    }
+
+    /**
+     * {@code count} change events of one operation on documents {@code firstId...}, the i-th written a tenth of
+     * {@code i} milliseconds after {@code written} and due {@code i} milliseconds after {@code expireAt}.
+     */
+    private void produce(
+            String topic,
+            ChangeEventFactory factory,
+            String operation,
+            int version,
+            int count,
+            long firstId,
+            Instant written,
+            Instant expireAt) {
         broker.produce(
                 count,
                 i -> event(
-                        insertsTopic,
+                        topic,
                         factory,
-                        "insert",
-                        1,
+                        operation,
+                        version,
                         firstId + i,
-                        inserted.plusMillis(i / 10),
-                        expireAt.plusMillis(i)));
-        broker.produce(
-                count,
-                i -> event(
-                        updatesTopic,
-                        factory,
-                        "update",
-                        2,
-                        firstId + i,
-                        updated.plusMillis(i / 10),
+                        written.plusMillis(i / 10),
                         expireAt.plusMillis(i)));
     }
 

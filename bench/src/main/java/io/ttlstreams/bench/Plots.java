@@ -13,7 +13,10 @@ import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.chart.title.TextTitle;
+import org.jfree.data.category.CategoryDataset;
 import org.jfree.data.category.DefaultCategoryDataset;
+import org.jfree.data.xy.XYDataset;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
@@ -33,16 +36,12 @@ final class Plots {
         }
         XYSeriesCollection dataset = new XYSeriesCollection();
         series.values().forEach(dataset::addSeries);
-        JFreeChart chart = ChartFactory.createXYLineChart(
+        JFreeChart chart = lineChart(
                 "Cost of one punctuation vs schedule size (median)",
                 "scheduled entries N",
                 "ms per punctuation",
                 dataset,
-                PlotOrientation.VERTICAL,
-                true,
-                false,
-                false);
-        chart.addSubtitle(new org.jfree.chart.title.TextTitle(subtitle));
+                subtitle);
         XYPlot plot = chart.getXYPlot();
         plot.setDomainAxis(new LogAxis("scheduled entries N (log)"));
         plot.setRangeAxis(new LogAxis("ms per punctuation (log)"));
@@ -59,16 +58,12 @@ final class Plots {
             dataset.addValue(row.p99Ms(), "p99", interval);
             dataset.addValue(row.maxMs(), "max", interval);
         }
-        JFreeChart chart = ChartFactory.createBarChart(
+        JFreeChart chart = barChart(
                 "Expiry lag (emitted - deadline), simulated wall clock",
                 "punctuation interval",
                 "lag ms",
                 dataset,
-                PlotOrientation.VERTICAL,
-                true,
-                false,
-                false);
-        chart.addSubtitle(new org.jfree.chart.title.TextTitle(subtitle));
+                subtitle);
         save(chart, file);
     }
 
@@ -78,16 +73,12 @@ final class Plots {
         for (BrokerMedians.Summary median : medians) {
             dataset.addValue(median.streamCpuMicros(), median.variant().label, median.workload().label);
         }
-        JFreeChart chart = ChartFactory.createBarChart(
+        JFreeChart chart = barChart(
                 "Stream-thread CPU per change event, embedded broker (EOS), median of " + rounds + " rounds",
                 "workload",
                 "CPU microseconds per event",
                 dataset,
-                PlotOrientation.VERTICAL,
-                true,
-                false,
-                false);
-        chart.addSubtitle(new org.jfree.chart.title.TextTitle(subtitle));
+                subtitle);
         save(chart, file);
     }
 
@@ -108,17 +99,30 @@ final class Plots {
             }
             dataset.addSeries(series);
         }
-        JFreeChart chart = ChartFactory.createXYLineChart(
+        JFreeChart chart = lineChart(
                 "Mass expiry: delete commands committed (read_committed) after the first deadline",
                 "seconds after the first deadline (all due within 1 s)",
                 "commands committed",
                 dataset,
-                PlotOrientation.VERTICAL,
-                true,
-                false,
-                false);
-        chart.addSubtitle(new org.jfree.chart.title.TextTitle(subtitle));
+                subtitle);
         save(chart, file);
+    }
+
+    /** A vertical line chart of {@code dataset} with a legend, under {@code subtitle}. */
+    private static JFreeChart lineChart(String title, String xAxis, String yAxis, XYDataset dataset, String subtitle) {
+        JFreeChart chart = ChartFactory.createXYLineChart(
+                title, xAxis, yAxis, dataset, PlotOrientation.VERTICAL, true, false, false);
+        chart.addSubtitle(new TextTitle(subtitle));
+        return chart;
+    }
+
+    /** A vertical bar chart of {@code dataset} with a legend, under {@code subtitle}. */
+    private static JFreeChart barChart(
+            String title, String categoryAxis, String valueAxis, CategoryDataset dataset, String subtitle) {
+        JFreeChart chart = ChartFactory.createBarChart(
+                title, categoryAxis, valueAxis, dataset, PlotOrientation.VERTICAL, true, false, false);
+        chart.addSubtitle(new TextTitle(subtitle));
+        return chart;
     }
 
     private static void save(JFreeChart chart, Path file) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ttlstreams.secrets.LogCapture;
 import java.beans.PropertyChangeListener;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -148,9 +149,7 @@ class TtlStreamsCliTest {
 
     @Test
     void shouldRefuseAConfigWithoutBootstrapServersNamingTheOptionAndEmbedded(@TempDir Path dir) throws Exception {
-        Path config = Files.writeString(
-                dir.resolve("no-cluster.properties"),
-                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n");
+        Path config = oneRuleConfig(dir, "no-cluster.properties", "");
 
         assertThat(run("run", "--config", config.toString())).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
 
@@ -159,14 +158,8 @@ class TtlStreamsCliTest {
 
     @Test
     void shouldExitWithOneLineNamingBootstrapServersWhenNoBrokerAnswers(@TempDir Path dir) throws Exception {
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            closedPort = socket.getLocalPort();
-        }
-        Path config = Files.writeString(
-                dir.resolve("unreachable.properties"),
-                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n"
-                        + "bootstrap.servers=127.0.0.1:" + closedPort + "\nttl.http.port=0\n");
+        int closedPort = closedPort();
+        Path config = unreachableBrokerConfig(dir, closedPort);
 
         int exitCode = run("run", "--config", config.toString(), "--set", "ttl.startup.timeout.ms=500");
 
@@ -180,14 +173,7 @@ class TtlStreamsCliTest {
 
     @Test
     void shouldExitWithZeroAndSayStoppingWhenSignalledDuringStartUp(@TempDir Path dir) throws Exception {
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            closedPort = socket.getLocalPort();
-        }
-        Path config = Files.writeString(
-                dir.resolve("unreachable.properties"),
-                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n"
-                        + "bootstrap.servers=127.0.0.1:" + closedPort + "\nttl.http.port=0\n");
+        Path config = unreachableBrokerConfig(dir, closedPort());
         ByteArrayOutputStream stdout = new ByteArrayOutputStream();
         PrintStream originalOut = System.out;
         System.setOut(new PrintStream(stdout, true, StandardCharsets.UTF_8));
@@ -212,9 +198,7 @@ class TtlStreamsCliTest {
 
     @Test
     void shouldWarnOfAMisspeltKafkaSettingNamingTheClosestOne(@TempDir Path dir) throws Exception {
-        Path config = Files.writeString(
-                dir.resolve("typo.properties"),
-                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n");
+        Path config = oneRuleConfig(dir, "typo.properties", "");
 
         try (LogCapture log = LogCapture.start()) {
             // Stopped right after reading the configuration: no bootstrap.servers.
@@ -228,9 +212,7 @@ class TtlStreamsCliTest {
 
     @Test
     void shouldSwitchToTheConfiguredLogFormatBeforeWarningOfAMisspeltKafkaSetting(@TempDir Path dir) throws Exception {
-        Path config = Files.writeString(
-                dir.resolve("typo.properties"),
-                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n");
+        Path config = oneRuleConfig(dir, "typo.properties", "");
         LoggerContext context = LoggerContext.getContext(false);
         List<String> loggedBeforeTheSwitch = new ArrayList<>();
         AtomicReference<LogCapture> afterTheSwitch = new AtomicReference<>();
@@ -271,5 +253,25 @@ class TtlStreamsCliTest {
         assertThat(run("run", "--embedded")).isEqualTo(TtlStreamsCli.EXIT_BAD_INPUT);
 
         assertThat(err.toString()).contains("embedded development stack is not part of this build");
+    }
+
+    /** A local port that nothing listens on (it was free a moment ago). */
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** A configuration file of one rule whose broker is 127.0.0.1:{@code port}, with an ephemeral HTTP port. */
+    private static Path unreachableBrokerConfig(Path dir, int port) throws IOException {
+        return oneRuleConfig(
+                dir, "unreachable.properties", "bootstrap.servers=127.0.0.1:" + port + "\nttl.http.port=0\n");
+    }
+
+    /** A configuration file {@code name} in {@code dir}: one field rule "s" on app.sessions, then {@code moreLines}. */
+    private static Path oneRuleConfig(Path dir, String name, String moreLines) throws IOException {
+        return Files.writeString(
+                dir.resolve(name),
+                "ttl.rules=s\nttl.rule.s.namespace=app.sessions\nttl.rule.s.field=expireAt\n" + moreLines);
     }
 }

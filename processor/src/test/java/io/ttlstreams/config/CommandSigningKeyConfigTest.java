@@ -1,5 +1,7 @@
 package io.ttlstreams.config;
 
+import static io.ttlstreams.config.TestConfigs.config;
+import static io.ttlstreams.config.TestConfigs.configReadingFiles;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,8 +9,6 @@ import io.ttlstreams.contract.SigningKey;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,17 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
 class CommandSigningKeyConfigTest {
 
     private static final String SECRET = "0123456789abcdef0123456789abcdef-secret";
-
-    private static TtlStreamsConfig config(String... keyValues) {
-        Map<String, String> props = new HashMap<>(Map.of(
-                "ttl.rules", "s",
-                "ttl.rule.s.namespace", "app.s",
-                "ttl.rule.s.field", "expireAt"));
-        for (int i = 0; i < keyValues.length; i += 2) {
-            props.put(keyValues[i], keyValues[i + 1]);
-        }
-        return new TtlStreamsConfig(props);
-    }
 
     @Test
     void shouldSignNothingWhenUnsetOrEmpty() {
@@ -59,10 +48,7 @@ class CommandSigningKeyConfigTest {
     void shouldResolveTheKeyThroughTheFileConfigProvider(@TempDir Path dir) throws IOException {
         Path secrets = Files.writeString(dir.resolve("ttl-signing.properties"), "key=" + SECRET + "\n");
 
-        TtlStreamsConfig config = config(
-                "config.providers", "file",
-                "config.providers.file.class", "org.apache.kafka.common.config.provider.FileConfigProvider",
-                "ttl.command.signing.key", "${file:" + secrets + ":key}");
+        TtlStreamsConfig config = configReadingFiles("ttl.command.signing.key", "${file:" + secrets + ":key}");
 
         assertThat(config.commandSigningKey())
                 .map(SigningKey::id)
@@ -81,10 +67,7 @@ class CommandSigningKeyConfigTest {
     void shouldRefuseAShortKeyThatAProviderResolves(@TempDir Path dir) throws IOException {
         Path secrets = Files.writeString(dir.resolve("short.properties"), "key=short\n");
 
-        assertThatThrownBy(() -> config(
-                        "config.providers", "file",
-                        "config.providers.file.class", "org.apache.kafka.common.config.provider.FileConfigProvider",
-                        "ttl.command.signing.key", "${file:" + secrets + ":key}"))
+        assertThatThrownBy(() -> configReadingFiles("ttl.command.signing.key", "${file:" + secrets + ":key}"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.command.signing.key")
                 .hasMessageContaining("this one has 5");

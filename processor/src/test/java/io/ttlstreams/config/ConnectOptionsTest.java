@@ -1,6 +1,7 @@
 package io.ttlstreams.config;
 
 import static io.ttlstreams.config.TestConfigs.config;
+import static io.ttlstreams.config.TestConfigs.configReadingFiles;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,7 +10,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.config.provider.FileConfigProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,11 +50,7 @@ class ConnectOptionsTest {
     void shouldReadThePasswordThroughAConfigProvider(@TempDir Path dir) throws IOException {
         Path secrets = Files.writeString(dir.resolve("connect.properties"), "password=fr0m-a-File\n");
 
-        TtlStreamsConfig config = config(
-                "config.providers",
-                "file",
-                "config.providers.file.class",
-                FileConfigProvider.class.getName(),
+        TtlStreamsConfig config = configReadingFiles(
                 "ttl.connect.url",
                 "http://connect:8083",
                 "ttl.connect.username",
@@ -69,13 +65,7 @@ class ConnectOptionsTest {
     void shouldValidateAUrlFromAConfigProviderOnceResolved(@TempDir Path dir) throws IOException {
         Path secrets = Files.writeString(dir.resolve("connect.properties"), "url=http://u:p@connect:8083\n");
 
-        TtlStreamsConfig config = config(
-                "config.providers",
-                "file",
-                "config.providers.file.class",
-                FileConfigProvider.class.getName(),
-                "ttl.connect.url",
-                "${file:" + secrets + ":url}");
+        TtlStreamsConfig config = configReadingFiles("ttl.connect.url", "${file:" + secrets + ":url}");
 
         assertThat(config.connectUrl()).contains("http://connect:8083");
         assertThat(config.connectCredentials().orElseThrow().username()).isEqualTo("u");

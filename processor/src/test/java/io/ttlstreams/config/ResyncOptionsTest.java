@@ -2,6 +2,7 @@ package io.ttlstreams.config;
 
 import static io.ttlstreams.config.TestConfigs.assertRejectedNaming;
 import static io.ttlstreams.config.TestConfigs.config;
+import static io.ttlstreams.config.TestConfigs.configReadingFiles;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.config.provider.FileConfigProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,13 +58,7 @@ class ResyncOptionsTest {
         Path secrets =
                 Files.writeString(dir.resolve("mongo.properties"), "uri=mongodb://ttl:fr0m-a-File@mongo:27017\n");
 
-        TtlStreamsConfig config = config(
-                "config.providers",
-                "file",
-                "config.providers.file.class",
-                FileConfigProvider.class.getName(),
-                "ttl.mongodb.uri",
-                "${file:" + secrets + ":uri}");
+        TtlStreamsConfig config = configReadingFiles("ttl.mongodb.uri", "${file:" + secrets + ":uri}");
 
         assertThat(config.mongodbUri()).contains("mongodb://ttl:fr0m-a-File@mongo:27017");
         assertThat(config.values().toString()).doesNotContain("fr0m-a-File");

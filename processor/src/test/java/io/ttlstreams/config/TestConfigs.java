@@ -5,12 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.provider.FileConfigProvider;
 
 /**
  * Builds configurations for tests: a minimal valid one (rule "sessions", field expireAt on app.sessions) with the
  * given keys changed, so that each test states only the keys it is about.
  */
-final class TestConfigs {
+public final class TestConfigs {
 
     private TestConfigs() {}
 
@@ -18,7 +19,7 @@ final class TestConfigs {
      * The minimal configuration with {@code keyValues} (key, value, key, value, ...) applied; a {@code null} value
      * removes the key.
      */
-    static Map<String, Object> props(String... keyValues) {
+    public static Map<String, Object> props(String... keyValues) {
         Map<String, Object> props = new LinkedHashMap<>();
         props.put("ttl.rules", "sessions");
         props.put("ttl.rule.sessions.namespace", "app.sessions");
@@ -33,8 +34,19 @@ final class TestConfigs {
         return props;
     }
 
-    static TtlStreamsConfig config(String... keyValues) {
+    public static TtlStreamsConfig config(String... keyValues) {
         return new TtlStreamsConfig(props(keyValues));
+    }
+
+    /**
+     * The minimal configuration with Kafka's {@code FileConfigProvider} registered as {@code file} (so that values may
+     * be {@code ${file:path:key}}) and {@code keyValues} applied.
+     */
+    static TtlStreamsConfig configReadingFiles(String... keyValues) {
+        Map<String, Object> props = props(keyValues);
+        props.put("config.providers", "file");
+        props.put("config.providers.file.class", FileConfigProvider.class.getName());
+        return new TtlStreamsConfig(props);
     }
 
     /** Asserts that the configuration fails to build, with a message naming {@code option}. */

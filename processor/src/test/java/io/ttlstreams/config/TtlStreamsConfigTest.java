@@ -171,17 +171,17 @@ class TtlStreamsConfigTest {
                         "bootstrap.servers", "broker:9092", "num.stream.threads", "2", "topology.optimization", "all")
                 .streamsProperties();
 
-        Map<Object, Object> expected = new HashMap<>();
-        expected.put("application.id", "ttl-streams");
-        expected.put("processing.guarantee", "exactly_once_v2");
-        expected.put("max.task.idle.ms", "-1");
-        expected.put("session.timeout.ms", "10000");
-        expected.put("heartbeat.interval.ms", "3000");
-        expected.put("num.standby.replicas", "1");
-        expected.put("bootstrap.servers", "broker:9092");
-        expected.put("num.stream.threads", "2");
-        expected.put("topology.optimization", "all");
-        assertThat(streams).containsExactlyInAnyOrderEntriesOf(expected);
+        assertThat(streams)
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        "application.id", "ttl-streams",
+                        "processing.guarantee", "exactly_once_v2",
+                        "max.task.idle.ms", "-1",
+                        "session.timeout.ms", "10000",
+                        "heartbeat.interval.ms", "3000",
+                        "num.standby.replicas", "1",
+                        "bootstrap.servers", "broker:9092",
+                        "num.stream.threads", "2",
+                        "topology.optimization", "all"));
     }
 
     @Test

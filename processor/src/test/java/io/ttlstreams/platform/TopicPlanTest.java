@@ -2,6 +2,7 @@ package io.ttlstreams.platform;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.platform.TopicSetting.Check;
 import io.ttlstreams.platform.TopicSpec.Role;
@@ -12,14 +13,8 @@ import org.junit.jupiter.api.Test;
 class TopicPlanTest {
 
     private static TtlStreamsConfig config(String... extra) {
-        Map<String, Object> props = new java.util.LinkedHashMap<>();
-        props.put("ttl.rules", "sessions");
-        props.put("ttl.rule.sessions.namespace", "app.sessions");
-        props.put("ttl.rule.sessions.field", "expireAt");
-        props.put("ttl.source.topic.prefix", "mongo");
-        for (int i = 0; i < extra.length; i += 2) {
-            props.put(extra[i], extra[i + 1]);
-        }
+        Map<String, Object> props = TestConfigs.props(extra);
+        props.putIfAbsent("ttl.source.topic.prefix", "mongo");
         return new TtlStreamsConfig(props);
     }
 

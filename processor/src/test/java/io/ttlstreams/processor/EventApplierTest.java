@@ -22,15 +22,20 @@ class EventApplierTest {
     private static final Instant EXPIRE_AT = NOW.plusSeconds(60);
 
     private final SchedulerParts parts = new SchedulerParts();
-    private final EventApplier applier = new EventApplier(
-            parts.settings,
-            parts.schedule,
-            parts.namespaceEpochs,
-            parts.notes,
-            parts.guard,
-            parts.sensors,
-            parts.audit,
-            parts.context);
+    private final EventApplier applier = applierOverTheParts();
+
+    /** An applier over {@link #parts}' stores, sensors and context, as a task (re)started on them builds it. */
+    private EventApplier applierOverTheParts() {
+        return new EventApplier(
+                parts.settings,
+                parts.schedule,
+                parts.namespaceEpochs,
+                parts.notes,
+                parts.guard,
+                parts.sensors,
+                parts.audit,
+                parts.context);
+    }
 
     @BeforeEach
     void setClock() {
@@ -99,15 +104,7 @@ class EventApplierTest {
     @Test
     void shouldRememberDropsAcrossRestartsWhenTheEpochsStoreHoldsThem() {
         parts.namespaceEpochs.put(SESSIONS.toString(), new BsonTimestamp(200, 1).getValue());
-        EventApplier restarted = new EventApplier(
-                parts.settings,
-                parts.schedule,
-                parts.namespaceEpochs,
-                parts.notes,
-                parts.guard,
-                parts.sensors,
-                parts.audit,
-                parts.context);
+        EventApplier restarted = applierOverTheParts();
 
         restarted.apply(event(OperationType.INSERT, "d1", document("d1", EXPIRE_AT), 150), NOW.toEpochMilli());
 

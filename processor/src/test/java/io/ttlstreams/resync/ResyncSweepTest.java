@@ -1,15 +1,13 @@
 package io.ttlstreams.resync;
 
+import static io.ttlstreams.config.TestConfigs.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.secrets.LogCapture;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.config.ConfigException;
@@ -42,17 +40,6 @@ class ResyncSweepTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
     void stop() {
         mongo.close();
-    }
-
-    private TtlStreamsConfig config(String... more) {
-        Map<String, String> props = new LinkedHashMap<>();
-        props.put("ttl.rules", "sessions");
-        props.put("ttl.rule.sessions.namespace", "app.sessions");
-        props.put("ttl.rule.sessions.field", "expireAt");
-        for (int i = 0; i < more.length; i += 2) {
-            props.put(more[i], more[i + 1]);
-        }
-        return new TtlStreamsConfig(props);
     }
 
     private ResyncSweep sweep(RecordingSink sink, AtomicBoolean clientClosed) {

@@ -18,6 +18,11 @@ class FieldModeTest {
     private static final Instant EVENT_TIME = Instant.parse("2025-06-01T00:00:00Z");
     private static final Namespace NS = Namespace.parse("app.sessions");
 
+    /** The decision of a field rule "s" on ttl in {@code format} for the document {@code {ttl: value}}. */
+    private static ExpiryDecision evaluateTtl(FieldFormat format, String valueJson) {
+        return evaluate(fieldRule("s", "ttl").format(format), "{ttl: " + valueJson + "}");
+    }
+
     private static ExpiryDecision evaluate(RuleBuilder rule, String documentJson) {
         return rule.alone().evaluate(NS, doc(documentJson), EVENT_TIME);
     }
@@ -121,8 +126,7 @@ class FieldModeTest {
                 "epoch-seconds | {$date: '2026-01-01T00:00:00Z'} | 2026-01-01T00:00:10Z",
             })
     void shouldReadNumbersAsEpochInstantsWithAnEpochFormat(String format, String value, String deadline) {
-        ExpiryDecision decision =
-                evaluate(fieldRule("s", "ttl").format(FieldFormat.fromConfigValue(format)), "{ttl: " + value + "}");
+        ExpiryDecision decision = evaluateTtl(FieldFormat.fromConfigValue(format), value);
 
         assertThat(decision.deadline()).isEqualTo(Instant.parse(deadline));
         assertThat(decision.condition()).isEqualTo(doc("{ttl: {$eq: " + value + "}}"));
@@ -130,8 +134,7 @@ class FieldModeTest {
 
     @Test
     void shouldSayHowAnEpochNumberWasRead() {
-        ExpiryDecision decision =
-                evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS), "{ttl: NumberLong(1767225600)}");
+        ExpiryDecision decision = evaluateTtl(FieldFormat.EPOCH_SECONDS, "NumberLong(1767225600)");
 
         assertThat(decision.reason())
                 .isEqualTo("field ttl is epoch-seconds 1767225600 (2026-01-01T00:00:00.000Z) + 10 s (rule s)");
@@ -139,8 +142,7 @@ class FieldModeTest {
 
     @Test
     void shouldNotScheduleEpochSecondsThatLandPastYear9999WhenTheyAreMilliseconds() {
-        ExpiryDecision decision =
-                evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS), "{ttl: NumberLong(1767225600000)}");
+        ExpiryDecision decision = evaluateTtl(FieldFormat.EPOCH_SECONDS, "NumberLong(1767225600000)");
 
         assertThat(decision.expires()).isFalse();
         assertThat(decision.implausibleValue()).isTrue();
@@ -152,7 +154,7 @@ class FieldModeTest {
 
     @Test
     void shouldNotScheduleEpochMillisBefore1971WhenTheyAreSeconds() {
-        ExpiryDecision decision = evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_MILLIS), "{ttl: 1767225600}");
+        ExpiryDecision decision = evaluateTtl(FieldFormat.EPOCH_MILLIS, "1767225600");
 
         assertThat(decision.expires()).isFalse();
         assertThat(decision.implausibleValue()).isTrue();
@@ -174,8 +176,7 @@ class FieldModeTest {
                 "epoch-seconds | NumberDecimal('1590000000') | more than 5 years before the document's change",
             })
     void shouldNotScheduleAnEpochNumberNoDeadlineMeansWhenItIsImplausible(String format, String value, String problem) {
-        ExpiryDecision decision =
-                evaluate(fieldRule("s", "ttl").format(FieldFormat.fromConfigValue(format)), "{ttl: " + value + "}");
+        ExpiryDecision decision = evaluateTtl(FieldFormat.fromConfigValue(format), value);
 
         assertThat(decision.expires()).isFalse();
         assertThat(decision.implausibleValue()).isTrue();
@@ -212,10 +213,9 @@ class FieldModeTest {
 
     @Test
     void shouldNotFlagPlausibleEpochValues() {
-        assertThat(evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_SECONDS), "{ttl: 1767225600}")
-                        .reason())
+        assertThat(evaluateTtl(FieldFormat.EPOCH_SECONDS, "1767225600").reason())
                 .doesNotContain("looks like");
-        assertThat(evaluate(fieldRule("s", "ttl").format(FieldFormat.EPOCH_MILLIS), "{ttl: NumberLong(1767225600000)}")
+        assertThat(evaluateTtl(FieldFormat.EPOCH_MILLIS, "NumberLong(1767225600000)")
                         .reason())
                 .doesNotContain("looks like");
     }
@@ -247,8 +247,7 @@ class FieldModeTest {
                 "epoch-seconds | ['x', null]              | field ttl is an array with no date or number",
             })
     void shouldNeverExpireOnNumbersThatAreNoInstant(String format, String value, String reason) {
-        ExpiryDecision decision =
-                evaluate(fieldRule("s", "ttl").format(FieldFormat.fromConfigValue(format)), "{ttl: " + value + "}");
+        ExpiryDecision decision = evaluateTtl(FieldFormat.fromConfigValue(format), value);
 
         assertThat(decision).isEqualTo(ExpiryDecision.never(reason + " (rule s)"));
     }

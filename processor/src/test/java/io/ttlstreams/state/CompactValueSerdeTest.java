@@ -1,98 +1,36 @@
 package io.ttlstreams.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.serde.VersionedAvroSerde;
-import java.nio.ByteBuffer;
+import io.ttlstreams.state.StoredValues.IndexEntries;
+import io.ttlstreams.state.StoredValues.ScheduleEntries;
 import java.time.Instant;
-import java.util.Arrays;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
+import java.util.Set;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serde;
-import org.bson.BsonArray;
-import org.bson.BsonBinaryWriter;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
-import org.bson.BsonInt64;
-import org.bson.BsonString;
-import org.bson.BsonValue;
-import org.bson.codecs.BsonDocumentCodec;
-import org.bson.codecs.EncoderContext;
-import org.bson.io.BasicOutputBuffer;
 import org.junit.jupiter.api.Test;
 
-class CompactValueSerdeTest {
-
-    private static final String TOPIC = "ignored";
+class CompactValueSerdeTest implements StoredFormatContract {
 
     private final Serde<ScheduleEntry> schedule = ScheduleStores.values(ScheduleEntry.class);
     private final Serde<IndexEntry> index = ScheduleStores.values(IndexEntry.class);
     private final Serde<ScheduleEntry> scheduleV1 = VersionedAvroSerde.of(ScheduleEntry.class, 1);
     private final Serde<IndexEntry> indexV1 = VersionedAvroSerde.of(IndexEntry.class, 1);
 
-    @Provide
-    Arbitrary<ScheduleEntry> scheduleEntries() {
-        Arbitrary<Long> bases = Arbitraries.longs().between(-100_000_000_000_000L, 100_000_000_000_000L);
-        return Combinators.combine(
-                        Arbitraries.strings().ofMinLength(1).ofMaxLength(20),
-                        Arbitraries.longs(),
-                        bases,
-                        Arbitraries.longs(),
-                        Arbitraries.of(true, false),
-                        conditions(),
-                        Arbitraries.integers().between(0, Integer.MAX_VALUE),
-                        Arbitraries.longs().injectNull(0.5))
-                .as((rule, shape, base, offset, fromRule, condition, attempts, emitted) -> new ScheduleEntry(
-                        rule,
-                        shape,
-                        Instant.ofEpochMilli(base),
-                        offset,
-                        fromRule,
-                        condition.apply(base),
-                        attempts,
-                        emitted == null ? null : Instant.ofEpochMilli(emitted)));
-    }
-
-    /** Conditions of a base: the base pinned under a field name (the compact case), near misses, and others. */
-    private static Arbitrary<java.util.function.LongFunction<ByteBuffer>> conditions() {
-        Arbitrary<String> names =
-                Arbitraries.strings().ofMinLength(1).ofMaxLength(30).filter(n -> n.indexOf(0) < 0);
-        return Arbitraries.oneOf(
-                names.map(name -> base -> bson(new BsonDocument(name, eq(new BsonDateTime(base))))),
-                names.map(name -> base -> bson(new BsonDocument(name, eq(new BsonDateTime(base + 1))))),
-                names.map(name -> base -> bson(new BsonDocument(name, eq(new BsonInt64(base))))),
-                names.map(name ->
-                        base -> bson(new BsonDocument(name, new BsonDocument("$ne", new BsonDateTime(base))))),
-                names.map(name -> base ->
-                        bson(new BsonDocument(name, eq(new BsonDateTime(base))).append("$and", new BsonArray()))),
-                names.map(name -> base ->
-                        bson(new BsonDocument(name, eq(new BsonDateTime(base)).append("x", new BsonString("y"))))),
-                Arbitraries.just(base -> bson(new BsonDocument())),
-                Arbitraries.bytes().array(byte[].class).ofMaxSize(64).map(bytes -> base -> ByteBuffer.wrap(bytes)));
-    }
-
-    @Provide
-    Arbitrary<IndexEntry> indexEntries() {
-        return Combinators.combine(
-                        Arbitraries.integers().between(0, 3),
-                        Arbitraries.longs().between(-100_000_000_000_000L, 100_000_000_000_000L),
-                        Arbitraries.longs().injectNull(0.3),
-                        Arbitraries.longs())
-                .as((timeline, dueAt, clusterTime, fingerprint) ->
-                        new IndexEntry(timeline, Instant.ofEpochMilli(dueAt), clusterTime, fingerprint));
+    @Override
+    public Format format() {
+        return new Format(schedule, index, 2, Set.of(1, 2), "reads format versions 1 and 2 only");
     }
 
     @Property
-    void shouldRoundTripEveryScheduleEntryInFormatVersion2(@ForAll("scheduleEntries") ScheduleEntry entry) {
+    void shouldRoundTripEveryScheduleEntryInFormatVersion2(
+            @ForAll(supplier = ScheduleEntries.class) ScheduleEntry entry) {
         byte[] bytes = schedule.serializer().serialize(TOPIC, entry);
 
         assertThat(bytes[0]).as("the format version comes first").isEqualTo((byte) 2);
@@ -102,7 +40,7 @@ class CompactValueSerdeTest {
     }
 
     @Property
-    void shouldRoundTripEveryIndexEntryInFormatVersion2(@ForAll("indexEntries") IndexEntry entry) {
+    void shouldRoundTripEveryIndexEntryInFormatVersion2(@ForAll(supplier = IndexEntries.class) IndexEntry entry) {
         byte[] bytes = index.serializer().serialize(TOPIC, entry);
 
         assertThat(bytes[0]).isEqualTo((byte) 2);
@@ -110,7 +48,8 @@ class CompactValueSerdeTest {
     }
 
     @Property
-    void shouldReadScheduleEntriesWrittenInFormatVersion1(@ForAll("scheduleEntries") ScheduleEntry entry) {
+    void shouldReadScheduleEntriesWrittenInFormatVersion1(
+            @ForAll(supplier = ScheduleEntries.class) ScheduleEntry entry) {
         byte[] previous = scheduleV1.serializer().serialize(TOPIC, entry);
 
         assertThat(previous[0]).isEqualTo((byte) 1);
@@ -118,47 +57,10 @@ class CompactValueSerdeTest {
     }
 
     @Property
-    void shouldReadIndexEntriesWrittenInFormatVersion1(@ForAll("indexEntries") IndexEntry entry) {
+    void shouldReadIndexEntriesWrittenInFormatVersion1(@ForAll(supplier = IndexEntries.class) IndexEntry entry) {
         byte[] previous = indexV1.serializer().serialize(TOPIC, entry);
 
         assertThat(index.deserializer().deserialize(TOPIC, previous)).isEqualTo(entry);
-    }
-
-    @Property
-    void shouldRefuseAnUnknownFormatVersionRatherThanMisreadIt(
-            @ForAll("indexEntries") IndexEntry entry, @ForAll @IntRange(min = 0, max = 255) int version) {
-        byte[] bytes = index.serializer().serialize(TOPIC, entry);
-        bytes[0] = (byte) version;
-
-        if (version == 2) {
-            assertThat(index.deserializer().deserialize(TOPIC, bytes)).isEqualTo(entry);
-        } else if (version != 1) {
-            assertThatThrownBy(() -> index.deserializer().deserialize(TOPIC, bytes))
-                    .isInstanceOf(SerializationException.class)
-                    .hasMessageContaining("IndexEntry")
-                    .hasMessageContaining("format version " + version)
-                    .hasMessageContaining("reads format versions 1 and 2 only");
-        }
-    }
-
-    @Property
-    void shouldRefuseTruncatedOrExtendedBytes(@ForAll("scheduleEntries") ScheduleEntry entry) {
-        byte[] bytes = schedule.serializer().serialize(TOPIC, entry);
-
-        assertThatThrownBy(() -> schedule.deserializer().deserialize(TOPIC, Arrays.copyOf(bytes, bytes.length - 1)))
-                .isInstanceOf(SerializationException.class);
-        assertThatThrownBy(() -> schedule.deserializer().deserialize(TOPIC, Arrays.copyOf(bytes, bytes.length + 1)))
-                .isInstanceOf(SerializationException.class)
-                .hasMessageContaining("more than one");
-    }
-
-    @Test
-    void shouldMapNullToNullAndRefuseEmptyBytes() {
-        assertThat(schedule.serializer().serialize(TOPIC, null)).isNull();
-        assertThat(schedule.deserializer().deserialize(TOPIC, null)).isNull();
-        assertThatThrownBy(() -> index.deserializer().deserialize(TOPIC, new byte[0]))
-                .isInstanceOf(SerializationException.class)
-                .hasMessageContaining("no bytes");
     }
 
     @Test
@@ -170,7 +72,7 @@ class CompactValueSerdeTest {
                 Instant.ofEpochMilli(base),
                 0L,
                 true,
-                bson(new BsonDocument("expireAt", eq(new BsonDateTime(base)))),
+                StoredValues.bson(new BsonDocument("expireAt", StoredValues.eq(new BsonDateTime(base)))),
                 0,
                 null);
         IndexEntry position = new IndexEntry(0, Instant.ofEpochMilli(base), 0x6b0c6a7000000003L, 0x5c3a9f11e2d4b687L);
@@ -183,19 +85,5 @@ class CompactValueSerdeTest {
         assertThat(index.serializer().serialize(TOPIC, position))
                 .hasSize(1 + 1 + 6 + 8 + 8)
                 .hasSizeLessThan(indexV1.serializer().serialize(TOPIC, position).length);
-    }
-
-    private static BsonDocument eq(BsonValue value) {
-        return new BsonDocument("$eq", value);
-    }
-
-    private static ByteBuffer bson(BsonDocument document) {
-        BasicOutputBuffer out = new BasicOutputBuffer(64);
-        new BsonDocumentCodec()
-                .encode(
-                        new BsonBinaryWriter(out),
-                        document,
-                        EncoderContext.builder().build());
-        return ByteBuffer.wrap(out.toByteArray());
     }
 }

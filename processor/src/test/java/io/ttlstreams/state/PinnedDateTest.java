@@ -6,12 +6,8 @@ import java.nio.ByteBuffer;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.StringLength;
-import org.bson.BsonBinaryWriter;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
-import org.bson.codecs.BsonDocumentCodec;
-import org.bson.codecs.EncoderContext;
-import org.bson.io.BasicOutputBuffer;
 
 class PinnedDateTest {
 
@@ -21,7 +17,8 @@ class PinnedDateTest {
         if (field.indexOf(0) >= 0) {
             return;
         }
-        ByteBuffer codec = codec(new BsonDocument(field, new BsonDocument("$eq", new BsonDateTime(millis))));
+        ByteBuffer codec =
+                StoredValues.bson(new BsonDocument(field, new BsonDocument("$eq", new BsonDateTime(millis))));
 
         ByteBuffer direct = PinnedDate.condition(field, millis);
 
@@ -30,15 +27,5 @@ class PinnedDateTest {
         assertThat(PinnedDate.fieldLength(direct, millis + 1))
                 .as("another date is not the base")
                 .isZero();
-    }
-
-    private static ByteBuffer codec(BsonDocument document) {
-        BasicOutputBuffer out = new BasicOutputBuffer(64);
-        new BsonDocumentCodec()
-                .encode(
-                        new BsonBinaryWriter(out),
-                        document,
-                        EncoderContext.builder().build());
-        return ByteBuffer.wrap(out.toByteArray());
     }
 }

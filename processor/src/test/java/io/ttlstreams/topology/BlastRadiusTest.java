@@ -32,15 +32,12 @@ class BlastRadiusTest {
 
     private static TopologyFixture fixture(String... extra) {
         // No delete event comes back in a test driver: a long confirmation wait keeps commands from being re-sent.
-        String[] settings = new String[extra.length + 6];
-        settings[0] = "ttl.guard.max.due.on.arrival";
-        settings[1] = Integer.toString(LIMIT);
-        settings[2] = "ttl.audit.topic";
-        settings[3] = "ttl.audit";
-        settings[4] = "ttl.confirm.timeout.ms";
-        settings[5] = "3600000";
-        System.arraycopy(extra, 0, settings, 6, extra.length);
-        return TopologyFixture.sessions(settings);
+        return new TopologyFixture(TopologyFixture.with(
+                TopologyFixture.sessionsSettings(
+                        "ttl.guard.max.due.on.arrival", Integer.toString(LIMIT),
+                        "ttl.audit.topic", "ttl.audit",
+                        "ttl.confirm.timeout.ms", "3600000"),
+                extra));
     }
 
     /** Inserts documents {@code from..to-1} whose expireAt lies {@code offset} after START. */

@@ -19,7 +19,6 @@ import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.ScheduleStores;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -50,13 +49,9 @@ class ExpiryLifecycleTest {
     }
 
     private static TopologyFixture fixture(String... extra) {
-        String[] settings = new String[extra.length + 4];
-        settings[0] = "ttl.audit.topic";
-        settings[1] = "ttl.audit";
-        settings[2] = "ttl.confirm.timeout.ms";
-        settings[3] = "10000";
-        System.arraycopy(extra, 0, settings, 4, extra.length);
-        return TopologyFixture.sessions(settings);
+        return new TopologyFixture(TopologyFixture.with(
+                TopologyFixture.sessionsSettings("ttl.audit.topic", "ttl.audit", "ttl.confirm.timeout.ms", "10000"),
+                extra));
     }
 
     private static DeleteCommand withIssueTime(DeleteCommand command, Duration offset) {
@@ -254,7 +249,8 @@ class ExpiryLifecycleTest {
 
     @Test
     void shouldNeverLetAResyncMoveALastModifiedDeadlineEarlier() {
-        try (TopologyFixture fixture = new TopologyFixture(lastModified())) {
+        try (TopologyFixture fixture = new TopologyFixture(TopologyFixture.eventsSettings(
+                "ttl.rule.events.expire.after.seconds", "60", "ttl.rule.events.modified.field", "updatedAt"))) {
             ChangeEvents events = new ChangeEvents("app.events", START.plusSeconds(100));
             fixture.wallClockAt(Duration.ofSeconds(100));
             TestInputTopic<String, String> input = fixture.input("app.events", START.plusSeconds(100));
@@ -269,16 +265,6 @@ class ExpiryLifecycleTest {
                             .getDueAt())
                     .isEqualTo(START.plusSeconds(160));
         }
-    }
-
-    private static Map<String, String> lastModified() {
-        Map<String, String> settings = new HashMap<>();
-        settings.put("ttl.rules", "events");
-        settings.put("ttl.rule.events.namespace", "app.events");
-        settings.put("ttl.rule.events.mode", "last-modified");
-        settings.put("ttl.rule.events.expire.after.seconds", "60");
-        settings.put("ttl.rule.events.modified.field", "updatedAt");
-        return settings;
     }
 
     // --- Rules that changed while documents were scheduled (a restart with another configuration) ---
@@ -323,15 +309,8 @@ class ExpiryLifecycleTest {
     }
 
     private static TopologyFixture after(String... settings) {
-        Map<String, String> after = new HashMap<>(Map.of(
-                "ttl.audit.topic", "ttl.audit",
-                "ttl.rules", "sessions",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt"));
-        for (int i = 0; i < settings.length; i += 2) {
-            after.put(settings[i], settings[i + 1]);
-        }
-        return new TopologyFixture(after);
+        return new TopologyFixture(
+                TopologyFixture.with(TopologyFixture.sessionsSettings("ttl.audit.topic", "ttl.audit"), settings));
     }
 
     @Test

@@ -12,22 +12,17 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.test.TestRecord;
 import org.assertj.core.api.Assertions;
 import org.bson.BsonArray;
-import org.bson.BsonBinary;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
-import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-import org.bson.UuidRepresentation;
-import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -77,12 +72,8 @@ class SignedDeleteCommandsTest {
     }
 
     private static Map<String, String> lastModifiedRule() {
-        return Map.of(
-                "ttl.rules", "events",
-                "ttl.rule.events.namespace", "app.events",
-                "ttl.rule.events.mode", "last-modified",
-                "ttl.rule.events.expire.after.seconds", "10",
-                "ttl.rule.events.document.ttl.field", "meta.ttl");
+        return TopologyFixture.eventsSettings(
+                "ttl.rule.events.expire.after.seconds", "10", "ttl.rule.events.document.ttl.field", "meta.ttl");
     }
 
     @Test
@@ -241,18 +232,8 @@ class SignedDeleteCommandsTest {
         assertThat(parsed.valueJson()).isEqualTo(commands.get(0).value());
     }
 
-    static Stream<BsonValue> idTypes() {
-        return Stream.of(
-                new BsonObjectId(new ObjectId("6566f1a2b3c4d5e6f7a8b9c0")),
-                new BsonString("plain"),
-                new BsonInt32(42),
-                new BsonInt64(1L << 40),
-                new BsonBinary(UUID.fromString("0b7c3b0e-2f0c-4b5c-9a53-0d1f2e3c4b5a"), UuidRepresentation.STANDARD),
-                new BsonDocument("tenant", new BsonString("t1")).append("n", new BsonInt32(7)));
-    }
-
     @ParameterizedTest
-    @MethodSource("idTypes")
+    @MethodSource("io.ttlstreams.topology.TtlTopologyTest#idTypes")
     void shouldEmitCommandsForEveryIdTypeThatTheSinkGrammarAccepts(BsonValue id) {
         List<TestRecord<String, String>> commands = commandsFor(
                 fieldRule("expireAt"), "app.sessions", id, new BsonDocument("expireAt", date(Duration.ZERO)));

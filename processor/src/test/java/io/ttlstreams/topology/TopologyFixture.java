@@ -128,12 +128,8 @@ final class TopologyFixture implements AutoCloseable {
                             .readRecordsToList());
         }
         driver.close();
-        Map<String, String> after = new HashMap<>(settings);
-        for (int i = 0; i < changedSettings.length; i += 2) {
-            after.put(changedSettings[i], changedSettings[i + 1]);
-        }
-        TopologyFixture restarted =
-                new TopologyFixture(after, Optional.empty(), newStateDir(), START.plusMillis(elapsedMs));
+        TopologyFixture restarted = new TopologyFixture(
+                with(settings, changedSettings), Optional.empty(), newStateDir(), START.plusMillis(elapsedMs));
         restore(
                 restarted.scheduleStore(),
                 changelogs.get(ScheduleStores.SCHEDULE),
@@ -198,14 +194,31 @@ final class TopologyFixture implements AutoCloseable {
 
     /** The settings of {@link #sessions}. */
     static Map<String, String> sessionsSettings(String... extra) {
-        Map<String, String> settings = new HashMap<>(Map.of(
-                "ttl.rules", "sessions",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt"));
-        for (int i = 0; i < extra.length; i += 2) {
-            settings.put(extra[i], extra[i + 1]);
+        return with(
+                Map.of(
+                        "ttl.rules", "sessions",
+                        "ttl.rule.sessions.namespace", "app.sessions",
+                        "ttl.rule.sessions.field", "expireAt"),
+                extra);
+    }
+
+    /** The settings of a last-modified rule "events" on app.events, plus {@code extra} (its expiry, its field). */
+    static Map<String, String> eventsSettings(String... extra) {
+        return with(
+                Map.of(
+                        "ttl.rules", "events",
+                        "ttl.rule.events.namespace", "app.events",
+                        "ttl.rule.events.mode", "last-modified"),
+                extra);
+    }
+
+    /** A copy of {@code settings} with {@code keyValues} (key, value, key, value, ...) put over it. */
+    static Map<String, String> with(Map<String, String> settings, String... keyValues) {
+        Map<String, String> result = new HashMap<>(settings);
+        for (int i = 0; i < keyValues.length; i += 2) {
+            result.put(keyValues[i], keyValues[i + 1]);
         }
-        return settings;
+        return result;
     }
 
     /**

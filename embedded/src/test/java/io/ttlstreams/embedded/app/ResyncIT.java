@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -70,18 +69,8 @@ class ResyncIT {
 
     /** A rule on app.sessions, and with {@code tokens} one on legacy.tokens too; both topics read either way. */
     private static Map<String, String> settings(boolean tokens) {
-        Map<String, String> settings = new HashMap<>();
-        settings.put("ttl.rules", tokens ? "sessions,tokens" : "sessions");
-        settings.put("ttl.rule.sessions.namespace", SESSIONS.toString());
-        settings.put("ttl.rule.sessions.field", "expireAt");
-        if (tokens) {
-            settings.put("ttl.rule.tokens.namespace", TOKENS.toString());
-            settings.put("ttl.rule.tokens.field", "expireAt");
-        }
-        settings.put("ttl.source.topics", SESSIONS + "," + TOKENS);
-        // One partition: a barrier (a later marker that must be handled first) proves nothing across partitions.
-        settings.put("embedded.partitions", "1");
-        return settings;
+        return RuleSettings.expireAtRules(
+                tokens ? List.of(SESSIONS, TOKENS) : List.of(SESSIONS), List.of(SESSIONS, TOKENS));
     }
 
     @BeforeAll

@@ -9,7 +9,6 @@ import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.serde.AvroSerde;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -46,19 +45,10 @@ class RuleLifecycleIT {
 
     /** A rule on app.sessions, with {@code carts} one on app.carts too; audited; both topics read either way. */
     private static Map<String, String> settings(boolean carts, boolean dryRun) {
-        Map<String, String> settings = new HashMap<>();
-        settings.put("ttl.rules", carts ? "sessions,carts" : "sessions");
-        settings.put("ttl.rule.sessions.namespace", SESSIONS.toString());
-        settings.put("ttl.rule.sessions.field", "expireAt");
-        if (carts) {
-            settings.put("ttl.rule.carts.namespace", CARTS.toString());
-            settings.put("ttl.rule.carts.field", "expireAt");
-        }
-        settings.put("ttl.source.topics", SESSIONS + "," + CARTS);
+        Map<String, String> settings = RuleSettings.expireAtRules(
+                carts ? List.of(SESSIONS, CARTS) : List.of(SESSIONS), List.of(SESSIONS, CARTS));
         settings.put("ttl.audit.topic", AUDIT_TOPIC);
         settings.put("ttl.dry.run", Boolean.toString(dryRun));
-        // One partition: a barrier (a later marker that must be handled first) proves nothing across partitions.
-        settings.put("embedded.partitions", "1");
         return settings;
     }
 
