@@ -1,5 +1,7 @@
 package io.ttlstreams.embedded.standin;
 
+import de.bwaldvogel.mongo.backend.DefaultQueryMatcher;
+import de.bwaldvogel.mongo.backend.QueryMatcher;
 import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
@@ -7,6 +9,7 @@ import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,10 +18,16 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
- * The stages of a change stream's pipeline after {@code $changeStream}, applied to one event at a time, with
- * mongo-java-server's aggregation plus {@code $bsonSize} of a field path, which it lacks and the production
- * pipeline uses: each such expression is replaced by a reference to a field computed onto the event first, and
- * removed from what comes out.
+ * The stages of a change stream's pipeline after {@code $changeStream}, applied to one event at a time.
+ *
+ * <p>The shapes the production pipeline uses are evaluated directly, because mongo-java-server's general
+ * aggregation costs a stream, a pipeline run and an expression evaluation per field for every event, which under
+ * load was the stand-in's largest cost: a {@code $match} query (by mongo-java-server's own query matcher, as its
+ * {@code $match} stage does), a {@code $match} of {@code $expr} comparing {@code $bsonSize} of a field path with a
+ * number, and an inclusion {@code $project} of field paths. Every other stage MongoDB allows in a change stream,
+ * and an event one of those shapes does not cover (a projected path through an array), goes
+ * through mongo-java-server's aggregation, with {@code $bsonSize} of a field path, which it lacks, computed onto the
+ * event first. A stage MongoDB does not allow there fails the stream's opening.
  */
 final class StreamStages {
 
@@ -26,18 +35,23 @@ final class StreamStages {
     private static final Set<String> ALLOWED =
             Set.of("$addFields", "$match", "$project", "$replaceRoot", "$replaceWith", "$redact", "$set", "$unset");
 
+    /** The comparisons a compiled {@code $bsonSize} guard takes. */
+    private static final Set<String> COMPARISONS = Set.of("$lt", "$lte", "$gt", "$gte", "$eq", "$ne");
+
     private static final String SIZE_FIELD = "__standin_bsonSize_";
 
-    private final Aggregation aggregation;
-    /** The field paths whose BSON sizes are computed, by index of the replaced expression. */
-    private final List<String> sizedPaths = new ArrayList<>();
+    /** One stage on one event: the event after it, or null when the stage drops it. */
+    private interface Stage {
+        Document apply(Document event);
+    }
+
+    private final List<Stage> stages = new ArrayList<>();
 
     /**
      * @param stages   the stages, as the client sent them
-     * @param assemble builds mongo-java-server's aggregation from the rewritten stages
+     * @param assemble builds mongo-java-server's aggregation of (rewritten) stages
      */
     StreamStages(List<Document> stages, Function<List<Document>, Aggregation> assemble) {
-        List<Document> rewritten = new ArrayList<>();
         for (Document stage : stages) {
             String name = stage.keySet().iterator().next();
             if (stage.size() != 1 || !ALLOWED.contains(name)) {
@@ -46,50 +60,269 @@ final class StreamStages {
                         "IllegalOperation",
                         name + " is not permitted in a $changeStream pipeline");
             }
-            rewritten.add((Document) rewrite(stage));
+            // Built for every stage, so that a stage mongo-java-server refuses fails the opening as before.
+            General general = new General(stage, assemble);
+            this.stages.add(compile(name, stage.get(name), general));
         }
-        this.aggregation = assemble.apply(rewritten);
     }
 
     /** The event after the stages, or empty when they dropped it. */
     Optional<Document> apply(Document event) {
-        for (int i = 0; i < sizedPaths.size(); i++) {
-            event.put(SIZE_FIELD + i, bsonSize(event, sizedPaths.get(i)));
+        Document current = event;
+        for (Stage stage : stages) {
+            current = stage.apply(current);
+            if (current == null) {
+                return Optional.empty();
+            }
         }
-        List<Document> out = aggregation.runStages(Stream.of(event));
-        if (out.isEmpty()) {
-            return Optional.empty();
-        }
-        Document result = out.get(0);
-        for (int i = 0; i < sizedPaths.size(); i++) {
-            result.remove(SIZE_FIELD + i);
-        }
-        return Optional.of(result);
+        return Optional.of(current);
     }
 
-    private Object rewrite(Object value) {
+    private static Stage compile(String name, Object specification, General general) {
+        if (name.equals("$match") && specification instanceof Document query) {
+            return mentions(query, "$expr") ? sizeGuard(query).orElse(general) : new Matching(query);
+        }
+        if (name.equals("$project") && specification instanceof Document projection) {
+            return Inclusion.of(projection, general).map(Stage.class::cast).orElse(general);
+        }
+        return general;
+    }
+
+    /** {@code {$expr: {<comparison>: [{$bsonSize: "$path"}, <number>]}}}, compiled; empty for any other query. */
+    private static Optional<Stage> sizeGuard(Document query) {
+        if (query.size() != 1 || !(query.get("$expr") instanceof Document expression) || expression.size() != 1) {
+            return Optional.empty();
+        }
+        String comparison = expression.keySet().iterator().next();
+        if (!COMPARISONS.contains(comparison)
+                || !(expression.get(comparison) instanceof List<?> operands)
+                || operands.size() != 2
+                || !(operands.get(0) instanceof Document size)
+                || size.size() != 1
+                || !(size.get("$bsonSize") instanceof String path)
+                || !isFieldPath(path)
+                || !(operands.get(1) instanceof Number bound)) {
+            return Optional.empty();
+        }
+        String field = path.substring(1);
+        double limit = bound.doubleValue();
+        return Optional.of(event -> {
+            Integer bytes = bsonSize(event, field);
+            // $bsonSize of a missing or null value is null, which sorts before every number.
+            int order = bytes == null ? -1 : Double.compare(bytes, limit);
+            boolean keep = switch (comparison) {
+                case "$lt" -> order < 0;
+                case "$lte" -> order <= 0;
+                case "$gt" -> order > 0;
+                case "$gte" -> order >= 0;
+                case "$eq" -> order == 0 && bytes != null;
+                default -> !(order == 0 && bytes != null);
+            };
+            return keep ? event : null;
+        });
+    }
+
+    /** Whether {@code key} is a key anywhere in {@code value}. */
+    private static boolean mentions(Object value, String key) {
         if (value instanceof Document document) {
-            if (document.size() == 1 && document.containsKey("$bsonSize")) {
-                Object argument = document.get("$bsonSize");
-                if (!(argument instanceof String path) || !path.startsWith("$") || path.startsWith("$$")) {
-                    throw new MongoServerError(
-                            ErrorCodes.ILLEGAL_OPERATION,
-                            "IllegalOperation",
-                            "the MongoDB stand-in supports $bsonSize of a field path only, got " + argument);
+            return document.containsKey(key) || document.values().stream().anyMatch(inner -> mentions(inner, key));
+        }
+        return value instanceof List<?> list && list.stream().anyMatch(inner -> mentions(inner, key));
+    }
+
+    private static boolean isFieldPath(String path) {
+        return path.startsWith("$") && !path.startsWith("$$") && path.length() > 1;
+    }
+
+    /** A {@code $match} query, by mongo-java-server's query matcher (what its {@code $match} stage runs). */
+    private static final class Matching implements Stage {
+
+        private final QueryMatcher matcher = new DefaultQueryMatcher();
+        private final Document query;
+
+        Matching(Document query) {
+            this.query = query;
+        }
+
+        @Override
+        public Document apply(Document event) {
+            return matcher.matches(event, query) ? event : null;
+        }
+    }
+
+    /**
+     * An inclusion {@code $project} of field paths (each {@code 1} or {@code true}, {@code _id} kept unless
+     * {@code _id: 0}), as a tree of paths. Fields come out in the event's order, as MongoDB's do. A path through a
+     * scalar or null selects nothing (an {@code updateLookup} that found no document: {@code fullDocument} is left
+     * out); an event where a projected path runs through an array goes to the general stage.
+     */
+    private static final class Inclusion implements Stage {
+
+        /** Marks a path included whole. */
+        private static final Object WHOLE = new Object();
+
+        /** Field name → {@link #WHOLE} or the sub-tree of the paths included under it. */
+        private final Map<String, Object> tree;
+
+        private final General general;
+
+        private Inclusion(Map<String, Object> tree, General general) {
+            this.tree = tree;
+            this.general = general;
+        }
+
+        static Optional<Inclusion> of(Document projection, General general) {
+            Map<String, Object> tree = new LinkedHashMap<>();
+            boolean withId = true;
+            for (Map.Entry<String, Object> entry : projection.entrySet()) {
+                String path = entry.getKey();
+                Object value = entry.getValue();
+                if (path.equals("_id") && isExclusion(value)) {
+                    withId = false;
+                    continue;
                 }
-                sizedPaths.add(path.substring(1));
-                return "$" + SIZE_FIELD + (sizedPaths.size() - 1);
+                if (!isInclusion(value)
+                        || path.isEmpty()
+                        || path.startsWith("$")
+                        || !add(tree, path.split("\\.", -1))) {
+                    return Optional.empty();
+                }
             }
-            Document copy = new Document();
-            for (Map.Entry<String, Object> entry : document.entrySet()) {
-                copy.put(entry.getKey(), rewrite(entry.getValue()));
+            if (tree.isEmpty()) {
+                return Optional.empty(); // {_id: 0} alone excludes
             }
-            return copy;
+            if (withId) {
+                tree.putIfAbsent("_id", WHOLE);
+            }
+            return Optional.of(new Inclusion(tree, general));
         }
-        if (value instanceof List<?> list) {
-            return list.stream().map(this::rewrite).toList();
+
+        private static boolean isInclusion(Object value) {
+            return Boolean.TRUE.equals(value) || (value instanceof Integer i && i == 1);
         }
-        return value;
+
+        private static boolean isExclusion(Object value) {
+            return Boolean.FALSE.equals(value) || (value instanceof Integer i && i == 0);
+        }
+
+        /** Adds a path; false on a path collision (a path under another), which the general stage reports. */
+        @SuppressWarnings("unchecked")
+        private static boolean add(Map<String, Object> tree, String[] parts) {
+            Map<String, Object> node = tree;
+            for (int i = 0; i < parts.length; i++) {
+                String part = parts[i];
+                if (part.isEmpty()) {
+                    return false;
+                }
+                Object existing = node.get(part);
+                if (i == parts.length - 1) {
+                    if (existing != null) {
+                        return false;
+                    }
+                    node.put(part, WHOLE);
+                } else if (existing == null) {
+                    Map<String, Object> child = new LinkedHashMap<>();
+                    node.put(part, child);
+                    node = child;
+                } else if (existing instanceof Map<?, ?> child) {
+                    node = (Map<String, Object>) child;
+                } else {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public Document apply(Document event) {
+            Document projected = project(event, tree);
+            return projected != null ? projected : general.apply(event);
+        }
+
+        /** The projection of {@code document}, or null when a path runs through an array. */
+        @SuppressWarnings("unchecked")
+        private static Document project(Document document, Map<String, Object> tree) {
+            Document out = new Document();
+            for (Map.Entry<String, Object> field : document.entrySet()) {
+                Object node = tree.get(field.getKey());
+                if (node == null) {
+                    continue;
+                }
+                Object value = field.getValue();
+                if (node == WHOLE) {
+                    out.put(field.getKey(), value);
+                } else if (value instanceof Document nested) {
+                    Document inner = project(nested, (Map<String, Object>) node);
+                    if (inner == null) {
+                        return null;
+                    }
+                    out.put(field.getKey(), inner);
+                } else if (value instanceof List<?>) {
+                    return null;
+                }
+                // A path through a scalar or null selects nothing there: the field is left out, as MongoDB does.
+            }
+            return out;
+        }
+    }
+
+    /**
+     * One stage through mongo-java-server's aggregation, each {@code $bsonSize} of a field path replaced by a
+     * reference to a field computed onto the event first and removed from what comes out.
+     */
+    private static final class General implements Stage {
+
+        private final Aggregation aggregation;
+        /** The field paths whose BSON sizes are computed, by index of the replaced expression. */
+        private final List<String> sizedPaths = new ArrayList<>();
+
+        General(Document stage, Function<List<Document>, Aggregation> assemble) {
+            this.aggregation = assemble.apply(List.of((Document) rewrite(stage)));
+        }
+
+        @Override
+        public Document apply(Document event) {
+            for (int i = 0; i < sizedPaths.size(); i++) {
+                event.put(SIZE_FIELD + i, bsonSize(event, sizedPaths.get(i)));
+            }
+            List<Document> out = aggregation.runStages(Stream.of(event));
+            for (int i = 0; i < sizedPaths.size(); i++) {
+                event.remove(SIZE_FIELD + i);
+            }
+            if (out.isEmpty()) {
+                return null;
+            }
+            Document result = out.get(0);
+            for (int i = 0; i < sizedPaths.size(); i++) {
+                result.remove(SIZE_FIELD + i);
+            }
+            return result;
+        }
+
+        private Object rewrite(Object value) {
+            if (value instanceof Document document) {
+                if (document.size() == 1 && document.containsKey("$bsonSize")) {
+                    Object argument = document.get("$bsonSize");
+                    if (!(argument instanceof String path) || !isFieldPath(path)) {
+                        throw new MongoServerError(
+                                ErrorCodes.ILLEGAL_OPERATION,
+                                "IllegalOperation",
+                                "the MongoDB stand-in supports $bsonSize of a field path only, got " + argument);
+                    }
+                    sizedPaths.add(path.substring(1));
+                    return "$" + SIZE_FIELD + (sizedPaths.size() - 1);
+                }
+                Document copy = new Document();
+                for (Map.Entry<String, Object> entry : document.entrySet()) {
+                    copy.put(entry.getKey(), rewrite(entry.getValue()));
+                }
+                return copy;
+            }
+            if (value instanceof List<?> list) {
+                return list.stream().map(this::rewrite).toList();
+            }
+            return value;
+        }
     }
 
     /** The size of the document at {@code path}, null when there is none there (as {@code $bsonSize} of null). */
