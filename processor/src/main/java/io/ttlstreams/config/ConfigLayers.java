@@ -1,5 +1,6 @@
 package io.ttlstreams.config;
 
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,35 @@ public final class ConfigLayers {
     public static final Set<String> NOT_OPTIONS = Set.of("TTL_STREAMS_JAVA_OPTS");
 
     private ConfigLayers() {}
+
+    /**
+     * Reads a properties file as {@link TtlStreamsConfig#load(Path)} does, then applies the environment's options and
+     * the command line's.
+     *
+     * @param environment the process environment, usually {@link System#getenv()}
+     * @param overrides {@code key=value} assignments from the command line
+     * @throws ConfigException naming the file, variable, assignment or option that is wrong
+     */
+    public static TtlStreamsConfig load(Path propertiesFile, Map<String, String> environment, List<String> overrides) {
+        return layered(PropertiesFiles.read(propertiesFile), environment, overrides);
+    }
+
+    /**
+     * {@code base} with the environment's options and the command line's applied over it: for a bundled
+     * configuration that has no file.
+     */
+    public static TtlStreamsConfig over(
+            TtlStreamsConfig base, Map<String, String> environment, List<String> overrides) {
+        return layered(base.originals(), environment, overrides);
+    }
+
+    private static TtlStreamsConfig layered(Map<?, ?> base, Map<String, String> environment, List<String> overrides) {
+        try {
+            return new TtlStreamsConfig(merge(base, environment, overrides));
+        } catch (ConfigException e) {
+            throw attributed(e, environment, overrides);
+        }
+    }
 
     /**
      * The file's values, replaced by the environment's, replaced by the overrides.
