@@ -19,6 +19,9 @@ import org.apache.kafka.common.config.ConfigException;
  * {@code TTL_STREAMS_TTL_HTTP_PORT} sets {@code ttl.http.port} and
  * {@code TTL_STREAMS_TTL_RULE_USER___SESSIONS_FIELD} sets {@code ttl.rule.user-sessions.field}. Names being
  * upper-case, a rule whose name has capitals cannot be reached from the environment.
+ *
+ * <p>{@link #load} and {@link #over} build the {@link TtlStreamsConfig} from the layers; a bad value set by a
+ * variable is reported under the variable's name ({@link #attributed}).
  */
 public final class ConfigLayers {
 
