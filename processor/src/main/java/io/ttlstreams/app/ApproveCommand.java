@@ -3,7 +3,6 @@ package io.ttlstreams.app;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.GuardDecision;
 import io.ttlstreams.resync.KafkaResyncPublisher;
-import io.ttlstreams.secrets.Redaction;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -85,12 +84,13 @@ final class ApproveCommand implements Callable<Integer> {
         try {
             loaded = config.load();
             if (loaded.rules().rule(rule).isEmpty()) {
-                return fail("no rule " + rule + " in " + config.describe(), TtlStreamsCli.EXIT_BAD_INPUT);
+                return CommandFailure.report(
+                        spec, "no rule " + rule + " in " + config.describe(), TtlStreamsCli.EXIT_BAD_INPUT);
             }
             decision = new GuardDecision(
                     rule, !reject, id != null ? id : UUID.randomUUID().toString());
         } catch (ConfigException | IllegalArgumentException e) {
-            return fail(e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
+            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
         }
         String topic = loaded.controlTopic();
         if (dryRun) {
@@ -115,21 +115,15 @@ final class ApproveCommand implements Callable<Integer> {
                     + partitions.size() + " partitions of " + topic);
             return 0;
         } catch (KafkaException | ExecutionException | TimeoutException e) {
-            return fail("could not send the decision to " + topic + ": " + e.getMessage(), 1);
+            return CommandFailure.report(spec, "could not send the decision to " + topic + ": " + e.getMessage(), 1);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return fail("interrupted while sending the decision", 1);
+            return CommandFailure.report(spec, "interrupted while sending the decision", 1);
         }
     }
 
     private void out(String line) {
         spec.commandLine().getOut().println(line);
         spec.commandLine().getOut().flush();
-    }
-
-    /** Prints {@code message}, redacted, as one line on stderr, and returns {@code exitCode}. */
-    private int fail(String message, int exitCode) {
-        spec.commandLine().getErr().println("ttl-streams approve: " + Redaction.redact(message));
-        return exitCode;
     }
 }

@@ -1,10 +1,6 @@
 package io.ttlstreams.app;
 
 import io.ttlstreams.config.TtlStreamsConfig;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.util.Properties;
 
 /**
  * The bundled configuration, {@code processor/src/main/resources/io/ttlstreams/app/bundled.properties} in the
@@ -23,15 +19,6 @@ public final class BundledConfig {
 
     /** The bundled configuration, without environment or command-line options. */
     public static TtlStreamsConfig load() {
-        Properties props = new Properties();
-        try (InputStream in = BundledConfig.class.getResourceAsStream(RESOURCE)) {
-            if (in == null) {
-                throw new IllegalStateException(RESOURCE + " is missing from the build");
-            }
-            props.load(in);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot read the bundled " + RESOURCE, e);
-        }
-        return new TtlStreamsConfig(props);
+        return new TtlStreamsConfig(BuildResources.properties(RESOURCE));
     }
 }

@@ -43,8 +43,8 @@ public final class ConfigOverrides {
      */
     TtlStreamsConfig unwarned(Path file, Supplier<TtlStreamsConfig> fallback) {
         return file == null
-                ? fallback.get().layered(System.getenv(), assignments)
-                : TtlStreamsConfig.load(file, System.getenv(), assignments);
+                ? ConfigLayers.over(fallback.get(), System.getenv(), assignments)
+                : ConfigLayers.load(file, System.getenv(), assignments);
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.ttlstreams.app;
 
 import io.ttlstreams.connect.ConnectorConfigs;
-import io.ttlstreams.secrets.Redaction;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -67,7 +66,7 @@ final class ConnectConfigCommand implements Callable<Integer> {
         try {
             connectors = ConnectorConfigs.render(config.load(), mongodbUri, copyExisting);
         } catch (ConfigException | IllegalArgumentException e) {
-            return fail(e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
+            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
         }
         if (out == null) {
             spec.commandLine().getOut().print(connectors.toJson());
@@ -81,13 +80,7 @@ final class ConnectConfigCommand implements Callable<Integer> {
             spec.commandLine().getOut().flush();
             return 0;
         } catch (IOException e) {
-            return fail("cannot write " + out + ": " + e, 1);
+            return CommandFailure.report(spec, "cannot write " + out + ": " + e, 1);
         }
-    }
-
-    /** Prints {@code message}, redacted, as one line on stderr, and returns {@code exitCode}. */
-    private int fail(String message, int exitCode) {
-        spec.commandLine().getErr().println("ttl-streams connect-config: " + Redaction.redact(message));
-        return exitCode;
     }
 }

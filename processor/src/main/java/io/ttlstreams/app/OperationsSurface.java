@@ -121,8 +121,7 @@ public final class OperationsSurface implements AutoCloseable {
                         schedule,
                         new ExpiryFigures(streams::metrics),
                         deadLettered,
-                        monitor,
-                        freshness)
+                        dependencies)
                 .register(server);
 
         resources.add(new HealthChecks(monitor, freshness, dependencies, config.healthInterval()));

@@ -6,7 +6,6 @@ import io.ttlstreams.platform.Platform;
 import io.ttlstreams.platform.PlatformJson;
 import io.ttlstreams.platform.PlatformSettings;
 import io.ttlstreams.platform.StrimziResources;
-import io.ttlstreams.secrets.Redaction;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -139,8 +138,7 @@ final class PlatformCommand implements Callable<Integer> {
             spec.commandLine().getOut().flush();
             return 0;
         } catch (ConfigException | IllegalArgumentException e) {
-            spec.commandLine().getErr().println("ttl-streams platform: " + Redaction.redact(e.getMessage()));
-            return TtlStreamsCli.EXIT_BAD_INPUT;
+            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
         }
     }
 

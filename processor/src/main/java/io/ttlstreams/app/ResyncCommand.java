@@ -10,7 +10,6 @@ import io.ttlstreams.resync.ResyncProgress;
 import io.ttlstreams.resync.ResyncReport;
 import io.ttlstreams.resync.ResyncSelection;
 import io.ttlstreams.resync.ResyncSink;
-import io.ttlstreams.secrets.Redaction;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.Optional;
@@ -82,10 +81,11 @@ final class ResyncCommand implements Callable<Integer> {
             selection = new ResyncSelection(
                     Optional.ofNullable(namespace).map(ResyncCommand::parseNamespace), Optional.ofNullable(rule));
         } catch (ConfigException | IllegalArgumentException e) {
-            return fail(e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
+            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
         }
         if (!dryRun && ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
-            return fail(
+            return CommandFailure.report(
+                    spec,
                     config.describe()
                             + " sets no bootstrap.servers: name the Kafka cluster the resync events go to (or use"
                             + " --dry-run)",
@@ -95,16 +95,16 @@ final class ResyncCommand implements Callable<Integer> {
         try (MongoClient client = Resync.mongoClient(ttlConfig)) {
             Optional<String> refusal = dryRun ? Optional.empty() : ResyncTargets.refusal(ttlConfig);
             if (refusal.isPresent()) {
-                return fail(refusal.get(), TtlStreamsCli.EXIT_BAD_INPUT);
+                return CommandFailure.report(spec, refusal.get(), TtlStreamsCli.EXIT_BAD_INPUT);
             }
             return publish(ttlConfig, client, selection, out);
         } catch (ConfigException | IllegalArgumentException e) {
-            return fail(e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
+            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
         } catch (MongoException | KafkaException e) {
-            return fail(e.getMessage(), 1);
+            return CommandFailure.report(spec, e.getMessage(), 1);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return fail("interrupted", 1);
+            return CommandFailure.report(spec, "interrupted", 1);
         }
     }
 
@@ -119,9 +119,9 @@ final class ResyncCommand implements Callable<Integer> {
             out.flush();
             return 0;
         } catch (ConfigException | IllegalArgumentException e) {
-            return fail(e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
+            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
         } catch (MongoException | KafkaException e) {
-            return fail(e.getMessage(), 1);
+            return CommandFailure.report(spec, e.getMessage(), 1);
         }
     }
 
@@ -131,11 +131,5 @@ final class ResyncCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--namespace must be DB.COLL: " + e.getMessage(), e);
         }
-    }
-
-    /** Prints {@code message}, redacted, as one line on stderr. */
-    private int fail(String message, int exitCode) {
-        spec.commandLine().getErr().println("ttl-streams resync: " + Redaction.redact(message));
-        return exitCode;
     }
 }

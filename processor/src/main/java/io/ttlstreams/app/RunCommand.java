@@ -222,8 +222,10 @@ public final class RunCommand implements Callable<Integer> {
         return EXIT_PROCESSOR_FAILED;
     }
 
-    /** Prints {@code message}, redacted, as one line on stderr; the exit code of bad input. */
-    /** Prints each line of {@code message} (a declared topic's problems are one per line) as a line of its own. */
+    /**
+     * Prints each line of {@code message}, redacted, as a line of its own (a declared topic's problems are one per line),
+     * where {@link CommandFailure} prints one; returns the exit code of bad input.
+     */
     private int fail(String message) {
         Redaction.redact(message)
                 .lines()

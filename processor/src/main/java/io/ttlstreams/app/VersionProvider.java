@@ -1,8 +1,5 @@
 package io.ttlstreams.app;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.Properties;
 import picocli.CommandLine.IVersionProvider;
 
@@ -17,7 +14,7 @@ final class VersionProvider implements IVersionProvider {
 
     @Override
     public String[] getVersion() {
-        Properties build = buildProperties();
+        Properties build = BuildResources.properties(BUILD_PROPERTIES);
         String version = TtlStreamsCli.class.getPackage().getImplementationVersion();
         return new String[] {
             "ttl-streams " + (version == null ? build.getProperty("version") : version),
@@ -25,18 +22,5 @@ final class VersionProvider implements IVersionProvider {
             "MongoDB Kafka connector " + build.getProperty("mongo-kafka-connect.version")
                     + " (the version connector configurations are rendered for)"
         };
-    }
-
-    private static Properties buildProperties() {
-        Properties properties = new Properties();
-        try (InputStream in = VersionProvider.class.getResourceAsStream(BUILD_PROPERTIES)) {
-            if (in == null) {
-                throw new IllegalStateException(BUILD_PROPERTIES + " is missing from the build");
-            }
-            properties.load(in);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return properties;
     }
 }

@@ -1,5 +1,6 @@
 package io.ttlstreams.config;
 
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,9 @@ import org.apache.kafka.common.config.ConfigException;
  * {@code TTL_STREAMS_TTL_HTTP_PORT} sets {@code ttl.http.port} and
  * {@code TTL_STREAMS_TTL_RULE_USER___SESSIONS_FIELD} sets {@code ttl.rule.user-sessions.field}. Names being
  * upper-case, a rule whose name has capitals cannot be reached from the environment.
+ *
+ * <p>{@link #load} and {@link #over} build the {@link TtlStreamsConfig} from the layers; a bad value set by a
+ * variable is reported under the variable's name ({@link #attributed}).
  */
 public final class ConfigLayers {
 
@@ -28,6 +32,35 @@ public final class ConfigLayers {
     public static final Set<String> NOT_OPTIONS = Set.of("TTL_STREAMS_JAVA_OPTS");
 
     private ConfigLayers() {}
+
+    /**
+     * Reads a properties file as {@link TtlStreamsConfig#load(Path)} does, then applies the environment's options and
+     * the command line's.
+     *
+     * @param environment the process environment, usually {@link System#getenv()}
+     * @param overrides {@code key=value} assignments from the command line
+     * @throws ConfigException naming the file, variable, assignment or option that is wrong
+     */
+    public static TtlStreamsConfig load(Path propertiesFile, Map<String, String> environment, List<String> overrides) {
+        return layered(PropertiesFiles.read(propertiesFile), environment, overrides);
+    }
+
+    /**
+     * {@code base} with the environment's options and the command line's applied over it: for a bundled
+     * configuration that has no file.
+     */
+    public static TtlStreamsConfig over(
+            TtlStreamsConfig base, Map<String, String> environment, List<String> overrides) {
+        return layered(base.originals(), environment, overrides);
+    }
+
+    private static TtlStreamsConfig layered(Map<?, ?> base, Map<String, String> environment, List<String> overrides) {
+        try {
+            return new TtlStreamsConfig(merge(base, environment, overrides));
+        } catch (ConfigException e) {
+            throw attributed(e, environment, overrides);
+        }
+    }
 
     /**
      * The file's values, replaced by the environment's, replaced by the overrides.

@@ -63,38 +63,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * Reads a Java properties file (UTF-8). Trailing comments such as {@code key=value   # note} are removed when
      * the {@code #} follows whitespace outside a double-quoted JSON string; write {@code \#} to keep one.
      *
+     * <p>{@link ConfigLayers#load} applies the environment's options and the command line's over the file's.
+     *
      * @throws ConfigException naming the file when it cannot be read, or an option as the constructor does
      */
     public static TtlStreamsConfig load(Path propertiesFile) {
         return new TtlStreamsConfig(PropertiesFiles.read(propertiesFile));
-    }
-
-    /**
-     * Reads a properties file as {@link #load(Path)} does, then applies the environment's options and the command
-     * line's, as {@link ConfigLayers} describes.
-     *
-     * @param environment the process environment, usually {@link System#getenv()}
-     * @param overrides {@code key=value} assignments from the command line
-     * @throws ConfigException naming the file, variable, assignment or option that is wrong
-     */
-    public static TtlStreamsConfig load(Path propertiesFile, Map<String, String> environment, List<String> overrides) {
-        return layered(PropertiesFiles.read(propertiesFile), environment, overrides);
-    }
-
-    /**
-     * This configuration with the environment's options and the command line's applied over it, as {@link
-     * ConfigLayers} describes: for a bundled configuration that has no file.
-     */
-    public TtlStreamsConfig layered(Map<String, String> environment, List<String> overrides) {
-        return layered(originals(), environment, overrides);
-    }
-
-    private static TtlStreamsConfig layered(Map<?, ?> base, Map<String, String> environment, List<String> overrides) {
-        try {
-            return new TtlStreamsConfig(ConfigLayers.merge(base, environment, overrides));
-        } catch (ConfigException e) {
-            throw ConfigLayers.attributed(e, environment, overrides);
-        }
     }
 
     /** The options other than the per-rule ones, for tools and documentation; a copy. */

@@ -52,6 +52,16 @@ public final class Dependencies {
                 .register(registry);
     }
 
+    /** The watched connectors, as {@link ConnectorMonitor} last saw them; empty when none are watched. */
+    public List<ConnectorMonitor.Described> connectors() {
+        return connectors.map(ConnectorMonitor::describe).orElse(List.of());
+    }
+
+    /** The sources, and when each was last heard from. */
+    public SourceFreshness sources() {
+        return sources;
+    }
+
     /** Why a dependency fails, one line per problem; empty when none does. */
     public List<String> problems() {
         List<String> problems = new ArrayList<>();

@@ -48,26 +48,17 @@ final class BlastRadiusGuard {
     private final Map<String, long[]> heldSeen = new HashMap<>();
 
     /**
-     * @param settings the rules' limits and the partition count the limits are shared over
-     * @param schedule the task's schedule
+     * @param task the rules' limits and the partition count the limits are shared over, the schedule, where holds,
+     *     approvals and rejections are counted and audited, and the task's id
      * @param states the task's {@code guard-state} store
-     * @param sensors what the guard counts
-     * @param audit where holds, approvals and rejections are audited
-     * @param context the task's context, for its id
      */
-    BlastRadiusGuard(
-            SchedulerSettings settings,
-            ExpirySchedule schedule,
-            KeyValueStore<String, GuardState> states,
-            SchedulerSensors sensors,
-            AuditWriter audit,
-            ProcessorContext<?, ?> context) {
-        this.settings = settings;
-        this.schedule = schedule;
+    BlastRadiusGuard(TaskScope task, KeyValueStore<String, GuardState> states) {
+        this.settings = task.settings();
+        this.schedule = task.schedule();
         this.states = states;
-        this.sensors = sensors;
-        this.audit = audit;
-        this.context = context;
+        this.sensors = task.sensors();
+        this.audit = task.audit();
+        this.context = task.context();
     }
 
     /**

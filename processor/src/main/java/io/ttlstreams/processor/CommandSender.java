@@ -30,25 +30,17 @@ final class CommandSender {
     private final String deletesSink;
 
     /**
+     * @param task the schedule, from which an entry too large to send is removed, where each emission is counted and
+     *     audited, and the context that forwards to {@code deletesSink}
      * @param commandBound the bound on a command's record
-     * @param schedule the task's schedule, from which an entry too large to send is removed
-     * @param sensors what the sender counts
-     * @param audit where each emission is audited
-     * @param context the task's context, forwarding to {@code deletesSink}
      * @param deletesSink the node the commands go to
      */
-    CommandSender(
-            CommandSizeBound commandBound,
-            ExpirySchedule schedule,
-            SchedulerSensors sensors,
-            AuditWriter audit,
-            ProcessorContext<String, Object> context,
-            String deletesSink) {
+    CommandSender(TaskScope task, CommandSizeBound commandBound, String deletesSink) {
         this.commandBound = commandBound;
-        this.schedule = schedule;
-        this.sensors = sensors;
-        this.audit = audit;
-        this.context = context;
+        this.schedule = task.schedule();
+        this.sensors = task.sensors();
+        this.audit = task.audit();
+        this.context = task.context();
         this.deletesSink = deletesSink;
     }
 

@@ -65,36 +65,29 @@ final class DueDrain implements AutoCloseable {
     private final Map<Bytes, ReadRequest> pendingReads = new HashMap<>();
 
     /**
-     * @param settings punctuation bounds, confirmation, read-back, dry run
-     * @param schedule the task's schedule
+     * @param task punctuation bounds, confirmation, read-back, dry run, the schedule, where each step is counted and
+     *     audited, and the context that forwards to {@code deletesSink}
      * @param throttle this task's share of the delete rate limit, if any
      * @param reconciler checks each due entry against the current rules, and walks the schedule when they changed
      * @param guard admits the deadlines read-backs give, and logs each rule's hold once it settles
-     * @param sensors what the drain counts
-     * @param audit where each step is audited
-     * @param context the task's context, forwarding to {@link TtlTopology#DELETES_SINK}
+     * @param deletesSink the node the commands go to
      */
     DueDrain(
-            SchedulerSettings settings,
-            ExpirySchedule schedule,
+            TaskScope task,
             Optional<DeleteThrottle> throttle,
             RuleReconciler reconciler,
             BlastRadiusGuard guard,
-            SchedulerSensors sensors,
-            AuditWriter audit,
-            ProcessorContext<String, Object> context,
             String deletesSink) {
-        this.settings = settings;
+        this.settings = task.settings();
         this.maxPunctuationNanos = settings.maxDurationPerPunctuation().toNanos();
-        this.sender = new CommandSender(
-                new CommandSizeBound(settings.maxRecordBytes()), schedule, sensors, audit, context, deletesSink);
-        this.schedule = schedule;
+        this.sender = new CommandSender(task, new CommandSizeBound(settings.maxRecordBytes()), deletesSink);
+        this.schedule = task.schedule();
         this.throttle = throttle;
         this.reconciler = reconciler;
         this.guard = guard;
-        this.sensors = sensors;
-        this.audit = audit;
-        this.context = context;
+        this.sensors = task.sensors();
+        this.audit = task.audit();
+        this.context = task.context();
     }
 
     /**

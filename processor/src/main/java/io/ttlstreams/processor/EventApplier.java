@@ -52,32 +52,25 @@ final class EventApplier {
     private final NamespaceDrops drops;
 
     /**
-     * @param settings the rules and the record bound
-     * @param schedule the task's schedule
+     * @param task the rules and the record bound, the schedule, where superseded and confirmed commands are counted
+     *     and audited, and the task's id and clock
      * @param namespaceEpochs the task's {@code namespace-epochs} store, for {@link NamespaceDrops}
      * @param notes why the task's unscheduled documents are not scheduled
      * @param guard decides whether an entry due on arrival is held
-     * @param sensors what the applier counts
-     * @param audit where superseded and confirmed commands are audited
-     * @param context the task's context, for its id and its clock
      */
     EventApplier(
-            SchedulerSettings settings,
-            ExpirySchedule schedule,
+            TaskScope task,
             KeyValueStore<String, Long> namespaceEpochs,
             UnscheduledNotes notes,
-            BlastRadiusGuard guard,
-            SchedulerSensors sensors,
-            AuditWriter audit,
-            ProcessorContext<?, ?> context) {
-        this.settings = settings;
+            BlastRadiusGuard guard) {
+        this.settings = task.settings();
         this.commandBound = new CommandSizeBound(settings.maxRecordBytes());
-        this.schedule = schedule;
+        this.schedule = task.schedule();
         this.notes = notes;
         this.guard = guard;
-        this.sensors = sensors;
-        this.audit = audit;
-        this.context = context;
+        this.sensors = task.sensors();
+        this.audit = task.audit();
+        this.context = task.context();
         this.drops = new NamespaceDrops(namespaceEpochs, context);
     }
 

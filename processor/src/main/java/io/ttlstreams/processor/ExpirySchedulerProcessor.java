@@ -101,28 +101,21 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         this.metrics = TtlMetrics.forTask(context);
         this.sensors =
                 new SchedulerSensors(metrics, ruleNames(), settings.readBack().isPresent());
-        AuditWriter audit = new AuditWriter(settings.auditEnabled(), context, outputs.audit());
-        this.guard = new BlastRadiusGuard(
-                settings, schedule, context.getStateStore(ScheduleStores.GUARD_STATE), sensors, audit, context);
-        this.applier = new EventApplier(
+        TaskScope task = new TaskScope(
                 settings,
                 schedule,
+                sensors,
+                new AuditWriter(settings.auditEnabled(), context, outputs.audit()),
+                context);
+        this.guard = new BlastRadiusGuard(task, context.getStateStore(ScheduleStores.GUARD_STATE));
+        this.applier = new EventApplier(
+                task,
                 context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS),
                 new UnscheduledNotes(context.getStateStore(ScheduleStores.UNSCHEDULED_NOTES)),
-                guard,
-                sensors,
-                audit,
-                context);
-        RuleReconciler reconciler = new RuleReconciler(
-                settings,
-                schedule,
-                context.getStateStore(ScheduleStores.RULE_VERSIONS),
-                guard,
-                sensors,
-                audit,
-                context);
-        this.drain = new DueDrain(
-                settings, schedule, throttle, reconciler, guard, sensors, audit, context, outputs.deletes());
+                guard);
+        RuleReconciler reconciler =
+                new RuleReconciler(task, context.getStateStore(ScheduleStores.RULE_VERSIONS), guard);
+        this.drain = new DueDrain(task, throttle, reconciler, guard, outputs.deletes());
         // Wall-clock time, not stream time: stream time only advances when records arrive, and documents must
         // expire at their deadline even when no change event arrives for hours.
         context.schedule(settings.punctuateInterval(), PunctuationType.WALL_CLOCK_TIME, drain::punctuate);

@@ -51,29 +51,19 @@ final class RuleReconciler {
     private final Map<String, RuleChanges> ruleChanges = new TreeMap<>();
 
     /**
-     * @param settings the rules and the punctuation bounds
-     * @param schedule the task's schedule
+     * @param task the rules and the punctuation bounds, the schedule, where cancelled entries are counted and
+     *     audited, and the task's id
      * @param ruleVersions the task's {@link ScheduleStores#RULE_VERSIONS} store
      * @param guard holds what a changed rule makes due on arrival past the rule's limit
-     * @param sensors what the reconciler counts
-     * @param audit where cancelled entries are audited
-     * @param context the task's context, for its id
      */
-    RuleReconciler(
-            SchedulerSettings settings,
-            ExpirySchedule schedule,
-            KeyValueStore<String, RuleVersion> ruleVersions,
-            BlastRadiusGuard guard,
-            SchedulerSensors sensors,
-            AuditWriter audit,
-            ProcessorContext<?, ?> context) {
-        this.settings = settings;
-        this.schedule = schedule;
+    RuleReconciler(TaskScope task, KeyValueStore<String, RuleVersion> ruleVersions, BlastRadiusGuard guard) {
+        this.settings = task.settings();
+        this.schedule = task.schedule();
         this.ruleVersions = ruleVersions;
         this.guard = guard;
-        this.sensors = sensors;
-        this.audit = audit;
-        this.context = context;
+        this.sensors = task.sensors();
+        this.audit = task.audit();
+        this.context = task.context();
     }
 
     /**

@@ -48,45 +48,40 @@ public final class ScheduleStores {
 
     /** The {@value #SCHEDULE} store. */
     public static StoreBuilder<KeyValueStore<Bytes, ScheduleEntry>> schedule() {
-        return Stores.keyValueStoreBuilder(
-                        Stores.persistentKeyValueStore(SCHEDULE), Serdes.Bytes(), values(ScheduleEntry.class))
-                .withCachingDisabled();
+        return persistent(SCHEDULE, Serdes.Bytes(), values(ScheduleEntry.class));
     }
 
     /** The {@value #INDEX} store. */
     public static StoreBuilder<KeyValueStore<Bytes, IndexEntry>> index() {
-        return Stores.keyValueStoreBuilder(
-                        Stores.persistentKeyValueStore(INDEX), Serdes.Bytes(), values(IndexEntry.class))
-                .withCachingDisabled();
+        return persistent(INDEX, Serdes.Bytes(), values(IndexEntry.class));
     }
 
     /** The {@value #NAMESPACE_EPOCHS} store. */
     public static StoreBuilder<KeyValueStore<String, Long>> namespaceEpochs() {
-        return Stores.keyValueStoreBuilder(
-                        Stores.persistentKeyValueStore(NAMESPACE_EPOCHS), Serdes.String(), Serdes.Long())
-                .withCachingDisabled();
+        return persistent(NAMESPACE_EPOCHS, Serdes.String(), Serdes.Long());
     }
 
     /** The {@value #RULE_VERSIONS} store. */
     public static StoreBuilder<KeyValueStore<String, RuleVersion>> ruleVersions() {
-        return Stores.keyValueStoreBuilder(
-                        Stores.persistentKeyValueStore(RULE_VERSIONS), Serdes.String(), values(RuleVersion.class))
-                .withCachingDisabled();
+        return persistent(RULE_VERSIONS, Serdes.String(), values(RuleVersion.class));
     }
 
     /** The {@value #GUARD_STATE} store. */
     public static StoreBuilder<KeyValueStore<String, GuardState>> guardState() {
-        return Stores.keyValueStoreBuilder(
-                        Stores.persistentKeyValueStore(GUARD_STATE), Serdes.String(), values(GuardState.class))
-                .withCachingDisabled();
+        return persistent(GUARD_STATE, Serdes.String(), values(GuardState.class));
     }
 
     /** The {@value #UNSCHEDULED_NOTES} store. */
     public static StoreBuilder<KeyValueStore<Integer, UnscheduledNote>> unscheduledNotes() {
-        return Stores.keyValueStoreBuilder(
-                        Stores.persistentKeyValueStore(UNSCHEDULED_NOTES),
-                        Serdes.Integer(),
-                        values(UnscheduledNote.class))
+        return persistent(UNSCHEDULED_NOTES, Serdes.Integer(), values(UnscheduledNote.class));
+    }
+
+    /**
+     * A persistent store, changelogged, with caching off: the punctuator's range scan must see every write at once
+     * (docs/topology.md).
+     */
+    private static <K, V> StoreBuilder<KeyValueStore<K, V>> persistent(String name, Serde<K> keys, Serde<V> values) {
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), keys, values)
                 .withCachingDisabled();
     }
 

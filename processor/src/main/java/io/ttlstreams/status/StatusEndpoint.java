@@ -1,8 +1,8 @@
 package io.ttlstreams.status;
 
 import io.ttlstreams.health.ConnectorMonitor;
+import io.ttlstreams.health.Dependencies;
 import io.ttlstreams.health.Health;
-import io.ttlstreams.health.SourceFreshness;
 import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.http.Response;
 import io.ttlstreams.metrics.ExpiryFigures;
@@ -13,7 +13,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.SortedMap;
@@ -41,8 +40,7 @@ public final class StatusEndpoint {
     private final ScheduleMetrics schedule;
     private final ExpiryFigures expiries;
     private final DoubleSupplier deadLettered;
-    private final Optional<ConnectorMonitor> connectors;
-    private final SourceFreshness sources;
+    private final Dependencies dependencies;
     private final byte[] page;
 
     public StatusEndpoint(
@@ -52,16 +50,14 @@ public final class StatusEndpoint {
             ScheduleMetrics schedule,
             ExpiryFigures expiries,
             DoubleSupplier deadLettered,
-            Optional<ConnectorMonitor> connectors,
-            SourceFreshness sources) {
+            Dependencies dependencies) {
         this.streams = streams;
         this.self = self;
         this.health = health;
         this.schedule = schedule;
         this.expiries = expiries;
         this.deadLettered = deadLettered;
-        this.connectors = connectors;
-        this.sources = sources;
+        this.dependencies = dependencies;
         this.page = readPage();
     }
 
@@ -78,7 +74,7 @@ public final class StatusEndpoint {
 
     Response status() {
         Health.Report ready = health.ready();
-        Health.Report dependencies = health.dependencies();
+        Health.Report degraded = health.dependencies();
         ScheduleMetrics.Snapshot figures = schedule.snapshot();
         return Response.json(
                 200,
@@ -87,8 +83,8 @@ public final class StatusEndpoint {
                         ready.state().toString(),
                         ready.up(),
                         ready.reasons(),
-                        !dependencies.up(),
-                        dependencies.reasons(),
+                        !degraded.up(),
+                        degraded.reasons(),
                         tasks(),
                         new Schedule(
                                 figures.scheduled(),
@@ -103,9 +99,11 @@ public final class StatusEndpoint {
                         sinkDeadLetters(),
                         expiries.lagSummary(),
                         expiries.perRule(),
-                        connectors.map(ConnectorMonitor::describe).orElse(List.of()),
-                        sources.namespaces().stream()
-                                .map(namespace -> new Source(namespace.toString(), sources.staleness(namespace)))
+                        dependencies.connectors(),
+                        dependencies.sources().namespaces().stream()
+                                .map(namespace -> new Source(
+                                        namespace.toString(),
+                                        dependencies.sources().staleness(namespace)))
                                 .toList()));
     }
 

@@ -66,7 +66,7 @@ class ConfigLayersTest {
                 "ttl.http.port=8081",
                 "ttl.delete.topic=file.deletes");
 
-        TtlStreamsConfig config = TtlStreamsConfig.load(
+        TtlStreamsConfig config = ConfigLayers.load(
                 file,
                 Map.of("TTL_STREAMS_BOOTSTRAP_SERVERS", "from-env:9092", "TTL_STREAMS_TTL_HTTP_PORT", "8082"),
                 List.of("ttl.http.port=8083", "ttl.http.port=8084"));
@@ -78,7 +78,7 @@ class ConfigLayersTest {
 
     @Test
     void shouldConfigureARuleEntirelyFromTheEnvironment() throws IOException {
-        TtlStreamsConfig config = TtlStreamsConfig.load(
+        TtlStreamsConfig config = ConfigLayers.load(
                 file("bootstrap.servers=kafka:9092"),
                 Map.of(
                         "TTL_STREAMS_TTL_RULES", "user-sessions",
@@ -97,7 +97,7 @@ class ConfigLayersTest {
     void shouldRejectAnUnknownOptionFromTheEnvironmentByItsKey() throws IOException {
         Path file = file("ttl.rules=sessions", "ttl.rule.sessions.namespace=app.sessions", "ttl.rule.sessions.field=x");
 
-        assertThatThrownBy(() -> TtlStreamsConfig.load(file, Map.of("TTL_STREAMS_TTL_HTTP_PROT", "1"), List.of()))
+        assertThatThrownBy(() -> ConfigLayers.load(file, Map.of("TTL_STREAMS_TTL_HTTP_PROT", "1"), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.http.prot")
                 .hasMessageContaining("did you mean ttl.http.port");
@@ -107,12 +107,12 @@ class ConfigLayersTest {
     void shouldNameTheVariableWhenAnOptionFromTheEnvironmentIsWrong() throws IOException {
         Path file = file("ttl.rules=sessions", "ttl.rule.sessions.namespace=app.sessions", "ttl.rule.sessions.field=x");
 
-        assertThatThrownBy(() -> TtlStreamsConfig.load(file, Map.of("TTL_STREAMS_TTL_HTTP_PROT", "1"), List.of()))
+        assertThatThrownBy(() -> ConfigLayers.load(file, Map.of("TTL_STREAMS_TTL_HTTP_PROT", "1"), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("Environment variable TTL_STREAMS_TTL_HTTP_PROT (ttl.http.prot): Unknown"
                         + " configuration ttl.http.prot")
                 .hasMessageContaining("did you mean ttl.http.port");
-        assertThatThrownBy(() -> TtlStreamsConfig.load(file, Map.of("TTL_STREAMS_TTL_HTTP_PORT", "x"), List.of()))
+        assertThatThrownBy(() -> ConfigLayers.load(file, Map.of("TTL_STREAMS_TTL_HTTP_PORT", "x"), List.of()))
                 .hasMessageStartingWith(
                         "Environment variable TTL_STREAMS_TTL_HTTP_PORT (ttl.http.port): Invalid value x");
     }
@@ -121,7 +121,7 @@ class ConfigLayersTest {
     void shouldNotBlameTheEnvironmentWhenTheCommandLineSetTheWrongValue() throws IOException {
         Path file = file("ttl.rules=sessions", "ttl.rule.sessions.namespace=app.sessions", "ttl.rule.sessions.field=x");
 
-        assertThatThrownBy(() -> TtlStreamsConfig.load(
+        assertThatThrownBy(() -> ConfigLayers.load(
                         file, Map.of("TTL_STREAMS_TTL_HTTP_PORT", "8080"), List.of("ttl.http.port=x")))
                 .hasMessageStartingWith("Invalid value x for configuration ttl.http.port");
     }
@@ -142,7 +142,7 @@ class ConfigLayersTest {
     void shouldLayerOverABundledConfiguration() {
         TtlStreamsConfig bundled = TestConfigs.config("ttl.http.port", "8080");
 
-        TtlStreamsConfig layered = bundled.layered(Map.of("TTL_STREAMS_TTL_HTTP_PORT", "0"), List.of());
+        TtlStreamsConfig layered = ConfigLayers.over(bundled, Map.of("TTL_STREAMS_TTL_HTTP_PORT", "0"), List.of());
 
         assertThat(layered.httpPort()).isZero();
         assertThat(layered.rules().rules()).hasSize(1);
@@ -165,7 +165,7 @@ class ConfigLayersTest {
                 "ttl.rule.sessions.field=expireAt",
                 "sasl.jaas.config=${env:" + variable + "}");
 
-        TtlStreamsConfig config = TtlStreamsConfig.load(file, Map.of(), List.of());
+        TtlStreamsConfig config = ConfigLayers.load(file, Map.of(), List.of());
 
         assertThat(config.streamsProperties().getProperty("sasl.jaas.config")).isEqualTo(System.getenv(variable));
     }

@@ -3,6 +3,7 @@ package io.ttlstreams.connect;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.kafka.connect.MongoSinkConnector;
+import io.ttlstreams.config.ConfigLayers;
 import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.SigningKey;
@@ -209,8 +210,8 @@ class DockerComposeTest {
         Map<String, String> variables = new java.util.HashMap<>();
         environment.forEach((name, value) -> variables.put(name.toString(), value.toString()));
 
-        TtlStreamsConfig config = TtlStreamsConfig.load(
-                ROOT.resolve("connect-config/example-processor.properties"), variables, List.of());
+        TtlStreamsConfig config =
+                ConfigLayers.load(ROOT.resolve("connect-config/example-processor.properties"), variables, List.of());
 
         assertThat(config.connectUrl()).hasValue("http://connect:8083");
     }
@@ -265,7 +266,7 @@ class DockerComposeTest {
         try {
             Files.writeString(assembled, processorProperties);
 
-            TtlStreamsConfig config = TtlStreamsConfig.load(assembled, variables, List.of());
+            TtlStreamsConfig config = ConfigLayers.load(assembled, variables, List.of());
 
             assertThat(config.connectCredentials()).hasValueSatisfying(credentials -> {
                 assertThat(credentials.username()).isEqualTo("ttl-streams");

@@ -189,7 +189,7 @@ class KubernetesManifestsTest {
         Path file = Files.writeString(directory.resolve("processor.properties"), (String)
                 map(byKind.get("ConfigMap"), "data").get("processor.properties"));
         environment.put(ConfigLayers.variableOf("application.server"), "10.0.0.7:8080");
-        TtlStreamsConfig config = TtlStreamsConfig.load(file, environment, new ArrayList<>());
+        TtlStreamsConfig config = ConfigLayers.load(file, environment, new ArrayList<>());
         assertThat(config.streamsProperties().getProperty("application.server")).isEqualTo("10.0.0.7:8080");
         assertThat(config.httpPort()).isEqualTo(OperationsOptions.HTTP_PORT_DEFAULT);
     }
@@ -220,7 +220,7 @@ class KubernetesManifestsTest {
                         + "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension");
 
         Path file = Files.writeString(directory.resolve("processor.properties"), properties);
-        TtlStreamsConfig config = TtlStreamsConfig.load(
+        TtlStreamsConfig config = ConfigLayers.load(
                 file,
                 Map.of(
                         ConfigLayers.variableOf(ConnectOptions.CONNECT_USERNAME_CONFIG), "ttl-streams",
@@ -241,8 +241,8 @@ class KubernetesManifestsTest {
 
         Path file = Files.writeString(directory.resolve("processor.properties"), (String)
                 map(byKind.get("ConfigMap"), "data").get("processor.properties"));
-        TtlStreamsConfig config = TtlStreamsConfig.load(
-                file, Map.of(variable, "k".repeat(SigningKey.MIN_LENGTH_BYTES)), new ArrayList<>());
+        TtlStreamsConfig config =
+                ConfigLayers.load(file, Map.of(variable, "k".repeat(SigningKey.MIN_LENGTH_BYTES)), new ArrayList<>());
         assertThat(config.commandSigningKey()).isPresent();
     }
 

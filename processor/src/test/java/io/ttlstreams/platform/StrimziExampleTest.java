@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.ttlstreams.config.ConfigLayers;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.RepositoryFiles;
 import java.nio.file.Files;
@@ -55,7 +56,7 @@ class StrimziExampleTest {
             }
         }
         environment.put("TTL_STREAMS_TTL_COMMAND_SIGNING_KEY", "k".repeat(64));
-        TtlStreamsConfig processor = TtlStreamsConfig.load(properties, environment, List.of());
+        TtlStreamsConfig processor = ConfigLayers.load(properties, environment, List.of());
         TtlStreamsConfig example = TtlStreamsConfig.load(ExamplePlatform.EXAMPLE);
 
         assertThat(processor.sourceTopics()).isEqualTo(example.sourceTopics());

@@ -16,24 +16,8 @@ class DueDrainTest {
     private static final Instant DEADLINE = Instant.parse("2026-01-01T00:00:00Z");
 
     private static DueDrain drainOf(SchedulerParts parts) {
-        RuleReconciler reconciler = new RuleReconciler(
-                parts.settings,
-                parts.schedule,
-                parts.ruleVersions,
-                parts.guard,
-                parts.sensors,
-                parts.audit,
-                parts.context);
-        return new DueDrain(
-                parts.settings,
-                parts.schedule,
-                Optional.empty(),
-                reconciler,
-                parts.guard,
-                parts.sensors,
-                parts.audit,
-                parts.context,
-                TtlTopology.DELETES_SINK);
+        RuleReconciler reconciler = new RuleReconciler(parts.task, parts.ruleVersions, parts.guard);
+        return new DueDrain(parts.task, Optional.empty(), reconciler, parts.guard, TtlTopology.DELETES_SINK);
     }
 
     private static void scheduled(SchedulerParts parts, String id) {

@@ -26,15 +26,7 @@ class EventApplierTest {
 
     /** An applier over {@link #parts}' stores, sensors and context, as a task (re)started on them builds it. */
     private EventApplier applierOverTheParts() {
-        return new EventApplier(
-                parts.settings,
-                parts.schedule,
-                parts.namespaceEpochs,
-                parts.notes,
-                parts.guard,
-                parts.sensors,
-                parts.audit,
-                parts.context);
+        return new EventApplier(parts.task, parts.namespaceEpochs, parts.notes, parts.guard);
     }
 
     @BeforeEach

@@ -17,8 +17,7 @@ class RuleReconcilerTest {
     private static final long NOW = DEADLINE.toEpochMilli();
 
     private final SchedulerParts parts = new SchedulerParts();
-    private final RuleReconciler reconciler = new RuleReconciler(
-            parts.settings, parts.schedule, parts.ruleVersions, parts.guard, parts.sensors, parts.audit, parts.context);
+    private final RuleReconciler reconciler = new RuleReconciler(parts.task, parts.ruleVersions, parts.guard);
 
     /** An entry of a rule the current rules do not have, scheduled at the deadline; returns its key. */
     private Bytes scheduledUnderGoneRule(String id) {
@@ -92,14 +91,7 @@ class RuleReconcilerTest {
         assertThat(entry.getOffsetFromRule()).isTrue();
         lastModified[7] = "-1";
         SchedulerParts noDefault = new SchedulerParts(lastModified);
-        RuleReconciler reconciler = new RuleReconciler(
-                noDefault.settings,
-                noDefault.schedule,
-                noDefault.ruleVersions,
-                noDefault.guard,
-                noDefault.sensors,
-                noDefault.audit,
-                noDefault.context);
+        RuleReconciler reconciler = new RuleReconciler(noDefault.task, noDefault.ruleVersions, noDefault.guard);
         noDefault.schedule.put(ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
 
         ScheduleEntry due = reconciler.reconcileDeadline(

@@ -30,7 +30,8 @@ import org.bson.BsonString;
 
 /**
  * The scheduler's parts' collaborators for unit tests: a mock context, in-memory stores with the schedule's serdes,
- * settings with one field rule "sessions" on app.sessions (field expireAt), sensors and an audit writer.
+ * settings with one field rule "sessions" on app.sessions (field expireAt), sensors and an audit writer, and
+ * the {@link TaskScope} they make up for the parts.
  */
 final class SchedulerParts {
 
@@ -51,6 +52,7 @@ final class SchedulerParts {
     final SchedulerSettings settings;
     final SchedulerSensors sensors;
     final AuditWriter audit;
+    final TaskScope task;
     final BlastRadiusGuard guard;
 
     /** Parts with the sessions rule and {@code extra} settings (key, value, ...). */
@@ -77,7 +79,8 @@ final class SchedulerParts {
                 List.of("sessions"),
                 settings.readBack().isPresent());
         this.audit = new AuditWriter(settings.auditEnabled(), context, TtlTopology.AUDIT_SINK);
-        this.guard = new BlastRadiusGuard(settings, schedule, guardStates, sensors, audit, context);
+        this.task = new TaskScope(settings, schedule, sensors, audit, context);
+        this.guard = new BlastRadiusGuard(task, guardStates);
     }
 
     /** The reference of the sessions document with {@code _id} {@code id}. */

@@ -11,25 +11,9 @@ import java.time.Instant;
  * @param position    the change's place in the history, from 1, without gaps
  * @param clusterTime seconds and an increment that orders changes within a second
  * @param wallTime    the server's clock at the write, in milliseconds
- * @param type        what happened
- * @param database    the database
- * @param collection  the collection, null for {@link Type#DROP_DATABASE}
- * @param documentId  the document's {@code _id} for document changes, else null
- * @param document    the document as written for inserts and replaces, else null
- * @param updateDescription for updates: {@code updatedFields}, {@code removedFields}, {@code truncatedArrays}
- * @param renamedTo   for renames: the target {@code {db, coll}}
+ * @param operation   what the write did
  */
-record Change(
-        long position,
-        BsonTimestamp clusterTime,
-        Instant wallTime,
-        Type type,
-        String database,
-        String collection,
-        Object documentId,
-        Document document,
-        Document updateDescription,
-        Document renamedTo) {
+record Change(long position, BsonTimestamp clusterTime, Instant wallTime, Operation operation) {
 
     /** The operation types of recorded changes, with their names in change events. */
     enum Type {
@@ -58,8 +42,18 @@ record Change(
         }
     }
 
-    /** A change not yet placed in the history: what a write produced. */
-    record Pending(
+    /**
+     * What a write did, as {@link ChangeRecorder} sees it; {@link ChangeHistory} places it at a position and times.
+     *
+     * @param type        what happened
+     * @param database    the database
+     * @param collection  the collection, null for {@link Type#DROP_DATABASE}
+     * @param documentId  the document's {@code _id} for document changes, else null
+     * @param document    the document as written for inserts and replaces, else null
+     * @param updateDescription for updates: {@code updatedFields}, {@code removedFields}, {@code truncatedArrays}
+     * @param renamedTo   for renames: the target {@code {db, coll}}
+     */
+    record Operation(
             Type type,
             String database,
             String collection,

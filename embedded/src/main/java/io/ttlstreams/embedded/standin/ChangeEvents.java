@@ -38,36 +38,40 @@ final class ChangeEvents {
      * @param options the stream's {@code fullDocument} and {@code fullDocumentBeforeChange} settings
      */
     Document render(Change change, ChangeStreamOptions options) {
+        Change.Operation operation = change.operation();
         Document event = new Document("_id", tokenOf(change).toDocument())
-                .append("operationType", change.type().eventName())
+                .append("operationType", operation.type().eventName())
                 .append("clusterTime", change.clusterTime())
                 .append("wallTime", change.wallTime());
-        switch (change.type()) {
+        switch (operation.type()) {
             case INSERT, REPLACE ->
-                event.append("fullDocument", change.document().cloneDeeply());
+                event.append("fullDocument", operation.document().cloneDeeply());
             case UPDATE -> {
                 if (options.looksUpUpdates()) {
                     event.append(
-                            "fullDocument", lookup.find(change.database(), change.collection(), change.documentId()));
+                            "fullDocument",
+                            lookup.find(operation.database(), operation.collection(), operation.documentId()));
                 }
             }
             default -> {}
         }
-        Document ns = new Document("db", change.database());
-        if (change.collection() != null) {
-            ns.append("coll", change.collection());
+        Document ns = new Document("db", operation.database());
+        if (operation.collection() != null) {
+            ns.append("coll", operation.collection());
         }
         event.append("ns", ns);
-        if (change.type().ofDocument()) {
-            event.append("documentKey", new Document("_id", change.documentId()));
+        if (operation.type().ofDocument()) {
+            event.append("documentKey", new Document("_id", operation.documentId()));
         }
-        if (change.updateDescription() != null) {
-            event.append("updateDescription", change.updateDescription().cloneDeeply());
+        if (operation.updateDescription() != null) {
+            event.append("updateDescription", operation.updateDescription().cloneDeeply());
         }
-        if (change.renamedTo() != null) {
-            event.append("to", change.renamedTo().cloneDeeply());
+        if (operation.renamedTo() != null) {
+            event.append("to", operation.renamedTo().cloneDeeply());
         }
-        if (options.beforeChangeWhenAvailable() && change.type().ofDocument() && change.type() != Change.Type.INSERT) {
+        if (options.beforeChangeWhenAvailable()
+                && operation.type().ofDocument()
+                && operation.type() != Change.Type.INSERT) {
             // The stand-in keeps no pre-images: "whenAvailable" finds none, as on a collection without them.
             event.append("fullDocumentBeforeChange", null);
         }

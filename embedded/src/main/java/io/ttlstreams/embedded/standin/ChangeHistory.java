@@ -57,7 +57,7 @@ final class ChangeHistory {
     }
 
     /** Records a change at the next position, with its cluster time and wall time, and wakes waiting readers. */
-    synchronized Change append(Change.Pending pending) {
+    synchronized Change append(Change.Operation operation) {
         Instant now = clock.instant();
         long second = Math.max(now.getEpochSecond(), lastSecond);
         increment = second == lastSecond ? increment + 1 : 1;
@@ -66,13 +66,7 @@ final class ChangeHistory {
                 next,
                 new BsonTimestamp(Instant.ofEpochSecond(second), increment),
                 Instant.ofEpochMilli(now.toEpochMilli()),
-                pending.type(),
-                pending.database(),
-                pending.collection(),
-                pending.documentId(),
-                pending.document(),
-                pending.updateDescription(),
-                pending.renamedTo());
+                operation);
         ring[(int) (next % ring.length)] = change;
         next++;
         notifyAll();

@@ -110,7 +110,7 @@ final class ChangeRecorder implements Oplog {
 
     /** A collection was renamed (after any drop of the target). */
     void renamed(String fromNamespace, String toNamespace) {
-        history.append(new Change.Pending(
+        history.append(new Change.Operation(
                 Change.Type.RENAME,
                 Utils.getDatabaseNameFromFullName(fromNamespace),
                 Utils.getCollectionNameFromFullName(fromNamespace),
@@ -123,7 +123,7 @@ final class ChangeRecorder implements Oplog {
 
     /** A database was dropped (after the drop events of its collections). */
     void droppedDatabase(String database) {
-        history.append(new Change.Pending(Change.Type.DROP_DATABASE, database, null, null, null, null, null));
+        history.append(new Change.Operation(Change.Type.DROP_DATABASE, database, null, null, null, null, null));
     }
 
     /** Change streams are opened by {@link ChangeStreams}; mongo-java-server's own path is never taken. */
@@ -136,7 +136,7 @@ final class ChangeRecorder implements Oplog {
         if (!isUserCollection(namespace)) {
             return;
         }
-        history.append(new Change.Pending(
+        history.append(new Change.Operation(
                 type,
                 Utils.getDatabaseNameFromFullName(namespace),
                 Utils.getCollectionNameFromFullName(namespace),

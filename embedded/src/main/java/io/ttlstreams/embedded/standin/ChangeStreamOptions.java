@@ -55,18 +55,19 @@ record ChangeStreamOptions(String database, String collection, String fullDocume
         if (database == null) {
             return true;
         }
-        if (!database.equals(change.database())) {
+        if (!database.equals(change.operation().database())) {
             return false;
         }
-        return collection == null || collection.equals(change.collection());
+        return collection == null || collection.equals(change.operation().collection());
     }
 
     /** True when {@code change}, which the stream sees, ends it with an {@code invalidate}. */
     boolean invalidatedBy(Change change) {
+        Change.Type type = change.operation().type();
         if (collection != null) {
-            return change.type() == Change.Type.DROP || change.type() == Change.Type.RENAME;
+            return type == Change.Type.DROP || type == Change.Type.RENAME;
         }
-        return database != null && change.type() == Change.Type.DROP_DATABASE;
+        return database != null && type == Change.Type.DROP_DATABASE;
     }
 
     /** The namespace of the stream's cursor, as MongoDB names it in cursor responses. */
