@@ -72,7 +72,7 @@ def main():
     args = parser.parse_args()
 
     env = dict(os.environ)
-    opts = env.get("TTL_STREAMS_JAVA_OPTS", "-Xmx1g")
+    opts = env.get("TTL_STREAMS_JAVA_OPTS", "")  # the launcher adds these after its own defaults
     if args.jfr:
         # Deep stacks: the default depth of 64 cuts Kafka's and netty's frames off before the cause.
         opts += " -XX:FlightRecorderOptions=stackdepth=256 -XX:StartFlightRecording=settings=profile,filename=%s" % (

@@ -7,10 +7,11 @@ import java.util.Locale;
  * {@code leadMs} after its insert, through the whole stack ({@link EndToEndLagBench}: stand-in, the production
  * connectors, broker, processor). Prints deadline → delete-event lag p50/p99 of the documents due in the first and
  * in the last minute, the worst, and how many were deleted early or never. Exit code 1 when any was early or
- * missed.
+ * missed. Run it with the JIT settings of the development stack ({@code -XX:TieredStopAtLevel=1}, as the launcher
+ * starts {@code run} and {@code demo}), so that its figures are those of the stack a user starts.
  *
  * <pre>
- *   java -Xmx2g -Dlog4j2.configurationFile=log4j2-dev.xml \
+ *   java -Xmx2g -XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile=log4j2-dev.xml \
  *       -cp "bench/target/ttl-streams-bench.jar:bench/target/lib/*" io.ttlstreams.bench.SoakBench 1000 10 5000
  * </pre>
  *
