@@ -48,7 +48,8 @@ public final class PrometheusMetrics implements AutoCloseable {
     /**
      * Binds the metrics of {@code streams}, ttl-streams' among them, and those of the JVM.
      *
-     * @param failures the records Kafka Streams' exception handler dead-lettered, counted with the scheduler's own
+     * @param failures what Kafka Streams' exception handlers counted: the records they dead-lettered, counted with
+     *     the scheduler's own, failed sends and failed punctuations
      * @return the dead-lettered count, for the status report
      */
     public DoubleSupplier bind(KafkaStreams streams, ProcessingFailures failures) {
@@ -63,7 +64,7 @@ public final class PrometheusMetrics implements AutoCloseable {
         new UptimeMetrics().bindTo(registry);
         DoubleSupplier deadLettered =
                 () -> TtlMetrics.total(streams.metrics(), TtlMetrics.DEAD_LETTERED) + failures.recordFailures();
-        registry.getPrometheusRegistry().register(new TtlStreamsCollector(streams::metrics, failures::recordFailures));
+        registry.getPrometheusRegistry().register(new TtlStreamsCollector(streams::metrics, failures));
         return deadLettered;
     }
 

@@ -12,6 +12,7 @@ import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.ttlstreams.processor.LagHistogram;
+import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.processor.TtlMetrics;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,11 +30,18 @@ import org.apache.kafka.common.MetricName;
  * <name>-ms} the histogram {@code ttl_<name>_seconds} with its {@code -max} as {@code ttl_<name>_seconds_max}; labels
  * are the tags, {@code ttl-id} as {@code task}, without {@code thread-id}. Rates and windowed percentiles stay in JMX:
  * Prometheus computes its own from the totals and buckets. A new sensor needs no change here.
+ *
+ * <p>Beside them, the failures Kafka Streams hands to ttl-streams' exception handlers, which belong to no task and
+ * are counted in {@link ProcessingFailures}, read at scrape time as well.
  */
 public final class TtlStreamsCollector implements MultiCollector {
 
     /** The task label of the records Kafka Streams' exception handler dead-lettered, which belong to no sensor. */
     static final String HANDLER_TASK = "handler";
+    /** Records the producer failed to send, as {@code ttl_send_failures_total}. */
+    private static final String SEND_FAILURES = "send-failures";
+    /** Punctuations that threw, as {@code ttl_punctuation_failures_total}. */
+    private static final String PUNCTUATION_FAILURES = "punctuation-failures";
 
     private static final String PREFIX = "ttl_";
     private static final String MAX = "-max";
@@ -41,16 +49,28 @@ public final class TtlStreamsCollector implements MultiCollector {
 
     private final Supplier<Map<MetricName, ? extends Metric>> metrics;
     private final DoubleSupplier handlerDeadLettered;
+    private final DoubleSupplier sendFailures;
+    private final DoubleSupplier punctuationFailures;
 
     /**
      * @param metrics the Kafka Streams metrics to read ({@code KafkaStreams::metrics})
-     * @param handlerDeadLettered the records Kafka Streams' exception handler dead-lettered, exported as {@code
-     *     ttl_events_dead_lettered_total{task="handler"}}
+     * @param failures what the exception handlers counted: records dead-lettered, exported as {@code
+     *     ttl_events_dead_lettered_total{task="handler"}}, failed sends and failed punctuations
      */
-    public TtlStreamsCollector(
-            Supplier<Map<MetricName, ? extends Metric>> metrics, DoubleSupplier handlerDeadLettered) {
+    public TtlStreamsCollector(Supplier<Map<MetricName, ? extends Metric>> metrics, ProcessingFailures failures) {
+        this(metrics, failures::recordFailures, failures::sendFailures, failures::punctuationFailures);
+    }
+
+    /** The same with each count given on its own, which a test can set. */
+    TtlStreamsCollector(
+            Supplier<Map<MetricName, ? extends Metric>> metrics,
+            DoubleSupplier handlerDeadLettered,
+            DoubleSupplier sendFailures,
+            DoubleSupplier punctuationFailures) {
         this.metrics = metrics;
         this.handlerDeadLettered = handlerDeadLettered;
+        this.sendFailures = sendFailures;
+        this.punctuationFailures = punctuationFailures;
     }
 
     /** One lag distribution of one task and rule, as read. */
@@ -78,6 +98,12 @@ public final class TtlStreamsCollector implements MultiCollector {
         family(counters, TtlMetrics.DEAD_LETTERED, "Records sent to the dead-letter topic")
                 .points
                 .put(Labels.of("task", HANDLER_TASK), handlerDeadLettered.getAsDouble());
+        family(counters, SEND_FAILURES, "Records the producer failed to send")
+                .points
+                .put(Labels.EMPTY, sendFailures.getAsDouble());
+        family(counters, PUNCTUATION_FAILURES, "Punctuations that threw, each failing its stream thread")
+                .points
+                .put(Labels.EMPTY, punctuationFailures.getAsDouble());
         for (Map.Entry<MetricName, ? extends Metric> entry : metrics.get().entrySet()) {
             MetricName name = entry.getKey();
             if (!name.group().equals(TtlMetrics.GROUP) || !(entry.getValue().metricValue() instanceof Number number)) {

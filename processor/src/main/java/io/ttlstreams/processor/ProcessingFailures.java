@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Counts the failures that Kafka Streams hands to {@link DeadLetterExceptionHandler}: records whose processing threw
  * outside the processors' own error handling (dead-lettered) and punctuations that threw; and those it hands to
  * {@link SendFailureHandler}: records the producer failed to send. One instance per
- * application, shared by every stream thread; read by the status line. Thread-safe.
+ * application, shared by every stream thread; read by the status line and {@code /metrics}. Thread-safe.
  */
 public final class ProcessingFailures {
 
@@ -26,7 +26,10 @@ public final class ProcessingFailures {
         sendFailures.increment();
     }
 
-    /** Records the producer failed to send, which {@link SendFailureHandler} dead-lettered or dropped. */
+    /**
+     * Records the producer failed to send, whatever {@link SendFailureHandler} then did: dead-lettered, dropped (a dead
+     * letter itself) or failed the stream thread (a record of Kafka Streams' own topics).
+     */
     public long sendFailures() {
         return sendFailures.sum();
     }

@@ -49,7 +49,7 @@ class MonitoringFilesTest {
         String output = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(check.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(check.exitValue()).as(output).isZero();
-        assertThat(output).contains("SUCCESS: 7 rules found");
+        assertThat(output).contains("SUCCESS: 8 rules found");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.processor.TtlMetrics;
 import java.lang.management.ManagementFactory;
 import java.util.List;
@@ -43,7 +44,11 @@ class TtlStreamsCollectorTest {
     }
 
     private String scrape(double handlerDeadLettered) {
-        registry.getPrometheusRegistry().register(new TtlStreamsCollector(kafka::metrics, () -> handlerDeadLettered));
+        return scrape(new TtlStreamsCollector(kafka::metrics, () -> handlerDeadLettered, () -> 0, () -> 0));
+    }
+
+    private String scrape(TtlStreamsCollector collector) {
+        registry.getPrometheusRegistry().register(collector);
         return registry.scrape();
     }
 
@@ -119,5 +124,28 @@ class TtlStreamsCollectorTest {
         assertThat(scrape(2))
                 .contains("ttl_events_dead_lettered_total{task=\"" + TASK + "\"} 1.0")
                 .contains("ttl_events_dead_lettered_total{task=\"handler\"} 2.0");
+    }
+
+    @Test
+    void shouldExportTheFailedSendsAndPunctuationsWhenTheHandlersCountedThem() {
+        String scraped = scrape(new TtlStreamsCollector(kafka::metrics, () -> 2, () -> 3, () -> 1));
+
+        assertThat(scraped)
+                .contains("# TYPE ttl_send_failures_total counter")
+                .contains("\nttl_send_failures_total 3.0\n")
+                .contains("# TYPE ttl_punctuation_failures_total counter")
+                .contains("\nttl_punctuation_failures_total 1.0\n")
+                .contains("ttl_events_dead_lettered_total{task=\"handler\"} 2.0");
+    }
+
+    @Test
+    void shouldExportEachFailureCountAtZeroWhenNothingFailedYet() {
+        String scraped = scrape(new TtlStreamsCollector(kafka::metrics, new ProcessingFailures()));
+
+        assertThat(scraped)
+                .as("a series from the start, so that increase() sees the first failure")
+                .contains("\nttl_send_failures_total 0.0\n")
+                .contains("\nttl_punctuation_failures_total 0.0\n")
+                .contains("ttl_events_dead_lettered_total{task=\"handler\"} 0.0");
     }
 }
