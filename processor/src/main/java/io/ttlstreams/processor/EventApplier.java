@@ -71,7 +71,7 @@ final class EventApplier {
         this.sensors = task.sensors();
         this.audit = task.audit();
         this.context = task.context();
-        this.drops = new NamespaceDrops(namespaceEpochs, context);
+        this.drops = new NamespaceDrops(namespaceEpochs);
     }
 
     /**

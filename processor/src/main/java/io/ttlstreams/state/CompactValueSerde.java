@@ -1,6 +1,5 @@
 package io.ttlstreams.state;
 
-import io.ttlstreams.serde.VersionedAvroSerde;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import org.apache.avro.specific.SpecificRecord;
@@ -12,9 +11,9 @@ import org.apache.kafka.common.serialization.Serializer;
 /**
  * The serde of a value written on every change event ({@code schedule} and {@code index}): format version 2, a
  * hand-written encoding of the record's fields (fixed 8 bytes for hashes, zigzag varints for times and counts, flags
- * for what is optional), which the store's changelog and RocksDB both hold once per document; it reads format version
- * 1 (a version byte and Avro binary, {@link VersionedAvroSerde}) as well, so that state written by the previous build
- * is kept, and refuses any other version rather than misreading it.
+ * for what is optional), which the store's changelog and RocksDB both hold once per document; it refuses any other
+ * version rather than misreading it (no release wrote another: state from earlier builds is reset, see State formats
+ * in docs/operating.md).
  *
  * <p>The in-memory type stays the generated Avro record: only the bytes change. Null serializes to null and back.
  * Thread-safe.
@@ -26,15 +25,10 @@ abstract class CompactValueSerde<T extends SpecificRecord> implements Serde<T> {
     /** The format this build writes. */
     static final byte FORMAT_VERSION = 2;
 
-    /** The format of the previous build, still read. */
-    static final byte AVRO_FORMAT_VERSION = 1;
-
     private final String typeName;
-    private final Deserializer<T> avro;
 
     CompactValueSerde(Class<T> type) {
         this.typeName = type.getSimpleName();
-        this.avro = VersionedAvroSerde.of(type, AVRO_FORMAT_VERSION).deserializer();
     }
 
     /** The value's bytes after the version byte; at most {@link #maxBytes} of them. */
@@ -72,13 +66,10 @@ abstract class CompactValueSerde<T extends SpecificRecord> implements Serde<T> {
         if (bytes == null) {
             return null;
         }
-        if (bytes.length > 0 && bytes[0] == AVRO_FORMAT_VERSION) {
-            return avro.deserialize(topic, bytes);
-        }
         if (bytes.length == 0 || bytes[0] != FORMAT_VERSION) {
             throw new SerializationException("Cannot read a " + typeName + " of "
                     + (bytes.length == 0 ? "no bytes" : "format version " + Byte.toUnsignedInt(bytes[0]))
-                    + ": this build reads format versions " + AVRO_FORMAT_VERSION + " and " + FORMAT_VERSION
+                    + ": this build reads format version " + FORMAT_VERSION
                     + " only (state written by another build? see State formats in docs/operating.md)");
         }
         ByteBuffer in = ByteBuffer.wrap(bytes, 1, bytes.length - 1);
