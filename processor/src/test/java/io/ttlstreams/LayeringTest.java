@@ -19,6 +19,14 @@ import com.tngtech.archunit.lang.ArchRule;
 @AnalyzeClasses(packages = "io.ttlstreams", importOptions = ImportOption.DoNotIncludeTests.class)
 class LayeringTest {
 
+    /** The scheduler's parts, each with one job. */
+    private static final String[] PARTS = {
+        "io.ttlstreams.processor.EventApplier",
+        "io.ttlstreams.processor.DueDrain",
+        "io.ttlstreams.processor.RuleReconciler",
+        "io.ttlstreams.processor.BlastRadiusGuard"
+    };
+
     /** What the processor and the sink guard share, and the Avro records, know nothing of ours. */
     @ArchTest
     static final ArchRule contractStandsAlone = mayUseOnly("io.ttlstreams.contract..")
@@ -92,6 +100,36 @@ class LayeringTest {
                     "io.ttlstreams.query..",
                     "io.ttlstreams.status..",
                     "io.ttlstreams.app..");
+
+    /**
+     * The scheduler's parts know none of each other: {@code ExpirySchedulerProcessor} composes them, and a part that
+     * needs another's answer takes it as an interface ({@code Admission}, {@code RuleCheck}), so that each part can be
+     * read, and tested, alone.
+     */
+    @ArchTest
+    static final ArchRule schedulerPartsKnowNoOtherPart = noClasses()
+            .that()
+            .haveFullyQualifiedName(PARTS[0])
+            .or()
+            .haveFullyQualifiedName(PARTS[1])
+            .or()
+            .haveFullyQualifiedName(PARTS[2])
+            .or()
+            .haveFullyQualifiedName(PARTS[3])
+            .should()
+            .dependOnClassesThat()
+            .haveFullyQualifiedName(PARTS[0])
+            .orShould()
+            .dependOnClassesThat()
+            .haveFullyQualifiedName(PARTS[1])
+            .orShould()
+            .dependOnClassesThat()
+            .haveFullyQualifiedName(PARTS[2])
+            .orShould()
+            .dependOnClassesThat()
+            .haveFullyQualifiedName(PARTS[3])
+            .allowEmptyShould(false)
+            .because("ExpirySchedulerProcessor wires the parts; they meet through Admission and RuleCheck");
 
     /** Kafka's utilities under {@code internals} are no API: they move or change between releases without notice. */
     @ArchTest

@@ -92,11 +92,9 @@ public final class TtlStreamsApp implements AutoCloseable {
             checkThrottleCoversPartitions(config, partitions);
             // An object, not a string: the exception handler Kafka Streams creates counts into this instance.
             props.put(DeadLetterExceptionHandler.FAILURES_CONFIG, processingFailures);
-            SchedulerSettings settings = SchedulerSettings.from(config, partitions);
             reading = ReadBack.create(config);
-            if (reading.isPresent()) {
-                settings = settings.withReadBack(reading.get().service());
-            }
+            SchedulerSettings settings =
+                    new SchedulerSettings(config, partitions, System::nanoTime, reading.map(ReadBack::service));
             this.streams = new KafkaStreams(TtlTopology.build(config, settings), props);
         } catch (KafkaException e) {
             reading.ifPresent(ReadBack::close);

@@ -112,7 +112,7 @@ public final class TtlTopology {
 
     /** Builds the topology for {@code config}, for source topics of {@code partitions} partitions. */
     public static Topology build(TtlStreamsConfig config, int partitions) {
-        return build(config, SchedulerSettings.from(config, partitions));
+        return build(config, new SchedulerSettings(config, partitions));
     }
 
     /** Builds the topology for {@code config} and one partition, as TopologyTestDriver and benchmarks run it. */

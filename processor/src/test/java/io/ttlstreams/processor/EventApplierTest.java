@@ -26,7 +26,7 @@ class EventApplierTest {
 
     /** An applier over {@link #parts}' stores, sensors and context, as a task (re)started on them builds it. */
     private EventApplier applierOverTheParts() {
-        return new EventApplier(parts.task, parts.namespaceEpochs, parts.notes, parts.guard);
+        return parts.applier();
     }
 
     @BeforeEach

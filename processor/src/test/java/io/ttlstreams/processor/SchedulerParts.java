@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -30,8 +31,7 @@ import org.bson.BsonString;
 
 /**
  * The scheduler's parts' collaborators for unit tests: a mock context, in-memory stores with the schedule's serdes,
- * settings with one field rule "sessions" on app.sessions (field expireAt), sensors and an audit writer, and
- * the {@link TaskScope} they make up for the parts.
+ * settings with one field rule "sessions" on app.sessions (field expireAt), sensors, an audit writer and the guard.
  */
 final class SchedulerParts {
 
@@ -42,17 +42,17 @@ final class SchedulerParts {
             store(ScheduleStores.NAMESPACE_EPOCHS, Serdes.String(), Serdes.Long());
     final KeyValueStore<String, RuleVersion> ruleVersions =
             store(ScheduleStores.RULE_VERSIONS, Serdes.String(), ScheduleStores.values(RuleVersion.class));
-    final ExpirySchedule schedule = new ExpirySchedule(
-            store(ScheduleStores.SCHEDULE, Serdes.Bytes(), ScheduleStores.values(ScheduleEntry.class)),
-            store(ScheduleStores.INDEX, Serdes.Bytes(), ScheduleStores.values(IndexEntry.class)));
-    final UnscheduledNotes notes = new UnscheduledNotes(
-            store(ScheduleStores.UNSCHEDULED_NOTES, Serdes.Integer(), ScheduleStores.values(UnscheduledNote.class)));
     final KeyValueStore<String, GuardState> guardStates =
             store(ScheduleStores.GUARD_STATE, Serdes.String(), ScheduleStores.values(GuardState.class));
+    final ExpirySchedule schedule = new ExpirySchedule(
+            store(ScheduleStores.SCHEDULE, Serdes.Bytes(), ScheduleStores.values(ScheduleEntry.class)),
+            store(ScheduleStores.INDEX, Serdes.Bytes(), ScheduleStores.values(IndexEntry.class)),
+            guardStates);
+    final UnscheduledNotes notes = new UnscheduledNotes(
+            store(ScheduleStores.UNSCHEDULED_NOTES, Serdes.Integer(), ScheduleStores.values(UnscheduledNote.class)));
     final SchedulerSettings settings;
     final SchedulerSensors sensors;
     final AuditWriter audit;
-    final TaskScope task;
     final BlastRadiusGuard guard;
 
     /** Parts with the sessions rule and {@code extra} settings (key, value, ...). */
@@ -73,14 +73,32 @@ final class SchedulerParts {
         }
         TtlStreamsConfig config = new TtlStreamsConfig(props);
         // A clock that stands still: no test here spends a punctuation's time budget.
-        this.settings = SchedulerSettings.from(config, 1).withNanoClock(() -> 0);
+        this.settings = new SchedulerSettings(config, 1, () -> 0, Optional.empty());
         this.sensors = new SchedulerSensors(
                 TtlMetrics.forTask(context),
                 List.of("sessions"),
                 settings.readBack().isPresent());
-        this.audit = new AuditWriter(settings.auditEnabled(), context, TtlTopology.AUDIT_SINK);
-        this.task = new TaskScope(settings, schedule, sensors, audit, context);
-        this.guard = new BlastRadiusGuard(task, guardStates);
+        this.audit = new AuditWriter(config.auditTopic().isPresent(), context, TtlTopology.AUDIT_SINK);
+        this.guard = new BlastRadiusGuard(settings, schedule, guardStates, sensors, audit, context.taskId());
+    }
+
+    /** The event applier of these parts, as a task (re)started on their stores builds it. */
+    EventApplier applier() {
+        return new EventApplier(
+                settings.config().rules(),
+                new CommandSizeBound(settings.maxRecordBytes()),
+                schedule,
+                notes,
+                new NamespaceDrops(namespaceEpochs),
+                guard,
+                sensors,
+                audit,
+                context);
+    }
+
+    /** The rule reconciler of these parts. */
+    RuleReconciler reconciler() {
+        return new RuleReconciler(settings, schedule, ruleVersions, guard, sensors, audit, context.taskId());
     }
 
     /** The reference of the sessions document with {@code _id} {@code id}. */
@@ -90,9 +108,9 @@ final class SchedulerParts {
 
     /** The entry the sessions rule gives the document {@code id} expiring at {@code expireAt}. */
     ScheduleEntry entry(String id, Instant expireAt) {
-        ExpiryDecision decision = settings.rules().evaluate(SESSIONS, document(id, expireAt), expireAt);
+        ExpiryDecision decision = settings.config().rules().evaluate(SESSIONS, document(id, expireAt), expireAt);
         return ScheduleEntries.of(
-                decision, settings.rules().rule(decision.rule()).orElseThrow());
+                decision, settings.config().rules().rule(decision.rule()).orElseThrow());
     }
 
     /** A sessions document whose field rule expires it at {@code expireAt}. */

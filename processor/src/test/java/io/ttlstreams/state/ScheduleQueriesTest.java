@@ -61,7 +61,8 @@ class ScheduleQueriesTest {
                 ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}),
                 timeline == Timeline.CONFIRMATIONS ? 1 : 0,
                 null);
-        new ExpirySchedule(schedule, index).put(DocumentRef.of(namespace, key), null, timeline, deadline, entry, null);
+        new ExpirySchedule(schedule, index, null)
+                .put(DocumentRef.of(namespace, key), null, timeline, deadline, entry, null);
     }
 
     @Test

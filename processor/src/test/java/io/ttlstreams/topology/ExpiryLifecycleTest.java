@@ -83,8 +83,11 @@ class ExpiryLifecycleTest {
         try (TopologyFixture fixture = fixture()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
             insertDueAt(fixture, events, Duration.ofSeconds(1));
+            fixture.wallClockAt(Duration.ofMillis(999));
+            assertThat(fixture.deletes()).as("not before its deadline").isEmpty();
             fixture.wallClockAt(Duration.ofSeconds(1));
             assertThat(fixture.deletes()).hasSize(1);
+            assertThat(fixture.metric(TtlMetrics.EMITTED + "-total")).isEqualTo(1);
             assertThat(position(fixture, ID).getTimeline()).isEqualTo(Timeline.CONFIRMATIONS.ordinal());
 
             fixture.input("app.sessions")
@@ -287,7 +290,10 @@ class ExpiryLifecycleTest {
      */
     private static void scheduledBefore(TopologyFixture fixture, Namespace namespace, Duration dateOffset, int... ids) {
         TtlStreamsConfig before = before();
-        ExpirySchedule schedule = new ExpirySchedule(fixture.scheduleStore(), fixture.indexStore());
+        ExpirySchedule schedule = new ExpirySchedule(
+                fixture.scheduleStore(),
+                fixture.indexStore(),
+                fixture.driver.getKeyValueStore(ScheduleStores.GUARD_STATE));
         for (int id : ids) {
             BsonDocument key = new BsonDocument("_id", new BsonInt64(id));
             BsonDocument document =

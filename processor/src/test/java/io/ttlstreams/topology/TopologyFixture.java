@@ -85,10 +85,8 @@ final class TopologyFixture implements AutoCloseable {
         this.elapsedMs = Duration.between(START, wallClock).toMillis();
         Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        SchedulerSettings clocked =
-                SchedulerSettings.from(config, 1).withNanoClock(() -> nanoClock.addAndGet(nanosPerClockRead.get()));
         SchedulerSettings schedulerSettings =
-                readBack.map(clocked::withReadBack).orElse(clocked);
+                new SchedulerSettings(config, 1, () -> nanoClock.addAndGet(nanosPerClockRead.get()), readBack);
         this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, wallClock);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
@@ -276,7 +274,8 @@ final class TopologyFixture implements AutoCloseable {
         BsonDocument document =
                 new BsonDocument("_id", id).append("expireAt", new BsonDateTime(deadline.toEpochMilli()));
         ExpiryDecision decision = config.rules().evaluate(ns, document, START);
-        ExpirySchedule schedule = new ExpirySchedule(scheduleStore(), indexStore());
+        ExpirySchedule schedule =
+                new ExpirySchedule(scheduleStore(), indexStore(), driver.getKeyValueStore(ScheduleStores.GUARD_STATE));
         schedule.put(
                 DocumentRef.of(ns, new BsonDocument("_id", id)),
                 null,
