@@ -11,7 +11,6 @@ import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.metrics.ScheduleMetrics;
-import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.query.GuardHolds;
 import io.ttlstreams.query.LocalSchedule;
 import io.ttlstreams.query.PeerClient;
@@ -23,7 +22,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.DoubleSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.KafkaStreams;
@@ -92,12 +90,11 @@ public final class OperationsSurface implements AutoCloseable {
     /**
      * Starts serving for {@code streams} (created with this surface's {@link #applicationServer()}), and starts
      * checking the connectors and the sources' freshness every {@code ttl.health.interval.ms}.
-     *
-     * @param failures the records Kafka Streams' exception handler dead-lettered, counted with the scheduler's own
      */
-    public void start(KafkaStreams streams, ProcessingFailures failures) {
+    public void start(KafkaStreams streams) {
         Clock clock = Clock.systemUTC();
-        DoubleSupplier deadLettered = metrics.bind(streams, failures);
+        metrics.bind(streams);
+        ExpiryFigures figures = new ExpiryFigures(streams::metrics);
         LocalSchedule local = new LocalSchedule(streams);
         ScheduleMetrics schedule = new ScheduleMetrics(local, metrics.registry(), clock);
         Optional<ConnectorMonitor> monitor =
@@ -114,14 +111,7 @@ public final class OperationsSurface implements AutoCloseable {
         metrics.register(server);
         new ScheduleEndpoints(streams, local, server.self(), new PeerClient(server.forwardingHeader()), clock)
                 .register(server);
-        new StatusEndpoint(
-                        streams,
-                        server.self(),
-                        health,
-                        schedule,
-                        new ExpiryFigures(streams::metrics),
-                        deadLettered,
-                        dependencies)
+        new StatusEndpoint(streams, server.self(), health, schedule, figures, figures::deadLettered, dependencies)
                 .register(server);
 
         resources.add(new HealthChecks(monitor, freshness, dependencies, config.healthInterval()));

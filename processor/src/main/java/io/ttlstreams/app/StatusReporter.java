@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
@@ -58,7 +59,8 @@ final class StatusReporter implements AutoCloseable {
     private static final long COUNT_CAP = 1_000_000;
 
     private final KafkaStreams streams;
-    private final Supplier<FailureCounts> failures;
+    private final Supplier<Map<MetricName, ? extends Metric>> metrics;
+    private final LongSupplier threadsReplaced;
     private final PrintStream out;
     private final Clock clock;
     /** The last line printed and when; touched by the timer's thread only. */
@@ -74,17 +76,20 @@ final class StatusReporter implements AutoCloseable {
     });
 
     /**
-     * @param failures the processor's failures so far
+     * @param metrics the metrics the figures are read from: {@code streams}' own outside tests
+     * @param threadsReplaced the stream threads replaced so far
      * @param deleted counts documents deleted from MongoDB; empty when that cannot be observed
      */
     StatusReporter(
             KafkaStreams streams,
-            Supplier<FailureCounts> failures,
+            Supplier<Map<MetricName, ? extends Metric>> metrics,
+            LongSupplier threadsReplaced,
             PrintStream out,
             Clock clock,
             Supplier<OptionalLong> deleted) {
         this.streams = streams;
-        this.failures = failures;
+        this.metrics = metrics;
+        this.threadsReplaced = threadsReplaced;
         this.out = out;
         this.clock = clock;
         this.deleted = deleted;
@@ -116,8 +121,9 @@ final class StatusReporter implements AutoCloseable {
     }
 
     String statusLine() {
-        Map<MetricName, ? extends Metric> metrics = streams.metrics();
-        FailureCounts failed = failures.get();
+        Map<MetricName, ? extends Metric> metrics = this.metrics.get();
+        long replaced = threadsReplaced.getAsLong();
+        double punctuationFailures = TtlMetrics.total(metrics, TtlMetrics.PUNCTUATION_FAILURES);
         StringBuilder line = new StringBuilder("status: state=").append(streams.state());
         Collection<ThreadMetadata> threads = streams.metadataForLocalThreads();
         line.append(" active=").append(taskIds(threads, ThreadMetadata::activeTasks));
@@ -140,13 +146,12 @@ final class StatusReporter implements AutoCloseable {
                 " confirmed=%.0f unconfirmed=%.0f dead-lettered=%.0f",
                 TtlMetrics.total(metrics, TtlMetrics.CONFIRMED),
                 TtlMetrics.total(metrics, TtlMetrics.UNCONFIRMED),
-                TtlMetrics.total(metrics, TtlMetrics.DEAD_LETTERED) + failed.recordsDeadLettered()));
+                TtlMetrics.total(metrics, TtlMetrics.DEAD_LETTERED)));
         line.append(sinkDeadLetters(new ExpiryFigures(() -> metrics).sinkDeadLetters()));
-        if (failed.threadsReplaced() > 0 || failed.punctuationFailures() > 0) {
+        if (replaced > 0 || punctuationFailures > 0) {
             line.append(" threads-replaced=")
-                    .append(failed.threadsReplaced())
-                    .append(" punctuation-failures=")
-                    .append(failed.punctuationFailures());
+                    .append(replaced)
+                    .append(String.format(" punctuation-failures=%.0f", punctuationFailures));
         }
         line.append(String.format(
                 " expiry-lag-ms p50=%.0f p99=%.0f confirmed-lag-ms p99=%.0f",

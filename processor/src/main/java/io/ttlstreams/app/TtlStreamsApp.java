@@ -6,8 +6,6 @@ import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ManagedConnectors;
-import io.ttlstreams.processor.DeadLetterExceptionHandler;
-import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.readback.MongoDocumentReader;
@@ -57,7 +55,6 @@ public final class TtlStreamsApp implements AutoCloseable {
     private final Optional<ReadBack> readBack;
 
     private final ThreadFailurePolicy policy;
-    private final ProcessingFailures processingFailures = new ProcessingFailures();
     private final CompletableFuture<String> failed = new CompletableFuture<>();
     private volatile Throwable lastThreadFailure;
 
@@ -90,8 +87,6 @@ public final class TtlStreamsApp implements AutoCloseable {
                 partitions = new TopicProvisioner(admin).provision(config);
             }
             checkThrottleCoversPartitions(config, partitions);
-            // An object, not a string: the exception handler Kafka Streams creates counts into this instance.
-            props.put(DeadLetterExceptionHandler.FAILURES_CONFIG, processingFailures);
             reading = ReadBack.create(config);
             SchedulerSettings settings =
                     new SchedulerSettings(config, partitions, System::nanoTime, reading.map(ReadBack::service));
@@ -188,7 +183,7 @@ public final class TtlStreamsApp implements AutoCloseable {
     /** Starts processing. */
     public TtlStreamsApp start() {
         // Serving first: liveness answers while Kafka Streams restores, readiness tells when it runs.
-        operations.start(streams, processingFailures);
+        operations.start(streams);
         readBack.ifPresent(r -> r.service().start());
         streams.start();
         LOG.info(
@@ -226,10 +221,9 @@ public final class TtlStreamsApp implements AutoCloseable {
         return failed;
     }
 
-    /** The failures so far, for the status line. */
-    FailureCounts failureCounts() {
-        return new FailureCounts(
-                policy.replacements(), processingFailures.punctuationFailures(), processingFailures.recordFailures());
+    /** The stream threads replaced so far, for the status line. */
+    long threadsReplaced() {
+        return policy.replacements();
     }
 
     /**

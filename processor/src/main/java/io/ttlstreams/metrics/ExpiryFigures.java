@@ -28,17 +28,22 @@ public final class ExpiryFigures {
 
     /** Delete commands emitted (first attempts) by the tasks this instance runs. */
     public double deletesEmitted() {
-        return TtlMetrics.total(metrics.get(), TtlMetrics.EMITTED);
+        return TtlReadings.of(metrics.get()).total(TtlMetrics.EMITTED);
     }
 
     /** Deletes confirmed by the change stream in the tasks this instance runs. */
     public double deletesConfirmed() {
-        return TtlMetrics.total(metrics.get(), TtlMetrics.CONFIRMED);
+        return TtlReadings.of(metrics.get()).total(TtlMetrics.CONFIRMED);
     }
 
     /** Documents the tasks this instance runs gave up on. */
     public double deletesUnconfirmed() {
-        return TtlMetrics.total(metrics.get(), TtlMetrics.UNCONFIRMED);
+        return TtlReadings.of(metrics.get()).total(TtlMetrics.UNCONFIRMED);
+    }
+
+    /** Records dead-lettered by the tasks this instance runs. */
+    public double deadLettered() {
+        return TtlReadings.of(metrics.get()).total(TtlMetrics.DEAD_LETTERED);
     }
 
     /**
@@ -46,19 +51,21 @@ public final class ExpiryFigures {
      * task that reads {@code ttl.sink.dlq} counted them on this instance; reasons without any are left out.
      */
     public SortedMap<String, Double> sinkDeadLetters() {
-        SortedMap<String, Double> byReason =
-                byTag(TtlMetrics.SINK_DEAD_LETTERS + TtlMetrics.TOTAL, TtlMetrics.REASON_TAG);
+        SortedMap<String, Double> byReason = new TreeMap<>(
+                TtlReadings.of(metrics.get()).totalsBy(TtlMetrics.SINK_DEAD_LETTERS, TtlMetrics.REASON_TAG));
         byReason.values().removeIf(count -> count == 0);
         return byReason;
     }
 
     /** Per rule: commands emitted, deletes confirmed and given up on by the tasks this instance runs. */
     public List<RuleFigures> perRule() {
-        SortedMap<String, Double> emitted = byTag(TtlMetrics.EMITTED + TtlMetrics.TOTAL, TtlMetrics.RULE_TAG);
-        SortedMap<String, Double> confirmed = byTag(TtlMetrics.CONFIRMED + TtlMetrics.TOTAL, TtlMetrics.RULE_TAG);
-        SortedMap<String, Double> unconfirmed = byTag(TtlMetrics.UNCONFIRMED + TtlMetrics.TOTAL, TtlMetrics.RULE_TAG);
-        SortedMap<String, Double> lagP99 = new TreeMap<>();
-        metrics.get().forEach((name, metric) -> {
+        Map<MetricName, ? extends Metric> all = metrics.get();
+        TtlReadings readings = TtlReadings.of(all);
+        Map<String, Double> emitted = readings.totalsBy(TtlMetrics.EMITTED, TtlMetrics.RULE_TAG);
+        Map<String, Double> confirmed = readings.totalsBy(TtlMetrics.CONFIRMED, TtlMetrics.RULE_TAG);
+        Map<String, Double> unconfirmed = readings.totalsBy(TtlMetrics.UNCONFIRMED, TtlMetrics.RULE_TAG);
+        Map<String, Double> lagP99 = new TreeMap<>();
+        all.forEach((name, metric) -> {
             if (name.group().equals(TtlMetrics.GROUP)
                     && name.name().equals(TtlMetrics.EXPIRY_LAG_MS + "-p99")
                     && name.tags().containsKey(TtlMetrics.RULE_TAG)
@@ -80,50 +87,35 @@ public final class ExpiryFigures {
                 .toList();
     }
 
-    /** The sums of metric {@code name} of this group by the value of its tag {@code tag}. */
-    private SortedMap<String, Double> byTag(String name, String tag) {
-        SortedMap<String, Double> sums = new TreeMap<>();
-        metrics.get().forEach((metricName, metric) -> {
-            if (metricName.group().equals(TtlMetrics.GROUP)
-                    && metricName.name().equals(name)
-                    && metricName.tags().containsKey(tag)
-                    && metric.metricValue() instanceof Number value) {
-                sums.merge(metricName.tags().get(tag), value.doubleValue(), Double::sum);
-            }
-        });
-        return sums;
-    }
-
-    /** The expiry lag over all tasks and rules, from the histogram's buckets. */
+    /** The expiry lag over all tasks and rules, from the histograms' buckets. */
     public LagSummary lagSummary() {
-        Map<MetricName, ? extends Metric> all = metrics.get();
-        String lag = TtlMetrics.EXPIRY_LAG_MS;
-        long count = (long) TtlMetrics.values(all, lag + LagHistogram.COUNT).sum();
-        Map<Long, Double> cumulative = new TreeMap<>();
-        all.keySet().stream()
-                .filter(name ->
-                        name.group().equals(TtlMetrics.GROUP) && name.name().startsWith(lag + LagHistogram.BUCKET))
-                .map(name -> name.name().substring((lag + LagHistogram.BUCKET).length()))
-                .distinct()
-                .forEach(bound -> cumulative.put(
-                        Long.parseLong(bound),
-                        TtlMetrics.values(all, lag + LagHistogram.BUCKET + bound)
-                                .sum()));
-        double max = TtlMetrics.values(all, lag + "-max").max().orElse(0) / 1000.0;
-        return new LagSummary(
-                count, quantile(cumulative, count, 0.5), quantile(cumulative, count, 0.99), Math.max(0, max));
+        TtlReadings.Family<TtlReadings.Lag> lags =
+                TtlReadings.of(metrics.get()).lags().get(TtlMetrics.EXPIRY_LAG);
+        long count = 0;
+        double max = 0;
+        TreeMap<Long, Long> cumulative = new TreeMap<>();
+        for (TtlReadings.Lag lag :
+                lags == null ? List.<TtlReadings.Lag>of() : lags.points().values()) {
+            LagHistogram.Snapshot snapshot = lag.snapshot();
+            count += snapshot.count();
+            max = Math.max(max, lag.maxMs() / 1000.0);
+            for (int i = 0; i < snapshot.boundsMs().length; i++) {
+                cumulative.merge(snapshot.boundsMs()[i], snapshot.cumulative()[i], Long::sum);
+            }
+        }
+        return new LagSummary(count, quantile(cumulative, count, 0.5), quantile(cumulative, count, 0.99), max);
     }
 
     /**
      * The upper bound in seconds of the bucket holding quantile {@code q}, as Prometheus' {@code histogram_quantile}
      * would bound it; empty without recordings or when it lies beyond the last bucket.
      */
-    private static OptionalDouble quantile(Map<Long, Double> cumulativeCounts, long count, double q) {
+    private static OptionalDouble quantile(TreeMap<Long, Long> cumulativeCounts, long count, double q) {
         if (count == 0) {
             return OptionalDouble.empty();
         }
         double rank = q * count;
-        for (Map.Entry<Long, Double> bucket : cumulativeCounts.entrySet()) {
+        for (Map.Entry<Long, Long> bucket : cumulativeCounts.entrySet()) {
             if (bucket.getValue() >= rank) {
                 return OptionalDouble.of(bucket.getKey() / 1000.0);
             }

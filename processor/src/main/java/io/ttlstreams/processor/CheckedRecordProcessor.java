@@ -1,23 +1,20 @@
 package io.ttlstreams.processor;
 
-import java.util.Optional;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * A processor of raw records that are claims to check: a record that passes {@link #check} is routed on, one that
- * fails it through its own fault is dead-lettered and counted ({@link DeadLetterRoute}), and the next record is
- * processed; a failure that is not the record's (see {@link DeadLetters#isCausedByRecord}) is thrown on.
+ * A processor of raw records that are claims to check: a record that passes {@link #check} is routed on; one that
+ * fails it, or fails on its way, through its own fault is dead-lettered as it was read and counted ({@link
+ * DeadLetterRoute}), and the next record is processed; a failure that is not the record's (see {@link
+ * DeadLetters#isCausedByRecord}) is thrown on.
  *
  * @param <T> what a record reads as once checked
  */
 abstract class CheckedRecordProcessor<T> implements Processor<String, String, String, Object> {
 
-    private final Logger log = LoggerFactory.getLogger(getClass());
     private final String kind;
     private final DeadLetters deadLetters;
     private final Outputs outputs;
@@ -51,20 +48,11 @@ abstract class CheckedRecordProcessor<T> implements Processor<String, String, St
 
     @Override
     public final void process(Record<String, String> record) {
-        Optional<RecordMetadata> source = context.recordMetadata();
-        T value;
-        try {
-            value = check(record, source.map(RecordMetadata::topic).orElse(""));
-        } catch (Throwable e) {
-            if (!DeadLetters.isCausedByRecord(e)) {
-                throw e;
-            }
-            // Whatever the cause, a malformed record must not stop the processor: park it, count it.
-            log.debug("Dead-lettering {} at {}: {}", kind, source, e.toString());
-            deadLetterRoute.park(record, source, e);
-            return;
-        }
-        route(record, value);
+        // Whatever the cause, a malformed record must not stop the processor: park it, count it.
+        deadLetterRoute.guard(record, "a " + kind, record::value, () -> {
+            String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
+            route(record, check(record, topic));
+        });
     }
 
     /** The record's timestamp, capped at the processor's clock: the time an event's claimed times are checked at. */

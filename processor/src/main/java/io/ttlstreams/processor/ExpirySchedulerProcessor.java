@@ -12,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -46,6 +47,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
     private SchedulerSensors sensors;
+    private DeadLetterRoute deadLetterRoute;
+    private Sensor punctuationFailures;
     private EventApplier applier;
     private RuleReconciler reconciler;
     private DueDrain drain;
@@ -99,6 +102,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         this.metrics = TtlMetrics.forTask(context);
         this.sensors =
                 new SchedulerSensors(metrics, ruleNames(), settings.readBack().isPresent());
+        this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
+        this.punctuationFailures = metrics.punctuationFailures();
         ExpirySchedule schedule = new ExpirySchedule(
                 context.getStateStore(ScheduleStores.SCHEDULE),
                 context.getStateStore(ScheduleStores.INDEX),
@@ -154,10 +159,19 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
      * drains what is due, and has the guard log each rule's hold once it settles.
      */
     private void punctuate(long now) {
-        long started = settings.nanoClock().getAsLong();
-        reconciler.goOn(now, started);
-        drain.punctuate(now, started);
-        guard.punctuate();
+        try {
+            long started = settings.nanoClock().getAsLong();
+            reconciler.goOn(now, started);
+            drain.punctuate(now, started);
+            guard.punctuate();
+        } catch (RuntimeException | Error e) {
+            // The punctuation is what deletes: carrying on without it would leave a task that no longer expires
+            // anything while looking healthy. Counted here, it fails the stream thread, which is replaced from the
+            // last commit under the application's failure policy.
+            punctuationFailures.record();
+            LOG.error("Punctuation of task {} failed; the stream thread stops", context.taskId(), e);
+            throw e;
+        }
     }
 
     /**
@@ -181,33 +195,21 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
 
     @Override
     public void process(Record<String, Object> record) {
+        // The rules are total functions, so a failure is a bug, or a document beyond what they can handle (a stack
+        // overflow on a pathologically nested document): the event is parked, not lost, and the task goes on.
         if (record.value() instanceof GuardDecision decision) {
-            guard.decide(decision, context.currentSystemTimeMs());
-            return;
+            deadLetterRoute.guard(
+                    record,
+                    "a guard decision",
+                    decision::toJson,
+                    () -> guard.decide(decision, context.currentSystemTimeMs()));
+        } else if (record.value() instanceof ChangeEvent event) {
+            deadLetterRoute.guard(
+                    record,
+                    "a " + event.operationType() + " event of " + event.namespace(),
+                    () -> new String(eventSerde.serializer().serialize(null, event), StandardCharsets.UTF_8),
+                    () -> applier.apply(event, record.timestamp()));
         }
-        ChangeEvent event = (ChangeEvent) record.value();
-        try {
-            applier.apply(event, record.timestamp());
-        } catch (RuntimeException | Error e) {
-            if (!DeadLetters.isCausedByRecord(e)) {
-                throw e;
-            }
-            // The rules are total functions, so this is a bug, or a document beyond what they can handle (a stack
-            // overflow on a pathologically nested document): the event is parked, not lost, and the task goes on.
-            LOG.warn(
-                    "Could not apply a {} event of {} in task {}; dead-lettered",
-                    event.operationType(),
-                    event.namespace(),
-                    context.taskId(),
-                    e);
-            sensors.deadLettered.record();
-            context.forward(
-                    deadLetters.letter(record, eventJson(event), context.recordMetadata(), e), outputs.deadLetters());
-        }
-    }
-
-    private String eventJson(ChangeEvent event) {
-        return new String(eventSerde.serializer().serialize(null, event), StandardCharsets.UTF_8);
     }
 
     @Override

@@ -97,9 +97,9 @@ final class SchedulerSensors {
                 rule,
                 name -> new RuleSensors(
                         metrics.counter(TtlMetrics.EMITTED, name),
-                        metrics.lag(TtlMetrics.EXPIRY_LAG_MS, "expiry lag (command emitted minus deadline)", name),
+                        metrics.lag(TtlMetrics.EXPIRY_LAG, "expiry lag (command emitted minus deadline)", name),
                         metrics.counter(TtlMetrics.CONFIRMED, name),
-                        metrics.lag(TtlMetrics.CONFIRMED_LAG_MS, "confirmed lag (delete event minus deadline)", name),
+                        metrics.lag(TtlMetrics.CONFIRMED_LAG, "confirmed lag (delete event minus deadline)", name),
                         metrics.counter(TtlMetrics.UNCONFIRMED, name)));
     }
 }

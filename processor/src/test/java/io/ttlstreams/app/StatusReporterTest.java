@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.topology.TtlTopology;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -16,8 +17,10 @@ import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,10 +47,13 @@ class StatusReporterTest {
     void shouldKeepReportingAfterALineFails(@TempDir Path stateDir) {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         AtomicInteger calls = new AtomicInteger();
+        MockProcessorContext<String, Object> task = new MockProcessorContext<>();
+        TtlMetrics.forTask(task).punctuationFailures().record();
         try (KafkaStreams streams = streams(stateDir);
                 StatusReporter status = new StatusReporter(
                         streams,
-                        () -> new FailureCounts(2, 1, 0),
+                        () -> task.metrics().metrics(),
+                        () -> 2,
                         new PrintStream(printed, true, StandardCharsets.UTF_8),
                         Clock.systemUTC(),
                         () -> {
@@ -92,7 +98,8 @@ class StatusReporterTest {
         try (KafkaStreams streams = streams(stateDir)) {
             StatusReporter status = new StatusReporter(
                     streams,
-                    () -> new FailureCounts(0, 0, 0),
+                    streams::metrics,
+                    () -> 0,
                     new PrintStream(printed, true, StandardCharsets.UTF_8),
                     clock,
                     () -> OptionalLong.of(deleted.get()));
@@ -120,10 +127,16 @@ class StatusReporterTest {
 
     @Test
     void shouldLeaveFailuresOutWhileThereAreNone(@TempDir Path stateDir) {
+        MockProcessorContext<String, Object> task = new MockProcessorContext<>();
+        Sensor deadLettered = TtlMetrics.forTask(task).counter(TtlMetrics.DEAD_LETTERED);
+        deadLettered.record();
+        deadLettered.record();
+        deadLettered.record();
         try (KafkaStreams streams = streams(stateDir)) {
             StatusReporter status = new StatusReporter(
                     streams,
-                    () -> new FailureCounts(0, 0, 3),
+                    () -> task.metrics().metrics(),
+                    () -> 0,
                     new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                     Clock.systemUTC(),
                     OptionalLong::empty);

@@ -1,7 +1,6 @@
 package io.ttlstreams.app;
 
 import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.topology.TtlTopology;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -54,7 +53,7 @@ final class TestServer implements AutoCloseable {
         Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.APPLICATION_SERVER_CONFIG, server.applicationServer());
         KafkaStreams streams = new KafkaStreams(TtlTopology.build(config), streamsProps);
-        server.start(streams, new ProcessingFailures());
+        server.start(streams);
         return new TestServer(server, streams);
     }
 

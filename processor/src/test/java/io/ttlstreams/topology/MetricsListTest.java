@@ -8,7 +8,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.SinkRefusal;
 import io.ttlstreams.metrics.TtlStreamsCollector;
-import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.readback.MapDocumentReader;
@@ -58,8 +57,7 @@ class MetricsListTest {
         DocumentReadBack readBack = new DocumentReadBack(mongo, 100, 1_000);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (TopologyFixture fixture = ReadBackTest.fixture(readBack)) {
-            registry.getPrometheusRegistry()
-                    .register(new TtlStreamsCollector(fixture.driver::metrics, new ProcessingFailures()));
+            registry.getPrometheusRegistry().register(new TtlStreamsCollector(fixture.driver::metrics));
             run(fixture, readBack);
 
             List<String> differences = new java.util.ArrayList<>();

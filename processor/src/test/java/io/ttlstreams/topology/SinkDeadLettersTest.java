@@ -8,7 +8,6 @@ import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.SinkRefusal;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.metrics.TtlStreamsCollector;
-import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.secrets.LogCapture;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -47,8 +46,7 @@ class SinkDeadLettersTest {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (TopologyFixture fixture = TopologyFixture.sessions();
                 LogCapture log = LogCapture.start()) {
-            registry.getPrometheusRegistry()
-                    .register(new TtlStreamsCollector(fixture.driver::metrics, new ProcessingFailures()));
+            registry.getPrometheusRegistry().register(new TtlStreamsCollector(fixture.driver::metrics));
             TestInputTopic<byte[], byte[]> sinkDlq = fixture.driver.createInputTopic(
                     ConnectorConfigs.SINK_DLQ_TOPIC, new ByteArraySerializer(), new ByteArraySerializer());
             String unsigned = SinkRefusal.SIGNATURE.reason("unsigned: the record has no ttl.signature header");

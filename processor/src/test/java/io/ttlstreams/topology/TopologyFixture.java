@@ -56,7 +56,7 @@ final class TopologyFixture implements AutoCloseable {
     final TopologyTestDriver driver;
     final TestOutputTopic<String, String> deletes;
     final TestOutputTopic<String, String> dlq;
-    /** Nanoseconds the punctuation clock advances on each read; 0 means it stands still. */
+    /** Nanoseconds the punctuation clock advances on each read; 0 means it stands still, negative that it fails. */
     final AtomicLong nanosPerClockRead = new AtomicLong();
 
     private final Map<String, String> settings;
@@ -85,11 +85,19 @@ final class TopologyFixture implements AutoCloseable {
         this.elapsedMs = Duration.between(START, wallClock).toMillis();
         Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        SchedulerSettings schedulerSettings =
-                new SchedulerSettings(config, 1, () -> nanoClock.addAndGet(nanosPerClockRead.get()), readBack);
+        SchedulerSettings schedulerSettings = new SchedulerSettings(config, 1, this::readNanoClock, readBack);
         this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, wallClock);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
+    }
+
+    /** The punctuation clock: it advances {@link #nanosPerClockRead} on each read, and fails while that is negative. */
+    private long readNanoClock() {
+        long step = nanosPerClockRead.get();
+        if (step < 0) {
+            throw new IllegalStateException("the punctuation clock failed, as the test asked");
+        }
+        return nanoClock.addAndGet(step);
     }
 
     private static Path newStateDir() {

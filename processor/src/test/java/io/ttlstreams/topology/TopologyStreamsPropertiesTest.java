@@ -3,7 +3,6 @@ package io.ttlstreams.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.processor.DeadLetterExceptionHandler;
 import io.ttlstreams.processor.SendFailureHandler;
 import java.util.HashMap;
 import java.util.Map;
@@ -22,13 +21,12 @@ class TopologyStreamsPropertiesTest {
     }
 
     @Test
-    void shouldAddTheDeadLetteringHandlersWhenTheTopologyRuns() {
+    void shouldAddTheDeadLetteringSendHandlerWhenTheTopologyRuns() {
         TtlStreamsConfig config = config(Map.of("bootstrap.servers", "broker:9092"));
 
         Properties streams = TtlTopology.streamsProperties(config);
 
         Properties expected = config.streamsProperties();
-        expected.put("processing.exception.handler", DeadLetterExceptionHandler.class.getName());
         expected.put("production.exception.handler", SendFailureHandler.class.getName());
         expected.put("ttl.dlq.topic", "ttl.dlq");
         assertThat(streams).containsExactlyInAnyOrderEntriesOf(expected);
@@ -37,7 +35,7 @@ class TopologyStreamsPropertiesTest {
     @Test
     void shouldPassTheDeadLetterTopicToTheExceptionHandler() {
         assertThat(TtlTopology.streamsProperties(config(Map.of("ttl.dlq.topic", "errors"))))
-                .containsEntry(DeadLetterExceptionHandler.DLQ_TOPIC_CONFIG, "errors");
+                .containsEntry(SendFailureHandler.DLQ_TOPIC_CONFIG, "errors");
     }
 
     @Test
