@@ -21,9 +21,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.ThreadMetadata;
+import org.awaitility.core.ConditionTimeoutException;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Tag;
@@ -83,23 +85,37 @@ class ProcessorFailoverIT {
             }
 
             Map<String, Instant> deletedAt = new HashMap<>();
-            Instant killedAt = null;
+            AtomicReference<Instant> killed = new AtomicReference<>();
             Instant giveUp = deadlines.get("failover-" + (DOCUMENTS - 1)).plus(Duration.ofSeconds(40));
-            while (deletedAt.size() < DOCUMENTS && Instant.now().isBefore(giveUp)) {
-                if (killedAt == null && Instant.now().isAfter(start.plus(KILL_AT))) {
-                    second.destroyForcibly(); // SIGKILL: no goodbye to the group, the transaction left open
-                    second.waitFor();
-                    killedAt = Instant.now();
-                }
-                List<String> remaining = deadlines.keySet().stream()
-                        .filter(id -> !deletedAt.containsKey(id))
-                        .toList();
-                Set<Object> present = new HashSet<>();
-                sessions.find(in("_id", remaining)).projection(include("_id")).forEach(d -> present.add(d.get("_id")));
-                Instant now = Instant.now();
-                remaining.stream().filter(id -> !present.contains(id)).forEach(id -> deletedAt.put(id, now));
-                Thread.sleep(50);
+            try {
+                // Polled every 50 ms: each deletion is timed by the poll that first misses the document.
+                await("every document deleted, the second instance killed on the way")
+                        .atMost(Duration.between(Instant.now(), giveUp))
+                        .pollDelay(Duration.ZERO)
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> {
+                            if (killed.get() == null && Instant.now().isAfter(start.plus(KILL_AT))) {
+                                second.destroyForcibly(); // SIGKILL: no goodbye to the group, the transaction open
+                                second.waitFor();
+                                killed.set(Instant.now());
+                            }
+                            List<String> remaining = deadlines.keySet().stream()
+                                    .filter(id -> !deletedAt.containsKey(id))
+                                    .toList();
+                            Set<Object> present = new HashSet<>();
+                            sessions.find(in("_id", remaining))
+                                    .projection(include("_id"))
+                                    .forEach(d -> present.add(d.get("_id")));
+                            Instant now = Instant.now();
+                            remaining.stream()
+                                    .filter(id -> !present.contains(id))
+                                    .forEach(id -> deletedAt.put(id, now));
+                            return deletedAt.size() == DOCUMENTS;
+                        });
+            } catch (ConditionTimeoutException e) {
+                // Reported below, with what was deleted and when, before the assertion that fails.
             }
+            Instant killedAt = killed.get();
 
             Map<String, Integer> partitions = sourcePartitions(pipeline, deadlines.keySet());
             report(deadlines, deletedAt, partitions, killedPartition, killedAt, first);
