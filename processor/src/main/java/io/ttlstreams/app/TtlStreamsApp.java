@@ -18,6 +18,9 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
@@ -43,11 +46,6 @@ public final class TtlStreamsApp implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TtlStreamsApp.class);
 
-    /** The race window a rule without a renewal witness leaves, as measured (docs/rules.md, "last-modified" rules). */
-    private static final String MEASURED_PIPELINE_LATENCY =
-            "measured on the embedded stack: write to change event p50 1-2 ms, p99 up to 0.2 s; command to delete"
-                    + " event p50 30-70 ms, p99 up to 0.6 s";
-
     private final TtlStreamsConfig config;
     private final OperationsSurface operations;
     private final KafkaStreams streams;
@@ -56,6 +54,9 @@ public final class TtlStreamsApp implements AutoCloseable {
 
     private final ThreadFailurePolicy policy;
     private final CompletableFuture<String> failed = new CompletableFuture<>();
+    /** Completes with true once Kafka Streams runs, with false if it stops before it ever did. */
+    private final CompletableFuture<Boolean> started = new CompletableFuture<>();
+
     private volatile Throwable lastThreadFailure;
 
     /**
@@ -108,7 +109,11 @@ public final class TtlStreamsApp implements AutoCloseable {
                 config.threadReplacementsMax(), config.threadReplacementsWindow(), System::currentTimeMillis);
         streams.setUncaughtExceptionHandler(this::onThreadFailure);
         streams.setStateListener((newState, oldState) -> {
-            if (newState == KafkaStreams.State.ERROR) {
+            if (newState == KafkaStreams.State.RUNNING) {
+                started.complete(true);
+            } else if (newState == KafkaStreams.State.PENDING_SHUTDOWN || newState == KafkaStreams.State.NOT_RUNNING) {
+                started.complete(false);
+            } else if (newState == KafkaStreams.State.ERROR) {
                 String reason = "Kafka Streams reached state ERROR"
                         + (lastThreadFailure == null ? "" : " after a stream thread failed: " + lastThreadFailure);
                 LOG.error("{}; this instance processes nothing more and must be restarted", reason);
@@ -144,12 +149,12 @@ public final class TtlStreamsApp implements AutoCloseable {
                 LOG.warn(
                         "Rule {} counts from the last modification but has no {}{}: a document modified while its"
                                 + " delete command is on its way (the pipeline's latency: source connector, processor"
-                                + " and sink, {}) can be deleted although it was just renewed. Name a field that"
-                                + " changes on every write (an updatedAt date, a version number) to close the race.",
+                                + " and sink) can be deleted although it was just renewed. Name a field that changes on"
+                                + " every write (an updatedAt date, a version number) to close the race (docs/rules.md,"
+                                + " 'The renewal race').",
                         rule.name(),
                         RuleConfig.prefix(rule.name()),
-                        RuleConfig.MODIFIED_FIELD_CONFIG,
-                        MEASURED_PIPELINE_LATENCY);
+                        RuleConfig.MODIFIED_FIELD_CONFIG);
             }
         }
     }
@@ -227,22 +232,20 @@ public final class TtlStreamsApp implements AutoCloseable {
     }
 
     /**
-     * Waits until Kafka Streams is RUNNING, or fails after {@code timeout}. A failure on the way (PENDING_ERROR) is
-     * waited out until {@link #failed()} has completed, so that the caller can tell it from a slow start.
+     * Waits until Kafka Streams is RUNNING, or fails after {@code timeout}, or as soon as it stops or fails on the
+     * way (in which case {@link #failed()} has completed, so that the caller can tell it from a slow start).
      */
     public void awaitRunning(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (streams.state() != KafkaStreams.State.RUNNING) {
-            KafkaStreams.State state = streams.state();
-            boolean starting = state.isRunningOrRebalancing()
-                    || state == KafkaStreams.State.CREATED
-                    || state == KafkaStreams.State.PENDING_ERROR
-                    || state == KafkaStreams.State.ERROR && !failed.isDone();
-            if (System.nanoTime() > deadline || !starting) {
-                throw new IllegalStateException(
-                        "Kafka Streams did not reach RUNNING within " + timeout + "; state is " + state);
-            }
-            Thread.sleep(50);
+        boolean running;
+        try {
+            running = (boolean) CompletableFuture.anyOf(started, failed.thenApply(reason -> false))
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            running = false;
+        }
+        if (!running) {
+            throw new IllegalStateException(
+                    "Kafka Streams did not reach RUNNING within " + timeout + "; state is " + streams.state());
         }
     }
 
