@@ -19,7 +19,8 @@ final class AuditWriter {
 
     /**
      * @param enabled whether the audit topic is enabled; when not, nothing is written
-     * @param context the scheduler's context, forwarding to {@link TtlTopology#AUDIT_SINK}
+     * @param context the scheduler's context, which forwards to {@code sink}
+     * @param sink the audit sink's node
      */
     AuditWriter(boolean enabled, ProcessorContext<String, Object> context, String sink) {
         this.enabled = enabled;

@@ -33,7 +33,8 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  *
  * <pre>
  *  change-event topics ──► parse ──► expiry-scheduler ──► ttl.delete.topic
- *                            │  ▲          │   (stores: schedule, index, namespace-epochs, rule-versions, guard-state)
+ *                            │  ▲          │   (stores: schedule, index, namespace-epochs, rule-versions, guard-state,
+ *                            │  │          │    unscheduled-notes)
  *                            │  │          └──► ttl.audit.topic (optional)
  *                            │  └── control-parse ◄── control-source ◄── ttl.control.topic ◄── (to every partition)
  *                            └──► ttl.dlq.topic  (and so do control-parse and the scheduler)
@@ -41,6 +42,7 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  *  ttl.sink.dlq ──► sink-dead-letter-count   (the commands the sink refused, counted by reason)
  * </pre>
  *
+ * ({@code TopologyDescriptionTest} checks the processors and stores drawn here against {@link Topology#describe()}.)
  * The control topic carries namespace-wide events (drop, rename, ...) and operators' guard decisions
  * ({@code ttl-streams approve}) to every partition, so that every task applies them to its share; it must have at least as many partitions as the largest
  * source topic, which the launcher ensures.
