@@ -1,5 +1,6 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.topology.TtlTopology;
 import java.net.URI;
@@ -34,15 +35,12 @@ final class TestServer implements AutoCloseable {
     /** A one-rule configuration on a free loopback port, with {@code extra} over it. */
     static TtlStreamsConfig config(Map<String, String> extra) {
         Map<String, String> props = new HashMap<>(Map.of(
-                "ttl.rules", "sessions",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt",
                 "bootstrap.servers", "127.0.0.1:1",
                 "ttl.http.port", "0",
                 "ttl.http.bind.address", "127.0.0.1",
                 "ttl.health.interval.ms", "600000"));
         props.putAll(extra);
-        return new TtlStreamsConfig(props);
+        return TestConfigs.config(props);
     }
 
     static TestServer start(Path stateDir, Map<String, String> extra) {

@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.rules.ExpiryDecision;
@@ -14,7 +15,6 @@ import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.state.UnscheduledNotes;
 import io.ttlstreams.topology.TtlTopology;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,7 +35,7 @@ import org.bson.BsonString;
  */
 final class SchedulerParts {
 
-    static final Namespace SESSIONS = Namespace.parse("app.sessions");
+    static final Namespace SESSIONS = Namespace.parse(TestConfigs.NAMESPACE);
 
     final MockProcessorContext<String, Object> context = new MockProcessorContext<>();
     final KeyValueStore<String, Long> namespaceEpochs =
@@ -57,20 +57,9 @@ final class SchedulerParts {
 
     /** Parts with the sessions rule and {@code extra} settings (key, value, ...). */
     SchedulerParts(String... extra) {
-        Map<String, String> props = new HashMap<>(Map.of(
-                StreamsConfig.APPLICATION_ID_CONFIG,
-                "ttl-streams-test",
-                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
-                "unused:9092",
-                "ttl.rules",
-                "sessions",
-                "ttl.rule.sessions.namespace",
-                SESSIONS.toString(),
-                "ttl.rule.sessions.field",
-                "expireAt"));
-        for (int i = 0; i < extra.length; i += 2) {
-            props.put(extra[i], extra[i + 1]);
-        }
+        Map<String, String> props = TestConfigs.settings(extra);
+        props.putIfAbsent(StreamsConfig.APPLICATION_ID_CONFIG, "ttl-streams-test");
+        props.putIfAbsent(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         TtlStreamsConfig config = new TtlStreamsConfig(props);
         // A clock that stands still: no test here spends a punctuation's time budget.
         this.settings = new SchedulerSettings(config, 1, () -> 0, Optional.empty());

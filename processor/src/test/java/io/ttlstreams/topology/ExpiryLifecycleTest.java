@@ -3,6 +3,7 @@ package io.ttlstreams.topology;
 import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
@@ -20,7 +21,6 @@ import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.ScheduleStores;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -274,14 +274,12 @@ class ExpiryLifecycleTest {
 
     /** The rules before the restart: "sessions" on expireAt, 10 s after its date, and "carts" on app.carts. */
     private static TtlStreamsConfig before() {
-        return new TtlStreamsConfig(Map.of(
+        return TestConfigs.config(
                 "bootstrap.servers", "unused:9092",
                 "ttl.rules", "sessions,carts",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt",
                 "ttl.rule.sessions.expire.after.seconds", "10",
                 "ttl.rule.carts.namespace", "app.carts",
-                "ttl.rule.carts.field", "expireAt"));
+                "ttl.rule.carts.field", "expireAt");
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.ttlstreams.topology;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.ScheduleEntries;
@@ -198,21 +199,18 @@ final class TopologyFixture implements AutoCloseable {
         return new TopologyFixture(sessionsSettings(extra));
     }
 
-    /** The settings of {@link #sessions}. */
+    /** The settings of {@link #sessions}: {@link TestConfigs}' minimal configuration. */
     static Map<String, String> sessionsSettings(String... extra) {
-        return with(
-                Map.of(
-                        "ttl.rules", "sessions",
-                        "ttl.rule.sessions.namespace", "app.sessions",
-                        "ttl.rule.sessions.field", "expireAt"),
-                extra);
+        return TestConfigs.settings(extra);
     }
 
     /** The settings of a last-modified rule "events" on app.events, plus {@code extra} (its expiry, its field). */
     static Map<String, String> eventsSettings(String... extra) {
         return with(
-                Map.of(
+                TestConfigs.settings(
                         "ttl.rules", "events",
+                        "ttl.rule.sessions.namespace", null,
+                        "ttl.rule.sessions.field", null,
                         "ttl.rule.events.namespace", "app.events",
                         "ttl.rule.events.mode", "last-modified"),
                 extra);

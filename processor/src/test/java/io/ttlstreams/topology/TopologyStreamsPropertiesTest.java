@@ -2,9 +2,9 @@ package io.ttlstreams.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.SendFailureHandler;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -12,12 +12,7 @@ import org.junit.jupiter.api.Test;
 class TopologyStreamsPropertiesTest {
 
     private static TtlStreamsConfig config(Map<String, String> extra) {
-        Map<String, String> props = new HashMap<>(Map.of(
-                "ttl.rules", "sessions",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt"));
-        props.putAll(extra);
-        return new TtlStreamsConfig(props);
+        return TestConfigs.config(extra);
     }
 
     @Test
