@@ -8,7 +8,6 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Instant;
-import org.apache.kafka.common.utils.Bytes;
 import org.junit.jupiter.api.Test;
 
 class RuleReconcilerTest {
@@ -18,15 +17,6 @@ class RuleReconcilerTest {
 
     private final SchedulerParts parts = new SchedulerParts();
     private final RuleReconciler reconciler = parts.reconciler();
-
-    /** An entry of a rule the current rules do not have, scheduled at the deadline; returns its key. */
-    private Bytes scheduledUnderGoneRule(String id) {
-        ScheduleEntry entry = ScheduleEntry.newBuilder(parts.entry(id, DEADLINE))
-                .setRule("gone")
-                .build();
-        parts.schedule.put(ref(id), null, Timeline.DEADLINES, NOW, entry, null);
-        return ScheduleKey.of(Timeline.DEADLINES, NOW, ref(id));
-    }
 
     @Test
     void shouldRecordTheRulesWhenNoneWereRecorded() {
@@ -52,33 +42,6 @@ class RuleReconcilerTest {
 
         assertThat(kept).isEqualTo(entry);
         assertThat(parts.schedule.position(ref("d1"))).isNotNull();
-    }
-
-    @Test
-    void shouldCancelADueEntryWhenItsRuleIsGone() {
-        Bytes key = scheduledUnderGoneRule("d1");
-
-        ScheduleEntry kept =
-                reconciler.current(key, parts.schedule.entryAt(ref("d1"), parts.schedule.position(ref("d1"))), NOW);
-
-        assertThat(kept).isNull();
-        assertThat(parts.schedule.position(ref("d1"))).isNull();
-        assertThat(parts.total(TtlMetrics.RULE_REMOVED)).isEqualTo(1);
-    }
-
-    @Test
-    void shouldWalkTheScheduleAndCancelEntriesOfARemovedRuleWhenTheRulesChanged() {
-        scheduledUnderGoneRule("d1");
-        RuleVersion sessions = new RuleVersion(
-                parts.settings.config().rules().rule("sessions").orElseThrow().shape(), 0L);
-        parts.ruleVersions.put("gone", sessions);
-
-        reconciler.goOn(NOW - 60_000, 0);
-
-        assertThat(parts.schedule.position(ref("d1"))).isNull();
-        assertThat(parts.total(TtlMetrics.RULE_REMOVED)).isEqualTo(1);
-        assertThat(parts.ruleVersions.get("gone")).isNull();
-        assertThat(parts.ruleVersions.get("sessions")).isNotNull();
     }
 
     @Test

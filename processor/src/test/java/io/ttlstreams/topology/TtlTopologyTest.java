@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.DeadLetters;
+import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.state.ScheduleKey;
 import java.nio.charset.StandardCharsets;
@@ -390,6 +391,7 @@ class TtlTopologyTest {
             assertThat(fixture.deletes())
                     .extracting(c -> BsonDocument.parse(c.key()).get("_id"))
                     .containsExactly(fresh);
+            assertThat(fixture.metric(TtlMetrics.STALE + "-total")).isEqualTo(1);
         }
     }
 
