@@ -8,7 +8,6 @@ import io.ttlstreams.health.Health;
 import io.ttlstreams.health.HealthChecks;
 import io.ttlstreams.health.SourceFreshness;
 import io.ttlstreams.http.OperationsServer;
-import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.metrics.ScheduleMetrics;
 import io.ttlstreams.query.GuardHolds;
@@ -94,7 +93,6 @@ public final class OperationsSurface implements AutoCloseable {
     public void start(KafkaStreams streams) {
         Clock clock = Clock.systemUTC();
         metrics.bind(streams);
-        ExpiryFigures figures = new ExpiryFigures(streams::metrics);
         LocalSchedule local = new LocalSchedule(streams);
         ScheduleMetrics schedule = new ScheduleMetrics(local, metrics.registry(), clock);
         Optional<ConnectorMonitor> monitor =
@@ -111,8 +109,7 @@ public final class OperationsSurface implements AutoCloseable {
         metrics.register(server);
         new ScheduleEndpoints(streams, local, server.self(), new PeerClient(server.forwardingHeader()), clock)
                 .register(server);
-        new StatusEndpoint(streams, server.self(), health, schedule, figures, figures::deadLettered, dependencies)
-                .register(server);
+        new StatusEndpoint(streams, server.self(), health, schedule, streams::metrics, dependencies).register(server);
 
         resources.add(new HealthChecks(monitor, freshness, dependencies, config.healthInterval()));
         server.start();

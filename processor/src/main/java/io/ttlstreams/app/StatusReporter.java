@@ -147,7 +147,7 @@ final class StatusReporter implements AutoCloseable {
                 TtlMetrics.total(metrics, TtlMetrics.CONFIRMED),
                 TtlMetrics.total(metrics, TtlMetrics.UNCONFIRMED),
                 TtlMetrics.total(metrics, TtlMetrics.DEAD_LETTERED)));
-        line.append(sinkDeadLetters(new ExpiryFigures(() -> metrics).sinkDeadLetters()));
+        line.append(sinkDeadLetters(ExpiryFigures.of(metrics).sinkDeadLetters()));
         if (replaced > 0 || punctuationFailures > 0) {
             line.append(" threads-replaced=")
                     .append(replaced)

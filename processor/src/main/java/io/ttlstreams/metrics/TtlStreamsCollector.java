@@ -23,7 +23,7 @@ import org.apache.kafka.common.MetricName;
 
 /**
  * Exports ttl-streams' Kafka metrics ({@link TtlMetrics}, group {@code stream-ttl-metrics}) to Prometheus, read at
- * scrape time ({@link TtlReadings}), so that Prometheus and JMX show the same figures from the same sensors and
+ * scrape time ({@link ExpiryFigures}), so that Prometheus and JMX show the same figures from the same sensors and
  * nothing is counted twice. Every counter becomes {@code ttl_<name>_total} and every lag distribution the histogram
  * {@code ttl_<name>_seconds} with its windowed maximum as {@code ttl_<name>_seconds_max}; labels are the tags, {@code
  * ttl-id} as {@code task}, without {@code thread-id}. Rates and windowed percentiles stay in JMX: Prometheus computes
@@ -47,14 +47,15 @@ public final class TtlStreamsCollector implements MultiCollector {
     @Override
     public MetricSnapshots collect() {
         Map<MetricName, ? extends Metric> all = metrics.get();
-        TtlReadings readings = TtlReadings.of(all);
+        ExpiryFigures readings = ExpiryFigures.of(all);
         List<MetricSnapshot> snapshots = new ArrayList<>();
         // Present from the start, as Prometheus wants, though the first thread to count them may not have run yet.
         counter(snapshots, TtlMetrics.PUNCTUATION_FAILURES, readings.counters().get(TtlMetrics.PUNCTUATION_FAILURES));
         counter(
                 snapshots,
                 "send-failures",
-                new TtlReadings.Family<>("Records the producer failed to send", Map.of(Map.of(), droppedRecords(all))));
+                new ExpiryFigures.Family<>(
+                        "Records the producer failed to send", Map.of(Map.of(), droppedRecords(all))));
         readings.counters().forEach((name, family) -> {
             if (!name.equals(TtlMetrics.PUNCTUATION_FAILURES)) {
                 counter(snapshots, name, family);
@@ -85,9 +86,9 @@ public final class TtlStreamsCollector implements MultiCollector {
         return new MetricSnapshots(snapshots);
     }
 
-    private static void counter(List<MetricSnapshot> snapshots, String name, TtlReadings.Family<Double> family) {
+    private static void counter(List<MetricSnapshot> snapshots, String name, ExpiryFigures.Family<Double> family) {
         if (family == null) {
-            family = new TtlReadings.Family<>(TtlMetrics.help(name), Map.of(Map.of(), 0.0));
+            family = new ExpiryFigures.Family<>(TtlMetrics.help(name), Map.of(Map.of(), 0.0));
         }
         CounterSnapshot.Builder counter =
                 CounterSnapshot.builder().name(PREFIX + underscored(name)).help(family.help());
@@ -124,7 +125,7 @@ public final class TtlStreamsCollector implements MultiCollector {
         return ClassicHistogramBuckets.of(bounds, counts);
     }
 
-    private static <T> Map<Labels, T> sorted(TtlReadings.Family<T> family) {
+    private static <T> Map<Labels, T> sorted(ExpiryFigures.Family<T> family) {
         Map<Labels, T> sorted = new TreeMap<>();
         family.points().forEach((tags, value) -> sorted.put(labels(tags), value));
         return sorted;

@@ -7,16 +7,20 @@ import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.http.Response;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.metrics.ScheduleMetrics;
+import io.ttlstreams.processor.TtlMetrics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.SortedMap;
-import java.util.function.DoubleSupplier;
+import java.util.function.Supplier;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.TaskMetadata;
@@ -38,8 +42,7 @@ public final class StatusEndpoint {
     private final HostInfo self;
     private final Health health;
     private final ScheduleMetrics schedule;
-    private final ExpiryFigures expiries;
-    private final DoubleSupplier deadLettered;
+    private final Supplier<Map<MetricName, ? extends Metric>> metrics;
     private final Dependencies dependencies;
     private final byte[] page;
 
@@ -48,15 +51,13 @@ public final class StatusEndpoint {
             HostInfo self,
             Health health,
             ScheduleMetrics schedule,
-            ExpiryFigures expiries,
-            DoubleSupplier deadLettered,
+            Supplier<Map<MetricName, ? extends Metric>> metrics,
             Dependencies dependencies) {
         this.streams = streams;
         this.self = self;
         this.health = health;
         this.schedule = schedule;
-        this.expiries = expiries;
-        this.deadLettered = deadLettered;
+        this.metrics = metrics;
         this.dependencies = dependencies;
         this.page = readPage();
     }
@@ -76,6 +77,7 @@ public final class StatusEndpoint {
         Health.Report ready = health.ready();
         Health.Report degraded = health.dependencies();
         ScheduleMetrics.Snapshot figures = schedule.snapshot();
+        ExpiryFigures expiries = ExpiryFigures.of(metrics.get());
         return Response.json(
                 200,
                 new Status(
@@ -92,11 +94,11 @@ public final class StatusEndpoint {
                                 figures.backlogComplete(),
                                 figures.oldestOverdueSeconds(),
                                 figures.awaiting()),
-                        expiries.deletesEmitted(),
-                        expiries.deletesConfirmed(),
-                        expiries.deletesUnconfirmed(),
-                        deadLettered.getAsDouble(),
-                        sinkDeadLetters(),
+                        expiries.total(TtlMetrics.EMITTED),
+                        expiries.total(TtlMetrics.CONFIRMED),
+                        expiries.total(TtlMetrics.UNCONFIRMED),
+                        expiries.total(TtlMetrics.DEAD_LETTERED),
+                        sinkDeadLetters(expiries),
                         expiries.lagSummary(),
                         expiries.perRule(),
                         dependencies.connectors(),
@@ -107,7 +109,7 @@ public final class StatusEndpoint {
                                 .toList()));
     }
 
-    private SinkDeadLetters sinkDeadLetters() {
+    private static SinkDeadLetters sinkDeadLetters(ExpiryFigures expiries) {
         SortedMap<String, Double> byReason = expiries.sinkDeadLetters();
         return new SinkDeadLetters(
                 byReason.values().stream().mapToDouble(Double::doubleValue).sum(), byReason);
