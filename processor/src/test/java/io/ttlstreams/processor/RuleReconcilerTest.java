@@ -45,6 +45,20 @@ class RuleReconcilerTest {
     }
 
     @Test
+    void shouldCancelADueEntryWhenItsRuleIsGone() {
+        ScheduleEntry entry = ScheduleEntry.newBuilder(parts.entry("d1", DEADLINE))
+                .setRule("gone")
+                .build();
+        parts.schedule.put(ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
+
+        ScheduleEntry kept = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, ref("d1")), entry, NOW);
+
+        assertThat(kept).isNull();
+        assertThat(parts.schedule.position(ref("d1"))).isNull();
+        assertThat(parts.total(TtlMetrics.RULE_REMOVED)).isEqualTo(1);
+    }
+
+    @Test
     void shouldHoldRatherThanMoveAnEntryOfTheDefaultTtlWhenTheDefaultBecomesMinusOne() {
         String[] lastModified = {
             "ttl.rule.sessions.field", "",

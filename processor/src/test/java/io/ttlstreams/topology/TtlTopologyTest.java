@@ -80,6 +80,7 @@ class TtlTopologyTest {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
             fixture.input("app.sessions")
                     .pipeInput(ChangeEvents.key(ID), events.insert(ID, expiringAt(Duration.ofSeconds(10))));
+            assertThat(fixture.metric(TtlMetrics.SCHEDULED + "-total")).isEqualTo(1);
 
             fixture.wallClockAt(Duration.ofMillis(9_900));
             assertThat(fixture.deletes()).isEmpty();
@@ -187,6 +188,7 @@ class TtlTopologyTest {
             fixture.wallClockAt(Duration.ofMinutes(5));
             assertThat(fixture.deletes()).isEmpty();
             assertThat(fixture.scheduleStore().approximateNumEntries()).isZero();
+            assertThat(fixture.metric(TtlMetrics.CANCELLED + "-total")).isEqualTo(1);
         }
     }
 
