@@ -5,9 +5,6 @@ import de.bwaldvogel.mongo.backend.QueryMatcher;
 import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
-import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -219,12 +216,6 @@ final class StreamStages {
         if (value.isEmpty() || !(value.get() instanceof Document document)) {
             return null;
         }
-        ByteBuf buffer = Unpooled.buffer();
-        try {
-            BsonEncoder.encodeDocument(document, buffer);
-            return buffer.writerIndex();
-        } finally {
-            buffer.release();
-        }
+        return DocumentDiff.size(document);
     }
 }

@@ -13,11 +13,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What MongoDB answers to a change stream asked for something wrong, and to a reshaping pipeline: its error codes and
@@ -26,18 +26,14 @@ import org.junit.jupiter.api.Timeout.ThreadMode;
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
 class ChangeStreamErrorsTest {
 
-    private StandInFixture standIn;
+    @RegisterExtension
+    final StandInFixture standIn = new StandInFixture();
+
     private MongoCollection<Document> docs;
 
     @BeforeEach
     void start() {
-        standIn = new StandInFixture();
         docs = standIn.app.getCollection("docs");
-    }
-
-    @AfterEach
-    void stop() {
-        standIn.close();
     }
 
     private static int codeOf(Throwable error) {

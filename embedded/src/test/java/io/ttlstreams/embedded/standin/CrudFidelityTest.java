@@ -23,11 +23,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Writes and reads as MongoDB answers them where mongo-java-server 1.47 answers otherwise: how many documents a bulk
@@ -38,18 +38,14 @@ import org.junit.jupiter.api.Timeout.ThreadMode;
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
 class CrudFidelityTest {
 
-    private StandInFixture standIn;
+    @RegisterExtension
+    final StandInFixture standIn = new StandInFixture();
+
     private MongoCollection<Document> docs;
 
     @BeforeEach
     void start() {
-        standIn = new StandInFixture();
         docs = standIn.app.getCollection("docs");
-    }
-
-    @AfterEach
-    void stop() {
-        standIn.close();
     }
 
     @Test

@@ -24,11 +24,11 @@ import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.RawBsonDocument;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The corpus of the manual's "Change Events" pages, one operation each, as an application on MongoDB 7.0 receives
@@ -42,13 +42,14 @@ class DocumentedEventShapesTest {
 
     private static final String NS = "ns: {db: 'app', coll: 'docs'}";
 
-    private StandInFixture standIn;
+    @RegisterExtension
+    final StandInFixture standIn = new StandInFixture();
+
     private MongoCollection<Document> docs;
     private UUID uuid;
 
     @BeforeEach
     void start() {
-        standIn = new StandInFixture();
         standIn.app.createCollection(
                 "docs",
                 new CreateCollectionOptions()
@@ -59,11 +60,6 @@ class DocumentedEventShapesTest {
                 .append("user", "alice@example.com")
                 .append("tags", List.of("a", "b", "c")));
         uuid = listedUuid(standIn.app, "docs");
-    }
-
-    @AfterEach
-    void stop() {
-        standIn.close();
     }
 
     private static MongoCursor<RawBsonDocument> everything(ChangeStreamIterable<?> stream) {

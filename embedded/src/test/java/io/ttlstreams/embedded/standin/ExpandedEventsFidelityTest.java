@@ -22,11 +22,10 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * "Expanded Events" (MongoDB 6.0+): a stream opened with {@code showExpandedEvents: true} sees {@code
@@ -38,17 +37,8 @@ import org.junit.jupiter.api.Timeout.ThreadMode;
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
 class ExpandedEventsFidelityTest {
 
-    private StandInFixture standIn;
-
-    @BeforeEach
-    void start() {
-        standIn = new StandInFixture();
-    }
-
-    @AfterEach
-    void stop() {
-        standIn.close();
-    }
+    @RegisterExtension
+    final StandInFixture standIn = new StandInFixture();
 
     private MongoCollection<Document> docs() {
         return standIn.app.getCollection("docs");

@@ -25,11 +25,11 @@ import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.conversions.Bson;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Updates with an aggregation pipeline (MongoDB 4.2+, "Updates with Aggregation Pipeline"), the natural way to renew a
@@ -45,18 +45,14 @@ class PipelineUpdateFidelityTest {
     private static final List<Bson> RENEW =
             List.of(new Document("$set", new Document("expireAt", new Document("$add", List.of("$$NOW", 3_600_000)))));
 
-    private StandInFixture standIn;
+    @RegisterExtension
+    final StandInFixture standIn = new StandInFixture();
+
     private MongoCollection<Document> sessions;
 
     @BeforeEach
     void start() {
-        standIn = new StandInFixture();
         sessions = standIn.app.getCollection("sessions");
-    }
-
-    @AfterEach
-    void stop() {
-        standIn.close();
     }
 
     private static Document session(String id) {

@@ -25,11 +25,11 @@ import org.bson.BsonDocument;
 import org.bson.BsonNull;
 import org.bson.BsonTimestamp;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * "Change Streams with Document Pre- and Post-Images" (MongoDB 6.0+): a collection created or modified with
@@ -41,18 +41,14 @@ import org.junit.jupiter.api.Timeout.ThreadMode;
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
 class PreAndPostImagesFidelityTest {
 
-    private StandInFixture standIn;
+    @RegisterExtension
+    final StandInFixture standIn = new StandInFixture();
+
     private MongoDatabase app;
 
     @BeforeEach
     void start() {
-        standIn = new StandInFixture();
         app = standIn.app;
-    }
-
-    @AfterEach
-    void stop() {
-        standIn.close();
     }
 
     private MongoCollection<Document> createWithImages(String name) {

@@ -15,23 +15,34 @@ import java.util.concurrent.TimeUnit;
 import org.bson.BsonBinarySubType;
 import org.bson.BsonDocument;
 import org.bson.RawBsonDocument;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A stand-in and an official Java driver client on it, for the fidelity tests: the operations an application makes,
+ * A stand-in and an official Java driver client on it for each test (a JUnit extension), for the fidelity tests: the operations an application makes,
  * and the change events compared with the shapes MongoDB's manual documents. The fields that vary per run (the resume
  * token, {@code clusterTime}, {@code wallTime}, {@code collectionUUID}) are checked for their BSON types and compared
  * apart ({@link #stable}).
  */
-final class StandInFixture implements AutoCloseable {
+final class StandInFixture implements BeforeEachCallback, AfterEachCallback {
 
-    final EmbeddedMongo mongo;
-    final MongoClient client;
-    final MongoDatabase app;
+    EmbeddedMongo mongo;
+    MongoClient client;
+    MongoDatabase app;
 
-    StandInFixture() {
+    /** A stand-in of its own for each test, with a history of 200 changes. */
+    @Override
+    public void beforeEach(ExtensionContext context) {
         mongo = EmbeddedMongo.start(0, 200);
         client = MongoClients.create(mongo.connectionString());
         app = client.getDatabase("app");
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        client.close();
+        mongo.close();
     }
 
     /** A stream's cursor of raw events, each getMore awaiting events for at most 200 ms. */
@@ -100,11 +111,5 @@ final class StandInFixture implements AutoCloseable {
 
     static BsonDocument json(String json) {
         return BsonDocument.parse(json);
-    }
-
-    @Override
-    public void close() {
-        client.close();
-        mongo.close();
     }
 }

@@ -12,11 +12,10 @@ import com.mongodb.connection.ServerType;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One identity in every answer: the primary of a one-member replica set running MongoDB 7.0, the version whose
@@ -28,17 +27,8 @@ class StandInIdentityTest {
     /** MongoDB 7.0's wire version. */
     private static final int WIRE_VERSION_7_0 = 21;
 
-    private StandInFixture standIn;
-
-    @BeforeEach
-    void start() {
-        standIn = new StandInFixture();
-    }
-
-    @AfterEach
-    void stop() {
-        standIn.close();
-    }
+    @RegisterExtension
+    final StandInFixture standIn = new StandInFixture();
 
     @Test
     void shouldReportAReplicaSetPrimaryInHelloAndIsMasterAlike() {
