@@ -139,6 +139,7 @@ final class StandInDatabase extends MemoryDatabase {
         return switch (command.toLowerCase(java.util.Locale.ROOT)) {
             case "insert" -> insert(query);
             case "update" -> update(channel, query, databaseResolver, oplog);
+            case "findandmodify" -> findAndModify(channel, command, query, databaseResolver, oplog);
             case "create" -> create(query);
             case "collmod" -> collMod(query);
             case "createindexes" -> createIndexes(channel, query, databaseResolver, oplog);
@@ -201,7 +202,10 @@ final class StandInDatabase extends MemoryDatabase {
             Document statement = statements.get(index);
             Document result;
             try {
-                if (PipelineUpdates.isPipeline(statement.get("u"))) {
+                if (resolveCollection(collectionName, false) == null && !Utils.isTrue(statement.get("upsert"))) {
+                    // MongoDB creates no collection for an update that matches nothing and inserts nothing.
+                    result = new Document("n", 0).append("nModified", 0);
+                } else if (PipelineUpdates.isPipeline(statement.get("u"))) {
                     result = updateByPipeline(collectionName, statement);
                 } else {
                     Document single = new Document(query).append("updates", List.of(statement));
@@ -244,6 +248,19 @@ final class StandInDatabase extends MemoryDatabase {
         }
         Utils.markOkay(response);
         return response;
+    }
+
+    /** {@code findAndModify}; of a collection that does not exist, it creates one only to insert (upsert). */
+    private Document findAndModify(
+            Channel channel, String command, Document query, DatabaseResolver databaseResolver, Oplog oplog) {
+        if (resolveCollection(String.valueOf(query.get(command)), false) == null
+                && !Utils.isTrue(query.get("upsert"))) {
+            Document response = new Document("lastErrorObject", new Document("n", 0).append("updatedExisting", false))
+                    .append("value", null);
+            Utils.markOkay(response);
+            return response;
+        }
+        return super.handleCommand(channel, command, query, databaseResolver, oplog);
     }
 
     private Document updateByPipeline(String collectionName, Document statement) {

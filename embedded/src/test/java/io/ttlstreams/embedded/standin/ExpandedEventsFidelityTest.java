@@ -69,6 +69,23 @@ class ExpandedEventsFidelityTest {
         }
     }
 
+    /** An update or findAndModify that matches nothing and inserts nothing creates no collection, in MongoDB. */
+    @Test
+    void shouldCreateNoCollectionForAWriteThatMatchesNothingAndInsertsNothing() {
+        try (var cursor = open(standIn.app.watch().showExpandedEvents(true))) {
+            docs().updateOne(Filters.eq("_id", 1), Updates.set("v", 1));
+            docs().updateOne(Filters.eq("_id", 1), List.of(new Document("$set", new Document("v", 1))));
+            docs().findOneAndUpdate(Filters.eq("_id", 1), Updates.set("v", 1));
+            standIn.app.getCollection("marker").insertOne(new Document("_id", 1));
+
+            assertThat(stable(next(cursor, 1).get(0)).getDocument("ns"))
+                    .as("the first event is the marker collection's create")
+                    .isEqualTo(json("{db: 'app', coll: 'marker'}"));
+            assertThat(standIn.app.listCollectionNames().into(new java.util.ArrayList<>()))
+                    .containsExactly("marker");
+        }
+    }
+
     @Test
     void shouldReportCreateIndexesAndDropIndexesWithTheIndexSpecifications() {
         docs().insertOne(new Document("_id", 1));
