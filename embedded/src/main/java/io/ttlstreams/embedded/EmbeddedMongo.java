@@ -2,10 +2,12 @@ package io.ttlstreams.embedded;
 
 import de.bwaldvogel.mongo.MongoServer;
 import io.ttlstreams.config.SourceProfile;
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.standin.StandInBackend;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -131,6 +133,15 @@ public final class EmbeddedMongo implements AutoCloseable {
                 new EmbeddedMongo(server, backend, server.getLocalAddress().getPort(), dataFile);
         log.debug("Embedded MongoDB (mongo-java-server) listening at {}", mongo.connectionString());
         return mongo;
+    }
+
+    /**
+     * Documents deleted from {@code namespaces} since the stand-in started, whatever deleted them: the stand-in's own
+     * count, so that it needs no change stream (a service such as Cosmos DB reports no deletes on one).
+     */
+    public long deletedDocuments(List<Namespace> namespaces) {
+        return backend.deletedDocuments(
+                namespaces.stream().map(Namespace::toString).toList());
     }
 
     /** @return the port the server listens on */

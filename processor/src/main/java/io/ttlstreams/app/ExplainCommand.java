@@ -1,8 +1,13 @@
 package io.ttlstreams.app;
 
 import io.ttlstreams.config.SourceProfile;
+import io.ttlstreams.config.TopicNamespaceMapping;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.event.ChangeEventParser;
+import io.ttlstreams.event.InvalidChangeEventException;
+import io.ttlstreams.event.OperationType;
 import io.ttlstreams.rules.Deadlines;
 import io.ttlstreams.rules.ExpiryDecision;
 import java.io.IOException;
@@ -11,6 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.common.config.ConfigException;
 import org.bson.BsonBoolean;
@@ -30,7 +37,10 @@ import picocli.CommandLine.Spec;
 /**
  * {@code ttl-streams explain}: tells whether and when a document expires under the configured rules,
  * through the very {@link io.ttlstreams.rules.TtlRules#evaluate} call the processor makes for each
- * change event.
+ * change event. Given a change event as the source connector publishes it ({@code --event}) instead of a document,
+ * it reads it with the processor's {@link ChangeEventParser} first: any shape MongoDB emits (an update by operators or
+ * by pipeline, with {@code truncatedArrays} and {@code disambiguatedPaths}, a replace, expanded fields), the document
+ * being its {@code fullDocument} and the change time its {@code wallTime}.
  */
 @Command(
         name = "explain",
@@ -55,10 +65,19 @@ final class ExplainCommand implements Callable<Integer> {
 
     @Option(
             names = "--document",
-            required = true,
             paramLabel = "JSON",
             description = "The document in (extended) JSON, or @path to a file holding it.")
     private String document;
+
+    @Option(
+            names = "--event",
+            paramLabel = "JSON",
+            description = "Instead of --document: a change event as the source connector publishes it (extended JSON),"
+                    + " or @path to a file holding it; its fullDocument is evaluated at its wallTime.")
+    private String event;
+
+    /** The topic name parse errors give for an --event; it carries the --namespace. */
+    private static final String EVENT_TOPIC = "--event";
 
     @Option(
             names = "--event-time",
@@ -71,9 +90,21 @@ final class ExplainCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try {
             TtlStreamsConfig ttlConfig = config.load();
-            ExpiryDecision decision = ttlConfig.rules().evaluate(validNamespace(), parseDocument(), parseEventTime());
+            if ((document == null) == (event == null)) {
+                throw new IllegalArgumentException("give either --document or --event");
+            }
+            if (event != null) {
+                spec.commandLine().getOut().println(explainEvent(ttlConfig));
+                return 0;
+            }
+            ExpiryDecision decision = ttlConfig
+                    .rules()
+                    .evaluate(validNamespace(), parseDocument(read("--document", document)), parseEventTime());
             spec.commandLine().getOut().println(toJson(decision, ttlConfig));
             return 0;
+        } catch (InvalidChangeEventException e) {
+            err.println("ttl-streams explain: --event: " + e.getMessage());
+            return TtlStreamsCli.EXIT_BAD_INPUT;
         } catch (ConfigException | IllegalArgumentException e) {
             err.println("ttl-streams explain: " + e.getMessage());
             return TtlStreamsCli.EXIT_BAD_INPUT;
@@ -88,21 +119,62 @@ final class ExplainCommand implements Callable<Integer> {
         }
     }
 
-    private BsonDocument parseDocument() {
-        String json = document;
-        if (json.startsWith("@")) {
-            Path file = Path.of(json.substring(1));
-            try {
-                json = Files.readString(file);
-            } catch (IOException e) {
-                throw new IllegalArgumentException("--document: cannot read " + file + ": " + e.getMessage(), e);
-            }
+    /** The text of an option that takes JSON or {@code @path}. */
+    private static String read(String option, String value) {
+        if (!value.startsWith("@")) {
+            return value;
         }
+        Path file = Path.of(value.substring(1));
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(option + ": cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static BsonDocument parseDocument(String json) {
         try {
             return BsonDocument.parse(json);
         } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
             throw new IllegalArgumentException("--document is not a JSON document: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * What the processor does with the change event of {@code --event}: its document evaluated at the event's time, or
+     * why no document is evaluated (a delete, a namespace-wide event, an update whose document was gone at lookup).
+     */
+    private String explainEvent(TtlStreamsConfig ttlConfig) {
+        Namespace namespace = validNamespace();
+        ChangeEventParser parser = new ChangeEventParser(
+                new TopicNamespaceMapping(Map.of(EVENT_TOPIC, namespace), null),
+                ttlConfig.documentKeyMaxBytes(),
+                ttlConfig.sourceProfile());
+        ChangeEvent parsed = parser.parse(EVENT_TOPIC, null, read("--event", event), 0L);
+        Instant changeTime = eventTime == null ? parsed.eventTime() : parseEventTime();
+        String operation = parsed.operationType().name().toLowerCase(Locale.ROOT);
+        ExpiryDecision decision;
+        if (parsed.operationType() == OperationType.DELETE) {
+            decision = ExpiryDecision.never("a delete event: the document is gone, and its schedule entry with it");
+        } else if (parsed.isNamespaceWide()) {
+            decision = ExpiryDecision.never(
+                    "a " + operation + " event: every document of " + parsed.namespace() + " leaves the schedule");
+        } else if (parsed.operationType() == OperationType.OTHER) {
+            decision = ExpiryDecision.never("an event of an operation the processor ignores");
+        } else if (parsed.fullDocument() == null) {
+            decision = ExpiryDecision.never("the event carries no full document (fullDocument null or missing): the"
+                    + " document was gone when the source connector looked it up, and its delete event follows");
+        } else {
+            decision = ttlConfig.rules().evaluate(parsed.namespace(), parsed.fullDocument(), changeTime);
+        }
+        BsonDocument answer = BsonDocument.parse(toJson(decision, ttlConfig));
+        answer.append(
+                "event",
+                new BsonDocument("operationType", new BsonString(operation))
+                        .append("documentKey", parsed.documentKey() == null ? BsonNull.VALUE : parsed.documentKey())
+                        .append("changeTime", new BsonString(Deadlines.format(changeTime))));
+        return answer.toJson(
+                JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build());
     }
 
     private Instant parseEventTime() {

@@ -3,6 +3,7 @@ package io.ttlstreams.embedded.standin;
 import de.bwaldvogel.mongo.bson.BsonTimestamp;
 import de.bwaldvogel.mongo.bson.Document;
 import java.time.Instant;
+import java.util.UUID;
 
 /**
  * One change as the stand-in recorded it when it was written, at a position of the {@link ChangeHistory}: what a
@@ -23,7 +24,15 @@ record Change(long position, BsonTimestamp clusterTime, Instant wallTime, Operat
         DELETE("delete"),
         DROP("drop"),
         RENAME("rename"),
-        DROP_DATABASE("dropDatabase");
+        DROP_DATABASE("dropDatabase"),
+        /** Expanded: a collection was created, explicitly or by its first write. */
+        CREATE("create"),
+        /** Expanded: indexes were created. */
+        CREATE_INDEXES("createIndexes"),
+        /** Expanded: an index was dropped. */
+        DROP_INDEXES("dropIndexes"),
+        /** Expanded: collMod changed the collection's options. */
+        MODIFY("modify");
 
         private final String eventName;
 
@@ -40,25 +49,113 @@ record Change(long position, BsonTimestamp clusterTime, Instant wallTime, Operat
         boolean ofDocument() {
             return this == INSERT || this == UPDATE || this == REPLACE || this == DELETE;
         }
+
+        /** True for the events MongoDB shows only to streams opened with {@code showExpandedEvents: true}. */
+        boolean expanded() {
+            return this == CREATE || this == CREATE_INDEXES || this == DROP_INDEXES || this == MODIFY;
+        }
+
+        /** True for the changes whose document had a version before: the events that may carry a pre-image. */
+        boolean hasPreImage() {
+            return this == UPDATE || this == REPLACE || this == DELETE;
+        }
     }
+
+    /**
+     * The document versions a collection with {@code changeStreamPreAndPostImages} enabled kept for one change, as
+     * MongoDB keeps them in {@code config.system.preimages}: recorded only when the option was on at the write.
+     *
+     * @param before the document before the change (updates, replaces, deletes)
+     * @param after  the document right after an update (MongoDB derives it from the pre-image and the update); null
+     *               for other operations, whose events carry the document anyway or have none
+     */
+    record Images(Document before, Document after) {}
 
     /**
      * What a write did, as {@link ChangeRecorder} sees it; {@link ChangeHistory} places it at a position and times.
      *
-     * @param type        what happened
-     * @param database    the database
-     * @param collection  the collection, null for {@link Type#DROP_DATABASE}
-     * @param documentId  the document's {@code _id} for document changes, else null
-     * @param document    the document as written for inserts and replaces, else null
-     * @param updateDescription for updates: {@code updatedFields}, {@code removedFields}, {@code truncatedArrays}
-     * @param renamedTo   for renames: the target {@code {db, coll}}
+     * @param type               what happened
+     * @param database           the database
+     * @param collection         the collection, null for {@link Type#DROP_DATABASE}
+     * @param collectionUuid     the collection's UUID ({@code collectionUUID} of expanded events); null for
+     *                           {@link Type#DROP_DATABASE}
+     * @param documentId         the document's {@code _id} for document changes, else null
+     * @param document           the document as written for inserts and replaces, else null
+     * @param updateDescription  for updates: {@code updatedFields}, {@code removedFields}, {@code truncatedArrays}
+     * @param disambiguatedPaths for updates whose paths are ambiguous: each such path's components, else null
+     * @param images             the pre- and post-image when the collection recorded them, else null
+     * @param renamedTo          for renames: the target {@code {db, coll}}
+     * @param description        the {@code operationDescription} of expanded events (for renames: only when shown)
+     * @param stateBeforeChange  for {@link Type#MODIFY}: the collection's options before
      */
     record Operation(
             Type type,
             String database,
             String collection,
+            UUID collectionUuid,
             Object documentId,
             Document document,
             Document updateDescription,
-            Document renamedTo) {}
+            Document disambiguatedPaths,
+            Images images,
+            Document renamedTo,
+            Document description,
+            Document stateBeforeChange) {
+
+        /** A change of one document. */
+        static Operation ofDocument(
+                Type type,
+                String database,
+                String collection,
+                UUID collectionUuid,
+                Object documentId,
+                Document document,
+                Document updateDescription,
+                Document disambiguatedPaths,
+                Images images) {
+            return new Operation(
+                    type,
+                    database,
+                    collection,
+                    collectionUuid,
+                    documentId,
+                    document,
+                    updateDescription,
+                    disambiguatedPaths,
+                    images,
+                    null,
+                    null,
+                    null);
+        }
+
+        /** A change of a whole collection (drop, rename, and the expanded events). */
+        static Operation ofCollection(
+                Type type,
+                String database,
+                String collection,
+                UUID collectionUuid,
+                Document renamedTo,
+                Document description,
+                Document stateBeforeChange) {
+            return new Operation(
+                    type,
+                    database,
+                    collection,
+                    collectionUuid,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    renamedTo,
+                    description,
+                    stateBeforeChange);
+        }
+
+        /** A dropped database. */
+        static Operation droppedDatabase(String database) {
+            return new Operation(
+                    Type.DROP_DATABASE, database, null, null, null, null, null, null, null, null, null, null);
+        }
+    }
 }

@@ -1,149 +1,175 @@
 package io.ttlstreams.embedded.standin;
 
-import de.bwaldvogel.mongo.backend.Cursor;
 import de.bwaldvogel.mongo.backend.Utils;
-import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
 import de.bwaldvogel.mongo.bson.Document;
-import de.bwaldvogel.mongo.oplog.Oplog;
-import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Where the stand-in's writes become {@link Change}s in the {@link ChangeHistory}: the one place changes are
- * produced. mongo-java-server calls it as its oplog (inserts, updates, deletes, drops); {@link StandInCollection}
- * adds what that oplog never hears of (the images of each update, findAndModify), {@link StandInBackend} the
- * renames and dropped databases.
+ * produced. {@link StandInCollection} reports each document it writes, {@link StandInDatabase} the collections and
+ * indexes it creates, modifies and drops, {@link StandInBackend} the renames and dropped databases.
  *
- * <p>An update is a {@code replace} when its specification has no operators, as in MongoDB; an update's
- * description comes from the images before and after it, which {@link StandInCollection} captures on the writing
- * thread while it holds the collection's lock.
+ * <p>An update is described as MongoDB describes it: a replacement document (no operators) as a {@code replace}, an
+ * update by operators by the paths they name ({@link UpdateDescriptions}), an update by pipeline by the difference of
+ * the documents ({@link DocumentDiff}), which is a {@code replace} when MongoDB would log it as one. A collection with
+ * {@code changeStreamPreAndPostImages} enabled keeps, with each change of a document, its images.
  */
-final class ChangeRecorder implements Oplog {
+final class ChangeRecorder {
+
+    /** The index every collection is created with, as MongoDB's {@code create} event describes it. */
+    static final Document ID_INDEX =
+            new Document("v", 2).append("key", new Document("_id", 1)).append("name", "_id_");
 
     private final ChangeHistory history;
-    /** Before and after images of the updates the current thread's write made, in the order it made them. */
-    private final ThreadLocal<List<Document[]>> updateImages = ThreadLocal.withInitial(ArrayList::new);
+    /** Deletes recorded so far, by namespace. */
+    private final Map<String, LongAdder> deletes = new ConcurrentHashMap<>();
 
     ChangeRecorder(ChangeHistory history) {
         this.history = history;
     }
 
-    /** Called by a collection when it changed a document: keeps both images for {@link #handleUpdate}. */
-    void capturedUpdate(Document before, Document after) {
-        updateImages.get().add(new Document[] {before, after});
-    }
-
-    /** Forgets images a write without change events left behind (the server's own bookkeeping). */
-    void clearCaptures() {
-        updateImages.get().clear();
-    }
-
-    /** The batch of an insert command whose documents were recorded one by one, for the report that follows. */
-    private final ThreadLocal<List<Document>> insertsRecorded = new ThreadLocal<>();
-
-    /** Records one inserted document (the insert command's, or an upsert's). */
-    void inserted(String namespace, Document document) {
-        record(Change.Type.INSERT, namespace, document.get("_id"), document.cloneDeeply(), null);
-    }
-
-    /** The {@link #handleInsert} of this very batch, on this thread, reports what {@link #inserted} recorded. */
-    void recordedInsertsOf(List<Document> batch) {
-        insertsRecorded.set(batch);
-    }
-
-    /** Upserts of the update command, and inserts of collections other than {@link StandInCollection}s. */
-    @Override
-    public void handleInsert(String namespace, List<Document> documents) {
-        boolean recordedAlready = insertsRecorded.get() == documents;
-        insertsRecorded.remove();
-        if (recordedAlready) {
-            return;
-        }
-        documents.forEach(document -> inserted(namespace, document));
-    }
-
-    @Override
-    public void handleUpdate(String namespace, Document selector, Document update, List<Object> modifiedIds) {
-        List<Document[]> images = new ArrayList<>(updateImages.get());
-        updateImages.get().clear();
-        for (int i = 0; i < modifiedIds.size(); i++) {
-            Document[] image = i < images.size() ? images.get(i) : null;
-            updated(
-                    namespace,
-                    update,
-                    modifiedIds.get(i),
-                    image == null ? null : image[0],
-                    image == null ? null : image[1]);
-        }
+    /** Records one inserted document. */
+    void inserted(StandInCollection collection, Document document) {
+        record(collection, Change.Type.INSERT, document.get("_id"), document, null, null);
     }
 
     /**
      * Records one document's update.
      *
-     * @param before the document before, or null when unknown (the description is then empty)
+     * @param update the update: a replacement document, a document of operators, or a pipeline (a list of stages)
+     * @param before the document before
      * @param after  the document after
      */
-    void updated(String namespace, Document update, Object id, Document before, Document after) {
-        if (isReplacement(update)) {
-            record(Change.Type.REPLACE, namespace, id, after, null);
+    void updated(StandInCollection collection, Object update, Document before, Document after) {
+        Object id = after.get("_id");
+        if (update instanceof List<?>) {
+            Optional<UpdateDescriptions.Described> delta = DocumentDiff.describe(before, after);
+            if (delta.isPresent()) {
+                record(collection, Change.Type.UPDATE, id, null, delta.get(), new Change.Images(before, after));
+            } else {
+                record(collection, Change.Type.REPLACE, id, after.cloneDeeply(), null, new Change.Images(before, null));
+            }
+        } else if (update instanceof Document operators && !isReplacement(operators)) {
+            UpdateDescriptions.Described described = UpdateDescriptions.describe(operators, before, after);
+            record(collection, Change.Type.UPDATE, id, null, described, new Change.Images(before, after));
         } else {
-            Document description = before == null || after == null
-                    ? UpdateDescriptions.describe(new Document(), new Document(), new Document())
-                    : UpdateDescriptions.describe(update, before, after);
-            record(Change.Type.UPDATE, namespace, id, null, description);
+            record(collection, Change.Type.REPLACE, id, after.cloneDeeply(), null, new Change.Images(before, null));
         }
     }
 
-    @Override
-    public void handleDelete(String namespace, Document query, List<Object> deletedIds) {
-        for (Object id : deletedIds) {
-            record(Change.Type.DELETE, namespace, id, null, null);
+    /** Records one deleted document, as it was. */
+    void deleted(StandInCollection collection, Document before) {
+        deletes.computeIfAbsent(collection.getFullName(), namespace -> new LongAdder())
+                .increment();
+        record(collection, Change.Type.DELETE, before.get("_id"), null, null, new Change.Images(before, null));
+    }
+
+    /** How many documents were deleted from {@code namespaces} ({@code db.coll}) since the stand-in started. */
+    long deletes(Collection<String> namespaces) {
+        return namespaces.stream()
+                .map(deletes::get)
+                .filter(count -> count != null)
+                .mapToLong(LongAdder::sum)
+                .sum();
+    }
+
+    /** A collection was created; {@code options} are the options it was created with. */
+    void created(StandInCollection collection, Document options) {
+        Document description = new Document(options).append("idIndex", ID_INDEX);
+        recordOfCollection(collection, Change.Type.CREATE, description, null);
+    }
+
+    /** The {@code createIndexes} command created {@code indexes} (their specifications). */
+    void indexesCreated(StandInCollection collection, List<Document> indexes) {
+        recordOfCollection(collection, Change.Type.CREATE_INDEXES, new Document("indexes", indexes), null);
+    }
+
+    /** The {@code dropIndexes} command dropped {@code index}. */
+    void indexDropped(StandInCollection collection, Document index) {
+        recordOfCollection(collection, Change.Type.DROP_INDEXES, new Document("indexes", List.of(index)), null);
+    }
+
+    /** {@code collMod} changed the collection: {@code description} as it asked, {@code stateBefore} as it was. */
+    void modified(StandInCollection collection, Document description, Document stateBefore) {
+        recordOfCollection(collection, Change.Type.MODIFY, description, stateBefore);
+    }
+
+    /** A collection was dropped. */
+    void dropped(String database, String collection, UUID uuid) {
+        if (isUserCollection(database, collection)) {
+            history.append(
+                    Change.Operation.ofCollection(Change.Type.DROP, database, collection, uuid, null, null, null));
         }
     }
 
-    @Override
-    public void handleDropCollection(String namespace) {
-        if (isUserCollection(namespace)) {
-            record(Change.Type.DROP, namespace, null, null, null);
+    /**
+     * A collection was renamed.
+     *
+     * @param dropTarget the UUID of the collection the rename replaced ({@code dropTarget: true}), or null
+     */
+    void renamed(String fromNamespace, String toNamespace, UUID uuid, UUID dropTarget) {
+        String database = Utils.getDatabaseNameFromFullName(fromNamespace);
+        String collection = Utils.getCollectionNameFromFullName(fromNamespace);
+        if (!isUserCollection(database, collection)) {
+            return;
         }
-    }
-
-    /** A collection was renamed (after any drop of the target). */
-    void renamed(String fromNamespace, String toNamespace) {
-        history.append(new Change.Operation(
-                Change.Type.RENAME,
-                Utils.getDatabaseNameFromFullName(fromNamespace),
-                Utils.getCollectionNameFromFullName(fromNamespace),
-                null,
-                null,
-                null,
-                new Document("db", Utils.getDatabaseNameFromFullName(toNamespace))
-                        .append("coll", Utils.getCollectionNameFromFullName(toNamespace))));
+        Document to = new Document("db", Utils.getDatabaseNameFromFullName(toNamespace))
+                .append("coll", Utils.getCollectionNameFromFullName(toNamespace));
+        Document description = new Document("to", to);
+        if (dropTarget != null) {
+            description.append("dropTarget", dropTarget);
+        }
+        history.append(
+                Change.Operation.ofCollection(Change.Type.RENAME, database, collection, uuid, to, description, null));
     }
 
     /** A database was dropped (after the drop events of its collections). */
     void droppedDatabase(String database) {
-        history.append(new Change.Operation(Change.Type.DROP_DATABASE, database, null, null, null, null, null));
+        if (isUserCollection(database, "-")) {
+            history.append(Change.Operation.droppedDatabase(database));
+        }
     }
 
-    /** Change streams are opened by {@link ChangeStreams}; mongo-java-server's own path is never taken. */
-    @Override
-    public Cursor createCursor(Document changeStreamDocument, String namespace, Aggregation aggregation) {
-        throw new UnsupportedOperationException("change streams are opened by the stand-in's ChangeStreams");
-    }
-
-    private void record(Change.Type type, String namespace, Object id, Document document, Document description) {
-        if (!isUserCollection(namespace)) {
+    private void record(
+            StandInCollection collection,
+            Change.Type type,
+            Object id,
+            Document document,
+            UpdateDescriptions.Described described,
+            Change.Images images) {
+        if (!isUserCollection(collection.getDatabaseName(), collection.getCollectionName())) {
             return;
         }
-        history.append(new Change.Operation(
+        history.append(Change.Operation.ofDocument(
                 type,
-                Utils.getDatabaseNameFromFullName(namespace),
-                Utils.getCollectionNameFromFullName(namespace),
+                collection.getDatabaseName(),
+                collection.getCollectionName(),
+                collection.collectionUuid(),
                 id,
                 document,
-                description,
-                null));
+                described == null ? null : described.updateDescription(),
+                described == null ? null : described.disambiguatedPaths(),
+                collection.recordsImages() ? images : null));
+    }
+
+    private void recordOfCollection(
+            StandInCollection collection, Change.Type type, Document description, Document stateBefore) {
+        if (isUserCollection(collection.getDatabaseName(), collection.getCollectionName())) {
+            history.append(Change.Operation.ofCollection(
+                    type,
+                    collection.getDatabaseName(),
+                    collection.getCollectionName(),
+                    collection.collectionUuid(),
+                    null,
+                    description,
+                    stateBefore));
+        }
     }
 
     /** True for a replacement document: no top-level field is an update operator. */
@@ -152,9 +178,7 @@ final class ChangeRecorder implements Oplog {
     }
 
     /** MongoDB reports no changes of system collections nor of the internal databases. */
-    static boolean isUserCollection(String namespace) {
-        String database = Utils.getDatabaseNameFromFullName(namespace);
-        String collection = Utils.getCollectionNameFromFullName(namespace);
+    static boolean isUserCollection(String database, String collection) {
         return !collection.startsWith("system.")
                 && !database.equals("local")
                 && !database.equals("config")

@@ -4,6 +4,7 @@ import de.bwaldvogel.mongo.backend.AbstractCursor;
 import de.bwaldvogel.mongo.bson.Document;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * An open change stream: a position in the {@link ChangeHistory}, which advances over every change it reads, the
@@ -64,17 +65,39 @@ final class ChangeStreamCursor extends AbstractCursor {
                 if (!options.sees(change)) {
                     continue;
                 }
-                stages.apply(events.render(change, options)).ifPresent(batch::add);
+                transformed(events.render(change, options)).ifPresent(batch::add);
                 if (options.invalidatedBy(change)) {
                     Document invalidate = events.invalidate(change);
                     lastSeen = ResumeToken.parse(invalidate.get("_id")).orElseThrow();
-                    stages.apply(invalidate).ifPresent(batch::add);
+                    transformed(invalidate).ifPresent(batch::add);
                     invalidated = true;
                     break;
                 }
             }
         }
         return batch;
+    }
+
+    /**
+     * The event after the stream's stages, which must leave its {@code _id}, the resume token, as it was.
+     *
+     * @throws StandInError ChangeStreamFatalError (280), not resumable, when a stage changed or removed the token
+     */
+    private Optional<Document> transformed(Document event) {
+        Document token = ((Document) event.get("_id")).cloneDeeply();
+        Optional<Document> out = stages.apply(event);
+        if (out.isPresent() && !token.equals(out.get().get("_id"))) {
+            throw new StandInError(
+                    ErrorCodes.CHANGE_STREAM_FATAL_ERROR,
+                    "ChangeStreamFatalError",
+                    "Encountered an event whose _id field, which contains the resume token, was modified by the"
+                            + " pipeline. Modifying the _id field of an event makes it impossible to resume the stream"
+                            + " from that point. Only transformations that retain the unmodified _id field are"
+                            + " allowed.",
+                    List.of(StandInError.NON_RESUMABLE_CHANGE_STREAM_ERROR),
+                    null);
+        }
+        return out;
     }
 
     /** The stream's options. */

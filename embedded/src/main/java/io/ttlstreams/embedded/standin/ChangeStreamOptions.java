@@ -6,59 +6,98 @@ import java.util.Set;
 
 /**
  * What a {@code $changeStream} stage asks for besides where to start: its {@code fullDocument} and
- * {@code fullDocumentBeforeChange} settings, and which changes it sees.
+ * {@code fullDocumentBeforeChange} settings, whether it shows expanded events, and which changes it sees.
  *
- * @param database   the watched database, null for a deployment-wide stream
- * @param collection the watched collection, null for a database- or deployment-wide stream
- * @param fullDocument {@code default}, {@code updateLookup}, {@code whenAvailable} or {@code required}
+ * @param database                 the watched database, null for a deployment-wide stream
+ * @param collection               the watched collection, null for a database- or deployment-wide stream
+ * @param fullDocument             {@code default}, {@code updateLookup}, {@code whenAvailable} or {@code required}
  * @param fullDocumentBeforeChange {@code off}, {@code whenAvailable} or {@code required}
+ * @param showExpandedEvents       whether the stream sees the expanded events and fields of MongoDB 6.0
  */
-record ChangeStreamOptions(String database, String collection, String fullDocument, String fullDocumentBeforeChange) {
+record ChangeStreamOptions(
+        String database,
+        String collection,
+        String fullDocument,
+        String fullDocumentBeforeChange,
+        boolean showExpandedEvents) {
 
     private static final Set<String> FULL_DOCUMENT = Set.of("default", "updateLookup", "whenAvailable", "required");
     private static final Set<String> BEFORE_CHANGE = Set.of("off", "whenAvailable", "required");
+    /** The fields of a {@code $changeStream} stage in MongoDB 7.0. */
+    private static final Set<String> FIELDS = Set.of(
+            "resumeAfter",
+            "startAfter",
+            "startAtOperationTime",
+            "fullDocument",
+            "fullDocumentBeforeChange",
+            "allChangesForCluster",
+            "showExpandedEvents",
+            "showMigrationEvents",
+            "showSystemEvents",
+            "showRawUpdateDescription",
+            "allowToRunOnConfigDB",
+            "allowToRunOnSystemNS");
 
-    /** Reads the stage's options; an unknown value or pre-images {@code required} are refused as MongoDB would. */
+    /** Reads the stage's options; an unknown field or value is refused as MongoDB refuses it. */
     static ChangeStreamOptions parse(String database, String collection, Document stage) {
+        for (String field : stage.keySet()) {
+            if (!FIELDS.contains(field)) {
+                throw new MongoServerError(
+                        ErrorCodes.UNKNOWN_FIELD,
+                        "Location40415",
+                        "BSON field '$changeStream." + field + "' is an unknown field.");
+            }
+        }
+        long resumeOptions = Set.of("resumeAfter", "startAfter", "startAtOperationTime").stream()
+                .filter(stage::containsKey)
+                .count();
+        if (resumeOptions > 1) {
+            throw new MongoServerError(
+                    ErrorCodes.CONFLICTING_RESUME_OPTIONS,
+                    "Location40674",
+                    "Only one type of resume option is allowed, but multiple were found.");
+        }
         String fullDocument = String.valueOf(stage.getOrDefault("fullDocument", "default"));
         if (!FULL_DOCUMENT.contains(fullDocument)) {
             throw new MongoServerError(
-                    2, "BadValue", "'" + fullDocument + "' is not a valid value for $changeStream.fullDocument");
+                    ErrorCodes.BAD_VALUE,
+                    "BadValue",
+                    "Enumeration value '" + fullDocument + "' for field '$changeStream.fullDocument' is not a valid"
+                            + " value.");
         }
         String beforeChange = String.valueOf(stage.getOrDefault("fullDocumentBeforeChange", "off"));
         if (!BEFORE_CHANGE.contains(beforeChange)) {
             throw new MongoServerError(
-                    2, "BadValue", "'" + beforeChange + "' is not a valid value for fullDocumentBeforeChange");
+                    ErrorCodes.BAD_VALUE,
+                    "BadValue",
+                    "Enumeration value '" + beforeChange + "' for field '$changeStream.fullDocumentBeforeChange' is"
+                            + " not a valid value.");
         }
-        if (fullDocument.equals("required") || beforeChange.equals("required")) {
-            // Required images that a collection does not record fail the stream in MongoDB too.
+        Object expanded = stage.getOrDefault("showExpandedEvents", false);
+        if (!(expanded instanceof Boolean show)) {
             throw new MongoServerError(
-                    ErrorCodes.CHANGE_STREAM_FATAL_ERROR,
-                    "ChangeStreamFatalError",
-                    "the MongoDB stand-in records no pre- or post-images");
+                    ErrorCodes.TYPE_MISMATCH,
+                    "TypeMismatch",
+                    "BSON field '$changeStream.showExpandedEvents' is the wrong type, expected type 'bool'");
         }
-        return new ChangeStreamOptions(database, collection, fullDocument, beforeChange);
+        return new ChangeStreamOptions(database, collection, fullDocument, beforeChange, show);
     }
 
-    /** True when update events carry the document as it is when the event is read. */
-    boolean looksUpUpdates() {
-        return fullDocument.equals("updateLookup");
-    }
-
-    /** True when document events carry a {@code fullDocumentBeforeChange} field (always null here). */
-    boolean beforeChangeWhenAvailable() {
-        return fullDocumentBeforeChange.equals("whenAvailable");
-    }
-
-    /** True when the stream sees {@code change}. */
+    /** True when the stream sees {@code change}: its namespace, or for a rename, its source or target. */
     boolean sees(Change change) {
+        if (change.operation().type().expanded() && !showExpandedEvents) {
+            return false;
+        }
         if (database == null) {
             return true;
         }
-        if (!database.equals(change.operation().database())) {
-            return false;
+        Change.Operation operation = change.operation();
+        if (database.equals(operation.database())
+                && (collection == null || collection.equals(operation.collection()))) {
+            return true;
         }
-        return collection == null || collection.equals(change.operation().collection());
+        Document to = operation.renamedTo();
+        return to != null && database.equals(to.get("db")) && (collection == null || collection.equals(to.get("coll")));
     }
 
     /** True when {@code change}, which the stream sees, ends it with an {@code invalidate}. */

@@ -3,40 +3,64 @@ package io.ttlstreams.embedded.standin;
 import de.bwaldvogel.mongo.MongoCollection;
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.Cursor;
+import de.bwaldvogel.mongo.backend.Utils;
 import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
+import de.bwaldvogel.mongo.bson.BinData;
+import de.bwaldvogel.mongo.bson.BsonTimestamp;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.CursorNotFoundException;
 import de.bwaldvogel.mongo.exception.MongoServerError;
+import de.bwaldvogel.mongo.oplog.NoopOplog;
 import de.bwaldvogel.mongo.oplog.Oplog;
 import io.netty.channel.Channel;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.UnaryOperator;
 
 /**
- * mongo-java-server's in-memory backend with change streams as MongoDB serves them: events recorded when written
- * ({@link ChangeRecorder}) into a bounded history indexed by position ({@link ChangeHistory}), shaped like
- * MongoDB's ({@link ChangeEvents}), on collections, databases and the deployment, with await {@code getMore}s
- * ({@link ChangeStreams}). mongo-java-server's own oplog and change streams are not used.
+ * mongo-java-server's in-memory backend answering as MongoDB 7.0 does where the project relies on it.
  *
- * <p>A waiting {@code getMore} blocks the netty event loop serving its connection (the backend API is
- * synchronous), so the server must run with enough worker threads that other connections rarely share a loop
- * with a waiting change stream.
+ * <ul>
+ *   <li>One identity ({@link StandInIdentity}): the primary of a one-member replica set running 7.0, every reply
+ *       carrying {@code operationTime} and {@code $clusterTime} as a replica set's do.</li>
+ *   <li>Change streams of its own: events recorded when written ({@link ChangeRecorder}) into a bounded history
+ *       indexed by position ({@link ChangeHistory}), shaped like MongoDB's ({@link ChangeEvents}), with pre- and
+ *       post-images and expanded events, on collections, databases and the deployment, with await {@code getMore}s
+ *       ({@link ChangeStreams}); mongo-java-server's own oplog and change streams are not used.</li>
+ *   <li>Errors as MongoDB answers them, with {@code errorLabels} where drivers read them.</li>
+ *   <li>{@code renameCollection} recorded as one {@code rename} (with {@code dropTarget}, the target is replaced
+ *       without a {@code drop} event), {@code let} and a per-command {@code $$NOW} ({@link CommandVariables}), the
+ *       {@code changeStreamOptions} cluster parameter ({@link ImageRetention}).</li>
+ *   <li>What it cannot do it refuses instead of answering wrongly: multi-document transactions, and collations other
+ *       than {@code simple} (mongo-java-server compares strings by their code points only).</li>
+ * </ul>
+ *
+ * <p>A waiting {@code getMore} blocks the netty event loop serving its connection (the backend API is synchronous),
+ * so the server must run with enough worker threads that other connections rarely share a loop with a waiting change
+ * stream.
  */
 public final class StandInBackend extends MemoryBackend {
 
     /** Changes the history holds by default: a few minutes at a thousand writes a second. */
     public static final int DEFAULT_HISTORY_CHANGES = 200_000;
 
+    /** The signature of {@code $clusterTime} of a deployment without keys: zeros, key 0. */
+    private static final Document UNSIGNED = new Document("hash", new BinData(new byte[20])).append("keyId", 0L);
+
     private final ChangeHistory history;
     private final ChangeRecorder recorder;
     private final ChangeStreams changeStreams;
+    private final StandInIdentity identity;
+    private final ImageRetention retention;
     private volatile boolean shuttingDown;
     /** What an emulated service refuses of a change stream: its error reply for the command, or null to open it. */
     private volatile UnaryOperator<Document> changeStreamRefusals = command -> null;
@@ -49,15 +73,19 @@ public final class StandInBackend extends MemoryBackend {
                         contents.header().next()))
                 .orElseGet(() -> new ChangeHistory(historyChanges, getClock()));
         this.recorder = new ChangeRecorder(history);
-        ChangeEvents events = new ChangeEvents(history.epoch(), this::findById);
+        this.retention = new ImageRetention(
+                getClock(),
+                snapshot.map(contents -> contents.header().expireAfterSeconds()).orElse(null));
+        ChangeEvents events = new ChangeEvents(history.epoch(), this::findById, retention);
         this.changeStreams = new ChangeStreams(history, events, getCursorRegistry(), this::aggregation);
-        enableOplog();
-        snapshot.ifPresent(contents -> contents.entries().forEach(this::restore));
+        this.identity = new StandInIdentity(getClock());
+        version(StandInIdentity.VERSION);
+        snapshot.ifPresent(this::restore);
     }
 
     /**
      * A backend, with the data an earlier run left in {@code snapshotFile} ({@link #snapshot}) if there is such a
-     * file: its documents are loaded, and the resume tokens it issued stay valid.
+     * file: its collections and documents are loaded, and the resume tokens it issued stay valid.
      *
      * @param historyChanges how many changes the history keeps before the oldest fall off
      * @param snapshotFile   where an earlier run left its data, if anywhere
@@ -72,36 +100,59 @@ public final class StandInBackend extends MemoryBackend {
     }
 
     /**
-     * Writes every document and where the history stands to {@code file}, for the next run on the same data
-     * directory. Call it after the server stopped accepting writes.
+     * Writes every collection (with its UUID and image setting) and document, and where the history stands, to
+     * {@code file}, for the next run on the same data directory. Call it after the server stopped accepting writes.
      */
     public void snapshot(Path file) throws IOException {
+        List<StandInSnapshot.CollectionEntry> collections = new ArrayList<>();
         List<StandInSnapshot.Entry> entries = new ArrayList<>();
+        for (StandInCollection collection : liveCollections()) {
+            collections.add(new StandInSnapshot.CollectionEntry(
+                    collection.getDatabaseName(),
+                    collection.getCollectionName(),
+                    collection.collectionUuid(),
+                    collection.recordsImages()));
+            for (Document document : collection.queryAll()) {
+                entries.add(new StandInSnapshot.Entry(
+                        collection.getDatabaseName(), collection.getCollectionName(), document));
+            }
+        }
+        StandInSnapshot.write(
+                file,
+                new StandInSnapshot.Header(
+                        history.epoch(), history.next(), collections, retention.expireAfterSeconds()),
+                entries);
+    }
+
+    /** The collections that exist now: created by a database and neither dropped nor renamed over since. */
+    private List<StandInCollection> liveCollections() {
+        List<StandInCollection> live = new ArrayList<>();
         for (String databaseName : listDatabaseNames()) {
             if (!(resolveDatabase(databaseName) instanceof StandInDatabase database)) {
                 continue;
             }
             for (StandInCollection collection : database.created()) {
                 MongoDatabase current = resolveDatabase(collection.getDatabaseName());
-                if (current.resolveCollection(collection.getCollectionName(), false) != collection) {
-                    continue; // dropped, or renamed over
-                }
-                for (Document document : collection.queryAll()) {
-                    entries.add(new StandInSnapshot.Entry(
-                            collection.getDatabaseName(), collection.getCollectionName(), document));
+                if (current.resolveCollection(collection.getCollectionName(), false) == collection) {
+                    live.add(collection);
                 }
             }
         }
-        StandInSnapshot.write(file, new StandInSnapshot.Header(history.epoch(), history.next()), entries);
+        return live;
     }
 
-    private void restore(StandInSnapshot.Entry entry) {
-        MongoDatabase database = resolveDatabase(entry.database());
-        MongoCollection<?> collection = database.resolveCollection(entry.collection(), false);
-        if (collection == null) {
-            collection = database.createCollectionOrThrowIfExists(entry.collection());
+    private void restore(StandInSnapshot.Contents contents) {
+        for (StandInSnapshot.CollectionEntry entry : contents.header().collections()) {
+            StandInCollection collection =
+                    ((StandInDatabase) resolveDatabase(entry.database())).restore(entry.collection());
+            collection.restoreUuid(entry.uuid());
+            collection.recordImages(entry.preAndPostImages());
         }
-        collection.addDocument(entry.document());
+        for (StandInSnapshot.Entry entry : contents.entries()) {
+            ((StandInDatabase) resolveDatabase(entry.database()))
+                    .restore(entry.collection())
+                    .addDocument(entry.document());
+        }
     }
 
     @Override
@@ -109,9 +160,10 @@ public final class StandInBackend extends MemoryBackend {
         return new StandInDatabase(databaseName, getCursorRegistry(), recorder);
     }
 
+    /** The stand-in records its changes itself; mongo-java-server's oplog hook stays silent. */
     @Override
     protected Oplog createOplog() {
-        return recorder;
+        return NoopOplog.get();
     }
 
     /**
@@ -122,22 +174,68 @@ public final class StandInBackend extends MemoryBackend {
         this.changeStreamRefusals = refusals;
     }
 
+    /**
+     * How many documents were deleted from {@code namespaces} ({@code db.coll}) since the stand-in started, whatever
+     * deleted them: the stand-in's own count, which needs no change stream.
+     */
+    public long deletedDocuments(Collection<String> namespaces) {
+        return recorder.deletes(namespaces);
+    }
+
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
-        if (command.equalsIgnoreCase("aggregate") && ChangeStreams.isChangeStream(query)) {
+        Document response;
+        try {
+            response = dispatch(channel, databaseName, command, query);
+        } catch (MongoServerError e) {
+            response = StandInError.reply(e);
+        }
+        // As a replica set answers every command.
+        BsonTimestamp now = history.now();
+        response.putIfAbsent("operationTime", now);
+        response.put("$clusterTime", new Document("clusterTime", now).append("signature", UNSIGNED));
+        return response;
+    }
+
+    private Document dispatch(Channel channel, String databaseName, String command, Document query) {
+        if (Utils.isTrue(query.get("startTransaction"))) {
+            throw new MongoServerError(
+                    ErrorCodes.ILLEGAL_OPERATION,
+                    "IllegalOperation",
+                    "the MongoDB stand-in runs no multi-document transactions (mongo-java-server has none): write"
+                            + " without a transaction");
+        }
+        // What a driver sends on every command of a session; mongo-java-server would take it for options.
+        query.remove("$clusterTime");
+        query.remove("lsid");
+        query.remove("txnNumber");
+        query.remove("autocommit");
+        if (StandInIdentity.answers(databaseName, command)) {
+            return identity.answer(channel, command, query, history.now());
+        }
+        if (ImageRetention.answers(command)) {
+            return retention.handle(databaseName, command, query, history.now());
+        }
+        refuseCollation(query);
+        String name = command.toLowerCase(Locale.ROOT);
+        if (name.equals("aggregate") && ChangeStreams.isChangeStream(query)) {
             Document refused = changeStreamRefusals.apply(query);
             return refused != null ? refused : changeStreams.open(databaseName, query);
         }
-        if (command.equalsIgnoreCase("getMore")
-                && changeStreamCursor(query.get(command)) instanceof ChangeStreamCursor cursor) {
+        if (name.equals("getmore") && changeStreamCursor(query.get(command)) instanceof ChangeStreamCursor cursor) {
             try {
                 return changeStreams.getMore(cursor, query, shuttingDown);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new MongoServerError(11600, "InterruptedAtShutdown", "interrupted at shutdown");
+                throw new StandInError(
+                        ErrorCodes.INTERRUPTED_AT_SHUTDOWN,
+                        "InterruptedAtShutdown",
+                        "interrupted at shutdown",
+                        List.of(StandInError.RESUMABLE_CHANGE_STREAM_ERROR),
+                        null);
             }
         }
-        if (command.equalsIgnoreCase("dropDatabase")) {
+        if (name.equals("dropdatabase")) {
             boolean existed = listDatabaseNames().contains(databaseName);
             Document response = super.handleCommand(channel, databaseName, command, query);
             if (existed) {
@@ -145,12 +243,76 @@ public final class StandInBackend extends MemoryBackend {
             }
             return response;
         }
-        if (command.equalsIgnoreCase("renameCollection") && databaseName.equals("admin")) {
-            Document response = super.handleCommand(channel, databaseName, command, query);
-            recorder.renamed(String.valueOf(query.get(command)), String.valueOf(query.get("to")));
-            return response;
+        if (name.equals("renamecollection") && databaseName.equals("admin")) {
+            return rename(query);
         }
-        return super.handleCommand(channel, databaseName, command, query);
+        Document substituted =
+                CommandVariables.applyTo(command, query, getClock().instant(), history.now());
+        return super.handleCommand(channel, databaseName, command, substituted);
+    }
+
+    /**
+     * {@code renameCollection}, as MongoDB records it: one {@code rename} event, which a stream on the source or on
+     * the target sees; with {@code dropTarget}, an existing target is replaced without a {@code drop} event of its
+     * own, the rename naming its UUID.
+     */
+    private Document rename(Document query) {
+        String from = String.valueOf(query.get("renameCollection"));
+        String to = String.valueOf(query.get("to"));
+        if (from.equals(to)) {
+            throw new MongoServerError(
+                    ErrorCodes.ILLEGAL_OPERATION, "IllegalOperation", "Can't rename a collection to itself");
+        }
+        String fromDatabase = Utils.getDatabaseNameFromFullName(from);
+        MongoCollection<?> source = listDatabaseNames().contains(fromDatabase)
+                ? resolveDatabase(fromDatabase).resolveCollection(Utils.getCollectionNameFromFullName(from), false)
+                : null;
+        if (source == null) {
+            throw new MongoServerError(
+                    ErrorCodes.NAMESPACE_NOT_FOUND,
+                    "NamespaceNotFound",
+                    "Source collection " + from + " does not exist");
+        }
+        StandInDatabase target = (StandInDatabase) resolveDatabase(Utils.getDatabaseNameFromFullName(to));
+        String targetName = Utils.getCollectionNameFromFullName(to);
+        UUID dropped = null;
+        if (target.resolveCollection(targetName, false) != null) {
+            if (!Utils.isTrue(query.get("dropTarget"))) {
+                throw new MongoServerError(ErrorCodes.NAMESPACE_EXISTS, "NamespaceExists", "target namespace exists");
+            }
+            dropped = target.dropWithoutEvent(targetName);
+        }
+        target.moveCollection(resolveDatabase(fromDatabase), source, targetName);
+        UUID uuid = source instanceof StandInCollection standIn ? standIn.collectionUuid() : null;
+        recorder.renamed(from, to, uuid, dropped);
+        Document response = new Document();
+        Utils.markOkay(response);
+        return response;
+    }
+
+    /**
+     * Refuses a collation other than {@code simple}: mongo-java-server would ignore it, and compare strings by their
+     * code points where the caller asked for a locale's rules (case- or accent-insensitive matching, say).
+     */
+    private static void refuseCollation(Document query) {
+        checkCollation(query.get("collation"));
+        for (String statements : List.of("updates", "deletes", "indexes")) {
+            if (query.get(statements) instanceof List<?> list) {
+                list.stream()
+                        .filter(Document.class::isInstance)
+                        .forEach(statement -> checkCollation(((Document) statement).get("collation")));
+            }
+        }
+    }
+
+    private static void checkCollation(Object collation) {
+        if (collation instanceof Document spec && !"simple".equals(spec.get("locale"))) {
+            throw new MongoServerError(
+                    ErrorCodes.NOT_IMPLEMENTED,
+                    "NotImplemented",
+                    "the MongoDB stand-in applies no collation but 'simple' (mongo-java-server compares strings by code"
+                            + " point); refused rather than ignored: " + spec);
+        }
     }
 
     /** Wakes every waiting getMore, so that the netty event loops can stop promptly; later ones do not wait. */
@@ -188,6 +350,6 @@ public final class StandInBackend extends MemoryBackend {
         MongoDatabase database = resolveDatabase(databaseName);
         MongoCollection<?> collection =
                 collectionName == null ? null : database.resolveCollection(collectionName, false);
-        return Aggregation.fromPipeline(stages, this::resolveDatabase, database, collection, recorder);
+        return Aggregation.fromPipeline(stages, this::resolveDatabase, database, collection, NoopOplog.get());
     }
 }

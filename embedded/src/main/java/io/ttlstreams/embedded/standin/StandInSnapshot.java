@@ -18,17 +18,28 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * The stand-in's data in a file, written when it stops and read when it starts on the same data directory: the
- * collections' documents, and the history's epoch and next position, so that the resume tokens the source
- * connectors stored with Kafka's state stay valid. A sequence of BSON documents: a header
- * {@code {epoch, next}}, then one {@code {db, coll, doc}} per document. Indexes other than {@code _id} are not kept.
+ * collections (with their UUIDs and whether they record pre- and post-images), their documents, the pre- and
+ * post-image retention, and the history's epoch and next position, so that the resume tokens the source connectors
+ * stored with Kafka's state stay valid. A sequence of BSON documents: a header {@code {epoch, next, collections:
+ * [{db, coll, uuid, preAndPostImages}], expireAfterSeconds}} (a file of an earlier version has only {@code epoch} and
+ * {@code next}), then one {@code {db, coll, doc}} per document. Indexes other than {@code _id} are not kept.
  */
 final class StandInSnapshot {
 
-    /** The header: where the history continues. */
-    record Header(long epoch, long next) {}
+    /**
+     * The header: where the history continues, and what the collections and the cluster were set to.
+     *
+     * @param collections        every collection, also empty ones
+     * @param expireAfterSeconds the image retention ({@link ImageRetention}), null for "off"
+     */
+    record Header(long epoch, long next, List<CollectionEntry> collections, Long expireAfterSeconds) {}
+
+    /** One collection's identity and settings. */
+    record CollectionEntry(String database, String collection, UUID uuid, boolean preAndPostImages) {}
 
     /** One stored document. */
     record Entry(String database, String collection, Document document) {}
@@ -43,7 +54,20 @@ final class StandInSnapshot {
         Files.createDirectories(file.getParent());
         Path partial = file.resolveSibling(file.getFileName() + ".partial");
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(partial))) {
-            writeDocument(out, new Document("epoch", header.epoch()).append("next", header.next()));
+            List<Document> collections = new ArrayList<>();
+            for (CollectionEntry collection : header.collections()) {
+                collections.add(new Document("db", collection.database())
+                        .append("coll", collection.collection())
+                        .append("uuid", collection.uuid())
+                        .append("preAndPostImages", collection.preAndPostImages()));
+            }
+            Document written = new Document("epoch", header.epoch())
+                    .append("next", header.next())
+                    .append("collections", collections);
+            if (header.expireAfterSeconds() != null) {
+                written.append("expireAfterSeconds", header.expireAfterSeconds());
+            }
+            writeDocument(out, written);
             for (Entry entry : entries) {
                 writeDocument(
                         out,
@@ -69,8 +93,25 @@ final class StandInSnapshot {
                 entries.add(
                         new Entry((String) entry.get("db"), (String) entry.get("coll"), (Document) entry.get("doc")));
             }
+            List<CollectionEntry> collections = new ArrayList<>();
+            if (header.get("collections") instanceof List<?> list) {
+                for (Object item : list) {
+                    Document collection = (Document) item;
+                    collections.add(new CollectionEntry(
+                            (String) collection.get("db"),
+                            (String) collection.get("coll"),
+                            (UUID) collection.get("uuid"),
+                            Boolean.TRUE.equals(collection.get("preAndPostImages"))));
+                }
+            }
+            Long expireAfterSeconds =
+                    header.get("expireAfterSeconds") instanceof Number seconds ? seconds.longValue() : null;
             return Optional.of(new Contents(
-                    new Header(((Number) header.get("epoch")).longValue(), ((Number) header.get("next")).longValue()),
+                    new Header(
+                            ((Number) header.get("epoch")).longValue(),
+                            ((Number) header.get("next")).longValue(),
+                            collections,
+                            expireAfterSeconds),
                     entries));
         }
     }

@@ -5,11 +5,7 @@ import de.bwaldvogel.mongo.backend.QueryMatcher;
 import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
-import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -53,8 +49,8 @@ final class StreamStages {
      */
     StreamStages(List<Document> stages, Function<List<Document>, Aggregation> assemble) {
         for (Document stage : stages) {
-            String name = stage.keySet().iterator().next();
-            if (stage.size() != 1 || !ALLOWED.contains(name)) {
+            String name = AggregationStages.nameOf(stage);
+            if (!ALLOWED.contains(name)) {
                 throw new MongoServerError(
                         ErrorCodes.ILLEGAL_OPERATION,
                         "IllegalOperation",
@@ -80,10 +76,23 @@ final class StreamStages {
 
     private static Stage compile(String name, Object specification, General general) {
         if (name.equals("$match") && specification instanceof Document query) {
-            return mentions(query, "$expr") ? sizeGuard(query).orElse(general) : new Matching(query);
+            return FieldStages.mentions(query, "$expr") ? sizeGuard(query).orElse(general) : new Matching(query);
         }
         if (name.equals("$project") && specification instanceof Document projection) {
-            return Inclusion.of(projection, general).map(Stage.class::cast).orElse(general);
+            Optional<FieldStages.Inclusion> inclusion = FieldStages.Inclusion.of(projection);
+            if (inclusion.isPresent()) {
+                return event -> {
+                    Document projected = inclusion.get().apply(event);
+                    return projected != null ? projected : general.apply(event);
+                };
+            }
+        }
+        if ((name.equals("$addFields") || name.equals("$set")) && FieldStages.evaluates(specification)) {
+            Document spec = (Document) specification;
+            return event -> {
+                Document added = FieldStages.addFields(event, spec);
+                return added != null ? added : general.apply(event);
+            };
         }
         return general;
     }
@@ -122,14 +131,6 @@ final class StreamStages {
         });
     }
 
-    /** Whether {@code key} is a key anywhere in {@code value}. */
-    private static boolean mentions(Object value, String key) {
-        if (value instanceof Document document) {
-            return document.containsKey(key) || document.values().stream().anyMatch(inner -> mentions(inner, key));
-        }
-        return value instanceof List<?> list && list.stream().anyMatch(inner -> mentions(inner, key));
-    }
-
     private static boolean isFieldPath(String path) {
         return path.startsWith("$") && !path.startsWith("$$") && path.length() > 1;
     }
@@ -151,122 +152,6 @@ final class StreamStages {
     }
 
     /**
-     * An inclusion {@code $project} of field paths (each {@code 1} or {@code true}, {@code _id} kept unless
-     * {@code _id: 0}), as a tree of paths. Fields come out in the event's order, as MongoDB's do. A path through a
-     * scalar or null selects nothing (an {@code updateLookup} that found no document: {@code fullDocument} is left
-     * out); an event where a projected path runs through an array goes to the general stage.
-     */
-    private static final class Inclusion implements Stage {
-
-        /** Marks a path included whole. */
-        private static final Object WHOLE = new Object();
-
-        /** Field name → {@link #WHOLE} or the sub-tree of the paths included under it. */
-        private final Map<String, Object> tree;
-
-        private final General general;
-
-        private Inclusion(Map<String, Object> tree, General general) {
-            this.tree = tree;
-            this.general = general;
-        }
-
-        static Optional<Inclusion> of(Document projection, General general) {
-            Map<String, Object> tree = new LinkedHashMap<>();
-            boolean withId = true;
-            for (Map.Entry<String, Object> entry : projection.entrySet()) {
-                String path = entry.getKey();
-                Object value = entry.getValue();
-                if (path.equals("_id") && isExclusion(value)) {
-                    withId = false;
-                    continue;
-                }
-                if (!isInclusion(value)
-                        || path.isEmpty()
-                        || path.startsWith("$")
-                        || !add(tree, path.split("\\.", -1))) {
-                    return Optional.empty();
-                }
-            }
-            if (tree.isEmpty()) {
-                return Optional.empty(); // {_id: 0} alone excludes
-            }
-            if (withId) {
-                tree.putIfAbsent("_id", WHOLE);
-            }
-            return Optional.of(new Inclusion(tree, general));
-        }
-
-        private static boolean isInclusion(Object value) {
-            return Boolean.TRUE.equals(value) || (value instanceof Integer i && i == 1);
-        }
-
-        private static boolean isExclusion(Object value) {
-            return Boolean.FALSE.equals(value) || (value instanceof Integer i && i == 0);
-        }
-
-        /** Adds a path; false on a path collision (a path under another), which the general stage reports. */
-        @SuppressWarnings("unchecked")
-        private static boolean add(Map<String, Object> tree, String[] parts) {
-            Map<String, Object> node = tree;
-            for (int i = 0; i < parts.length; i++) {
-                String part = parts[i];
-                if (part.isEmpty()) {
-                    return false;
-                }
-                Object existing = node.get(part);
-                if (i == parts.length - 1) {
-                    if (existing != null) {
-                        return false;
-                    }
-                    node.put(part, WHOLE);
-                } else if (existing == null) {
-                    Map<String, Object> child = new LinkedHashMap<>();
-                    node.put(part, child);
-                    node = child;
-                } else if (existing instanceof Map<?, ?> child) {
-                    node = (Map<String, Object>) child;
-                } else {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        @Override
-        public Document apply(Document event) {
-            Document projected = project(event, tree);
-            return projected != null ? projected : general.apply(event);
-        }
-
-        /** The projection of {@code document}, or null when a path runs through an array. */
-        @SuppressWarnings("unchecked")
-        private static Document project(Document document, Map<String, Object> tree) {
-            Document out = new Document();
-            for (Map.Entry<String, Object> field : document.entrySet()) {
-                Object node = tree.get(field.getKey());
-                if (node == null) {
-                    continue;
-                }
-                Object value = field.getValue();
-                if (node == WHOLE) {
-                    out.put(field.getKey(), value);
-                } else if (value instanceof Document nested) {
-                    Document inner = project(nested, (Map<String, Object>) node);
-                    if (inner == null) {
-                        return null;
-                    }
-                    out.put(field.getKey(), inner);
-                } else if (value instanceof List<?>) {
-                    return null;
-                }
-                // A path through a scalar or null selects nothing there: the field is left out, as MongoDB does.
-            }
-            return out;
-        }
-    }
-
-    /**
      * One stage through mongo-java-server's aggregation, each {@code $bsonSize} of a field path replaced by a
      * reference to a field computed onto the event first and removed from what comes out.
      */
@@ -277,7 +162,7 @@ final class StreamStages {
         private final List<String> sizedPaths = new ArrayList<>();
 
         General(Document stage, Function<List<Document>, Aggregation> assemble) {
-            this.aggregation = assemble.apply(List.of((Document) rewrite(stage)));
+            this.aggregation = assemble.apply(List.of((Document) rewrite(AggregationStages.forLibrary(stage))));
         }
 
         @Override
@@ -331,12 +216,6 @@ final class StreamStages {
         if (value.isEmpty() || !(value.get() instanceof Document document)) {
             return null;
         }
-        ByteBuf buffer = Unpooled.buffer();
-        try {
-            BsonEncoder.encodeDocument(document, buffer);
-            return buffer.writerIndex();
-        } finally {
-            buffer.release();
-        }
+        return DocumentDiff.size(document);
     }
 }

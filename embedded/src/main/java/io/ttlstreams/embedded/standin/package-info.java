@@ -1,9 +1,14 @@
 /**
- * Change streams for the MongoDB stand-in (mongo-java-server) as MongoDB serves them: changes recorded when
- * written ({@link io.ttlstreams.embedded.standin.ChangeRecorder}) into a bounded history indexed by position
- * ({@link io.ttlstreams.embedded.standin.ChangeHistory}), rendered as MongoDB's change events
- * ({@link io.ttlstreams.embedded.standin.ChangeEvents}) and read with await getMores
- * ({@link io.ttlstreams.embedded.standin.ChangeStreams}), all behind
- * {@link io.ttlstreams.embedded.standin.StandInBackend}.
+ * The MongoDB stand-in's own layer over mongo-java-server, answering as MongoDB 7.0 does where the project and its
+ * users rely on it, all behind {@link io.ttlstreams.embedded.standin.StandInBackend}: one identity (a one-member
+ * replica set, {@link io.ttlstreams.embedded.standin.StandInIdentity}); change streams recorded when written
+ * ({@link io.ttlstreams.embedded.standin.ChangeRecorder}) into a bounded history indexed by position
+ * ({@link io.ttlstreams.embedded.standin.ChangeHistory}), rendered as MongoDB's change events with pre- and
+ * post-images and expanded events ({@link io.ttlstreams.embedded.standin.ChangeEvents}) and read with await getMores
+ * ({@link io.ttlstreams.embedded.standin.ChangeStreams}); updates with an aggregation pipeline
+ * ({@link io.ttlstreams.embedded.standin.PipelineUpdates}, described by
+ * {@link io.ttlstreams.embedded.standin.DocumentDiff}); the commands and error replies mongo-java-server lacks or
+ * answers otherwise ({@link io.ttlstreams.embedded.standin.StandInDatabase},
+ * {@link io.ttlstreams.embedded.standin.StandInCollection}).
  */
 package io.ttlstreams.embedded.standin;

@@ -1,6 +1,7 @@
 package io.ttlstreams.embedded.app;
 
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.in;
 import static com.mongodb.client.model.Updates.set;
 import static com.mongodb.client.model.Updates.unset;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -122,6 +123,46 @@ abstract class PipelineScenarios {
 
         probe.assertExpiresOnTime("renewed", renewed);
         assertThat(probe.commandsBeforeItsCommand("renewed", renewed)).isEmpty();
+    }
+
+    /**
+     * The renewal MongoDB users write most: an update with an aggregation pipeline that moves the deadline from the
+     * server's clock ({@code $$NOW}). A small document's update is logged (and published) as a replace, a larger one's
+     * as an update with a delta; either way, neither is deleted at its old deadline, and both expire at the new one.
+     */
+    @Test
+    void shouldKeepDocumentsRenewedByAPipelineUpdateUntilTheirNewDeadline() {
+        Instant first = ExpiryProbe.deadlineIn(3);
+        List<Object> ids = List.of("pipeline-small", "pipeline-large");
+        probe.insertExpiring("pipeline-small", first);
+        sessions.insertOne(new Document("_id", "pipeline-large")
+                .append("expireAt", Date.from(first))
+                .append("user", "someone-with-a-long-name@example.com")
+                .append("roles", List.of("reader", "writer", "administrator")));
+        ids.forEach(id -> probe.awaitScheduled(id, first));
+
+        sessions.updateMany(
+                in("_id", ids),
+                List.of(new Document("$set", new Document("expireAt", new Document("$add", List.of("$$NOW", 4_000))))));
+        assertThat(Instant.now())
+                .as("the scenario needs the renewal written before the first deadline")
+                .isBefore(first);
+        Instant renewed = sessions.find(eq("_id", "pipeline-small"))
+                .first()
+                .getDate("expireAt")
+                .toInstant();
+        assertThat(sessions.find(eq("_id", "pipeline-large"))
+                        .first()
+                        .getDate("expireAt")
+                        .toInstant())
+                .as("one $$NOW for the whole update")
+                .isEqualTo(renewed)
+                .isAfter(first);
+
+        probe.assertExpireOnTime(ids, renewed);
+        ids.forEach(id -> assertThat(probe.commandsBeforeItsCommand(id, renewed))
+                .as("delete commands of %s before the one for its new deadline", id)
+                .isEmpty());
     }
 
     @Test

@@ -123,7 +123,7 @@ class ResyncIT {
                     .contains("legacy.tokens: 5/5 documents read (100%)")
                     .contains("legacy.tokens: 5 documents read, 5 resync events published to topic legacy.tokens")
                     .contains("rule tokens: 4 to schedule")
-                    .contains("Stamped with this machine's clock");
+                    .contains("Stamped with MongoDB's operationTime on a causally consistent session");
             await(passed + " deleted at once")
                     .atMost(ExpiryProbe.WITHIN)
                     .pollInterval(Duration.ofMillis(20))
