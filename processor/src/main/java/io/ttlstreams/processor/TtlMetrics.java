@@ -10,12 +10,11 @@ import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.Sensor.RecordingLevel;
-import org.apache.kafka.common.metrics.stats.CumulativeCount;
+import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.common.metrics.stats.Percentile;
 import org.apache.kafka.common.metrics.stats.Percentiles;
 import org.apache.kafka.common.metrics.stats.Percentiles.BucketSizing;
 import org.apache.kafka.common.metrics.stats.Rate;
-import org.apache.kafka.common.metrics.stats.WindowedCount;
 import org.apache.kafka.streams.StreamsMetrics;
 import org.apache.kafka.streams.processor.api.ProcessingContext;
 
@@ -182,7 +181,7 @@ public final class TtlMetrics implements AutoCloseable {
 
     private static void addCounter(Sensor sensor, String name, Map<String, String> tags) {
         sensor.add(new MetricName(name + TOTAL, GROUP, help(name), tags), new Total(name));
-        sensor.add(new MetricName(name + "-rate", GROUP, name + " per second", tags), new Rate(new WindowedCount()));
+        sensor.add(new MetricName(name + "-rate", GROUP, name + " per second", tags), new Rate());
     }
 
     /** What counter {@code name} counts, as its description and Prometheus' help say. */
@@ -195,10 +194,11 @@ public final class TtlMetrics implements AutoCloseable {
     }
 
     /**
-     * A counter's total since its sensor was created, naming the counter, so that an exporter reads what it counts
-     * from the stat rather than from the metric's name.
+     * A counter's total since its sensor was created: the sum of what was recorded, so that {@code record(n)} counts
+     * n (a drop cancelling n documents). It names the counter, so that an exporter reads what it counts from the stat
+     * rather than from the metric's name.
      */
-    public static final class Total extends CumulativeCount {
+    public static final class Total extends CumulativeSum {
 
         private final String name;
 

@@ -394,6 +394,8 @@ class TtlTopologyTest {
                     .extracting(c -> BsonDocument.parse(c.key()).get("_id"))
                     .containsExactly(fresh);
             assertThat(fixture.metric(TtlMetrics.STALE + "-total")).isEqualTo(1);
+            // Each of the five documents the drop took out counts, not the drop.
+            assertThat(fixture.metric(TtlMetrics.CANCELLED + "-total")).isEqualTo(5);
         }
     }
 
