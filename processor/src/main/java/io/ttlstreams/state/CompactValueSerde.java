@@ -1,12 +1,10 @@
 package io.ttlstreams.state;
 
-import java.nio.BufferUnderflowException;
+import io.ttlstreams.serde.AvroRecordSerde;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.common.errors.SerializationException;
-import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * The serde of a value written on every change event ({@code schedule} and {@code index}): format version 2, a
@@ -15,20 +13,17 @@ import org.apache.kafka.common.serialization.Serializer;
  * version rather than misreading it (no release wrote another: state from earlier builds is reset, see State formats
  * in docs/operating.md).
  *
- * <p>The in-memory type stays the generated Avro record: only the bytes change. Null serializes to null and back.
- * Thread-safe.
+ * <p>The in-memory type stays the generated Avro record: only the bytes change. Thread-safe.
  *
  * @param <T> the generated record class
  */
-abstract class CompactValueSerde<T extends SpecificRecord> implements Serde<T> {
+abstract class CompactValueSerde<T extends SpecificRecord> extends AvroRecordSerde<T> {
 
     /** The format this build writes. */
     static final byte FORMAT_VERSION = 2;
 
-    private final String typeName;
-
     CompactValueSerde(Class<T> type) {
-        this.typeName = type.getSimpleName();
+        super(type, FORMAT_VERSION);
     }
 
     /** The value's bytes after the version byte; at most {@link #maxBytes} of them. */
@@ -41,51 +36,17 @@ abstract class CompactValueSerde<T extends SpecificRecord> implements Serde<T> {
     abstract T read(ByteBuffer in);
 
     @Override
-    public final Serializer<T> serializer() {
-        return (topic, value) -> serialize(value);
+    protected final void encode(T value, ByteArrayOutputStream out) {
+        ByteBuffer bytes = ByteBuffer.allocate(maxBytes(value));
+        write(value, bytes);
+        out.write(bytes.array(), 0, bytes.position());
     }
 
     @Override
-    public final Deserializer<T> deserializer() {
-        return (topic, bytes) -> deserialize(topic, bytes);
-    }
-
-    final byte[] serialize(T value) {
-        if (value == null) {
-            return null;
-        }
-        ByteBuffer out = ByteBuffer.allocate(1 + maxBytes(value));
-        out.put(FORMAT_VERSION);
-        write(value, out);
-        byte[] bytes = new byte[out.position()];
-        System.arraycopy(out.array(), 0, bytes, 0, bytes.length);
-        return bytes;
-    }
-
-    final T deserialize(String topic, byte[] bytes) {
-        if (bytes == null) {
-            return null;
-        }
-        if (bytes.length == 0 || bytes[0] != FORMAT_VERSION) {
-            throw new SerializationException("Cannot read a " + typeName + " of "
-                    + (bytes.length == 0 ? "no bytes" : "format version " + Byte.toUnsignedInt(bytes[0]))
-                    + ": this build reads format version " + FORMAT_VERSION
-                    + " only (state written by another build? see State formats in docs/operating.md)");
-        }
-        ByteBuffer in = ByteBuffer.wrap(bytes, 1, bytes.length - 1);
-        T value;
-        try {
-            value = read(in);
-        } catch (BufferUnderflowException | IllegalArgumentException e) {
-            // Corrupt input surfaces as anything from an underflow to a bogus length or flag: all the same failure.
-            throw new SerializationException(
-                    "Could not deserialize a " + typeName + " from " + bytes.length + " bytes (format version "
-                            + FORMAT_VERSION + "): " + e,
-                    e);
-        }
+    protected final T decode(ByteBuffer in) throws IOException {
+        T value = read(in);
         if (in.hasRemaining()) {
-            throw new SerializationException((bytes.length - 1) + " bytes hold more than one " + typeName
-                    + " (format version " + FORMAT_VERSION + ")");
+            throw moreThanOne(in);
         }
         return value;
     }
