@@ -24,9 +24,14 @@ import org.apache.kafka.common.metrics.KafkaMetric;
  * @param lags per lag distribution (e.g. {@value TtlMetrics#EXPIRY_LAG}): what it records and its histograms by tags
  * @param lagP99Seconds per rule, the largest 99th percentile of its expiry lag over the last minute or so among the
  *     tasks
+ * @param percentiles per windowed percentile (e.g. {@code expiry-lag-ms-p50}), its largest value among the tasks and
+ *     rules
  */
 public record ExpiryFigures(
-        Map<String, Family<Double>> counters, Map<String, Family<Lag>> lags, Map<String, Double> lagP99Seconds) {
+        Map<String, Family<Double>> counters,
+        Map<String, Family<Lag>> lags,
+        Map<String, Double> lagP99Seconds,
+        Map<String, Double> percentiles) {
 
     /** The points of one counter or distribution, by tags, and what it measures. */
     public record Family<T>(String help, Map<Map<String, String>, T> points) {}
@@ -39,6 +44,7 @@ public record ExpiryFigures(
         Map<String, Family<Double>> counters = new TreeMap<>();
         Map<String, Family<Lag>> lags = new TreeMap<>();
         Map<String, Double> lagP99 = new TreeMap<>();
+        Map<String, Double> percentiles = new TreeMap<>();
         metrics.forEach((name, metric) -> {
             if (!name.group().equals(TtlMetrics.GROUP) || !(metric instanceof KafkaMetric kafka)) {
                 return;
@@ -56,11 +62,19 @@ public record ExpiryFigures(
                         .put(
                                 tags(name),
                                 new Lag(histogram.snapshot(), Double.isFinite(value) ? Math.max(0, value) : 0));
-            } else if (name.name().equals(TtlMetrics.EXPIRY_LAG_MS + "-p99") && Double.isFinite(value)) {
-                lagP99.merge(name.tags().get(TtlMetrics.RULE_TAG), value / 1000.0, Math::max);
+            } else if ((name.name().endsWith("-p50") || name.name().endsWith("-p99")) && Double.isFinite(value)) {
+                percentiles.merge(name.name(), value, Math::max);
+                if (name.name().equals(TtlMetrics.EXPIRY_LAG_MS + "-p99")) {
+                    lagP99.merge(name.tags().get(TtlMetrics.RULE_TAG), value / 1000.0, Math::max);
+                }
             }
         });
-        return new ExpiryFigures(counters, lags, lagP99);
+        return new ExpiryFigures(counters, lags, lagP99, percentiles);
+    }
+
+    /** The largest value of windowed percentile {@code name} among the tasks and rules; 0 without any. */
+    public double percentile(String name) {
+        return percentiles.getOrDefault(name, 0.0);
     }
 
     /** The sum of counter {@code name}'s totals, e.g. the delete commands emitted ({@value TtlMetrics#EMITTED}). */

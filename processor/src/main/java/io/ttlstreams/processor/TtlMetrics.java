@@ -5,8 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.DoubleStream;
-import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.Sensor.RecordingLevel;
@@ -27,8 +25,8 @@ import org.apache.kafka.streams.processor.api.ProcessingContext;
  * {@link LagHistogram.Figure}), never through its name; nothing else counts them.
  *
  * <p>Adding a metric: a name constant here and a {@link #counter} (or {@link #lag}) call where it is recorded (for
- * the scheduler, a field of {@code SchedulerSensors}); JMX, Prometheus ({@code ttl_<name>_total}, the tags as
- * labels) and {@link #total} see it with no further change.
+ * the scheduler, a field of {@code SchedulerSensors}); JMX and Prometheus ({@code ttl_<name>_total}, the tags as
+ * labels) see it with no further change.
  *
  * <p>Each processor instance owns one {@code TtlMetrics} and creates only the sensors it records, so that closing one
  * processor never removes a sensor another still uses.
@@ -247,26 +245,6 @@ public final class TtlMetrics implements AutoCloseable {
         Map<String, String> all = new LinkedHashMap<>(tags);
         all.putAll(extraTags);
         return all;
-    }
-
-    /**
-     * The values of metric {@code name} of this group in {@code metrics} ({@code KafkaStreams#metrics()}), one per task
-     * (and rule) this instance runs; tasks that moved away no longer count. Values that are not finite numbers are
-     * left out.
-     */
-    public static DoubleStream values(Map<MetricName, ? extends Metric> metrics, String name) {
-        return metrics.entrySet().stream()
-                .filter(e ->
-                        e.getKey().name().equals(name) && e.getKey().group().equals(GROUP))
-                .map(e -> e.getValue().metricValue())
-                .filter(Number.class::isInstance)
-                .mapToDouble(value -> ((Number) value).doubleValue())
-                .filter(Double::isFinite);
-    }
-
-    /** The sum of counter {@code counter} ({@code <counter>-total}) over the tasks this instance runs. */
-    public static double total(Map<MetricName, ? extends Metric> metrics, String counter) {
-        return values(metrics, counter + TOTAL).sum();
     }
 
     @Override

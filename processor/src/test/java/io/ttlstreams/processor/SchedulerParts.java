@@ -3,6 +3,7 @@ package io.ttlstreams.processor;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.IndexEntry;
@@ -110,7 +111,7 @@ final class SchedulerParts {
 
     /** The total a counter of the sensors recorded. */
     double total(String counter) {
-        return TtlMetrics.total(context.metrics().metrics(), counter);
+        return ExpiryFigures.of(context.metrics().metrics()).total(counter);
     }
 
     private <K, V> KeyValueStore<K, V> store(String name, Serde<K> keys, Serde<V> values) {
