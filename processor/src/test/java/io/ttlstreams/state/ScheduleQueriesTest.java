@@ -110,7 +110,6 @@ class ScheduleQueriesTest {
 
         assertThat(ScheduleQueries.due(schedule, 2_000, 100).due()).isEqualTo(2);
         assertThat(ScheduleQueries.awaitingConfirmation(schedule, 100)).isEqualTo(2);
-        assertThat(ScheduleQueries.held(schedule, 100)).isZero();
         assertThat(ScheduleQueries.find(index, schedule, SESSIONS, new BsonDocument("_id", new BsonInt32(4))))
                 .hasValueSatisfying(found -> assertThat(found.state()).isEqualTo("awaiting-confirmation"));
     }
