@@ -128,7 +128,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         TtlStreamsConfig ttlConfig;
         try {
-            ttlConfig = overrides.unwarned(config, () -> runtime.orElseThrow().defaultConfig());
+            ttlConfig = overrides.load(config, () -> runtime.orElseThrow().defaultConfig());
         } catch (ConfigException e) {
             return fail(e.getMessage());
         }
