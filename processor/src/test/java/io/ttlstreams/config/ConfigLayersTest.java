@@ -155,13 +155,10 @@ class ConfigLayersTest {
         String variable = System.getenv().containsKey("PATH")
                 ? "PATH"
                 : System.getenv().keySet().iterator().next();
-        Path file = file(
-                "config.providers=env",
-                "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider",
-                "ttl.rules=sessions",
-                "ttl.rule.sessions.namespace=app.sessions",
-                "ttl.rule.sessions.field=expireAt",
-                "sasl.jaas.config=${env:" + variable + "}");
+        Path file = file(TestConfigs.lines(
+                "config.providers", "env",
+                "config.providers.env.class", "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
+                "sasl.jaas.config", "${env:" + variable + "}"));
 
         TtlStreamsConfig config = ConfigLayers.load(file, Map.of(), List.of());
 

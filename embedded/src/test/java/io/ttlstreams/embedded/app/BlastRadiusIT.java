@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoCollection;
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.contract.Namespace;
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -12,7 +13,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -48,16 +48,13 @@ class BlastRadiusIT {
 
     /** One field rule on app.sessions with {@code offsetSeconds} after expireAt, its guard limit {@link #LIMIT}. */
     private static Map<String, String> settings(long offsetSeconds) {
-        Map<String, String> settings = new HashMap<>();
-        settings.put("ttl.rules", RULE);
-        settings.put("ttl.rule.sessions.namespace", SESSIONS.toString());
-        settings.put("ttl.rule.sessions.field", "expireAt");
-        settings.put("ttl.rule.sessions.expire.after.seconds", Long.toString(offsetSeconds));
-        settings.put("ttl.rule.sessions.guard.max.due.on.arrival", Integer.toString(LIMIT));
-        settings.put("ttl.source.topics", SESSIONS.toString());
-        // One partition: the task's share of the limit is the whole limit, and the marker's order is the events'.
-        settings.put("embedded.partitions", "1");
-        return settings;
+        return TestConfigs.settings(
+                "ttl.rule.sessions.expire.after.seconds", Long.toString(offsetSeconds),
+                "ttl.rule.sessions.guard.max.due.on.arrival", Integer.toString(LIMIT),
+                "ttl.source.topics", SESSIONS.toString(),
+                // One partition: the task's share of the limit is the whole limit, and the marker's order is the
+                // events'.
+                "embedded.partitions", "1");
     }
 
     @Test

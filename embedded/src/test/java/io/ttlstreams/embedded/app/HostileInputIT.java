@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.model.Filters;
 import io.ttlstreams.config.OperationsOptions;
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.Namespace;
@@ -25,7 +26,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -56,10 +56,8 @@ class HostileInputIT {
     private static final Duration HOLD = Duration.ofSeconds(Long.getLong("hostile.hold.seconds", 15));
 
     @RegisterExtension
-    static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(Map.of(
+    static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(TestConfigs.settings(
                     "ttl.rules", "sessions,events",
-                    "ttl.rule.sessions.namespace", SESSIONS.toString(),
-                    "ttl.rule.sessions.field", "expireAt",
                     "ttl.rule.events.namespace", EVENTS.toString(),
                     "ttl.rule.events.field", "expireAt"))
             .and("ttl.http.request.timeout.ms", "3000");
