@@ -16,7 +16,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
-import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Metric;
@@ -76,7 +75,6 @@ public final class StatusEndpoint {
     Response status() {
         Health.Report ready = health.ready();
         Health.Report degraded = health.dependencies();
-        ScheduleMetrics.Snapshot figures = schedule.snapshot();
         ExpiryFigures expiries = ExpiryFigures.of(metrics.get());
         return Response.json(
                 200,
@@ -88,12 +86,7 @@ public final class StatusEndpoint {
                         !degraded.up(),
                         degraded.reasons(),
                         tasks(),
-                        new Schedule(
-                                figures.scheduled(),
-                                figures.backlog(),
-                                figures.backlogComplete(),
-                                figures.oldestOverdueSeconds(),
-                                figures.awaiting()),
+                        schedule.snapshot(),
                         expiries.total(TtlMetrics.EMITTED),
                         expiries.total(TtlMetrics.CONFIRMED),
                         expiries.total(TtlMetrics.UNCONFIRMED),
@@ -148,7 +141,7 @@ public final class StatusEndpoint {
             boolean degraded,
             List<String> dependencies,
             List<Task> tasks,
-            Schedule schedule,
+            ScheduleMetrics.Snapshot schedule,
             double deletesEmitted,
             double deletesConfirmed,
             double deletesUnconfirmed,
@@ -167,14 +160,6 @@ public final class StatusEndpoint {
 
     /** A task this instance runs: {@code active} or {@code standby}, with its input partitions. */
     record Task(String id, String kind, List<String> partitions) {}
-
-    /** The local schedule's figures ({@link ScheduleMetrics.Snapshot}); empty ones are null. */
-    record Schedule(
-            OptionalLong scheduled,
-            OptionalLong due,
-            boolean dueComplete,
-            OptionalDouble oldestOverdueSeconds,
-            OptionalLong awaitingConfirmation) {}
 
     /** How long ago a namespace's source was last heard from; null before it was. */
     record Source(String namespace, OptionalDouble stalenessSeconds) {}
