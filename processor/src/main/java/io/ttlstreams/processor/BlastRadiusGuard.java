@@ -45,14 +45,6 @@ final class BlastRadiusGuard implements Admission {
     /** Per rule, the held count at the previous punctuation and the one last logged: a mass is logged once settled. */
     private final Map<String, long[]> heldSeen = new HashMap<>();
 
-    /**
-     * @param settings the rules' limits and the partition count the limits are shared over
-     * @param schedule the task's schedule, which holds and counts the held entries
-     * @param states the task's {@code guard-state} store
-     * @param sensors where holds, approvals and rejections are counted
-     * @param audit where they are audited
-     * @param task the task's id, for the logs
-     */
     BlastRadiusGuard(
             SchedulerSettings settings,
             ExpirySchedule schedule,

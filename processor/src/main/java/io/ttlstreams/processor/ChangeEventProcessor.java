@@ -28,12 +28,6 @@ public final class ChangeEventProcessor extends CheckedRecordProcessor<ChangeEve
     private final EventTimeWindow window;
     private Sensor skipped;
 
-    /**
-     * @param parser parses the source connector's events
-     * @param window the event times accepted around a record's timestamp
-     * @param deadLetters builds the dead letters of records that cannot be parsed
-     * @param outputs the nodes it forwards to
-     */
     public ChangeEventProcessor(
             ChangeEventParser parser, EventTimeWindow window, DeadLetters deadLetters, Outputs outputs) {
         super("change event", deadLetters, outputs);

@@ -22,11 +22,6 @@ abstract class CheckedRecordProcessor<T> implements Processor<String, String, St
     private TtlMetrics metrics;
     private DeadLetterRoute deadLetterRoute;
 
-    /**
-     * @param kind what a record is, for the debug line of a dead letter
-     * @param deadLetters builds the dead letters of records that fail the check
-     * @param outputs the nodes it forwards to
-     */
     CheckedRecordProcessor(String kind, DeadLetters deadLetters, Outputs outputs) {
         this.kind = kind;
         this.deadLetters = deadLetters;

@@ -27,11 +27,6 @@ public final class ControlEventProcessor extends CheckedRecordProcessor<Object> 
 
     private final EventTimeWindow window;
 
-    /**
-     * @param window the event times accepted around a record's timestamp
-     * @param deadLetters builds the dead letters of records that are no namespace-wide event
-     * @param outputs the nodes it forwards to
-     */
     public ControlEventProcessor(EventTimeWindow window, DeadLetters deadLetters, Outputs outputs) {
         super("control record", deadLetters, outputs);
         this.window = window;

@@ -69,18 +69,6 @@ final class DueDrain implements AutoCloseable {
      */
     private final Map<Bytes, ReadRequest> pendingReads = new HashMap<>();
 
-    /**
-     * @param settings punctuation bounds, confirmation, read-back, dry run, and the clock a punctuation is timed by
-     * @param commandBound the bound on a command's record
-     * @param schedule the task's schedule
-     * @param throttle this task's share of the delete rate limit, if any
-     * @param rules checks each due entry against the current rules
-     * @param guard admits the deadlines read-backs give
-     * @param sensors where each step is counted
-     * @param audit where each step is audited
-     * @param context the task's id, and what forwards to {@code deletesSink}
-     * @param deletesSink the node the commands go to
-     */
     DueDrain(
             SchedulerSettings settings,
             CommandSizeBound commandBound,

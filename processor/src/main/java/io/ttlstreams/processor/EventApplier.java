@@ -51,17 +51,6 @@ final class EventApplier {
     private final AuditWriter audit;
     private final ProcessorContext<?, ?> context;
 
-    /**
-     * @param rules the TTL rules
-     * @param commandBound the bound on a delete command's record, which an entry must fit
-     * @param schedule the task's schedule
-     * @param notes why the task's unscheduled documents are not scheduled
-     * @param drops the task's namespace drops
-     * @param guard decides whether an entry due on arrival is held
-     * @param sensors where the outcomes are counted
-     * @param audit where superseded and confirmed commands are audited
-     * @param context the task's id and clock
-     */
     EventApplier(
             TtlRules rules,
             CommandSizeBound commandBound,

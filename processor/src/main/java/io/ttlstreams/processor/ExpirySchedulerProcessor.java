@@ -54,11 +54,6 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     private DueDrain drain;
     private BlastRadiusGuard guard;
 
-    /**
-     * @param settings rules, punctuation bounds, throttle, confirmation
-     * @param deadLetters builds the dead letters of events that cannot be applied, sized for the producer
-     * @param outputs the nodes the scheduler forwards to
-     */
     public ExpirySchedulerProcessor(SchedulerSettings settings, DeadLetters deadLetters, Outputs outputs) {
         this.settings = settings;
         this.deadLetters = deadLetters;

@@ -50,15 +50,6 @@ final class RuleReconciler implements RuleCheck {
     /** What reconciling with the current rules did, per rule, since the last summary was logged. */
     private final Map<String, RuleChanges> ruleChanges = new TreeMap<>();
 
-    /**
-     * @param settings the rules and the punctuation bounds
-     * @param schedule the task's schedule
-     * @param ruleVersions the task's {@link ScheduleStores#RULE_VERSIONS} store
-     * @param guard holds what a changed rule makes due on arrival past the rule's limit
-     * @param sensors where cancelled, held and moved entries are counted
-     * @param audit where cancelled entries are audited
-     * @param task the task's id, for the logs
-     */
     RuleReconciler(
             SchedulerSettings settings,
             ExpirySchedule schedule,

@@ -43,11 +43,6 @@ final class SchedulerSensors {
     private record RuleSensors(
             Sensor emitted, Sensor expiryLag, Sensor confirmed, Sensor confirmedLag, Sensor unconfirmed) {}
 
-    /**
-     * @param metrics the task's metrics
-     * @param rules the configured rules' names
-     * @param readBack whether read-back is on, which registers its sensors
-     */
     SchedulerSensors(TtlMetrics metrics, Collection<String> rules, boolean readBack) {
         this.metrics = metrics;
         this.scheduled = metrics.counter(TtlMetrics.SCHEDULED);
