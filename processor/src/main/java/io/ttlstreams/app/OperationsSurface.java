@@ -67,13 +67,7 @@ public final class OperationsSurface implements AutoCloseable {
      * @throws ConfigException when the port cannot be bound, or {@code application.server} names another port
      */
     public static OperationsSurface bind(TtlStreamsConfig config, Optional<ManagedConnectors> connectors) {
-        OperationsServer server = OperationsServer.bind(config);
-        try {
-            return new OperationsSurface(config, connectors, server);
-        } catch (RuntimeException e) {
-            server.close();
-            throw e;
-        }
+        return new OperationsSurface(config, connectors, OperationsServer.bind(config));
     }
 
     /** {@code host:port} for Kafka Streams' {@code application.server}. */
