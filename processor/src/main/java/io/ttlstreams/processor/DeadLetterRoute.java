@@ -21,10 +21,6 @@ final class DeadLetterRoute {
     private final String node;
     private final Sensor deadLettered;
 
-    /**
-     * @param metrics the task's metrics, which count the records parked
-     * @param node the dead-letter node to forward to
-     */
     DeadLetterRoute(
             ProcessorContext<String, Object> context, TtlMetrics metrics, DeadLetters deadLetters, String node) {
         this.context = context;

@@ -39,11 +39,6 @@ public final class ExpirySchedule {
     /** Per timeline: no entry is due before this (see the class comment). */
     private final long[] scanFrom = new long[Timeline.values().length];
 
-    /**
-     * @param schedule the {@link ScheduleStores#SCHEDULE} store
-     * @param index the {@link ScheduleStores#INDEX} store
-     * @param held the {@link ScheduleStores#GUARD_STATE} store, whose held counts this schedule keeps
-     */
     public ExpirySchedule(
             KeyValueStore<Bytes, ScheduleEntry> schedule,
             KeyValueStore<Bytes, IndexEntry> index,
