@@ -5,12 +5,10 @@ import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.health.ConnectorMonitor;
 import io.ttlstreams.health.Dependencies;
 import io.ttlstreams.health.Health;
-import io.ttlstreams.health.HealthChecks;
 import io.ttlstreams.health.SourceFreshness;
 import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.metrics.ScheduleMetrics;
-import io.ttlstreams.query.GuardHolds;
 import io.ttlstreams.query.LocalSchedule;
 import io.ttlstreams.query.PeerClient;
 import io.ttlstreams.query.ScheduleEndpoints;
@@ -96,8 +94,7 @@ public final class OperationsSurface implements AutoCloseable {
         resources.add(() -> admin.close(Duration.ofSeconds(1)));
         SourceFreshness freshness = new SourceFreshness(config, admin, metrics.registry(), clock);
         Dependencies dependencies = new Dependencies(monitor, freshness, config.sourceStaleAfter(), metrics.registry());
-        Health health = new Health(
-                streams::state, local::unqueryable, new GuardHolds(streams)::reasons, dependencies::problems);
+        Health health = new Health(streams::state, local::unqueryable, local::holdReasons, dependencies::problems);
 
         health.register(server);
         metrics.register(server);
@@ -105,7 +102,7 @@ public final class OperationsSurface implements AutoCloseable {
                 .register(server);
         new StatusEndpoint(streams, server.self(), health, schedule, streams::metrics, dependencies).register(server);
 
-        resources.add(new HealthChecks(monitor, freshness, dependencies, config.healthInterval()));
+        resources.add(dependencies.start(config.healthInterval()));
         server.start();
     }
 

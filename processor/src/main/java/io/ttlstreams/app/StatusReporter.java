@@ -2,7 +2,6 @@ package io.ttlstreams.app;
 
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.processor.TtlMetrics;
-import io.ttlstreams.query.GuardHolds;
 import io.ttlstreams.query.LocalSchedule;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -59,7 +58,6 @@ final class StatusReporter implements AutoCloseable {
 
     private long lastPrintedMillis;
     private final Supplier<OptionalLong> deleted;
-    private final GuardHolds holds;
     private final LocalSchedule schedule;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread thread = new Thread(r, "ttl-streams-status");
@@ -85,7 +83,6 @@ final class StatusReporter implements AutoCloseable {
         this.out = out;
         this.clock = clock;
         this.deleted = deleted;
-        this.holds = new GuardHolds(streams);
         this.schedule = new LocalSchedule(streams);
     }
 
@@ -124,7 +121,7 @@ final class StatusReporter implements AutoCloseable {
         line.append(schedule());
         line.append(String.format(" deletes-emitted=%.0f", figures.total(TtlMetrics.EMITTED)));
         deleted.get().ifPresent(count -> line.append(" deleted=").append(count));
-        long held = holds.total();
+        long held = schedule.held();
         if (held > 0) {
             line.append(" held-for-approval=").append(held);
         }

@@ -85,7 +85,7 @@ class HealthEndpointsTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    /** One health check as {@link HealthChecks} runs it, with the source last heard from {@code ago} before now. */
+    /** One health check as {@link Dependencies#start} runs it, with the source last heard from {@code ago} before now. */
     private void check(Duration ago, long endOffset) throws InterruptedException {
         monitor.check();
         freshness.observe(Map.of(
