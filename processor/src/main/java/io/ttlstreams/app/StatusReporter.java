@@ -10,7 +10,6 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.StringJoiner;
 import java.util.TreeSet;
 import java.util.concurrent.Executors;
@@ -163,19 +162,13 @@ final class StatusReporter implements AutoCloseable {
      * The sink's dead letters by reason, as {@code " sink-dead-lettered=495 (signature=492 namespace=3)"}; nothing
      * while there are none, as there should be none.
      */
-    static String sinkDeadLetters(SortedMap<String, Double> byReason) {
-        double total =
-                byReason.values().stream().mapToDouble(Double::doubleValue).sum();
-        if (total == 0) {
+    static String sinkDeadLetters(ExpiryFigures.SinkDeadLetters sink) {
+        if (sink.total() == 0) {
             return "";
         }
         StringJoiner reasons = new StringJoiner(" ", " (", ")");
-        byReason.forEach((reason, count) -> {
-            if (count > 0) {
-                reasons.add(String.format("%s=%.0f", reason, count));
-            }
-        });
-        return String.format(" sink-dead-lettered=%.0f", total) + reasons;
+        sink.byReason().forEach((reason, count) -> reasons.add(String.format("%s=%.0f", reason, count)));
+        return String.format(" sink-dead-lettered=%.0f", sink.total()) + reasons;
     }
 
     /** The task ids of every local thread, sorted, comma-separated; "-" for none. */

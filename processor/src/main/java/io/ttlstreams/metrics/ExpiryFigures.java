@@ -102,13 +102,18 @@ public record ExpiryFigures(
     }
 
     /**
-     * Delete commands the sink connector dead-lettered, by reason ({@code signature}, {@code namespace}, ...), as the
-     * task that reads {@code ttl.sink.dlq} counted them on this instance; reasons without any are left out.
+     * Delete commands the sink connector dead-lettered to {@code ttl.sink.dlq}, as the task that reads it counted them
+     * on this instance: in total and by reason ({@code signature}, {@code namespace}, ...; reasons without any left
+     * out).
      */
-    public SortedMap<String, Double> sinkDeadLetters() {
+    public record SinkDeadLetters(double total, SortedMap<String, Double> byReason) {}
+
+    /** The sink's dead letters ({@link SinkDeadLetters}). */
+    public SinkDeadLetters sinkDeadLetters() {
         SortedMap<String, Double> byReason = totalsBy(TtlMetrics.SINK_DEAD_LETTERS, TtlMetrics.REASON_TAG);
         byReason.values().removeIf(count -> count == 0);
-        return byReason;
+        return new SinkDeadLetters(
+                byReason.values().stream().mapToDouble(Double::doubleValue).sum(), byReason);
     }
 
     /** Per rule: commands emitted, deletes confirmed and given up on by the tasks this instance runs. */

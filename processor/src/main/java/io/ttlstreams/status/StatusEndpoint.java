@@ -16,7 +16,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
-import java.util.SortedMap;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
@@ -91,7 +90,7 @@ public final class StatusEndpoint {
                         expiries.total(TtlMetrics.CONFIRMED),
                         expiries.total(TtlMetrics.UNCONFIRMED),
                         expiries.total(TtlMetrics.DEAD_LETTERED),
-                        sinkDeadLetters(expiries),
+                        expiries.sinkDeadLetters(),
                         expiries.lagSummary(),
                         expiries.perRule(),
                         dependencies.connectors(),
@@ -100,12 +99,6 @@ public final class StatusEndpoint {
                                         namespace.toString(),
                                         dependencies.sources().staleness(namespace)))
                                 .toList()));
-    }
-
-    private static SinkDeadLetters sinkDeadLetters(ExpiryFigures expiries) {
-        SortedMap<String, Double> byReason = expiries.sinkDeadLetters();
-        return new SinkDeadLetters(
-                byReason.values().stream().mapToDouble(Double::doubleValue).sum(), byReason);
     }
 
     /** The tasks this instance runs, active and standby, with their input partitions. */
@@ -146,17 +139,11 @@ public final class StatusEndpoint {
             double deletesConfirmed,
             double deletesUnconfirmed,
             double deadLettered,
-            SinkDeadLetters sinkDeadLetters,
+            ExpiryFigures.SinkDeadLetters sinkDeadLetters,
             ExpiryFigures.LagSummary expiryLag,
             List<ExpiryFigures.RuleFigures> rules,
             List<ConnectorMonitor.Described> connectors,
             List<Source> sources) {}
-
-    /**
-     * The delete commands the sink connector dead-lettered to {@code ttl.sink.dlq}, as counted by the task that reads
-     * it, if this instance runs it: in total and by reason.
-     */
-    record SinkDeadLetters(double total, SortedMap<String, Double> byReason) {}
 
     /** A task this instance runs: {@code active} or {@code standby}, with its input partitions. */
     record Task(String id, String kind, List<String> partitions) {}

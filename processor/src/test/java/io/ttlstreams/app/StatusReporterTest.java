@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.topology.TtlTopology;
 import java.io.ByteArrayOutputStream;
@@ -120,9 +121,11 @@ class StatusReporterTest {
 
     @Test
     void shouldNameTheSinksDeadLettersByReasonWhenThereAreAny() {
-        assertThat(StatusReporter.sinkDeadLetters(new TreeMap<>(Map.of("signature", 492.0, "namespace", 3.0))))
+        assertThat(StatusReporter.sinkDeadLetters(new ExpiryFigures.SinkDeadLetters(
+                        495, new TreeMap<>(Map.of("signature", 492.0, "namespace", 3.0)))))
                 .isEqualTo(" sink-dead-lettered=495 (namespace=3 signature=492)");
-        assertThat(StatusReporter.sinkDeadLetters(new TreeMap<>())).isEmpty();
+        assertThat(StatusReporter.sinkDeadLetters(new ExpiryFigures.SinkDeadLetters(0, new TreeMap<>())))
+                .isEmpty();
     }
 
     @Test

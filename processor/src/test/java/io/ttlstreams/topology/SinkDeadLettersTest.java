@@ -62,7 +62,9 @@ class SinkDeadLettersTest {
             sinkDlq.pipeInput(deadLetter("Bulk write operation error", "com.mongodb.MongoBulkWriteException"));
             sinkDlq.pipeInput(deadLetter(null, null));
 
-            assertThat(ExpiryFigures.of(fixture.driver.metrics()).sinkDeadLetters())
+            assertThat(ExpiryFigures.of(fixture.driver.metrics())
+                            .sinkDeadLetters()
+                            .byReason())
                     .containsExactlyEntriesOf(new java.util.TreeMap<>(
                             Map.of("guard", 1.0, "mongodb", 1.0, "namespace", 1.0, "other", 1.0, "signature", 492.0)));
             assertThat(registry.scrape())
