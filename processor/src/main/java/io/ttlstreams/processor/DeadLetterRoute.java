@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The one way a processor parks a record it cannot process: the {@link DeadLetters} record, forwarded to the
  * dead-letter node, counted as {@value TtlMetrics#DEAD_LETTERED} and logged, so that no record stops the processor.
- * Every processor of the topology that can fail on a record goes through it; a send that fails after the topology is
- * {@link SendFailureHandler}'s, which writes the same record.
+ * Every processor of the topology that can fail on a record goes through it, whatever the cause: a record that fails
+ * through its own fault ({@link DeadLetters#isCausedByRecord}) is parked and the next one processed; any other failure
+ * is thrown on. A send that fails after the topology is {@link SendFailureHandler}'s, which writes the same record.
  */
 final class DeadLetterRoute {
 
