@@ -6,6 +6,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.properties.HasName;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
@@ -18,6 +20,10 @@ import com.tngtech.archunit.lang.ArchRule;
  */
 @AnalyzeClasses(packages = "io.ttlstreams", importOptions = ImportOption.DoNotIncludeTests.class)
 class LayeringTest {
+
+    /** The scheduler's parts, each with one job (a class's use of itself is no dependency). */
+    private static final DescribedPredicate<HasName> SCHEDULER_PART = HasName.Predicates.nameMatching(
+            "io\\.ttlstreams\\.processor\\.(EventApplier|DueDrain|RuleReconciler|BlastRadiusGuard)");
 
     /** What the processor and the sink guard share, and the Avro records, know nothing of ours. */
     @ArchTest
@@ -92,6 +98,19 @@ class LayeringTest {
                     "io.ttlstreams.query..",
                     "io.ttlstreams.status..",
                     "io.ttlstreams.app..");
+
+    /**
+     * The scheduler's parts know none of each other: {@code ExpirySchedulerProcessor} composes them, and a part that
+     * needs another's answer takes it as an interface ({@code Admission}, {@code RuleCheck}), so that each part can be
+     * read, and tested, alone.
+     */
+    @ArchTest
+    static final ArchRule schedulerPartsKnowNoOtherPart = noClasses()
+            .that(SCHEDULER_PART)
+            .should()
+            .dependOnClassesThat(SCHEDULER_PART)
+            .allowEmptyShould(false)
+            .because("ExpirySchedulerProcessor wires the parts; they meet through Admission and RuleCheck");
 
     /** Kafka's utilities under {@code internals} are no API: they move or change between releases without notice. */
     @ArchTest

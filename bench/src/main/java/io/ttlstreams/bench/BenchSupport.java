@@ -119,7 +119,7 @@ final class BenchSupport {
         BsonDocument key = new BsonDocument("_id", id(id));
         BsonDocument document = key.clone().append("expireAt", new BsonDateTime(deadlineMs));
         ExpiryDecision decision = RULES.evaluate(namespace, document, START);
-        new ExpirySchedule(schedule, index)
+        new ExpirySchedule(schedule, index, null)
                 .put(
                         DocumentRef.of(namespace, key),
                         null,

@@ -1,88 +1,63 @@
 package io.ttlstreams.bench;
 
-import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
-/** A minimal JSON writer for the results file: maps, lists, arrays of doubles, strings, numbers, booleans. */
+/** The results file's JSON, with Jackson: indented, numbers to three decimals, NaN and infinities as null. */
 final class Json {
+
+    private static final ObjectWriter WRITER = JsonMapper.builder()
+            .addModule(new SimpleModule("bench")
+                    .addSerializer(Double.class, new Rounded())
+                    .addSerializer(double.class, new Rounded())
+                    .addSerializer(double[].class, new StdSerializer<>(double[].class) {
+                        @Override
+                        public void serialize(double[] numbers, JsonGenerator out, SerializerProvider provider)
+                                throws IOException {
+                            out.writeStartArray();
+                            for (double number : numbers) {
+                                Rounded.write(number, out);
+                            }
+                            out.writeEndArray();
+                        }
+                    }))
+            .build()
+            .writerWithDefaultPrettyPrinter();
 
     private Json() {}
 
     static String write(Object value) {
-        StringBuilder out = new StringBuilder();
-        write(value, out, "");
-        return out.append('\n').toString();
-    }
-
-    private static void write(Object value, StringBuilder out, String indent) {
-        if (value == null) {
-            out.append("null");
-        } else if (value instanceof Map<?, ?> map) {
-            out.append("{");
-            Iterator<? extends Map.Entry<?, ?>> entries = map.entrySet().iterator();
-            String inner = indent + "  ";
-            while (entries.hasNext()) {
-                Map.Entry<?, ?> entry = entries.next();
-                out.append('\n').append(inner);
-                string(String.valueOf(entry.getKey()), out);
-                out.append(": ");
-                write(entry.getValue(), out, inner);
-                if (entries.hasNext()) {
-                    out.append(',');
-                }
-            }
-            out.append(map.isEmpty() ? "}" : "\n" + indent + "}");
-        } else if (value instanceof List<?> list) {
-            out.append('[');
-            String inner = indent + "  ";
-            for (int i = 0; i < list.size(); i++) {
-                out.append(i == 0 ? "\n" : ",\n").append(inner);
-                write(list.get(i), out, inner);
-            }
-            out.append(list.isEmpty() ? "]" : "\n" + indent + "]");
-        } else if (value instanceof double[] numbers) {
-            out.append('[');
-            for (int i = 0; i < numbers.length; i++) {
-                out.append(i == 0 ? "" : ", ");
-                number(numbers[i], out);
-            }
-            out.append(']');
-        } else if (value instanceof Double d) {
-            number(d, out);
-        } else if (value instanceof Number || value instanceof Boolean) {
-            out.append(value);
-        } else {
-            string(value.toString(), out);
+        try {
+            return WRITER.writeValueAsString(value) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
-    private static void number(double d, StringBuilder out) {
-        if (Double.isNaN(d) || Double.isInfinite(d)) {
-            out.append("null");
-        } else {
-            out.append(Math.round(d * 1000.0) / 1000.0);
+    /** A figure as the results show it. */
+    private static final class Rounded extends StdSerializer<Double> {
+        Rounded() {
+            super(Double.class);
         }
-    }
 
-    private static void string(String s, StringBuilder out) {
-        out.append('"');
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\t' -> out.append("\\t");
-                case '\r' -> out.append("\\r");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
+        @Override
+        public void serialize(Double d, JsonGenerator out, SerializerProvider provider) throws IOException {
+            write(d, out);
+        }
+
+        static void write(double d, JsonGenerator out) throws IOException {
+            if (Double.isFinite(d)) {
+                out.writeNumber(Math.round(d * 1000.0) / 1000.0);
+            } else {
+                out.writeNull();
             }
         }
-        out.append('"');
     }
 }

@@ -22,7 +22,7 @@ import org.bson.BsonDocument;
  * type.
  *
  * <p>The issue time is part of the value, so a signature over the value covers it: a recorded command cannot be made
- * to look fresh, and one without an issue time (from a processor before it had one) cannot gain one. The sink guard
+ * to look fresh, and one without an issue time cannot gain one. The sink guard
  * refuses a command older than its {@code command.max.age.ms}; every emission, a re-emission for a confirmation
  * included, is a new command with its own issue time.
  *

@@ -19,7 +19,7 @@ public enum SinkRefusal {
     NAMESPACE("namespace"),
     /** A deadline later than the sink's clock plus its skew tolerance. */
     NOT_DUE("not-due"),
-    /** No issue time, from a processor that wrote none, refused outside an upgrade. */
+    /** No issue time: the processor always writes one, so the command is no command of its. */
     NO_ISSUE_TIME("no-issue-time"),
     /** Issued longer ago than {@code command.max.age.ms}: stale or replayed. */
     STALE("stale"),

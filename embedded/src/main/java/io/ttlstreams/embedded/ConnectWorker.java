@@ -110,7 +110,7 @@ final class ConnectWorker {
      * {@link ConnectStandalone#startConnect} is written for a process of its own: it calls
      * {@code Exit.exit(1)} when the worker fails to start, registers a JVM shutdown hook that it never removes,
      * and leaves the calling thread's context class loader set to its plugin loader. All three are undone here,
-     * so a failure becomes an exception and {@link #close()} owns the lifecycle.
+     * so a failure becomes an exception and {@link EmbeddedConnect#close()} owns the lifecycle.
      */
     private static Connect<StandaloneHerder> startWorker(Map<String, String> workerProps) {
         Thread thread = Thread.currentThread();

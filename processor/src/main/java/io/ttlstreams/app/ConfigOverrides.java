@@ -26,37 +26,19 @@ public final class ConfigOverrides {
                     + " variables; repeatable, the last one wins.")
     private List<String> assignments = new ArrayList<>();
 
-    /** The file's options under the environment's and the command line's; warns of unknown Kafka settings. */
-    public TtlStreamsConfig load(Path file) {
-        return warned(unwarned(file, null));
-    }
-
-    /** A bundled configuration's options under the environment's and the command line's; warns as {@link #load}. */
-    public TtlStreamsConfig over(TtlStreamsConfig bundled) {
-        return warned(unwarned(null, () -> bundled));
-    }
-
     /**
      * The file's options, or without a file {@code fallback}'s, under the environment's and the command line's,
-     * without the warnings: for a command that sets up its logging from the configuration first ({@code run}), and
+     * without the warnings: a command that sets up its logging from the configuration ({@code run}) does that first,
      * then calls {@link #warned}.
      */
-    TtlStreamsConfig unwarned(Path file, Supplier<TtlStreamsConfig> fallback) {
+    public TtlStreamsConfig load(Path file, Supplier<TtlStreamsConfig> fallback) {
         return file == null
                 ? ConfigLayers.over(fallback.get(), System.getenv(), assignments)
                 : ConfigLayers.load(file, System.getenv(), assignments);
     }
 
-    /**
-     * The file's options, or without a file the {@link BundledConfig bundled configuration}'s, under the
-     * environment's and the command line's.
-     */
-    public TtlStreamsConfig loadOrBundled(Path file) {
-        return file == null ? over(BundledConfig.load()) : load(file);
-    }
-
     /** Logs, once per command, what the configuration should be warned about ({@link TtlStreamsConfig#warnings()}). */
-    static TtlStreamsConfig warned(TtlStreamsConfig config) {
+    public static TtlStreamsConfig warned(TtlStreamsConfig config) {
         config.warnings().forEach(LOG::warn);
         return config;
     }

@@ -5,14 +5,10 @@ import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.health.ConnectorMonitor;
 import io.ttlstreams.health.Dependencies;
 import io.ttlstreams.health.Health;
-import io.ttlstreams.health.HealthChecks;
 import io.ttlstreams.health.SourceFreshness;
 import io.ttlstreams.http.OperationsServer;
-import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.metrics.ScheduleMetrics;
-import io.ttlstreams.processor.ProcessingFailures;
-import io.ttlstreams.query.GuardHolds;
 import io.ttlstreams.query.LocalSchedule;
 import io.ttlstreams.query.PeerClient;
 import io.ttlstreams.query.ScheduleEndpoints;
@@ -23,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.DoubleSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.KafkaStreams;
@@ -70,13 +65,7 @@ public final class OperationsSurface implements AutoCloseable {
      * @throws ConfigException when the port cannot be bound, or {@code application.server} names another port
      */
     public static OperationsSurface bind(TtlStreamsConfig config, Optional<ManagedConnectors> connectors) {
-        OperationsServer server = OperationsServer.bind(config);
-        try {
-            return new OperationsSurface(config, connectors, server);
-        } catch (RuntimeException e) {
-            server.close();
-            throw e;
-        }
+        return new OperationsSurface(config, connectors, OperationsServer.bind(config));
     }
 
     /** {@code host:port} for Kafka Streams' {@code application.server}. */
@@ -92,12 +81,10 @@ public final class OperationsSurface implements AutoCloseable {
     /**
      * Starts serving for {@code streams} (created with this surface's {@link #applicationServer()}), and starts
      * checking the connectors and the sources' freshness every {@code ttl.health.interval.ms}.
-     *
-     * @param failures the records Kafka Streams' exception handler dead-lettered, counted with the scheduler's own
      */
-    public void start(KafkaStreams streams, ProcessingFailures failures) {
+    public void start(KafkaStreams streams) {
         Clock clock = Clock.systemUTC();
-        DoubleSupplier deadLettered = metrics.bind(streams, failures);
+        metrics.bind(streams);
         LocalSchedule local = new LocalSchedule(streams);
         ScheduleMetrics schedule = new ScheduleMetrics(local, metrics.registry(), clock);
         Optional<ConnectorMonitor> monitor =
@@ -107,24 +94,15 @@ public final class OperationsSurface implements AutoCloseable {
         resources.add(() -> admin.close(Duration.ofSeconds(1)));
         SourceFreshness freshness = new SourceFreshness(config, admin, metrics.registry(), clock);
         Dependencies dependencies = new Dependencies(monitor, freshness, config.sourceStaleAfter(), metrics.registry());
-        Health health = new Health(
-                streams::state, local::unqueryable, new GuardHolds(streams)::reasons, dependencies::problems);
+        Health health = new Health(streams::state, local::unqueryable, local::holdReasons, dependencies::problems);
 
         health.register(server);
         metrics.register(server);
         new ScheduleEndpoints(streams, local, server.self(), new PeerClient(server.forwardingHeader()), clock)
                 .register(server);
-        new StatusEndpoint(
-                        streams,
-                        server.self(),
-                        health,
-                        schedule,
-                        new ExpiryFigures(streams::metrics),
-                        deadLettered,
-                        dependencies)
-                .register(server);
+        new StatusEndpoint(streams, server.self(), health, schedule, streams::metrics, dependencies).register(server);
 
-        resources.add(new HealthChecks(monitor, freshness, dependencies, config.healthInterval()));
+        resources.add(dependencies.start(config.healthInterval()));
         server.start();
     }
 

@@ -128,7 +128,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         TtlStreamsConfig ttlConfig;
         try {
-            ttlConfig = overrides.unwarned(config, () -> runtime.orElseThrow().defaultConfig());
+            ttlConfig = overrides.load(config, () -> runtime.orElseThrow().defaultConfig());
         } catch (ConfigException e) {
             return fail(e.getMessage());
         }
@@ -199,8 +199,8 @@ public final class RunCommand implements Callable<Integer> {
         }
         // Released by SIGTERM or Ctrl-C, or by Kafka Streams failing for good.
         app.failed().thenRun(signals::release);
-        try (StatusReporter status =
-                new StatusReporter(app.streams(), app::failureCounts, out, Clock.systemUTC(), deleted)) {
+        try (StatusReporter status = new StatusReporter(
+                app.streams(), app.streams()::metrics, app::threadsReplaced, out, Clock.systemUTC(), deleted)) {
             status.start(Duration.ofSeconds(statusIntervalSeconds));
             signals.awaitStop();
         }

@@ -2,35 +2,28 @@ package io.ttlstreams.app;
 
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.processor.TtlMetrics;
-import io.ttlstreams.query.GuardHolds;
-import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.state.ScheduleQueries;
-import io.ttlstreams.state.ScheduleStores;
+import io.ttlstreams.query.LocalSchedule;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.StringJoiner;
 import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.TaskMetadata;
 import org.apache.kafka.streams.ThreadMetadata;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,11 +47,9 @@ final class StatusReporter implements AutoCloseable {
      */
     static final Duration REPEAT_UNCHANGED = Duration.ofMinutes(5);
 
-    /** Counting stops here: a status line must stay cheap even during a huge backlog. */
-    private static final long COUNT_CAP = 1_000_000;
-
     private final KafkaStreams streams;
-    private final Supplier<FailureCounts> failures;
+    private final Supplier<Map<MetricName, ? extends Metric>> metrics;
+    private final LongSupplier threadsReplaced;
     private final PrintStream out;
     private final Clock clock;
     /** The last line printed and when; touched by the timer's thread only. */
@@ -66,7 +57,7 @@ final class StatusReporter implements AutoCloseable {
 
     private long lastPrintedMillis;
     private final Supplier<OptionalLong> deleted;
-    private final GuardHolds holds;
+    private final LocalSchedule schedule;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread thread = new Thread(r, "ttl-streams-status");
         thread.setDaemon(true);
@@ -74,21 +65,24 @@ final class StatusReporter implements AutoCloseable {
     });
 
     /**
-     * @param failures the processor's failures so far
+     * @param metrics the metrics the figures are read from: {@code streams}' own outside tests
+     * @param threadsReplaced the stream threads replaced so far
      * @param deleted counts documents deleted from MongoDB; empty when that cannot be observed
      */
     StatusReporter(
             KafkaStreams streams,
-            Supplier<FailureCounts> failures,
+            Supplier<Map<MetricName, ? extends Metric>> metrics,
+            LongSupplier threadsReplaced,
             PrintStream out,
             Clock clock,
             Supplier<OptionalLong> deleted) {
         this.streams = streams;
-        this.failures = failures;
+        this.metrics = metrics;
+        this.threadsReplaced = threadsReplaced;
         this.out = out;
         this.clock = clock;
         this.deleted = deleted;
-        this.holds = new GuardHolds(streams);
+        this.schedule = new LocalSchedule(streams);
     }
 
     StatusReporter start(Duration period) {
@@ -116,63 +110,65 @@ final class StatusReporter implements AutoCloseable {
     }
 
     String statusLine() {
-        Map<MetricName, ? extends Metric> metrics = streams.metrics();
-        FailureCounts failed = failures.get();
+        ExpiryFigures figures = ExpiryFigures.of(metrics.get());
+        long replaced = threadsReplaced.getAsLong();
+        double punctuationFailures = figures.total(TtlMetrics.PUNCTUATION_FAILURES);
         StringBuilder line = new StringBuilder("status: state=").append(streams.state());
         Collection<ThreadMetadata> threads = streams.metadataForLocalThreads();
         line.append(" active=").append(taskIds(threads, ThreadMetadata::activeTasks));
         line.append(" standby=").append(taskIds(threads, ThreadMetadata::standbyTasks));
-        scheduleStore()
-                .ifPresent(store -> line.append(" scheduled=")
-                        .append(store.approximateNumEntries())
-                        .append(" due=")
-                        .append(ScheduleQueries.due(store, clock.millis(), COUNT_CAP)
-                                .due())
-                        .append(" awaiting=")
-                        .append(ScheduleQueries.awaitingConfirmation(store, COUNT_CAP)));
-        line.append(String.format(" deletes-emitted=%.0f", TtlMetrics.total(metrics, TtlMetrics.EMITTED)));
+        line.append(schedule());
+        line.append(String.format(" deletes-emitted=%.0f", figures.total(TtlMetrics.EMITTED)));
         deleted.get().ifPresent(count -> line.append(" deleted=").append(count));
-        long held = holds.total();
+        long held = schedule.held();
         if (held > 0) {
             line.append(" held-for-approval=").append(held);
         }
         line.append(String.format(
                 " confirmed=%.0f unconfirmed=%.0f dead-lettered=%.0f",
-                TtlMetrics.total(metrics, TtlMetrics.CONFIRMED),
-                TtlMetrics.total(metrics, TtlMetrics.UNCONFIRMED),
-                TtlMetrics.total(metrics, TtlMetrics.DEAD_LETTERED) + failed.recordsDeadLettered()));
-        line.append(sinkDeadLetters(new ExpiryFigures(() -> metrics).sinkDeadLetters()));
-        if (failed.threadsReplaced() > 0 || failed.punctuationFailures() > 0) {
+                figures.total(TtlMetrics.CONFIRMED),
+                figures.total(TtlMetrics.UNCONFIRMED),
+                figures.total(TtlMetrics.DEAD_LETTERED)));
+        line.append(sinkDeadLetters(figures.sinkDeadLetters()));
+        if (replaced > 0 || punctuationFailures > 0) {
             line.append(" threads-replaced=")
-                    .append(failed.threadsReplaced())
-                    .append(" punctuation-failures=")
-                    .append(failed.punctuationFailures());
+                    .append(replaced)
+                    .append(String.format(" punctuation-failures=%.0f", punctuationFailures));
         }
+        // Across tasks the worst percentile is the honest one to show.
         line.append(String.format(
                 " expiry-lag-ms p50=%.0f p99=%.0f confirmed-lag-ms p99=%.0f",
-                max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p50"),
-                max(metrics, TtlMetrics.EXPIRY_LAG_MS + "-p99"),
-                max(metrics, TtlMetrics.CONFIRMED_LAG_MS + "-p99")));
+                figures.percentile(TtlMetrics.EXPIRY_LAG_MS + "-p50"),
+                figures.percentile(TtlMetrics.EXPIRY_LAG_MS + "-p99"),
+                figures.percentile(TtlMetrics.CONFIRMED_LAG_MS + "-p99")));
         return line.toString();
+    }
+
+    /** The schedule's figures while Kafka Streams runs; nothing while its stores cannot be queried. */
+    private String schedule() {
+        if (streams.state() != KafkaStreams.State.RUNNING) {
+            return "";
+        }
+        try {
+            long now = clock.millis();
+            return " scheduled=" + schedule.scheduled() + " due="
+                    + schedule.due(now).due() + " awaiting=" + schedule.awaitingConfirmation();
+        } catch (InvalidStateStoreException e) {
+            return ""; // rebalancing: the next line will tell
+        }
     }
 
     /**
      * The sink's dead letters by reason, as {@code " sink-dead-lettered=495 (signature=492 namespace=3)"}; nothing
      * while there are none, as there should be none.
      */
-    static String sinkDeadLetters(SortedMap<String, Double> byReason) {
-        double total =
-                byReason.values().stream().mapToDouble(Double::doubleValue).sum();
-        if (total == 0) {
+    static String sinkDeadLetters(ExpiryFigures.SinkDeadLetters sink) {
+        if (sink.total() == 0) {
             return "";
         }
         StringJoiner reasons = new StringJoiner(" ", " (", ")");
-        byReason.forEach((reason, count) -> {
-            if (count > 0) {
-                reasons.add(String.format("%s=%.0f", reason, count));
-            }
-        });
-        return String.format(" sink-dead-lettered=%.0f", total) + reasons;
+        sink.byReason().forEach((reason, count) -> reasons.add(String.format("%s=%.0f", reason, count)));
+        return String.format(" sink-dead-lettered=%.0f", sink.total()) + reasons;
     }
 
     /** The task ids of every local thread, sorted, comma-separated; "-" for none. */
@@ -182,23 +178,6 @@ final class StatusReporter implements AutoCloseable {
         threads.forEach(thread ->
                 tasks.apply(thread).forEach(task -> ids.add(task.taskId().toString())));
         return ids.isEmpty() ? "-" : String.join(",", ids);
-    }
-
-    private Optional<ReadOnlyKeyValueStore<Bytes, ScheduleEntry>> scheduleStore() {
-        if (streams.state() != KafkaStreams.State.RUNNING) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(streams.store(StoreQueryParameters.fromNameAndType(
-                    ScheduleStores.SCHEDULE, QueryableStoreTypes.<Bytes, ScheduleEntry>keyValueStore())));
-        } catch (RuntimeException e) {
-            return Optional.empty(); // rebalancing: the next line will tell
-        }
-    }
-
-    /** Across tasks the worst percentile is the honest one to show. */
-    private static double max(Map<MetricName, ? extends Metric> metrics, String name) {
-        return TtlMetrics.values(metrics, name).max().orElse(0);
     }
 
     @Override

@@ -6,8 +6,6 @@ import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ManagedConnectors;
-import io.ttlstreams.processor.DeadLetterExceptionHandler;
-import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.readback.MongoDocumentReader;
@@ -20,6 +18,9 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
@@ -45,11 +46,6 @@ public final class TtlStreamsApp implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TtlStreamsApp.class);
 
-    /** The race window a rule without a renewal witness leaves, as measured (docs/rules.md, "last-modified" rules). */
-    private static final String MEASURED_PIPELINE_LATENCY =
-            "measured on the embedded stack: write to change event p50 1-2 ms, p99 up to 0.2 s; command to delete"
-                    + " event p50 30-70 ms, p99 up to 0.6 s";
-
     private final TtlStreamsConfig config;
     private final OperationsSurface operations;
     private final KafkaStreams streams;
@@ -57,8 +53,10 @@ public final class TtlStreamsApp implements AutoCloseable {
     private final Optional<ReadBack> readBack;
 
     private final ThreadFailurePolicy policy;
-    private final ProcessingFailures processingFailures = new ProcessingFailures();
     private final CompletableFuture<String> failed = new CompletableFuture<>();
+    /** Completes with true once Kafka Streams runs, with false if it stops before it ever did. */
+    private final CompletableFuture<Boolean> started = new CompletableFuture<>();
+
     private volatile Throwable lastThreadFailure;
 
     /**
@@ -90,13 +88,9 @@ public final class TtlStreamsApp implements AutoCloseable {
                 partitions = new TopicProvisioner(admin).provision(config);
             }
             checkThrottleCoversPartitions(config, partitions);
-            // An object, not a string: the exception handler Kafka Streams creates counts into this instance.
-            props.put(DeadLetterExceptionHandler.FAILURES_CONFIG, processingFailures);
-            SchedulerSettings settings = SchedulerSettings.from(config, partitions);
             reading = ReadBack.create(config);
-            if (reading.isPresent()) {
-                settings = settings.withReadBack(reading.get().service());
-            }
+            SchedulerSettings settings =
+                    new SchedulerSettings(config, partitions, System::nanoTime, reading.map(ReadBack::service));
             this.streams = new KafkaStreams(TtlTopology.build(config, settings), props);
         } catch (KafkaException e) {
             reading.ifPresent(ReadBack::close);
@@ -115,7 +109,11 @@ public final class TtlStreamsApp implements AutoCloseable {
                 config.threadReplacementsMax(), config.threadReplacementsWindow(), System::currentTimeMillis);
         streams.setUncaughtExceptionHandler(this::onThreadFailure);
         streams.setStateListener((newState, oldState) -> {
-            if (newState == KafkaStreams.State.ERROR) {
+            if (newState == KafkaStreams.State.RUNNING) {
+                started.complete(true);
+            } else if (newState == KafkaStreams.State.PENDING_SHUTDOWN || newState == KafkaStreams.State.NOT_RUNNING) {
+                started.complete(false);
+            } else if (newState == KafkaStreams.State.ERROR) {
                 String reason = "Kafka Streams reached state ERROR"
                         + (lastThreadFailure == null ? "" : " after a stream thread failed: " + lastThreadFailure);
                 LOG.error("{}; this instance processes nothing more and must be restarted", reason);
@@ -151,12 +149,12 @@ public final class TtlStreamsApp implements AutoCloseable {
                 LOG.warn(
                         "Rule {} counts from the last modification but has no {}{}: a document modified while its"
                                 + " delete command is on its way (the pipeline's latency: source connector, processor"
-                                + " and sink, {}) can be deleted although it was just renewed. Name a field that"
-                                + " changes on every write (an updatedAt date, a version number) to close the race.",
+                                + " and sink) can be deleted although it was just renewed. Name a field that changes on"
+                                + " every write (an updatedAt date, a version number) to close the race (docs/rules.md,"
+                                + " 'The renewal race').",
                         rule.name(),
                         RuleConfig.prefix(rule.name()),
-                        RuleConfig.MODIFIED_FIELD_CONFIG,
-                        MEASURED_PIPELINE_LATENCY);
+                        RuleConfig.MODIFIED_FIELD_CONFIG);
             }
         }
     }
@@ -190,7 +188,7 @@ public final class TtlStreamsApp implements AutoCloseable {
     /** Starts processing. */
     public TtlStreamsApp start() {
         // Serving first: liveness answers while Kafka Streams restores, readiness tells when it runs.
-        operations.start(streams, processingFailures);
+        operations.start(streams);
         readBack.ifPresent(r -> r.service().start());
         streams.start();
         LOG.info(
@@ -228,29 +226,26 @@ public final class TtlStreamsApp implements AutoCloseable {
         return failed;
     }
 
-    /** The failures so far, for the status line. */
-    FailureCounts failureCounts() {
-        return new FailureCounts(
-                policy.replacements(), processingFailures.punctuationFailures(), processingFailures.recordFailures());
+    /** The stream threads replaced so far, for the status line. */
+    long threadsReplaced() {
+        return policy.replacements();
     }
 
     /**
-     * Waits until Kafka Streams is RUNNING, or fails after {@code timeout}. A failure on the way (PENDING_ERROR) is
-     * waited out until {@link #failed()} has completed, so that the caller can tell it from a slow start.
+     * Waits until Kafka Streams is RUNNING, or fails after {@code timeout}, or as soon as it stops or fails on the
+     * way (in which case {@link #failed()} has completed, so that the caller can tell it from a slow start).
      */
     public void awaitRunning(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (streams.state() != KafkaStreams.State.RUNNING) {
-            KafkaStreams.State state = streams.state();
-            boolean starting = state.isRunningOrRebalancing()
-                    || state == KafkaStreams.State.CREATED
-                    || state == KafkaStreams.State.PENDING_ERROR
-                    || state == KafkaStreams.State.ERROR && !failed.isDone();
-            if (System.nanoTime() > deadline || !starting) {
-                throw new IllegalStateException(
-                        "Kafka Streams did not reach RUNNING within " + timeout + "; state is " + state);
-            }
-            Thread.sleep(50);
+        boolean running;
+        try {
+            running = (boolean) CompletableFuture.anyOf(started, failed.thenApply(reason -> false))
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            running = false;
+        }
+        if (!running) {
+            throw new IllegalStateException(
+                    "Kafka Streams did not reach RUNNING within " + timeout + "; state is " + streams.state());
         }
     }
 

@@ -34,15 +34,15 @@ public enum ConfirmMode {
     }
 
     /**
-     * The mode that applies: the {@code configured} one, or unset, {@link #READ_BACK} where the source profile
-     * defaults to it (its change stream reports no deletes), else {@link #AUTO} with a MongoDB to read and {@link
+     * The mode that applies: the {@code configured} one, or unset, {@link #READ_BACK} where the source profile's
+     * change stream reports no deletes, else {@link #AUTO} with a MongoDB to read and {@link
      * #CHANGE_STREAM} without.
      */
     static ConfirmMode effective(String configured, SourceProfile profile, boolean mongodbConfigured) {
         if (configured != null) {
             return of(configured);
         }
-        if (profile.defaultConfirmMode() == READ_BACK) {
+        if (!profile.reportsDeletes()) {
             return READ_BACK;
         }
         return mongodbConfigured ? AUTO : CHANGE_STREAM;

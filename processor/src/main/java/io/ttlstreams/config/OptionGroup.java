@@ -15,10 +15,6 @@ public final class OptionGroup {
     private final String name;
     private int order;
 
-    /**
-     * @param definition where the options are defined
-     * @param name the group's name, a heading of the reference
-     */
     public OptionGroup(ConfigDef definition, String name) {
         this.definition = definition;
         this.name = name;

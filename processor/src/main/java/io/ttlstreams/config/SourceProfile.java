@@ -2,7 +2,6 @@ package io.ttlstreams.config;
 
 import io.ttlstreams.rules.ConfigValues;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The service behind the MongoDB API ({@value SourceOptions#SOURCE_PROFILE_CONFIG}) and what its change streams
@@ -12,68 +11,40 @@ import java.util.Set;
  */
 public enum SourceProfile {
     /** MongoDB 4.4 or later, a replica set or sharded cluster. */
-    MONGODB("MongoDB", true, true, null, ConfirmMode.AUTO, true),
+    MONGODB("MongoDB", true, true, true),
     /**
      * Azure Cosmos DB for MongoDB (RU): a change stream per collection, which must be exactly {@code $match} on
      * insert/update/replace and {@code $project} of {@code _id, fullDocument, ns, documentKey} with updateLookup,
      * and which never reports deletes. The projection drops {@code operationType} and the event times.
      */
-    COSMOSDB(
-            "Azure Cosmos DB for MongoDB (RU)",
-            false,
-            false,
-            Set.of("$match", "$project"),
-            ConfirmMode.READ_BACK,
-            false),
+    COSMOSDB("Azure Cosmos DB for MongoDB (RU)", false, false, false),
     /**
      * Amazon DocumentDB: change streams enabled per collection or database ({@code modifyChangeStreams}), kept 3 hours
      * by default (up to 7 days); pipeline stages {@code $match, $project, $redact, $addFields, $replaceRoot}.
      */
-    DOCUMENTDB(
-            "Amazon DocumentDB",
-            true,
-            true,
-            Set.of("$match", "$project", "$redact", "$addFields", "$replaceRoot"),
-            ConfirmMode.AUTO,
-            true),
+    DOCUMENTDB("Amazon DocumentDB", true, true, true),
     /**
      * Firestore with MongoDB compatibility (change streams in preview): created with a retention of 1 to 7 days,
      * database or collection scope, reports inserts, updates, deletes and drops; stages {@code $addFields, $match,
      * $project, $replaceRoot, $replaceWith, $set, $unset}.
      */
-    FIRESTORE(
-            "Firestore with MongoDB compatibility",
-            true,
-            true,
-            Set.of("$addFields", "$match", "$project", "$replaceRoot", "$replaceWith", "$set", "$unset"),
-            ConfirmMode.AUTO,
-            true),
+    FIRESTORE("Firestore with MongoDB compatibility", true, true, true),
     /**
      * Azure DocumentDB (formerly Cosmos DB for MongoDB vCore): change streams on single-shard clusters (multi-shard
      * in preview), a 400 MB change log; its documentation shows collection watches and states nothing about delete
      * events, so confirmation falls back to reads.
      */
-    AZURE_DOCUMENTDB("Azure DocumentDB (vCore)", false, true, null, ConfirmMode.AUTO, true);
+    AZURE_DOCUMENTDB("Azure DocumentDB (vCore)", false, true, true);
 
     private final String service;
     private final boolean databaseWatch;
     private final boolean reportsDeletes;
-    private final Set<String> pipelineStages;
-    private final ConfirmMode defaultConfirmMode;
     private final boolean heartbeats;
 
-    SourceProfile(
-            String service,
-            boolean databaseWatch,
-            boolean reportsDeletes,
-            Set<String> pipelineStages,
-            ConfirmMode defaultConfirmMode,
-            boolean heartbeats) {
+    SourceProfile(String service, boolean databaseWatch, boolean reportsDeletes, boolean heartbeats) {
         this.service = service;
         this.databaseWatch = databaseWatch;
         this.reportsDeletes = reportsDeletes;
-        this.pipelineStages = pipelineStages;
-        this.defaultConfirmMode = defaultConfirmMode;
         this.heartbeats = heartbeats;
     }
 
@@ -98,14 +69,6 @@ public enum SourceProfile {
     }
 
     /**
-     * Whether the documentation lists {@code stage} among the change-stream pipeline stages the service accepts;
-     * MongoDB accepts every stage the pipeline uses.
-     */
-    public boolean acceptsStage(String stage) {
-        return pipelineStages == null || pipelineStages.contains(stage);
-    }
-
-    /**
      * Whether the pipeline is the one MongoDB gets: every stage, the document-key bound ({@code $bsonSize}) and the
      * projection of the rules' fields. Otherwise only what the service documents.
      */
@@ -121,11 +84,6 @@ public enum SourceProfile {
     /** Whether events carry {@code operationType}; without it, each event carries the document as it now is. */
     public boolean eventsCarryOperationType() {
         return this != COSMOSDB;
-    }
-
-    /** The confirmation mode unless {@value SchedulerOptions#CONFIRM_MODE_CONFIG} says otherwise. */
-    public ConfirmMode defaultConfirmMode() {
-        return defaultConfirmMode;
     }
 
     /**

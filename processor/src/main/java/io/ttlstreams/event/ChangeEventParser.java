@@ -58,23 +58,6 @@ public final class ChangeEventParser {
     private final SourceProfile profile;
 
     /**
-     * A parser refusing document keys larger than {@link OperationsOptions#DOCUMENT_KEY_MAX_BYTES_DEFAULT}.
-     *
-     * @param mapping resolves the namespace of events without an {@code ns} field from their topic
-     */
-    public ChangeEventParser(TopicNamespaceMapping mapping) {
-        this(mapping, OperationsOptions.DOCUMENT_KEY_MAX_BYTES_DEFAULT);
-    }
-
-    /**
-     * @param mapping resolves the namespace of events without an {@code ns} field from their topic
-     * @param maxDocumentKeyBytes the largest document key, in bytes of BSON, an event may have
-     */
-    public ChangeEventParser(TopicNamespaceMapping mapping, int maxDocumentKeyBytes) {
-        this(mapping, maxDocumentKeyBytes, SourceProfile.MONGODB);
-    }
-
-    /**
      * @param mapping resolves the namespace of events without an {@code ns} field from their topic
      * @param maxDocumentKeyBytes the largest document key, in bytes of BSON, an event may have
      * @param profile the service whose change events are read: on Cosmos DB, whose required projection drops {@code

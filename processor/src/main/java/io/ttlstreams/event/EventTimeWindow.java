@@ -19,8 +19,7 @@ import org.bson.BsonTimestamp;
 public record EventTimeWindow(Duration maxFutureSkew, Duration maxLag) {
 
     /**
-     * The largest future skew accepted: a drop epoch later than the processor's clock plus this cannot have passed
-     * any window, so the scheduler ignores it (one stored by a version that did not check).
+     * The largest future skew accepted: a time further ahead than this is no plausible claim for any setting.
      */
     public static final Duration MAX_FUTURE_SKEW = Duration.ofDays(1);
 

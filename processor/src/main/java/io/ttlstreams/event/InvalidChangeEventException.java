@@ -6,15 +6,10 @@ package io.ttlstreams.event;
  */
 public class InvalidChangeEventException extends RuntimeException {
 
-    /** @param message what is wrong with the event */
     public InvalidChangeEventException(String message) {
         super(message);
     }
 
-    /**
-     * @param message what is wrong with the event
-     * @param cause   the parser's exception
-     */
     public InvalidChangeEventException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -4,11 +4,15 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.http.ExchangeThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,8 +23,11 @@ import org.slf4j.LoggerFactory;
  * processor <em>degraded</em>, not unready: {@code /health/dependencies} answers 503 with the reasons, {@code
  * /v1/status} shows them, {@code ttl_dependencies_degraded} is 1, and each turn into or out of degraded is logged
  * once.
+ *
+ * <p>Once {@link #start started}, it checks them every {@code ttl.health.interval.ms} on a thread of its own, so that
+ * probes and scrapes read the last observation and never wait.
  */
-public final class Dependencies {
+public final class Dependencies implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Dependencies.class);
 
@@ -29,6 +36,8 @@ public final class Dependencies {
     private final Optional<ConnectorMonitor> connectors;
     private final SourceFreshness sources;
     private final Optional<Duration> staleAfter;
+    private final ScheduledExecutorService checks =
+            Executors.newSingleThreadScheduledExecutor(ExchangeThreads.daemon("ttl-streams-health"));
     /** The problems the last {@link #checked()} logged; checks run one at a time. */
     private List<String> logged = List.of();
 
@@ -77,6 +86,34 @@ public final class Dependencies {
             }
         });
         return problems;
+    }
+
+    /** Starts checking at once, then every {@code interval}; {@link #close} stops. */
+    public Dependencies start(Duration interval) {
+        checks.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        if (connectors.isPresent()) {
+                            connectors.get().check();
+                        }
+                        sources.check();
+                        checked();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (RuntimeException e) {
+                        LOG.warn("Health check failed: {}", e.toString());
+                    }
+                },
+                0,
+                interval.toMillis(),
+                TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    /** Stops checking, interrupting a check under way. */
+    @Override
+    public void close() {
+        checks.shutdownNow();
     }
 
     /** Logs a turn into degraded (at WARN, with the reasons) or out of it (at INFO), after each check. */

@@ -3,8 +3,8 @@
  * {@code /health/ready}), and the health of what the processor depends on but does not run, served apart at {@code
  * /health/dependencies} ({@link io.ttlstreams.health.Dependencies}): the Kafka Connect connectors' status ({@link
  * io.ttlstreams.health.ConnectorMonitor}) and the sources' freshness from heartbeat and change-event timestamps
- * ({@link io.ttlstreams.health.SourceFreshness}), both checked on a thread of their own ({@link
- * io.ttlstreams.health.HealthChecks}) so that probes never wait. A failed dependency makes the processor degraded, not
+ * ({@link io.ttlstreams.health.SourceFreshness}), both checked on a thread of their own so that
+ * probes never wait. A failed dependency makes the processor degraded, not
  * unready. Reads only.
  */
 package io.ttlstreams.health;

@@ -8,16 +8,15 @@ import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
-import java.time.Instant;
-import java.util.Optional;
 import java.util.OptionalDouble;
-import java.util.OptionalLong;
-import java.util.function.Predicate;
 
 /**
  * Writes the endpoints' JSON with Jackson: records (fields in declaration order), maps (in their iteration order),
@@ -45,64 +44,41 @@ public final class Json {
         }
     }
 
+    /**
+     * Jackson with its modules for {@code Optional} (empty as null) and {@code Instant} (ISO-8601), and writers of
+     * our own for what JSON has no form for: non-finite numbers, as null, and {@link Raw} text.
+     */
     private static ObjectMapper mapper() {
-        StdSerializer<Double> finite = serializer(Double.class, (number, out, provider) -> finite(number, out));
-        SimpleModule types = new SimpleModule("ttl-streams")
-                .addSerializer(Raw.class, serializer(Raw.class, (raw, out, provider) -> writeRaw(raw, out)))
-                .addSerializer(
-                        Instant.class,
-                        serializer(Instant.class, (instant, out, provider) -> out.writeString(instant.toString())))
-                .addSerializer(Double.class, finite)
-                .addSerializer(double.class, finite)
-                .addSerializer(
-                        OptionalLong.class,
-                        orNull(
-                                OptionalLong.class,
-                                OptionalLong::isPresent,
-                                (value, out, provider) -> out.writeNumber(value.getAsLong())))
-                .addSerializer(
-                        OptionalDouble.class,
-                        orNull(
-                                OptionalDouble.class,
-                                OptionalDouble::isPresent,
-                                (value, out, provider) -> finite(value.getAsDouble(), out)));
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        Class<Optional<?>> optional = (Class) Optional.class;
-        types.addSerializer(
-                optional,
-                orNull(
-                        optional,
-                        Optional::isPresent,
-                        (value, out, provider) -> provider.defaultSerializeValue(value.get(), out)));
-        JsonMapper mapper = JsonMapper.builder().addModule(types).build();
-        mapper.getFactory().setCharacterEscapes(new MarkupEscapes());
-        return mapper;
-    }
-
-    /** How one type is written. */
-    @FunctionalInterface
-    private interface Writer<T> {
-        void write(T value, JsonGenerator out, SerializerProvider provider) throws IOException;
-    }
-
-    private static <T> StdSerializer<T> serializer(Class<T> type, Writer<T> writer) {
-        return new StdSerializer<>(type) {
+        StdSerializer<Double> finite = new StdSerializer<>(Double.class) {
             @Override
-            public void serialize(T value, JsonGenerator out, SerializerProvider provider) throws IOException {
-                writer.write(value, out, provider);
+            public void serialize(Double number, JsonGenerator out, SerializerProvider provider) throws IOException {
+                finite(number, out);
             }
         };
-    }
-
-    /** An optional type: written by {@code writer} when {@code present}, as null when empty. */
-    private static <T> StdSerializer<T> orNull(Class<T> type, Predicate<T> present, Writer<T> writer) {
-        return serializer(type, (value, out, provider) -> {
-            if (present.test(value)) {
-                writer.write(value, out, provider);
-            } else {
-                out.writeNull();
-            }
-        });
+        SimpleModule types = new SimpleModule("ttl-streams")
+                .addSerializer(Double.class, finite)
+                .addSerializer(double.class, finite)
+                .addSerializer(OptionalDouble.class, new StdSerializer<>(OptionalDouble.class) {
+                    @Override
+                    public void serialize(OptionalDouble number, JsonGenerator out, SerializerProvider provider)
+                            throws IOException {
+                        finite(number.orElse(Double.NaN), out);
+                    }
+                })
+                .addSerializer(Raw.class, new StdSerializer<>(Raw.class) {
+                    @Override
+                    public void serialize(Raw raw, JsonGenerator out, SerializerProvider provider) throws IOException {
+                        writeRaw(raw, out);
+                    }
+                });
+        JsonMapper mapper = JsonMapper.builder()
+                .addModule(new Jdk8Module())
+                .addModule(new JavaTimeModule())
+                .addModule(types)
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .build();
+        mapper.getFactory().setCharacterEscapes(new MarkupEscapes());
+        return mapper;
     }
 
     /** Jackson's compact form with a space after each colon and comma, as the hand-written JSON had. */

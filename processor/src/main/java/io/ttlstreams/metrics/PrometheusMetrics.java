@@ -13,10 +13,8 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.http.Response;
-import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.processor.TtlMetrics;
 import java.nio.charset.StandardCharsets;
-import java.util.function.DoubleSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
@@ -45,14 +43,8 @@ public final class PrometheusMetrics implements AutoCloseable {
         return registry;
     }
 
-    /**
-     * Binds the metrics of {@code streams}, ttl-streams' among them, and those of the JVM.
-     *
-     * @param failures what Kafka Streams' exception handlers counted: the records they dead-lettered, counted with
-     *     the scheduler's own, failed sends and failed punctuations
-     * @return the dead-lettered count, for the status report
-     */
-    public DoubleSupplier bind(KafkaStreams streams, ProcessingFailures failures) {
+    /** Binds the metrics of {@code streams}, ttl-streams' among them, and those of the JVM. */
+    public void bind(KafkaStreams streams) {
         streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(registry);
         gc = new JvmGcMetrics();
@@ -62,10 +54,7 @@ public final class PrometheusMetrics implements AutoCloseable {
         new ClassLoaderMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
-        DoubleSupplier deadLettered =
-                () -> TtlMetrics.total(streams.metrics(), TtlMetrics.DEAD_LETTERED) + failures.recordFailures();
-        registry.getPrometheusRegistry().register(new TtlStreamsCollector(streams::metrics, failures));
-        return deadLettered;
+        registry.getPrometheusRegistry().register(new TtlStreamsCollector(streams::metrics));
     }
 
     /** Serves {@code GET /metrics} on {@code server}. */

@@ -1,5 +1,6 @@
 package io.ttlstreams.metrics;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ttlstreams.query.LocalSchedule;
@@ -36,7 +37,7 @@ public final class ScheduleMetrics {
         Gauge.builder(DOCUMENTS_GAUGE, () -> orNaN(snapshot().scheduled()))
                 .description("Documents scheduled in this instance's active tasks (RocksDB's estimate)")
                 .register(registry);
-        Gauge.builder(DUE_GAUGE, () -> orNaN(snapshot().backlog()))
+        Gauge.builder(DUE_GAUGE, () -> orNaN(snapshot().due()))
                 .description("Documents past their deadline whose delete command is not yet emitted (counted up to "
                         + LocalSchedule.DUE_SCAN_LIMIT + " per partition)")
                 .register(registry);
@@ -46,7 +47,7 @@ public final class ScheduleMetrics {
                 .description("How long ago the deadline of the oldest due document passed; 0 when none is due")
                 .baseUnit("seconds")
                 .register(registry);
-        Gauge.builder(AWAITING_GAUGE, () -> orNaN(snapshot().awaiting()))
+        Gauge.builder(AWAITING_GAUGE, () -> orNaN(snapshot().awaitingConfirmation()))
                 .description("Documents whose delete command went out and awaits its delete event (counted up to "
                         + LocalSchedule.DUE_SCAN_LIMIT + " per partition)")
                 .register(registry);
@@ -91,20 +92,20 @@ public final class ScheduleMetrics {
     }
 
     /**
-     * The schedule at one moment.
+     * The schedule at one moment, as {@code /v1/status} shows it (empty figures as null).
      *
      * @param takenAtMillis when it was read
      * @param scheduled scheduled documents; empty while the stores cannot be queried
-     * @param backlog due documents; empty likewise
-     * @param backlogComplete false when the count stopped at its limit (or is missing)
+     * @param due due documents; empty likewise
+     * @param dueComplete false when the count stopped at its limit (or is missing)
      * @param oldestOverdueSeconds how late the oldest due document is; 0 when none is due, empty likewise
-     * @param awaiting documents whose delete command awaits confirmation; empty likewise
+     * @param awaitingConfirmation documents whose delete command awaits confirmation; empty likewise
      */
     public record Snapshot(
-            long takenAtMillis,
+            @JsonIgnore long takenAtMillis,
             OptionalLong scheduled,
-            OptionalLong backlog,
-            boolean backlogComplete,
+            OptionalLong due,
+            boolean dueComplete,
             OptionalDouble oldestOverdueSeconds,
-            OptionalLong awaiting) {}
+            OptionalLong awaitingConfirmation) {}
 }

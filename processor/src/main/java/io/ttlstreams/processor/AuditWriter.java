@@ -17,10 +17,6 @@ final class AuditWriter {
     private final ProcessorContext<String, Object> context;
     private final String sink;
 
-    /**
-     * @param enabled whether the audit topic is enabled; when not, nothing is written
-     * @param context the scheduler's context, forwarding to {@link TtlTopology#AUDIT_SINK}
-     */
     AuditWriter(boolean enabled, ProcessorContext<String, Object> context, String sink) {
         this.enabled = enabled;
         this.context = context;

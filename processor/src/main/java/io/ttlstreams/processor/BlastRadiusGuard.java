@@ -8,13 +8,11 @@ import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
@@ -30,11 +28,11 @@ import org.slf4j.LoggerFactory;
  * the entries (to the deadlines timeline, where the throttle applies) or rejects them (they leave the schedule, and
  * their document's next change schedules them again).
  *
- * <p>Its state is the held entries themselves, in the schedule, and one {@link GuardState} per rule in the {@code
- * guard-state} store (the window's counts, how many are held, their earliest and latest deadline, the last decision
- * applied), both changelogged, so a restart or a rebalance keeps every hold.
+ * <p>Its state is the held entries themselves, in the schedule, which counts them ({@link ExpirySchedule#held}), and
+ * one {@link GuardState} per rule in the {@code guard-state} store (the window's counts and the last decision
+ * applied, beside the schedule's counts), both changelogged, so a restart or a rebalance keeps every hold.
  */
-final class BlastRadiusGuard {
+final class BlastRadiusGuard implements Admission {
 
     private static final Logger LOG = LoggerFactory.getLogger(BlastRadiusGuard.class);
 
@@ -43,34 +41,27 @@ final class BlastRadiusGuard {
     private final KeyValueStore<String, GuardState> states;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
-    private final ProcessorContext<?, ?> context;
+    private final TaskId task;
     /** Per rule, the held count at the previous punctuation and the one last logged: a mass is logged once settled. */
     private final Map<String, long[]> heldSeen = new HashMap<>();
 
-    /**
-     * @param task the rules' limits and the partition count the limits are shared over, the schedule, where holds,
-     *     approvals and rejections are counted and audited, and the task's id
-     * @param states the task's {@code guard-state} store
-     */
-    BlastRadiusGuard(TaskScope task, KeyValueStore<String, GuardState> states) {
-        this.settings = task.settings();
-        this.schedule = task.schedule();
+    BlastRadiusGuard(
+            SchedulerSettings settings,
+            ExpirySchedule schedule,
+            KeyValueStore<String, GuardState> states,
+            SchedulerSensors sensors,
+            AuditWriter audit,
+            TaskId task) {
+        this.settings = settings;
+        this.schedule = schedule;
         this.states = states;
-        this.sensors = task.sensors();
-        this.audit = task.audit();
-        this.context = task.context();
+        this.sensors = sensors;
+        this.audit = audit;
+        this.task = task;
     }
 
-    /**
-     * The timeline for an entry the schedule learns of, with {@code deadline}: deadlines, unless it is due on arrival
-     * past its rule's limit, in which case it is counted and audited as held and belongs on the awaiting-approval
-     * timeline. The caller puts it there.
-     *
-     * @param learntAt when the deadline became known: the document's change for an event (so that a document written
-     *     with a future deadline that a lagging processor sees late is organic, not due on arrival), now for a
-     *     deadline a changed rule moved
-     */
-    Timeline admit(Bytes ref, ScheduleEntry entry, long deadline, long learntAt, long now) {
+    @Override
+    public Timeline admit(Bytes ref, ScheduleEntry entry, long deadline, long learntAt, long now) {
         if (deadline > Math.min(learntAt, now)) {
             return Timeline.DEADLINES;
         }
@@ -81,70 +72,16 @@ final class BlastRadiusGuard {
         GuardState state = stateOf(entry.getRule(), now);
         long window = limit.window().toMillis();
         slide(state, now, window);
-        if (state.getHeld() == 0 && flowed(state, now, window) < limit.share(settings.partitions())) {
+        if (schedule.held(entry.getRule(), ref) == 0
+                && flowed(state, now, window) < limit.share(settings.partitions())) {
             state.setWindowCount(state.getWindowCount() + 1);
             states.put(entry.getRule(), state);
             return Timeline.DEADLINES;
         }
-        Instant at = Instant.ofEpochMilli(deadline);
-        if (state.getHeld() == 0 || at.isBefore(state.getEarliestHeld())) {
-            state.setEarliestHeld(at);
-        }
-        if (state.getHeld() == 0 || at.isAfter(state.getLatestHeld())) {
-            state.setLatestHeld(at);
-        }
-        state.setHeld(state.getHeld() + 1);
         states.put(entry.getRule(), state);
         sensors.heldForApproval.record();
         audit.write(ref, entry, ExpiryOutcome.HELD_FOR_APPROVAL, now, entry.getAttempts(), null);
         return Timeline.AWAITING_APPROVAL;
-    }
-
-    /** A held entry of {@code rule} left its timeline: its document changed or went, and was evaluated again. */
-    void left(String rule) {
-        GuardState state = states.get(rule);
-        if (state == null || state.getHeld() == 0) {
-            return;
-        }
-        state.setHeld(state.getHeld() - 1);
-        if (state.getHeld() == 0) {
-            state.setEarliestHeld(null);
-            state.setLatestHeld(null);
-        }
-        states.put(rule, state);
-    }
-
-    /**
-     * Counts the held entries again from the timeline itself, after changes that remove entries wholesale (a dropped
-     * namespace, a walk over changed rules).
-     */
-    void recount() {
-        Map<String, long[]> found = new HashMap<>();
-        try (KeyValueIterator<Bytes, ScheduleEntry> held = schedule.all(Timeline.AWAITING_APPROVAL)) {
-            while (held.hasNext()) {
-                KeyValue<Bytes, ScheduleEntry> next = held.next();
-                long deadline = ScheduleKey.dueAtOf(next.key);
-                long[] counts = found.computeIfAbsent(
-                        next.value.getRule(), rule -> new long[] {0, Long.MAX_VALUE, Long.MIN_VALUE});
-                counts[0]++;
-                counts[1] = Math.min(counts[1], deadline);
-                counts[2] = Math.max(counts[2], deadline);
-            }
-        }
-        List<KeyValue<String, GuardState>> updates = new ArrayList<>();
-        try (KeyValueIterator<String, GuardState> all = states.all()) {
-            all.forEachRemaining(state -> {
-                long[] counts = found.get(state.key);
-                long held = counts == null ? 0 : counts[0];
-                if (held != state.value.getHeld()) {
-                    state.value.setHeld(held);
-                    state.value.setEarliestHeld(counts == null ? null : Instant.ofEpochMilli(counts[1]));
-                    state.value.setLatestHeld(counts == null ? null : Instant.ofEpochMilli(counts[2]));
-                    updates.add(state);
-                }
-            });
-        }
-        updates.forEach(update -> states.put(update.key, update.value));
     }
 
     /**
@@ -153,13 +90,8 @@ final class BlastRadiusGuard {
      * leave the schedule. Either way the rule's window starts afresh. A decision already applied changes nothing.
      */
     void decide(GuardDecision decision, long now) {
-        GuardState state = stateOf(decision.rule(), now);
-        if (decision.id().equals(state.getLastDecision())) {
-            LOG.debug(
-                    "Task {}: guard decision {} on rule {} already applied",
-                    context.taskId(),
-                    decision.id(),
-                    decision.rule());
+        if (decision.id().equals(stateOf(decision.rule(), now).getLastDecision())) {
+            LOG.debug("Task {}: guard decision {} on rule {} already applied", task, decision.id(), decision.rule());
             return;
         }
         long count = 0;
@@ -187,9 +119,8 @@ final class BlastRadiusGuard {
                 count++;
             }
         }
-        state.setHeld(0);
-        state.setEarliestHeld(null);
-        state.setLatestHeld(null);
+        // Read after the entries left: the schedule counted them out.
+        GuardState state = stateOf(decision.rule(), now);
         state.setWindowStart(Instant.ofEpochMilli(now));
         state.setWindowCount(0);
         state.setPreviousCount(0);
@@ -198,7 +129,7 @@ final class BlastRadiusGuard {
         heldSeen.remove(decision.rule());
         LOG.info(
                 "Task {}: guard decision {}: {} {} held entries of rule {}",
-                context.taskId(),
+                task,
                 decision.id(),
                 decision.approve() ? "released" : "rejected",
                 count,
@@ -220,7 +151,7 @@ final class BlastRadiusGuard {
                             "Task {}: rule {} holds {} documents that came due on arrival past its blast-radius"
                                     + " limit, deadlines {} to {}; no delete command until an operator decides:"
                                     + " ttl-streams approve --rule {} (or --reject)",
-                            context.taskId(),
+                            task,
                             next.key,
                             held,
                             next.value.getEarliestHeld(),

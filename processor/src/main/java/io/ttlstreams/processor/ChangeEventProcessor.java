@@ -5,8 +5,10 @@ import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.event.OperationType;
 import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 /**
  * Parses raw change events and routes them: document events to the scheduler, namespace-wide events
@@ -20,52 +22,62 @@ import org.apache.kafka.streams.processor.api.Record;
  * processor's clock) is dead-lettered too: no time it claims reaches the scheduler.
  *
  * <p>Parsing is total: whatever the record holds, even JSON nested deep enough to overflow a recursive decoder, it
- * ends as a routed event or a dead letter, and the next record is processed.
+ * ends as a routed event or a dead letter ({@link DeadLetterRoute}), and the next record is processed.
  */
-public final class ChangeEventProcessor extends CheckedRecordProcessor<ChangeEvent> {
+public final class ChangeEventProcessor implements Processor<String, String, String, Object> {
 
     private final ChangeEventParser parser;
     private final EventTimeWindow window;
+    private final DeadLetters deadLetters;
+    private final Outputs outputs;
+    private ProcessorContext<String, Object> context;
+    private TtlMetrics metrics;
+    private DeadLetterRoute deadLetterRoute;
     private Sensor skipped;
 
-    /**
-     * @param parser parses the source connector's events
-     * @param window the event times accepted around a record's timestamp
-     * @param deadLetters builds the dead letters of records that cannot be parsed
-     * @param outputs the nodes it forwards to
-     */
     public ChangeEventProcessor(
             ChangeEventParser parser, EventTimeWindow window, DeadLetters deadLetters, Outputs outputs) {
-        super("change event", deadLetters, outputs);
         this.parser = parser;
         this.window = window;
+        this.deadLetters = deadLetters;
+        this.outputs = outputs;
     }
 
     @Override
     public void init(ProcessorContext<String, Object> context) {
-        super.init(context);
-        this.skipped = metrics().counter(TtlMetrics.SKIPPED);
+        this.context = context;
+        this.metrics = TtlMetrics.forTask(context);
+        this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
+        this.skipped = metrics.counter(TtlMetrics.SKIPPED);
     }
 
     @Override
-    ChangeEvent check(Record<String, String> record, String topic) {
+    public void process(Record<String, String> record) {
+        // Whatever the cause, a malformed record must not stop the processor: park it, count it.
+        deadLetterRoute.guard(record, "a change event", record::value, () -> route(record));
+    }
+
+    private void route(Record<String, String> record) {
+        String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
         ChangeEvent event = parser.parse(topic, record.key(), record.value(), record.timestamp());
-        window.check(topic, event, cappedTimestamp(record));
-        return event;
-    }
-
-    @Override
-    void route(Record<String, String> record, ChangeEvent event) {
+        // The record's timestamp, capped at the processor's clock: the time an event's claimed times are checked at.
+        window.check(topic, event, Math.min(record.timestamp(), context.currentSystemTimeMs()));
         if (event.operationType() == OperationType.OTHER) {
             skipped.record();
         } else if (event.isNamespaceWide()) {
-            context()
-                    .forward(
-                            new Record<String, ChangeEvent>(
-                                    event.namespace().toString(), event, record.timestamp(), record.headers()),
-                            outputs().control());
+            context.forward(
+                    new Record<String, ChangeEvent>(
+                            event.namespace().toString(), event, record.timestamp(), record.headers()),
+                    outputs.control());
         } else {
-            context().forward(record.withValue(event), outputs().scheduler());
+            context.forward(record.withValue(event), outputs.scheduler());
+        }
+    }
+
+    @Override
+    public void close() {
+        if (metrics != null) {
+            metrics.close();
         }
     }
 }

@@ -4,7 +4,10 @@ import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.serde.ChangeEventSerde;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.bson.BsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,37 +24,51 @@ import org.slf4j.LoggerFactory;
  * record's, which the control record keeps) capped at the processor's clock, so that a forged record cannot set a
  * drop epoch far in the future.
  */
-public final class ControlEventProcessor extends CheckedRecordProcessor<Object> {
+public final class ControlEventProcessor implements Processor<String, String, String, Object> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ControlEventProcessor.class);
 
     private final EventTimeWindow window;
+    private final DeadLetters deadLetters;
+    private final Outputs outputs;
+    private ProcessorContext<String, Object> context;
+    private TtlMetrics metrics;
+    private DeadLetterRoute deadLetterRoute;
 
-    /**
-     * @param window the event times accepted around a record's timestamp
-     * @param deadLetters builds the dead letters of records that are no namespace-wide event
-     * @param outputs the nodes it forwards to
-     */
     public ControlEventProcessor(EventTimeWindow window, DeadLetters deadLetters, Outputs outputs) {
-        super("control record", deadLetters, outputs);
         this.window = window;
+        this.deadLetters = deadLetters;
+        this.outputs = outputs;
     }
 
     @Override
-    Object check(Record<String, String> record, String topic) {
+    public void init(ProcessorContext<String, Object> context) {
+        this.context = context;
+        this.metrics = TtlMetrics.forTask(context);
+        this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
+    }
+
+    @Override
+    public void process(Record<String, String> record) {
+        deadLetterRoute.guard(record, "a control record", record::value, () -> route(record));
+    }
+
+    private void route(Record<String, String> record) {
         Object command = parse(record.value());
         if (command instanceof ChangeEvent event) {
-            window.check(topic, event, cappedTimestamp(record));
+            String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
+            window.check(topic, event, Math.min(record.timestamp(), context.currentSystemTimeMs()));
+        } else if (command instanceof GuardDecision decision) {
+            LOG.info("Guard decision {} on rule {}: {}", decision.id(), decision.rule(), decision.verb());
         }
-        return command;
+        context.forward(record.<Object>withValue(command), outputs.scheduler());
     }
 
     @Override
-    void route(Record<String, String> record, Object command) {
-        if (command instanceof GuardDecision decision) {
-            LOG.info("Guard decision {} on rule {}: {}", decision.id(), decision.rule(), decision.verb());
+    public void close() {
+        if (metrics != null) {
+            metrics.close();
         }
-        context().forward(record.<Object>withValue(command), outputs().scheduler());
     }
 
     /** A namespace-wide event, or an operator's {@link GuardDecision}. */

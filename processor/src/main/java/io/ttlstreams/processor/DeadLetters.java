@@ -9,6 +9,8 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.TaskCorruptedException;
+import org.apache.kafka.streams.errors.TaskMigratedException;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 
@@ -155,11 +157,16 @@ public final class DeadLetters {
      * Whether {@code error} can be blamed on the record being processed, so that dead-lettering the record is the
      * right answer: everything except the JVM's own failures ({@link VirtualMachineError}, such as running out of
      * memory) and a broken installation ({@link LinkageError}), which would dead-letter every record and must stop
-     * the thread instead. A {@link StackOverflowError} is the record's: deep nesting causes it.
+     * the thread instead, nor Kafka Streams' signals that the task must be closed or revived ({@link
+     * TaskMigratedException}, {@link TaskCorruptedException}). A {@link StackOverflowError} is the record's: deep
+     * nesting causes it.
      */
     public static boolean isCausedByRecord(Throwable error) {
         return error instanceof StackOverflowError
-                || !(error instanceof VirtualMachineError || error instanceof LinkageError);
+                || !(error instanceof VirtualMachineError
+                        || error instanceof LinkageError
+                        || error instanceof TaskMigratedException
+                        || error instanceof TaskCorruptedException);
     }
 
     private static Headers merge(Header[] originalHeaders, Headers own) {

@@ -1,5 +1,7 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.readback.ReadBackInbox;
 import io.ttlstreams.readback.ReadRequest;
 import io.ttlstreams.readback.ReadResult;
@@ -14,9 +16,11 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,15 +51,16 @@ final class DueDrain implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DueDrain.class);
 
     private final SchedulerSettings settings;
-    private final long maxPunctuationNanos;
-    private final CommandSender sender;
+    private final TtlStreamsConfig config;
+    private final CommandSizeBound commandBound;
     private final ExpirySchedule schedule;
     private final Optional<DeleteThrottle> throttle;
-    private final RuleReconciler reconciler;
-    private final BlastRadiusGuard guard;
+    private final RuleCheck rules;
+    private final Admission guard;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
     private final ProcessorContext<String, Object> context;
+    private final String deletesSink;
     /** Answers of the read-back thread for this task; drained by the punctuator. */
     private final ReadBackInbox inbox = new ReadBackInbox();
     /**
@@ -64,51 +69,48 @@ final class DueDrain implements AutoCloseable {
      */
     private final Map<Bytes, ReadRequest> pendingReads = new HashMap<>();
 
-    /**
-     * @param task punctuation bounds, confirmation, read-back, dry run, the schedule, where each step is counted and
-     *     audited, and the context that forwards to {@code deletesSink}
-     * @param throttle this task's share of the delete rate limit, if any
-     * @param reconciler checks each due entry against the current rules, and walks the schedule when they changed
-     * @param guard admits the deadlines read-backs give, and logs each rule's hold once it settles
-     * @param deletesSink the node the commands go to
-     */
     DueDrain(
-            TaskScope task,
+            SchedulerSettings settings,
+            CommandSizeBound commandBound,
+            ExpirySchedule schedule,
             Optional<DeleteThrottle> throttle,
-            RuleReconciler reconciler,
-            BlastRadiusGuard guard,
+            RuleCheck rules,
+            Admission guard,
+            SchedulerSensors sensors,
+            AuditWriter audit,
+            ProcessorContext<String, Object> context,
             String deletesSink) {
-        this.settings = task.settings();
-        this.maxPunctuationNanos = settings.maxDurationPerPunctuation().toNanos();
-        this.sender = new CommandSender(task, new CommandSizeBound(settings.maxRecordBytes()), deletesSink);
-        this.schedule = task.schedule();
+        this.settings = settings;
+        this.config = settings.config();
+        this.commandBound = commandBound;
+        this.schedule = schedule;
         this.throttle = throttle;
-        this.reconciler = reconciler;
+        this.rules = rules;
         this.guard = guard;
-        this.sensors = task.sensors();
-        this.audit = task.audit();
-        this.context = task.context();
+        this.sensors = sensors;
+        this.audit = audit;
+        this.context = context;
+        this.deletesSink = deletesSink;
     }
 
     /**
-     * Goes on with the rule walk if one is pending, then handles what is due at {@code now} — answers of read-backs
-     * first, so that a deadline they find due goes out in this run, then deadlines, then confirmations that did not
-     * come — within this run's budget; what is left waits for the next run.
+     * Handles what is due at {@code now} — answers of read-backs first, so that a deadline they find due goes out in
+     * this run, then deadlines, then confirmations that did not come — within this run's budget; what is left waits
+     * for the next run.
+     *
+     * @param startedNanos when the punctuation started, on the settings' nano clock
      */
-    void punctuate(long now) {
-        int budget = settings.maxEntriesPerPunctuation();
+    void punctuate(long now, long startedNanos) {
+        int budget = config.punctuateMaxEntries();
         if (throttle.isPresent()) {
             budget = Math.min(budget, throttle.get().available(now));
         }
-        long started = settings.nanoClock().getAsLong();
-        // The walk first: what it finds due under changed rules goes out in this very run.
-        reconciler.goOn(now, started);
-        PunctuationBudget run = new PunctuationBudget(budget, started, maxPunctuationNanos, settings.nanoClock());
+        PunctuationBudget run = new PunctuationBudget(
+                budget, startedNanos, config.punctuateMaxDuration().toNanos(), settings.nanoClock());
         readBackAnswers(now, run);
         drain(Timeline.DEADLINES, now, run);
         drain(Timeline.CONFIRMATIONS, now, run);
         throttle.ifPresent(t -> t.consume(now, run.commands()));
-        guard.punctuate();
         if (run.commands() > 0) {
             LOG.debug("Punctuation at {} in task {} emitted {} delete commands", now, context.taskId(), run.commands());
         }
@@ -134,17 +136,17 @@ final class DueDrain implements AutoCloseable {
 
     /** A deadline passed: the command goes out (unless the rules changed meanwhile), and awaits confirmation. */
     private void deadlinePassed(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
-        entry = reconciler.reconcileDeadline(key, entry, now, true);
-        if (entry == null || sender.isTooLargeToSend(key, entry)) {
+        entry = rules.current(key, entry, now);
+        if (entry == null || isTooLargeToSend(key, entry)) {
             return;
         }
-        if (settings.dryRun()) {
+        if (config.dryRun()) {
             schedule.removeAt(key);
             sensors.dryRuns.record();
             audit.write(ScheduleKey.documentRefOf(key), entry, ExpiryOutcome.DRY_RUN, now, 0, null);
             return;
         }
-        ScheduleEntry sent = sender.send(key, entry, now, run);
+        ScheduleEntry sent = send(key, entry, now, run);
         long deadline = ScheduleEntries.deadlineOf(entry);
         sensors.emitted(entry.getRule(), now - deadline, now);
         schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
@@ -156,9 +158,7 @@ final class DueDrain implements AutoCloseable {
      */
     private void confirmationOverdue(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
         Bytes ref = ScheduleKey.documentRefOf(key);
-        if (settings.rules().rule(entry.getRule()).isEmpty()) {
-            schedule.removeAt(key);
-            reconciler.ruleRemoved(ref, entry, now);
+        if (rules.current(key, entry, now) == null) {
             return;
         }
         if (settings.readBack().isPresent() && readBackAsked(key, ref, entry, now)) {
@@ -177,8 +177,7 @@ final class DueDrain implements AutoCloseable {
      * confirmation; it spends no attempt and emits nothing.
      */
     private void readAgainLater(Bytes key, ScheduleEntry entry, long now) {
-        schedule.move(
-                key, Timeline.CONFIRMATIONS, now + settings.confirmTimeout().toMillis(), entry);
+        schedule.move(key, Timeline.CONFIRMATIONS, now + config.confirmTimeout().toMillis(), entry);
     }
 
     /**
@@ -199,8 +198,7 @@ final class DueDrain implements AutoCloseable {
         }
         sensors.readBacks.record();
         pendingReads.put(ref, request);
-        schedule.move(
-                key, Timeline.CONFIRMATIONS, now + settings.confirmTimeout().toMillis(), entry);
+        schedule.move(key, Timeline.CONFIRMATIONS, now + config.confirmTimeout().toMillis(), entry);
         return true;
     }
 
@@ -273,7 +271,7 @@ final class DueDrain implements AutoCloseable {
      */
     private ReadBackVerdict verdictOn(ReadResult answer, ScheduleEntry entry, long now) {
         try {
-            return ReadBackVerdict.of(answer, entry, settings.rules(), Instant.ofEpochMilli(now));
+            return ReadBackVerdict.of(answer, entry, config.rules(), Instant.ofEpochMilli(now));
         } catch (RuntimeException | Error e) {
             if (!DeadLetters.isCausedByRecord(e)) {
                 throw e;
@@ -290,8 +288,8 @@ final class DueDrain implements AutoCloseable {
 
     /** The same command goes out again, or, after the last attempt, the entry goes. */
     private void retryOrGiveUp(Bytes key, Bytes ref, ScheduleEntry entry, long now, PunctuationBudget run) {
-        if (entry.getAttempts() < settings.confirmMaxAttempts()) {
-            ScheduleEntry sent = sender.send(key, entry, now, run);
+        if (entry.getAttempts() < config.confirmMaxAttempts()) {
+            ScheduleEntry sent = send(key, entry, now, run);
             sensors.reemitted.record();
             schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
             return;
@@ -307,6 +305,43 @@ final class DueDrain implements AutoCloseable {
                 entry.getRule(),
                 Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry)));
         audit.write(ref, entry, ExpiryOutcome.UNCONFIRMED, now, entry.getAttempts(), null);
+    }
+
+    /**
+     * Whether the entry's command is over the record bound, in which case the entry goes: an entry is checked when it
+     * is scheduled, but the bound is the producer's {@code max.request.size}, which may have been lowered since, and
+     * an entry too large to send would otherwise fail every punctuation that tries to send it.
+     */
+    private boolean isTooLargeToSend(Bytes key, ScheduleEntry entry) {
+        Bytes ref = ScheduleKey.documentRefOf(key);
+        OptionalInt commandBytes = commandBound.excess(ref, entry);
+        if (commandBytes.isEmpty()) {
+            return false;
+        }
+        schedule.removeAt(key);
+        sensors.deadLettered.record();
+        LOG.warn(
+                "Task {}: the entry of a document in {} (rule {}) is dropped: {}",
+                context.taskId(),
+                DocumentRef.namespaceOf(ref),
+                entry.getRule(),
+                commandBound.refusal(commandBytes.getAsInt()));
+        return true;
+    }
+
+    /**
+     * Emits the entry's delete command, issued at {@code now} (a re-emission is a new command with its own issue
+     * time, which the sink guard's validity counts from), and its audit event; returns the entry counting this
+     * attempt.
+     */
+    private ScheduleEntry send(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
+        Bytes ref = ScheduleKey.documentRefOf(key);
+        DeleteCommand command = ScheduleEntries.command(ref, entry, now);
+        context.forward(new Record<String, Object>(command.keyJson(), command, now), deletesSink);
+        ScheduleEntry sent = ScheduleEntries.emitted(entry, now);
+        audit.write(ref, sent, ExpiryOutcome.EMITTED, now, sent.getAttempts(), null);
+        run.commandSent();
+        return sent;
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.ttlstreams.event.OperationType;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
+import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -17,7 +18,6 @@ import java.util.Locale;
 import java.util.OptionalInt;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.bson.BsonTimestamp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,37 +41,35 @@ final class EventApplier {
     static final String GONE_AT_LOOKUP = "the change event carries no full document: the document was deleted (or"
             + " replaced) before the source connector looked it up; its delete event follows";
 
-    private final SchedulerSettings settings;
+    private final TtlRules rules;
     private final CommandSizeBound commandBound;
     private final ExpirySchedule schedule;
     private final UnscheduledNotes notes;
-    private final BlastRadiusGuard guard;
+    private final NamespaceDrops drops;
+    private final Admission guard;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
     private final ProcessorContext<?, ?> context;
-    private final NamespaceDrops drops;
 
-    /**
-     * @param task the rules and the record bound, the schedule, where superseded and confirmed commands are counted
-     *     and audited, and the task's id and clock
-     * @param namespaceEpochs the task's {@code namespace-epochs} store, for {@link NamespaceDrops}
-     * @param notes why the task's unscheduled documents are not scheduled
-     * @param guard decides whether an entry due on arrival is held
-     */
     EventApplier(
-            TaskScope task,
-            KeyValueStore<String, Long> namespaceEpochs,
+            TtlRules rules,
+            CommandSizeBound commandBound,
+            ExpirySchedule schedule,
             UnscheduledNotes notes,
-            BlastRadiusGuard guard) {
-        this.settings = task.settings();
-        this.commandBound = new CommandSizeBound(settings.maxRecordBytes());
-        this.schedule = task.schedule();
+            NamespaceDrops drops,
+            Admission guard,
+            SchedulerSensors sensors,
+            AuditWriter audit,
+            ProcessorContext<?, ?> context) {
+        this.rules = rules;
+        this.commandBound = commandBound;
+        this.schedule = schedule;
         this.notes = notes;
+        this.drops = drops;
         this.guard = guard;
-        this.sensors = task.sensors();
-        this.audit = task.audit();
-        this.context = task.context();
-        this.drops = new NamespaceDrops(namespaceEpochs, context);
+        this.sensors = sensors;
+        this.audit = audit;
+        this.context = context;
     }
 
     /**
@@ -121,8 +119,8 @@ final class EventApplier {
         }
         Instant changeTime = changeTime(event, recordTimestamp);
         ExpiryDecision decision = resync
-                ? settings.rules().evaluateResync(event.namespace(), event.fullDocument(), changeTime)
-                : settings.rules().evaluate(event.namespace(), event.fullDocument(), changeTime);
+                ? rules.evaluateResync(event.namespace(), event.fullDocument(), changeTime)
+                : rules.evaluate(event.namespace(), event.fullDocument(), changeTime);
         if (decision.documentTtlIgnored()) {
             sensors.documentTtlIgnored.record();
         }
@@ -136,9 +134,8 @@ final class EventApplier {
             }
             return;
         }
-        TtlRule rule = settings.rules().rule(decision.rule()).orElseThrow();
-        ScheduleEntry entry =
-                ScheduleEntries.of(decision, rule, settings.rules().shape(rule));
+        TtlRule rule = rules.rule(decision.rule()).orElseThrow();
+        ScheduleEntry entry = ScheduleEntries.of(decision, rule, rules.shape(rule));
         if (position != null && keepsCurrentEntry(event, rule, decision, position, entry)) {
             sensors.unchanged.record();
             return;
@@ -157,7 +154,6 @@ final class EventApplier {
         ScheduleEntry superseded = position != null && timelineOf(position) == Timeline.CONFIRMATIONS
                 ? schedule.entryAt(ref, position)
                 : null;
-        leavesApproval(ref, position);
         long deadline = decision.deadline().toEpochMilli();
         // Due on arrival is judged against the change itself: a lagging pipeline makes a deadline pass in transit,
         // which is organic expiry come late, not a mistake.
@@ -222,9 +218,6 @@ final class EventApplier {
         }
         ScheduleEntry entry = schedule.entryAt(ref, position);
         schedule.remove(ref);
-        if (timelineOf(position) == Timeline.AWAITING_APPROVAL && entry != null) {
-            guard.left(entry.getRule());
-        }
         if (timelineOf(position) != Timeline.CONFIRMATIONS || entry == null) {
             sensors.cancelled.record();
             return;
@@ -238,24 +231,10 @@ final class EventApplier {
     /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */
     private void unschedule(Bytes ref, IndexEntry position) {
         ScheduleEntry entry = timelineOf(position) == Timeline.CONFIRMATIONS ? schedule.entryAt(ref, position) : null;
-        leavesApproval(ref, position);
         schedule.remove(ref);
         sensors.cancelled.record();
         if (entry != null) {
             audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, context.currentSystemTimeMs(), entry.getAttempts(), null);
-        }
-    }
-
-    /**
-     * Tells the guard when the document's entry, about to be replaced or removed, is one it holds: the document changed
-     * and is evaluated again like any other.
-     */
-    private void leavesApproval(Bytes ref, IndexEntry position) {
-        if (position != null && timelineOf(position) == Timeline.AWAITING_APPROVAL) {
-            ScheduleEntry held = schedule.entryAt(ref, position);
-            if (held != null) {
-                guard.left(held.getRule());
-            }
         }
     }
 
@@ -271,7 +250,6 @@ final class EventApplier {
         int count = schedule.removeAll(prefix, dropTime);
         notes.forgetAll(prefix);
         sensors.cancelled.record(count);
-        guard.recount();
         if (dropTime != null) {
             drops.dropped(event.namespace(), dropTime);
         }

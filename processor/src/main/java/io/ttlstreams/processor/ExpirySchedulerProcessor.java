@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.serde.ChangeEventSerde;
@@ -11,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -24,12 +26,13 @@ import org.slf4j.LoggerFactory;
  * Keeps the expiry schedule, emits delete commands when deadlines pass, and follows each command until the change
  * stream confirms the delete.
  *
- * <p>It composes parts with one job each, wired per task in {@link #init}: the {@link EventApplier} applies change
- * events to the schedule, the {@link DueDrain} drains what is due at each wall-clock punctuation (budget, throttle,
- * emission, confirmation retries and read-back answers), the {@link RuleReconciler} reconciles the schedule with
- * changed rules, the {@link BlastRadiusGuard} holds what comes due on arrival past its rule's limit until an operator's
- * {@link GuardDecision} (from the control topic), the {@link AuditWriter} writes audit events, and {@link
- * SchedulerSensors} holds what they count.
+ * <p>It composes parts with one job each, wired per task in {@link #init}, none of which knows another: the {@link
+ * EventApplier} applies change events to the schedule, the {@link DueDrain} drains what is due at each wall-clock
+ * punctuation (budget, throttle, emission, confirmation retries and read-back answers), the {@link RuleReconciler}
+ * reconciles the schedule with changed rules (its {@link RuleCheck} is how the drain asks), and the {@link
+ * BlastRadiusGuard} holds what comes due on arrival past its rule's limit until an operator's {@link GuardDecision}
+ * (from the control topic); its {@link Admission} is how the others ask. They share the task's {@link ExpirySchedule},
+ * which counts what it holds for approval, the {@link AuditWriter} and the {@link SchedulerSensors}.
  * Here an event that cannot be applied is dead-lettered, so that the task goes on.
  */
 public final class ExpirySchedulerProcessor implements Processor<String, Object, String, Object> {
@@ -44,15 +47,13 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
     private SchedulerSensors sensors;
+    private DeadLetterRoute deadLetterRoute;
+    private Sensor punctuationFailures;
     private EventApplier applier;
+    private RuleReconciler reconciler;
     private DueDrain drain;
     private BlastRadiusGuard guard;
 
-    /**
-     * @param settings rules, punctuation bounds, throttle, confirmation
-     * @param deadLetters builds the dead letters of events that cannot be applied, sized for the producer
-     * @param outputs the nodes the scheduler forwards to
-     */
     public ExpirySchedulerProcessor(SchedulerSettings settings, DeadLetters deadLetters, Outputs outputs) {
         this.settings = settings;
         this.deadLetters = deadLetters;
@@ -92,33 +93,80 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     @Override
     public void init(ProcessorContext<String, Object> context) {
         this.context = context;
-        ExpirySchedule schedule = new ExpirySchedule(
-                context.getStateStore(ScheduleStores.SCHEDULE), context.getStateStore(ScheduleStores.INDEX));
-        Optional<DeleteThrottle> throttle = settings.maxDeletesPerSecond().isPresent()
-                ? Optional.of(new DeleteThrottle(
-                        throttleShare(settings.maxDeletesPerSecond().getAsInt())))
-                : Optional.empty();
+        TtlStreamsConfig config = settings.config();
         this.metrics = TtlMetrics.forTask(context);
         this.sensors =
                 new SchedulerSensors(metrics, ruleNames(), settings.readBack().isPresent());
-        TaskScope task = new TaskScope(
+        this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
+        this.punctuationFailures = metrics.punctuationFailures();
+        ExpirySchedule schedule = new ExpirySchedule(
+                context.getStateStore(ScheduleStores.SCHEDULE),
+                context.getStateStore(ScheduleStores.INDEX),
+                context.getStateStore(ScheduleStores.GUARD_STATE));
+        AuditWriter audit = new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit());
+        CommandSizeBound commandBound = new CommandSizeBound(settings.maxRecordBytes());
+        this.guard = new BlastRadiusGuard(
                 settings,
                 schedule,
+                context.getStateStore(ScheduleStores.GUARD_STATE),
                 sensors,
-                new AuditWriter(settings.auditEnabled(), context, outputs.audit()),
-                context);
-        this.guard = new BlastRadiusGuard(task, context.getStateStore(ScheduleStores.GUARD_STATE));
+                audit,
+                context.taskId());
         this.applier = new EventApplier(
-                task,
-                context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS),
+                config.rules(),
+                commandBound,
+                schedule,
                 new UnscheduledNotes(context.getStateStore(ScheduleStores.UNSCHEDULED_NOTES)),
-                guard);
-        RuleReconciler reconciler =
-                new RuleReconciler(task, context.getStateStore(ScheduleStores.RULE_VERSIONS), guard);
-        this.drain = new DueDrain(task, throttle, reconciler, guard, outputs.deletes());
+                new NamespaceDrops(context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS)),
+                guard,
+                sensors,
+                audit,
+                context);
+        this.reconciler = new RuleReconciler(
+                settings,
+                schedule,
+                context.getStateStore(ScheduleStores.RULE_VERSIONS),
+                guard,
+                sensors,
+                audit,
+                context.taskId());
+        Optional<DeleteThrottle> throttle = config.maxDeletesPerSecond().stream()
+                .mapToObj(limit -> new DeleteThrottle(throttleShare(limit)))
+                .findFirst();
+        this.drain = new DueDrain(
+                settings,
+                commandBound,
+                schedule,
+                throttle,
+                reconciler,
+                guard,
+                sensors,
+                audit,
+                context,
+                outputs.deletes());
         // Wall-clock time, not stream time: stream time only advances when records arrive, and documents must
         // expire at their deadline even when no change event arrives for hours.
-        context.schedule(settings.punctuateInterval(), PunctuationType.WALL_CLOCK_TIME, drain::punctuate);
+        context.schedule(config.punctuateInterval(), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
+    }
+
+    /**
+     * Goes on with the rule walk if one is pending (what it finds due under changed rules goes out in this very run),
+     * drains what is due, and has the guard log each rule's hold once it settles.
+     */
+    private void punctuate(long now) {
+        try {
+            long started = settings.nanoClock().getAsLong();
+            reconciler.goOn(now, started);
+            drain.punctuate(now, started);
+            guard.punctuate();
+        } catch (RuntimeException | Error e) {
+            // The punctuation is what deletes: carrying on without it would leave a task that no longer expires
+            // anything while looking healthy. Counted here, it fails the stream thread, which is replaced from the
+            // last commit under the application's failure policy.
+            punctuationFailures.record();
+            LOG.error("Punctuation of task {} failed; the stream thread stops", context.taskId(), e);
+            throw e;
+        }
     }
 
     /**
@@ -142,33 +190,21 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
 
     @Override
     public void process(Record<String, Object> record) {
+        // The rules are total functions, so a failure is a bug, or a document beyond what they can handle (a stack
+        // overflow on a pathologically nested document): the event is parked, not lost, and the task goes on.
         if (record.value() instanceof GuardDecision decision) {
-            guard.decide(decision, context.currentSystemTimeMs());
-            return;
+            deadLetterRoute.guard(
+                    record,
+                    "a guard decision",
+                    decision::toJson,
+                    () -> guard.decide(decision, context.currentSystemTimeMs()));
+        } else if (record.value() instanceof ChangeEvent event) {
+            deadLetterRoute.guard(
+                    record,
+                    "a " + event.operationType() + " event of " + event.namespace(),
+                    () -> new String(eventSerde.serializer().serialize(null, event), StandardCharsets.UTF_8),
+                    () -> applier.apply(event, record.timestamp()));
         }
-        ChangeEvent event = (ChangeEvent) record.value();
-        try {
-            applier.apply(event, record.timestamp());
-        } catch (RuntimeException | Error e) {
-            if (!DeadLetters.isCausedByRecord(e)) {
-                throw e;
-            }
-            // The rules are total functions, so this is a bug, or a document beyond what they can handle (a stack
-            // overflow on a pathologically nested document): the event is parked, not lost, and the task goes on.
-            LOG.warn(
-                    "Could not apply a {} event of {} in task {}; dead-lettered",
-                    event.operationType(),
-                    event.namespace(),
-                    context.taskId(),
-                    e);
-            sensors.deadLettered.record();
-            context.forward(
-                    deadLetters.letter(record, eventJson(event), context.recordMetadata(), e), outputs.deadLetters());
-        }
-    }
-
-    private String eventJson(ChangeEvent event) {
-        return new String(eventSerde.serializer().serialize(null, event), StandardCharsets.UTF_8);
     }
 
     @Override
@@ -182,6 +218,6 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     }
 
     private List<String> ruleNames() {
-        return settings.rules().rules().stream().map(TtlRule::name).toList();
+        return settings.config().rules().rules().stream().map(TtlRule::name).toList();
     }
 }

@@ -1,15 +1,10 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.event.EventTimeWindow;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.bson.BsonTimestamp;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Remembers when each namespace was last dropped, in the task's {@code namespace-epochs} store, so that older events of
@@ -17,23 +12,16 @@ import org.slf4j.LoggerFactory;
  */
 final class NamespaceDrops {
 
-    private static final Logger LOG = LoggerFactory.getLogger(NamespaceDrops.class);
-
     private final KeyValueStore<String, Long> namespaceEpochs;
-    private final ProcessorContext<?, ?> context;
     /**
      * The namespace-epochs store in memory: it holds one entry per dropped namespace, is read for every event and
      * written only here, so two store reads per event become two map lookups.
      */
     private final Map<Namespace, Long> dropTimes = new HashMap<>();
 
-    /**
-     * @param namespaceEpochs the task's {@code namespace-epochs} store, loaded here
-     * @param context the task's context, for its id and its clock
-     */
-    NamespaceDrops(KeyValueStore<String, Long> namespaceEpochs, ProcessorContext<?, ?> context) {
+    /** @param namespaceEpochs the task's {@code namespace-epochs} store, loaded here */
+    NamespaceDrops(KeyValueStore<String, Long> namespaceEpochs) {
         this.namespaceEpochs = namespaceEpochs;
-        this.context = context;
         try (KeyValueIterator<String, Long> epochs = namespaceEpochs.all()) {
             epochs.forEachRemaining(epoch -> dropTimes.put(Namespace.valueOf(epoch.key), epoch.value));
         }
@@ -57,29 +45,8 @@ final class NamespaceDrops {
         }
     }
 
-    /**
-     * The namespace's drop epoch, unless it lies more than {@link EventTimeWindow#MAX_FUTURE_SKEW} after the
-     * processor's clock: no event whose times were checked can have set it (a forged clusterTime stored by a version
-     * that did not check them), and kept, it would make every later event of the namespace look older than the drop,
-     * for good. Such an epoch is removed, so the namespace heals at its next event.
-     */
     private Long dropTime(Namespace namespace) {
-        Long epoch = dropTimes.get(namespace);
-        // A BSON timestamp's seconds, unsigned, are its upper 32 bits.
-        if (epoch == null
-                || (epoch >>> 32) * 1000
-                        <= context.currentSystemTimeMs() + EventTimeWindow.MAX_FUTURE_SKEW.toMillis()) {
-            return epoch;
-        }
-        LOG.warn(
-                "Task {}: ignoring and removing the drop epoch of {}, clusterTime {}, which lies beyond any plausible"
-                        + " event time",
-                context.taskId(),
-                namespace,
-                new BsonTimestamp(epoch));
-        namespaceEpochs.delete(namespace.toString());
-        dropTimes.remove(namespace);
-        return null;
+        return dropTimes.get(namespace);
     }
 
     /**

@@ -15,12 +15,6 @@ final class PunctuationBudget {
     private int handled;
     private int commands;
 
-    /**
-     * @param entries how many entries the run may handle
-     * @param startedNanos when the run started, on {@code nanoClock}
-     * @param maxNanos how long the run may take
-     * @param nanoClock the clock the time budget is measured on
-     */
     PunctuationBudget(int entries, long startedNanos, long maxNanos, LongSupplier nanoClock) {
         this.entries = entries;
         this.startedNanos = startedNanos;

@@ -15,7 +15,7 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
@@ -29,17 +29,17 @@ import org.slf4j.LoggerFactory;
  * again, and one whose rule changed only its offset gets its deadline recomputed from its stored base. The walk goes
  * over the whole schedule, a bounded slice per punctuation, and does the same for entries not yet due.
  */
-final class RuleReconciler {
+final class RuleReconciler implements RuleCheck {
 
     private static final Logger LOG = LoggerFactory.getLogger(RuleReconciler.class);
 
     private final SchedulerSettings settings;
     private final ExpirySchedule schedule;
     private final KeyValueStore<String, RuleVersion> ruleVersions;
-    private final BlastRadiusGuard guard;
+    private final Admission guard;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
-    private final ProcessorContext<?, ?> context;
+    private final TaskId task;
     /** Where the walk reconciling the schedule with changed rules goes on; null when there is none to do. */
     private Bytes walkCursor;
     /**
@@ -50,20 +50,21 @@ final class RuleReconciler {
     /** What reconciling with the current rules did, per rule, since the last summary was logged. */
     private final Map<String, RuleChanges> ruleChanges = new TreeMap<>();
 
-    /**
-     * @param task the rules and the punctuation bounds, the schedule, where cancelled entries are counted and
-     *     audited, and the task's id
-     * @param ruleVersions the task's {@link ScheduleStores#RULE_VERSIONS} store
-     * @param guard holds what a changed rule makes due on arrival past the rule's limit
-     */
-    RuleReconciler(TaskScope task, KeyValueStore<String, RuleVersion> ruleVersions, BlastRadiusGuard guard) {
-        this.settings = task.settings();
-        this.schedule = task.schedule();
+    RuleReconciler(
+            SchedulerSettings settings,
+            ExpirySchedule schedule,
+            KeyValueStore<String, RuleVersion> ruleVersions,
+            Admission guard,
+            SchedulerSensors sensors,
+            AuditWriter audit,
+            TaskId task) {
+        this.settings = settings;
+        this.schedule = schedule;
         this.ruleVersions = ruleVersions;
         this.guard = guard;
-        this.sensors = task.sensors();
-        this.audit = task.audit();
-        this.context = task.context();
+        this.sensors = sensors;
+        this.audit = audit;
+        this.task = task;
     }
 
     /**
@@ -81,9 +82,9 @@ final class RuleReconciler {
             walk(
                     now,
                     new PunctuationBudget(
-                            settings.maxEntriesPerPunctuation(),
+                            settings.config().punctuateMaxEntries(),
                             startedNanos,
-                            settings.maxDurationPerPunctuation().toNanos(),
+                            settings.config().punctuateMaxDuration().toNanos(),
                             settings.nanoClock()));
         }
     }
@@ -107,12 +108,12 @@ final class RuleReconciler {
     }
 
     private Reconciliation reconcile(ScheduleEntry entry) {
-        Optional<TtlRule> rule = settings.rules().rule(entry.getRule());
+        Optional<TtlRule> rule = settings.config().rules().rule(entry.getRule());
         if (rule.isEmpty()) {
             return Reconciliation.CANCEL;
         }
         // The shape computed once per rule set: TtlRule#shape is a SHA-256, 9% of a punctuation's CPU per due entry.
-        if (settings.rules().shape(rule.get()) != entry.getRuleShape()) {
+        if (settings.config().rules().shape(rule.get()) != entry.getRuleShape()) {
             return Reconciliation.HOLD;
         }
         if (entry.getOffsetFromRule() && rule.get().hasNoDefault()) {
@@ -126,12 +127,29 @@ final class RuleReconciler {
     }
 
     /**
+     * A due entry against the current rules: one of the deadlines timeline is reconciled as {@link
+     * #reconcileDeadline} does for an emission; a confirmation awaited for a rule that is gone is cancelled.
+     */
+    @Override
+    public ScheduleEntry current(Bytes key, ScheduleEntry entry, long now) {
+        if (ScheduleKey.timelineOf(key) == Timeline.DEADLINES) {
+            return reconcileDeadline(key, entry, now, true);
+        }
+        if (settings.config().rules().rule(entry.getRule()).isEmpty()) {
+            schedule.removeAt(key);
+            ruleRemoved(ScheduleKey.documentRefOf(key), entry, now);
+            return null;
+        }
+        return entry;
+    }
+
+    /**
      * Reconciles an entry of the deadlines timeline, found by a scan, with the current rules. Returns the entry still
      * due at {@code now}, possibly with a recomputed deadline, when the caller is to emit it ({@code emitting}: it
      * stays at its key, which the caller then moves); null when it left (cancelled, held) or moved to another time.
      * Without {@code emitting} (the walk), a recomputed deadline always moves the entry, to an earlier time too.
      */
-    ScheduleEntry reconcileDeadline(Bytes key, ScheduleEntry entry, long now, boolean emitting) {
+    private ScheduleEntry reconcileDeadline(Bytes key, ScheduleEntry entry, long now, boolean emitting) {
         Reconciliation reconciliation = reconcile(entry);
         Bytes ref = ScheduleKey.documentRefOf(key);
         switch (reconciliation.kind()) {
@@ -177,7 +195,7 @@ final class RuleReconciler {
     }
 
     /** Counts and audits an entry cancelled because its rule is gone, its removal being the caller's. */
-    void ruleRemoved(Bytes ref, ScheduleEntry entry, long now) {
+    private void ruleRemoved(Bytes ref, ScheduleEntry entry, long now) {
         sensors.ruleRemoved.record();
         changesOf(entry.getRule()).cancelled++;
         audit.write(ref, entry, ExpiryOutcome.RULE_REMOVED, now, entry.getAttempts(), null);
@@ -193,7 +211,7 @@ final class RuleReconciler {
         try (KeyValueIterator<String, RuleVersion> versions = ruleVersions.all()) {
             while (versions.hasNext() && !changed) {
                 KeyValue<String, RuleVersion> version = versions.next();
-                Optional<TtlRule> rule = settings.rules().rule(version.key);
+                Optional<TtlRule> rule = settings.config().rules().rule(version.key);
                 changed = rule.isEmpty()
                         || rule.get().shape() != version.value.getShape()
                         || rule.get().expireAfterSeconds() != version.value.getExpireAfterSeconds();
@@ -201,9 +219,7 @@ final class RuleReconciler {
         }
         if (changed) {
             walkCursor = ExpirySchedule.walkStart();
-            LOG.info(
-                    "Task {}: the rules changed since the schedule was last reconciled; reconciling it",
-                    context.taskId());
+            LOG.info("Task {}: the rules changed since the schedule was last reconciled; reconciling it", task);
         } else {
             recordRuleVersions();
         }
@@ -228,9 +244,8 @@ final class RuleReconciler {
         }
         if (exhausted) {
             walkCursor = null;
-            guard.recount();
             recordRuleVersions();
-            ruleChanges.forEach((rule, changes) -> LOG.info("Task {}: rule {} {}", context.taskId(), rule, changes));
+            ruleChanges.forEach((rule, changes) -> LOG.info("Task {}: rule {} {}", task, rule, changes));
             ruleChanges.clear();
         } else if (last != null) {
             walkCursor = successor(last);
@@ -278,12 +293,12 @@ final class RuleReconciler {
         try (KeyValueIterator<String, RuleVersion> versions = ruleVersions.all()) {
             while (versions.hasNext()) {
                 String name = versions.next().key;
-                if (settings.rules().rule(name).isEmpty()) {
+                if (settings.config().rules().rule(name).isEmpty()) {
                     ruleVersions.delete(name);
                 }
             }
         }
-        for (TtlRule rule : settings.rules().rules()) {
+        for (TtlRule rule : settings.config().rules().rules()) {
             RuleVersion version = new RuleVersion(rule.shape(), rule.expireAfterSeconds());
             if (!version.equals(ruleVersions.get(rule.name()))) {
                 ruleVersions.put(rule.name(), version);

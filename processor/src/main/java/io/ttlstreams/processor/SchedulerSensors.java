@@ -43,11 +43,6 @@ final class SchedulerSensors {
     private record RuleSensors(
             Sensor emitted, Sensor expiryLag, Sensor confirmed, Sensor confirmedLag, Sensor unconfirmed) {}
 
-    /**
-     * @param metrics the task's metrics
-     * @param rules the configured rules' names
-     * @param readBack whether read-back is on, which registers its sensors
-     */
     SchedulerSensors(TtlMetrics metrics, Collection<String> rules, boolean readBack) {
         this.metrics = metrics;
         this.scheduled = metrics.counter(TtlMetrics.SCHEDULED);
@@ -97,9 +92,9 @@ final class SchedulerSensors {
                 rule,
                 name -> new RuleSensors(
                         metrics.counter(TtlMetrics.EMITTED, name),
-                        metrics.lag(TtlMetrics.EXPIRY_LAG_MS, "expiry lag (command emitted minus deadline)", name),
+                        metrics.lag(TtlMetrics.EXPIRY_LAG, "expiry lag (command emitted minus deadline)", name),
                         metrics.counter(TtlMetrics.CONFIRMED, name),
-                        metrics.lag(TtlMetrics.CONFIRMED_LAG_MS, "confirmed lag (delete event minus deadline)", name),
+                        metrics.lag(TtlMetrics.CONFIRMED_LAG, "confirmed lag (delete event minus deadline)", name),
                         metrics.counter(TtlMetrics.UNCONFIRMED, name)));
     }
 }

@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -21,51 +22,47 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>A record of the processor's own topics (delete commands, audit, control) is dead-lettered, cut to fit as
- *       {@link DeadLetters} does, logged with its topic and size, counted, and processing goes on. A delete command
+ *       {@link DeadLetters} does, logged with its topic and size, and processing goes on (Kafka Streams counts it
+ *       in its task's {@code dropped-records}, which {@code /metrics} shows as {@code ttl_send_failures_total}). A delete command
  *       that was not sent is not lost: its schedule entry already waits for the document's delete event, and without
  *       it the command goes out again after {@code ttl.confirm.timeout.ms}, until {@code ttl.confirm.max.attempts}
  *       ends it as unconfirmed (audited and logged).</li>
- *   <li>A dead letter that could not be written is logged and counted, not dead-lettered again.</li>
+ *   <li>A dead letter that could not be written is logged, not dead-lettered again.</li>
  *   <li>A record of Kafka Streams' own topics (store changelogs, repartition topics) fails the stream thread: a
  *       changelog missing a write would restore a schedule that differs from the one the task kept.</li>
  * </ul>
  *
  * <p>Under exactly-once (the default) the producer has also marked its transaction for abort when it reports the
  * failure, so whatever the answer, the transaction's commit fails and the task resumes from its last commit: the log
- * line and the counter are what is left. That is why oversized delete commands are refused before they are scheduled
+ * line and the count are what is left. That is why oversized delete commands are refused before they are scheduled
  * ({@link CommandSizeBound}); this handler keeps a failure that slips through from being silent.
  *
- * <p>Configured from the Kafka Streams settings as {@link DeadLetterExceptionHandler} is: {@value
- * DeadLetterExceptionHandler#DLQ_TOPIC_CONFIG}, {@code application.id}, the producer's {@code max.request.size} and,
- * optionally, the shared {@link ProcessingFailures} in {@value DeadLetterExceptionHandler#FAILURES_CONFIG}.
+ * <p>Configured from the Kafka Streams settings: {@value #DLQ_TOPIC_CONFIG}, {@code application.id} and the
+ * producer's {@code max.request.size}.
  */
 public final class SendFailureHandler implements ProductionExceptionHandler {
+
+    /** Setting: the dead-letter topic. */
+    public static final String DLQ_TOPIC_CONFIG = "ttl.dlq.topic";
 
     private static final Logger LOG = LoggerFactory.getLogger(SendFailureHandler.class);
 
     private String dlqTopic;
     private String internalTopicPrefix;
     private DeadLetters deadLetters;
-    private ProcessingFailures failures;
 
     @Override
     public void configure(Map<String, ?> configs) {
-        this.dlqTopic = Objects.requireNonNull(
-                (String) configs.get(DeadLetterExceptionHandler.DLQ_TOPIC_CONFIG),
-                DeadLetterExceptionHandler.DLQ_TOPIC_CONFIG);
+        this.dlqTopic = Objects.requireNonNull((String) configs.get(DLQ_TOPIC_CONFIG), DLQ_TOPIC_CONFIG);
         this.internalTopicPrefix = Objects.requireNonNull(
                         configs.get(StreamsConfig.APPLICATION_ID_CONFIG), StreamsConfig.APPLICATION_ID_CONFIG)
                 + "-";
         this.deadLetters = new DeadLetters(DeadLetters.producerLimit(configs));
-        this.failures = configs.get(DeadLetterExceptionHandler.FAILURES_CONFIG) instanceof ProcessingFailures shared
-                ? shared
-                : new ProcessingFailures();
     }
 
     @Override
     public Response handleError(
             ErrorHandlerContext context, ProducerRecord<byte[], byte[]> record, Exception exception) {
-        failures.sendFailed();
         String topic = record.topic();
         int bytes = length(record.key()) + length(record.value());
         String error = DeadLetters.errorText(exception.toString());
@@ -107,22 +104,41 @@ public final class SendFailureHandler implements ProductionExceptionHandler {
     private ProducerRecord<byte[], byte[]> deadLetter(
             ErrorHandlerContext context, ProducerRecord<byte[], byte[]> record, Exception exception) {
         Record<String, String> failed = new Record<>(
-                DeadLetterExceptionHandler.text(record.key()),
-                DeadLetterExceptionHandler.text(record.value()),
+                text(record.key()),
+                text(record.value()),
                 record.timestamp() == null ? context.timestamp() : record.timestamp(),
                 new RecordHeaders(record.headers().toArray()));
         // A punctuation's records have no source record; those of a record's processing point to it.
-        Optional<RecordMetadata> source = context.topic() == null
-                ? Optional.empty()
-                : Optional.of(new DeadLetterExceptionHandler.Source(context));
+        Optional<RecordMetadata> source = context.topic() == null ? Optional.empty() : Optional.of(new Source(context));
         Record<String, String> letter = deadLetters.letter(failed, failed.value(), source, exception);
         return new ProducerRecord<>(
-                dlqTopic,
-                null,
-                letter.timestamp(),
-                DeadLetterExceptionHandler.bytes(letter.key()),
-                DeadLetterExceptionHandler.bytes(letter.value()),
-                letter.headers());
+                dlqTopic, null, letter.timestamp(), bytes(letter.key()), bytes(letter.value()), letter.headers());
+    }
+
+    private static String text(byte[] bytes) {
+        return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static byte[] bytes(String text) {
+        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Where the record whose processing produced the failed one was read, as {@link DeadLetters} takes it. */
+    private record Source(ErrorHandlerContext context) implements RecordMetadata {
+        @Override
+        public String topic() {
+            return context.topic();
+        }
+
+        @Override
+        public int partition() {
+            return context.partition();
+        }
+
+        @Override
+        public long offset() {
+            return context.offset();
+        }
     }
 
     private static int length(byte[] bytes) {

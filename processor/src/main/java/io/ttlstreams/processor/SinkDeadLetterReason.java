@@ -27,7 +27,7 @@ enum SinkDeadLetterReason {
     NOT_DUE(SinkRefusal.NOT_DUE, "the processor's clock runs ahead of the Connect worker's (NTP on both)"),
     NO_ISSUE_TIME(
             SinkRefusal.NO_ISSUE_TIME,
-            "an older processor writes commands: see 'Upgrading to commands with an issue time' in docs/trust-model.md"),
+            "a writer of ttl.deletes other than this processor (every command it sends has an issue time)"),
     STALE(
             SinkRefusal.STALE,
             "the sink lagged more than command.max.age.ms behind the processor; unconfirmed"

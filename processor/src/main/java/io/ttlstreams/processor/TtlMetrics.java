@@ -5,31 +5,28 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.DoubleStream;
-import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.Sensor.RecordingLevel;
-import org.apache.kafka.common.metrics.stats.CumulativeCount;
-import org.apache.kafka.common.metrics.stats.Max;
+import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.common.metrics.stats.Percentile;
 import org.apache.kafka.common.metrics.stats.Percentiles;
 import org.apache.kafka.common.metrics.stats.Percentiles.BucketSizing;
 import org.apache.kafka.common.metrics.stats.Rate;
-import org.apache.kafka.common.metrics.stats.WindowedCount;
 import org.apache.kafka.streams.StreamsMetrics;
 import org.apache.kafka.streams.processor.api.ProcessingContext;
 
 /**
- * The one place ttl-streams records its events: task-level sensors in Kafka Streams' own registry ({@link
- * StreamsMetrics}), so that they appear in {@code KafkaStreams#metrics()} and JMX beside the built-in ones, and leave
- * with their task. Group {@code stream-ttl-metrics}, tag {@code ttl-id} = task (plus {@code rule} where the sensor is
- * per rule); each counter as {@code <name>-total} and {@code <name>-rate}. {@code GET /metrics} exports the same
- * metrics to Prometheus ({@code io.ttlstreams.metrics.TtlStreamsCollector}); nothing else counts them.
+ * The one place ttl-streams records its events: sensors in Kafka Streams' own registry ({@link StreamsMetrics}), so
+ * that they appear in {@code KafkaStreams#metrics()} and JMX beside the built-in ones; task-level ones leave with
+ * their task. Group {@code stream-ttl-metrics}, tag {@code ttl-id} = task (plus {@code rule} where the sensor is per
+ * rule); each counter as {@code <name>-total} and {@code <name>-rate}. {@code GET /metrics} exports the same metrics
+ * to Prometheus ({@code io.ttlstreams.metrics.TtlStreamsCollector}), reading each through its stat ({@link Total},
+ * {@link LagHistogram.Figure}), never through its name; nothing else counts them.
  *
  * <p>Adding a metric: a name constant here and a {@link #counter} (or {@link #lag}) call where it is recorded (for
- * the scheduler, a field of {@code SchedulerSensors}); JMX, Prometheus ({@code ttl_<name>_total}, the tags as
- * labels) and {@link #total} see it with no further change.
+ * the scheduler, a field of {@code SchedulerSensors}); JMX and Prometheus ({@code ttl_<name>_total}, the tags as
+ * labels) see it with no further change.
  *
  * <p>Each processor instance owns one {@code TtlMetrics} and creates only the sensors it records, so that closing one
  * processor never removes a sensor another still uses.
@@ -56,6 +53,8 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String EMITTED = "deletes-emitted";
     /** Counter: records sent to the dead-letter topic. */
     public static final String DEAD_LETTERED = "events-dead-lettered";
+    /** Counter, per instance (not per task: the failure ends the task's thread): punctuations that threw. */
+    public static final String PUNCTUATION_FAILURES = "punctuation-failures";
     /** Counter: events of operation types that do not affect expiry. */
     public static final String SKIPPED = "events-skipped";
     /** Counter: events older than a drop of their namespace, ignored. */
@@ -107,10 +106,14 @@ public final class TtlMetrics implements AutoCloseable {
      * by the sink guard, or rejected by MongoDB), which deleted nothing.
      */
     public static final String SINK_DEAD_LETTERS = "sink-dead-letters";
-    /** Distribution, per rule: delete command emitted minus deadline, in ms (see {@link #lag}). */
-    public static final String EXPIRY_LAG_MS = "expiry-lag-ms";
-    /** Distribution, per rule: the change stream's delete event minus the deadline, in ms, for confirmed deletes. */
-    public static final String CONFIRMED_LAG_MS = "confirmed-lag-ms";
+    /** Distribution, per rule: delete command emitted minus deadline (see {@link #lag}). */
+    public static final String EXPIRY_LAG = "expiry-lag";
+    /** Distribution, per rule: the change stream's delete event minus the deadline, for confirmed deletes. */
+    public static final String CONFIRMED_LAG = "confirmed-lag";
+    /** The metrics of {@link #EXPIRY_LAG}, in ms. */
+    public static final String EXPIRY_LAG_MS = EXPIRY_LAG + "-ms";
+    /** The metrics of {@link #CONFIRMED_LAG}, in ms. */
+    public static final String CONFIRMED_LAG_MS = CONFIRMED_LAG + "-ms";
 
     /**
      * Lags up to 6 hours, so that percentiles still say something during an outage: 2000 buckets of linearly
@@ -157,63 +160,91 @@ public final class TtlMetrics implements AutoCloseable {
      */
     public Sensor counter(String name, Map<String, String> extraTags) {
         Sensor sensor = sensor(name, extraTags);
-        Map<String, String> all = tags(extraTags);
-        sensor.add(new MetricName(name + TOTAL, GROUP, "Total " + name, all), new CumulativeCount());
-        sensor.add(new MetricName(name + "-rate", GROUP, name + " per second", all), new Rate(new WindowedCount()));
+        addCounter(sensor, name, tags(extraTags));
+        sensors.add(sensor);
         return sensor;
     }
 
     /**
-     * Returns a sensor recording one rule's lag distribution in milliseconds, e.g. {@link #EXPIRY_LAG_MS}: {@code
-     * <name>-p50}, {@code -p99} and {@code -max} over the last samples (about a minute), and since creation {@code
+     * Returns the counter of {@value #PUNCTUATION_FAILURES} of this stream thread. It belongs to no task and is never
+     * removed: a punctuation that throws fails its thread, and with it every task's sensors.
+     */
+    public Sensor punctuationFailures() {
+        String thread = Thread.currentThread().getName();
+        Sensor sensor =
+                streamsMetrics.addSensor(SCOPE + "." + PUNCTUATION_FAILURES + "." + thread, RecordingLevel.INFO);
+        addCounter(sensor, PUNCTUATION_FAILURES, Map.of("thread-id", thread));
+        return sensor;
+    }
+
+    private static void addCounter(Sensor sensor, String name, Map<String, String> tags) {
+        sensor.add(new MetricName(name + TOTAL, GROUP, help(name), tags), new Total(name));
+        sensor.add(new MetricName(name + "-rate", GROUP, name + " per second", tags), new Rate());
+    }
+
+    /** What counter {@code name} counts, as its description and Prometheus' help say. */
+    public static String help(String name) {
+        return switch (name) {
+            case DEAD_LETTERED -> "Records sent to the dead-letter topic";
+            case PUNCTUATION_FAILURES -> "Punctuations that threw, each failing its stream thread";
+            default -> "Total " + name;
+        };
+    }
+
+    /**
+     * A counter's total since its sensor was created: the sum of what was recorded, so that {@code record(n)} counts
+     * n (a drop cancelling n documents). It names the counter, so that an exporter reads what it counts from the stat
+     * rather than from the metric's name.
+     */
+    public static final class Total extends CumulativeSum {
+
+        private final String name;
+
+        Total(String name) {
+            this.name = name;
+        }
+
+        /** The counter's name, e.g. {@value #SCHEDULED}. */
+        public String name() {
+            return name;
+        }
+
+        /** What it counts. */
+        public String help() {
+            return TtlMetrics.help(name);
+        }
+    }
+
+    /**
+     * Returns a sensor recording one rule's lag distribution in milliseconds, e.g. {@link #EXPIRY_LAG}: {@code
+     * <base>-ms-p50}, {@code -p99} and {@code -max} over the last samples (about a minute), and since creation {@code
      * -count}, {@code -sum} and the cumulative {@link LagHistogram} buckets {@code -le-<ms>}.
      */
-    public Sensor lag(String name, String what, String rule) {
+    public Sensor lag(String base, String what, String rule) {
+        String name = base + "-ms";
         Map<String, String> all = tags(Map.of(RULE_TAG, rule));
         Sensor sensor = sensor(name, Map.of(RULE_TAG, rule));
+        sensors.add(sensor);
         sensor.add(new Percentiles(
                 LAG_PERCENTILES_BYTES,
                 LAG_PERCENTILES_MAX_MS,
                 BucketSizing.LINEAR,
                 new Percentile(new MetricName(name + "-p50", GROUP, "Median " + what + " in ms", all), 50),
                 new Percentile(new MetricName(name + "-p99", GROUP, "99th percentile " + what + " in ms", all), 99)));
-        sensor.add(new MetricName(name + "-max", GROUP, "Maximum " + what + " in ms", all), new Max());
-        sensor.add(new LagHistogram(name, GROUP, what, all));
+        sensor.add(new LagHistogram(base, GROUP, what, all));
         return sensor;
     }
 
     private Sensor sensor(String name, Map<String, String> extraTags) {
         String qualifier = extraTags.isEmpty() ? "" : "." + String.join(".", new TreeMap<>(extraTags).values());
         String sensorName = SCOPE + "." + taskId + "." + name + qualifier;
-        Sensor sensor = streamsMetrics.addSensor(sensorName, RecordingLevel.INFO);
-        sensors.add(sensor);
-        return sensor;
+        return streamsMetrics.addSensor(sensorName, RecordingLevel.INFO);
     }
 
     private Map<String, String> tags(Map<String, String> extraTags) {
         Map<String, String> all = new LinkedHashMap<>(tags);
         all.putAll(extraTags);
         return all;
-    }
-
-    /**
-     * The values of metric {@code name} of this group in {@code metrics} ({@code KafkaStreams#metrics()}), one per task
-     * (and rule) this instance runs; tasks that moved away no longer count. Values that are not finite numbers are
-     * left out.
-     */
-    public static DoubleStream values(Map<MetricName, ? extends Metric> metrics, String name) {
-        return metrics.entrySet().stream()
-                .filter(e ->
-                        e.getKey().name().equals(name) && e.getKey().group().equals(GROUP))
-                .map(e -> e.getValue().metricValue())
-                .filter(Number.class::isInstance)
-                .mapToDouble(value -> ((Number) value).doubleValue())
-                .filter(Double::isFinite);
-    }
-
-    /** The sum of counter {@code counter} ({@code <counter>-total}) over the tasks this instance runs. */
-    public static double total(Map<MetricName, ? extends Metric> metrics, String counter) {
-        return values(metrics, counter + TOTAL).sum();
     }
 
     @Override

@@ -21,7 +21,6 @@ final class BoundedBody implements BodySubscriber<byte[]> {
     private final CompletableFuture<byte[]> body = new CompletableFuture<>();
     private Flow.Subscription subscription;
 
-    /** @param limit the most bytes accepted */
     BoundedBody(int limit) {
         this.limit = limit;
     }

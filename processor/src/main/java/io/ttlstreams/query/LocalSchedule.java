@@ -1,6 +1,7 @@
 package io.ttlstreams.query;
 
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.state.DocumentRef;
@@ -11,9 +12,12 @@ import io.ttlstreams.state.ScheduleQueries.ScheduledDocument;
 import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.state.UnscheduledNotes;
 import io.ttlstreams.topology.TtlTopology;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -21,6 +25,7 @@ import org.apache.kafka.streams.TaskMetadata;
 import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.bson.BsonDocument;
@@ -133,6 +138,72 @@ public final class LocalSchedule {
                 bucketMillis,
                 namespace,
                 HISTOGRAM_SCAN_LIMIT);
+    }
+
+    /**
+     * One rule's hold over the local tasks.
+     *
+     * @param held the documents held for approval
+     * @param earliest the earliest deadline among them
+     * @param latest the latest deadline among them
+     */
+    public record Hold(String rule, long held, Instant earliest, Instant latest) {
+
+        /** The sentence readiness and the status page give. */
+        public String reason() {
+            return "rule " + rule + " holds " + held + " documents that came due on arrival past its blast-radius"
+                    + " limit (deadlines " + earliest + " to " + latest + "); nothing of them is deleted until"
+                    + " `ttl-streams approve --rule " + rule + "` (or --reject)";
+        }
+
+        private Hold plus(Hold other) {
+            return new Hold(
+                    rule,
+                    held + other.held,
+                    earliest.isBefore(other.earliest) ? earliest : other.earliest,
+                    latest.isAfter(other.latest) ? latest : other.latest);
+        }
+    }
+
+    /**
+     * What the blast-radius guard holds for approval in the local tasks, per rule, from the {@code guard-state}
+     * stores; empty when nothing is held, and, unlike the other questions, while the stores cannot be queried.
+     */
+    public List<Hold> holds() {
+        if (streams.state() != KafkaStreams.State.RUNNING) {
+            return List.of();
+        }
+        Map<String, Hold> byRule = new TreeMap<>();
+        // One entry per task that saw the rule: merged over the tasks.
+        try (KeyValueIterator<String, GuardState> all = this.<String, GuardState>store(
+                        ScheduleStores.GUARD_STATE, Optional.empty())
+                .all()) {
+            all.forEachRemaining(state -> {
+                if (state.value.getHeld() > 0) {
+                    byRule.merge(
+                            state.key,
+                            new Hold(
+                                    state.key,
+                                    state.value.getHeld(),
+                                    state.value.getEarliestHeld(),
+                                    state.value.getLatestHeld()),
+                            Hold::plus);
+                }
+            });
+        } catch (InvalidStateStoreException e) {
+            return List.of(); // rebalancing: the next question will tell
+        }
+        return new ArrayList<>(byRule.values());
+    }
+
+    /** Readiness reasons: one per rule holding documents. */
+    public List<String> holdReasons() {
+        return holds().stream().map(Hold::reason).toList();
+    }
+
+    /** Documents held over every rule. */
+    public long held() {
+        return holds().stream().mapToLong(Hold::held).sum();
     }
 
     private <K, V> ReadOnlyKeyValueStore<K, V> store(String name, Optional<Integer> partition) {

@@ -189,11 +189,6 @@ public final class ResyncReport {
             return published;
         }
 
-        /** Documents no rule expires, as read. */
-        public long neverExpiring() {
-            return neverExpiring;
-        }
-
         /** The rules' outcomes, by the name of the rule whose deadline won. */
         public Map<String, RuleTally> rules() {
             return Collections.unmodifiableMap(rules);

@@ -11,42 +11,57 @@ import org.bson.BsonDocument;
  *
  * <p>The reason is built only when asked for ({@code explain} asks; the processor, which evaluates every change
  * event, does not): building sentences was a measurable part of scheduling.
+ *
+ * @param expires whether the document is to be deleted at {@code deadline}
+ * @param rule the name of the rule that set the deadline; null unless it expires
+ * @param base the instant the deadline counts from: the field's date (field mode) or the change time
+ *     (last-modified); null unless it expires
+ * @param offsetSeconds seconds from {@code base} to the deadline; 0 unless it expires
+ * @param offsetFromRule whether {@code offsetSeconds} is the rule's {@code expire.after.seconds}, so that a changed
+ *     rule offset moves the deadline; false when the document's own TTL set it
+ * @param deadline when the document expires; null unless it expires
+ * @param condition the filter the delete command adds to the document key, so that a document that changed after
+ *     the deadline was computed is not deleted on the strength of its old value: for a field rule {@code {"<field
+ *     path>": {"$eq": <value as found>}}}; empty unless it expires. Each decision has its own copy.
+ * @param documentTtlIgnored a per-document TTL value was present but invalid, so a rule's default applied
+ * @param implausibleValue an applicable rule found an epoch number no deadline means (before 1971, after year 9999,
+ *     or more than five years before the change) and scheduled nothing on it
+ * @param explanation builds {@link #reason()}, once
  */
-public final class ExpiryDecision {
+public record ExpiryDecision(
+        boolean expires,
+        String rule,
+        Instant base,
+        long offsetSeconds,
+        boolean offsetFromRule,
+        Instant deadline,
+        BsonDocument condition,
+        boolean documentTtlIgnored,
+        boolean implausibleValue,
+        Supplier<String> explanation) {
 
-    private final boolean expires;
-    private final String rule;
-    private final Instant base;
-    private final long offsetSeconds;
-    private final boolean offsetFromRule;
-    private final Instant deadline;
-    private final BsonDocument condition;
-    private final boolean documentTtlIgnored;
-    private final boolean implausibleValue;
-    private final Supplier<String> reason;
-    private String reasonText;
+    public ExpiryDecision {
+        Objects.requireNonNull(condition, "condition");
+        explanation = explanation instanceof Once ? explanation : new Once(Objects.requireNonNull(explanation));
+    }
 
-    private ExpiryDecision(
-            boolean expires,
-            String rule,
-            Instant base,
-            long offsetSeconds,
-            boolean offsetFromRule,
-            Instant deadline,
-            BsonDocument condition,
-            boolean documentTtlIgnored,
-            boolean implausibleValue,
-            Supplier<String> reason) {
-        this.expires = expires;
-        this.rule = rule;
-        this.base = base;
-        this.offsetSeconds = offsetSeconds;
-        this.offsetFromRule = offsetFromRule;
-        this.deadline = deadline;
-        this.condition = Objects.requireNonNull(condition, "condition");
-        this.documentTtlIgnored = documentTtlIgnored;
-        this.implausibleValue = implausibleValue;
-        this.reason = Objects.requireNonNull(reason, "reason");
+    /** Builds the reason on the first call and keeps it. */
+    private static final class Once implements Supplier<String> {
+        private Supplier<String> source;
+        private String text;
+
+        Once(Supplier<String> source) {
+            this.source = source;
+        }
+
+        @Override
+        public String get() {
+            if (text == null) {
+                text = source.get();
+                source = null;
+            }
+            return text;
+        }
     }
 
     /** A decision that the document does not expire, for {@code reason}. */
@@ -61,10 +76,7 @@ public final class ExpiryDecision {
                 false, null, null, 0, false, null, new BsonDocument(), documentTtlIgnored, false, reason);
     }
 
-    /**
-     * A decision that the document does not expire because its epoch value cannot be meant as a deadline (see {@link
-     * #implausibleValue()}), for a reason built when asked for.
-     */
+    /** A decision that the document does not expire because its epoch value cannot be meant as a deadline. */
     static ExpiryDecision implausible(Supplier<String> reason) {
         return new ExpiryDecision(false, null, null, 0, false, null, new BsonDocument(), false, true, reason);
     }
@@ -114,75 +126,15 @@ public final class ExpiryDecision {
                         condition,
                         ignored,
                         implausible,
-                        reason);
+                        explanation);
     }
 
-    /** Whether the document is to be deleted at {@link #deadline()}. */
-    public boolean expires() {
-        return expires;
-    }
-
-    /** When the document expires; null unless it {@link #expires()}. */
-    public Instant deadline() {
-        return deadline;
-    }
-
-    /** The name of the rule that set the deadline; null unless the document {@link #expires()}. */
-    public String rule() {
-        return rule;
-    }
-
-    /**
-     * The instant the deadline counts from: the field's date (field mode) or the change time (last-modified); null
-     * unless the document {@link #expires()}.
-     */
-    public Instant base() {
-        return base;
-    }
-
-    /** Seconds from {@link #base()} to the deadline; 0 unless the document {@link #expires()}. */
-    public long offsetSeconds() {
-        return offsetSeconds;
-    }
-
-    /**
-     * Whether {@link #offsetSeconds()} is the rule's {@code expire.after.seconds}, so that a changed rule offset moves
-     * the deadline; false when the document's own TTL set it.
-     */
-    public boolean offsetFromRule() {
-        return offsetFromRule;
-    }
-
-    /**
-     * The filter the delete command adds to the document key, so that a document that changed after the deadline was
-     * computed is not deleted on the strength of its old value: for a field rule {@code {"<field path>": {"$eq":
-     * <value as found>}}}; empty unless the document {@link #expires()}. Each decision has its own copy.
-     */
-    public BsonDocument condition() {
-        return condition;
-    }
-
-    /** A per-document TTL value was present but invalid, so a rule's default applied; reported for counting. */
-    public boolean documentTtlIgnored() {
-        return documentTtlIgnored;
-    }
-
-    /**
-     * An applicable rule found an epoch number no deadline means (before 1971, after year 9999, or more than five
-     * years before the change) and scheduled nothing on it; reported for counting.
-     */
-    public boolean implausibleValue() {
-        return implausibleValue;
-    }
-
-    /** A short sentence for humans explaining the outcome, built on first call. */
+    /** A short sentence for humans explaining the outcome. */
     public String reason() {
-        if (reasonText == null) {
-            reasonText = reason.get();
-        }
-        return reasonText;
+        return explanation.get();
     }
 
+    /** Equal when everything is, the reason's text included (its supplier is not compared). */
     @Override
     public boolean equals(Object other) {
         return other instanceof ExpiryDecision that
@@ -201,11 +153,5 @@ public final class ExpiryDecision {
     @Override
     public int hashCode() {
         return Objects.hash(expires, rule, deadline, condition, reason());
-    }
-
-    @Override
-    public String toString() {
-        return "ExpiryDecision{expires=" + expires + ", deadline=" + deadline + ", rule=" + rule + ", base=" + base
-                + ", offsetSeconds=" + offsetSeconds + ", condition=" + condition + ", reason=" + reason() + "}";
     }
 }

@@ -13,10 +13,13 @@ import org.apache.logging.log4j.core.util.Constants;
 import org.apache.logging.log4j.message.Message;
 
 /**
- * The Log4j log event factory: events as Log4j makes them, with their throwable {@link Redaction#redact(Throwable)
- * redacted}, messages and causes alike. {@code log4j2.component.properties} installs it ({@code
- * log4j2.logEventFactory}) for every logger. It is needed beside {@link RedactingMessageFactory} because a throwable
- * logged on its own ({@code log.warn("text", e)}) reaches the event apart from the message; a driver or Kafka
+ * The Log4j log event factory of every logger: events as Log4j makes them, with their message {@link
+ * Redaction#redact(String) redacted} and their throwable {@link Redaction#redact(Throwable) redacted}, messages and
+ * causes alike. {@code log4j2.component.properties} installs it ({@code log4j2.logEventFactory}), so it also covers
+ * the loggers of Kafka and of other libraries, which log through SLF4J, and any logging configuration file a
+ * deployment brings; a layout or appender configured in a file could be replaced and take the redaction with it.
+ *
+ * <p>Kafka's own configuration dump, for one, lists {@code ttl.connect.url} as written, and a driver or Kafka
  * exception can quote a connection string or a user name.
  */
 public final class RedactingLogEventFactory implements LogEventFactory, LocationAwareLogEventFactory {
@@ -50,6 +53,53 @@ public final class RedactingLogEventFactory implements LogEventFactory, Location
             Message data,
             List<Property> properties,
             Throwable t) {
-        return delegate.createEvent(loggerName, marker, fqcn, location, level, data, properties, Redaction.redact(t));
+        Message redacted = data == null ? null : new RedactedMessage(data);
+        return delegate.createEvent(
+                loggerName, marker, fqcn, location, level, redacted, properties, Redaction.redact(t));
+    }
+
+    /**
+     * A message whose text is redacted. It shows no parameters, which a layout could print unredacted, but keeps the
+     * throwable that a trailing parameter carries, redacted.
+     */
+    private static final class RedactedMessage implements Message {
+
+        private static final long serialVersionUID = 1L;
+        private static final Object[] NO_PARAMETERS = new Object[0];
+
+        private final String format;
+        private final String formatted;
+        private final transient Throwable throwable;
+
+        RedactedMessage(Message message) {
+            this.format = Redaction.redact(message.getFormat());
+            this.formatted = Redaction.redact(message.getFormattedMessage());
+            this.throwable = Redaction.redact(message.getThrowable());
+        }
+
+        @Override
+        public String getFormattedMessage() {
+            return formatted;
+        }
+
+        @Override
+        public String getFormat() {
+            return format;
+        }
+
+        @Override
+        public Object[] getParameters() {
+            return NO_PARAMETERS;
+        }
+
+        @Override
+        public Throwable getThrowable() {
+            return throwable;
+        }
+
+        @Override
+        public String toString() {
+            return formatted;
+        }
     }
 }

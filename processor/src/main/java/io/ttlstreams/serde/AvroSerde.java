@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.nio.ByteBuffer;
 import java.util.Objects;
 import org.apache.avro.Schema;
 import org.apache.avro.message.BinaryMessageDecoder;
@@ -27,7 +28,7 @@ public final class AvroSerde<T extends SpecificRecord> extends AvroRecordSerde<T
     private final BinaryMessageDecoder<T> decoder;
 
     private AvroSerde(Class<T> type, Schema schema) {
-        super(type);
+        super(type, 0);
         // The class's own model carries its logical-type conversions (timestamp-millis as Instant).
         SpecificData model = SpecificData.getForClass(type);
         this.encoder = new BinaryMessageEncoder<>(model, schema);
@@ -53,17 +54,12 @@ public final class AvroSerde<T extends SpecificRecord> extends AvroRecordSerde<T
     }
 
     @Override
-    void encode(T data, ByteArrayOutputStream out) throws IOException {
+    protected void encode(T data, ByteArrayOutputStream out) throws IOException {
         encoder.encode(data, out);
     }
 
     @Override
-    T decode(byte[] bytes) throws IOException {
-        return decoder.decode(bytes);
-    }
-
-    @Override
-    String format() {
-        return "Avro single-object encoding";
+    protected T decode(ByteBuffer in) throws IOException {
+        return decoder.decode(in);
     }
 }

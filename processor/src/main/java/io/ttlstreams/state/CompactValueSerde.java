@@ -1,40 +1,29 @@
 package io.ttlstreams.state;
 
-import io.ttlstreams.serde.VersionedAvroSerde;
-import java.nio.BufferUnderflowException;
+import io.ttlstreams.serde.AvroRecordSerde;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.common.errors.SerializationException;
-import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * The serde of a value written on every change event ({@code schedule} and {@code index}): format version 2, a
  * hand-written encoding of the record's fields (fixed 8 bytes for hashes, zigzag varints for times and counts, flags
- * for what is optional), which the store's changelog and RocksDB both hold once per document; it reads format version
- * 1 (a version byte and Avro binary, {@link VersionedAvroSerde}) as well, so that state written by the previous build
- * is kept, and refuses any other version rather than misreading it.
+ * for what is optional), which the store's changelog and RocksDB both hold once per document; it refuses any other
+ * version rather than misreading it (no release wrote another: state from earlier builds is reset, see State formats
+ * in docs/operating.md).
  *
- * <p>The in-memory type stays the generated Avro record: only the bytes change. Null serializes to null and back.
- * Thread-safe.
+ * <p>The in-memory type stays the generated Avro record: only the bytes change. Thread-safe.
  *
  * @param <T> the generated record class
  */
-abstract class CompactValueSerde<T extends SpecificRecord> implements Serde<T> {
+abstract class CompactValueSerde<T extends SpecificRecord> extends AvroRecordSerde<T> {
 
     /** The format this build writes. */
     static final byte FORMAT_VERSION = 2;
 
-    /** The format of the previous build, still read. */
-    static final byte AVRO_FORMAT_VERSION = 1;
-
-    private final String typeName;
-    private final Deserializer<T> avro;
-
     CompactValueSerde(Class<T> type) {
-        this.typeName = type.getSimpleName();
-        this.avro = VersionedAvroSerde.of(type, AVRO_FORMAT_VERSION).deserializer();
+        super(type, FORMAT_VERSION);
     }
 
     /** The value's bytes after the version byte; at most {@link #maxBytes} of them. */
@@ -47,54 +36,17 @@ abstract class CompactValueSerde<T extends SpecificRecord> implements Serde<T> {
     abstract T read(ByteBuffer in);
 
     @Override
-    public final Serializer<T> serializer() {
-        return (topic, value) -> serialize(value);
+    protected final void encode(T value, ByteArrayOutputStream out) {
+        ByteBuffer bytes = ByteBuffer.allocate(maxBytes(value));
+        write(value, bytes);
+        out.write(bytes.array(), 0, bytes.position());
     }
 
     @Override
-    public final Deserializer<T> deserializer() {
-        return (topic, bytes) -> deserialize(topic, bytes);
-    }
-
-    final byte[] serialize(T value) {
-        if (value == null) {
-            return null;
-        }
-        ByteBuffer out = ByteBuffer.allocate(1 + maxBytes(value));
-        out.put(FORMAT_VERSION);
-        write(value, out);
-        byte[] bytes = new byte[out.position()];
-        System.arraycopy(out.array(), 0, bytes, 0, bytes.length);
-        return bytes;
-    }
-
-    final T deserialize(String topic, byte[] bytes) {
-        if (bytes == null) {
-            return null;
-        }
-        if (bytes.length > 0 && bytes[0] == AVRO_FORMAT_VERSION) {
-            return avro.deserialize(topic, bytes);
-        }
-        if (bytes.length == 0 || bytes[0] != FORMAT_VERSION) {
-            throw new SerializationException("Cannot read a " + typeName + " of "
-                    + (bytes.length == 0 ? "no bytes" : "format version " + Byte.toUnsignedInt(bytes[0]))
-                    + ": this build reads format versions " + AVRO_FORMAT_VERSION + " and " + FORMAT_VERSION
-                    + " only (state written by another build? see State formats in docs/operating.md)");
-        }
-        ByteBuffer in = ByteBuffer.wrap(bytes, 1, bytes.length - 1);
-        T value;
-        try {
-            value = read(in);
-        } catch (BufferUnderflowException | IllegalArgumentException e) {
-            // Corrupt input surfaces as anything from an underflow to a bogus length or flag: all the same failure.
-            throw new SerializationException(
-                    "Could not deserialize a " + typeName + " from " + bytes.length + " bytes (format version "
-                            + FORMAT_VERSION + "): " + e,
-                    e);
-        }
+    protected final T decode(ByteBuffer in) throws IOException {
+        T value = read(in);
         if (in.hasRemaining()) {
-            throw new SerializationException((bytes.length - 1) + " bytes hold more than one " + typeName
-                    + " (format version " + FORMAT_VERSION + ")");
+            throw moreThanOne(in);
         }
         return value;
     }

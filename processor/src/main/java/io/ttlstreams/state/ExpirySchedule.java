@@ -1,5 +1,6 @@
 package io.ttlstreams.state;
 
+import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.ScheduleKey.Timeline;
@@ -23,21 +24,28 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * head of the key space, and RocksDB would otherwise step over all those tombstones, until the next compaction, on
  * every punctuation. The positions are kept in memory, lowered by any entry put before them, and start at the lowest
  * key when the task (re)starts; so one instance must be the only writer of its stores, as the task's scheduler is.
+ *
+ * <p>It counts what it holds for approval: each rule's entries on the {@link Timeline#AWAITING_APPROVAL} timeline,
+ * with the earliest and latest of their deadlines, in the rule's {@link GuardState} of the {@code guard-state} store,
+ * updated as entries enter and leave that timeline. The counts are written with the entries, in the same store
+ * transaction and changelogged alike, so a restore restores them with the entries they count. The earliest and latest
+ * deadline are bounds: kept as an entry leaves unless it was the last.
  */
 public final class ExpirySchedule {
 
     private final KeyValueStore<Bytes, ScheduleEntry> schedule;
     private final KeyValueStore<Bytes, IndexEntry> index;
+    private final KeyValueStore<String, GuardState> held;
     /** Per timeline: no entry is due before this (see the class comment). */
     private final long[] scanFrom = new long[Timeline.values().length];
 
-    /**
-     * @param schedule the {@link ScheduleStores#SCHEDULE} store
-     * @param index the {@link ScheduleStores#INDEX} store
-     */
-    public ExpirySchedule(KeyValueStore<Bytes, ScheduleEntry> schedule, KeyValueStore<Bytes, IndexEntry> index) {
+    public ExpirySchedule(
+            KeyValueStore<Bytes, ScheduleEntry> schedule,
+            KeyValueStore<Bytes, IndexEntry> index,
+            KeyValueStore<String, GuardState> held) {
         this.schedule = schedule;
         this.index = index;
+        this.held = held;
         Arrays.fill(scanFrom, Long.MIN_VALUE);
     }
 
@@ -84,7 +92,7 @@ public final class ExpirySchedule {
             ScheduleEntry entry,
             Long clusterTime) {
         if (previous != null) {
-            schedule.delete(key(documentRef, previous));
+            delete(key(documentRef, previous));
         }
         write(documentRef, timeline, dueAt, entry, clusterTime);
     }
@@ -94,7 +102,7 @@ public final class ExpirySchedule {
      * source clusterTime the index holds.
      */
     public void move(Bytes scheduleKey, Timeline timeline, long dueAt, ScheduleEntry entry) {
-        schedule.delete(scheduleKey);
+        delete(scheduleKey);
         Bytes ref = ScheduleKey.documentRefOf(scheduleKey);
         IndexEntry position = index.get(ref);
         write(ref, timeline, dueAt, entry, position == null ? null : position.getSourceClusterTime());
@@ -104,14 +112,14 @@ public final class ExpirySchedule {
     public IndexEntry remove(Bytes documentRef) {
         IndexEntry previous = index.delete(documentRef);
         if (previous != null) {
-            schedule.delete(key(documentRef, previous));
+            delete(key(documentRef, previous));
         }
         return previous;
     }
 
     /** Removes an entry found by a scan ({@link #due} or {@link #walkFrom}), and its index entry. */
     public void removeAt(Bytes scheduleKey) {
-        schedule.delete(scheduleKey);
+        delete(scheduleKey);
         index.delete(ScheduleKey.documentRefOf(scheduleKey));
     }
 
@@ -130,7 +138,7 @@ public final class ExpirySchedule {
                 // Unsigned: a BSON timestamp's seconds are unsigned, so from 2038 the value is negative as a long.
                 if (clusterTime == null || changedAt == null || Long.compareUnsigned(changedAt, clusterTime) <= 0) {
                     // Deleting behind a RocksDB iterator is safe: the iterator reads a consistent view.
-                    schedule.delete(key(entry.key, entry.value));
+                    delete(key(entry.key, entry.value));
                     index.delete(entry.key);
                     count++;
                 }
@@ -176,8 +184,56 @@ public final class ExpirySchedule {
         return ScheduleKey.lowerBound(Timeline.values()[0], Long.MIN_VALUE);
     }
 
+    /**
+     * The entries of {@code rule} held for approval, less the one of document {@code besides} (the document whose
+     * entry is about to be replaced: its change is evaluated again like any other).
+     */
+    public long held(String rule, Bytes besides) {
+        GuardState counts = held.get(rule);
+        long count = counts == null ? 0 : counts.getHeld();
+        IndexEntry position = count == 0 ? null : index.get(besides);
+        if (position != null && Timeline.of(position.getTimeline()) == Timeline.AWAITING_APPROVAL) {
+            ScheduleEntry own = schedule.get(key(besides, position));
+            if (own != null && own.getRule().equals(rule)) {
+                count--;
+            }
+        }
+        return count;
+    }
+
+    /** Deletes the entry at {@code scheduleKey}, counting it out of its rule's held ones when it was held. */
+    private void delete(Bytes scheduleKey) {
+        ScheduleEntry deleted = schedule.delete(scheduleKey);
+        if (deleted != null && ScheduleKey.timelineOf(scheduleKey) == Timeline.AWAITING_APPROVAL) {
+            GuardState counts = held.get(deleted.getRule());
+            if (counts != null && counts.getHeld() > 0) {
+                counts.setHeld(counts.getHeld() - 1);
+                if (counts.getHeld() == 0) {
+                    counts.setEarliestHeld(null);
+                    counts.setLatestHeld(null);
+                }
+                held.put(deleted.getRule(), counts);
+            }
+        }
+    }
+
     private void write(Bytes documentRef, Timeline timeline, long dueAt, ScheduleEntry entry, Long clusterTime) {
         schedule.put(ScheduleKey.of(timeline, dueAt, documentRef), entry);
+        if (timeline == Timeline.AWAITING_APPROVAL) {
+            GuardState counts = held.get(entry.getRule());
+            if (counts == null) {
+                counts = new GuardState(Instant.EPOCH, 0, 0, 0L, null, null, null);
+            }
+            Instant at = Instant.ofEpochMilli(dueAt);
+            if (counts.getHeld() == 0 || at.isBefore(counts.getEarliestHeld())) {
+                counts.setEarliestHeld(at);
+            }
+            if (counts.getHeld() == 0 || at.isAfter(counts.getLatestHeld())) {
+                counts.setLatestHeld(at);
+            }
+            counts.setHeld(counts.getHeld() + 1);
+            held.put(entry.getRule(), counts);
+        }
         index.put(
                 documentRef,
                 new IndexEntry(timeline.ordinal(), Instant.ofEpochMilli(dueAt), clusterTime, fingerprint(entry)));

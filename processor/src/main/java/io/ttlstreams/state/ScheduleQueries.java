@@ -116,11 +116,6 @@ public final class ScheduleQueries {
         return count(schedule, Timeline.CONFIRMATIONS, Long.MAX_VALUE, cap);
     }
 
-    /** Entries held until their documents are evaluated again, counted up to {@code cap}. */
-    public static long held(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, long cap) {
-        return count(schedule, Timeline.HELD, Long.MAX_VALUE, cap);
-    }
-
     private static long count(
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, Timeline timeline, long untilMillis, long cap) {
         long count = 0;

@@ -87,8 +87,8 @@ public final class ScheduleStores {
 
     /**
      * The serde of a store value type: a format-version byte, then the value. {@link ScheduleEntry} and {@link
-     * IndexEntry}, written on every change event, have their own compact format (version 2, which reads version 1
-     * too: see {@link CompactValueSerde}); the others are Avro binary.
+     * IndexEntry}, written on every change event, have their own compact format (version 2, {@link
+     * CompactValueSerde}); the others are Avro binary.
      */
     @SuppressWarnings("unchecked")
     public static <T extends org.apache.avro.specific.SpecificRecord> Serde<T> values(Class<T> type) {

@@ -7,16 +7,18 @@ import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.http.Response;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.metrics.ScheduleMetrics;
+import io.ttlstreams.processor.TtlMetrics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
-import java.util.OptionalLong;
-import java.util.SortedMap;
-import java.util.function.DoubleSupplier;
+import java.util.function.Supplier;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.TaskMetadata;
@@ -38,8 +40,7 @@ public final class StatusEndpoint {
     private final HostInfo self;
     private final Health health;
     private final ScheduleMetrics schedule;
-    private final ExpiryFigures expiries;
-    private final DoubleSupplier deadLettered;
+    private final Supplier<Map<MetricName, ? extends Metric>> metrics;
     private final Dependencies dependencies;
     private final byte[] page;
 
@@ -48,15 +49,13 @@ public final class StatusEndpoint {
             HostInfo self,
             Health health,
             ScheduleMetrics schedule,
-            ExpiryFigures expiries,
-            DoubleSupplier deadLettered,
+            Supplier<Map<MetricName, ? extends Metric>> metrics,
             Dependencies dependencies) {
         this.streams = streams;
         this.self = self;
         this.health = health;
         this.schedule = schedule;
-        this.expiries = expiries;
-        this.deadLettered = deadLettered;
+        this.metrics = metrics;
         this.dependencies = dependencies;
         this.page = readPage();
     }
@@ -75,7 +74,7 @@ public final class StatusEndpoint {
     Response status() {
         Health.Report ready = health.ready();
         Health.Report degraded = health.dependencies();
-        ScheduleMetrics.Snapshot figures = schedule.snapshot();
+        ExpiryFigures expiries = ExpiryFigures.of(metrics.get());
         return Response.json(
                 200,
                 new Status(
@@ -86,17 +85,12 @@ public final class StatusEndpoint {
                         !degraded.up(),
                         degraded.reasons(),
                         tasks(),
-                        new Schedule(
-                                figures.scheduled(),
-                                figures.backlog(),
-                                figures.backlogComplete(),
-                                figures.oldestOverdueSeconds(),
-                                figures.awaiting()),
-                        expiries.deletesEmitted(),
-                        expiries.deletesConfirmed(),
-                        expiries.deletesUnconfirmed(),
-                        deadLettered.getAsDouble(),
-                        sinkDeadLetters(),
+                        schedule.snapshot(),
+                        expiries.total(TtlMetrics.EMITTED),
+                        expiries.total(TtlMetrics.CONFIRMED),
+                        expiries.total(TtlMetrics.UNCONFIRMED),
+                        expiries.total(TtlMetrics.DEAD_LETTERED),
+                        expiries.sinkDeadLetters(),
                         expiries.lagSummary(),
                         expiries.perRule(),
                         dependencies.connectors(),
@@ -105,12 +99,6 @@ public final class StatusEndpoint {
                                         namespace.toString(),
                                         dependencies.sources().staleness(namespace)))
                                 .toList()));
-    }
-
-    private SinkDeadLetters sinkDeadLetters() {
-        SortedMap<String, Double> byReason = expiries.sinkDeadLetters();
-        return new SinkDeadLetters(
-                byReason.values().stream().mapToDouble(Double::doubleValue).sum(), byReason);
     }
 
     /** The tasks this instance runs, active and standby, with their input partitions. */
@@ -146,33 +134,19 @@ public final class StatusEndpoint {
             boolean degraded,
             List<String> dependencies,
             List<Task> tasks,
-            Schedule schedule,
+            ScheduleMetrics.Snapshot schedule,
             double deletesEmitted,
             double deletesConfirmed,
             double deletesUnconfirmed,
             double deadLettered,
-            SinkDeadLetters sinkDeadLetters,
+            ExpiryFigures.SinkDeadLetters sinkDeadLetters,
             ExpiryFigures.LagSummary expiryLag,
             List<ExpiryFigures.RuleFigures> rules,
             List<ConnectorMonitor.Described> connectors,
             List<Source> sources) {}
 
-    /**
-     * The delete commands the sink connector dead-lettered to {@code ttl.sink.dlq}, as counted by the task that reads
-     * it, if this instance runs it: in total and by reason.
-     */
-    record SinkDeadLetters(double total, SortedMap<String, Double> byReason) {}
-
     /** A task this instance runs: {@code active} or {@code standby}, with its input partitions. */
     record Task(String id, String kind, List<String> partitions) {}
-
-    /** The local schedule's figures ({@link ScheduleMetrics.Snapshot}); empty ones are null. */
-    record Schedule(
-            OptionalLong scheduled,
-            OptionalLong due,
-            boolean dueComplete,
-            OptionalDouble oldestOverdueSeconds,
-            OptionalLong awaitingConfirmation) {}
 
     /** How long ago a namespace's source was last heard from; null before it was. */
     record Source(String namespace, OptionalDouble stalenessSeconds) {}

@@ -7,7 +7,6 @@ import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.processor.ChangeEventProcessor;
 import io.ttlstreams.processor.ControlEventProcessor;
-import io.ttlstreams.processor.DeadLetterExceptionHandler;
 import io.ttlstreams.processor.DeadLetters;
 import io.ttlstreams.processor.ExpirySchedulerProcessor;
 import io.ttlstreams.processor.Outputs;
@@ -34,7 +33,8 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  *
  * <pre>
  *  change-event topics ──► parse ──► expiry-scheduler ──► ttl.delete.topic
- *                            │  ▲          │   (stores: schedule, index, namespace-epochs, rule-versions, guard-state)
+ *                            │  ▲          │   (stores: schedule, index, namespace-epochs, rule-versions, guard-state,
+ *                            │  │          │    unscheduled-notes)
  *                            │  │          └──► ttl.audit.topic (optional)
  *                            │  └── control-parse ◄── control-source ◄── ttl.control.topic ◄── (to every partition)
  *                            └──► ttl.dlq.topic  (and so do control-parse and the scheduler)
@@ -42,6 +42,7 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  *  ttl.sink.dlq ──► sink-dead-letter-count   (the commands the sink refused, counted by reason)
  * </pre>
  *
+ * ({@code TopologyDescriptionTest} checks the processors and stores drawn here against {@link Topology#describe()}.)
  * The control topic carries namespace-wide events (drop, rename, ...) and operators' guard decisions
  * ({@code ttl-streams approve}) to every partition, so that every task applies them to its share; it must have at least as many partitions as the largest
  * source topic, which the launcher ensures.
@@ -86,33 +87,24 @@ public final class TtlTopology {
     private TtlTopology() {}
 
     /**
-     * The Kafka Streams settings to run the topology with: {@link TtlStreamsConfig#streamsProperties()}, plus the
-     * exception handlers that keep a failing record from stopping the stream thread (a user's own handler wins):
-     *
-     * <ul>
-     *   <li>{@code processing.exception.handler}: {@link DeadLetterExceptionHandler}, which dead-letters a record
-     *       whose processing threw and counts failed punctuations, with the dead-letter topic passed on as
-     *       {@value DeadLetterExceptionHandler#DLQ_TOPIC_CONFIG};</li>
-     *   <li>{@code production.exception.handler}: {@link SendFailureHandler}, which dead-letters, logs and counts a
-     *       record of the processor's topics the producer failed to send (such as one over {@code
-     *       max.request.size}) instead of failing the stream thread.</li>
-     * </ul>
-     *
-     * A fresh copy on each call.
+     * The Kafka Streams settings to run the topology with: {@link TtlStreamsConfig#streamsProperties()}, plus {@code
+     * production.exception.handler} {@link SendFailureHandler}, which dead-letters and logs a record of the
+     * processor's topics the producer failed to send (such as one over {@code max.request.size}) instead of failing
+     * the stream thread, with the dead-letter topic passed on as {@value SendFailureHandler#DLQ_TOPIC_CONFIG} (a
+     * user's own handler wins). The processors dead-letter what fails on a record themselves. A fresh copy on each
+     * call.
      */
     public static Properties streamsProperties(TtlStreamsConfig config) {
         Properties properties = config.streamsProperties();
         properties.putIfAbsent(
-                StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterExceptionHandler.class.getName());
-        properties.putIfAbsent(
                 StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, SendFailureHandler.class.getName());
-        properties.put(DeadLetterExceptionHandler.DLQ_TOPIC_CONFIG, config.dlqTopic());
+        properties.put(SendFailureHandler.DLQ_TOPIC_CONFIG, config.dlqTopic());
         return properties;
     }
 
     /** Builds the topology for {@code config}, for source topics of {@code partitions} partitions. */
     public static Topology build(TtlStreamsConfig config, int partitions) {
-        return build(config, SchedulerSettings.from(config, partitions));
+        return build(config, new SchedulerSettings(config, partitions));
     }
 
     /** Builds the topology for {@code config} and one partition, as TopologyTestDriver and benchmarks run it. */

@@ -2,6 +2,7 @@ package io.ttlstreams.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.config.TestConfigs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,12 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ExplainEventTest {
 
-    private static final String CONFIG = String.join(
-            "\n",
-            "ttl.rules=sessions",
-            "ttl.rule.sessions.namespace=app.sessions",
-            "ttl.rule.sessions.field=expireAt",
-            "");
+    private static final String CONFIG = TestConfigs.lines();
 
     /** A pipeline update as published from the embedded stack (the production pipeline keeps the rule's fields). */
     private static final String UPDATE = """

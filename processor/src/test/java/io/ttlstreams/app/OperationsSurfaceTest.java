@@ -71,8 +71,9 @@ class OperationsSurfaceTest {
                 .contains("ttl_schedule_oldest_overdue_seconds NaN")
                 .contains("ttl_schedule_awaiting_confirmation NaN")
                 .contains("ttl_source_staleness_seconds{namespace=\"app.sessions\"} NaN")
-                .contains("# TYPE ttl_events_dead_lettered_total counter")
-                .contains("ttl_events_dead_lettered_total{task=\"handler\"} 0.0")
+                .contains("# TYPE ttl_punctuation_failures_total counter")
+                .contains("\nttl_punctuation_failures_total 0.0\n")
+                .contains("\nttl_send_failures_total 0.0\n")
                 .contains("jvm_memory_used_bytes");
     }
 

@@ -40,14 +40,7 @@ class ReadmeTest {
         String guides = Files.readString(Path.of("..", "docs", "guides.md"));
 
         assertThat(String.join("\n", firstScreen)).contains("(docs/guides.md)");
-        assertThat(guides)
-                .contains("## The life of one document")
-                .contains("sequenceDiagram")
-                .contains("## Compatibility")
-                .contains("## Sizing")
-                .contains("## From a MongoDB TTL index to ttl-streams, and back")
-                .contains("## Upgrade and rollback")
-                .contains("## Troubleshooting")
-                .contains("## Uninstall");
+        // Which guides there are is the guides page's to say (DocsLinksTest checks every link into it).
+        assertThat(guides).as("docs/guides.md has its guides").contains("\n## ");
     }
 }

@@ -2,6 +2,7 @@ package io.ttlstreams.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.resync.StandInMongo;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,9 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
 class ResyncCommandTest {
 
-    private static final String RULES = "ttl.rules=sessions\n"
-            + "ttl.rule.sessions.namespace=app.sessions\n"
-            + "ttl.rule.sessions.field=expireAt\n";
+    private static final String RULES = TestConfigs.lines();
 
     @TempDir
     Path dir;

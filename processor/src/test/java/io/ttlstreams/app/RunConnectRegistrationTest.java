@@ -2,6 +2,7 @@ package io.ttlstreams.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.connect.FakeConnect;
 import io.ttlstreams.secrets.LogCapture;
 import java.io.ByteArrayOutputStream;
@@ -79,18 +80,17 @@ class RunConnectRegistrationTest {
     private int run(String connectSettings, String... options) throws IOException {
         Path config = Files.writeString(
                 directory.resolve("processor.properties"),
-                String.join(
-                        "\n",
-                        "ttl.rules=sessions",
-                        "ttl.rule.sessions.namespace=app.sessions",
-                        "ttl.rule.sessions.field=expireAt",
-                        "bootstrap.servers=no-port-given",
-                        // The sink run registers applies signed commands only: without a key, run refuses.
-                        "ttl.command.signing.key=" + SIGNING_KEY,
-                        // A free port, so that the HTTP server started after the registration never meets a taken one.
-                        "ttl.http.port=0",
-                        connectSettings,
-                        ""));
+                TestConfigs.lines()
+                        + String.join(
+                                "\n",
+                                "bootstrap.servers=no-port-given",
+                                // The sink run registers applies signed commands only: without a key, run refuses.
+                                "ttl.command.signing.key=" + SIGNING_KEY,
+                                // A free port, so that the HTTP server started after the registration never meets a
+                                // taken one.
+                                "ttl.http.port=0",
+                                connectSettings,
+                                ""));
         CommandLine commandLine = TtlStreamsCli.commandLine();
         commandLine.setOut(new PrintWriter(out, true));
         commandLine.setErr(new PrintWriter(err, true));

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.metrics.ExpiryFigures;
+import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.topology.TtlTopology;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -16,8 +18,10 @@ import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,10 +48,13 @@ class StatusReporterTest {
     void shouldKeepReportingAfterALineFails(@TempDir Path stateDir) {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         AtomicInteger calls = new AtomicInteger();
+        MockProcessorContext<String, Object> task = new MockProcessorContext<>();
+        TtlMetrics.forTask(task).punctuationFailures().record();
         try (KafkaStreams streams = streams(stateDir);
                 StatusReporter status = new StatusReporter(
                         streams,
-                        () -> new FailureCounts(2, 1, 0),
+                        () -> task.metrics().metrics(),
+                        () -> 2,
                         new PrintStream(printed, true, StandardCharsets.UTF_8),
                         Clock.systemUTC(),
                         () -> {
@@ -92,7 +99,8 @@ class StatusReporterTest {
         try (KafkaStreams streams = streams(stateDir)) {
             StatusReporter status = new StatusReporter(
                     streams,
-                    () -> new FailureCounts(0, 0, 0),
+                    streams::metrics,
+                    () -> 0,
                     new PrintStream(printed, true, StandardCharsets.UTF_8),
                     clock,
                     () -> OptionalLong.of(deleted.get()));
@@ -113,17 +121,25 @@ class StatusReporterTest {
 
     @Test
     void shouldNameTheSinksDeadLettersByReasonWhenThereAreAny() {
-        assertThat(StatusReporter.sinkDeadLetters(new TreeMap<>(Map.of("signature", 492.0, "namespace", 3.0))))
+        assertThat(StatusReporter.sinkDeadLetters(new ExpiryFigures.SinkDeadLetters(
+                        495, new TreeMap<>(Map.of("signature", 492.0, "namespace", 3.0)))))
                 .isEqualTo(" sink-dead-lettered=495 (namespace=3 signature=492)");
-        assertThat(StatusReporter.sinkDeadLetters(new TreeMap<>())).isEmpty();
+        assertThat(StatusReporter.sinkDeadLetters(new ExpiryFigures.SinkDeadLetters(0, new TreeMap<>())))
+                .isEmpty();
     }
 
     @Test
     void shouldLeaveFailuresOutWhileThereAreNone(@TempDir Path stateDir) {
+        MockProcessorContext<String, Object> task = new MockProcessorContext<>();
+        Sensor deadLettered = TtlMetrics.forTask(task).counter(TtlMetrics.DEAD_LETTERED);
+        deadLettered.record();
+        deadLettered.record();
+        deadLettered.record();
         try (KafkaStreams streams = streams(stateDir)) {
             StatusReporter status = new StatusReporter(
                     streams,
-                    () -> new FailureCounts(0, 0, 3),
+                    () -> task.metrics().metrics(),
+                    () -> 0,
                     new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                     Clock.systemUTC(),
                     OptionalLong::empty);

@@ -1,7 +1,7 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.topology.TtlTopology;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -35,15 +35,12 @@ final class TestServer implements AutoCloseable {
     /** A one-rule configuration on a free loopback port, with {@code extra} over it. */
     static TtlStreamsConfig config(Map<String, String> extra) {
         Map<String, String> props = new HashMap<>(Map.of(
-                "ttl.rules", "sessions",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt",
                 "bootstrap.servers", "127.0.0.1:1",
                 "ttl.http.port", "0",
                 "ttl.http.bind.address", "127.0.0.1",
                 "ttl.health.interval.ms", "600000"));
         props.putAll(extra);
-        return new TtlStreamsConfig(props);
+        return TestConfigs.config(props);
     }
 
     static TestServer start(Path stateDir, Map<String, String> extra) {
@@ -54,7 +51,7 @@ final class TestServer implements AutoCloseable {
         Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.APPLICATION_SERVER_CONFIG, server.applicationServer());
         KafkaStreams streams = new KafkaStreams(TtlTopology.build(config), streamsProps);
-        server.start(streams, new ProcessingFailures());
+        server.start(streams);
         return new TestServer(server, streams);
     }
 

@@ -3,6 +3,7 @@ package io.ttlstreams.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -123,12 +124,7 @@ class TopicProvisionerTest {
     }
 
     private static TtlStreamsConfig config(boolean create) {
-        return new TtlStreamsConfig(Map.of(
-                "ttl.rules", "sessions",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt",
-                "ttl.source.topic.prefix", "mongo",
-                "ttl.topics.create", Boolean.toString(create)));
+        return TestConfigs.config("ttl.source.topic.prefix", "mongo", "ttl.topics.create", Boolean.toString(create));
     }
 
     @Test
@@ -203,12 +199,8 @@ class TopicProvisionerTest {
     void shouldStopWithOneLineNamingBootstrapServersWhenKafkaWentAwayAfterTheProbe() {
         Topics topics = new Topics().declared(2);
         topics.gone = true;
-        TtlStreamsConfig config = new TtlStreamsConfig(Map.of(
-                "ttl.rules", "sessions",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt",
-                "ttl.source.topic.prefix", "mongo",
-                "bootstrap.servers", "kafka-0:9092"));
+        TtlStreamsConfig config =
+                TestConfigs.config("ttl.source.topic.prefix", "mongo", "bootstrap.servers", "kafka-0:9092");
 
         // run prints a ConfigException as its one line and exits 2, as for KafkaProbe's.
         assertThatThrownBy(() -> new TopicProvisioner(topics.admin()).provision(config))

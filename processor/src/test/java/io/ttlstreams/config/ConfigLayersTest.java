@@ -59,9 +59,7 @@ class ConfigLayersTest {
     @Test
     void shouldLetTheEnvironmentOverrideTheFileAndTheCommandLineOverrideBoth() throws IOException {
         Path file = file(
-                "ttl.rules=sessions",
-                "ttl.rule.sessions.namespace=app.sessions",
-                "ttl.rule.sessions.field=expireAt",
+                TestConfigs.lines(),
                 "bootstrap.servers=from-file:9092",
                 "ttl.http.port=8081",
                 "ttl.delete.topic=file.deletes");
@@ -95,7 +93,7 @@ class ConfigLayersTest {
 
     @Test
     void shouldRejectAnUnknownOptionFromTheEnvironmentByItsKey() throws IOException {
-        Path file = file("ttl.rules=sessions", "ttl.rule.sessions.namespace=app.sessions", "ttl.rule.sessions.field=x");
+        Path file = file(TestConfigs.lines("ttl.rule.sessions.field", "x"));
 
         assertThatThrownBy(() -> ConfigLayers.load(file, Map.of("TTL_STREAMS_TTL_HTTP_PROT", "1"), List.of()))
                 .isInstanceOf(ConfigException.class)
@@ -105,7 +103,7 @@ class ConfigLayersTest {
 
     @Test
     void shouldNameTheVariableWhenAnOptionFromTheEnvironmentIsWrong() throws IOException {
-        Path file = file("ttl.rules=sessions", "ttl.rule.sessions.namespace=app.sessions", "ttl.rule.sessions.field=x");
+        Path file = file(TestConfigs.lines("ttl.rule.sessions.field", "x"));
 
         assertThatThrownBy(() -> ConfigLayers.load(file, Map.of("TTL_STREAMS_TTL_HTTP_PROT", "1"), List.of()))
                 .isInstanceOf(ConfigException.class)
@@ -119,7 +117,7 @@ class ConfigLayersTest {
 
     @Test
     void shouldNotBlameTheEnvironmentWhenTheCommandLineSetTheWrongValue() throws IOException {
-        Path file = file("ttl.rules=sessions", "ttl.rule.sessions.namespace=app.sessions", "ttl.rule.sessions.field=x");
+        Path file = file(TestConfigs.lines("ttl.rule.sessions.field", "x"));
 
         assertThatThrownBy(() -> ConfigLayers.load(
                         file, Map.of("TTL_STREAMS_TTL_HTTP_PORT", "8080"), List.of("ttl.http.port=x")))
@@ -157,13 +155,10 @@ class ConfigLayersTest {
         String variable = System.getenv().containsKey("PATH")
                 ? "PATH"
                 : System.getenv().keySet().iterator().next();
-        Path file = file(
-                "config.providers=env",
-                "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider",
-                "ttl.rules=sessions",
-                "ttl.rule.sessions.namespace=app.sessions",
-                "ttl.rule.sessions.field=expireAt",
-                "sasl.jaas.config=${env:" + variable + "}");
+        Path file = file(TestConfigs.lines(
+                "config.providers", "env",
+                "config.providers.env.class", "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
+                "sasl.jaas.config", "${env:" + variable + "}"));
 
         TtlStreamsConfig config = ConfigLayers.load(file, Map.of(), List.of());
 

@@ -8,10 +8,14 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.provider.FileConfigProvider;
 
 /**
- * Builds configurations for tests: a minimal valid one (rule "sessions", field expireAt on app.sessions) with the
- * given keys changed, so that each test states only the keys it is about.
+ * The one builder of test configurations: a minimal valid one (rule "sessions", field expireAt on app.sessions) with
+ * the given keys changed, so that each test states only the keys it is about; as a map, a {@link TtlStreamsConfig}
+ * or the lines of a properties file.
  */
 public final class TestConfigs {
+
+    /** The minimal configuration's namespace. */
+    public static final String NAMESPACE = "app.sessions";
 
     private TestConfigs() {}
 
@@ -22,7 +26,7 @@ public final class TestConfigs {
     public static Map<String, Object> props(String... keyValues) {
         Map<String, Object> props = new LinkedHashMap<>();
         props.put("ttl.rules", "sessions");
-        props.put("ttl.rule.sessions.namespace", "app.sessions");
+        props.put("ttl.rule.sessions.namespace", NAMESPACE);
         props.put("ttl.rule.sessions.field", "expireAt");
         for (int i = 0; i < keyValues.length; i += 2) {
             if (keyValues[i + 1] == null) {
@@ -34,8 +38,40 @@ public final class TestConfigs {
         return props;
     }
 
+    /** {@link #props} as strings, for what takes {@code Map<String, String>}. */
+    public static Map<String, String> settings(String... keyValues) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        props(keyValues).forEach((key, value) -> settings.put(key, (String) value));
+        return settings;
+    }
+
+    /** {@link #props} with {@code extra} put over it. */
+    public static TtlStreamsConfig config(Map<String, String> extra) {
+        Map<String, Object> props = props();
+        props.putAll(extra);
+        return new TtlStreamsConfig(props);
+    }
+
     public static TtlStreamsConfig config(String... keyValues) {
         return new TtlStreamsConfig(props(keyValues));
+    }
+
+    /** A configuration of exactly {@code keyValues} (key, value, ...), for tests about a whole rule set. */
+    public static TtlStreamsConfig exactly(String... keyValues) {
+        Map<String, String> props = new LinkedHashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            props.put(keyValues[i], keyValues[i + 1]);
+        }
+        return new TtlStreamsConfig(props);
+    }
+
+    /** {@link #props} as the lines of a properties file. */
+    public static String lines(String... keyValues) {
+        StringBuilder lines = new StringBuilder();
+        props(keyValues)
+                .forEach((key, value) ->
+                        lines.append(key).append('=').append(value).append('\n'));
+        return lines.toString();
     }
 
     /**

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.kafka.connect.sink.MongoSinkConfig;
 import com.mongodb.kafka.connect.source.MongoSourceConfig;
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -20,18 +20,8 @@ class ConnectorConfigsTest {
 
     private static final String URI = "mongodb://mongo:27017/?replicaSet=rs0";
 
-    /** A configuration of the given keys and values, e.g. config("ttl.rules", "a", ...). */
-    static TtlStreamsConfig config(String... keyValues) {
-        Map<String, String> props = new LinkedHashMap<>();
-        for (int i = 0; i < keyValues.length; i += 2) {
-            props.put(keyValues[i], keyValues[i + 1]);
-        }
-        return new TtlStreamsConfig(props);
-    }
-
-    private static final TtlStreamsConfig TWO_COLLECTIONS = config(
+    private static final TtlStreamsConfig TWO_COLLECTIONS = TestConfigs.config(
             "ttl.rules", "sessions,events",
-            "ttl.rule.sessions.namespace", "app.sessions",
             "ttl.rule.sessions.field", "session.expiresAt",
             "ttl.rule.events.namespace", "app.events",
             "ttl.rule.events.mode", "last-modified",
@@ -71,12 +61,10 @@ class ConnectorConfigsTest {
 
     @Test
     void shouldMatchEveryCollectionWhenARuleCoversTheWholeDatabase() {
-        TtlStreamsConfig config = config(
+        TtlStreamsConfig config = TestConfigs.config(
                 "ttl.rules", "all,sessions",
                 "ttl.rule.all.namespace", "app.*",
                 "ttl.rule.all.field", "expireAt",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt",
                 "ttl.source.topics", "app.sessions,app.carts");
 
         ConnectorDefinition source =
@@ -87,11 +75,9 @@ class ConnectorConfigsTest {
 
     @Test
     void shouldProjectTheEventFieldsAndOnlyTheFieldsTheRulesRead() {
-        TtlStreamsConfig config = config(
+        TtlStreamsConfig config = TestConfigs.config(
                 "ttl.rules",
                 "sessions,events",
-                "ttl.rule.sessions.namespace",
-                "app.sessions",
                 "ttl.rule.sessions.field",
                 "session.expiresAt",
                 "ttl.rule.sessions.partial.filter",
@@ -129,7 +115,7 @@ class ConnectorConfigsTest {
 
     @Test
     void shouldProjectTheModifiedFieldWhichTheDeleteFilterPins() {
-        TtlStreamsConfig config = config(
+        TtlStreamsConfig config = TestConfigs.exactly(
                 "ttl.rules", "events",
                 "ttl.rule.events.namespace", "app.events",
                 "ttl.rule.events.mode", "last-modified",
@@ -145,7 +131,7 @@ class ConnectorConfigsTest {
 
     @Test
     void shouldRenderOneSourceConnectorPerDatabase() {
-        TtlStreamsConfig config = config(
+        TtlStreamsConfig config = TestConfigs.exactly(
                 "ttl.rules",
                 "a,b,c",
                 "ttl.rule.a.namespace",
@@ -198,7 +184,7 @@ class ConnectorConfigsTest {
 
     @Test
     void shouldCopyEveryCollectionOfAWildcardDatabase() {
-        TtlStreamsConfig config = config(
+        TtlStreamsConfig config = TestConfigs.exactly(
                 "ttl.rules",
                 "all",
                 "ttl.rule.all.namespace",
@@ -251,7 +237,7 @@ class ConnectorConfigsTest {
 
     @Test
     void shouldDropEventsWhoseDocumentKeyIsLargerThanTheProcessorSchedules() {
-        TtlStreamsConfig config = config(
+        TtlStreamsConfig config = TestConfigs.exactly(
                 "ttl.rules", "s",
                 "ttl.rule.s.namespace", "app.s",
                 "ttl.rule.s.field", "expireAt",
@@ -279,7 +265,7 @@ class ConnectorConfigsTest {
 
     @Test
     void shouldUseTheProcessorsTopicPrefix() {
-        TtlStreamsConfig config = config(
+        TtlStreamsConfig config = TestConfigs.exactly(
                 "ttl.rules",
                 "s",
                 "ttl.rule.s.namespace",
@@ -296,7 +282,7 @@ class ConnectorConfigsTest {
 
     @Test
     void shouldApplyDeleteCommandsAsConditionalDeletesInTheirNamespace() {
-        TtlStreamsConfig config = config(
+        TtlStreamsConfig config = TestConfigs.exactly(
                 "ttl.rules",
                 "s",
                 "ttl.rule.s.namespace",
@@ -336,7 +322,7 @@ class ConnectorConfigsTest {
 
     @Test
     void shouldGuardTheSinkWithTheRulesNamespacesAndTheSigningKeyFromASecretFile() {
-        TtlStreamsConfig config = config(
+        TtlStreamsConfig config = TestConfigs.exactly(
                 "ttl.rules", "a,b,c",
                 "ttl.rule.a.namespace", "app.sessions",
                 "ttl.rule.a.field", "expireAt",

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.kafka.connect.MongoSinkConnector;
 import com.mongodb.kafka.connect.MongoSourceConnector;
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.guard.DeleteCommandGuard;
 import io.ttlstreams.guard.SinkGuardConfig;
 import java.util.HashMap;
@@ -28,7 +29,7 @@ class ConnectorOptionNamesTest {
 
     /** Covers the optional keys too: a topic prefix and copy_existing. */
     private static final ConnectorConfigs CONNECTORS = ConnectorConfigs.render(
-            ConnectorConfigsTest.config(
+            TestConfigs.exactly(
                     "ttl.rules",
                     "s,w",
                     "ttl.rule.s.namespace",

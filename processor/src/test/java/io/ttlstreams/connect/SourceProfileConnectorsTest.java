@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.kafka.connect.source.MongoSourceConfig;
 import io.ttlstreams.config.SourceProfile;
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.util.HashMap;
 import java.util.List;
@@ -35,12 +36,10 @@ class SourceProfileConnectorsTest {
             SourceProfile.AZURE_DOCUMENTDB, Set.of("$match", "$project"));
 
     private static TtlStreamsConfig config(SourceProfile profile) {
-        return ConnectorConfigsTest.config(
+        return TestConfigs.config(
                 "ttl.source.profile", profile.configValue(),
                 "ttl.mongodb.uri", URI,
                 "ttl.rules", "sessions,events",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt",
                 "ttl.rule.events.namespace", "app.events",
                 "ttl.rule.events.mode", "last-modified",
                 "ttl.rule.events.expire.after.seconds", "3600",

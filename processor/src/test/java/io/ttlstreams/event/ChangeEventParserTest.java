@@ -3,6 +3,8 @@ package io.ttlstreams.event;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.config.OperationsOptions;
+import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TopicNamespaceMapping;
 import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.Namespace;
@@ -37,7 +39,10 @@ class ChangeEventParserTest {
             "clusterTime": {"$timestamp": {"t": 1795975792, "i": 3}}, "documentKey": {"_id": "d1"}, \
             "ns": {"db": "ttl", "coll": "docs"}}""";
 
-    private final ChangeEventParser parser = new ChangeEventParser(new TopicNamespaceMapping(Map.of(), ""));
+    private final ChangeEventParser parser = new ChangeEventParser(
+            new TopicNamespaceMapping(Map.of(), ""),
+            OperationsOptions.DOCUMENT_KEY_MAX_BYTES_DEFAULT,
+            SourceProfile.MONGODB);
 
     private ChangeEvent parse(String value) {
         return parser.parse(TOPIC, null, value, RECORD_TIMESTAMP);
@@ -228,7 +233,9 @@ class ChangeEventParserTest {
     @Test
     void shouldMapTopicToNamespaceWithoutNs() {
         ChangeEventParser prefixed = new ChangeEventParser(
-                new TopicNamespaceMapping(Map.of("legacy-topic", Namespace.parse("old.things")), "mongo"));
+                new TopicNamespaceMapping(Map.of("legacy-topic", Namespace.parse("old.things")), "mongo"),
+                OperationsOptions.DOCUMENT_KEY_MAX_BYTES_DEFAULT,
+                SourceProfile.MONGODB);
         String insert = "{\"operationType\": \"insert\", \"fullDocument\": {\"_id\": 1}}";
 
         assertThat(prefixed.parse("mongo.app.sessions", null, insert, 0).namespace())
@@ -270,7 +277,9 @@ class ChangeEventParserTest {
     @Test
     void shouldCheckNsAgainstTheTopicsNamespaceByPrefixAndExplicitMap() {
         ChangeEventParser prefixed = new ChangeEventParser(
-                new TopicNamespaceMapping(Map.of("legacy-topic", Namespace.parse("old.things")), "mongo"));
+                new TopicNamespaceMapping(Map.of("legacy-topic", Namespace.parse("old.things")), "mongo"),
+                OperationsOptions.DOCUMENT_KEY_MAX_BYTES_DEFAULT,
+                SourceProfile.MONGODB);
         String insertIntoSessions = "{\"operationType\": \"insert\", \"ns\": {\"db\": \"app\", \"coll\": \"sessions\"},"
                 + " \"fullDocument\": {\"_id\": 1}}";
 

@@ -3,6 +3,7 @@ package io.ttlstreams.event;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TopicNamespaceMapping;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,8 @@ class DocumentKeyBoundTest {
 
     private static final int BOUND = 100;
 
-    private final ChangeEventParser parser = new ChangeEventParser(new TopicNamespaceMapping(Map.of(), ""), BOUND);
+    private final ChangeEventParser parser =
+            new ChangeEventParser(new TopicNamespaceMapping(Map.of(), ""), BOUND, SourceProfile.MONGODB);
 
     private static String insert(String documentKey, String id) {
         return "{\"operationType\": \"insert\", \"ns\": {\"db\": \"app\", \"coll\": \"s\"}, " + documentKey

@@ -2,6 +2,8 @@ package io.ttlstreams.event;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.config.OperationsOptions;
+import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TopicNamespaceMapping;
 import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
@@ -56,7 +58,10 @@ class PipelineUpdateEventTest {
             "fullDocumentBeforeChange": {"_id": "large", "expireAt": {"$date": {"$numberLong": "4000000000000"}}, \
             "roles": ["reader", "writer"], "a": {"0": {"$numberInt": "0"}}}}""";
 
-    private final ChangeEventParser parser = new ChangeEventParser(new TopicNamespaceMapping(Map.of(), ""));
+    private final ChangeEventParser parser = new ChangeEventParser(
+            new TopicNamespaceMapping(Map.of(), ""),
+            OperationsOptions.DOCUMENT_KEY_MAX_BYTES_DEFAULT,
+            SourceProfile.MONGODB);
 
     @Test
     void shouldReadThePublishedEventOfAPipelineUpdateAsAnUpdateWithItsDocumentAndWallTime() {

@@ -3,6 +3,7 @@ package io.ttlstreams.health;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.FakeConnect;
@@ -46,13 +47,8 @@ class HealthEndpointsTest {
                         "trace": "org.apache.kafka.connect.errors.ConnectException: Resume of change stream was not\
              possible"}], "type": "source"}""";
 
-    private final TtlStreamsConfig config = new TtlStreamsConfig(Map.of(
-            "ttl.rules", "sessions",
-            "ttl.rule.sessions.namespace", "app.sessions",
-            "ttl.rule.sessions.field", "expireAt",
-            "bootstrap.servers", "127.0.0.1:1",
-            "ttl.http.port", "0",
-            "ttl.http.bind.address", "127.0.0.1"));
+    private final TtlStreamsConfig config = TestConfigs.config(
+            "bootstrap.servers", "127.0.0.1:1", "ttl.http.port", "0", "ttl.http.bind.address", "127.0.0.1");
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -89,7 +85,7 @@ class HealthEndpointsTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    /** One health check as {@link HealthChecks} runs it, with the source last heard from {@code ago} before now. */
+    /** One health check as {@link Dependencies#start} runs it, with the source last heard from {@code ago} before now. */
     private void check(Duration ago, long endOffset) throws InterruptedException {
         monitor.check();
         freshness.observe(Map.of(

@@ -3,7 +3,7 @@ package io.ttlstreams.health;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.health.SourceFreshness.PartitionState;
 import java.time.Clock;
@@ -47,14 +47,7 @@ class SourceFreshnessTest {
 
     private final MovingClock clock = new MovingClock();
     private final SourceFreshness freshness = new SourceFreshness(
-            new TtlStreamsConfig(Map.of(
-                    "ttl.rules", "sessions",
-                    "ttl.rule.sessions.namespace", "app.sessions",
-                    "ttl.rule.sessions.field", "expireAt",
-                    "bootstrap.servers", "127.0.0.1:1")),
-            null,
-            new SimpleMeterRegistry(),
-            clock);
+            TestConfigs.config("bootstrap.servers", "127.0.0.1:1"), null, new SimpleMeterRegistry(), clock);
 
     private void read(Instant newest, long endOffset) {
         freshness.observe(Map.of(TOPIC, new PartitionState(newest.toEpochMilli(), endOffset)));

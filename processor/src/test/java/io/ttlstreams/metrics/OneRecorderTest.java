@@ -16,9 +16,10 @@ import io.ttlstreams.processor.TtlMetrics;
 import org.apache.kafka.streams.StreamsMetrics;
 
 /**
- * ttl-streams records each of its events once, in a {@link TtlMetrics} sensor; Prometheus reads those sensors
- * ({@link TtlStreamsCollector}). Micrometer keeps only gauges of state read at scrape time (the schedule, the
- * connectors, the sources), never a second count of an event.
+ * ttl-streams records each of its events once, in a {@link TtlMetrics} sensor of Kafka Streams' registry (which JMX
+ * shows); Prometheus reads those sensors through their stats ({@link TtlStreamsCollector}). Micrometer keeps only
+ * gauges of state read at scrape time (the schedule, the connectors, the sources), never a second count of an event,
+ * and no counter of ttl-streams lives outside Kafka's metrics (no {@code LongAdder} or atomic beside them).
  */
 @AnalyzeClasses(packages = "io.ttlstreams", importOptions = ImportOption.DoNotIncludeTests.class)
 class OneRecorderTest {
@@ -35,6 +36,18 @@ class OneRecorderTest {
                     LongTaskTimer.class,
                     DistributionSummary.class)
             .because("events are counted in TtlMetrics' Kafka sensors, which JMX and Prometheus both read");
+
+    @ArchTest
+    static final ArchRule noCountersBesideTheSensors = noClasses()
+            .that()
+            .resideInAnyPackage("io.ttlstreams.processor..", "io.ttlstreams.metrics..")
+            .should()
+            .dependOnClassesThat()
+            .belongToAnyOf(
+                    java.util.concurrent.atomic.LongAdder.class,
+                    java.util.concurrent.atomic.AtomicLong.class,
+                    java.util.concurrent.atomic.DoubleAdder.class)
+            .because("a count kept beside the Kafka sensors is a second recorder that JMX does not show");
 
     @ArchTest
     static final ArchRule sensorsOnlyInTtlMetrics = noClasses()

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.processor.TtlMetrics;
 import java.lang.management.ManagementFactory;
 import java.util.List;
@@ -17,6 +16,7 @@ import org.apache.kafka.common.metrics.KafkaMetricsContext;
 import org.apache.kafka.common.metrics.MetricConfig;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.CumulativeCount;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
 import org.junit.jupiter.api.AfterEach;
@@ -43,12 +43,8 @@ class TtlStreamsCollectorTest {
         registry.close();
     }
 
-    private String scrape(double handlerDeadLettered) {
-        return scrape(new TtlStreamsCollector(kafka::metrics, () -> handlerDeadLettered, () -> 0, () -> 0));
-    }
-
-    private String scrape(TtlStreamsCollector collector) {
-        registry.getPrometheusRegistry().register(collector);
+    private String scrape() {
+        registry.getPrometheusRegistry().register(new TtlStreamsCollector(kafka::metrics));
         return registry.scrape();
     }
 
@@ -69,7 +65,7 @@ class TtlStreamsCollectorTest {
         emitted.record();
 
         assertThat(jmx("deletes-emitted-total", "sessions")).isEqualTo(3.0);
-        assertThat(scrape(0))
+        assertThat(scrape())
                 .contains("# TYPE ttl_deletes_emitted_total counter")
                 .contains("ttl_deletes_emitted_total{rule=\"sessions\",task=\"" + TASK + "\"} 3.0")
                 .doesNotContain("thread_id");
@@ -77,7 +73,7 @@ class TtlStreamsCollectorTest {
 
     @Test
     void shouldExportALagAsAHistogramInSecondsWhenItsSensorRecordsMilliseconds() throws Exception {
-        Sensor lag = metrics.lag(TtlMetrics.EXPIRY_LAG_MS, "expiry lag", "sessions");
+        Sensor lag = metrics.lag(TtlMetrics.EXPIRY_LAG, "expiry lag", "sessions");
         lag.record(40);
         lag.record(-5); // an early delete counts in the first bucket
         lag.record(5_400_000); // 1.5 h
@@ -86,7 +82,7 @@ class TtlStreamsCollectorTest {
         assertThat(jmx("expiry-lag-ms-le-50", "sessions")).isEqualTo(2.0);
         assertThat(jmx("expiry-lag-ms-le-7200000", "sessions")).isEqualTo(3.0);
         String labels = "rule=\"sessions\",task=\"" + TASK + "\"";
-        assertThat(scrape(0))
+        assertThat(scrape())
                 .contains("# TYPE ttl_expiry_lag_seconds histogram")
                 .contains("ttl_expiry_lag_seconds_bucket{" + labels + ",le=\"0.01\"} 1")
                 .contains("ttl_expiry_lag_seconds_bucket{" + labels + ",le=\"0.05\"} 2")
@@ -104,7 +100,7 @@ class TtlStreamsCollectorTest {
     void shouldExportEveryTaskCounterUnderItsOwnNameWhenANewSensorIsAdded() {
         metrics.counter("entries-held-for-approval").record();
 
-        assertThat(scrape(0)).contains("ttl_entries_held_for_approval_total{task=\"" + TASK + "\"} 1.0");
+        assertThat(scrape()).contains("ttl_entries_held_for_approval_total{task=\"" + TASK + "\"} 1.0");
     }
 
     @Test
@@ -112,40 +108,42 @@ class TtlStreamsCollectorTest {
         metrics.counter("sink-refusals", Map.of("reason", "signature")).record();
         metrics.counter("sink-refusals", Map.of("reason", "size")).record();
 
-        assertThat(scrape(0))
+        assertThat(scrape())
                 .contains("ttl_sink_refusals_total{reason=\"signature\",task=\"" + TASK + "\"} 1.0")
                 .contains("ttl_sink_refusals_total{reason=\"size\",task=\"" + TASK + "\"} 1.0");
     }
 
     @Test
-    void shouldAddTheExceptionHandlersDeadLettersAsTheirOwnSeriesWhenTheTasksCountTheirs() {
+    void shouldKeepCountingPunctuationFailuresForTheInstanceWhenTheFailedTasksSensorsAreGone() {
         metrics.counter(TtlMetrics.DEAD_LETTERED).record();
+        metrics.punctuationFailures().record();
+        metrics.close();
 
-        assertThat(scrape(2))
-                .contains("ttl_events_dead_lettered_total{task=\"" + TASK + "\"} 1.0")
-                .contains("ttl_events_dead_lettered_total{task=\"handler\"} 2.0");
+        assertThat(scrape())
+                .contains("\nttl_punctuation_failures_total 1.0\n")
+                .doesNotContain("ttl_events_dead_lettered_total{");
     }
 
     @Test
-    void shouldExportTheFailedSendsAndPunctuationsWhenTheHandlersCountedThem() {
-        String scraped = scrape(new TtlStreamsCollector(kafka::metrics, () -> 2, () -> 3, () -> 1));
+    void shouldExportTheRecordsKafkaStreamsDroppedAfterAFailedSendAsSendFailures() {
+        Sensor dropped = kafka.sensor("dropped");
+        dropped.add(
+                kafka.metricName("dropped-records-total", "stream-task-metrics", "", Map.of("task-id", TASK)),
+                new CumulativeCount());
+        dropped.record();
+        dropped.record();
+        dropped.record();
 
-        assertThat(scraped)
+        assertThat(scrape())
                 .contains("# TYPE ttl_send_failures_total counter")
-                .contains("\nttl_send_failures_total 3.0\n")
-                .contains("# TYPE ttl_punctuation_failures_total counter")
-                .contains("\nttl_punctuation_failures_total 1.0\n")
-                .contains("ttl_events_dead_lettered_total{task=\"handler\"} 2.0");
+                .contains("\nttl_send_failures_total 3.0\n");
     }
 
     @Test
     void shouldExportEachFailureCountAtZeroWhenNothingFailedYet() {
-        String scraped = scrape(new TtlStreamsCollector(kafka::metrics, new ProcessingFailures()));
-
-        assertThat(scraped)
+        assertThat(scrape())
                 .as("a series from the start, so that increase() sees the first failure")
                 .contains("\nttl_send_failures_total 0.0\n")
-                .contains("\nttl_punctuation_failures_total 0.0\n")
-                .contains("ttl_events_dead_lettered_total{task=\"handler\"} 0.0");
+                .contains("\nttl_punctuation_failures_total 0.0\n");
     }
 }

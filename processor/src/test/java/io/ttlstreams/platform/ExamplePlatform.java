@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The deployment of connect-config/example-processor.properties, with the platform command's defaults. */
-final class ExamplePlatform {
+public final class ExamplePlatform {
 
-    static final Path EXAMPLE = RepositoryFiles.root().resolve("connect-config/example-processor.properties");
+    public static final Path EXAMPLE = RepositoryFiles.root().resolve("connect-config/example-processor.properties");
 
     static final PlatformSettings SETTINGS = new PlatformSettings(
             6,
@@ -23,7 +23,7 @@ final class ExamplePlatform {
 
     private ExamplePlatform() {}
 
-    static Platform example() {
+    public static Platform example() {
         return Platform.of(TtlStreamsConfig.load(EXAMPLE), SETTINGS, ConnectorConfigs.DEFAULT_MONGODB_URI);
     }
 

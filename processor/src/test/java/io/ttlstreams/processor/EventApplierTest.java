@@ -7,8 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
-import io.ttlstreams.schema.IndexEntry;
-import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Instant;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -16,6 +14,12 @@ import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+/**
+ * What the topology specification cannot show: the event applier builds its drops from the {@code namespace-epochs}
+ * store when a task starts, where Kafka Streams has restored it ({@code TopologyTestDriver} initialises the processors
+ * before a test can restore anything). Scheduling, cancelling and drops themselves are TtlTopologyTest's and
+ * ExpiryLifecycleTest's.
+ */
 class EventApplierTest {
 
     private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
@@ -26,7 +30,7 @@ class EventApplierTest {
 
     /** An applier over {@link #parts}' stores, sensors and context, as a task (re)started on them builds it. */
     private EventApplier applierOverTheParts() {
-        return new EventApplier(parts.task, parts.namespaceEpochs, parts.notes, parts.guard);
+        return parts.applier();
     }
 
     @BeforeEach
@@ -46,51 +50,6 @@ class EventApplierTest {
 
     private void apply(ChangeEvent event) {
         applier.apply(event, NOW.toEpochMilli());
-    }
-
-    @Test
-    void shouldScheduleTheDocumentAtItsDeadlineWhenInserted() {
-        apply(event(OperationType.INSERT, "d1", document("d1", EXPIRE_AT), 100));
-
-        IndexEntry position = parts.schedule.position(ref("d1"));
-        assertThat(position).isNotNull();
-        assertThat(Timeline.of(position.getTimeline())).isEqualTo(Timeline.DEADLINES);
-        assertThat(position.getDueAt()).isEqualTo(EXPIRE_AT);
-        assertThat(parts.total(TtlMetrics.SCHEDULED)).isEqualTo(1);
-    }
-
-    @Test
-    void shouldWriteNothingWhenAnUpdateLeavesTheEntryAsItWas() {
-        apply(event(OperationType.INSERT, "d1", document("d1", EXPIRE_AT), 100));
-        apply(event(OperationType.UPDATE, "d1", document("d1", EXPIRE_AT), 101));
-
-        assertThat(parts.total(TtlMetrics.SCHEDULED)).isEqualTo(1);
-        assertThat(parts.total(TtlMetrics.UNCHANGED)).isEqualTo(1);
-    }
-
-    @Test
-    void shouldCancelTheEntryWhenTheDocumentIsDeleted() {
-        apply(event(OperationType.INSERT, "d1", document("d1", EXPIRE_AT), 100));
-        apply(event(OperationType.DELETE, "d1", null, 101));
-
-        assertThat(parts.schedule.position(ref("d1"))).isNull();
-        assertThat(parts.total(TtlMetrics.CANCELLED)).isEqualTo(1);
-    }
-
-    @Test
-    void shouldCancelTheNamespaceAndSkipItsOlderEventsWhenTheCollectionIsDropped() {
-        apply(event(OperationType.INSERT, "d1", document("d1", EXPIRE_AT), 100));
-        BsonTimestamp dropTime = new BsonTimestamp(200, 1);
-        apply(new ChangeEvent(OperationType.DROP, SESSIONS, null, null, NOW, dropTime));
-
-        assertThat(parts.schedule.position(ref("d1"))).isNull();
-        assertThat(parts.namespaceEpochs.get(SESSIONS.toString())).isEqualTo(dropTime.getValue());
-
-        // An event from before the drop, arriving late from another partition, is not scheduled again.
-        apply(event(OperationType.INSERT, "d2", document("d2", EXPIRE_AT), 150));
-
-        assertThat(parts.schedule.position(ref("d2"))).isNull();
-        assertThat(parts.total(TtlMetrics.STALE)).isEqualTo(1);
     }
 
     @Test

@@ -8,7 +8,6 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Instant;
-import org.apache.kafka.common.utils.Bytes;
 import org.junit.jupiter.api.Test;
 
 class RuleReconcilerTest {
@@ -17,16 +16,7 @@ class RuleReconcilerTest {
     private static final long NOW = DEADLINE.toEpochMilli();
 
     private final SchedulerParts parts = new SchedulerParts();
-    private final RuleReconciler reconciler = new RuleReconciler(parts.task, parts.ruleVersions, parts.guard);
-
-    /** An entry of a rule the current rules do not have, scheduled at the deadline; returns its key. */
-    private Bytes scheduledUnderGoneRule(String id) {
-        ScheduleEntry entry = ScheduleEntry.newBuilder(parts.entry(id, DEADLINE))
-                .setRule("gone")
-                .build();
-        parts.schedule.put(ref(id), null, Timeline.DEADLINES, NOW, entry, null);
-        return ScheduleKey.of(Timeline.DEADLINES, NOW, ref(id));
-    }
+    private final RuleReconciler reconciler = parts.reconciler();
 
     @Test
     void shouldRecordTheRulesWhenNoneWereRecorded() {
@@ -35,7 +25,12 @@ class RuleReconcilerTest {
         RuleVersion sessions = parts.ruleVersions.get("sessions");
         assertThat(sessions).isNotNull();
         assertThat(sessions.getShape())
-                .isEqualTo(parts.settings.rules().rule("sessions").orElseThrow().shape());
+                .isEqualTo(parts.settings
+                        .config()
+                        .rules()
+                        .rule("sessions")
+                        .orElseThrow()
+                        .shape());
     }
 
     @Test
@@ -43,8 +38,7 @@ class RuleReconcilerTest {
         ScheduleEntry entry = parts.entry("d1", DEADLINE);
         parts.schedule.put(ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
 
-        ScheduleEntry kept =
-                reconciler.reconcileDeadline(ScheduleKey.of(Timeline.DEADLINES, NOW, ref("d1")), entry, NOW, true);
+        ScheduleEntry kept = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, ref("d1")), entry, NOW);
 
         assertThat(kept).isEqualTo(entry);
         assertThat(parts.schedule.position(ref("d1"))).isNotNull();
@@ -52,29 +46,16 @@ class RuleReconcilerTest {
 
     @Test
     void shouldCancelADueEntryWhenItsRuleIsGone() {
-        Bytes key = scheduledUnderGoneRule("d1");
+        ScheduleEntry entry = ScheduleEntry.newBuilder(parts.entry("d1", DEADLINE))
+                .setRule("gone")
+                .build();
+        parts.schedule.put(ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
 
-        ScheduleEntry kept = reconciler.reconcileDeadline(
-                key, parts.schedule.entryAt(ref("d1"), parts.schedule.position(ref("d1"))), NOW, true);
+        ScheduleEntry kept = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, ref("d1")), entry, NOW);
 
         assertThat(kept).isNull();
         assertThat(parts.schedule.position(ref("d1"))).isNull();
         assertThat(parts.total(TtlMetrics.RULE_REMOVED)).isEqualTo(1);
-    }
-
-    @Test
-    void shouldWalkTheScheduleAndCancelEntriesOfARemovedRuleWhenTheRulesChanged() {
-        scheduledUnderGoneRule("d1");
-        RuleVersion sessions = new RuleVersion(
-                parts.settings.rules().rule("sessions").orElseThrow().shape(), 0L);
-        parts.ruleVersions.put("gone", sessions);
-
-        reconciler.goOn(NOW - 60_000, 0);
-
-        assertThat(parts.schedule.position(ref("d1"))).isNull();
-        assertThat(parts.total(TtlMetrics.RULE_REMOVED)).isEqualTo(1);
-        assertThat(parts.ruleVersions.get("gone")).isNull();
-        assertThat(parts.ruleVersions.get("sessions")).isNotNull();
     }
 
     @Test
@@ -91,11 +72,10 @@ class RuleReconcilerTest {
         assertThat(entry.getOffsetFromRule()).isTrue();
         lastModified[7] = "-1";
         SchedulerParts noDefault = new SchedulerParts(lastModified);
-        RuleReconciler reconciler = new RuleReconciler(noDefault.task, noDefault.ruleVersions, noDefault.guard);
+        RuleReconciler reconciler = noDefault.reconciler();
         noDefault.schedule.put(ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
 
-        ScheduleEntry due = reconciler.reconcileDeadline(
-                ScheduleKey.of(Timeline.DEADLINES, NOW, ref("d1")), entry, NOW - 10_000, true);
+        ScheduleEntry due = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, ref("d1")), entry, NOW - 10_000);
 
         assertThat(due).as("not moved by -1 s, nor emitted").isNull();
         assertThat(Timeline.of(noDefault.schedule.position(ref("d1")).getTimeline()))

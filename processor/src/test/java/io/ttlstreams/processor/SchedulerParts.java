@@ -1,7 +1,9 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.IndexEntry;
@@ -14,9 +16,9 @@ import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.state.UnscheduledNotes;
 import io.ttlstreams.topology.TtlTopology;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -30,57 +32,63 @@ import org.bson.BsonString;
 
 /**
  * The scheduler's parts' collaborators for unit tests: a mock context, in-memory stores with the schedule's serdes,
- * settings with one field rule "sessions" on app.sessions (field expireAt), sensors and an audit writer, and
- * the {@link TaskScope} they make up for the parts.
+ * settings with one field rule "sessions" on app.sessions (field expireAt), sensors, an audit writer and the guard.
  */
 final class SchedulerParts {
 
-    static final Namespace SESSIONS = Namespace.parse("app.sessions");
+    static final Namespace SESSIONS = Namespace.parse(TestConfigs.NAMESPACE);
 
     final MockProcessorContext<String, Object> context = new MockProcessorContext<>();
     final KeyValueStore<String, Long> namespaceEpochs =
             store(ScheduleStores.NAMESPACE_EPOCHS, Serdes.String(), Serdes.Long());
     final KeyValueStore<String, RuleVersion> ruleVersions =
             store(ScheduleStores.RULE_VERSIONS, Serdes.String(), ScheduleStores.values(RuleVersion.class));
-    final ExpirySchedule schedule = new ExpirySchedule(
-            store(ScheduleStores.SCHEDULE, Serdes.Bytes(), ScheduleStores.values(ScheduleEntry.class)),
-            store(ScheduleStores.INDEX, Serdes.Bytes(), ScheduleStores.values(IndexEntry.class)));
-    final UnscheduledNotes notes = new UnscheduledNotes(
-            store(ScheduleStores.UNSCHEDULED_NOTES, Serdes.Integer(), ScheduleStores.values(UnscheduledNote.class)));
     final KeyValueStore<String, GuardState> guardStates =
             store(ScheduleStores.GUARD_STATE, Serdes.String(), ScheduleStores.values(GuardState.class));
+    final ExpirySchedule schedule = new ExpirySchedule(
+            store(ScheduleStores.SCHEDULE, Serdes.Bytes(), ScheduleStores.values(ScheduleEntry.class)),
+            store(ScheduleStores.INDEX, Serdes.Bytes(), ScheduleStores.values(IndexEntry.class)),
+            guardStates);
+    final UnscheduledNotes notes = new UnscheduledNotes(
+            store(ScheduleStores.UNSCHEDULED_NOTES, Serdes.Integer(), ScheduleStores.values(UnscheduledNote.class)));
     final SchedulerSettings settings;
     final SchedulerSensors sensors;
     final AuditWriter audit;
-    final TaskScope task;
     final BlastRadiusGuard guard;
 
     /** Parts with the sessions rule and {@code extra} settings (key, value, ...). */
     SchedulerParts(String... extra) {
-        Map<String, String> props = new HashMap<>(Map.of(
-                StreamsConfig.APPLICATION_ID_CONFIG,
-                "ttl-streams-test",
-                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
-                "unused:9092",
-                "ttl.rules",
-                "sessions",
-                "ttl.rule.sessions.namespace",
-                SESSIONS.toString(),
-                "ttl.rule.sessions.field",
-                "expireAt"));
-        for (int i = 0; i < extra.length; i += 2) {
-            props.put(extra[i], extra[i + 1]);
-        }
+        Map<String, String> props = TestConfigs.settings(extra);
+        props.putIfAbsent(StreamsConfig.APPLICATION_ID_CONFIG, "ttl-streams-test");
+        props.putIfAbsent(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         TtlStreamsConfig config = new TtlStreamsConfig(props);
         // A clock that stands still: no test here spends a punctuation's time budget.
-        this.settings = SchedulerSettings.from(config, 1).withNanoClock(() -> 0);
+        this.settings = new SchedulerSettings(config, 1, () -> 0, Optional.empty());
         this.sensors = new SchedulerSensors(
                 TtlMetrics.forTask(context),
                 List.of("sessions"),
                 settings.readBack().isPresent());
-        this.audit = new AuditWriter(settings.auditEnabled(), context, TtlTopology.AUDIT_SINK);
-        this.task = new TaskScope(settings, schedule, sensors, audit, context);
-        this.guard = new BlastRadiusGuard(task, guardStates);
+        this.audit = new AuditWriter(config.auditTopic().isPresent(), context, TtlTopology.AUDIT_SINK);
+        this.guard = new BlastRadiusGuard(settings, schedule, guardStates, sensors, audit, context.taskId());
+    }
+
+    /** The event applier of these parts, as a task (re)started on their stores builds it. */
+    EventApplier applier() {
+        return new EventApplier(
+                settings.config().rules(),
+                new CommandSizeBound(settings.maxRecordBytes()),
+                schedule,
+                notes,
+                new NamespaceDrops(namespaceEpochs),
+                guard,
+                sensors,
+                audit,
+                context);
+    }
+
+    /** The rule reconciler of these parts. */
+    RuleReconciler reconciler() {
+        return new RuleReconciler(settings, schedule, ruleVersions, guard, sensors, audit, context.taskId());
     }
 
     /** The reference of the sessions document with {@code _id} {@code id}. */
@@ -90,9 +98,9 @@ final class SchedulerParts {
 
     /** The entry the sessions rule gives the document {@code id} expiring at {@code expireAt}. */
     ScheduleEntry entry(String id, Instant expireAt) {
-        ExpiryDecision decision = settings.rules().evaluate(SESSIONS, document(id, expireAt), expireAt);
+        ExpiryDecision decision = settings.config().rules().evaluate(SESSIONS, document(id, expireAt), expireAt);
         return ScheduleEntries.of(
-                decision, settings.rules().rule(decision.rule()).orElseThrow());
+                decision, settings.config().rules().rule(decision.rule()).orElseThrow());
     }
 
     /** A sessions document whose field rule expires it at {@code expireAt}. */
@@ -103,7 +111,7 @@ final class SchedulerParts {
 
     /** The total a counter of the sensors recorded. */
     double total(String counter) {
-        return TtlMetrics.total(context.metrics().metrics(), counter);
+        return ExpiryFigures.of(context.metrics().metrics()).total(counter);
     }
 
     private <K, V> KeyValueStore<K, V> store(String name, Serde<K> keys, Serde<V> values) {

@@ -2,6 +2,7 @@ package io.ttlstreams.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.metrics.ExpiryFigures;
 import java.util.List;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.junit.jupiter.api.Test;
@@ -16,8 +17,9 @@ class SchedulerSensorsTest {
 
         assertThat(sensors.scheduled).isNotNull();
         assertThat(sensors.readBacks).isNull();
-        assertThat(TtlMetrics.values(context.metrics().metrics(), TtlMetrics.READ_BACKS + "-total"))
-                .isEmpty();
+        assertThat(ExpiryFigures.of(context.metrics().metrics()).counters())
+                .containsKey(TtlMetrics.SCHEDULED)
+                .doesNotContainKey(TtlMetrics.READ_BACKS);
     }
 
     @Test
@@ -27,7 +29,7 @@ class SchedulerSensorsTest {
         SchedulerSensors sensors = new SchedulerSensors(TtlMetrics.forTask(context), List.of("sessions"), true);
         sensors.readBacks.record();
 
-        assertThat(TtlMetrics.total(context.metrics().metrics(), TtlMetrics.READ_BACKS))
+        assertThat(ExpiryFigures.of(context.metrics().metrics()).total(TtlMetrics.READ_BACKS))
                 .isEqualTo(1);
     }
 }

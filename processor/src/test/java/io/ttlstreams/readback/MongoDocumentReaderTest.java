@@ -3,11 +3,11 @@ package io.ttlstreams.readback;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.resync.StandInMongo;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -26,12 +26,8 @@ class MongoDocumentReaderTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
     void shouldReadTheAskedDocumentsWithOnlyTheFieldsTheRulesRead() {
         try (StandInMongo mongo = new StandInMongo()) {
-            TtlStreamsConfig config = new TtlStreamsConfig(Map.of(
-                    "bootstrap.servers", "unused:9092",
-                    "application.id", "read-back-test",
-                    "ttl.rules", "sessions",
-                    "ttl.rule.sessions.namespace", "app.sessions",
-                    "ttl.rule.sessions.field", "expireAt"));
+            TtlStreamsConfig config =
+                    TestConfigs.config("bootstrap.servers", "unused:9092", "application.id", "read-back-test");
             MongoCollection<BsonDocument> sessions =
                     mongo.client().getDatabase("app").getCollection("sessions", BsonDocument.class);
             BsonDateTime expireAt = new BsonDateTime(1_900_000_000_000L);

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.kafka.connect.source.json.formatter.ExtendedJson;
+import io.ttlstreams.config.OperationsOptions;
+import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TopicNamespaceMapping;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.event.ChangeEvent;
@@ -59,7 +61,10 @@ class ResyncEventTest {
                 .append("expireAt", new BsonDateTime(1_900_000_000_000L));
 
         ResyncEvent event = ResyncEvent.of("app.tokens", TOKENS, document, STAMP);
-        ChangeEvent parsed = new ChangeEventParser(new TopicNamespaceMapping(Map.of(), ""))
+        ChangeEvent parsed = new ChangeEventParser(
+                        new TopicNamespaceMapping(Map.of(), ""),
+                        OperationsOptions.DOCUMENT_KEY_MAX_BYTES_DEFAULT,
+                        SourceProfile.MONGODB)
                 .parse(event.topic(), event.key(), event.value(), 0L);
 
         assertThat(event.topic()).isEqualTo("app.tokens");

@@ -3,11 +3,11 @@ package io.ttlstreams.resync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.resync.ResyncPlan.ResyncTarget;
 import io.ttlstreams.rules.TtlRule;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,10 +16,8 @@ import org.junit.jupiter.api.Test;
 class ResyncPlanTest {
 
     /** Two rules on app.sessions (one of them app.*), one on app.tokens, one on audit.*; topics list the watched. */
-    private static final TtlStreamsConfig CONFIG = config(
+    private static final TtlStreamsConfig CONFIG = TestConfigs.config(
             "ttl.rules", "sessions,tokens,everything,audit",
-            "ttl.rule.sessions.namespace", "app.sessions",
-            "ttl.rule.sessions.field", "expireAt",
             "ttl.rule.tokens.namespace", "app.tokens",
             "ttl.rule.tokens.field", "validUntil",
             "ttl.rule.everything.namespace", "app.*",
@@ -29,14 +27,6 @@ class ResyncPlanTest {
             "ttl.rule.audit.field", "at",
             "ttl.source.topic.prefix", "mongo",
             "ttl.source.topics", "mongo.app.sessions,mongo.app.tokens,mongo.app.carts,mongo.audit.log");
-
-    static TtlStreamsConfig config(String... keyValues) {
-        Map<String, String> props = new LinkedHashMap<>();
-        for (int i = 0; i < keyValues.length; i += 2) {
-            props.put(keyValues[i], keyValues[i + 1]);
-        }
-        return new TtlStreamsConfig(props);
-    }
 
     private static final Map<String, List<String>> COLLECTIONS =
             Map.of("app", List.of("tokens", "sessions", "carts", "drafts", "system.views"), "audit", List.of("log"));

@@ -3,6 +3,7 @@ package io.ttlstreams.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.ScheduleKey.Timeline;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +42,9 @@ import org.bson.BsonInt32;
  * does to it — put, reschedule, remove, drop a namespace, drain due entries within a budget (removing or moving them
  * later, as emission and confirmation do), move entries earlier outside a due scan (as the rule walk does) — checked
  * after every step against a {@link TreeMap} model. The invariant that matters most: a due scan of any timeline
- * returns exactly the model's entries due on it, so the remembered scan start ({@code scanFrom}) never skips one.
+ * returns exactly the model's entries due on it, so the remembered scan start ({@code scanFrom}) never skips one. And
+ * the schedule counts what it holds for approval: each rule's held count is the model's entries of the rule on the
+ * awaiting-approval timeline, their earliest and latest deadline bounding them.
  */
 class ExpiryScheduleModelTest {
 
@@ -53,7 +57,8 @@ class ExpiryScheduleModelTest {
     @BeforeContainer
     static void openStores() throws IOException {
         stateDir = Files.createTempDirectory("expiry-schedule-model");
-        harness = new StoreHarness(stateDir, ScheduleStores.schedule(), ScheduleStores.index());
+        harness = new StoreHarness(
+                stateDir, ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.guardState());
     }
 
     @AfterContainer
@@ -82,6 +87,7 @@ class ExpiryScheduleModelTest {
     static final class Harness {
         final KeyValueStore<Bytes, ScheduleEntry> scheduleStore = harness.store(ScheduleStores.SCHEDULE);
         final KeyValueStore<Bytes, IndexEntry> indexStore = harness.store(ScheduleStores.INDEX);
+        final KeyValueStore<String, GuardState> heldStore = harness.store(ScheduleStores.GUARD_STATE);
         final ExpirySchedule schedule;
         /** Schedule key to entry, in the stores' order. */
         final TreeMap<Bytes, ScheduleEntry> model = new TreeMap<>();
@@ -93,7 +99,10 @@ class ExpiryScheduleModelTest {
         Harness() {
             clear(scheduleStore);
             clear(indexStore);
-            schedule = new ExpirySchedule(scheduleStore, indexStore);
+            for (int variant = 0; variant < 10; variant++) {
+                heldStore.delete("r" + variant);
+            }
+            schedule = new ExpirySchedule(scheduleStore, indexStore, heldStore);
         }
 
         private static <V> void clear(KeyValueStore<Bytes, V> store) {
@@ -129,6 +138,30 @@ class ExpiryScheduleModelTest {
                 assertThat(keysOf(schedule.due(timeline, now)))
                         .as("due on %s at %d", timeline, now)
                         .containsExactlyElementsOf(dueInModel(timeline, now));
+            }
+            Bytes nobody = DocumentRef.of(Namespace.parse("none.none"), new BsonDocument("_id", new BsonInt32(0)));
+            for (int variant = 0; variant < 10; variant++) {
+                String rule = "r" + variant;
+                List<Long> held = model.entrySet().stream()
+                        .filter(entry -> ScheduleKey.timelineOf(entry.getKey()) == Timeline.AWAITING_APPROVAL
+                                && entry.getValue().getRule().equals(rule))
+                        .map(entry -> ScheduleKey.dueAtOf(entry.getKey()))
+                        .toList();
+                assertThat(schedule.held(rule, nobody)).as("held of %s", rule).isEqualTo(held.size());
+                GuardState counts = heldStore.get(rule);
+                if (held.isEmpty()) {
+                    assertThat(counts == null || counts.getEarliestHeld() == null)
+                            .isTrue();
+                } else {
+                    assertThat(counts.getEarliestHeld().toEpochMilli()).isLessThanOrEqualTo(Collections.min(held));
+                    assertThat(counts.getLatestHeld().toEpochMilli()).isGreaterThanOrEqualTo(Collections.max(held));
+                }
+                for (Bytes ref : positions.keySet()) {
+                    Bytes key = positions.get(ref);
+                    boolean own = ScheduleKey.timelineOf(key) == Timeline.AWAITING_APPROVAL
+                            && model.get(key).getRule().equals(rule);
+                    assertThat(schedule.held(rule, ref)).isEqualTo(held.size() - (own ? 1 : 0));
+                }
             }
         }
 

@@ -87,7 +87,8 @@ class ScheduleStoresTest {
             ScheduleEntry entry = new ScheduleEntry(
                     "sessions", 3L, deadline, 0L, true, ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}), 0, null);
 
-            new ExpirySchedule(schedule, index).put(ref, null, Timeline.DEADLINES, deadline.toEpochMilli(), entry, 42L);
+            new ExpirySchedule(schedule, index, null)
+                    .put(ref, null, Timeline.DEADLINES, deadline.toEpochMilli(), entry, 42L);
             epochs.put("app.sessions", 7L);
             versions.put("sessions", new RuleVersion(3L, 0L));
 

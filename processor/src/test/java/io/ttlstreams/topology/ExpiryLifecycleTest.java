@@ -3,6 +3,7 @@ package io.ttlstreams.topology;
 import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
@@ -20,7 +21,6 @@ import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.ScheduleStores;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -83,8 +83,11 @@ class ExpiryLifecycleTest {
         try (TopologyFixture fixture = fixture()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
             insertDueAt(fixture, events, Duration.ofSeconds(1));
+            fixture.wallClockAt(Duration.ofMillis(999));
+            assertThat(fixture.deletes()).as("not before its deadline").isEmpty();
             fixture.wallClockAt(Duration.ofSeconds(1));
             assertThat(fixture.deletes()).hasSize(1);
+            assertThat(fixture.metric(TtlMetrics.EMITTED + "-total")).isEqualTo(1);
             assertThat(position(fixture, ID).getTimeline()).isEqualTo(Timeline.CONFIRMATIONS.ordinal());
 
             fixture.input("app.sessions")
@@ -271,14 +274,12 @@ class ExpiryLifecycleTest {
 
     /** The rules before the restart: "sessions" on expireAt, 10 s after its date, and "carts" on app.carts. */
     private static TtlStreamsConfig before() {
-        return new TtlStreamsConfig(Map.of(
+        return TestConfigs.config(
                 "bootstrap.servers", "unused:9092",
                 "ttl.rules", "sessions,carts",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt",
                 "ttl.rule.sessions.expire.after.seconds", "10",
                 "ttl.rule.carts.namespace", "app.carts",
-                "ttl.rule.carts.field", "expireAt"));
+                "ttl.rule.carts.field", "expireAt");
     }
 
     /**
@@ -287,7 +288,10 @@ class ExpiryLifecycleTest {
      */
     private static void scheduledBefore(TopologyFixture fixture, Namespace namespace, Duration dateOffset, int... ids) {
         TtlStreamsConfig before = before();
-        ExpirySchedule schedule = new ExpirySchedule(fixture.scheduleStore(), fixture.indexStore());
+        ExpirySchedule schedule = new ExpirySchedule(
+                fixture.scheduleStore(),
+                fixture.indexStore(),
+                fixture.driver.getKeyValueStore(ScheduleStores.GUARD_STATE));
         for (int id : ids) {
             BsonDocument key = new BsonDocument("_id", new BsonInt64(id));
             BsonDocument document =

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.ttlstreams.metrics.TtlStreamsCollector;
-import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.processor.TtlMetrics;
 import java.time.Duration;
 import org.bson.BsonDateTime;
@@ -21,8 +20,7 @@ class MetricsExportTest {
     void shouldExportTheSameCountsAsKafkaStreamsHoldsWhenTheSchedulerEmitsAndConfirms() {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (TopologyFixture fixture = TopologyFixture.sessions()) {
-            registry.getPrometheusRegistry()
-                    .register(new TtlStreamsCollector(fixture.driver::metrics, new ProcessingFailures()));
+            registry.getPrometheusRegistry().register(new TtlStreamsCollector(fixture.driver::metrics));
             ChangeEvents events = new ChangeEvents("app.sessions", START);
             fixture.input("app.sessions")
                     .pipeInput(

@@ -3,6 +3,7 @@ package io.ttlstreams.topology;
 import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.InvalidDeleteCommandException;
 import io.ttlstreams.contract.SignatureVerifier;
@@ -61,13 +62,8 @@ class SignedDeleteCommandsTest {
     }
 
     private static Map<String, String> fieldRule(String field, String... extra) {
-        Map<String, String> rule = new HashMap<>(Map.of(
-                "ttl.rules", "sessions",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", field));
-        for (int i = 0; i < extra.length; i += 2) {
-            rule.put(extra[i], extra[i + 1]);
-        }
+        Map<String, String> rule = TestConfigs.settings(extra);
+        rule.put("ttl.rule.sessions.field", field);
         return rule;
     }
 

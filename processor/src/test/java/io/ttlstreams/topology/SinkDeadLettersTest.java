@@ -8,7 +8,6 @@ import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.SinkRefusal;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.metrics.TtlStreamsCollector;
-import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.secrets.LogCapture;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -47,8 +46,7 @@ class SinkDeadLettersTest {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (TopologyFixture fixture = TopologyFixture.sessions();
                 LogCapture log = LogCapture.start()) {
-            registry.getPrometheusRegistry()
-                    .register(new TtlStreamsCollector(fixture.driver::metrics, new ProcessingFailures()));
+            registry.getPrometheusRegistry().register(new TtlStreamsCollector(fixture.driver::metrics));
             TestInputTopic<byte[], byte[]> sinkDlq = fixture.driver.createInputTopic(
                     ConnectorConfigs.SINK_DLQ_TOPIC, new ByteArraySerializer(), new ByteArraySerializer());
             String unsigned = SinkRefusal.SIGNATURE.reason("unsigned: the record has no ttl.signature header");
@@ -64,7 +62,9 @@ class SinkDeadLettersTest {
             sinkDlq.pipeInput(deadLetter("Bulk write operation error", "com.mongodb.MongoBulkWriteException"));
             sinkDlq.pipeInput(deadLetter(null, null));
 
-            assertThat(new ExpiryFigures(fixture.driver::metrics).sinkDeadLetters())
+            assertThat(ExpiryFigures.of(fixture.driver.metrics())
+                            .sinkDeadLetters()
+                            .byReason())
                     .containsExactlyEntriesOf(new java.util.TreeMap<>(
                             Map.of("guard", 1.0, "mongodb", 1.0, "namespace", 1.0, "other", 1.0, "signature", 492.0)));
             assertThat(registry.scrape())

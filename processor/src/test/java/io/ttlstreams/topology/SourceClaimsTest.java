@@ -3,6 +3,7 @@ package io.ttlstreams.topology;
 import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
@@ -13,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.test.TestRecord;
 import org.bson.BsonDateTime;
@@ -38,10 +38,8 @@ class SourceClaimsTest {
 
     /** Field rule "sessions" on app.sessions (expireAt), last-modified rule "events" on app.events (60 s). */
     private static TopologyFixture fixture() {
-        return new TopologyFixture(Map.of(
+        return new TopologyFixture(TestConfigs.settings(
                 "ttl.rules", "sessions,events",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt",
                 "ttl.rule.events.namespace", "app.events",
                 "ttl.rule.events.mode", "last-modified",
                 "ttl.rule.events.expire.after.seconds", "60"));

@@ -9,6 +9,11 @@ import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.streams.TopologyDescription;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,6 +48,34 @@ class TopologyDescriptionTest {
         assertThat(documented)
                 .as("docs/topology.md is stale: paste processor/target/topology-description.txt between the markers")
                 .isEqualTo(generated);
+    }
+
+    @Test
+    void shouldDrawEveryProcessorAndStoreInTtlTopologysDiagramWhenTheTopologyHasThem() throws IOException {
+        String source =
+                Files.readString(ROOT.resolve("processor/src/main/java/io/ttlstreams/topology/TtlTopology.java"));
+        String diagram = source.substring(source.indexOf("<pre>"), source.indexOf("</pre>"));
+        Set<String> drawnStores = new TreeSet<>();
+        Matcher stores =
+                Pattern.compile("\\(stores: ([^)]*)\\)", Pattern.DOTALL).matcher(diagram);
+        assertThat(stores.find()).as("the diagram lists the scheduler's stores").isTrue();
+        Matcher names = Pattern.compile("[a-z][a-z-]*").matcher(stores.group(1));
+        while (names.find()) {
+            drawnStores.add(names.group());
+        }
+        Set<String> builtStores = new TreeSet<>();
+        for (TopologyDescription.Subtopology subtopology :
+                TtlTopology.build(bundledConfig()).describe().subtopologies()) {
+            for (TopologyDescription.Node node : subtopology.nodes()) {
+                if (node instanceof TopologyDescription.Processor processor) {
+                    assertThat(diagram)
+                            .as("the diagram draws processor %s", node.name())
+                            .contains(node.name());
+                    builtStores.addAll(processor.stores());
+                }
+            }
+        }
+        assertThat(drawnStores).as("the stores the diagram lists").isEqualTo(builtStores);
     }
 
     private static TtlStreamsConfig bundledConfig() throws IOException {

@@ -1,5 +1,6 @@
 package io.ttlstreams.topology;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.ScheduleEntries;
@@ -56,7 +57,7 @@ final class TopologyFixture implements AutoCloseable {
     final TopologyTestDriver driver;
     final TestOutputTopic<String, String> deletes;
     final TestOutputTopic<String, String> dlq;
-    /** Nanoseconds the punctuation clock advances on each read; 0 means it stands still. */
+    /** Nanoseconds the punctuation clock advances on each read; 0 means it stands still, negative that it fails. */
     final AtomicLong nanosPerClockRead = new AtomicLong();
 
     private final Map<String, String> settings;
@@ -85,13 +86,19 @@ final class TopologyFixture implements AutoCloseable {
         this.elapsedMs = Duration.between(START, wallClock).toMillis();
         Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        SchedulerSettings clocked =
-                SchedulerSettings.from(config, 1).withNanoClock(() -> nanoClock.addAndGet(nanosPerClockRead.get()));
-        SchedulerSettings schedulerSettings =
-                readBack.map(clocked::withReadBack).orElse(clocked);
+        SchedulerSettings schedulerSettings = new SchedulerSettings(config, 1, this::readNanoClock, readBack);
         this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, wallClock);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
+    }
+
+    /** The punctuation clock: it advances {@link #nanosPerClockRead} on each read, and fails while that is negative. */
+    private long readNanoClock() {
+        long step = nanosPerClockRead.get();
+        if (step < 0) {
+            throw new IllegalStateException("the punctuation clock failed, as the test asked");
+        }
+        return nanoClock.addAndGet(step);
     }
 
     private static Path newStateDir() {
@@ -192,21 +199,18 @@ final class TopologyFixture implements AutoCloseable {
         return new TopologyFixture(sessionsSettings(extra));
     }
 
-    /** The settings of {@link #sessions}. */
+    /** The settings of {@link #sessions}: {@link TestConfigs}' minimal configuration. */
     static Map<String, String> sessionsSettings(String... extra) {
-        return with(
-                Map.of(
-                        "ttl.rules", "sessions",
-                        "ttl.rule.sessions.namespace", "app.sessions",
-                        "ttl.rule.sessions.field", "expireAt"),
-                extra);
+        return TestConfigs.settings(extra);
     }
 
     /** The settings of a last-modified rule "events" on app.events, plus {@code extra} (its expiry, its field). */
     static Map<String, String> eventsSettings(String... extra) {
         return with(
-                Map.of(
+                TestConfigs.settings(
                         "ttl.rules", "events",
+                        "ttl.rule.sessions.namespace", null,
+                        "ttl.rule.sessions.field", null,
                         "ttl.rule.events.namespace", "app.events",
                         "ttl.rule.events.mode", "last-modified"),
                 extra);
@@ -276,7 +280,8 @@ final class TopologyFixture implements AutoCloseable {
         BsonDocument document =
                 new BsonDocument("_id", id).append("expireAt", new BsonDateTime(deadline.toEpochMilli()));
         ExpiryDecision decision = config.rules().evaluate(ns, document, START);
-        ExpirySchedule schedule = new ExpirySchedule(scheduleStore(), indexStore());
+        ExpirySchedule schedule =
+                new ExpirySchedule(scheduleStore(), indexStore(), driver.getKeyValueStore(ScheduleStores.GUARD_STATE));
         schedule.put(
                 DocumentRef.of(ns, new BsonDocument("_id", id)),
                 null,

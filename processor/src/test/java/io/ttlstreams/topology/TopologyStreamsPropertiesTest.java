@@ -2,10 +2,9 @@ package io.ttlstreams.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
-import io.ttlstreams.processor.DeadLetterExceptionHandler;
 import io.ttlstreams.processor.SendFailureHandler;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -13,22 +12,16 @@ import org.junit.jupiter.api.Test;
 class TopologyStreamsPropertiesTest {
 
     private static TtlStreamsConfig config(Map<String, String> extra) {
-        Map<String, String> props = new HashMap<>(Map.of(
-                "ttl.rules", "sessions",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt"));
-        props.putAll(extra);
-        return new TtlStreamsConfig(props);
+        return TestConfigs.config(extra);
     }
 
     @Test
-    void shouldAddTheDeadLetteringHandlersWhenTheTopologyRuns() {
+    void shouldAddTheDeadLetteringSendHandlerWhenTheTopologyRuns() {
         TtlStreamsConfig config = config(Map.of("bootstrap.servers", "broker:9092"));
 
         Properties streams = TtlTopology.streamsProperties(config);
 
         Properties expected = config.streamsProperties();
-        expected.put("processing.exception.handler", DeadLetterExceptionHandler.class.getName());
         expected.put("production.exception.handler", SendFailureHandler.class.getName());
         expected.put("ttl.dlq.topic", "ttl.dlq");
         assertThat(streams).containsExactlyInAnyOrderEntriesOf(expected);
@@ -37,7 +30,7 @@ class TopologyStreamsPropertiesTest {
     @Test
     void shouldPassTheDeadLetterTopicToTheExceptionHandler() {
         assertThat(TtlTopology.streamsProperties(config(Map.of("ttl.dlq.topic", "errors"))))
-                .containsEntry(DeadLetterExceptionHandler.DLQ_TOPIC_CONFIG, "errors");
+                .containsEntry(SendFailureHandler.DLQ_TOPIC_CONFIG, "errors");
     }
 
     @Test

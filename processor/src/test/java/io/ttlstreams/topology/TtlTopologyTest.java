@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.DeadLetters;
+import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.state.ScheduleKey;
 import java.nio.charset.StandardCharsets;
@@ -79,6 +80,7 @@ class TtlTopologyTest {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
             fixture.input("app.sessions")
                     .pipeInput(ChangeEvents.key(ID), events.insert(ID, expiringAt(Duration.ofSeconds(10))));
+            assertThat(fixture.metric(TtlMetrics.SCHEDULED + "-total")).isEqualTo(1);
 
             fixture.wallClockAt(Duration.ofMillis(9_900));
             assertThat(fixture.deletes()).isEmpty();
@@ -186,6 +188,7 @@ class TtlTopologyTest {
             fixture.wallClockAt(Duration.ofMinutes(5));
             assertThat(fixture.deletes()).isEmpty();
             assertThat(fixture.scheduleStore().approximateNumEntries()).isZero();
+            assertThat(fixture.metric(TtlMetrics.CANCELLED + "-total")).isEqualTo(1);
         }
     }
 
@@ -390,6 +393,9 @@ class TtlTopologyTest {
             assertThat(fixture.deletes())
                     .extracting(c -> BsonDocument.parse(c.key()).get("_id"))
                     .containsExactly(fresh);
+            assertThat(fixture.metric(TtlMetrics.STALE + "-total")).isEqualTo(1);
+            // Each of the five documents the drop took out counts, not the drop.
+            assertThat(fixture.metric(TtlMetrics.CANCELLED + "-total")).isEqualTo(5);
         }
     }
 

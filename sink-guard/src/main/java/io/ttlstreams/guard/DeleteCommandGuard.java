@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *   <li>due: its deadline no later than the sink's clock plus {@code clock.skew.tolerance.ms};</li>
  *   <li>fresh: issued ({@link DeleteCommand#issuedAtMillis()}, covered by the signature) no more than {@code
  *       command.max.age.ms} before the sink's clock, and no more than {@code clock.skew.tolerance.ms} after it; a
- *       command without an issue time passes only with {@code allow.legacy.commands=true}.</li>
+ *       command without an issue time is refused.</li>
  * </ol>
  *
  * Anything else throws a {@link DataException} with the reason, never passes: with the sink's {@code
@@ -75,13 +75,12 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
         config = new SinkGuardConfig(props);
         log.info(
                 "Delete-command guard: trusted key ids {}, unsigned commands {}, allowed namespaces {}, clock skew"
-                        + " tolerance {} ms, commands valid for {} ms, commands without issue time {}",
+                        + " tolerance {} ms, commands valid for {} ms",
                 config.verifier().map(SignatureVerifier::keyIds).orElse(List.of()),
                 config.allowUnsigned() ? "allowed" : "refused",
                 config.allowedNamespaces(),
                 config.clockSkewToleranceMs(),
-                config.commandMaxAgeMs(),
-                config.allowLegacyCommands() ? "allowed" : "refused");
+                config.commandMaxAgeMs());
     }
 
     /**
@@ -134,17 +133,10 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
     /** The issue time against the sink's clock: a replay of a recorded command is refused once it is old enough. */
     private void checkFresh(DeleteCommand command, long now) {
         if (command.issuedAtMillis().isEmpty()) {
-            if (!config.allowLegacyCommands()) {
-                throw new InvalidDeleteCommandException(
-                        SinkRefusal.NO_ISSUE_TIME,
-                        "the command has no issue time (value field '"
-                                + DeleteCommand.ISSUED_AT_FIELD
-                                + "'): it comes from a processor that did not write one yet,"
-                                + " and could be a replay of any age; set "
-                                + SinkGuardConfig.ALLOW_LEGACY_COMMANDS_CONFIG
-                                + "=true only while upgrading");
-            }
-            return;
+            throw new InvalidDeleteCommandException(
+                    SinkRefusal.NO_ISSUE_TIME,
+                    "the command has no issue time (value field '" + DeleteCommand.ISSUED_AT_FIELD
+                            + "'), so it could be a replay of any age");
         }
         long issuedAt = command.issuedAtMillis().getAsLong();
         if (issuedAt > now + config.clockSkewToleranceMs()) {

@@ -54,12 +54,6 @@ public final class SinkGuardConfig extends AbstractConfig {
             + " sink outage of any length every document still being retried has a command in the backlog that is"
             + " still valid.";
 
-    public static final String ALLOW_LEGACY_COMMANDS_CONFIG = "allow.legacy.commands";
-    public static final String ALLOW_LEGACY_COMMANDS_DOC = "Whether a command without an issue time, as processors"
-            + " before it wrote them, may pass (the other checks still apply). Such a command never expires, so a"
-            + " recorded one can be replayed at any time: set this only while the guard is upgraded before the"
-            + " processor, and remove it once ttl.deletes holds no command without issuedAt.";
-
     /** The default {@value #COMMAND_MAX_AGE_MS_CONFIG}: two hours. */
     public static final long COMMAND_MAX_AGE_MS_DEFAULT = 2 * 60 * 60 * 1000L;
 
@@ -87,8 +81,7 @@ public final class SinkGuardConfig extends AbstractConfig {
                     COMMAND_MAX_AGE_MS_DEFAULT,
                     ConfigDef.Range.atLeast(1),
                     Importance.MEDIUM,
-                    COMMAND_MAX_AGE_MS_DOC)
-            .define(ALLOW_LEGACY_COMMANDS_CONFIG, Type.BOOLEAN, false, Importance.LOW, ALLOW_LEGACY_COMMANDS_DOC);
+                    COMMAND_MAX_AGE_MS_DOC);
 
     private final Optional<SignatureVerifier> verifier;
     private final List<NamespacePattern> allowedNamespaces;
@@ -145,10 +138,6 @@ public final class SinkGuardConfig extends AbstractConfig {
 
     public long commandMaxAgeMs() {
         return getLong(COMMAND_MAX_AGE_MS_CONFIG);
-    }
-
-    public boolean allowLegacyCommands() {
-        return getBoolean(ALLOW_LEGACY_COMMANDS_CONFIG);
     }
 
     private Optional<SigningKey> key(String name) {

@@ -223,21 +223,14 @@ class DeleteCommandGuardTest {
     }
 
     @Test
-    void shouldRefuseACommandWithoutIssueTimeUnlessLegacyCommandsAreAllowed() {
-        SinkRecord legacy = signed(command("app.sessions", "d1", 0, OptionalLong.empty()));
+    void shouldRefuseACommandWithoutIssueTime() {
+        SinkRecord unissued = signed(command("app.sessions", "d1", 0, OptionalLong.empty()));
 
-        assertThatThrownBy(() -> guard(settings()).apply(legacy))
+        assertThatThrownBy(() -> guard(settings()).apply(unissued))
                 .isInstanceOf(DataException.class)
                 .hasMessage(PREFIX
-                        + "[no-issue-time] the command has no issue time (value field 'issuedAt'): it comes from a"
-                        + " processor that did not write one yet, and could be a replay of any age; set"
-                        + " allow.legacy.commands=true only while upgrading");
-        assertThat(guard(settings("allow.legacy.commands", "true")).apply(legacy))
-                .isSameAs(legacy);
-        assertThatThrownBy(() -> guard(settings("allow.legacy.commands", "true"))
-                        .apply(signed(command("prod.users", "u1", 0, OptionalLong.empty()))))
-                .as("the other checks still apply")
-                .hasMessageContaining("is not in allowed.namespaces");
+                        + "[no-issue-time] the command has no issue time (value field 'issuedAt'), so it could be a"
+                        + " replay of any age");
     }
 
     @Test
@@ -365,8 +358,7 @@ class DeleteCommandGuardTest {
                         "allow.unsigned",
                         "allowed.namespaces",
                         "clock.skew.tolerance.ms",
-                        "command.max.age.ms",
-                        "allow.legacy.commands");
+                        "command.max.age.ms");
         assertThat(java.util.ServiceLoader.load(org.apache.kafka.connect.transforms.Transformation.class).stream()
                         .map(java.util.ServiceLoader.Provider::type))
                 .contains(DeleteCommandGuard.class);

@@ -92,8 +92,7 @@ public final class DemoCommand implements CommandExtension {
         PrintStream out = System.out;
         TtlStreamsConfig ttlConfig;
         try {
-            ttlConfig =
-                    config == null ? overrides.over(new LocalStackRuntime().defaultConfig()) : overrides.load(config);
+            ttlConfig = ConfigOverrides.warned(overrides.load(config, () -> new LocalStackRuntime().defaultConfig()));
         } catch (ConfigException e) {
             return fail(e.getMessage());
         }

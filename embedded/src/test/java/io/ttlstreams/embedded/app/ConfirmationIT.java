@@ -8,6 +8,7 @@ import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.processor.TtlMetrics;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,7 +53,8 @@ class ConfirmationIT {
 
     /** A counter of the processor's, summed over its tasks ({@code <name>-total}). */
     private double total(String name) {
-        return TtlMetrics.total(PIPELINE.pipeline().processor().streams().metrics(), name);
+        return ExpiryFigures.of(PIPELINE.pipeline().processor().streams().metrics())
+                .total(name);
     }
 
     /** The delete commands read so far, by the document id they delete. */

@@ -10,6 +10,7 @@ import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.processor.TtlMetrics;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,13 +24,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -42,7 +40,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class CosmosEmulationIT {
 
@@ -57,11 +54,11 @@ class CosmosEmulationIT {
             .and(SchedulerOptions.CONFIRM_READ_DELAY_MS_CONFIG, Long.toString(READ_DELAY.toMillis()));
 
     private double total(String name) {
-        return TtlMetrics.total(PIPELINE.pipeline().processor().streams().metrics(), name);
+        return ExpiryFigures.of(PIPELINE.pipeline().processor().streams().metrics())
+                .total(name);
     }
 
     @Test
-    @Order(1)
     void shouldExpireAThousandDocumentsAtTheirDeadlineEachConfirmedByReadBackWhenPlayingCosmosDb() {
         assertThat(PIPELINE.pipeline().processorConfig().confirmMode().configValue())
                 .isEqualTo("read-back");
@@ -69,7 +66,6 @@ class CosmosEmulationIT {
         double confirmed = total(TtlMetrics.CONFIRMED);
         double readBacks = total(TtlMetrics.READ_BACKS);
         double unconfirmed = total(TtlMetrics.UNCONFIRMED);
-        double reemitted = total(TtlMetrics.REEMITTED);
 
         Instant first = Instant.now().plusSeconds(5).truncatedTo(ChronoUnit.MILLIS);
         List<String> ids = new ArrayList<>();
@@ -107,42 +103,17 @@ class CosmosEmulationIT {
                     }
                     return present.isEmpty();
                 });
-        Instant allDeleted = Instant.now();
         await("every delete confirmed by a read")
                 .atMost(WAIT)
                 .until(() -> total(TtlMetrics.CONFIRMED_BY_READ) - confirmedByRead, count -> count == DOCUMENTS);
-        Instant allConfirmed = Instant.now();
 
-        List<Long> lateness = ids.stream()
-                .map(id -> Duration.between(deadlines.get(id), goneAt.get(id)).toMillis())
-                .sorted()
-                .toList();
-        long p50 = lateness.get(DOCUMENTS / 2);
-        long p99 = lateness.get(DOCUMENTS * 99 / 100 - 1);
         double reads = total(TtlMetrics.READ_BACKS) - readBacks;
-        System.out.printf(
-                "cosmos-emulation: %d documents, lateness (deadline -> seen gone, 50 ms polls) p50=%d ms p99=%d ms"
-                        + " max=%d ms; documents read back %.0f (%.3f per confirmed delete), re-emitted %.0f;"
-                        + " all confirmed %d ms after all were seen gone; confirmed-lag-ms max %.0f%n",
-                DOCUMENTS,
-                p50,
-                p99,
-                lateness.get(DOCUMENTS - 1),
-                reads,
-                reads / DOCUMENTS,
-                total(TtlMetrics.REEMITTED) - reemitted,
-                Duration.between(allDeleted, allConfirmed).toMillis(),
-                TtlMetrics.values(
-                                PIPELINE.pipeline().processor().streams().metrics(),
-                                TtlMetrics.CONFIRMED_LAG_MS + "-max")
-                        .max()
-                        .orElse(Double.NaN));
+        assertThat(reads).as("a read for every delete confirmed by one").isGreaterThanOrEqualTo(DOCUMENTS);
         assertThat(total(TtlMetrics.CONFIRMED) - confirmed).isEqualTo(DOCUMENTS);
         assertThat(total(TtlMetrics.UNCONFIRMED) - unconfirmed).isZero();
     }
 
     @Test
-    @Order(2)
     void shouldNotDeleteADocumentRenewedWhileItsReadBackIsPending() {
         PIPELINE.pipeline().stack().connect().pause(ConnectorConfigs.SINK_NAME, WAIT);
         Instant deadline = Instant.now().plusSeconds(2).truncatedTo(ChronoUnit.MILLIS);

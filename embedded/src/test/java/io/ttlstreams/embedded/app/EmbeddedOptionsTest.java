@@ -3,10 +3,9 @@ package io.ttlstreams.embedded.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -16,14 +15,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class EmbeddedOptionsTest {
 
     private static TtlStreamsConfig config(String... keyValues) {
-        Map<String, String> props = new HashMap<>(Map.of(
-                "ttl.rules", "sessions",
-                "ttl.rule.sessions.namespace", "app.sessions",
-                "ttl.rule.sessions.field", "expireAt"));
-        for (int i = 0; i < keyValues.length; i += 2) {
-            props.put(keyValues[i], keyValues[i + 1]);
-        }
-        return new TtlStreamsConfig(props);
+        return TestConfigs.config(keyValues);
     }
 
     @Test

@@ -10,6 +10,7 @@ import static org.awaitility.Awaitility.await;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import io.ttlstreams.app.TtlStreamsApp;
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
@@ -51,10 +52,7 @@ import org.junit.jupiter.api.TestInstance.Lifecycle;
 abstract class PipelineScenarios {
 
     /** The processor configuration of every pipeline under test: one field rule on app.sessions. */
-    static final Map<String, String> RULES = Map.of(
-            "ttl.rules", "sessions",
-            "ttl.rule.sessions.namespace", "app.sessions",
-            "ttl.rule.sessions.field", "expireAt");
+    static final Map<String, String> RULES = TestConfigs.settings();
 
     private static final Namespace SESSIONS = Namespace.parse("app.sessions");
 

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoCollection;
+import io.ttlstreams.config.OperationsOptions;
+import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
@@ -254,8 +256,10 @@ class RenewalLoopIT {
     }
 
     private Map<String, List<Event>> eventsById(TopicReader source) {
-        ChangeEventParser parser =
-                new ChangeEventParser(PIPELINE.pipeline().processorConfig().topicNamespaceMapping());
+        ChangeEventParser parser = new ChangeEventParser(
+                PIPELINE.pipeline().processorConfig().topicNamespaceMapping(),
+                OperationsOptions.DOCUMENT_KEY_MAX_BYTES_DEFAULT,
+                SourceProfile.MONGODB);
         Map<String, List<Event>> byId = new HashMap<>();
         for (ConsumerRecord<String, String> record : source.poll(r -> true)) {
             ChangeEvent event = parser.parse(record.topic(), record.key(), record.value(), record.timestamp());

@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 import com.mongodb.client.MongoClient;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
+import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.resync.KafkaResyncPublisher;
 import io.ttlstreams.resync.Resync;
@@ -235,7 +236,7 @@ class ResyncIT {
 
     /** The running processor's resyncs-stale-total, over its tasks. */
     private double resyncsStale() {
-        return TtlMetrics.total(pipeline.processor().streams().metrics(), TtlMetrics.RESYNC_STALE);
+        return ExpiryFigures.of(pipeline.processor().streams().metrics()).total(TtlMetrics.RESYNC_STALE);
     }
 
     /** The processor's configuration as a file, for the command line. */

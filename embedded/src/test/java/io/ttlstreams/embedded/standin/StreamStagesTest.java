@@ -7,7 +7,7 @@ import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
 import de.bwaldvogel.mongo.bson.BsonTimestamp;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
-import io.ttlstreams.config.RulesOptions;
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
 import java.util.ArrayList;
@@ -30,17 +30,11 @@ class StreamStagesTest {
 
     /** The production pipeline for one field rule with a partial filter on {@code app.sessions}. */
     private static List<Document> productionStages() {
-        TtlStreamsConfig config = new TtlStreamsConfig(Map.of(
-                RulesOptions.RULES_CONFIG,
-                "sessions",
-                "ttl.rule.sessions.namespace",
-                "app.sessions",
-                "ttl.rule.sessions.field",
-                "expireAt",
+        TtlStreamsConfig config = TestConfigs.config(
                 "ttl.rule.sessions.partial.filter",
                 "{\"meta.kind\": \"web\"}",
                 "ttl.document.key.max.bytes",
-                Integer.toString(MAX_KEY_BYTES)));
+                Integer.toString(MAX_KEY_BYTES));
         String pipeline = ConnectorConfigs.render(config, "mongodb://localhost", false)
                 .sources()
                 .get(0)

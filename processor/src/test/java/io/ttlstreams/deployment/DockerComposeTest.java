@@ -1,4 +1,4 @@
-package io.ttlstreams.connect;
+package io.ttlstreams.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,6 +6,8 @@ import com.mongodb.kafka.connect.MongoSinkConnector;
 import io.ttlstreams.config.ConfigLayers;
 import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ConnectorConfigs;
+import io.ttlstreams.connect.RepositoryFiles;
 import io.ttlstreams.contract.SigningKey;
 import io.ttlstreams.http.OperationsServer;
 import java.io.IOException;

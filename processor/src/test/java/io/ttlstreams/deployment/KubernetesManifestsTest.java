@@ -1,4 +1,4 @@
-package io.ttlstreams.http;
+package io.ttlstreams.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,6 +9,7 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.RepositoryFiles;
 import io.ttlstreams.contract.SigningKey;
 import io.ttlstreams.health.Health;
+import io.ttlstreams.http.OperationsServer;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;

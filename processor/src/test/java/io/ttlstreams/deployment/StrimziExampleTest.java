@@ -1,4 +1,4 @@
-package io.ttlstreams.platform;
+package io.ttlstreams.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,10 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.ttlstreams.config.ConfigLayers;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.RepositoryFiles;
+import io.ttlstreams.platform.AclPlan;
+import io.ttlstreams.platform.ExamplePlatform;
+import io.ttlstreams.platform.Platform;
+import io.ttlstreams.platform.StrimziResources;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;

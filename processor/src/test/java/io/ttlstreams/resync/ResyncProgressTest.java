@@ -14,7 +14,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class ConsoleProgressTest {
+class ResyncProgressTest {
 
     private static final ResyncTarget TOKENS =
             new ResyncTarget(Namespace.parse("app.tokens"), "mongo.app.tokens", List.of());

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-class RedactingMessageFactoryTest {
+class RedactingLogEventFactoryTest {
 
-    private static final Logger LOG = LoggerFactory.getLogger(RedactingMessageFactoryTest.class);
+    private static final Logger LOG = LoggerFactory.getLogger(RedactingLogEventFactoryTest.class);
 
     @Test
     void shouldRedactEveryKindOfLogMessageThroughSlf4j() {

@@ -1,4 +1,4 @@
-package io.ttlstreams.platform;
+package io.ttlstreams.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

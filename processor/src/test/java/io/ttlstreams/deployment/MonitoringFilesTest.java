@@ -1,4 +1,4 @@
-package io.ttlstreams.metrics;
+package io.ttlstreams.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
