@@ -1,11 +1,14 @@
 package io.ttlstreams.app;
 
 import com.mongodb.client.MongoClient;
+import io.ttlstreams.config.KafkaClientSecurity;
 import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ManagedConnectors;
+import io.ttlstreams.platform.AccessDenied;
+import io.ttlstreams.platform.AclPlan;
 import io.ttlstreams.processor.DeadLetterExceptionHandler;
 import io.ttlstreams.processor.ProcessingFailures;
 import io.ttlstreams.processor.SchedulerSettings;
@@ -51,6 +54,9 @@ public final class TtlStreamsApp implements AutoCloseable {
                     + " event p50 30-70 ms, p99 up to 0.6 s";
 
     private final TtlStreamsConfig config;
+    /** How the Kafka clients authenticate, checked before anything starts. */
+    private final KafkaClientSecurity security;
+
     private final OperationsSurface operations;
     private final KafkaStreams streams;
     /** Reads unconfirmed deletes' documents back, with its own MongoDB client; empty without read-back. */
@@ -60,6 +66,8 @@ public final class TtlStreamsApp implements AutoCloseable {
     private final ProcessingFailures processingFailures = new ProcessingFailures();
     private final CompletableFuture<String> failed = new CompletableFuture<>();
     private volatile Throwable lastThreadFailure;
+    /** The broker's refusal that stopped a stream thread, said as the ACL it lacks; null while there is none. */
+    private volatile AccessDenied accessDenied;
 
     /**
      * Provisions the topics and creates (does not start) Kafka Streams, watching no connectors.
@@ -80,6 +88,7 @@ public final class TtlStreamsApp implements AutoCloseable {
      */
     public TtlStreamsApp(TtlStreamsConfig config, Optional<ManagedConnectors> connectors) throws InterruptedException {
         this.config = config;
+        this.security = KafkaClientSecurity.of(config);
         this.operations = OperationsSurface.bind(config, connectors);
         Optional<ReadBack> reading = Optional.empty();
         try {
@@ -167,6 +176,10 @@ public final class TtlStreamsApp implements AutoCloseable {
      */
     private StreamThreadExceptionResponse onThreadFailure(Throwable error) {
         lastThreadFailure = error;
+        AccessDenied.in(error, config, AclPlan.PROCESSOR_USER).ifPresent(denied -> {
+            accessDenied = denied;
+            LOG.error("{}", denied.message());
+        });
         StreamThreadExceptionResponse response = policy.decide(error);
         if (response == StreamThreadExceptionResponse.REPLACE_THREAD) {
             LOG.error(
@@ -194,15 +207,29 @@ public final class TtlStreamsApp implements AutoCloseable {
         readBack.ifPresent(r -> r.service().start());
         streams.start();
         LOG.info(
-                "ttl-streams started: application.id={}, reading {}",
+                "ttl-streams started: application.id={}, reading {}, Kafka clients {}",
                 config.streamsProperties().getProperty("application.id"),
-                config.sourceTopics());
+                config.sourceTopics(),
+                security.describe());
         return this;
     }
 
     /** The configuration the processor runs with. */
     public TtlStreamsConfig config() {
         return config;
+    }
+
+    /**
+     * The broker's refusal that stopped a stream thread (a missing ACL), naming the principal, the resource and the
+     * plan's grant; empty unless one did.
+     */
+    public Optional<AccessDenied> accessDenied() {
+        return Optional.ofNullable(accessDenied);
+    }
+
+    /** How the Kafka clients authenticate, for people: protocol, mechanism and user, never a secret. */
+    public KafkaClientSecurity security() {
+        return security;
     }
 
     /** The Kafka Streams instance, for status and metrics. */
