@@ -16,6 +16,7 @@ import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.platform.AclPlan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,6 +62,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -314,6 +316,141 @@ class LeastPrivilegeIT {
                                                 : "ttl-connect-(configs|offsets|status)"));
             }
         }
+    }
+
+    /**
+     * A processor started ({@code run --config}, a JVM of its own) on a cluster that lacks one ACL of the plan, the one
+     * its start-up check of declared topics needs, stops with exit code 2 and a line naming the principal, the
+     * operation, the topic and the plan's grant, pointing at {@code ttl-streams platform}.
+     */
+    @Test
+    void shouldStopAtStartUpNamingTheMissingAclWhenThePlanLacksOne(@TempDir Path dir) throws Exception {
+        assertThat(positiveRun())
+                .as("the positive run, frozen before an ACL is taken away")
+                .isEmpty();
+        AclBinding missing = planBinding(AclPlan.PROCESSOR_USER, AclOperation.DESCRIBE_CONFIGS, "ttl.deletes");
+        Path log = dir.resolve("run.log");
+        try (AclTakenAway taken = new AclTakenAway(missing)) {
+            Process run = PIPELINE.startRun(PIPELINE.instanceSettings(), log);
+            assertThat(run.waitFor(2, TimeUnit.MINUTES))
+                    .as("stopped; it printed:%n%s", read(log))
+                    .isTrue();
+            assertThat(run.exitValue())
+                    .as("exit code; it printed:%n%s", read(log))
+                    .isEqualTo(2);
+        }
+        String printed = read(log);
+        String line = printed.lines()
+                .filter(text -> text.startsWith("ttl-streams run: "))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no error line in:\n" + printed));
+        System.out.println("[least-privilege] start-up without " + new PlanAcl(missing) + ": " + line);
+        assertThat(line)
+                .contains("Kafka refused User:ttl-processor DescribeConfigs on topic ttl.deletes")
+                .contains("The plan grants User:ttl-processor Write, DescribeConfigs on topic ttl.deletes")
+                .contains("ttl-streams platform");
+    }
+
+    /**
+     * A running processor that loses an ACL of the plan (the one that lets it write delete commands) stops at the
+     * first command, without replacing its stream thread, with exit code 2 and the line naming what is missing; once
+     * the ACL is back, the document is deleted.
+     */
+    @Test
+    void shouldStopNamingTheMissingAclWhenOneGoesMissingWhileItRuns(@TempDir Path dir) throws Exception {
+        assertThat(positiveRun())
+                .as("the positive run, frozen before an ACL is taken away")
+                .isEmpty();
+        AclBinding missing = planBinding(AclPlan.PROCESSOR_USER, AclOperation.WRITE, "ttl.deletes");
+        EmbeddedPipeline pipeline = PIPELINE.pipeline();
+        MongoCollection<Document> sessions = PIPELINE.collection(SESSIONS);
+        Path log = dir.resolve("run.log");
+        pipeline.stopProcessor();
+        Instant deadline;
+        try {
+            Process run = PIPELINE.startRun(PIPELINE.instanceSettings(), log, "--status-interval", "1");
+            try {
+                await("the instance running alone")
+                        .atMost(Duration.ofMinutes(2))
+                        .until(() -> !run.isAlive() || read(log).contains("active=0_0"));
+                assertThat(run.isAlive())
+                        .as("running; it printed:%n%s", read(log))
+                        .isTrue();
+                try (AclTakenAway taken = new AclTakenAway(missing)) {
+                    deadline = ExpiryProbe.deadlineIn(1);
+                    sessions.insertOne(expiring("went-missing", deadline));
+                    assertThat(run.waitFor(2, TimeUnit.MINUTES))
+                            .as("stopped; it printed:%n%s", read(log))
+                            .isTrue();
+                    assertThat(run.exitValue())
+                            .as("exit code; it printed:%n%s", read(log))
+                            .isEqualTo(2);
+                }
+            } finally {
+                run.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            pipeline.startProcessor();
+        }
+        String printed = read(log);
+        String line = printed.lines()
+                .filter(text -> text.startsWith("ttl-streams run: "))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no error line in:\n" + printed));
+        System.out.println("[least-privilege] at run time without " + new PlanAcl(missing) + ": " + line);
+        assertThat(line)
+                .contains("Kafka refused User:ttl-processor access on topic ttl.deletes")
+                .contains("The plan grants User:ttl-processor Write, DescribeConfigs on topic ttl.deletes")
+                .contains("ttl-streams platform");
+        assertThat(printed).doesNotContain("replacing it");
+        ExpiryProbe.assertExpireOnTime(sessions, List.of("went-missing"), deadline, WAIT);
+    }
+
+    /** The plan's binding of {@code user}'s {@code operation} on topic {@code topic}. */
+    private AclBinding planBinding(String user, AclOperation operation, String topic) {
+        return plan().bindings().stream()
+                .filter(binding -> binding.entry().principal().equals("User:" + user)
+                        && binding.entry().operation() == operation
+                        && binding.pattern().name().equals(topic))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    private static String read(Path log) throws IOException {
+        return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+    }
+
+    /** One ACL of the plan taken away from the broker, and given back on close. */
+    private final class AclTakenAway implements AutoCloseable {
+
+        private final AclBinding binding;
+
+        AclTakenAway(AclBinding binding) throws Exception {
+            this.binding = binding;
+            change(admin -> admin.deleteAcls(List.of(binding.toFilter())).all().get(30, TimeUnit.SECONDS), false);
+        }
+
+        @Override
+        public void close() throws Exception {
+            change(admin -> admin.createAcls(List.of(binding)).all().get(30, TimeUnit.SECONDS), true);
+        }
+
+        private void change(AdminCall call, boolean present) throws Exception {
+            try (Admin admin = stack().kafka().setupAdmin()) {
+                call.run(admin);
+                await("the broker " + (present ? "enforcing " : "without ") + new PlanAcl(binding))
+                        .atMost(WAIT)
+                        .until(() -> admin.describeAcls(binding.toFilter())
+                                        .values()
+                                        .get(30, TimeUnit.SECONDS)
+                                        .isEmpty()
+                                != present);
+            }
+        }
+    }
+
+    private interface AdminCall {
+        void run(Admin admin) throws Exception;
     }
 
     // --- The positive run -----------------------------------------------------------------------------------------
