@@ -163,7 +163,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
      * as {@code user} of the stack's plan, its JAAS line a {@code ${directory:...}} reference to the user's secret,
      * and check the topics the stack declared instead of creating them.
      */
-    public static Map<String, Object> asUser(KafkaUsers users, String user, TtlStreamsConfig config) {
+    private static Map<String, Object> asUser(KafkaUsers users, String user, TtlStreamsConfig config) {
         Map<String, Object> props = new HashMap<>();
         KafkaUsers.securitySettings().forEach((key, value) -> props.put(key.toString(), value));
         props.put(SaslConfigs.SASL_JAAS_CONFIG, users.jaasReference(user));

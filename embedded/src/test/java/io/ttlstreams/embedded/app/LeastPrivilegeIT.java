@@ -603,12 +603,17 @@ class LeastPrivilegeIT {
                 .ignoreExceptionsInstanceOf(IOException.class)
                 .until(() -> held.countDocuments() == 1 && heldCount() == 1);
 
-        Map<String, String> operator = new HashMap<>(PIPELINE.processorSettings());
-        EmbeddedPipeline.asUser(
-                        users(), AclPlan.OPERATOR_USER, PIPELINE.pipeline().processorConfig())
-                .forEach((key, value) -> operator.put(key, String.valueOf(value)));
+        // As docs/deployment.md shows it: the processor's configuration, with the operators' JAAS line.
         CommandRun approve = CommandRun.of(
-                "approve", "--config", PIPELINE.propertiesFile(operator).toString(), "--rule", "held");
+                "approve",
+                "--config",
+                PIPELINE.propertiesFile(PIPELINE.processorSettings()).toString(),
+                "--rule",
+                "held",
+                "--set",
+                "sasl.jaas.config=" + users().jaasReference(AclPlan.OPERATOR_USER),
+                "--set",
+                "config.providers.directory.param.allowed.paths=" + users().directory(AclPlan.OPERATOR_USER));
         assertThat(approve.exitCode()).as(approve.out() + approve.err()).isZero();
         await("the held document released and deleted").atMost(WAIT).until(() -> held.countDocuments() == 0);
     }
