@@ -179,9 +179,7 @@ class LeastPrivilegeIT {
     @ParameterizedTest(name = "without {0}")
     @MethodSource("planAcls")
     void shouldRefuseARequestOfTheRunWhenOneAclOfThePlanIsMissing(PlanAcl acl) {
-        assertThat(positiveRun())
-                .as("the positive run, whose requests are replayed")
-                .isEmpty();
+        afterThePositiveRun("the positive run, whose requests are replayed");
         List<AuthorizationLog.Decision> refused = AUTHORIZATIONS.refusedWithout(acl.binding(), plan().bindings());
         assertThat(refused)
                 .as("requests of the run that %s alone allowed: with none, the ACL is not needed", acl)
@@ -253,9 +251,7 @@ class LeastPrivilegeIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("forbiddenActs")
     void shouldRefuseWhatThePlanDoesNotGrant(ForbiddenAct act) {
-        assertThat(positiveRun())
-                .as("the positive run, frozen before anything is tried on purpose")
-                .isEmpty();
+        afterThePositiveRun("the positive run, frozen before anything is tried on purpose");
         int before = AUTHORIZATIONS.refusals().size();
         Throwable error = catchThrowable(() -> act.attempt().run(users().clientProperties(act.user())));
         Throwable denied = authorizationError(error);
@@ -325,25 +321,14 @@ class LeastPrivilegeIT {
      */
     @Test
     void shouldStopAtStartUpNamingTheMissingAclWhenThePlanLacksOne(@TempDir Path dir) throws Exception {
-        assertThat(positiveRun())
-                .as("the positive run, frozen before an ACL is taken away")
-                .isEmpty();
+        afterThePositiveRun("the positive run, frozen before an ACL is taken away");
         AclBinding missing = planBinding(AclPlan.PROCESSOR_USER, AclOperation.DESCRIBE_CONFIGS, "ttl.deletes");
         Path log = dir.resolve("run.log");
         try (AclTakenAway taken = new AclTakenAway(missing)) {
             Process run = PIPELINE.startRun(PIPELINE.instanceSettings(), log);
-            assertThat(run.waitFor(2, TimeUnit.MINUTES))
-                    .as("stopped; it printed:%n%s", read(log))
-                    .isTrue();
-            assertThat(run.exitValue())
-                    .as("exit code; it printed:%n%s", read(log))
-                    .isEqualTo(2);
+            assertStopsWithCode2(run, log);
         }
-        String printed = read(log);
-        String line = printed.lines()
-                .filter(text -> text.startsWith("ttl-streams run: "))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no error line in:\n" + printed));
+        String line = errorLine(read(log));
         System.out.println("[least-privilege] start-up without " + new PlanAcl(missing) + ": " + line);
         assertThat(line)
                 .contains("Kafka refused User:ttl-processor DescribeConfigs on topic ttl.deletes")
@@ -358,9 +343,7 @@ class LeastPrivilegeIT {
      */
     @Test
     void shouldStopNamingTheMissingAclWhenOneGoesMissingWhileItRuns(@TempDir Path dir) throws Exception {
-        assertThat(positiveRun())
-                .as("the positive run, frozen before an ACL is taken away")
-                .isEmpty();
+        afterThePositiveRun("the positive run, frozen before an ACL is taken away");
         AclBinding missing = planBinding(AclPlan.PROCESSOR_USER, AclOperation.WRITE, "ttl.deletes");
         EmbeddedPipeline pipeline = PIPELINE.pipeline();
         MongoCollection<Document> sessions = PIPELINE.collection(SESSIONS);
@@ -379,12 +362,7 @@ class LeastPrivilegeIT {
                 try (AclTakenAway taken = new AclTakenAway(missing)) {
                     deadline = ExpiryProbe.deadlineIn(1);
                     sessions.insertOne(expiring("went-missing", deadline));
-                    assertThat(run.waitFor(2, TimeUnit.MINUTES))
-                            .as("stopped; it printed:%n%s", read(log))
-                            .isTrue();
-                    assertThat(run.exitValue())
-                            .as("exit code; it printed:%n%s", read(log))
-                            .isEqualTo(2);
+                    assertStopsWithCode2(run, log);
                 }
             } finally {
                 run.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
@@ -393,10 +371,7 @@ class LeastPrivilegeIT {
             pipeline.startProcessor();
         }
         String printed = read(log);
-        String line = printed.lines()
-                .filter(text -> text.startsWith("ttl-streams run: "))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no error line in:\n" + printed));
+        String line = errorLine(printed);
         System.out.println("[least-privilege] at run time without " + new PlanAcl(missing) + ": " + line);
         assertThat(line)
                 .contains("Kafka refused User:ttl-processor access on topic ttl.deletes")
@@ -414,6 +389,27 @@ class LeastPrivilegeIT {
                         && binding.pattern().name().equals(topic))
                 .findFirst()
                 .orElseThrow();
+    }
+
+    /** Fails unless the positive run, which a test needs before it, passed. */
+    private void afterThePositiveRun(String why) {
+        assertThat(positiveRun()).as(why).isEmpty();
+    }
+
+    /** Waits for {@code run} to stop by itself, with the exit code of a bad configuration. */
+    private static void assertStopsWithCode2(Process run, Path log) throws Exception {
+        assertThat(run.waitFor(2, TimeUnit.MINUTES))
+                .as("stopped; it printed:%n%s", read(log))
+                .isTrue();
+        assertThat(run.exitValue()).as("exit code; it printed:%n%s", read(log)).isEqualTo(2);
+    }
+
+    /** The line {@code run} printed on its way out. */
+    private static String errorLine(String printed) {
+        return printed.lines()
+                .filter(text -> text.startsWith("ttl-streams run: "))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no error line in:\n" + printed));
     }
 
     private static String read(Path log) throws IOException {

@@ -1,13 +1,9 @@
 package io.ttlstreams.embedded.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import io.ttlstreams.app.TtlStreamsCli;
 import io.ttlstreams.platform.AclPlan;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,12 +12,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,91 +28,44 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class SecuredRunCommandIT {
 
-    private static final Pattern MONGODB = Pattern.compile("MongoDB stand-in : (mongodb://\\S+)");
     private static final Duration START = Duration.ofMinutes(3);
 
     @TempDir
     Path dir;
 
-    private Process run;
-
-    @AfterEach
-    void stopIfRunning() throws InterruptedException {
-        if (run != null && run.isAlive()) {
-            run.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        }
-    }
-
-    private static String output(Path log) throws IOException {
-        return Files.readString(log, StandardCharsets.UTF_8);
-    }
-
     @Test
     void shouldRunAsThePlansUsersAndPrintOrLogNoSecretWhenTheBrokerEnforcesThem() throws Exception {
-        Path log = dir.resolve("run.log");
         Path data = dir.resolve("data");
-        run = new ProcessBuilder(List.of(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx1g",
-                        "-XX:TieredStopAtLevel=1",
-                        "-Dlog4j2.configurationFile=log4j2-everything.xml",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        TtlStreamsCli.class.getName(),
-                        "run",
-                        "--embedded",
-                        "--set",
-                        "embedded.kafka.security=scram-acls",
-                        "--set",
-                        "embedded.kafka.port=0",
-                        "--set",
-                        "embedded.mongodb.port=0",
-                        "--set",
-                        "embedded.connect.port=0",
-                        "--set",
-                        "embedded.data.dir=" + data,
-                        "--status-interval",
-                        "1"))
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+        String everything;
+        try (LauncherRun run = LauncherRun.start(
+                data, dir.resolve("run.log"), "log4j2-everything.xml", "embedded.kafka.security=scram-acls")) {
+            run.awaitStatusLine(START);
+            assertThat(run.output())
+                    .contains("ttl-streams ready")
+                    .contains("(SASL_PLAINTEXT, SCRAM-SHA-512; ACLs enforced: exactly those ttl-streams platform"
+                            + " renders)")
+                    .containsPattern("processor, resync +User:" + AclPlan.PROCESSOR_USER
+                            + " +\\(its clients: SASL_PLAINTEXT, SCRAM-SHA-512, as User:" + AclPlan.PROCESSOR_USER
+                            + "\\)")
+                    .containsPattern("source connectors +User:" + AclPlan.SOURCE_USER)
+                    .containsPattern("sink connector +User:" + AclPlan.SINK_USER)
+                    .containsPattern("Connect worker +User:" + AclPlan.CONNECT_USER)
+                    .containsPattern("approve \\(operators\\) +User:" + AclPlan.OPERATOR_USER);
 
-        await("the status line")
-                .atMost(START)
-                .pollInterval(Duration.ofMillis(500))
-                .until(() -> !run.isAlive() || output(log).contains("status: "));
-        assertThat(run.isAlive())
-                .as("still running; it printed:%n%s", output(log))
-                .isTrue();
-        String screen = output(log);
-        assertThat(screen)
-                .contains("ttl-streams ready")
-                .contains("(SASL_PLAINTEXT, SCRAM-SHA-512; ACLs enforced: exactly those ttl-streams platform renders)")
-                .containsPattern("processor, resync +User:" + AclPlan.PROCESSOR_USER
-                        + " +\\(its clients: SASL_PLAINTEXT, SCRAM-SHA-512, as User:" + AclPlan.PROCESSOR_USER + "\\)")
-                .containsPattern("source connectors +User:" + AclPlan.SOURCE_USER)
-                .containsPattern("sink connector +User:" + AclPlan.SINK_USER)
-                .containsPattern("Connect worker +User:" + AclPlan.CONNECT_USER)
-                .containsPattern("approve \\(operators\\) +User:" + AclPlan.OPERATOR_USER);
+            try (MongoClient client = run.mongo()) {
+                client.getDatabase("app")
+                        .getCollection("sessions")
+                        .insertOne(new Document("_id", "secured-run")
+                                .append("expireAt", Date.from(Instant.now().plusSeconds(2))));
+            }
+            run.awaitOutput("the document expired, its delete confirmed", " deleted=1 confirmed=1");
 
-        Matcher uri = MONGODB.matcher(screen);
-        assertThat(uri.find()).as("the stand-in's address in:%n%s", screen).isTrue();
-        try (MongoClient client = MongoClients.create(uri.group(1))) {
-            client.getDatabase("app")
-                    .getCollection("sessions")
-                    .insertOne(new Document("_id", "secured-run")
-                            .append("expireAt", Date.from(Instant.now().plusSeconds(2))));
+            assertThat(run.stop())
+                    .as("exit code; it printed:%n%s", run.output())
+                    .isZero();
+            everything = run.output();
         }
-        await("the document expired, its delete confirmed")
-                .atMost(Duration.ofMinutes(1))
-                .pollInterval(Duration.ofMillis(500))
-                .until(() -> output(log).contains(" deleted=1 confirmed=1"));
 
-        run.destroy(); // SIGTERM
-        assertThat(run.waitFor(1, TimeUnit.MINUTES)).as("stopped").isTrue();
-        assertThat(run.exitValue()).as("it printed:%n%s", output(log)).isZero();
-
-        String everything = output(log);
         // The check has something to look at: Kafka's clients dumped their settings, credentials hidden by Kafka.
         assertThat(everything).contains("sasl.jaas.config = [hidden]");
         List<String> secrets = new ArrayList<>();
