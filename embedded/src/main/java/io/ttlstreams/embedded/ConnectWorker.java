@@ -1,23 +1,33 @@
 package io.ttlstreams.embedded;
 
 import io.ttlstreams.connect.ConnectorConfigs;
+import io.ttlstreams.platform.AclPlan;
+import io.ttlstreams.platform.PlatformSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.provider.DirectoryConfigProvider;
 import org.apache.kafka.common.utils.internals.Exit;
+import org.apache.kafka.connect.cli.AbstractConnectCli;
+import org.apache.kafka.connect.cli.ConnectDistributed;
 import org.apache.kafka.connect.cli.ConnectStandalone;
 import org.apache.kafka.connect.runtime.Connect;
-import org.apache.kafka.connect.runtime.standalone.StandaloneHerder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts a standalone Kafka Connect worker in this JVM for {@link EmbeddedConnect}: its properties, the plugin
- * manifests that let it find the MongoDB connectors, the sink guard and the secrets provider on the application
- * classpath, and the undoing of what Connect's command line does to a JVM of its own.
+ * Starts a Kafka Connect worker in this JVM for {@link EmbeddedConnect}: its properties, the plugin manifests that let
+ * it find the MongoDB connectors, the sink guard and the secrets provider on the application classpath, and the
+ * undoing of what Connect's command line does to a JVM of its own. Standalone (offsets in a file) against a broker
+ * without security; distributed, as Strimzi runs Connect, against one that enforces the plan's ACLs, which are a
+ * distributed worker's.
  */
 final class ConnectWorker {
 
@@ -48,7 +58,8 @@ final class ConnectWorker {
      * @param secretsDir the worker's secrets directory
      * @throws EmbeddedStackException if the worker fails to start
      */
-    static Connect<StandaloneHerder> start(String bootstrapServers, Path directory, Path secretsDir, int restPort) {
+    static Connect<?> start(
+            String bootstrapServers, Path directory, Path secretsDir, int restPort, Optional<KafkaUsers> users) {
         Path pluginPath = directory.resolve("plugins");
         try {
             writeConnectorManifests(pluginPath.resolve("mongo-kafka-connect-services"));
@@ -56,7 +67,48 @@ final class ConnectWorker {
             throw new EmbeddedStackException(
                     "Embedded Connect could not write its plugin manifests in " + pluginPath, e);
         }
-        return startWorker(workerProperties(bootstrapServers, directory, pluginPath, secretsDir, restPort));
+        Map<String, String> props = workerProperties(bootstrapServers, directory, pluginPath, secretsDir, restPort);
+        if (users.isEmpty()) {
+            return startWorker(new ConnectStandalone(), props);
+        }
+        // Source offsets go to the worker's offset topic instead.
+        props.remove("offset.storage.file.filename");
+        props.putAll(distributedProperties(users.get()));
+        return startWorker(new ConnectDistributed(), props);
+    }
+
+    /**
+     * A distributed worker of group {@value PlatformSettings#DEFAULT_CONNECT_CLUSTER}, as the plan names it, logging in
+     * as the plan's Connect user for its own clients (its topics and group), and resolving the connectors'
+     * {@code ${directory:...}} overrides from the secret directories of the Connect, source and sink users only.
+     */
+    private static Map<String, String> distributedProperties(KafkaUsers users) {
+        String group = PlatformSettings.DEFAULT_CONNECT_CLUSTER;
+        Map<String, String> props = new HashMap<>();
+        props.put("group.id", group);
+        props.put("config.storage.topic", group + "-configs");
+        props.put("offset.storage.topic", group + "-offsets");
+        props.put("status.storage.topic", group + "-status");
+        for (String topic : List.of("config", "offset", "status")) {
+            props.put(topic + ".storage.replication.factor", "1");
+        }
+        props.put("offset.storage.partitions", "1");
+        props.put("status.storage.partitions", "1");
+        Map<String, String> security = new HashMap<>();
+        KafkaUsers.securitySettings().forEach((key, value) -> security.put(key.toString(), value.toString()));
+        security.put(SaslConfigs.SASL_JAAS_CONFIG, users.jaasReference(AclPlan.CONNECT_USER));
+        // The worker's own clients, and the base of every connector's, which the connectors' overrides then change.
+        for (String prefix : List.of("", "producer.", "consumer.", "admin.")) {
+            security.forEach((key, value) -> props.put(prefix + key, value));
+        }
+        props.put("config.providers", "file,directory");
+        props.put("config.providers.directory.class", DirectoryConfigProvider.class.getName());
+        props.put(
+                "config.providers.directory.param.allowed.paths",
+                List.of(AclPlan.CONNECT_USER, AclPlan.SOURCE_USER, AclPlan.SINK_USER).stream()
+                        .map(user -> users.directory(user).toString())
+                        .collect(Collectors.joining(",")));
+        return props;
     }
 
     /**
@@ -112,7 +164,7 @@ final class ConnectWorker {
      * and leaves the calling thread's context class loader set to its plugin loader. All three are undone here,
      * so a failure becomes an exception and {@link EmbeddedConnect#close()} owns the lifecycle.
      */
-    private static Connect<StandaloneHerder> startWorker(Map<String, String> workerProps) {
+    private static Connect<?> startWorker(AbstractConnectCli<?, ?> cli, Map<String, String> workerProps) {
         Thread thread = Thread.currentThread();
         ClassLoader contextLoader = thread.getContextClassLoader();
         synchronized (EXIT_HOOKS_LOCK) {
@@ -122,7 +174,7 @@ final class ConnectWorker {
             });
             Exit.setShutdownHookAdder((name, runnable) -> log.debug("Not registering Connect's {} hook", name));
             try {
-                return new ConnectStandalone().startConnect(workerProps);
+                return cli.startConnect(workerProps);
             } catch (EmbeddedStackException e) {
                 throw e;
             } catch (RuntimeException e) {

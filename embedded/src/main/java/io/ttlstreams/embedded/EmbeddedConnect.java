@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -19,7 +20,6 @@ import org.apache.kafka.connect.runtime.Connect;
 import org.apache.kafka.connect.runtime.Herder;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorInfo;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
-import org.apache.kafka.connect.runtime.standalone.StandaloneHerder;
 import org.apache.kafka.connect.util.FutureCallback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,12 +52,12 @@ public final class EmbeddedConnect implements AutoCloseable {
 
     private static final Duration POLL_INTERVAL = Duration.ofMillis(50);
 
-    private final Connect<StandaloneHerder> connect;
+    private final Connect<?> connect;
     private final int port;
     private final WorkerSecrets secrets;
     private boolean closed;
 
-    private EmbeddedConnect(Connect<StandaloneHerder> connect, int port, WorkerSecrets secrets) {
+    private EmbeddedConnect(Connect<?> connect, int port, WorkerSecrets secrets) {
         this.connect = connect;
         this.port = port;
         this.secrets = secrets;
@@ -73,12 +73,22 @@ public final class EmbeddedConnect implements AutoCloseable {
      * @throws EmbeddedStackException if the worker fails to start
      */
     public static EmbeddedConnect start(String bootstrapServers, Path dataDir, int port) {
+        return start(bootstrapServers, dataDir, port, Optional.empty());
+    }
+
+    /**
+     * Starts the worker and returns once its REST API is up: standalone, or, with {@code users}, distributed and
+     * logging in as the plan's Connect user.
+     *
+     * @param users the Kafka users of a broker that enforces security; empty for one that does not
+     * @throws EmbeddedStackException if the worker fails to start
+     */
+    public static EmbeddedConnect start(String bootstrapServers, Path dataDir, int port, Optional<KafkaUsers> users) {
         Path directory = dataDir.resolve("connect").toAbsolutePath();
         WorkerSecrets secrets = WorkerSecrets.in(directory.resolve("secrets"));
         int restPort = LocalPorts.resolve(port);
         long startNanos = System.nanoTime();
-        Connect<StandaloneHerder> connect =
-                ConnectWorker.start(bootstrapServers, directory, secrets.directory(), restPort);
+        Connect<?> connect = ConnectWorker.start(bootstrapServers, directory, secrets.directory(), restPort, users);
         log.debug(
                 "Embedded Connect worker at http://{}:{} (started in {} ms)",
                 LocalPorts.HOST,
@@ -305,7 +315,7 @@ public final class EmbeddedConnect implements AutoCloseable {
         log.debug("Embedded Connect worker stopped");
     }
 
-    private StandaloneHerder herder() {
+    private Herder herder() {
         return connect.herder();
     }
 

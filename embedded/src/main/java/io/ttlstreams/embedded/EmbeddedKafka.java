@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -40,6 +41,13 @@ import org.slf4j.LoggerFactory;
  * <p>The log lives under {@code <dataDir>/kafka}. A data dir formatted by an earlier run is reused, with the
  * controller port it was formatted with, because a KRaft quorum formatted with {@code --standalone} stores its
  * controller endpoint.
+ *
+ * <p>With {@link KafkaSecurity#SCRAM_ACLS}, clients connect to a SASL_PLAINTEXT listener (SCRAM-SHA-512) and Kafka's
+ * {@code StandardAuthorizer} allows only what an ACL allows. The stack's own set-up (topics, users, ACLs: {@link
+ * #setupAdmin()}) uses a second listener, PLAINTEXT on loopback, whose anonymous principal is the one super user: the
+ * controller listener's must be one anyway (the broker registers through it before any ACL or SCRAM credential is
+ * loaded, and KRaft's controller listener takes no SCRAM), so no password has to be made and kept for it, and nothing
+ * that connects to the clients' listener is a super user.
  */
 public final class EmbeddedKafka implements AutoCloseable {
 
@@ -51,18 +59,38 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** Brokers started and not yet closed in this JVM; see {@link #forgetBrokerMetrics()}. */
     private static final AtomicInteger RUNNING = new AtomicInteger();
 
+    /** The SASL mechanism of the clients' listener under {@link KafkaSecurity#SCRAM_ACLS}. */
+    public static final String SASL_MECHANISM = "SCRAM-SHA-512";
+
+    /** The authorizer under {@link KafkaSecurity#SCRAM_ACLS}: KRaft's, with ACLs in the metadata log. */
+    static final String AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
+
+    /** The principal of the set-up and controller listeners (PLAINTEXT), the only super user. */
+    static final String SETUP_PRINCIPAL = "User:ANONYMOUS";
+
     private final KafkaRaftServer server;
-    private final int port;
+    private final Listeners listeners;
     private boolean closed;
 
-    private EmbeddedKafka(KafkaRaftServer server, int port) {
+    private EmbeddedKafka(KafkaRaftServer server, Listeners listeners) {
         this.server = server;
-        this.port = port;
+        this.listeners = listeners;
     }
+
+    /**
+     * The node's listeners on 127.0.0.1: the clients' ({@code port}), the set-up's (the same as the clients' unless
+     * the broker enforces security) and the controller's.
+     */
+    record Listeners(int port, int setupPort, int controllerPort, KafkaSecurity security) {}
 
     /** {@link #start(Path, int, int)} with one partition per topic created without a count. */
     public static EmbeddedKafka start(Path dataDir, int port) {
         return start(dataDir, port, 1);
+    }
+
+    /** {@link #start(Path, int, int, KafkaSecurity)} without security. */
+    public static EmbeddedKafka start(Path dataDir, int port, int partitions) {
+        return start(dataDir, port, partitions, KafkaSecurity.NONE);
     }
 
     /**
@@ -71,16 +99,19 @@ public final class EmbeddedKafka implements AutoCloseable {
      * @param dataDir    the stack's data directory; the broker uses {@code dataDir/kafka}
      * @param port       the client port at 127.0.0.1, or 0 for any free port
      * @param partitions partitions of topics created without a count ({@code num.partitions})
+     * @param security   whether clients authenticate and ACLs are enforced
      * @return the running broker
      * @throws EmbeddedStackException if formatting or start-up fails
      */
-    public static EmbeddedKafka start(Path dataDir, int port, int partitions) {
+    public static EmbeddedKafka start(Path dataDir, int port, int partitions, KafkaSecurity security) {
         Path directory = dataDir.resolve("kafka").toAbsolutePath();
         Path logDir = directory.resolve("logs");
         int brokerPort = LocalPorts.resolve(port);
         boolean formatted = Files.exists(logDir.resolve("meta.properties"));
         int controllerPort = formatted ? readControllerPort(directory) : LocalPorts.pickFree();
-        Properties props = brokerProperties(logDir, brokerPort, controllerPort);
+        Listeners listeners = new Listeners(
+                brokerPort, security.enforced() ? LocalPorts.pickFree() : brokerPort, controllerPort, security);
+        Properties props = brokerProperties(logDir, listeners);
         props.put("num.partitions", Integer.toString(partitions));
         try {
             Files.createDirectories(directory);
@@ -94,7 +125,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
         long startNanos = System.nanoTime();
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
-        EmbeddedKafka kafka = new EmbeddedKafka(server, brokerPort);
+        EmbeddedKafka kafka = new EmbeddedKafka(server, listeners);
         RUNNING.incrementAndGet();
         try {
             server.startup();
@@ -115,12 +146,25 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /** @return {@code 127.0.0.1:<port>}, for {@code bootstrap.servers} */
     public String bootstrapServers() {
-        return LocalPorts.HOST + ":" + port;
+        return LocalPorts.HOST + ":" + listeners.port();
     }
 
     /** @return the client port */
     public int port() {
-        return port;
+        return listeners.port();
+    }
+
+    /** @return whether clients authenticate and ACLs are enforced */
+    public KafkaSecurity security() {
+        return listeners.security();
+    }
+
+    /**
+     * An admin client for the stack's own set-up: topics, users, ACLs. Under {@link KafkaSecurity#SCRAM_ACLS} it
+     * connects to the set-up listener as the super user, which no part of the stack ever gets; the caller closes it.
+     */
+    public Admin setupAdmin() {
+        return Admin.create(adminProperties());
     }
 
     /**
@@ -211,7 +255,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private Properties adminProperties() {
         Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, LocalPorts.HOST + ":" + listeners.setupPort());
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, "ttl-streams-embedded-admin");
         return props;
     }
@@ -228,17 +272,37 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    private static Properties brokerProperties(Path logDir, int port, int controllerPort) {
-        String controller = LocalPorts.HOST + ":" + controllerPort;
+    /** The node's whole configuration: its listeners and security, and the settings of a laptop-sized cluster. */
+    private static Properties brokerProperties(Path logDir, Listeners listeners) {
+        String controller = LocalPorts.HOST + ":" + listeners.controllerPort();
         Properties props = new Properties();
         props.put("process.roles", "broker,controller");
         props.put("node.id", "1");
         props.put("controller.quorum.bootstrap.servers", controller);
-        props.put("listeners", "PLAINTEXT://" + LocalPorts.HOST + ":" + port + ",CONTROLLER://" + controller);
-        props.put("advertised.listeners", "PLAINTEXT://" + LocalPorts.HOST + ":" + port);
         props.put("controller.listener.names", "CONTROLLER");
-        props.put("inter.broker.listener.name", "PLAINTEXT");
-        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        if (listeners.security().enforced()) {
+            String clients = "CLIENT://" + LocalPorts.HOST + ":" + listeners.port();
+            String setup = "SETUP://" + LocalPorts.HOST + ":" + listeners.setupPort();
+            props.put("listeners", clients + "," + setup + ",CONTROLLER://" + controller);
+            props.put("advertised.listeners", clients + "," + setup);
+            props.put("listener.security.protocol.map", "CLIENT:SASL_PLAINTEXT,SETUP:PLAINTEXT,CONTROLLER:PLAINTEXT");
+            // The broker talks to itself (transaction markers, the controller) as the super user, on loopback.
+            props.put("inter.broker.listener.name", "SETUP");
+            props.put("listener.name.client.sasl.enabled.mechanisms", SASL_MECHANISM);
+            props.put(
+                    "listener.name.client." + SASL_MECHANISM.toLowerCase(Locale.ROOT) + ".sasl.jaas.config",
+                    "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+            props.put("authorizer.class.name", AUTHORIZER);
+            props.put("allow.everyone.if.no.acl.found", "false");
+            props.put("super.users", SETUP_PRINCIPAL);
+        } else {
+            props.put(
+                    "listeners",
+                    "PLAINTEXT://" + LocalPorts.HOST + ":" + listeners.port() + ",CONTROLLER://" + controller);
+            props.put("advertised.listeners", "PLAINTEXT://" + LocalPorts.HOST + ":" + listeners.port());
+            props.put("inter.broker.listener.name", "PLAINTEXT");
+            props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        }
         props.put("log.dirs", logDir.toString());
         // One node: every internal topic must be satisfiable with a single replica.
         props.put("offsets.topic.replication.factor", "1");

@@ -10,6 +10,11 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.platform.AclPlan;
+import io.ttlstreams.platform.PlatformSettings;
+import io.ttlstreams.platform.TopicPlan;
+import io.ttlstreams.platform.TopicSetting;
+import io.ttlstreams.platform.TopicSpec;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -23,9 +28,12 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +43,10 @@ import org.slf4j.LoggerFactory;
  * "<db>.<coll>"}, and the sink behind its guard), registered through {@code run}'s own registration code and
  * pointed at the stand-in. The guard applies only commands signed with the stack's {@link #commandSigningKey()
  * signing key} (random per stack unless given), in the rules' namespaces.
+ *
+ * <p>With {@link KafkaSecurity#SCRAM_ACLS} the broker enforces the users and ACLs {@code ttl-streams platform} renders
+ * for the rules ({@link KafkaUsers}, from the same {@link AclPlan}); the stack declares every topic of the plan, as a
+ * platform team would, and the Connect worker (distributed) and each connector run as their own users.
  *
  * <p>Started in that order by {@link EmbeddedStackBuilder#start()}, which returns only when every connector task is
  * RUNNING, so a write made afterwards is captured. Closed in reverse order; a data directory the stack created
@@ -62,11 +74,16 @@ public final class EmbeddedStack implements AutoCloseable {
     private final int partitions;
     /** The service the stand-in plays; the connectors are rendered for it. */
     private final SourceProfile profile;
+    /** Whether the broker authenticates and authorizes. */
+    private final KafkaSecurity security;
 
     private TtlStreamsConfig rules;
     private EmbeddedMongo mongo;
     private EmbeddedKafka kafka;
     private EmbeddedConnect connect;
+    /** The plan's users on a broker that enforces security; null on one that does not. */
+    private KafkaUsers users;
+
     private ManagedConnectors connectors;
     /** The rendered connectors last registered, to skip registering the same again. */
     private String registeredJson;
@@ -85,6 +102,7 @@ public final class EmbeddedStack implements AutoCloseable {
         this.connectorTimeout = builder.connectorTimeout();
         this.partitions = builder.partitions();
         this.profile = builder.profile();
+        this.security = builder.kafkaSecurity();
     }
 
     /** @return a builder with no rules, free ports and a temporary data directory */
@@ -147,6 +165,19 @@ public final class EmbeddedStack implements AutoCloseable {
         return commandSigningKey;
     }
 
+    /** @return whether the broker authenticates its clients and enforces ACLs */
+    public KafkaSecurity kafkaSecurity() {
+        return security;
+    }
+
+    /**
+     * @return the Kafka users of the plan, their secrets and ACLs, when the broker enforces security; empty when it
+     *     does not
+     */
+    public Optional<KafkaUsers> kafkaUsers() {
+        return Optional.ofNullable(users);
+    }
+
     /** @return the registered connectors, sources then sink, and the client of the worker that runs them */
     public synchronized ManagedConnectors connectors() {
         return connectors;
@@ -166,15 +197,15 @@ public final class EmbeddedStack implements AutoCloseable {
      * @throws EmbeddedStackException when Connect refuses a connector or one does not run in time
      */
     public synchronized ManagedConnectors registerConnectors(TtlStreamsConfig rules) {
-        Map<String, Object> props = new HashMap<>(rules.originals());
+        Map<String, Object> props = pointed(rules);
         props.put(ConnectOptions.CONNECT_URL_CONFIG, connect.url());
-        // Topics "<db>.<coll>", the ones this stack creates and the processor against it reads.
-        props.put(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG, "");
-        // The key this worker's secret file holds, which the rendered sink guard reads: run refuses a sink without one.
-        props.put(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG, commandSigningKey);
-        // Rendered for the service the stand-in plays, which reads back from the stand-in where it must.
-        props.put(SourceOptions.SOURCE_PROFILE_CONFIG, profile.configValue());
-        props.put(ResyncOptions.MONGODB_URI_CONFIG, mongo.connectionString());
+        if (users != null) {
+            // Each connector runs as its own user, its JAAS line read from that user's secret directory.
+            props.put(
+                    ConnectOptions.CONNECT_KAFKA_USERS_DIR_CONFIG,
+                    users.directory().toString());
+            users.apply(kafka, plan(rules));
+        }
         TtlStreamsConfig pointed = new TtlStreamsConfig(props);
         String rendered = ConnectorConfigs.render(pointed, mongo.connectionString(), false)
                 .toJson();
@@ -202,6 +233,40 @@ public final class EmbeddedStack implements AutoCloseable {
         this.connectors = registered;
         this.registeredJson = rendered;
         return registered;
+    }
+
+    /** {@code rules} pointed at this stack: its topics, its signing key, the service and MongoDB it plays. */
+    private Map<String, Object> pointed(TtlStreamsConfig rules) {
+        Map<String, Object> props = new HashMap<>(rules.originals());
+        // Topics "<db>.<coll>", the ones this stack creates and the processor against it reads.
+        props.put(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG, "");
+        // The key this worker's secret file holds, which the rendered sink guard reads: run refuses a sink without one.
+        props.put(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG, commandSigningKey);
+        // Rendered for the service the stand-in plays, which reads back from the stand-in where it must.
+        props.put(SourceOptions.SOURCE_PROFILE_CONFIG, profile.configValue());
+        props.put(ResyncOptions.MONGODB_URI_CONFIG, mongo.connectionString());
+        return props;
+    }
+
+    /**
+     * The plan {@code ttl-streams platform} renders for {@code rules} as the processor runs them against this stack
+     * (reading its source topics, with its MongoDB, so that it may resync), with one replica per topic.
+     */
+    private AclPlan plan(TtlStreamsConfig rules) {
+        TtlStreamsConfig config = planned(rules);
+        return AclPlan.of(config, topicPlan(config), PlatformSettings.DEFAULT_CONNECT_CLUSTER);
+    }
+
+    private TtlStreamsConfig planned(TtlStreamsConfig rules) {
+        Map<String, Object> props = pointed(rules);
+        props.put(
+                SourceOptions.SOURCE_TOPICS_CONFIG,
+                String.join(",", sourceTopics().values()));
+        return new TtlStreamsConfig(props);
+    }
+
+    private TopicPlan topicPlan(TtlStreamsConfig config) {
+        return TopicPlan.of(config, partitions, OptionalInt.of(1));
     }
 
     /** @return how long {@link EmbeddedStackBuilder#start()} took, up to every connector task RUNNING */
@@ -261,8 +326,14 @@ public final class EmbeddedStack implements AutoCloseable {
     void startComponents(EmbeddedStackBuilder builder) {
         long startNanos = System.nanoTime();
         mongo = EmbeddedMongo.start(builder.mongoPort(), dataDir.resolve("mongo"), profile);
-        kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort(), partitions);
-        connect = EmbeddedConnect.start(kafka.bootstrapServers(), dataDir, builder.connectPort());
+        kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort(), partitions, security);
+        if (security.enforced()) {
+            // Before anything that logs in: every topic declared, every user and ACL of the plan in place.
+            createTopics(rules);
+            users = KafkaUsers.create(kafka, plan(rules), dataDir.resolve("kafka-users"));
+        }
+        connect = EmbeddedConnect.start(
+                kafka.bootstrapServers(), dataDir, builder.connectPort(), Optional.ofNullable(users));
         // Where the sink's rendered ${file:/secrets/ttl-signing.properties:key} finds the key on this worker.
         connect.storeProductionSecret(ConnectorConfigs.DEFAULT_SIGNING_KEY, commandSigningKey);
         registerConnectors(rules);
@@ -281,6 +352,18 @@ public final class EmbeddedStack implements AutoCloseable {
      * watched namespaces' topics, each database's heartbeat topic, the delete and dead-letter topics.
      */
     private void createTopics(TtlStreamsConfig config) {
+        if (security.enforced()) {
+            // Declared as a platform team declares them: every topic of the plan, with its settings; the processor,
+            // which may create none, checks them at start-up.
+            List<NewTopic> declared = new ArrayList<>();
+            for (TopicSpec topic : topicPlan(planned(config)).topics()) {
+                Map<String, String> settings = new LinkedHashMap<>();
+                topic.settings().forEach((TopicSetting setting) -> settings.put(setting.name(), setting.value()));
+                declared.add(new NewTopic(topic.name(), topic.partitions(), (short) 1).configs(settings));
+            }
+            kafka.createTopics(declared);
+            return;
+        }
         Set<String> topics = new LinkedHashSet<>(sourceTopics().values());
         config.rules().rules().forEach(rule -> {
             rule.namespace().exactNamespace().ifPresent(namespace -> topics.add(namespace.toString()));

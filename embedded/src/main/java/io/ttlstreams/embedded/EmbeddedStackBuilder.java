@@ -24,6 +24,7 @@ public final class EmbeddedStackBuilder {
     private Path dataDir;
     private int mongoPort;
     private SourceProfile profile = SourceProfile.MONGODB;
+    private KafkaSecurity kafkaSecurity = KafkaSecurity.NONE;
     private int kafkaPort;
     private int connectPort;
     private int partitions = 1;
@@ -82,6 +83,16 @@ public final class EmbeddedStackBuilder {
      */
     public EmbeddedStackBuilder profile(SourceProfile profile) {
         this.profile = Objects.requireNonNull(profile, "profile");
+        return this;
+    }
+
+    /**
+     * @param security whether the broker authenticates its clients and enforces the plan's ACLs ({@link
+     *                 KafkaSecurity#SCRAM_ACLS}); none by default
+     * @return this builder
+     */
+    public EmbeddedStackBuilder kafkaSecurity(KafkaSecurity security) {
+        this.kafkaSecurity = Objects.requireNonNull(security, "security");
         return this;
     }
 
@@ -203,6 +214,10 @@ public final class EmbeddedStackBuilder {
 
     SourceProfile profile() {
         return profile;
+    }
+
+    KafkaSecurity kafkaSecurity() {
+        return kafkaSecurity;
     }
 
     int mongoPort() {

@@ -6,10 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Properties;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -19,9 +16,6 @@ import java.util.regex.Pattern;
  * of holding the secrets, as in production.
  */
 final class WorkerSecrets {
-
-    private static final Set<PosixFilePermission> OWNER_ONLY_DIRECTORY = PosixFilePermissions.fromString("rwx------");
-    private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
 
     private static final Pattern PRODUCTION_REFERENCE = Pattern.compile("\\$\\{file:"
             + Pattern.quote(SecretsConfigProvider.PRODUCTION_DIRECTORY) + "([A-Za-z0-9_-]+)\\.properties:([^}]+)}");
@@ -39,7 +33,7 @@ final class WorkerSecrets {
      */
     static WorkerSecrets in(Path directory) {
         try {
-            createPrivateDirectory(directory);
+            PrivateFiles.createDirectory(directory);
         } catch (IOException e) {
             throw new EmbeddedStackException("Embedded Connect could not create its secrets directory " + directory, e);
         }
@@ -66,9 +60,7 @@ final class WorkerSecrets {
         Properties secret = new Properties();
         secret.setProperty(key, value);
         try {
-            // Deleted and created anew, so that the file has its permissions from the first byte on.
-            Files.deleteIfExists(file);
-            createPrivateFile(file);
+            PrivateFiles.createFile(file);
             try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.WRITE)) {
                 secret.store(writer, null);
             }
@@ -91,29 +83,5 @@ final class WorkerSecrets {
             throw new IllegalArgumentException("Not a reference to a production secret file: " + reference);
         }
         store(matcher.group(1), matcher.group(2), value);
-    }
-
-    private static void createPrivateDirectory(Path directory) throws IOException {
-        if (posix(directory.getParent())) {
-            Files.createDirectories(directory.getParent());
-            if (!Files.isDirectory(directory)) {
-                Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIRECTORY));
-            }
-            Files.setPosixFilePermissions(directory, OWNER_ONLY_DIRECTORY);
-        } else {
-            Files.createDirectories(directory);
-        }
-    }
-
-    private static void createPrivateFile(Path file) throws IOException {
-        if (posix(file.getParent())) {
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE));
-        } else {
-            Files.createFile(file);
-        }
-    }
-
-    private static boolean posix(Path path) {
-        return path.getFileSystem().supportedFileAttributeViews().contains("posix");
     }
 }

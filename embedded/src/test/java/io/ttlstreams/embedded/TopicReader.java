@@ -39,9 +39,21 @@ public final class TopicReader implements AutoCloseable {
      * as a string to match on.
      */
     public TopicReader(String bootstrapServers, String topic, Deserializer<String> values) {
+        this(clientOf(bootstrapServers), topic, values);
+    }
+
+    /**
+     * A reader with the client settings {@code client}: {@code bootstrap.servers} and, on a broker that enforces
+     * security, the settings that log in as a user allowed to read the topic.
+     */
+    public TopicReader(Properties client, String topic) {
+        this(client, topic, new StringDeserializer());
+    }
+
+    private TopicReader(Properties client, String topic, Deserializer<String> values) {
         this.topic = topic;
         Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.putAll(client);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         consumer = new KafkaConsumer<>(props, new StringDeserializer(), values);
         List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
@@ -49,6 +61,12 @@ public final class TopicReader implements AutoCloseable {
                 .toList();
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
+    }
+
+    private static Properties clientOf(String bootstrapServers) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        return props;
     }
 
     /** Polls once briefly and returns the records seen so far that match. */

@@ -1,10 +1,15 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.KafkaClientSecurity;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.platform.AccessDenied;
+import io.ttlstreams.platform.Acl;
+import io.ttlstreams.platform.AclPlan;
 import io.ttlstreams.processor.GuardDecision;
 import io.ttlstreams.resync.KafkaResyncPublisher;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -39,7 +44,9 @@ import picocli.CommandLine.Spec;
                     + " on arrival past the rule's limit. Released ones expire, within the throttle; rejected ones wait"
                     + " for their document's next change.",
             "Sends one decision to the control topic of the running deployment; sending it again (same --id)"
-                    + " changes nothing."
+                    + " changes nothing.",
+            "On a cluster with ACLs, run it as the operators' user (User:ttl-ops, which may write the control topic"
+                    + " only): give its security settings with --set, e.g. --set 'sasl.jaas.config=$${file:...}'."
         },
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {
@@ -99,6 +106,11 @@ final class ApproveCommand implements Callable<Integer> {
                     + " (/v1/status and the status line show how many are held)");
             return 0;
         }
+        try {
+            KafkaClientSecurity.of(loaded);
+        } catch (ConfigException e) {
+            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
+        }
         Properties props = KafkaResyncPublisher.producerProperties(loaded);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, props.getProperty(ProducerConfig.CLIENT_ID_CONFIG) + "-approve");
         try (KafkaProducer<String, String> producer =
@@ -115,7 +127,14 @@ final class ApproveCommand implements Callable<Integer> {
                     + partitions.size() + " partitions of " + topic);
             return 0;
         } catch (KafkaException | ExecutionException | TimeoutException e) {
-            return CommandFailure.report(spec, "could not send the decision to " + topic + ": " + e.getMessage(), 1);
+            String why = AccessDenied.in(
+                            e,
+                            loaded,
+                            AclPlan.OPERATOR_USER,
+                            Optional.of(new AccessDenied.Request("Write", Acl.Resource.TOPIC, topic)))
+                    .map(AccessDenied::message)
+                    .orElseGet(e::getMessage);
+            return CommandFailure.report(spec, "could not send the decision to " + topic + ": " + why, 1);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return CommandFailure.report(spec, "interrupted while sending the decision", 1);

@@ -1,5 +1,6 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.KafkaClientSecurity;
 import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.time.Duration;
@@ -37,9 +38,11 @@ final class KafkaProbe {
 
     /**
      * @throws ConfigException naming {@code bootstrap.servers} when no broker answers within the start-up timeout,
-     *     a broker refuses this client's credentials, or the setting itself is unusable
+     *     a broker refuses this client's credentials, or the setting itself is unusable; naming the security setting
+     *     that cannot work ({@link KafkaClientSecurity})
      */
     static void check(TtlStreamsConfig config) throws InterruptedException {
+        KafkaClientSecurity.of(config);
         Duration timeout = config.startupTimeout();
         Properties props = adminProperties(config.streamsProperties(), timeout);
         String servers = props.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG);

@@ -86,7 +86,7 @@ final class PlatformCommand implements Callable<Integer> {
     @Option(
             names = "--connect-cluster",
             paramLabel = "NAME",
-            defaultValue = "ttl-connect",
+            defaultValue = PlatformSettings.DEFAULT_CONNECT_CLUSTER,
             description = "The Kafka Connect cluster's name, group.id and internal topic prefix"
                     + " (default: ${DEFAULT-VALUE}).")
     private String connectCluster;

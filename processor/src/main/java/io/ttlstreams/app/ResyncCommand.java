@@ -2,6 +2,7 @@ package io.ttlstreams.app;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
+import io.ttlstreams.config.KafkaClientSecurity;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.resync.KafkaResyncPublisher;
@@ -90,6 +91,14 @@ final class ResyncCommand implements Callable<Integer> {
                             + " sets no bootstrap.servers: name the Kafka cluster the resync events go to (or use"
                             + " --dry-run)",
                     TtlStreamsCli.EXIT_BAD_INPUT);
+        }
+        if (!dryRun) {
+            try {
+                // Published as the processor's user, with its client settings.
+                KafkaClientSecurity.of(ttlConfig);
+            } catch (ConfigException e) {
+                return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
+            }
         }
         PrintWriter out = spec.commandLine().getOut();
         try (MongoClient client = Resync.mongoClient(ttlConfig)) {

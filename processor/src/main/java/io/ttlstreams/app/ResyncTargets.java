@@ -2,6 +2,9 @@ package io.ttlstreams.app;
 
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.platform.AccessDenied;
+import io.ttlstreams.platform.Acl;
+import io.ttlstreams.platform.AclPlan;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -52,8 +55,18 @@ final class ResyncTargets {
                 member.assignment().topicPartitions().forEach(partition -> read.add(partition.topic()));
             }
         } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
             return Optional.of("cannot tell which topics the processor (application.id " + applicationId + ") reads: "
-                    + (e.getCause() == null ? e : e.getCause().getMessage()));
+                    + AccessDenied.in(
+                                    cause,
+                                    config,
+                                    AclPlan.PROCESSOR_USER,
+                                    Optional.of(
+                                            new AccessDenied.Request("Describe", Acl.Resource.GROUP, applicationId)))
+                            .map(AccessDenied::message)
+                            .orElseGet(() -> e.getCause() == null
+                                    ? e.toString()
+                                    : e.getCause().getMessage()));
         }
         return refusal(config.sourceTopics(), read, applicationId);
     }

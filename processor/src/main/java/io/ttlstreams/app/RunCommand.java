@@ -49,7 +49,9 @@ import picocli.CommandLine.Spec;
             "0:stopped by SIGTERM or Ctrl-C (also during start-up; a second signal exits at once with 130)",
             "2:invalid configuration or arguments; no Kafka broker in bootstrap.servers answered, or Kafka Connect"
                     + " refused the connectors or stayed unavailable, within ttl.startup.timeout.ms; Kafka stopped"
-                    + " answering while the topics were provisioned",
+                    + " answering while the topics were provisioned; Kafka refused an operation for want of an ACL,"
+                    + " at start-up or later (the message names the principal, the operation, the resource and the"
+                    + " ACL ttl-streams platform renders for it)",
             "3:the processor failed (Kafka Streams state ERROR, e.g. stream threads failed more often than"
                     + " ttl.thread.replacements.max allows): restart it"
         })
@@ -212,8 +214,16 @@ public final class RunCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Says why the processor failed, stops it and returns the exit code that gets it restarted. */
+    /**
+     * Says why the processor failed, stops it and returns the exit code that gets it restarted; or, when the broker
+     * refused it an operation, names the missing ACL and returns the exit code of a bad configuration, since a restart
+     * alone would meet the same refusal.
+     */
     private int exitFailed(TtlStreamsApp app, AutoCloseable running) {
+        if (app.accessDenied().isPresent()) {
+            closeQuietly(running);
+            return fail(app.accessDenied().get().message());
+        }
         spec.commandLine()
                 .getErr()
                 .println("ttl-streams run: " + app.failed().getNow("") + "; exiting with code " + EXIT_PROCESSOR_FAILED

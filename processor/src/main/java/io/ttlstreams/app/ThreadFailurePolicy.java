@@ -4,13 +4,16 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.function.LongSupplier;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 
 /**
  * Decides what happens to a stream thread that died of an uncaught error: it is replaced, resuming its tasks from the
  * last commit, at most {@code maxReplacements} times within a sliding {@code window}; the next failure, or any
  * failure of the JVM itself (a {@link VirtualMachineError} such as running out of memory, which a new thread would
- * not cure), shuts this instance down instead.
+ * not cure), shuts this instance down instead. So does a broker's refusal (an authorization or authentication
+ * failure: a missing ACL, a revoked user), which a new thread would meet again at once.
  *
  * <p>Shutting down this instance ({@link StreamThreadExceptionResponse#SHUTDOWN_CLIENT}) rather than every instance
  * of the application: a cause local to one machine (a full disk, a broken state directory) then costs one instance,
@@ -46,7 +49,7 @@ final class ThreadFailurePolicy {
 
     /** The answer to a thread that died of {@code error}; counts it when the thread is replaced. */
     synchronized StreamThreadExceptionResponse decide(Throwable error) {
-        if (isJvmFailure(error)) {
+        if (isJvmFailure(error) || isRefusal(error)) {
             return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         }
         long now = clockMillis.getAsLong();
@@ -77,6 +80,17 @@ final class ThreadFailurePolicy {
 
     Duration window() {
         return Duration.ofMillis(windowMillis);
+    }
+
+    /** A broker refused this instance's credentials or an operation: replacing the thread cannot help. */
+    static boolean isRefusal(Throwable error) {
+        Throwable cause = error;
+        for (int link = 0; cause != null && link < MAX_CAUSES; link++, cause = cause.getCause()) {
+            if (cause instanceof AuthorizationException || cause instanceof AuthenticationException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -2,6 +2,9 @@ package io.ttlstreams.app;
 
 import io.ttlstreams.config.OutputTopicOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.platform.AccessDenied;
+import io.ttlstreams.platform.Acl;
+import io.ttlstreams.platform.AclPlan;
 import io.ttlstreams.platform.TopicPlan;
 import io.ttlstreams.platform.TopicSetting;
 import io.ttlstreams.platform.TopicSpec;
@@ -13,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -39,13 +43,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Either way, a topic that existed is checked against the plan's checked settings (a compacted delete topic, a
  * dead-letter topic that cannot take the producer's largest record, which would stop its task), and start-up stops
- * with one line per problem, naming the topic, the setting, the expected and the actual value.
+ * with one line per problem, naming the topic, the setting, the expected and the actual value. A request the cluster
+ * refuses for want of an ACL stops it with one line naming the principal, the operation, the topic and the ACL of
+ * the plan that grants it ({@link AccessDenied}).
  */
 final class TopicProvisioner {
 
     private static final Logger LOG = LoggerFactory.getLogger(TopicProvisioner.class);
 
     private final Admin admin;
+    private TtlStreamsConfig config;
 
     TopicProvisioner(Admin admin) {
         this.admin = admin;
@@ -61,8 +68,11 @@ final class TopicProvisioner {
      *     be asked (gone since the start-up probe, or refusing)
      */
     int provision(TtlStreamsConfig config) throws InterruptedException {
+        this.config = config;
         try {
             return provisionTopics(config);
+        } catch (Denied e) {
+            throw new ConfigException(e.getMessage());
         } catch (AdminFailure e) {
             // The start-up probe reached the cluster a moment ago: it went away since, or refuses what is asked.
             throw new ConfigException(
@@ -145,9 +155,12 @@ final class TopicProvisioner {
                 "Widening control topic {} to {} partitions to match the source topics",
                 control.name(),
                 control.partitions());
-        call(() -> admin.createPartitions(Map.of(control.name(), NewPartitions.increaseTo(control.partitions())))
-                .all()
-                .get());
+        call(
+                () -> admin.createPartitions(Map.of(control.name(), NewPartitions.increaseTo(control.partitions())))
+                        .all()
+                        .get(),
+                "Alter",
+                control.name());
     }
 
     /** The checked settings of {@code topics}, which exist, that their configurations do not meet. */
@@ -174,8 +187,11 @@ final class TopicProvisioner {
                             resource.name());
                     return;
                 }
-                throw new AdminFailure(
-                        "cannot describe the configuration of topic " + resource.name() + ": " + e.getCause());
+                throw failure(
+                        e.getCause(),
+                        "DescribeConfigs",
+                        resource.name(),
+                        "cannot describe the configuration of topic " + resource.name());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("Interrupted while describing topic " + resource.name(), e);
@@ -212,7 +228,10 @@ final class TopicProvisioner {
         LOG.info(
                 "Creating missing topics {}",
                 missing.stream().map(NewTopic::name).toList());
-        call(() -> admin.createTopics(missing).all().get());
+        call(
+                () -> admin.createTopics(missing).all().get(),
+                "Create",
+                missing.stream().map(NewTopic::name).collect(Collectors.joining(", ")));
     }
 
     private Map<String, TopicDescription> describe(List<String> topics) throws InterruptedException {
@@ -222,7 +241,7 @@ final class TopicProvisioner {
                 found.put(name, future.get());
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
-                    throw new AdminFailure("cannot describe topic " + name + ": " + e.getCause());
+                    throw failure(e.getCause(), "Describe", name, "cannot describe topic " + name);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -232,6 +251,25 @@ final class TopicProvisioner {
         return found;
     }
 
+    /**
+     * The failure of {@code operation} on topic {@code topic}: a {@link Denied} naming the missing ACL when the
+     * cluster refused it, else an {@link AdminFailure} saying {@code what} failed.
+     */
+    private RuntimeException failure(Throwable cause, String operation, String topic, String what) {
+        return AccessDenied.in(
+                        cause,
+                        config,
+                        AclPlan.PROCESSOR_USER,
+                        Optional.of(new AccessDenied.Request(operation, Acl.Resource.TOPIC, topic)))
+                .<RuntimeException>map(denied -> new Denied(
+                        operation.equals("Create")
+                                ? "Creating " + topic + ": " + denied.message() + ". The plan gives the processor no"
+                                        + " Create on its topics: declare them as ttl-streams platform renders them and"
+                                        + " set " + OutputTopicOptions.TOPICS_CREATE_CONFIG + "=false"
+                                : denied.message()))
+                .orElseGet(() -> new AdminFailure(what + ": " + cause));
+    }
+
     /** An admin request the cluster did not answer as asked; its message is one line naming the cause. */
     private static final class AdminFailure extends RuntimeException {
         AdminFailure(String message) {
@@ -239,16 +277,23 @@ final class TopicProvisioner {
         }
     }
 
+    /** An admin request the cluster refused for want of an ACL; its message names it. */
+    private static final class Denied extends RuntimeException {
+        Denied(String message) {
+            super(message, null, false, false);
+        }
+    }
+
     private interface AdminCall {
         void run() throws ExecutionException, InterruptedException;
     }
 
-    private static void call(AdminCall call) throws InterruptedException {
+    private void call(AdminCall call, String operation, String topics) throws InterruptedException {
         try {
             call.run();
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
-                throw new AdminFailure("Kafka admin request failed: " + e.getCause());
+                throw failure(e.getCause(), operation, topics, "Kafka admin request failed");
             }
         }
     }

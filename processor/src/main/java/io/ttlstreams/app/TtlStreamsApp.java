@@ -1,11 +1,14 @@
 package io.ttlstreams.app;
 
 import com.mongodb.client.MongoClient;
+import io.ttlstreams.config.KafkaClientSecurity;
 import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ManagedConnectors;
+import io.ttlstreams.platform.AccessDenied;
+import io.ttlstreams.platform.AclPlan;
 import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.readback.MongoDocumentReader;
@@ -47,6 +50,9 @@ public final class TtlStreamsApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TtlStreamsApp.class);
 
     private final TtlStreamsConfig config;
+    /** How the Kafka clients authenticate, checked before anything starts. */
+    private final KafkaClientSecurity security;
+
     private final OperationsSurface operations;
     private final KafkaStreams streams;
     /** Reads unconfirmed deletes' documents back, with its own MongoDB client; empty without read-back. */
@@ -58,6 +64,8 @@ public final class TtlStreamsApp implements AutoCloseable {
     private final CompletableFuture<Boolean> started = new CompletableFuture<>();
 
     private volatile Throwable lastThreadFailure;
+    /** The broker's refusal that stopped a stream thread, said as the ACL it lacks; null while there is none. */
+    private volatile AccessDenied accessDenied;
 
     /**
      * Provisions the topics and creates (does not start) Kafka Streams, watching no connectors.
@@ -78,6 +86,7 @@ public final class TtlStreamsApp implements AutoCloseable {
      */
     public TtlStreamsApp(TtlStreamsConfig config, Optional<ManagedConnectors> connectors) throws InterruptedException {
         this.config = config;
+        this.security = KafkaClientSecurity.of(config);
         this.operations = OperationsSurface.bind(config, connectors);
         Optional<ReadBack> reading = Optional.empty();
         try {
@@ -165,6 +174,10 @@ public final class TtlStreamsApp implements AutoCloseable {
      */
     private StreamThreadExceptionResponse onThreadFailure(Throwable error) {
         lastThreadFailure = error;
+        AccessDenied.in(error, config, AclPlan.PROCESSOR_USER).ifPresent(denied -> {
+            accessDenied = denied;
+            LOG.error("{}", denied.message());
+        });
         StreamThreadExceptionResponse response = policy.decide(error);
         if (response == StreamThreadExceptionResponse.REPLACE_THREAD) {
             LOG.error(
@@ -192,15 +205,29 @@ public final class TtlStreamsApp implements AutoCloseable {
         readBack.ifPresent(r -> r.service().start());
         streams.start();
         LOG.info(
-                "ttl-streams started: application.id={}, reading {}",
+                "ttl-streams started: application.id={}, reading {}, Kafka clients {}",
                 config.streamsProperties().getProperty("application.id"),
-                config.sourceTopics());
+                config.sourceTopics(),
+                security.describe());
         return this;
     }
 
     /** The configuration the processor runs with. */
     public TtlStreamsConfig config() {
         return config;
+    }
+
+    /**
+     * The broker's refusal that stopped a stream thread (a missing ACL), naming the principal, the resource and the
+     * plan's grant; empty unless one did.
+     */
+    public Optional<AccessDenied> accessDenied() {
+        return Optional.ofNullable(accessDenied);
+    }
+
+    /** How the Kafka clients authenticate, for people: protocol, mechanism and user, never a secret. */
+    public KafkaClientSecurity security() {
+        return security;
     }
 
     /** The Kafka Streams instance, for status and metrics. */

@@ -10,7 +10,10 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
 
-/** The options of the Kafka Connect cluster whose connectors ttl-streams manages: its REST URL and credentials. */
+/**
+ * The options of the Kafka Connect cluster whose connectors ttl-streams manages: its REST URL and credentials, and
+ * where its workers hold the connectors' Kafka users.
+ */
 public final class ConnectOptions {
 
     private static final String GROUP = "Kafka Connect";
@@ -31,6 +34,17 @@ public final class ConnectOptions {
             + " REST API, with ttl.connect.username. Never printed or logged; a config provider reference such as"
             + " ${file:/secrets/connect.properties:password} keeps it out of this file.";
 
+    public static final String CONNECT_KAFKA_USERS_DIR_CONFIG = "ttl.connect.kafka.users.dir";
+    public static final String CONNECT_KAFKA_USERS_DIR_DOC = "Directory on the Kafka Connect workers with one"
+            + " directory per Kafka user holding that user's sasl.jaas.config file, as a Strimzi KafkaUser's Secret"
+            + " mounted there (e.g. /mnt/kafka-users/ttl-source/sasl.jaas.config). Set, each rendered connector runs"
+            + " as its own user: the source connectors' producer as ttl-source, the sink's consumer, dead-letter"
+            + " producer and admin client as ttl-sink, through <client>.override.sasl.jaas.config="
+            + "${directory:<dir>/<user>:sasl.jaas.config}; the workers need config.providers.directory.class="
+            + "org.apache.kafka.common.config.provider.DirectoryConfigProvider and"
+            + " connector.client.config.override.policy=All. Empty: the connectors run as the workers' user.";
+    public static final String CONNECT_KAFKA_USERS_DIR_DEFAULT = "";
+
     private ConnectOptions() {}
 
     static void embedInto(ConfigDef definition) {
@@ -49,7 +63,26 @@ public final class ConnectOptions {
                         null,
                         Importance.MEDIUM,
                         CONNECT_USERNAME_DOC)
-                .define(CONNECT_PASSWORD_CONFIG, Type.PASSWORD, null, null, Importance.MEDIUM, CONNECT_PASSWORD_DOC);
+                .define(CONNECT_PASSWORD_CONFIG, Type.PASSWORD, null, null, Importance.MEDIUM, CONNECT_PASSWORD_DOC)
+                .define(
+                        CONNECT_KAFKA_USERS_DIR_CONFIG,
+                        Type.STRING,
+                        CONNECT_KAFKA_USERS_DIR_DEFAULT,
+                        Validators.blankOr(Validators.of("an absolute path", value -> {
+                            String dir = value.toString();
+                            if (!dir.startsWith("/") || dir.contains("}") || dir.contains(":")) {
+                                throw new IllegalArgumentException("must be an absolute path (on the Connect workers),"
+                                        + " without ':' or '}', which end a config provider reference");
+                            }
+                        })),
+                        Importance.MEDIUM,
+                        CONNECT_KAFKA_USERS_DIR_DOC);
+    }
+
+    /** {@value #CONNECT_KAFKA_USERS_DIR_CONFIG}, without a trailing {@code /}; empty when unset. */
+    static Optional<String> kafkaUsersDir(AbstractConfig config) {
+        return TtlStreamsConfig.nonEmpty(config.getString(CONNECT_KAFKA_USERS_DIR_CONFIG))
+                .map(dir -> dir.length() > 1 && dir.endsWith("/") ? dir.substring(0, dir.length() - 1) : dir);
     }
 
     /** The credentials {@code config} gives for Kafka Connect, checked as {@link #credentials(Optional, Optional, Optional)}. */

@@ -251,6 +251,14 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return connectCredentials;
     }
 
+    /**
+     * Where the Connect workers hold the connectors' Kafka users ({@value ConnectOptions#CONNECT_KAFKA_USERS_DIR_CONFIG});
+     * empty when the connectors run as the workers' user.
+     */
+    public Optional<String> connectKafkaUsersDir() {
+        return ConnectOptions.kafkaUsersDir(this);
+    }
+
     /** The largest document key, bytes of BSON, that is scheduled. */
     public int documentKeyMaxBytes() {
         return getInt(OperationsOptions.DOCUMENT_KEY_MAX_BYTES_CONFIG);

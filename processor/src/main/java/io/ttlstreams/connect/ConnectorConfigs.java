@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -53,6 +54,18 @@ public final class ConnectorConfigs {
 
     /** Heartbeat period: keeps the stored resume token inside the oplog window on quiet collections. */
     public static final long HEARTBEAT_INTERVAL_MS = 10_000;
+
+    /** The Kafka user the source connectors run as ({@code producer.override.sasl.jaas.config}). */
+    public static final String SOURCE_USER = "ttl-source";
+
+    /** The Kafka user the sink connector runs as: its consumer, and its dead-letter producer and admin client. */
+    public static final String SINK_USER = "ttl-sink";
+
+    /** The source connector's clients that reach Kafka for it. */
+    static final List<String> SOURCE_CLIENTS = List.of("producer");
+
+    /** The sink connector's clients that reach Kafka for it: commands in, dead letters out (and their topic). */
+    static final List<String> SINK_CLIENTS = List.of("consumer", "producer", "admin");
 
     /** The sink connector's name and file (without ".json"). */
     public static final String SINK_NAME = "mongo-ttl-sink";
@@ -97,14 +110,44 @@ public final class ConnectorConfigs {
                                 : rule.namespace(),
                         LinkedHashMap::new,
                         Collectors.toList()));
+        Optional<String> usersDir = config.connectKafkaUsersDir();
         List<ConnectorDefinition> sourceList = new ArrayList<>();
-        rulesByWatch.forEach((watched, rules) -> sourceList.add(new ConnectorDefinition(
-                SOURCE_NAME + "-" + watchName(watched),
-                source(config, profile, mongodbUri, copyExisting, watched, rules))));
+        rulesByWatch.forEach((watched, rules) -> {
+            Map<String, String> source = source(config, profile, mongodbUri, copyExisting, watched, rules);
+            usersDir.ifPresent(dir -> source.putAll(runAs(dir, SOURCE_USER, SOURCE_CLIENTS)));
+            sourceList.add(new ConnectorDefinition(SOURCE_NAME + "-" + watchName(watched), source));
+        });
         this.sources = List.copyOf(sourceList);
-        this.sink = new ConnectorDefinition(
-                SINK_NAME,
-                sink(config.deleteTopic(), SINK_DLQ_TOPIC, mongodbUri, allowedNamespaces(config), DEFAULT_SIGNING_KEY));
+        Map<String, String> sinkConfig =
+                sink(config.deleteTopic(), SINK_DLQ_TOPIC, mongodbUri, allowedNamespaces(config), DEFAULT_SIGNING_KEY);
+        usersDir.ifPresent(dir -> sinkConfig.putAll(runAs(dir, SINK_USER, SINK_CLIENTS)));
+        this.sink = new ConnectorDefinition(SINK_NAME, sinkConfig);
+    }
+
+    /**
+     * The client overrides that make a connector's Kafka clients log in as {@code user}: each one's {@code
+     * <client>.override.sasl.jaas.config}, a {@code directory} config provider reference to the user's JAAS line in
+     * {@code usersDir/<user>/sasl.jaas.config}, as a Strimzi KafkaUser's Secret mounted there holds it. The worker's
+     * own security settings (protocol, mechanism, TLS) apply to the clients as before.
+     */
+    private static Map<String, String> runAs(String usersDir, String user, List<String> clients) {
+        Map<String, String> overrides = new LinkedHashMap<>();
+        for (String client : clients) {
+            overrides.put(
+                    client + ".override.sasl.jaas.config",
+                    "${directory:" + usersDir + "/" + user + ":sasl.jaas.config}");
+        }
+        return overrides;
+    }
+
+    /** {@link #runAs} for the source connectors' clients. */
+    public static Map<String, String> sourceRunsAs(String usersDir) {
+        return runAs(usersDir, SOURCE_USER, SOURCE_CLIENTS);
+    }
+
+    /** {@link #runAs} for the sink connector's clients. */
+    public static Map<String, String> sinkRunsAs(String usersDir) {
+        return runAs(usersDir, SINK_USER, SINK_CLIENTS);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.ttlstreams.platform;
 
 import java.util.List;
 import java.util.Objects;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * One ACL: operations a principal may perform on a resource, allowed from any host.
@@ -16,16 +17,23 @@ public record Acl(Resource resource, String name, boolean prefixed, List<String>
 
     /** The resource types ttl-streams' roles need, with the names {@code kafka-acls} and Strimzi give them. */
     public enum Resource {
-        TOPIC("--topic", "topic"),
-        GROUP("--group", "group"),
-        TRANSACTIONAL_ID("--transactional-id", "transactionalId");
+        TOPIC("--topic", "topic", ResourceType.TOPIC),
+        GROUP("--group", "group", ResourceType.GROUP),
+        TRANSACTIONAL_ID("--transactional-id", "transactionalId", ResourceType.TRANSACTIONAL_ID);
 
         private final String cliOption;
         private final String strimziType;
+        private final ResourceType kafkaType;
 
-        Resource(String cliOption, String strimziType) {
+        Resource(String cliOption, String strimziType, ResourceType kafkaType) {
             this.cliOption = cliOption;
             this.strimziType = strimziType;
+            this.kafkaType = kafkaType;
+        }
+
+        /** Kafka's resource type. */
+        public ResourceType kafkaType() {
+            return kafkaType;
         }
 
         /** The {@code kafka-acls} option that names a resource of this type. */
@@ -46,6 +54,11 @@ public record Acl(Resource resource, String name, boolean prefixed, List<String>
         operations = List.copyOf(operations);
         if (operations.isEmpty()) {
             throw new IllegalArgumentException("An ACL on " + name + " needs at least one operation");
+        }
+        // Least privilege: every ACL names its resource and its operations.
+        if (name.isEmpty() || name.equals("*") || operations.contains("All")) {
+            throw new IllegalArgumentException(
+                    "An ACL names its resource and operations, not '" + name + "' with " + operations);
         }
     }
 }

@@ -38,7 +38,7 @@ public record Platform(
      */
     public static Platform of(TtlStreamsConfig config, PlatformSettings settings, String mongodbUri) {
         TopicPlan topics = TopicPlan.of(config, settings.partitions(), OptionalInt.of(settings.replicationFactor()));
-        AclPlan acls = AclPlan.of(topics, applicationId(config), settings.connectCluster());
+        AclPlan acls = AclPlan.of(config, topics, settings.connectCluster());
         return new Platform(config, settings, topics, acls, ConnectorConfigs.render(config, mongodbUri, false));
     }
 

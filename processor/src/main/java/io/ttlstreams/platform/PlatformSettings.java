@@ -25,6 +25,9 @@ public record PlatformSettings(
         String sinkGuardUrl,
         Optional<String> sinkGuardSha512) {
 
+    /** The Connect cluster's name unless {@code --connect-cluster} says otherwise: its group and topic prefix. */
+    public static final String DEFAULT_CONNECT_CLUSTER = "ttl-connect";
+
     public PlatformSettings {
         if (partitions < 1) {
             throw new IllegalArgumentException("--partitions must be at least 1, not " + partitions);

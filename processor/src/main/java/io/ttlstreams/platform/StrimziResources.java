@@ -53,7 +53,9 @@ public final class StrimziResources {
     public static final String MONGODB_URI = "${file:" + SECRETS_DIR + "/mongo.properties:uri}";
 
     private static final String SIGNING_KEY = "${file:" + SECRETS_DIR + "/ttl-signing.properties:key}";
-    private static final String USERS_DIR = "/mnt/kafka-users/";
+    /** Where each connector user's Secret is mounted, in a directory named after the user. */
+    private static final String USERS_DIR = "/mnt/kafka-users";
+
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
 
     private static final YAMLMapper YAML = YAMLMapper.builder()
@@ -100,13 +102,13 @@ public final class StrimziResources {
         }
         resources.add(connect(platform));
         for (ConnectorDefinition source : platform.connectors().sources()) {
-            resources.add(connector(source, settings.connectCluster(), 1, overrides(AclPlan.SOURCE_USER, "producer")));
+            resources.add(connector(source, settings.connectCluster(), 1, ConnectorConfigs.sourceRunsAs(USERS_DIR)));
         }
         resources.add(connector(
                 platform.connectors().sink(),
                 settings.connectCluster(),
                 settings.partitions(),
-                overrides(AclPlan.SINK_USER, "consumer", "producer", "admin")));
+                ConnectorConfigs.sinkRunsAs(USERS_DIR)));
         return resources;
     }
 
@@ -184,7 +186,7 @@ public final class StrimziResources {
         mounts.add(map("name", "ttl-secrets", "mountPath", SECRETS_DIR, "readOnly", true));
         for (String user : List.of(AclPlan.SOURCE_USER, AclPlan.SINK_USER)) {
             volumes.add(map("name", user, "secret", map("secretName", user)));
-            mounts.add(map("name", user, "mountPath", USERS_DIR + user, "readOnly", true));
+            mounts.add(map("name", user, "mountPath", USERS_DIR + "/" + user, "readOnly", true));
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("replicas", 2);
@@ -253,16 +255,6 @@ public final class StrimziResources {
             return SIGNING_KEY;
         }
         return value;
-    }
-
-    /** The client overrides that make a connector's {@code clients} authenticate as {@code user}. */
-    private static Map<String, String> overrides(String user, String... clients) {
-        Map<String, String> overrides = new LinkedHashMap<>();
-        for (String client : clients) {
-            overrides.put(
-                    client + ".override.sasl.jaas.config", "${directory:" + USERS_DIR + user + ":sasl.jaas.config}");
-        }
-        return overrides;
     }
 
     private static Map<String, Object> resource(String kind, String name, String cluster, Map<String, Object> spec) {

@@ -1,12 +1,17 @@
 package io.ttlstreams.resync;
 
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.platform.AccessDenied;
+import io.ttlstreams.platform.Acl;
+import io.ttlstreams.platform.AclPlan;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -23,17 +28,36 @@ import org.apache.kafka.streams.StreamsConfig;
 public final class KafkaResyncPublisher implements ResyncSink {
 
     private final Producer<String, String> producer;
+    /** Says why a send to a topic failed: Kafka's message, or which ACL a refusal lacks. */
+    private final BiFunction<Exception, String, String> explain;
+
     private final AtomicReference<Exception> failure = new AtomicReference<>();
+    private final AtomicReference<String> failedTopic = new AtomicReference<>();
 
     /** @param producer the producer to publish with; closed with this publisher */
     public KafkaResyncPublisher(Producer<String, String> producer) {
-        this.producer = Objects.requireNonNull(producer, "producer");
+        this(producer, (error, topic) -> error.getMessage());
     }
 
-    /** A publisher to the processor's Kafka cluster, with the client settings of its configuration. */
+    private KafkaResyncPublisher(Producer<String, String> producer, BiFunction<Exception, String, String> explain) {
+        this.producer = Objects.requireNonNull(producer, "producer");
+        this.explain = explain;
+    }
+
+    /**
+     * A publisher to the processor's Kafka cluster, with the client settings of its configuration: as the processor's
+     * user, whose ACLs the plan extends to writing the source topics when the configuration can resync.
+     */
     public static KafkaResyncPublisher create(TtlStreamsConfig config) {
         return new KafkaResyncPublisher(
-                new KafkaProducer<>(producerProperties(config), new StringSerializer(), new StringSerializer()));
+                new KafkaProducer<>(producerProperties(config), new StringSerializer(), new StringSerializer()),
+                (error, topic) -> AccessDenied.in(
+                                error,
+                                config,
+                                AclPlan.PROCESSOR_USER,
+                                Optional.of(new AccessDenied.Request("Write", Acl.Resource.TOPIC, topic)))
+                        .map(AccessDenied::message)
+                        .orElseGet(error::getMessage));
     }
 
     /**
@@ -66,8 +90,8 @@ public final class KafkaResyncPublisher implements ResyncSink {
     @Override
     public void publish(ResyncEvent event) {
         producer.send(new ProducerRecord<>(event.topic(), event.key(), event.value()), (metadata, error) -> {
-            if (error != null) {
-                failure.compareAndSet(null, error);
+            if (error != null && failure.compareAndSet(null, error)) {
+                failedTopic.set(event.topic());
             }
         });
     }
@@ -77,7 +101,8 @@ public final class KafkaResyncPublisher implements ResyncSink {
         producer.flush();
         Exception error = failure.get();
         if (error != null) {
-            throw new KafkaException("Could not publish resync events: " + error.getMessage(), error);
+            throw new KafkaException(
+                    "Could not publish resync events: " + explain.apply(error, failedTopic.get()), error);
         }
     }
 

@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -19,6 +20,11 @@ import java.util.regex.Pattern;
  * more: in {@code "mongodb://u:p@h", "x": "a@b"} everything up to {@code a@} goes, and so does the host of {@code
  * http://h/x@y}, which costs a little readability and never a password. The user name goes with the password: it is
  * often a token itself. (A password holding {@code ://} itself is masked from there on only.)
+ *
+ * <p>It also masks the value of every {@code key=value} whose key names a password or a secret, as JAAS lines and
+ * properties carry them: {@code ScramLoginModule required username="ttl-processor" password="***";}, {@code
+ * ssl.keystore.password=***}, {@code user_admin="***"} (a server's PLAIN users), {@code clientSecret="***"}. Kafka's
+ * own {@code [hidden]} is left as it is.
  */
 public final class Redaction {
 
@@ -39,6 +45,15 @@ public final class Redaction {
     private static final Pattern MONGO_USER_NAME =
             Pattern.compile("(userName=')(?:[^\\r\\n]*?(?=', source=')|[^'\\r\\n]*(?='))");
 
+    /**
+     * A {@code key=value} whose key ends in {@code password} or {@code secret} (any case), or is a PLAIN user
+     * ({@code user_<name>}); the value quoted (JAAS) or up to the next space, {@code ;} or {@code ,}, unless Kafka
+     * hid it already.
+     */
+    private static final Pattern SECRET_ASSIGNMENT = Pattern.compile(
+            "(?i)(?<![A-Za-z0-9_.-])((?:[A-Za-z0-9_.-]*(?:password|secret)|user_[A-Za-z0-9_.-]+)\\s*=\\s*)"
+                    + "(?!\\[hidden]|<hidden>)(\"(?:[^\"\\\\\\r\\n]|\\\\.)*\"?|'[^'\\r\\n]*'?|[^\\s;,\"'}\\]]+)");
+
     private Redaction() {}
 
     /**
@@ -55,6 +70,14 @@ public final class Redaction {
         }
         if (redacted.contains("userName='")) {
             redacted = MONGO_USER_NAME.matcher(redacted).replaceAll("$1" + MASK);
+        }
+        if (redacted.contains("=")) {
+            redacted = SECRET_ASSIGNMENT.matcher(redacted).replaceAll(secret -> {
+                String value = secret.group(2);
+                char quote = value.charAt(0);
+                String masked = quote == '"' || quote == '\'' ? quote + MASK + quote : MASK;
+                return Matcher.quoteReplacement(secret.group(1) + masked);
+            });
         }
         return redacted;
     }

@@ -4,6 +4,7 @@ import io.ttlstreams.config.ConfigFragment;
 import io.ttlstreams.config.OptionGroup;
 import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.KafkaSecurity;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.apache.kafka.common.config.ConfigDef;
@@ -51,6 +52,16 @@ public final class EmbeddedOptions implements ConfigFragment {
             + " only, its required $match and $project, so no delete events), with the processor in"
             + " ttl.source.profile=cosmosdb confirming by read-back. Not Cosmos DB itself.";
     public static final String EMBEDDED_PROFILE_DEFAULT = "mongodb";
+
+    public static final String EMBEDDED_KAFKA_SECURITY_CONFIG = "embedded.kafka.security";
+    public static final String EMBEDDED_KAFKA_SECURITY_DOC = "Embedded stack: none, or scram-acls: the broker"
+            + " authenticates every client with SCRAM-SHA-512 on a SASL_PLAINTEXT listener and authorizes it with"
+            + " Kafka's StandardAuthorizer (allow.everyone.if.no.acl.found=false), with exactly the users and ACLs"
+            + " ttl-streams platform renders for this configuration. The Connect worker (distributed, group"
+            + " ttl-connect), the source and sink connectors, the processor, resync and approve each log in as their"
+            + " own user, their credentials in <data dir>/kafka-users/<user>/ (sasl.jaas.config, password), owner"
+            + " only; the stack's set-up alone uses a separate loopback listener as the super user.";
+    public static final String EMBEDDED_KAFKA_SECURITY_DEFAULT = KafkaSecurity.NONE.configValue();
 
     /** Port validity, as for the processor's own ports: 0 picks a free one. */
     private static final Range PORT = Range.between(0, 65535);
@@ -103,7 +114,15 @@ public final class EmbeddedOptions implements ConfigFragment {
                         ConfigDef.ValidString.in(
                                 SourceProfile.MONGODB.configValue(), SourceProfile.COSMOSDB.configValue()),
                         Importance.LOW,
-                        EMBEDDED_PROFILE_DOC);
+                        EMBEDDED_PROFILE_DOC)
+                .define(
+                        EMBEDDED_KAFKA_SECURITY_CONFIG,
+                        Type.STRING,
+                        EMBEDDED_KAFKA_SECURITY_DEFAULT,
+                        ConfigDef.ValidString.in(
+                                KafkaSecurity.NONE.configValue(), KafkaSecurity.SCRAM_ACLS.configValue()),
+                        Importance.LOW,
+                        EMBEDDED_KAFKA_SECURITY_DOC);
     }
 
     public static int mongodbPort(TtlStreamsConfig config) {
@@ -127,6 +146,11 @@ public final class EmbeddedOptions implements ConfigFragment {
     /** Partitions of the topics the embedded stack creates. */
     public static int partitions(TtlStreamsConfig config) {
         return config.getInt(EMBEDDED_PARTITIONS_CONFIG);
+    }
+
+    /** Whether the embedded broker authenticates its clients and enforces the plan's ACLs. */
+    public static KafkaSecurity kafkaSecurity(TtlStreamsConfig config) {
+        return KafkaSecurity.of(config.getString(EMBEDDED_KAFKA_SECURITY_CONFIG));
     }
 
     /** The service the stand-in plays. */

@@ -2,6 +2,7 @@ package io.ttlstreams.embedded.app;
 
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.OperationsOptions;
+import io.ttlstreams.config.OutputTopicOptions;
 import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -9,6 +10,8 @@ import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.EmbeddedStack;
 import io.ttlstreams.embedded.EmbeddedStackBuilder;
+import io.ttlstreams.embedded.KafkaUsers;
+import io.ttlstreams.platform.AclPlan;
 import io.ttlstreams.rules.TtlRule;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -22,6 +25,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.provider.DirectoryConfigProvider;
 import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -36,6 +41,9 @@ public final class EmbeddedPipeline implements AutoCloseable {
 
     /** Where every part of the embedded stack listens. */
     private static final String LOOPBACK = "127.0.0.1";
+
+    private static final String CONFIG_PROVIDERS = "config.providers";
+    private static final String DIRECTORY_PROVIDER = "directory";
 
     private final EmbeddedStack stack;
     private TtlStreamsConfig processorConfig;
@@ -62,7 +70,8 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 .kafkaPort(EmbeddedOptions.kafkaPort(config))
                 .connectPort(EmbeddedOptions.connectPort(config))
                 .partitions(EmbeddedOptions.partitions(config))
-                .profile(EmbeddedOptions.profile(config));
+                .profile(EmbeddedOptions.profile(config))
+                .kafkaSecurity(EmbeddedOptions.kafkaSecurity(config));
         EmbeddedOptions.dataDir(config).ifPresent(builder::dataDir);
         // The user's key, or one made for this run: either way the guard is on and the processor signs.
         Password signingKey = config.getPassword(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG);
@@ -125,7 +134,8 @@ public final class EmbeddedPipeline implements AutoCloseable {
     /**
      * The user's configuration pointed at the embedded broker, reading the stand-in's topics, signing with the key
      * the stack's sink guard verifies, resyncing from the stand-in; its HTTP server on a free loopback port unless the
-     * configuration names one.
+     * configuration names one. On a broker that enforces security, logging in as the processor's user and checking
+     * the topics the stack declared, as on a secured cluster.
      */
     private static TtlStreamsConfig processorConfig(TtlStreamsConfig config, EmbeddedStack stack) {
         Map<String, Object> props = new HashMap<>(config.originals());
@@ -144,7 +154,32 @@ public final class EmbeddedPipeline implements AutoCloseable {
         props.put(
                 SourceOptions.SOURCE_PROFILE_CONFIG,
                 EmbeddedOptions.profile(config).configValue());
+        stack.kafkaUsers().ifPresent(users -> props.putAll(asUser(users, AclPlan.PROCESSOR_USER, config)));
         return new TtlStreamsConfig(props);
+    }
+
+    /**
+     * The settings that make a processor configuration's clients (and {@code resync}'s, and {@code approve}'s) log in
+     * as {@code user} of the stack's plan, its JAAS line a {@code ${directory:...}} reference to the user's secret,
+     * and check the topics the stack declared instead of creating them.
+     */
+    private static Map<String, Object> asUser(KafkaUsers users, String user, TtlStreamsConfig config) {
+        Map<String, Object> props = new HashMap<>();
+        KafkaUsers.securitySettings().forEach((key, value) -> props.put(key.toString(), value));
+        props.put(SaslConfigs.SASL_JAAS_CONFIG, users.jaasReference(user));
+        String providers = config.originals().containsKey(CONFIG_PROVIDERS)
+                ? String.valueOf(config.originals().get(CONFIG_PROVIDERS))
+                : "";
+        if (!List.of(providers.split("\\s*,\\s*")).contains(DIRECTORY_PROVIDER)) {
+            props.put(
+                    CONFIG_PROVIDERS, providers.isBlank() ? DIRECTORY_PROVIDER : providers + "," + DIRECTORY_PROVIDER);
+        }
+        props.put(CONFIG_PROVIDERS + "." + DIRECTORY_PROVIDER + ".class", DirectoryConfigProvider.class.getName());
+        props.put(
+                CONFIG_PROVIDERS + "." + DIRECTORY_PROVIDER + ".param.allowed.paths",
+                users.directory(user).toString());
+        props.put(OutputTopicOptions.TOPICS_CREATE_CONFIG, "false");
+        return props;
     }
 
     /**

@@ -4,8 +4,12 @@ import io.ttlstreams.app.BundledConfig;
 import io.ttlstreams.app.EmbeddedRuntime;
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.EmbeddedKafka;
 import io.ttlstreams.embedded.EmbeddedStack;
+import io.ttlstreams.embedded.KafkaUsers;
+import io.ttlstreams.platform.AclPlan;
 import java.io.PrintStream;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -48,12 +52,34 @@ public final class LocalStackRuntime implements EmbeddedRuntime {
         }
     }
 
-    /** Where each part of the stack listens. */
+    /** Where each part of the stack listens, and, on a broker that enforces security, which user each runs as. */
     static void print(PrintStream out, EmbeddedPipeline pipeline) {
         EmbeddedStack stack = pipeline.stack();
         out.println(
                 "  MongoDB stand-in : " + stack.mongoConnectionString() + "  (watched: " + stack.namespaces() + ")");
-        out.println("  Kafka            : " + stack.bootstrapServers());
+        Optional<KafkaUsers> users = stack.kafkaUsers();
+        out.println("  Kafka            : " + stack.bootstrapServers()
+                + users.map(u -> "  (" + KafkaUsers.securitySettings().getProperty("security.protocol") + ", "
+                                + EmbeddedKafka.SASL_MECHANISM
+                                + "; ACLs enforced: exactly those ttl-streams platform renders)")
+                        .orElse(""));
+        users.ifPresent(u -> {
+            String processor = pipeline.processor().security().describe();
+            String[][] parts = {
+                {"processor, resync", AclPlan.PROCESSOR_USER, "  (its clients: " + processor + ")"},
+                {"source connectors", AclPlan.SOURCE_USER, ""},
+                {"sink connector", AclPlan.SINK_USER, ""},
+                {"Connect worker", AclPlan.CONNECT_USER, ""},
+                {"approve (operators)", AclPlan.OPERATOR_USER, ""}
+            };
+            String label = "  Kafka users      : ";
+            for (String[] part : parts) {
+                out.printf("%s%-20s User:%s%s%n", label, part[0], part[1], part[2]);
+                label = " ".repeat(label.length());
+            }
+            out.println(label + "their secrets in " + u.directory() + "/<user>/ (sasl.jaas.config, password; owner"
+                    + " only)");
+        });
         out.println(
                 "  Kafka Connect    : " + stack.connectUrl() + "  connectors " + stack.connectorNames() + " RUNNING");
         out.println("  processor HTTP   : " + pipeline.processor().httpUrl()
