@@ -35,8 +35,8 @@ public record ReadStamp(BsonTimestamp clusterTime, Source source) {
         CLUSTER_TIME("the $clusterTime MongoDB reported before each batch"),
         /**
          * This machine's clock, read before the command that precedes the read, in whole seconds with increment 0
-         * (below every event of that second): for servers that report no cluster time at all, as the embedded
-         * stand-in. Only as right as the clocks of this machine and MongoDB agree.
+         * (below every event of that second): for servers that report no cluster time at all, as a standalone
+         * server. Only as right as the clocks of this machine and MongoDB agree.
          */
         WALL_CLOCK("this machine's clock before each batch (the server reports no cluster time)");
 
