@@ -75,6 +75,14 @@ public final class RuleConfig {
             + " delete miss. Without it, a document modified while its delete command is on its way can be deleted"
             + " although it was just renewed. A resync counts from it when it holds a date.";
 
+    public static final String EXPIRED_DOCUMENT_CONFIG = "expired.document";
+    public static final String EXPIRED_DOCUMENT_DOC = "What this rule's expired records (ttl.expired.topic) carry as"
+            + " the document: \"pre-image\", the document as it was just before its delete, from the change stream's"
+            + " fullDocumentBeforeChange (the collection needs changeStreamPreAndPostImages, MongoDB 6.0+; the source"
+            + " connector is rendered to ask for it; refused at start-up on a service without pre-images, and without"
+            + " ttl.expired.topic); \"none\", no document.";
+    public static final String EXPIRED_DOCUMENT_DEFAULT = "none";
+
     public static final String GUARD_MAX_DUE_ON_ARRIVAL_CONFIG = "guard.max.due.on.arrival";
     public static final String GUARD_MAX_DUE_ON_ARRIVAL_DOC = "This rule's "
             + SchedulerOptions.GUARD_MAX_DUE_ON_ARRIVAL_CONFIG
@@ -192,6 +200,11 @@ public final class RuleConfig {
                 windowMs == null ? global.window() : Duration.ofMillis(windowMs));
     }
 
+    /** What the expired records of rule {@code ruleName} carry as the document. */
+    static ExpiredDocument expiredDocument(String ruleName, AbstractConfig config) {
+        return ExpiredDocument.of(config.getString(prefix(ruleName) + EXPIRED_DOCUMENT_CONFIG));
+    }
+
     /**
      * @param reportedPrefix what errors prefix option names with (see {@link Validators#reportingUnder})
      */
@@ -248,6 +261,14 @@ public final class RuleConfig {
                         Importance.MEDIUM,
                         DOCUMENT_TTL_FIELD_DOC)
                 .define(MODIFIED_FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.MEDIUM, MODIFIED_FIELD_DOC)
+                .define(
+                        EXPIRED_DOCUMENT_CONFIG,
+                        Type.STRING,
+                        EXPIRED_DOCUMENT_DEFAULT,
+                        named.apply(ConfigDef.ValidString.in(
+                                ConfigValues.spellings(ExpiredDocument.class).toArray(String[]::new))),
+                        Importance.MEDIUM,
+                        EXPIRED_DOCUMENT_DOC)
                 .define(
                         GUARD_MAX_DUE_ON_ARRIVAL_CONFIG,
                         Type.INT,

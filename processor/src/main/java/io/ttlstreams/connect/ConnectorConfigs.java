@@ -1,5 +1,6 @@
 package io.ttlstreams.connect;
 
+import io.ttlstreams.config.ExpiredDocument;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -239,8 +240,15 @@ public final class ConnectorConfigs {
         if (watched.collection() != null) {
             source.put("collection", watched.collection());
         }
-        source.put("pipeline", ChangeStreamPipeline.json(rules, config.documentKeyMaxBytes(), profile));
+        boolean preImages = rules.stream()
+                .anyMatch(rule -> config.expiryEvents().document(rule.name()) == ExpiredDocument.PRE_IMAGE);
+        source.put("pipeline", ChangeStreamPipeline.json(rules, config.documentKeyMaxBytes(), profile, preImages));
         source.put("change.stream.full.document", "updateLookup");
+        if (preImages) {
+            // whenAvailable, not required: a collection without changeStreamPreAndPostImages must not fail the
+            // connector and with it every rule of the database; its expired records say the pre-image was missing.
+            source.put("change.stream.full.document.before.change", "whenAvailable");
+        }
         source.put("publish.full.document.only", "false");
         source.put("change.stream.document.key.as.key", "true");
         source.put("output.format.key", "json");

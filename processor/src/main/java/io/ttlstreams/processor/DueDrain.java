@@ -59,6 +59,7 @@ final class DueDrain implements AutoCloseable {
     private final Admission guard;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
+    private final ExpiredRecords expired;
     private final ProcessorContext<String, Object> context;
     private final String deletesSink;
     /** Answers of the read-back thread for this task; drained by the punctuator. */
@@ -78,6 +79,7 @@ final class DueDrain implements AutoCloseable {
             Admission guard,
             SchedulerSensors sensors,
             AuditWriter audit,
+            ExpiredRecords expired,
             ProcessorContext<String, Object> context,
             String deletesSink) {
         this.settings = settings;
@@ -89,6 +91,7 @@ final class DueDrain implements AutoCloseable {
         this.guard = guard;
         this.sensors = sensors;
         this.audit = audit;
+        this.expired = expired;
         this.context = context;
         this.deletesSink = deletesSink;
     }
@@ -239,6 +242,7 @@ final class DueDrain implements AutoCloseable {
                 sensors.confirmedByRead.record();
                 sensors.confirmed(entry.getRule(), lag, now);
                 audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
+                expired.confirmedByReadBack(ref, entry, now);
             }
             case MOVED -> {
                 sensors.rescheduledByRead.record();

@@ -49,6 +49,7 @@ final class EventApplier {
     private final Admission guard;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
+    private final ExpiredRecords expired;
     private final ProcessorContext<?, ?> context;
 
     EventApplier(
@@ -60,6 +61,7 @@ final class EventApplier {
             Admission guard,
             SchedulerSensors sensors,
             AuditWriter audit,
+            ExpiredRecords expired,
             ProcessorContext<?, ?> context) {
         this.rules = rules;
         this.commandBound = commandBound;
@@ -69,6 +71,7 @@ final class EventApplier {
         this.guard = guard;
         this.sensors = sensors;
         this.audit = audit;
+        this.expired = expired;
         this.context = context;
     }
 
@@ -211,7 +214,11 @@ final class EventApplier {
                 && position.getFingerprint() == ExpirySchedule.fingerprint(entry);
     }
 
-    /** A delete event: it confirms an awaited delete command, or cancels a pending deadline. */
+    /**
+     * A delete event: it confirms an awaited delete command (and writes its expired record), or cancels a pending
+     * deadline. A delete whose pre-image holds values the command would not have matched confirms nothing: another
+     * writer deleted the document.
+     */
     private void deleted(Bytes ref, IndexEntry position, ChangeEvent event) {
         if (position == null) {
             return;
@@ -223,9 +230,16 @@ final class EventApplier {
             return;
         }
         long now = context.currentSystemTimeMs();
+        if (!expired.causedByCommand(ref, entry, event.fullDocumentBeforeChange(), event.eventTime())) {
+            // Another writer deleted it holding values the command would not have matched: not an expiry.
+            sensors.cancelled.record();
+            audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+            return;
+        }
         long lag = Math.max(0, event.eventTime().toEpochMilli() - ScheduleEntries.deadlineOf(entry));
         sensors.confirmed(entry.getRule(), lag, now);
         audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
+        expired.confirmedByChangeStream(ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), now);
     }
 
     /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */

@@ -61,6 +61,14 @@ public final class ScheduleEntries {
     }
 
     /**
+     * Whether two entries give the same delete command: the same rule and the same condition, so that a document
+     * holding {@code other}'s values is one {@code entry}'s conditional delete matches.
+     */
+    static boolean sameCommand(ScheduleEntry entry, ScheduleEntry other) {
+        return entry.getRule().equals(other.getRule()) && entry.getCondition().equals(other.getCondition());
+    }
+
+    /**
      * The entry's deadline, epoch milliseconds: its base plus its offset. A stored entry's was checked when it was
      * scheduled; for one with a new offset, see {@link #movedDeadlineOf}.
      */

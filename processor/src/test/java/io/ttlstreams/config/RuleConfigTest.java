@@ -304,6 +304,7 @@ class RuleConfigTest {
                         "partial.filter",
                         "document.ttl.field",
                         "modified.field",
+                        "expired.document",
                         "guard.max.due.on.arrival",
                         "guard.window.ms");
         assertThat(RuleConfig.prefix("sessions")).isEqualTo("ttl.rule.sessions.");

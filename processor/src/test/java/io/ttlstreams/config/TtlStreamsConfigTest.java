@@ -162,7 +162,7 @@ class TtlStreamsConfigTest {
         assertThatThrownBy(() -> config("ttl.rule.sessions.zzz", "x"))
                 .hasMessageContaining("'zzz'. Its options are namespace, mode, field, expire.after.seconds,"
                         + " field.format, partial.filter, document.ttl.field, modified.field,"
-                        + " guard.max.due.on.arrival, guard.window.ms.");
+                        + " expired.document, guard.max.due.on.arrival, guard.window.ms.");
     }
 
     @Test

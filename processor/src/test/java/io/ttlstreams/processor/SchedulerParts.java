@@ -83,6 +83,12 @@ final class SchedulerParts {
                 guard,
                 sensors,
                 audit,
+                new ExpiredRecords(
+                        settings.config().expiryEvents(),
+                        settings.config().rules(),
+                        context,
+                        sensors,
+                        TtlTopology.EXPIRED_SINK),
                 context);
     }
 
