@@ -141,6 +141,11 @@ public final class ChangeStreamPipeline {
             if (rule.partialFilter() != null) {
                 addFilterPaths(rule.partialFilter(), paths);
             }
+            if (rule.mark() != null) {
+                // The mark's confirmation is the field set to the deadline, and a marked document is never marked
+                // again: projected away, every mark would look undone.
+                paths.add(rule.mark().field());
+            }
         }
         return paths.stream()
                 .filter(path -> paths.stream().noneMatch(other -> path.startsWith(other + ".")))

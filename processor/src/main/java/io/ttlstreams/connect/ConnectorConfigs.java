@@ -98,6 +98,9 @@ public final class ConnectorConfigs {
      */
     public static final String UNUSED_DEFAULT_NAMESPACE = "ttl_streams_unmapped";
 
+    /** The sink guard plugin's write model, which applies mark commands as well as deletes. */
+    public static final String COMMAND_WRITE_MODEL = "io.ttlstreams.guard.CommandWriteModel";
+
     private final List<ConnectorDefinition> sources;
     private final ConnectorDefinition sink;
 
@@ -121,6 +124,16 @@ public final class ConnectorConfigs {
         this.sources = List.copyOf(sourceList);
         Map<String, String> sinkConfig =
                 sink(config.deleteTopic(), SINK_DLQ_TOPIC, mongodbUri, allowedNamespaces(config), DEFAULT_SIGNING_KEY);
+        String markFields = config.rules().rules().stream()
+                .filter(rule -> rule.mark() != null)
+                .map(rule -> rule.namespace() + "=" + rule.mark().field())
+                .collect(Collectors.joining(","));
+        if (!markFields.isEmpty()) {
+            // Rules that mark: the guard lets through exactly their marks, and the write model applies them as
+            // conditional updateOne commands (deletes stay deleteOne, as the stock strategy makes them).
+            sinkConfig.put("transforms.guard.mark.fields", markFields);
+            sinkConfig.put("writemodel.strategy", COMMAND_WRITE_MODEL);
+        }
         usersDir.ifPresent(dir -> sinkConfig.putAll(runAs(dir, SINK_USER, SINK_CLIENTS)));
         this.sink = new ConnectorDefinition(SINK_NAME, sinkConfig);
     }

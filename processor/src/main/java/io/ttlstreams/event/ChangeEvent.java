@@ -25,9 +25,9 @@ import org.bson.BsonTimestamp;
  *                      event can have happened, as clusterTime counts whole seconds), else the Kafka record
  *                      timestamp
  * @param clusterTime   the event's {@code clusterTime}; null when it has none
- * @param fullDocumentBeforeChange a delete's pre-image, the document just before the delete, where the collection
- *                      keeps pre-images and the connector asks for them; null otherwise (always for other events,
- *                      whose pre-image nothing reads)
+ * @param fullDocumentBeforeChange the pre-image, the document just before the change (a delete, or the update that
+ *                      marks it), where the collection keeps pre-images and the connector asks for them; null
+ *                      otherwise
  */
 public record ChangeEvent(
         OperationType operationType,

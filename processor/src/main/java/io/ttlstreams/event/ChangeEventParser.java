@@ -93,7 +93,7 @@ public final class ChangeEventParser {
                 operationType.isNamespaceWide() ? null : documentKeyOf(topic, event, fullDocument, operationType);
         BsonTimestamp clusterTime = clusterTimeOf(topic, event);
         Instant eventTime = eventTimeOf(topic, event, clusterTime, recordTimestamp);
-        BsonDocument before = operationType == OperationType.DELETE ? beforeChangeOf(topic, event) : null;
+        BsonDocument before = operationType.isNamespaceWide() ? null : beforeChangeOf(topic, event);
         return new ChangeEvent(operationType, namespace, documentKey, fullDocument, eventTime, clusterTime, before);
     }
 
@@ -193,7 +193,7 @@ public final class ChangeEventParser {
     }
 
     /**
-     * A delete's pre-image: null or missing where the collection keeps none, or the connector does not ask for it
+     * A document event's pre-image: null or missing where the collection keeps none, or the connector does not ask for it
      * ({@code change.stream.full.document.before.change}).
      */
     private static BsonDocument beforeChangeOf(String topic, BsonDocument event) {

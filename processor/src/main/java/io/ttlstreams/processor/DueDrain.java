@@ -340,12 +340,21 @@ final class DueDrain implements AutoCloseable {
      */
     private ScheduleEntry send(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
         Bytes ref = ScheduleKey.documentRefOf(key);
-        DeleteCommand command = ScheduleEntries.command(ref, entry, now);
+        DeleteCommand command = ScheduleEntries.command(ref, entry, now, markField(entry));
         context.forward(new Record<String, Object>(command.keyJson(), command, now), deletesSink);
         ScheduleEntry sent = ScheduleEntries.emitted(entry, now);
         audit.write(ref, sent, ExpiryOutcome.EMITTED, now, sent.getAttempts(), null);
         run.commandSent();
         return sent;
+    }
+
+    /** The field the entry's command marks, for an entry of a mark rule not yet marked; null for a delete. */
+    private String markField(ScheduleEntry entry) {
+        return config.rules()
+                .rule(entry.getRule())
+                .filter(rule -> rule.marks(ScheduleEntries.conditionOf(entry)))
+                .map(rule -> rule.mark().field())
+                .orElse(null);
     }
 
     @Override

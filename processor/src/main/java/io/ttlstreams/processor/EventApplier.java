@@ -120,6 +120,11 @@ final class EventApplier {
             }
             return;
         }
+        if (position != null && markConfirmed(ref, position, event)) {
+            // Its own mark: the entry is done; the marked document is evaluated afresh below (never marked again,
+            // or deleted after the grace period).
+            position = null;
+        }
         Instant changeTime = changeTime(event, recordTimestamp);
         ExpiryDecision decision = resync
                 ? rules.evaluateResync(event.namespace(), event.fullDocument(), changeTime)
@@ -240,6 +245,36 @@ final class EventApplier {
         sensors.confirmed(entry.getRule(), lag, now);
         audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
         expired.confirmedByChangeStream(ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), now);
+    }
+
+    /**
+     * Whether the event shows the mark an awaited mark command set (the rule's field equal to the entry's deadline),
+     * which confirms the command: then the entry goes, counted and recorded as a delete's confirmation is.
+     */
+    private boolean markConfirmed(Bytes ref, IndexEntry position, ChangeEvent event) {
+        if (timelineOf(position) != Timeline.CONFIRMATIONS) {
+            return false;
+        }
+        ScheduleEntry entry = schedule.entryAt(ref, position);
+        if (entry == null) {
+            return false;
+        }
+        long deadline = ScheduleEntries.deadlineOf(entry);
+        boolean marked = rules.rule(entry.getRule())
+                .filter(rule -> rule.marks(ScheduleEntries.conditionOf(entry)))
+                .filter(rule -> rule.markedAt(event.fullDocument(), deadline))
+                .isPresent();
+        if (!marked) {
+            return false;
+        }
+        schedule.remove(ref);
+        long now = context.currentSystemTimeMs();
+        long lag = Math.max(0, event.eventTime().toEpochMilli() - deadline);
+        sensors.marked.record();
+        sensors.confirmed(entry.getRule(), lag, now);
+        audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
+        expired.confirmedByChangeStream(ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), now);
+        return true;
     }
 
     /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */

@@ -5,6 +5,7 @@ import io.ttlstreams.config.ExpiryEvents;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.rules.ExpiryDecision;
+import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
@@ -94,7 +95,9 @@ final class ExpiredRecords {
     }
 
     /**
-     * The change stream reported the delete of the document at {@code ref}, whose command awaited it.
+     * The change stream reported the delete (or, for a mark command, the mark) of the document at {@code ref}, whose
+     * command awaited it. A mark is an {@code EXPIRED} record with {@code "action": "mark"}; the delete of a marked
+     * document after its grace period a {@code PURGED} one.
      *
      * @param deletedAt the delete event's time
      * @param preImage the event's pre-image; null when it carried none
@@ -128,9 +131,13 @@ final class ExpiredRecords {
         Namespace namespace = DocumentRef.namespaceOf(ref);
         BsonDocument documentKey = DocumentRef.documentKeyOf(ref);
         long deadline = ScheduleEntries.deadlineOf(entry);
+        TtlRule rule = rules.rule(entry.getRule()).orElse(null);
+        boolean marks = rule != null && rule.marks(ScheduleEntries.conditionOf(entry));
+        boolean purges = rule != null && rule.mark() != null && !marks;
         BsonDocument value = new BsonDocument()
                 .append("version", new BsonInt32(VERSION))
-                .append("type", new BsonString("EXPIRED"))
+                .append("type", new BsonString(purges ? "PURGED" : "EXPIRED"))
+                .append("action", new BsonString(marks ? "mark" : "delete"))
                 .append("cause", new BsonString("ttl"))
                 .append("namespace", new BsonString(namespace.toString()))
                 .append("documentKey", documentKey)

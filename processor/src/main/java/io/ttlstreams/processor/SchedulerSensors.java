@@ -37,6 +37,7 @@ final class SchedulerSensors {
     final Sensor readBacksFailed;
     final Sensor expiredRecords;
     final Sensor deletesNotCaused;
+    final Sensor marked;
 
     private final TtlMetrics metrics;
     private final Map<String, RuleSensors> byRule = new HashMap<>();
@@ -69,6 +70,7 @@ final class SchedulerSensors {
         this.readBacksFailed = readBack ? metrics.counter(TtlMetrics.READ_BACKS_FAILED) : null;
         this.expiredRecords = metrics.counter(TtlMetrics.EXPIRED_RECORDS);
         this.deletesNotCaused = metrics.counter(TtlMetrics.DELETES_NOT_CAUSED);
+        this.marked = metrics.counter(TtlMetrics.MARKED);
         rules.forEach(this::forRule);
     }
 

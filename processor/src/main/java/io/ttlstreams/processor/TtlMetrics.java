@@ -103,6 +103,8 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String READ_BACKS_FAILED = "read-backs-failed";
     /** Counter: expired records written to ttl.expired.topic, one per confirmed expiry. */
     public static final String EXPIRED_RECORDS = "expired-records";
+    /** Counter: mark commands confirmed by the change stream (soft expiry, a rule's action mark). */
+    public static final String MARKED = "documents-marked";
     /**
      * Counter: delete events of documents whose command awaited confirmation, whose pre-image shows values the
      * command would not have deleted: another writer deleted them, and no expired record was written.

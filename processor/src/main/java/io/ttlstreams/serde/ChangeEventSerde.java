@@ -22,7 +22,7 @@ import org.bson.BsonValue;
  *
  * <p>The form is {@code {"operationType": "DROP", "namespace": "db.coll", "documentKey": {...} | null,
  * "fullDocument": {...} | null, "eventTime": "<ISO-8601 instant>", "clusterTime": {"$timestamp": ...} | null}}, and a
- * delete's pre-image as {@code "fullDocumentBeforeChange"} when it has one. The
+ * document event's pre-image as {@code "fullDocumentBeforeChange"} when it has one. The
  * event time is an ISO-8601 string rather than a BSON date, because an {@link Instant} may hold nanoseconds. Null
  * serializes to null and back. Thread-safe.
  *

@@ -304,6 +304,9 @@ class RuleConfigTest {
                         "partial.filter",
                         "document.ttl.field",
                         "modified.field",
+                        "action",
+                        "mark.field",
+                        "delete.after.seconds",
                         "expired.document",
                         "guard.max.due.on.arrival",
                         "guard.window.ms");
