@@ -68,4 +68,21 @@ class ExpiryEventsConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.rule.sessions.expired.document");
     }
+
+    @Test
+    void shouldRefuseAMarkWithoutItsFieldAndMarkOptionsOnADeleteRule() {
+        assertThatThrownBy(() -> config("ttl.rule.sessions.action", "mark"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.rule.sessions.mark.field");
+        assertThatThrownBy(() -> config("ttl.rule.sessions.mark.field", "expiredAt"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.rule.sessions.mark.field")
+                .hasMessageContaining("this rule deletes");
+        assertThatThrownBy(() -> config("ttl.rule.sessions.delete.after.seconds", "60"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.rule.sessions.delete.after.seconds");
+        assertThatThrownBy(() -> config("ttl.rule.sessions.action", "mark", "ttl.rule.sessions.mark.field", "$set"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.rule.sessions.mark.field");
+    }
 }

@@ -61,6 +61,27 @@ class ConnectorConfigsTest {
     }
 
     @Test
+    void shouldLetTheSinkApplyExactlyTheMarksOfMarkRulesWithTheGuardPluginsWriteModel() {
+        assertThat(ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sink().config())
+                .doesNotContainKey("transforms.guard.mark.fields")
+                .containsEntry(
+                        "writemodel.strategy",
+                        "com.mongodb.kafka.connect.sink.writemodel.strategy.DeleteOneBusinessKeyStrategy");
+
+        TtlStreamsConfig marks =
+                TestConfigs.config("ttl.rule.sessions.action", "mark", "ttl.rule.sessions.mark.field", "expiredAt");
+        ConnectorDefinition source =
+                ConnectorConfigs.render(marks, URI, false).sources().get(0);
+
+        assertThat(ConnectorConfigs.render(marks, URI, false).sink().config())
+                .containsEntry("transforms.guard.mark.fields", "app.sessions=expiredAt")
+                .containsEntry("writemodel.strategy", "io.ttlstreams.guard.CommandWriteModel");
+        assertThat(stage(source, "$project"))
+                .as("the mark's confirmation needs the field")
+                .containsKey("fullDocument.expiredAt");
+    }
+
+    @Test
     void shouldMatchExactNamespacesWithNsCollIn() {
         ConnectorDefinition source =
                 ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sources().get(0);
