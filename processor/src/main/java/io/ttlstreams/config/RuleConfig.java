@@ -92,6 +92,12 @@ public final class RuleConfig {
             + " document is deleted this long after its mark, unless un-marked meanwhile (the delete pins the mark)."
             + " Unset: marked documents stay.";
 
+    public static final String NOTICE_BEFORE_SECONDS_CONFIG = "notice.before.seconds";
+    public static final String NOTICE_BEFORE_SECONDS_DOC = "Publishes an EXPIRING record to ttl.expired.topic this"
+            + " many seconds before each deadline of the rule, once per deadline: none for a document renewed (or"
+            + " deleted) before its notice, a new one for its new deadline, none for a deadline already closer than"
+            + " this when it was scheduled. Needs ttl.expired.topic. Unset: no notices.";
+
     public static final String EXPIRED_DOCUMENT_CONFIG = "expired.document";
     public static final String EXPIRED_DOCUMENT_DOC = "What this rule's expired records (ttl.expired.topic) carry as"
             + " the document: \"pre-image\", the document as it was just before its delete, from the change stream's"
@@ -246,6 +252,11 @@ public final class RuleConfig {
                 windowMs == null ? global.window() : Duration.ofMillis(windowMs));
     }
 
+    /** How long before each deadline rule {@code ruleName} publishes its notice; null for none. */
+    static Long noticeBeforeSeconds(String ruleName, AbstractConfig config) {
+        return config.getLong(prefix(ruleName) + NOTICE_BEFORE_SECONDS_CONFIG);
+    }
+
     /** What the expired records of rule {@code ruleName} carry as the document. */
     static ExpiredDocument expiredDocument(String ruleName, AbstractConfig config) {
         return ExpiredDocument.of(config.getString(prefix(ruleName) + EXPIRED_DOCUMENT_CONFIG));
@@ -322,6 +333,13 @@ public final class RuleConfig {
                         named.apply(Validators.nullOr(ConfigDef.Range.between(0, Integer.MAX_VALUE))),
                         Importance.MEDIUM,
                         DELETE_AFTER_SECONDS_DOC)
+                .define(
+                        NOTICE_BEFORE_SECONDS_CONFIG,
+                        Type.LONG,
+                        null,
+                        named.apply(Validators.nullOr(ConfigDef.Range.between(1, Integer.MAX_VALUE))),
+                        Importance.MEDIUM,
+                        NOTICE_BEFORE_SECONDS_DOC)
                 .define(
                         EXPIRED_DOCUMENT_CONFIG,
                         Type.STRING,

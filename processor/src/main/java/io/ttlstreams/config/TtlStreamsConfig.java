@@ -69,6 +69,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
     private ExpiryEvents expiryEventsOf(List<String> ruleNames) {
         Optional<String> topic = nonEmpty(getString(OutputTopicOptions.EXPIRED_TOPIC_CONFIG));
         Map<String, ExpiredDocument> documents = new LinkedHashMap<>();
+        Map<String, Long> notices = new LinkedHashMap<>();
         for (String rule : ruleNames) {
             ExpiredDocument document = RuleConfig.expiredDocument(rule, this);
             if (document == ExpiredDocument.PRE_IMAGE && topic.isEmpty()) {
@@ -80,8 +81,18 @@ public final class TtlStreamsConfig extends AbstractConfig {
             }
             SourceProfiles.checkPreImages(sourceProfile(), rule, document);
             documents.put(rule, document);
+            Long notice = RuleConfig.noticeBeforeSeconds(rule, this);
+            if (notice != null && topic.isEmpty()) {
+                throw new ConfigException(
+                        RuleConfig.prefix(rule) + RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG,
+                        notice,
+                        "Notices go to the expired-records topic: set " + OutputTopicOptions.EXPIRED_TOPIC_CONFIG);
+            }
+            if (notice != null) {
+                notices.put(rule, notice);
+            }
         }
-        return new ExpiryEvents(topic, documents);
+        return new ExpiryEvents(topic, documents, notices);
     }
 
     /**

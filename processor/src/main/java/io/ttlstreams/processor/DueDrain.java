@@ -111,11 +111,36 @@ final class DueDrain implements AutoCloseable {
         PunctuationBudget run = new PunctuationBudget(
                 budget, startedNanos, config.punctuateMaxDuration().toNanos(), settings.nanoClock());
         readBackAnswers(now, run);
+        notices(now, startedNanos);
         drain(Timeline.DEADLINES, now, run);
         drain(Timeline.CONFIRMATIONS, now, run);
         throttle.ifPresent(t -> t.consume(now, run.commands()));
         if (run.commands() > 0) {
             LOG.debug("Punctuation at {} in task {} emitted {} delete commands", now, context.taskId(), run.commands());
+        }
+    }
+
+    /**
+     * Publishes the notices due at {@code now}. Not throttled: a notice deletes nothing, and the throttle protects
+     * MongoDB's write load; bounded by a budget of their own, of the punctuation's entries, within its time, so that
+     * a throttle at rest delays no notice and notices take no deadline's place.
+     */
+    private void notices(long now, long startedNanos) {
+        PunctuationBudget run = new PunctuationBudget(
+                config.punctuateMaxEntries(),
+                startedNanos,
+                config.punctuateMaxDuration().toNanos(),
+                settings.nanoClock());
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.due(Timeline.NOTICES, now)) {
+            while (run.left() && due.hasNext()) {
+                KeyValue<Bytes, ScheduleEntry> next = due.next();
+                expired.notice(next.key, next.value, now);
+                schedule.passed(next.key);
+                run.handled();
+            }
+            if (!due.hasNext()) {
+                schedule.drained(Timeline.NOTICES, now);
+            }
         }
     }
 

@@ -168,6 +168,9 @@ final class EventApplier {
         Timeline timeline =
                 guard.admit(ref, entry, deadline, event.eventTime().toEpochMilli(), context.currentSystemTimeMs());
         schedule.put(ref, position, timeline, deadline, entry, clusterTime);
+        if (timeline == Timeline.DEADLINES) {
+            expired.scheduleNotice(ref, entry, deadline, context.currentSystemTimeMs());
+        }
         notes.forget(ref);
         sensors.scheduled.record();
         if (superseded != null) {

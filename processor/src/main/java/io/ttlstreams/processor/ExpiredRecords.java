@@ -9,7 +9,10 @@ import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.ExpirySchedule;
+import io.ttlstreams.state.ScheduleKey;
 import java.time.Instant;
+import java.util.OptionalLong;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -55,6 +58,7 @@ final class ExpiredRecords {
             JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
 
     private final ExpiryEvents events;
+    private final ExpirySchedule schedule;
     private final TtlRules rules;
     private final ProcessorContext<String, Object> context;
     private final SchedulerSensors sensors;
@@ -62,11 +66,13 @@ final class ExpiredRecords {
 
     ExpiredRecords(
             ExpiryEvents events,
+            ExpirySchedule schedule,
             TtlRules rules,
             ProcessorContext<String, Object> context,
             SchedulerSensors sensors,
             String sink) {
         this.events = events;
+        this.schedule = schedule;
         this.rules = rules;
         this.context = context;
         this.sensors = sensors;
@@ -118,6 +124,60 @@ final class ExpiredRecords {
             return;
         }
         write(ref, entry, Instant.ofEpochMilli(now), BY_READ_BACK, null, STATE_READ_BACK, now);
+    }
+
+    /**
+     * Puts the notice of the document's new deadline entry on the notices timeline, when its rule publishes notices
+     * and the notice's time is still ahead: a deadline already closer than the notice period gets none.
+     */
+    void scheduleNotice(Bytes ref, ScheduleEntry entry, long deadline, long now) {
+        if (events.topic().isEmpty()) {
+            return;
+        }
+        OptionalLong before = events.noticeBeforeSeconds(entry.getRule());
+        if (before.isEmpty()) {
+            return;
+        }
+        long noticeAt = deadline - before.getAsLong() * 1000;
+        if (noticeAt > now) {
+            schedule.putNotice(ref, noticeAt, entry);
+        }
+    }
+
+    /**
+     * Publishes the {@code EXPIRING} record of the notice at {@code noticeKey} if the document still has the deadline
+     * it announces; either way the notice goes. Returns whether it was published.
+     */
+    boolean notice(Bytes noticeKey, ScheduleEntry notice, long now) {
+        Bytes ref = ScheduleKey.documentRefOf(noticeKey);
+        schedule.removeNotice(noticeKey);
+        if (!schedule.isCurrent(ref, notice)) {
+            return false;
+        }
+        Namespace namespace = DocumentRef.namespaceOf(ref);
+        BsonDocument documentKey = DocumentRef.documentKeyOf(ref);
+        TtlRule rule = rules.rule(notice.getRule()).orElse(null);
+        boolean marks = rule != null && rule.marks(ScheduleEntries.conditionOf(notice));
+        BsonDocument value = new BsonDocument()
+                .append("version", new BsonInt32(VERSION))
+                .append("type", new BsonString("EXPIRING"))
+                .append("action", new BsonString(marks ? "mark" : "delete"))
+                .append("cause", new BsonString("ttl"))
+                .append("namespace", new BsonString(namespace.toString()))
+                .append("documentKey", documentKey)
+                .append("rule", new BsonString(notice.getRule()))
+                .append(
+                        "deadline",
+                        new BsonString(Instant.ofEpochMilli(ScheduleEntries.deadlineOf(notice))
+                                .toString()))
+                .append(
+                        "noticeAt",
+                        new BsonString(Instant.ofEpochMilli(ScheduleKey.dueAtOf(noticeKey))
+                                .toString()))
+                .append("sentAt", new BsonString(Instant.ofEpochMilli(now).toString()));
+        context.forward(new Record<String, Object>(key(namespace, documentKey), value.toJson(RELAXED), now), sink);
+        sensors.notices.record();
+        return true;
     }
 
     private void write(

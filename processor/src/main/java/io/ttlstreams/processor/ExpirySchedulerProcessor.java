@@ -104,8 +104,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 context.getStateStore(ScheduleStores.INDEX),
                 context.getStateStore(ScheduleStores.GUARD_STATE));
         AuditWriter audit = new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit());
-        ExpiredRecords expired =
-                new ExpiredRecords(config.expiryEvents(), config.rules(), context, sensors, outputs.expired());
+        ExpiredRecords expired = new ExpiredRecords(
+                config.expiryEvents(), schedule, config.rules(), context, sensors, outputs.expired());
         CommandSizeBound commandBound = new CommandSizeBound(settings.maxRecordBytes());
         this.guard = new BlastRadiusGuard(
                 settings,

@@ -38,6 +38,7 @@ final class SchedulerSensors {
     final Sensor expiredRecords;
     final Sensor deletesNotCaused;
     final Sensor marked;
+    final Sensor notices;
 
     private final TtlMetrics metrics;
     private final Map<String, RuleSensors> byRule = new HashMap<>();
@@ -71,6 +72,7 @@ final class SchedulerSensors {
         this.expiredRecords = metrics.counter(TtlMetrics.EXPIRED_RECORDS);
         this.deletesNotCaused = metrics.counter(TtlMetrics.DELETES_NOT_CAUSED);
         this.marked = metrics.counter(TtlMetrics.MARKED);
+        this.notices = metrics.counter(TtlMetrics.NOTICES);
         rules.forEach(this::forRule);
     }
 

@@ -103,6 +103,8 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String READ_BACKS_FAILED = "read-backs-failed";
     /** Counter: expired records written to ttl.expired.topic, one per confirmed expiry. */
     public static final String EXPIRED_RECORDS = "expired-records";
+    /** Counter: EXPIRING notices published, notice.before.seconds before their deadline. */
+    public static final String NOTICES = "notices-published";
     /** Counter: mark commands confirmed by the change stream (soft expiry, a rule's action mark). */
     public static final String MARKED = "documents-marked";
     /**

@@ -135,6 +135,7 @@ public final class ScheduleQueries {
             case CONFIRMATIONS -> "awaiting-confirmation";
             case HELD -> timeline.name().toLowerCase(Locale.ROOT);
             case AWAITING_APPROVAL -> "awaiting-approval";
+            case NOTICES -> throw new IllegalStateException("A document's index never points at a notice");
         };
     }
 

@@ -85,4 +85,21 @@ class ExpiryEventsConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.rule.sessions.mark.field");
     }
+
+    @Test
+    void shouldRefuseNoticesWhenExpiredRecordsAreOffAndTakeThemPerRuleOtherwise() {
+        assertThatThrownBy(() -> config("ttl.rule.sessions.notice.before.seconds", "60"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.rule.sessions.notice.before.seconds")
+                .hasMessageContaining("ttl.expired.topic");
+        assertThatThrownBy(() ->
+                        config("ttl.expired.topic", "ttl.expired", "ttl.rule.sessions.notice.before.seconds", "0"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ttl.rule.sessions.notice.before.seconds");
+        assertThat(config("ttl.expired.topic", "ttl.expired", "ttl.rule.sessions.notice.before.seconds", "60")
+                        .expiryEvents()
+                        .noticeBeforeSeconds("sessions"))
+                .hasValue(60);
+        assertThat(config().expiryEvents().noticeBeforeSeconds("sessions")).isEmpty();
+    }
 }

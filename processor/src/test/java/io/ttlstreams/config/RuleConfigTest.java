@@ -307,6 +307,7 @@ class RuleConfigTest {
                         "action",
                         "mark.field",
                         "delete.after.seconds",
+                        "notice.before.seconds",
                         "expired.document",
                         "guard.max.due.on.arrival",
                         "guard.window.ms");

@@ -163,7 +163,7 @@ class TtlStreamsConfigTest {
                 .hasMessageContaining(
                         "'zzz'. Its options are namespace, mode, field, expire.after.seconds,"
                                 + " field.format, partial.filter, document.ttl.field, modified.field,"
-                                + " action, mark.field, delete.after.seconds, expired.document, guard.max.due.on.arrival, guard.window.ms.");
+                                + " action, mark.field, delete.after.seconds, notice.before.seconds, expired.document, guard.max.due.on.arrival, guard.window.ms.");
     }
 
     @Test

@@ -85,6 +85,7 @@ final class SchedulerParts {
                 audit,
                 new ExpiredRecords(
                         settings.config().expiryEvents(),
+                        schedule,
                         settings.config().rules(),
                         context,
                         sensors,
