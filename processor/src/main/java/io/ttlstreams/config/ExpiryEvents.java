@@ -16,6 +16,9 @@ import java.util.OptionalLong;
 public record ExpiryEvents(
         Optional<String> topic, Map<String, ExpiredDocument> documents, Map<String, Long> noticeSeconds) {
 
+    /** No expiry events: no topic, no notices, no documents. */
+    public static final ExpiryEvents NONE = new ExpiryEvents(Optional.empty(), Map.of(), Map.of());
+
     /** Copies the maps. */
     public ExpiryEvents {
         documents = Map.copyOf(documents);

@@ -3,10 +3,13 @@ package io.ttlstreams.topology;
 import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.TtlMetrics;
+import io.ttlstreams.state.ScheduleQueries;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.OptionalLong;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -41,6 +44,18 @@ class ExpiryNoticesTest {
                 .toList();
     }
 
+    /** The pending notice {@code GET /v1/documents} shows for d1; null for none. */
+    private static Instant pendingNotice(TopologyFixture fixture) {
+        return ScheduleQueries.find(
+                        fixture.indexStore(),
+                        fixture.scheduleStore(),
+                        Namespace.parse("app.sessions"),
+                        new BsonDocument("_id", ID),
+                        rule -> OptionalLong.of(5))
+                .orElseThrow()
+                .notice();
+    }
+
     @Test
     void shouldPublishOneNoticeFiveSecondsBeforeTheDeadline() {
         try (TopologyFixture fixture = fixture()) {
@@ -50,6 +65,7 @@ class ExpiryNoticesTest {
 
             fixture.wallClockAt(Duration.ofMillis(14_000));
             assertThat(notices(fixture)).as("more than 1 s early").isEmpty();
+            assertThat(pendingNotice(fixture)).as("/v1/documents shows it").isEqualTo(START.plusSeconds(15));
             fixture.wallClockAt(Duration.ofMillis(16_000));
             List<BsonDocument> notices = notices(fixture);
 
@@ -65,6 +81,7 @@ class ExpiryNoticesTest {
             assertThat(notice.getDocument("documentKey")).isEqualTo(new BsonDocument("_id", ID));
             assertThat(fixture.metric(TtlMetrics.NOTICES + "-total")).isEqualTo(1);
 
+            assertThat(pendingNotice(fixture)).as("sent, no longer pending").isNull();
             fixture.wallClockAt(Duration.ofSeconds(20));
             assertThat(fixture.deletes()).hasSize(1);
             assertThat(notices(fixture)).as("once").isEmpty();
