@@ -16,6 +16,10 @@ import org.bson.BsonDocument;
  *         "issuedAt": {"$date": ...}}                       (when the processor sent it: the guard's validity)
  * </pre>
  *
+ * A rule whose action is {@code mark} gets a mark command instead: the same value plus {@code "update": {"$set":
+ * {"expiredAt": <the deadline>}}}, which the sink guard plugin's write model applies as a conditional {@code
+ * updateOne} under the same filter, never an upsert.
+ *
  * With {@code ProvidedInValueStrategy} and {@code DeleteOneBusinessKeyStrategy} the sink uses {@code value._id}
  * verbatim as the filter, so the delete matches only while the document still holds the exact values its deadline
  * was computed from. Both key and value are {@link CanonicalJson canonical extended JSON}, which keeps every BSON
@@ -33,6 +37,9 @@ import org.bson.BsonDocument;
  * @param deadlineMillis the deadline, epoch milliseconds
  * @param issuedAtMillis when the processor sent the command, epoch milliseconds (the punctuation's time); empty
  *     only for a command read back from a processor that did not write one yet
+ * @param markField for a rule whose action is {@code mark}, the field the command sets to the deadline instead of
+ *     deleting: the value then carries {@code "update": {"$set": {<markField>: <deadline>}}}, which the sink applies
+ *     as a conditional {@code updateOne} (without upsert) under the same filter; null for a delete
  */
 public record DeleteCommand(
         BsonDocument documentKey,
@@ -40,7 +47,19 @@ public record DeleteCommand(
         Namespace namespace,
         String rule,
         long deadlineMillis,
-        OptionalLong issuedAtMillis) {
+        OptionalLong issuedAtMillis,
+        String markField) {
+
+    /** A delete command (no mark). */
+    public DeleteCommand(
+            BsonDocument documentKey,
+            BsonDocument filter,
+            Namespace namespace,
+            String rule,
+            long deadlineMillis,
+            OptionalLong issuedAtMillis) {
+        this(documentKey, filter, namespace, rule, deadlineMillis, issuedAtMillis, null);
+    }
 
     /** Field of the value holding the filter. */
     public static final String FILTER_FIELD = "_id";
@@ -52,6 +71,10 @@ public record DeleteCommand(
     public static final String DEADLINE_FIELD = "deadline";
     /** Field of the value holding the issue time, a date. */
     public static final String ISSUED_AT_FIELD = "issuedAt";
+    /** Field of a mark command's value holding its update, {@code {"$set": {<field>: <deadline>}}}. */
+    public static final String UPDATE_FIELD = "update";
+    /** The only update operator of a mark command. */
+    public static final String SET = "$set";
 
     /** Checks that every part is present and that the namespace is a collection. */
     public DeleteCommand {
@@ -78,6 +101,11 @@ public record DeleteCommand(
         return DeleteCommandGrammar.parse(keyJson, valueJson);
     }
 
+    /** Whether the command marks the document (sets {@link #markField()} to the deadline) instead of deleting it. */
+    public boolean isMark() {
+        return markField != null;
+    }
+
     /** The record key: the document key as canonical extended JSON. */
     public String keyJson() {
         return CanonicalJson.of(documentKey);
@@ -99,7 +127,13 @@ public record DeleteCommand(
             if (issuedAtMillis.isPresent()) {
                 CanonicalJson.appendDate(out.append(", \"" + ISSUED_AT_FIELD + "\": "), issuedAtMillis.getAsLong());
             }
-            return out.append('}').toString();
+            if (markField == null) {
+                return out.append('}').toString();
+            }
+            if (CanonicalJson.appendString(out.append(", \"" + UPDATE_FIELD + "\": {\"" + SET + "\": {"), markField)) {
+                CanonicalJson.appendDate(out.append(": "), deadlineMillis);
+                return out.append("}}}").toString();
+            }
         }
         return CanonicalJson.write(writer -> {
             writer.writeStartDocument();
@@ -112,6 +146,13 @@ public record DeleteCommand(
             writer.writeString(RULE_FIELD, rule);
             writer.writeDateTime(DEADLINE_FIELD, deadlineMillis);
             issuedAtMillis.ifPresent(issuedAt -> writer.writeDateTime(ISSUED_AT_FIELD, issuedAt));
+            if (markField != null) {
+                writer.writeStartDocument(UPDATE_FIELD);
+                writer.writeStartDocument(SET);
+                writer.writeDateTime(markField, deadlineMillis);
+                writer.writeEndDocument();
+                writer.writeEndDocument();
+            }
             writer.writeEndDocument();
         });
     }

@@ -19,7 +19,10 @@ import org.bson.json.JsonWriterSettings;
  * key    := the document key: {"_id": literal} plus, for a sharded collection, its shard-key fields, in the
  *           change stream's order (MongoDB puts the shard key first): _id required
  * value  := {"_id": filter, "ns": {"db": string, "coll": string}, "rule": string, "deadline": date,
- *            "issuedAt": date}   (issuedAt absent only in commands of processors that did not write it yet)
+ *            "issuedAt": date [, "update": update]}   (issuedAt absent only in commands of processors that did not
+ *           write it yet)
+ * update := {"$set": {path: date}}, the date equal to the deadline: a mark command (nothing else: no other
+ *           operator, no second field, no operator in the value)
  * filter := the key's fields, equal to the record key's, in its order; then conditions:
  *           path: {"$eq": any value}  |  path: {"$exists": true|false}  |  "$and": [partial]
  * partial:= a rule's partial filter: path: literal | path: {op: operand, ...} | "$and": [partial, ...]
@@ -42,7 +45,8 @@ final class DeleteCommandGrammar {
             DeleteCommand.NAMESPACE_FIELD,
             DeleteCommand.RULE_FIELD,
             DeleteCommand.DEADLINE_FIELD,
-            DeleteCommand.ISSUED_AT_FIELD);
+            DeleteCommand.ISSUED_AT_FIELD,
+            DeleteCommand.UPDATE_FIELD);
 
     private static final String AND = "$and";
     private static final String OR = "$or";
@@ -90,7 +94,45 @@ final class DeleteCommandGrammar {
                         .asDateTime()
                         .getValue())
                 : OptionalLong.empty();
-        return new DeleteCommand(key, filter, namespace, rule, deadline, issuedAt);
+        String markField = value.containsKey(DeleteCommand.UPDATE_FIELD)
+                ? markField(value.get(DeleteCommand.UPDATE_FIELD), deadline)
+                : null;
+        return new DeleteCommand(key, filter, namespace, rule, deadline, issuedAt, markField);
+    }
+
+    /**
+     * The field a mark command's update sets: the update must be exactly {@code {"$set": {path: <the deadline>}}}.
+     */
+    private static String markField(BsonValue update, long deadline) {
+        String shape = "a mark's update is exactly {\"$set\": {field: the deadline}}";
+        if (!update.isDocument()) {
+            throw new InvalidDeleteCommandException("field 'update' is " + describe(update) + "; " + shape);
+        }
+        BsonDocument operators = update.asDocument();
+        for (String operator : operators.keySet()) {
+            if (!operator.equals(DeleteCommand.SET)) {
+                throw new InvalidDeleteCommandException(
+                        "the update's operator '" + operator + "' is refused; " + shape);
+            }
+        }
+        BsonValue set = operators.get(DeleteCommand.SET);
+        if (set == null || !set.isDocument() || set.asDocument().size() != 1) {
+            throw new InvalidDeleteCommandException("the update's $set must set exactly one field, not "
+                    + (set == null ? "none" : describe(set)) + "; " + shape);
+        }
+        Map.Entry<String, BsonValue> field =
+                set.asDocument().entrySet().iterator().next();
+        checkPath(field.getKey(), "mark field");
+        BsonValue value = field.getValue();
+        if (!value.isDateTime()) {
+            throw new InvalidDeleteCommandException(
+                    "the mark field '" + field.getKey() + "' is set to " + describe(value) + ", not a date; " + shape);
+        }
+        if (value.asDateTime().getValue() != deadline) {
+            throw new InvalidDeleteCommandException("the mark field '" + field.getKey() + "' is set to "
+                    + describe(value) + ", not the command's deadline; " + shape);
+        }
+        return field.getKey();
     }
 
     private static BsonValue required(BsonDocument value, String field, BsonType type, String what) {

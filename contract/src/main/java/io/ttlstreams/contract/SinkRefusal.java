@@ -17,6 +17,8 @@ public enum SinkRefusal {
     GRAMMAR("grammar"),
     /** A namespace outside the guard's {@code allowed.namespaces}. */
     NAMESPACE("namespace"),
+    /** A mark command setting a field other than its namespace's mark field ({@code mark.fields}). */
+    MARK("mark"),
     /** A deadline later than the sink's clock plus its skew tolerance. */
     NOT_DUE("not-due"),
     /** No issue time: the processor always writes one, so the command is no command of its. */

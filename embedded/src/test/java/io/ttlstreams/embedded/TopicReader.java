@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -97,6 +98,23 @@ public final class TopicReader implements AutoCloseable {
                 .get(0)
                 .offset();
         return seen.stream().filter(r -> r.offset() < markerOffset).toList();
+    }
+
+    /**
+     * The barrier of a topic of several partitions: reads until this reader's position reaches the end every
+     * partition has now (for a read_committed reader, the last stable offset: everything committed so far) and
+     * returns every record seen. Called after a marker record was seen, it proves that whatever was committed before
+     * the marker's transaction has been read too.
+     *
+     * @param atMost how long to keep reading
+     */
+    public List<ConsumerRecord<String, String>> readToEnd(Duration atMost) {
+        Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment());
+        await("the end of " + topic).atMost(atMost).until(() -> {
+            poll(r -> false);
+            return ends.entrySet().stream().allMatch(end -> consumer.position(end.getKey()) >= end.getValue());
+        });
+        return List.copyOf(seen);
     }
 
     @Override

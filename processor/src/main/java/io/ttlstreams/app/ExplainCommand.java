@@ -97,10 +97,10 @@ final class ExplainCommand implements Callable<Integer> {
                 spec.commandLine().getOut().println(explainEvent(ttlConfig));
                 return 0;
             }
-            ExpiryDecision decision = ttlConfig
-                    .rules()
-                    .evaluate(validNamespace(), parseDocument(read("--document", document)), parseEventTime());
-            spec.commandLine().getOut().println(toJson(decision, ttlConfig));
+            Instant at = parseEventTime();
+            ExpiryDecision decision =
+                    ttlConfig.rules().evaluate(validNamespace(), parseDocument(read("--document", document)), at);
+            spec.commandLine().getOut().println(toJson(decision, ttlConfig, at));
             return 0;
         } catch (InvalidChangeEventException e) {
             err.println("ttl-streams explain: --event: " + e.getMessage());
@@ -167,7 +167,7 @@ final class ExplainCommand implements Callable<Integer> {
         } else {
             decision = ttlConfig.rules().evaluate(parsed.namespace(), parsed.fullDocument(), changeTime);
         }
-        BsonDocument answer = BsonDocument.parse(toJson(decision, ttlConfig));
+        BsonDocument answer = BsonDocument.parse(toJson(decision, ttlConfig, changeTime));
         answer.append(
                 "event",
                 new BsonDocument("operationType", new BsonString(operation))
@@ -193,9 +193,10 @@ final class ExplainCommand implements Callable<Integer> {
 
     /**
      * The decision, and what the configured source profile supports: which service, how deletes are confirmed,
-     * whether its change streams report deletes, what one connector watches, and which pipeline it gets.
+     * whether its change streams report deletes, what one connector watches, and which pipeline it gets; and the
+     * expiry events it would produce ({@link ExpiryEventsExplanation}) if scheduled at {@code at}.
      */
-    static String toJson(ExpiryDecision decision, TtlStreamsConfig config) {
+    static String toJson(ExpiryDecision decision, TtlStreamsConfig config, Instant at) {
         SourceProfile profile = config.sourceProfile();
         String pipeline = profile.requiresFixedPipeline()
                 ? "fixed by the service: whole documents, no operation type or event times"
@@ -216,6 +217,7 @@ final class ExplainCommand implements Callable<Integer> {
                 .append("rule", rule)
                 .append("reason", new BsonString(decision.reason()))
                 .append("source", source)
+                .append("expiry.events", ExpiryEventsExplanation.of(decision, config, at))
                 .toJson(JsonWriterSettings.builder()
                         .outputMode(JsonMode.RELAXED)
                         .build());

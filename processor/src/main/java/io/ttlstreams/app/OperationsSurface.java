@@ -85,7 +85,7 @@ public final class OperationsSurface implements AutoCloseable {
     public void start(KafkaStreams streams) {
         Clock clock = Clock.systemUTC();
         metrics.bind(streams);
-        LocalSchedule local = new LocalSchedule(streams);
+        LocalSchedule local = new LocalSchedule(streams, config.expiryEvents());
         ScheduleMetrics schedule = new ScheduleMetrics(local, metrics.registry(), clock);
         Optional<ConnectorMonitor> monitor =
                 connectors.map(managed -> new ConnectorMonitor(managed, metrics.registry()));

@@ -1,5 +1,6 @@
 package io.ttlstreams.app;
 
+import io.ttlstreams.config.ExpiryEvents;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.query.LocalSchedule;
@@ -82,7 +83,8 @@ final class StatusReporter implements AutoCloseable {
         this.out = out;
         this.clock = clock;
         this.deleted = deleted;
-        this.schedule = new LocalSchedule(streams);
+        // The status line counts; it never asks for a document's notice.
+        this.schedule = new LocalSchedule(streams, ExpiryEvents.NONE);
     }
 
     StatusReporter start(Duration period) {

@@ -4,7 +4,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 
-/** The options of the topics the processor writes: delete commands, audit events, dead letters, control events. */
+/** The options of the topics the processor writes: delete commands, audit events, expired records, dead letters, control events. */
 public final class OutputTopicOptions {
 
     private static final String GROUP = "Output topics";
@@ -17,6 +17,13 @@ public final class OutputTopicOptions {
     public static final String AUDIT_TOPIC_CONFIG = "ttl.audit.topic";
     public static final String AUDIT_TOPIC_DOC = "Topic of an audit event per expiry; empty disables auditing.";
     public static final String AUDIT_TOPIC_DEFAULT = "";
+
+    public static final String EXPIRED_TOPIC_CONFIG = "ttl.expired.topic";
+    public static final String EXPIRED_TOPIC_DOC = "Topic of the expired records: one JSON record per confirmed"
+            + " expiry (namespace, key, rule, deadline, confirmation, and with ttl.rule.<name>.expired.document=pre-image"
+            + " the document as it was just before its delete), keyed by the document key, exactly once; empty turns"
+            + " them off. The contract is in docs/expiry-events.md.";
+    public static final String EXPIRED_TOPIC_DEFAULT = "";
 
     public static final String DLQ_TOPIC_CONFIG = "ttl.dlq.topic";
     public static final String DLQ_TOPIC_DOC = "Dead-letter topic for change events that cannot be processed.";
@@ -53,6 +60,13 @@ public final class OutputTopicOptions {
                         Validators.blankOr(Validators.topic()),
                         Importance.MEDIUM,
                         AUDIT_TOPIC_DOC)
+                .define(
+                        EXPIRED_TOPIC_CONFIG,
+                        Type.STRING,
+                        EXPIRED_TOPIC_DEFAULT,
+                        Validators.blankOr(Validators.topic()),
+                        Importance.MEDIUM,
+                        EXPIRED_TOPIC_DOC)
                 .define(
                         DLQ_TOPIC_CONFIG,
                         Type.STRING,

@@ -4,6 +4,7 @@ import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.rules.ConfigValues;
 import io.ttlstreams.rules.FieldFormat;
+import io.ttlstreams.rules.MarkAction;
 import io.ttlstreams.rules.PartialFilter;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
@@ -74,6 +75,36 @@ public final class RuleConfig {
             + " exact value joins the delete filter, so a modification made after the deadline was computed makes the"
             + " delete miss. Without it, a document modified while its delete command is on its way can be deleted"
             + " although it was just renewed. A resync counts from it when it holds a date.";
+
+    public static final String ACTION_CONFIG = "action";
+    public static final String ACTION_DOC = "What happens at the deadline: \"delete\" deletes the document (a"
+            + " conditional deleteOne); \"mark\" sets mark.field to the deadline instead (a conditional updateOne"
+            + " under the same filter, never an upsert), soft expiry: a marked document is never marked again, one"
+            + " un-marked is scheduled again, and with delete.after.seconds it is deleted that long after its mark.";
+    public static final String ACTION_DEFAULT = "delete";
+
+    public static final String MARK_FIELD_CONFIG = "mark.field";
+    public static final String MARK_FIELD_DOC = "With action mark, and required there: the field the mark sets to"
+            + " the deadline, a dotted path (e.g. expiredAt). The sink guard lets through marks of this field only.";
+
+    public static final String DELETE_AFTER_SECONDS_CONFIG = "delete.after.seconds";
+    public static final String DELETE_AFTER_SECONDS_DOC = "With action mark: the grace period, in seconds; a marked"
+            + " document is deleted this long after its mark, unless un-marked meanwhile (the delete pins the mark)."
+            + " Unset: marked documents stay.";
+
+    public static final String NOTICE_BEFORE_SECONDS_CONFIG = "notice.before.seconds";
+    public static final String NOTICE_BEFORE_SECONDS_DOC = "Publishes an EXPIRING record to ttl.expired.topic this"
+            + " many seconds before each deadline of the rule, once per deadline: none for a document renewed (or"
+            + " deleted) before its notice, a new one for its new deadline, none for a deadline already closer than"
+            + " this when it was scheduled. Needs ttl.expired.topic. Unset: no notices.";
+
+    public static final String EXPIRED_DOCUMENT_CONFIG = "expired.document";
+    public static final String EXPIRED_DOCUMENT_DOC = "What this rule's expired records (ttl.expired.topic) carry as"
+            + " the document: \"pre-image\", the document as it was just before its delete, from the change stream's"
+            + " fullDocumentBeforeChange (the collection needs changeStreamPreAndPostImages, MongoDB 6.0+; the source"
+            + " connector is rendered to ask for it; refused at start-up on a service without pre-images, and without"
+            + " ttl.expired.topic); \"none\", no document.";
+    public static final String EXPIRED_DOCUMENT_DEFAULT = "none";
 
     public static final String GUARD_MAX_DUE_ON_ARRIVAL_CONFIG = "guard.max.due.on.arrival";
     public static final String GUARD_MAX_DUE_ON_ARRIVAL_DOC = "This rule's "
@@ -168,6 +199,7 @@ public final class RuleConfig {
                             + " written; set at least 1 (Cosmos DB refuses a default TTL of 0 for the same reason)");
         }
         String partialFilter = optional(config.getString(prefix + PARTIAL_FILTER_CONFIG));
+        MarkAction mark = markAction(prefix, config);
         return new TtlRule(
                 ruleName,
                 NamespacePattern.parse(config.getString(prefix + NAMESPACE_CONFIG)),
@@ -177,7 +209,35 @@ public final class RuleConfig {
                 FieldFormat.fromConfigValue(config.getString(prefix + FIELD_FORMAT_CONFIG)),
                 partialFilter == null ? null : parsePartialFilter(partialFilter),
                 documentTtlField,
-                optional(config.getString(prefix + MODIFIED_FIELD_CONFIG)));
+                optional(config.getString(prefix + MODIFIED_FIELD_CONFIG)),
+                mark);
+    }
+
+    /** The rule's mark action; null for a rule that deletes, which mark.field and delete.after.seconds are refused on. */
+    private static MarkAction markAction(String prefix, AbstractConfig config) {
+        String markField = optional(config.getString(prefix + MARK_FIELD_CONFIG));
+        Long grace = config.getLong(prefix + DELETE_AFTER_SECONDS_CONFIG);
+        if (config.getString(prefix + ACTION_CONFIG).equals(ACTION_DEFAULT)) {
+            if (markField != null) {
+                throw new ConfigException(
+                        prefix + MARK_FIELD_CONFIG,
+                        markField,
+                        "Applies only when " + prefix + ACTION_CONFIG + " is mark, and this rule deletes");
+            }
+            if (grace != null) {
+                throw new ConfigException(
+                        prefix + DELETE_AFTER_SECONDS_CONFIG,
+                        grace,
+                        "Applies only when " + prefix + ACTION_CONFIG + " is mark, and this rule deletes");
+            }
+            return null;
+        }
+        if (markField == null) {
+            throw missing(
+                    prefix + MARK_FIELD_CONFIG,
+                    "when " + prefix + ACTION_CONFIG + " is mark: name the field the" + " mark sets to the deadline");
+        }
+        return new MarkAction(markField, grace);
     }
 
     /**
@@ -190,6 +250,16 @@ public final class RuleConfig {
         return new GuardLimit(
                 max == null ? global.maxDueOnArrival() : max,
                 windowMs == null ? global.window() : Duration.ofMillis(windowMs));
+    }
+
+    /** How long before each deadline rule {@code ruleName} publishes its notice; null for none. */
+    static Long noticeBeforeSeconds(String ruleName, AbstractConfig config) {
+        return config.getLong(prefix(ruleName) + NOTICE_BEFORE_SECONDS_CONFIG);
+    }
+
+    /** What the expired records of rule {@code ruleName} carry as the document. */
+    static ExpiredDocument expiredDocument(String ruleName, AbstractConfig config) {
+        return ExpiredDocument.of(config.getString(prefix(ruleName) + EXPIRED_DOCUMENT_CONFIG));
     }
 
     /**
@@ -248,6 +318,36 @@ public final class RuleConfig {
                         Importance.MEDIUM,
                         DOCUMENT_TTL_FIELD_DOC)
                 .define(MODIFIED_FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.MEDIUM, MODIFIED_FIELD_DOC)
+                .define(
+                        ACTION_CONFIG,
+                        Type.STRING,
+                        ACTION_DEFAULT,
+                        named.apply(ConfigDef.ValidString.in(ACTION_DEFAULT, "mark")),
+                        Importance.MEDIUM,
+                        ACTION_DOC)
+                .define(MARK_FIELD_CONFIG, Type.STRING, null, fieldPath, Importance.MEDIUM, MARK_FIELD_DOC)
+                .define(
+                        DELETE_AFTER_SECONDS_CONFIG,
+                        Type.LONG,
+                        null,
+                        named.apply(Validators.nullOr(ConfigDef.Range.between(0, Integer.MAX_VALUE))),
+                        Importance.MEDIUM,
+                        DELETE_AFTER_SECONDS_DOC)
+                .define(
+                        NOTICE_BEFORE_SECONDS_CONFIG,
+                        Type.LONG,
+                        null,
+                        named.apply(Validators.nullOr(ConfigDef.Range.between(1, Integer.MAX_VALUE))),
+                        Importance.MEDIUM,
+                        NOTICE_BEFORE_SECONDS_DOC)
+                .define(
+                        EXPIRED_DOCUMENT_CONFIG,
+                        Type.STRING,
+                        EXPIRED_DOCUMENT_DEFAULT,
+                        named.apply(ConfigDef.ValidString.in(
+                                ConfigValues.spellings(ExpiredDocument.class).toArray(String[]::new))),
+                        Importance.MEDIUM,
+                        EXPIRED_DOCUMENT_DOC)
                 .define(
                         GUARD_MAX_DUE_ON_ARRIVAL_CONFIG,
                         Type.INT,

@@ -76,6 +76,15 @@ public enum SourceProfile {
         return this == MONGODB;
     }
 
+    /**
+     * Whether the change stream serves pre-images ({@code fullDocumentBeforeChange}, with {@code
+     * changeStreamPreAndPostImages} on the collection): MongoDB 6.0 and later. The other services' change-stream
+     * documentation describes none (docs/compatible-services.md).
+     */
+    public boolean servesPreImages() {
+        return this == MONGODB;
+    }
+
     /** Whether the change stream must be exactly Cosmos DB's documented shape, which carries no operation type. */
     public boolean requiresFixedPipeline() {
         return this == COSMOSDB;

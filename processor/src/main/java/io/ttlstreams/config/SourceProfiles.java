@@ -41,6 +41,22 @@ final class SourceProfiles {
         }
     }
 
+    /**
+     * Refuses a rule's expired records with the document's pre-image on a service whose change streams document no
+     * pre-images ({@link SourceProfile#servesPreImages()}).
+     */
+    static void checkPreImages(SourceProfile profile, String ruleName, ExpiredDocument document) {
+        if (document == ExpiredDocument.PRE_IMAGE && !profile.servesPreImages()) {
+            throw new ConfigException(
+                    RuleConfig.prefix(ruleName) + RuleConfig.EXPIRED_DOCUMENT_CONFIG,
+                    document.configValue(),
+                    profile.service() + " documents no pre-images (fullDocumentBeforeChange) in its change streams,"
+                            + " so an expired record could never carry the deleted document: use "
+                            + ExpiredDocument.NONE.configValue() + " (" + SourceOptions.SOURCE_PROFILE_CONFIG + "="
+                            + profile.configValue() + ")");
+        }
+    }
+
     private static void refuseCosmosTimestamp(String option, String path, SourceProfile profile) {
         if (COSMOS_TIMESTAMP.equals(path)) {
             throw new ConfigException(

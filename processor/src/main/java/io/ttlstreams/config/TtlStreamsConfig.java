@@ -6,6 +6,7 @@ import io.ttlstreams.secrets.BasicCredentials;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,6 +37,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
     private final Optional<BasicCredentials> connectCredentials;
     private final Optional<SigningKey> commandSigningKey;
     private final Optional<String> httpAuthToken;
+    private final ExpiryEvents expiryEvents;
 
     /**
      * @param props the whole configuration: ttl-streams options and Kafka Streams settings
@@ -57,6 +59,40 @@ public final class TtlStreamsConfig extends AbstractConfig {
                 getLong(SchedulerOptions.PUNCTUATE_MAX_DURATION_MS_CONFIG), streamsProperties());
         ConfigChecks.readBackHasMongo(confirmMode(), mongodbUri().isPresent(), sourceProfile());
         SourceProfiles.check(sourceProfile(), confirmMode(), rules);
+        this.expiryEvents = expiryEventsOf(getList(RulesOptions.RULES_CONFIG));
+    }
+
+    /**
+     * The expired-records topic and each rule's document choice; a rule asking for pre-images is refused, naming its
+     * option, without the topic or on a service without pre-images.
+     */
+    private ExpiryEvents expiryEventsOf(List<String> ruleNames) {
+        Optional<String> topic = nonEmpty(getString(OutputTopicOptions.EXPIRED_TOPIC_CONFIG));
+        Map<String, ExpiredDocument> documents = new LinkedHashMap<>();
+        Map<String, Long> notices = new LinkedHashMap<>();
+        for (String rule : ruleNames) {
+            ExpiredDocument document = RuleConfig.expiredDocument(rule, this);
+            if (document == ExpiredDocument.PRE_IMAGE && topic.isEmpty()) {
+                throw new ConfigException(
+                        RuleConfig.prefix(rule) + RuleConfig.EXPIRED_DOCUMENT_CONFIG,
+                        document.configValue(),
+                        "Expired records are off: set " + OutputTopicOptions.EXPIRED_TOPIC_CONFIG
+                                + " to the topic they go to");
+            }
+            SourceProfiles.checkPreImages(sourceProfile(), rule, document);
+            documents.put(rule, document);
+            Long notice = RuleConfig.noticeBeforeSeconds(rule, this);
+            if (notice != null && topic.isEmpty()) {
+                throw new ConfigException(
+                        RuleConfig.prefix(rule) + RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG,
+                        notice,
+                        "Notices go to the expired-records topic: set " + OutputTopicOptions.EXPIRED_TOPIC_CONFIG);
+            }
+            if (notice != null) {
+                notices.put(rule, notice);
+            }
+        }
+        return new ExpiryEvents(topic, documents, notices);
     }
 
     /**
@@ -136,6 +172,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
     /** The audit topic; empty when auditing is disabled. */
     public Optional<String> auditTopic() {
         return nonEmpty(getString(OutputTopicOptions.AUDIT_TOPIC_CONFIG));
+    }
+
+    /** The expired records: their topic (empty when off) and what each rule's records carry. */
+    public ExpiryEvents expiryEvents() {
+        return expiryEvents;
     }
 
     public String dlqTopic() {

@@ -46,6 +46,9 @@ public final class ChangeStreamPipeline {
      */
     private static final String DOCUMENT_ID = "_id";
 
+    /** The change event's pre-image, which expired records with the document need. */
+    static final String PRE_IMAGE = "fullDocumentBeforeChange";
+
     /** Namespace-wide events that carry no {@code ns.coll}, which a collection filter would otherwise drop. */
     private static final List<String> DATABASE_WIDE_TYPES = List.of("dropDatabase", "invalidate");
 
@@ -59,8 +62,10 @@ public final class ChangeStreamPipeline {
      *
      * @param rules the rules whose namespaces lie in the connector's database; at least one
      * @param maxDocumentKeyBytes the largest document key, in bytes of BSON, whose events pass
+     * @param preImages whether some rule's expired records carry the pre-image: the projection then keeps {@code
+     *     fullDocumentBeforeChange}, the whole of it, which the connector adds to delete events
      */
-    static String json(List<TtlRule> rules, int maxDocumentKeyBytes, SourceProfile profile) {
+    static String json(List<TtlRule> rules, int maxDocumentKeyBytes, SourceProfile profile, boolean preImages) {
         List<BsonDocument> stages;
         if (profile.requiresFixedPipeline()) {
             stages = COSMOS_PIPELINE;
@@ -68,11 +73,13 @@ public final class ChangeStreamPipeline {
             stages = List.of(
                     new BsonDocument("$match", match(rules)),
                     new BsonDocument("$match", keySizeMatch(maxDocumentKeyBytes)),
-                    new BsonDocument("$project", projection(rules)));
+                    new BsonDocument("$project", projection(rules, preImages)));
         } else {
             // $expr and $bsonSize are not among what these services document for change streams: the processor's
             // own bound (it dead-letters larger keys) is what remains.
-            stages = List.of(new BsonDocument("$match", match(rules)), new BsonDocument("$project", projection(rules)));
+            stages = List.of(
+                    new BsonDocument("$match", match(rules)),
+                    new BsonDocument("$project", projection(rules, preImages)));
         }
         return stages.stream().map(stage -> stage.toJson(COMPACT)).collect(Collectors.joining(", ", "[", "]"));
     }
@@ -134,6 +141,11 @@ public final class ChangeStreamPipeline {
             if (rule.partialFilter() != null) {
                 addFilterPaths(rule.partialFilter(), paths);
             }
+            if (rule.mark() != null) {
+                // The mark's confirmation is the field set to the deadline, and a marked document is never marked
+                // again: projected away, every mark would look undone.
+                paths.add(rule.mark().field());
+            }
         }
         return paths.stream()
                 .filter(path -> paths.stream().noneMatch(other -> path.startsWith(other + ".")))
@@ -169,9 +181,13 @@ public final class ChangeStreamPipeline {
                                 new BsonInt32(maxDocumentKeyBytes)))));
     }
 
-    private static BsonDocument projection(List<TtlRule> rules) {
+    private static BsonDocument projection(List<TtlRule> rules, boolean preImages) {
         BsonDocument projection = new BsonDocument();
         EVENT_FIELDS.forEach(field -> projection.append(field, new BsonInt32(1)));
+        if (preImages) {
+            // Projected away, the pre-image the connector asked for would never reach Kafka.
+            projection.append(PRE_IMAGE, new BsonInt32(1));
+        }
         documentPaths(rules).forEach(path -> projection.append("fullDocument." + path, new BsonInt32(1)));
         return projection;
     }

@@ -1,5 +1,6 @@
 package io.ttlstreams.connect;
 
+import io.ttlstreams.config.ExpiredDocument;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -97,6 +98,9 @@ public final class ConnectorConfigs {
      */
     public static final String UNUSED_DEFAULT_NAMESPACE = "ttl_streams_unmapped";
 
+    /** The sink guard plugin's write model, which applies mark commands as well as deletes. */
+    public static final String COMMAND_WRITE_MODEL = "io.ttlstreams.guard.CommandWriteModel";
+
     private final List<ConnectorDefinition> sources;
     private final ConnectorDefinition sink;
 
@@ -120,6 +124,16 @@ public final class ConnectorConfigs {
         this.sources = List.copyOf(sourceList);
         Map<String, String> sinkConfig =
                 sink(config.deleteTopic(), SINK_DLQ_TOPIC, mongodbUri, allowedNamespaces(config), DEFAULT_SIGNING_KEY);
+        String markFields = config.rules().rules().stream()
+                .filter(rule -> rule.mark() != null)
+                .map(rule -> rule.namespace() + "=" + rule.mark().field())
+                .collect(Collectors.joining(","));
+        if (!markFields.isEmpty()) {
+            // Rules that mark: the guard lets through exactly their marks, and the write model applies them as
+            // conditional updateOne commands (deletes stay deleteOne, as the stock strategy makes them).
+            sinkConfig.put("transforms.guard.mark.fields", markFields);
+            sinkConfig.put("writemodel.strategy", COMMAND_WRITE_MODEL);
+        }
         usersDir.ifPresent(dir -> sinkConfig.putAll(runAs(dir, SINK_USER, SINK_CLIENTS)));
         this.sink = new ConnectorDefinition(SINK_NAME, sinkConfig);
     }
@@ -239,8 +253,15 @@ public final class ConnectorConfigs {
         if (watched.collection() != null) {
             source.put("collection", watched.collection());
         }
-        source.put("pipeline", ChangeStreamPipeline.json(rules, config.documentKeyMaxBytes(), profile));
+        boolean preImages = rules.stream()
+                .anyMatch(rule -> config.expiryEvents().document(rule.name()) == ExpiredDocument.PRE_IMAGE);
+        source.put("pipeline", ChangeStreamPipeline.json(rules, config.documentKeyMaxBytes(), profile, preImages));
         source.put("change.stream.full.document", "updateLookup");
+        if (preImages) {
+            // whenAvailable, not required: a collection without changeStreamPreAndPostImages must not fail the
+            // connector and with it every rule of the database; its expired records say the pre-image was missing.
+            source.put("change.stream.full.document.before.change", "whenAvailable");
+        }
         source.put("publish.full.document.only", "false");
         source.put("change.stream.document.key.as.key", "true");
         source.put("output.format.key", "json");

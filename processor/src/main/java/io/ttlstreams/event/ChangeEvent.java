@@ -25,6 +25,9 @@ import org.bson.BsonTimestamp;
  *                      event can have happened, as clusterTime counts whole seconds), else the Kafka record
  *                      timestamp
  * @param clusterTime   the event's {@code clusterTime}; null when it has none
+ * @param fullDocumentBeforeChange the pre-image, the document just before the change (a delete, or the update that
+ *                      marks it), where the collection keeps pre-images and the connector asks for them; null
+ *                      otherwise
  */
 public record ChangeEvent(
         OperationType operationType,
@@ -32,7 +35,19 @@ public record ChangeEvent(
         BsonDocument documentKey,
         BsonDocument fullDocument,
         Instant eventTime,
-        BsonTimestamp clusterTime) {
+        BsonTimestamp clusterTime,
+        BsonDocument fullDocumentBeforeChange) {
+
+    /** An event without a pre-image. */
+    public ChangeEvent(
+            OperationType operationType,
+            Namespace namespace,
+            BsonDocument documentKey,
+            BsonDocument fullDocument,
+            Instant eventTime,
+            BsonTimestamp clusterTime) {
+        this(operationType, namespace, documentKey, fullDocument, eventTime, clusterTime, null);
+    }
 
     /**
      * Checks the invariants the processor relies on, so that it never has to null-check a document event's key.

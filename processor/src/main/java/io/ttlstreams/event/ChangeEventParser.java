@@ -93,7 +93,8 @@ public final class ChangeEventParser {
                 operationType.isNamespaceWide() ? null : documentKeyOf(topic, event, fullDocument, operationType);
         BsonTimestamp clusterTime = clusterTimeOf(topic, event);
         Instant eventTime = eventTimeOf(topic, event, clusterTime, recordTimestamp);
-        return new ChangeEvent(operationType, namespace, documentKey, fullDocument, eventTime, clusterTime);
+        BsonDocument before = operationType.isNamespaceWide() ? null : beforeChangeOf(topic, event);
+        return new ChangeEvent(operationType, namespace, documentKey, fullDocument, eventTime, clusterTime, before);
     }
 
     private static BsonDocument parseDocument(String topic, String value) {
@@ -189,6 +190,16 @@ public final class ChangeEventParser {
         } catch (IllegalArgumentException e) {
             throw invalid(topic, "its ns is not a valid namespace: " + e.getMessage());
         }
+    }
+
+    /**
+     * A document event's pre-image: null or missing where the collection keeps none, or the connector does not ask for it
+     * ({@code change.stream.full.document.before.change}).
+     */
+    private static BsonDocument beforeChangeOf(String topic, BsonDocument event) {
+        BsonValue before =
+                optional(topic, event, "fullDocumentBeforeChange", "fullDocumentBeforeChange", BsonType.DOCUMENT);
+        return before == null ? null : before.asDocument();
     }
 
     private static BsonDocument fullDocumentOf(String topic, BsonDocument event) {

@@ -123,6 +123,9 @@ public final class AclPlan {
         for (TopicSpec topic : topics.topics(Role.AUDIT)) {
             processor.add(checked(topic, "writes audit events", "Write"));
         }
+        for (TopicSpec topic : topics.topics(Role.EXPIRED)) {
+            processor.add(checked(topic, "writes the expired records", "Write"));
+        }
         for (TopicSpec topic : topics.topics(Role.SINK_DEAD_LETTERS)) {
             processor.add(topic(topic, "counts the commands the sink refused, by reason", "Read"));
         }
@@ -163,7 +166,7 @@ public final class AclPlan {
         principals.add(new KafkaPrincipal(SINK_USER, "the MongoDB sink connector", sink));
 
         List<Acl> operators = new ArrayList<>();
-        for (Role role : List.of(Role.DEAD_LETTERS, Role.SINK_DEAD_LETTERS, Role.AUDIT)) {
+        for (Role role : List.of(Role.DEAD_LETTERS, Role.SINK_DEAD_LETTERS, Role.AUDIT, Role.EXPIRED)) {
             for (TopicSpec topic : topics.topics(role)) {
                 operators.add(topic(topic, "inspects " + role.purpose(), "Read"));
             }

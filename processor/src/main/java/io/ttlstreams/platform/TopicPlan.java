@@ -162,6 +162,14 @@ public final class TopicPlan {
         Optional<String> audit = config.auditTopic();
         audit.ifPresent(name -> topics.add(
                 name, Role.AUDIT, sourcePartitions, Check.ADVISORY, "one audit event per delete, by document key"));
+        config.expiryEvents()
+                .topic()
+                .ifPresent(name -> topics.add(
+                        name,
+                        Role.EXPIRED,
+                        sourcePartitions,
+                        Check.ADVISORY,
+                        "one expired record per confirmed expiry, by namespace and document key"));
         return new TopicPlan(topics.specs);
     }
 

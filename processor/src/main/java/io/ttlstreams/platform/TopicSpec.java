@@ -32,7 +32,8 @@ public record TopicSpec(
         DELETES("the delete commands the sink connector applies"),
         DEAD_LETTERS("change events and records the processor could not process"),
         SINK_DEAD_LETTERS("delete commands the sink guard refused or MongoDB rejected"),
-        AUDIT("one audit event per expiry");
+        AUDIT("one audit event per expiry"),
+        EXPIRED("one expired record per confirmed expiry, for consumers that archive or react to expired data");
 
         private final String purpose;
 

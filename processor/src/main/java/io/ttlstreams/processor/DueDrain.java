@@ -59,6 +59,7 @@ final class DueDrain implements AutoCloseable {
     private final Admission guard;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
+    private final ExpiredRecords expired;
     private final ProcessorContext<String, Object> context;
     private final String deletesSink;
     /** Answers of the read-back thread for this task; drained by the punctuator. */
@@ -78,6 +79,7 @@ final class DueDrain implements AutoCloseable {
             Admission guard,
             SchedulerSensors sensors,
             AuditWriter audit,
+            ExpiredRecords expired,
             ProcessorContext<String, Object> context,
             String deletesSink) {
         this.settings = settings;
@@ -89,6 +91,7 @@ final class DueDrain implements AutoCloseable {
         this.guard = guard;
         this.sensors = sensors;
         this.audit = audit;
+        this.expired = expired;
         this.context = context;
         this.deletesSink = deletesSink;
     }
@@ -108,11 +111,36 @@ final class DueDrain implements AutoCloseable {
         PunctuationBudget run = new PunctuationBudget(
                 budget, startedNanos, config.punctuateMaxDuration().toNanos(), settings.nanoClock());
         readBackAnswers(now, run);
+        notices(now, startedNanos);
         drain(Timeline.DEADLINES, now, run);
         drain(Timeline.CONFIRMATIONS, now, run);
         throttle.ifPresent(t -> t.consume(now, run.commands()));
         if (run.commands() > 0) {
             LOG.debug("Punctuation at {} in task {} emitted {} delete commands", now, context.taskId(), run.commands());
+        }
+    }
+
+    /**
+     * Publishes the notices due at {@code now}. Not throttled: a notice deletes nothing, and the throttle protects
+     * MongoDB's write load; bounded by a budget of their own, of the punctuation's entries, within its time, so that
+     * a throttle at rest delays no notice and notices take no deadline's place.
+     */
+    private void notices(long now, long startedNanos) {
+        PunctuationBudget run = new PunctuationBudget(
+                config.punctuateMaxEntries(),
+                startedNanos,
+                config.punctuateMaxDuration().toNanos(),
+                settings.nanoClock());
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.due(Timeline.NOTICES, now)) {
+            while (run.left() && due.hasNext()) {
+                KeyValue<Bytes, ScheduleEntry> next = due.next();
+                expired.notice(next.key, next.value, now);
+                schedule.passed(next.key);
+                run.handled();
+            }
+            if (!due.hasNext()) {
+                schedule.drained(Timeline.NOTICES, now);
+            }
         }
     }
 
@@ -239,6 +267,7 @@ final class DueDrain implements AutoCloseable {
                 sensors.confirmedByRead.record();
                 sensors.confirmed(entry.getRule(), lag, now);
                 audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
+                expired.confirmedByReadBack(ref, entry, now);
             }
             case MOVED -> {
                 sensors.rescheduledByRead.record();
@@ -336,12 +365,21 @@ final class DueDrain implements AutoCloseable {
      */
     private ScheduleEntry send(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
         Bytes ref = ScheduleKey.documentRefOf(key);
-        DeleteCommand command = ScheduleEntries.command(ref, entry, now);
+        DeleteCommand command = ScheduleEntries.command(ref, entry, now, markField(entry));
         context.forward(new Record<String, Object>(command.keyJson(), command, now), deletesSink);
         ScheduleEntry sent = ScheduleEntries.emitted(entry, now);
         audit.write(ref, sent, ExpiryOutcome.EMITTED, now, sent.getAttempts(), null);
         run.commandSent();
         return sent;
+    }
+
+    /** The field the entry's command marks, for an entry of a mark rule not yet marked; null for a delete. */
+    private String markField(ScheduleEntry entry) {
+        return config.rules()
+                .rule(entry.getRule())
+                .filter(rule -> rule.marks(ScheduleEntries.conditionOf(entry)))
+                .map(rule -> rule.mark().field())
+                .orElse(null);
     }
 
     @Override

@@ -49,6 +49,7 @@ final class EventApplier {
     private final Admission guard;
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
+    private final ExpiredRecords expired;
     private final ProcessorContext<?, ?> context;
 
     EventApplier(
@@ -60,6 +61,7 @@ final class EventApplier {
             Admission guard,
             SchedulerSensors sensors,
             AuditWriter audit,
+            ExpiredRecords expired,
             ProcessorContext<?, ?> context) {
         this.rules = rules;
         this.commandBound = commandBound;
@@ -69,6 +71,7 @@ final class EventApplier {
         this.guard = guard;
         this.sensors = sensors;
         this.audit = audit;
+        this.expired = expired;
         this.context = context;
     }
 
@@ -117,6 +120,11 @@ final class EventApplier {
             }
             return;
         }
+        if (position != null && markConfirmed(ref, position, event)) {
+            // Its own mark: the entry is done; the marked document is evaluated afresh below (never marked again,
+            // or deleted after the grace period).
+            position = null;
+        }
         Instant changeTime = changeTime(event, recordTimestamp);
         ExpiryDecision decision = resync
                 ? rules.evaluateResync(event.namespace(), event.fullDocument(), changeTime)
@@ -160,6 +168,9 @@ final class EventApplier {
         Timeline timeline =
                 guard.admit(ref, entry, deadline, event.eventTime().toEpochMilli(), context.currentSystemTimeMs());
         schedule.put(ref, position, timeline, deadline, entry, clusterTime);
+        if (timeline == Timeline.DEADLINES) {
+            expired.scheduleNotice(ref, entry, deadline, context.currentSystemTimeMs());
+        }
         notes.forget(ref);
         sensors.scheduled.record();
         if (superseded != null) {
@@ -211,7 +222,11 @@ final class EventApplier {
                 && position.getFingerprint() == ExpirySchedule.fingerprint(entry);
     }
 
-    /** A delete event: it confirms an awaited delete command, or cancels a pending deadline. */
+    /**
+     * A delete event: it confirms an awaited delete command (and writes its expired record), or cancels a pending
+     * deadline. A delete whose pre-image holds values the command would not have matched confirms nothing: another
+     * writer deleted the document.
+     */
     private void deleted(Bytes ref, IndexEntry position, ChangeEvent event) {
         if (position == null) {
             return;
@@ -223,9 +238,46 @@ final class EventApplier {
             return;
         }
         long now = context.currentSystemTimeMs();
+        if (!expired.causedByCommand(ref, entry, event.fullDocumentBeforeChange(), event.eventTime())) {
+            // Another writer deleted it holding values the command would not have matched: not an expiry.
+            sensors.cancelled.record();
+            audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+            return;
+        }
         long lag = Math.max(0, event.eventTime().toEpochMilli() - ScheduleEntries.deadlineOf(entry));
         sensors.confirmed(entry.getRule(), lag, now);
         audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
+        expired.confirmedByChangeStream(ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), now);
+    }
+
+    /**
+     * Whether the event shows the mark an awaited mark command set (the rule's field equal to the entry's deadline),
+     * which confirms the command: then the entry goes, counted and recorded as a delete's confirmation is.
+     */
+    private boolean markConfirmed(Bytes ref, IndexEntry position, ChangeEvent event) {
+        if (timelineOf(position) != Timeline.CONFIRMATIONS) {
+            return false;
+        }
+        ScheduleEntry entry = schedule.entryAt(ref, position);
+        if (entry == null) {
+            return false;
+        }
+        long deadline = ScheduleEntries.deadlineOf(entry);
+        boolean marked = rules.rule(entry.getRule())
+                .filter(rule -> rule.marks(ScheduleEntries.conditionOf(entry)))
+                .filter(rule -> rule.markedAt(event.fullDocument(), deadline))
+                .isPresent();
+        if (!marked) {
+            return false;
+        }
+        schedule.remove(ref);
+        long now = context.currentSystemTimeMs();
+        long lag = Math.max(0, event.eventTime().toEpochMilli() - deadline);
+        sensors.marked.record();
+        sensors.confirmed(entry.getRule(), lag, now);
+        audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
+        expired.confirmedByChangeStream(ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), now);
+        return true;
     }
 
     /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */

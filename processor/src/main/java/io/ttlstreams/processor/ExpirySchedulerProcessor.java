@@ -104,6 +104,8 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 context.getStateStore(ScheduleStores.INDEX),
                 context.getStateStore(ScheduleStores.GUARD_STATE));
         AuditWriter audit = new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit());
+        ExpiredRecords expired = new ExpiredRecords(
+                config.expiryEvents(), schedule, config.rules(), context, sensors, outputs.expired());
         CommandSizeBound commandBound = new CommandSizeBound(settings.maxRecordBytes());
         this.guard = new BlastRadiusGuard(
                 settings,
@@ -121,6 +123,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 guard,
                 sensors,
                 audit,
+                expired,
                 context);
         this.reconciler = new RuleReconciler(
                 settings,
@@ -142,6 +145,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 guard,
                 sensors,
                 audit,
+                expired,
                 context,
                 outputs.deletes());
         // Wall-clock time, not stream time: stream time only advances when records arrive, and documents must

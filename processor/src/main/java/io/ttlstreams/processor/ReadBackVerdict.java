@@ -70,8 +70,7 @@ record ReadBackVerdict(Kind kind, ScheduleEntry entry, long deadline) {
                 }
                 ScheduleEntry read =
                         ScheduleEntries.of(decision, rules.rule(decision.rule()).orElseThrow());
-                if (read.getRule().equals(entry.getRule())
-                        && read.getCondition().equals(entry.getCondition())) {
+                if (ScheduleEntries.sameCommand(entry, read)) {
                     return SAME;
                 }
                 return new ReadBackVerdict(Kind.MOVED, read, decision.deadline().toEpochMilli());

@@ -61,6 +61,14 @@ public final class ScheduleEntries {
     }
 
     /**
+     * Whether two entries give the same delete command: the same rule and the same condition, so that a document
+     * holding {@code other}'s values is one {@code entry}'s conditional delete matches.
+     */
+    static boolean sameCommand(ScheduleEntry entry, ScheduleEntry other) {
+        return entry.getRule().equals(other.getRule()) && entry.getCondition().equals(other.getCondition());
+    }
+
+    /**
      * The entry's deadline, epoch milliseconds: its base plus its offset. A stored entry's was checked when it was
      * scheduled; for one with a new offset, see {@link #movedDeadlineOf}.
      */
@@ -92,20 +100,33 @@ public final class ScheduleEntries {
                 entry.getFirstEmittedAt() == null ? Instant.ofEpochMilli(now) : entry.getFirstEmittedAt());
     }
 
+    /** The entry's condition as a document. */
+    public static RawBsonDocument conditionOf(ScheduleEntry entry) {
+        ByteBuffer condition = entry.getCondition().duplicate();
+        byte[] bytes = new byte[condition.remaining()];
+        condition.get(bytes);
+        return new RawBsonDocument(bytes);
+    }
+
     /**
      * The delete command of the document {@code documentRef} names, from its entry, issued at {@code issuedAtMillis}
      * (the punctuation's time, at which it is sent).
      */
     public static DeleteCommand command(Bytes documentRef, ScheduleEntry entry, long issuedAtMillis) {
+        return command(documentRef, entry, issuedAtMillis, null);
+    }
+
+    /**
+     * The command of the document {@code documentRef} names, from its entry, issued at {@code issuedAtMillis}: a mark
+     * command setting {@code markField} when it is not null, else a delete command.
+     */
+    public static DeleteCommand command(Bytes documentRef, ScheduleEntry entry, long issuedAtMillis, String markField) {
         RawBsonDocument documentKey = DocumentRef.documentKeyOf(documentRef);
         BsonDocument filter = new BsonDocument();
         for (Map.Entry<String, BsonValue> field : documentKey.entrySet()) {
             filter.append(field.getKey(), field.getValue());
         }
-        ByteBuffer condition = entry.getCondition().duplicate();
-        byte[] bytes = new byte[condition.remaining()];
-        condition.get(bytes);
-        for (Map.Entry<String, BsonValue> pinned : new RawBsonDocument(bytes).entrySet()) {
+        for (Map.Entry<String, BsonValue> pinned : conditionOf(entry).entrySet()) {
             // A rule's field that is also a shard key field is pinned by the key's own literal already; replacing
             // that literal would make the filter differ from the key, which the sink guard refuses.
             if (!filter.containsKey(pinned.getKey())) {
@@ -118,7 +139,8 @@ public final class ScheduleEntries {
                 DocumentRef.namespaceOf(documentRef),
                 entry.getRule(),
                 deadlineOf(entry),
-                OptionalLong.of(issuedAtMillis));
+                OptionalLong.of(issuedAtMillis),
+                markField);
     }
 
     private static ByteBuffer bson(BsonDocument document) {

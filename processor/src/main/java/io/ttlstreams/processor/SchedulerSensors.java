@@ -35,6 +35,10 @@ final class SchedulerSensors {
     final Sensor confirmedByRead;
     final Sensor rescheduledByRead;
     final Sensor readBacksFailed;
+    final Sensor expiredRecords;
+    final Sensor deletesNotCaused;
+    final Sensor marked;
+    final Sensor notices;
 
     private final TtlMetrics metrics;
     private final Map<String, RuleSensors> byRule = new HashMap<>();
@@ -65,6 +69,10 @@ final class SchedulerSensors {
         this.confirmedByRead = readBack ? metrics.counter(TtlMetrics.CONFIRMED_BY_READ) : null;
         this.rescheduledByRead = readBack ? metrics.counter(TtlMetrics.RESCHEDULED_BY_READ) : null;
         this.readBacksFailed = readBack ? metrics.counter(TtlMetrics.READ_BACKS_FAILED) : null;
+        this.expiredRecords = metrics.counter(TtlMetrics.EXPIRED_RECORDS);
+        this.deletesNotCaused = metrics.counter(TtlMetrics.DELETES_NOT_CAUSED);
+        this.marked = metrics.counter(TtlMetrics.MARKED);
+        this.notices = metrics.counter(TtlMetrics.NOTICES);
         rules.forEach(this::forRule);
     }
 

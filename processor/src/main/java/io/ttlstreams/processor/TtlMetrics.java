@@ -101,6 +101,17 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String RESCHEDULED_BY_READ = "entries-rescheduled-by-read";
     /** Counter: read-backs that failed, were refused or went unanswered: the command went out again instead. */
     public static final String READ_BACKS_FAILED = "read-backs-failed";
+    /** Counter: expired records written to ttl.expired.topic, one per confirmed expiry. */
+    public static final String EXPIRED_RECORDS = "expired-records";
+    /** Counter: EXPIRING notices published, notice.before.seconds before their deadline. */
+    public static final String NOTICES = "notices-published";
+    /** Counter: mark commands confirmed by the change stream (soft expiry, a rule's action mark). */
+    public static final String MARKED = "documents-marked";
+    /**
+     * Counter: delete events of documents whose command awaited confirmation, whose pre-image shows values the
+     * command would not have deleted: another writer deleted them, and no expired record was written.
+     */
+    public static final String DELETES_NOT_CAUSED = "deletes-not-caused";
     /**
      * Counter, per {@code reason}: delete commands the sink connector dead-lettered to {@code ttl.sink.dlq} (refused
      * by the sink guard, or rejected by MongoDB), which deleted nothing.

@@ -136,6 +136,7 @@ final class DocumentEndpoint {
                             key,
                             deadline.isAfter(clock.instant()) ? "scheduled" : "due",
                             deadline,
+                            found.get().notice(),
                             found.get().rule(),
                             instance,
                             owner.partition()));
@@ -203,12 +204,14 @@ final class DocumentEndpoint {
      * The answer for a scheduled document.
      *
      * @param state {@code scheduled}, or {@code due} once its deadline passed
+     * @param notice when its {@code EXPIRING} notice is due, while one is pending; null otherwise
      */
     record Scheduled(
             String namespace,
             Json.Raw documentKey,
             String state,
             Instant deadline,
+            Instant notice,
             String rule,
             String instance,
             int partition) {}

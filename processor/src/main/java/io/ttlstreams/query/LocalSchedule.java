@@ -1,5 +1,6 @@
 package io.ttlstreams.query;
 
+import io.ttlstreams.config.ExpiryEvents;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -42,9 +43,14 @@ public final class LocalSchedule {
     static final long HISTOGRAM_SCAN_LIMIT = 5_000_000;
 
     private final KafkaStreams streams;
+    private final ExpiryEvents events;
 
-    public LocalSchedule(KafkaStreams streams) {
+    /**
+     * @param events the expiry events configured, whose notice periods tell where a document's pending notice is
+     */
+    public LocalSchedule(KafkaStreams streams, ExpiryEvents events) {
         this.streams = streams;
+        this.events = events;
     }
 
     /** The partitions of the active schedule tasks, each holding one schedule and one index store. */
@@ -66,7 +72,8 @@ public final class LocalSchedule {
                 store(ScheduleStores.INDEX, Optional.of(partition)),
                 store(ScheduleStores.SCHEDULE, Optional.of(partition)),
                 namespace,
-                documentKey);
+                documentKey,
+                events::noticeBeforeSeconds);
     }
 
     /** Why the document is not scheduled, if the given partition's notes hold it. */

@@ -5,7 +5,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.List;
 import java.util.Objects;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
 
 /**
  * One TTL rule: which namespaces it covers and how it computes a deadline.
@@ -25,6 +29,8 @@ import java.util.Objects;
  * @param modifiedField      last-modified: the dotted path of a field that changes on every write (an
  *                           {@code updatedAt} date or a version number), pinned in the delete filter so that a
  *                           modification the processor has not seen yet makes the delete miss; {@code null} for none
+ * @param mark               soft expiry: mark the document at the deadline instead of deleting it; {@code null} to
+ *                           delete
  */
 public record TtlRule(
         String name,
@@ -35,7 +41,32 @@ public record TtlRule(
         FieldFormat fieldFormat,
         PartialFilter partialFilter,
         String documentTtlField,
-        String modifiedField) {
+        String modifiedField,
+        MarkAction mark) {
+
+    /** A rule that deletes at the deadline (no {@link MarkAction}). */
+    public TtlRule(
+            String name,
+            NamespacePattern namespace,
+            TtlMode mode,
+            String field,
+            long expireAfterSeconds,
+            FieldFormat fieldFormat,
+            PartialFilter partialFilter,
+            String documentTtlField,
+            String modifiedField) {
+        this(
+                name,
+                namespace,
+                mode,
+                field,
+                expireAfterSeconds,
+                fieldFormat,
+                partialFilter,
+                documentTtlField,
+                modifiedField,
+                null);
+    }
 
     /**
      * {@code expireAfterSeconds} of Cosmos DB's container default {@code -1}: TTL on, but no default, so that only
@@ -99,12 +130,33 @@ public record TtlRule(
                 partialFilter == null ? "" : partialFilter.toString(),
                 Objects.toString(documentTtlField, ""),
                 Objects.toString(modifiedField, ""));
+        if (mark != null) {
+            // Only for a mark rule, so that every delete rule keeps the shape its stored entries were computed under.
+            canonical += "\u0000mark\u0000" + mark.field() + "\u0000" + Objects.toString(mark.deleteAfterSeconds(), "");
+        }
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
             return ByteBuffer.wrap(digest).getLong();
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("Every JVM provides SHA-256", e);
         }
+    }
+
+    /**
+     * Whether an entry of this rule with {@code condition} marks its document (rather than deleting it, or deleting
+     * it after its grace period).
+     */
+    public boolean marks(BsonDocument condition) {
+        return mark != null && Marks.marks(this, condition);
+    }
+
+    /** Whether {@code document} holds this mark rule's mark of {@code deadlineMillis}: its field set to that date. */
+    public boolean markedAt(BsonDocument document, long deadlineMillis) {
+        if (mark == null || document == null) {
+            return false;
+        }
+        List<BsonValue> marks = BsonPaths.resolve(document, mark.field());
+        return marks.size() == 1 && marks.get(0).equals(new BsonDateTime(deadlineMillis));
     }
 
     /** Whether only documents carrying their own TTL expire ({@link #NO_DEFAULT}). */

@@ -157,6 +157,6 @@ public final class TtlRules {
             // The condition was built for this decision alone, so extending it in place is safe.
             decision.condition().append("$and", new BsonArray(List.of(filter.expression())));
         }
-        return decision;
+        return rule.mark() != null && decision.expires() ? Marks.apply(rule, document, decision) : decision;
     }
 }

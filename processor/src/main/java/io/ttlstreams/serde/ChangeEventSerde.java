@@ -21,7 +21,8 @@ import org.bson.BsonValue;
  * equal event. It carries namespace-wide events through an internal topic.
  *
  * <p>The form is {@code {"operationType": "DROP", "namespace": "db.coll", "documentKey": {...} | null,
- * "fullDocument": {...} | null, "eventTime": "<ISO-8601 instant>", "clusterTime": {"$timestamp": ...} | null}}. The
+ * "fullDocument": {...} | null, "eventTime": "<ISO-8601 instant>", "clusterTime": {"$timestamp": ...} | null}}, and a
+ * document event's pre-image as {@code "fullDocumentBeforeChange"} when it has one. The
  * event time is an ISO-8601 string rather than a BSON date, because an {@link Instant} may hold nanoseconds. Null
  * serializes to null and back. Thread-safe.
  *
@@ -58,7 +59,8 @@ public final class ChangeEventSerde implements Serde<ChangeEvent> {
                     documentOrNull(document, "documentKey"),
                     documentOrNull(document, "fullDocument"),
                     Instant.parse(document.getString("eventTime").getValue()),
-                    clusterTime == null ? null : clusterTime.asTimestamp());
+                    clusterTime == null ? null : clusterTime.asTimestamp(),
+                    documentOrNull(document, "fullDocumentBeforeChange"));
         } catch (RuntimeException e) {
             // Malformed JSON, a missing or mistyped field, an unknown operation type or a broken invariant.
             throw new SerializationException(
@@ -76,6 +78,10 @@ public final class ChangeEventSerde implements Serde<ChangeEvent> {
                 .append("fullDocument", orNull(event.fullDocument()))
                 .append("eventTime", new BsonString(event.eventTime().toString()))
                 .append("clusterTime", orNull(event.clusterTime()));
+        if (event.fullDocumentBeforeChange() != null) {
+            // Only when there is one, so that every other event keeps the form it always had.
+            document.append("fullDocumentBeforeChange", event.fullDocumentBeforeChange());
+        }
         return CanonicalJson.of(document).getBytes(StandardCharsets.UTF_8);
     }
 

@@ -166,11 +166,37 @@ public final class ExpirySchedule {
     }
 
     /**
+     * Puts a notice of the document's deadline entry, due at {@code noticeAt}, on the {@link Timeline#NOTICES
+     * notices} timeline; the index is left alone.
+     */
+    public void putNotice(Bytes documentRef, long noticeAt, ScheduleEntry entry) {
+        schedule.put(ScheduleKey.of(Timeline.NOTICES, noticeAt, documentRef), entry);
+        scanFrom[Timeline.NOTICES.ordinal()] = Math.min(scanFrom[Timeline.NOTICES.ordinal()], noticeAt);
+    }
+
+    /** Removes a notice found by a scan ({@link #due}), leaving the document's entry and index alone. */
+    public void removeNotice(Bytes noticeKey) {
+        schedule.delete(noticeKey);
+    }
+
+    /**
+     * Whether {@code notice} is of the deadline entry the document still has: on the deadlines timeline, computed
+     * from the same values (its fingerprint).
+     */
+    public boolean isCurrent(Bytes documentRef, ScheduleEntry notice) {
+        IndexEntry position = index.get(documentRef);
+        return position != null
+                && Timeline.of(position.getTimeline()) == Timeline.DEADLINES
+                && position.getFingerprint() == fingerprint(notice);
+    }
+
+    /**
      * Every entry from {@code fromKey} (inclusive) to the end of the schedule, in key order: timelines one after
      * another, for the walk that reconciles the schedule with changed rules.
      */
     public KeyValueIterator<Bytes, ScheduleEntry> walkFrom(Bytes fromKey) {
-        return schedule.range(fromKey, ScheduleKey.dueUpperBound(Timeline.last(), Long.MAX_VALUE));
+        // Up to the notices, which are copies of entries, not entries of their own.
+        return schedule.range(fromKey, ScheduleKey.lowerBound(Timeline.NOTICES, Long.MIN_VALUE));
     }
 
     /** Every entry of {@code timeline}, in due order. */

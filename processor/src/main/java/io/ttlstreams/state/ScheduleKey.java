@@ -35,13 +35,13 @@ public final class ScheduleKey {
          * Entries due on arrival past their rule's blast-radius limit; never due, until an operator approves (back to
          * deadlines) or rejects (to held), or their document changes; due time = deadline.
          */
-        AWAITING_APPROVAL;
-
-        /** The last timeline in key order, where a walk over the whole schedule ends. */
-        public static Timeline last() {
-            Timeline[] all = values();
-            return all[all.length - 1];
-        }
+        AWAITING_APPROVAL,
+        /**
+         * Notices ({@code ttl.rule.<name>.notice.before.seconds}): a copy of a document's deadline entry, due that
+         * long before the deadline. Not indexed: the document's entry stays where the index says; a notice whose
+         * entry has moved on by its time is dropped unsent.
+         */
+        NOTICES;
 
         /** The timeline of its stored number. */
         public static Timeline of(int number) {

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -38,16 +39,28 @@ public final class ScheduleQueries {
      * @param deadline when the document expires (expired)
      * @param rule the rule that set the deadline
      * @param attempts delete commands emitted so far
+     * @param notice when its {@code EXPIRING} notice is due, while one is pending; null otherwise
      */
     public record ScheduledDocument(
-            Namespace namespace, BsonDocument documentKey, String state, Instant deadline, String rule, int attempts) {}
+            Namespace namespace,
+            BsonDocument documentKey,
+            String state,
+            Instant deadline,
+            String rule,
+            int attempts,
+            Instant notice) {}
 
-    /** The document's entry; empty when it is not scheduled here. */
+    /**
+     * The document's entry; empty when it is not scheduled here.
+     *
+     * @param noticeBeforeSeconds each rule's notice period ({@code notice.before.seconds}), empty for a rule without
+     */
     public static Optional<ScheduledDocument> find(
             ReadOnlyKeyValueStore<Bytes, IndexEntry> index,
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
             Namespace namespace,
-            BsonDocument documentKey) {
+            BsonDocument documentKey,
+            Function<String, OptionalLong> noticeBeforeSeconds) {
         Bytes ref = DocumentRef.of(namespace, documentKey);
         IndexEntry position = index.get(ref);
         if (position == null) {
@@ -60,13 +73,22 @@ public final class ScheduleQueries {
             return Optional.empty(); // moved between the two reads
         }
         long deadline = entry.getBase().toEpochMilli() + entry.getOffsetSeconds() * 1000;
+        OptionalLong before = noticeBeforeSeconds.apply(entry.getRule());
+        Instant notice = null;
+        if (timeline == Timeline.DEADLINES && before.isPresent()) {
+            long noticeAt = deadline - before.getAsLong() * 1000;
+            if (schedule.get(ScheduleKey.of(Timeline.NOTICES, noticeAt, ref)) != null) {
+                notice = Instant.ofEpochMilli(noticeAt);
+            }
+        }
         return Optional.of(new ScheduledDocument(
                 namespace,
                 documentKey,
                 stateOf(timeline),
                 Instant.ofEpochMilli(deadline),
                 entry.getRule(),
-                entry.getAttempts()));
+                entry.getAttempts(),
+                notice));
     }
 
     /**
@@ -135,6 +157,7 @@ public final class ScheduleQueries {
             case CONFIRMATIONS -> "awaiting-confirmation";
             case HELD -> timeline.name().toLowerCase(Locale.ROOT);
             case AWAITING_APPROVAL -> "awaiting-approval";
+            case NOTICES -> throw new IllegalStateException("A document's index never points at a notice");
         };
     }
 

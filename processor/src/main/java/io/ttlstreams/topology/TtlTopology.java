@@ -35,7 +35,8 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  *  change-event topics ──► parse ──► expiry-scheduler ──► ttl.delete.topic
  *                            │  ▲          │   (stores: schedule, index, namespace-epochs, rule-versions, guard-state,
  *                            │  │          │    unscheduled-notes)
- *                            │  │          └──► ttl.audit.topic (optional)
+ *                            │  │          ├──► ttl.audit.topic (optional)
+ *                            │  │          └──► ttl.expired.topic (optional)
  *                            │  └── control-parse ◄── control-source ◄── ttl.control.topic ◄── (to every partition)
  *                            └──► ttl.dlq.topic  (and so do control-parse and the scheduler)
  *
@@ -68,6 +69,8 @@ public final class TtlTopology {
     public static final String DELETES_SINK = "deletes-sink";
     /** Sink node writing audit events, when the audit topic is enabled. */
     public static final String AUDIT_SINK = "audit-sink";
+    /** Sink node writing expired records, when their topic is on. */
+    public static final String EXPIRED_SINK = "expired-sink";
     /** Sink node writing dead letters; every processor that dead-letters forwards to it. */
     public static final String DLQ_SINK = "dlq-sink";
     /** Source node reading the sink connector's dead letters. */
@@ -82,7 +85,8 @@ public final class TtlTopology {
     public static final int SCHEDULE_SUBTOPOLOGY = 0;
 
     /** Where each processor forwards to: these nodes, by name. */
-    private static final Outputs OUTPUTS = new Outputs(SCHEDULER, CONTROL_SINK, DELETES_SINK, AUDIT_SINK, DLQ_SINK);
+    private static final Outputs OUTPUTS =
+            new Outputs(SCHEDULER, CONTROL_SINK, DELETES_SINK, AUDIT_SINK, EXPIRED_SINK, DLQ_SINK);
 
     private TtlTopology() {}
 
@@ -152,6 +156,10 @@ public final class TtlTopology {
                 new StringSerializer(),
                 AvroSerde.of(ExpiryEvent.class).serializer(),
                 SCHEDULER));
+        config.expiryEvents()
+                .topic()
+                .ifPresent(topic -> topology.addSink(
+                        EXPIRED_SINK, topic, new StringSerializer(), new StringSerializer(), SCHEDULER));
         topology.addSink(
                 DLQ_SINK,
                 config.dlqTopic(),

@@ -67,7 +67,7 @@ class ExplainCommandTest {
         assertThat(answer.getString("deadline").getValue()).isEqualTo("2026-01-01T00:00:10.000Z");
         assertThat(answer.getString("rule").getValue()).isEqualTo("sessions");
         assertThat(answer.getString("reason").getValue()).contains("expireAt");
-        assertThat(answer.keySet()).containsExactly("expires", "deadline", "rule", "reason", "source");
+        assertThat(answer.keySet()).containsExactly("expires", "deadline", "rule", "reason", "source", "expiry.events");
         assertThat(answer.getDocument("source"))
                 .isEqualTo(BsonDocument.parse("{\"profile\": \"mongodb\", \"service\": \"MongoDB\","
                         + " \"confirm.mode\": \"change-stream\", \"delete.events\": true, \"watch\": \"database\","

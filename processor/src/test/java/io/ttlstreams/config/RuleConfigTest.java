@@ -304,6 +304,11 @@ class RuleConfigTest {
                         "partial.filter",
                         "document.ttl.field",
                         "modified.field",
+                        "action",
+                        "mark.field",
+                        "delete.after.seconds",
+                        "notice.before.seconds",
+                        "expired.document",
                         "guard.max.due.on.arrival",
                         "guard.window.ms");
         assertThat(RuleConfig.prefix("sessions")).isEqualTo("ttl.rule.sessions.");

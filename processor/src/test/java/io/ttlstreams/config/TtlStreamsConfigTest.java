@@ -160,9 +160,10 @@ class TtlStreamsConfigTest {
     @Test
     void shouldListTheRuleOptionsForAMisspelledOne() {
         assertThatThrownBy(() -> config("ttl.rule.sessions.zzz", "x"))
-                .hasMessageContaining("'zzz'. Its options are namespace, mode, field, expire.after.seconds,"
-                        + " field.format, partial.filter, document.ttl.field, modified.field,"
-                        + " guard.max.due.on.arrival, guard.window.ms.");
+                .hasMessageContaining(
+                        "'zzz'. Its options are namespace, mode, field, expire.after.seconds,"
+                                + " field.format, partial.filter, document.ttl.field, modified.field,"
+                                + " action, mark.field, delete.after.seconds, notice.before.seconds, expired.document, guard.max.due.on.arrival, guard.window.ms.");
     }
 
     @Test

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
 
@@ -39,6 +40,45 @@ class ConnectorConfigsTest {
                 .findFirst()
                 .orElseThrow()
                 .getDocument(operator);
+    }
+
+    @Test
+    void shouldAskForAndKeepThePreImageWhenARuleWantsItInItsExpiredRecords() {
+        ConnectorDefinition plain =
+                ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sources().get(0);
+        assertThat(plain.config()).doesNotContainKey("change.stream.full.document.before.change");
+        assertThat(stage(plain, "$project")).doesNotContainKey("fullDocumentBeforeChange");
+
+        TtlStreamsConfig preImages = TestConfigs.config(
+                "ttl.expired.topic", "ttl.expired", "ttl.rule.sessions.expired.document", "pre-image");
+        ConnectorDefinition source =
+                ConnectorConfigs.render(preImages, URI, false).sources().get(0);
+
+        assertThat(source.config()).containsEntry("change.stream.full.document.before.change", "whenAvailable");
+        assertThat(stage(source, "$project"))
+                .as("the projection that keeps large documents out of Kafka must not drop the pre-image")
+                .containsEntry("fullDocumentBeforeChange", new BsonInt32(1));
+    }
+
+    @Test
+    void shouldLetTheSinkApplyExactlyTheMarksOfMarkRulesWithTheGuardPluginsWriteModel() {
+        assertThat(ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sink().config())
+                .doesNotContainKey("transforms.guard.mark.fields")
+                .containsEntry(
+                        "writemodel.strategy",
+                        "com.mongodb.kafka.connect.sink.writemodel.strategy.DeleteOneBusinessKeyStrategy");
+
+        TtlStreamsConfig marks =
+                TestConfigs.config("ttl.rule.sessions.action", "mark", "ttl.rule.sessions.mark.field", "expiredAt");
+        ConnectorDefinition source =
+                ConnectorConfigs.render(marks, URI, false).sources().get(0);
+
+        assertThat(ConnectorConfigs.render(marks, URI, false).sink().config())
+                .containsEntry("transforms.guard.mark.fields", "app.sessions=expiredAt")
+                .containsEntry("writemodel.strategy", "io.ttlstreams.guard.CommandWriteModel");
+        assertThat(stage(source, "$project"))
+                .as("the mark's confirmation needs the field")
+                .containsKey("fullDocument.expiredAt");
     }
 
     @Test

@@ -83,6 +83,13 @@ final class SchedulerParts {
                 guard,
                 sensors,
                 audit,
+                new ExpiredRecords(
+                        settings.config().expiryEvents(),
+                        schedule,
+                        settings.config().rules(),
+                        context,
+                        sensors,
+                        TtlTopology.EXPIRED_SINK),
                 context);
     }
 

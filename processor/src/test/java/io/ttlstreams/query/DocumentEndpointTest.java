@@ -99,14 +99,15 @@ class DocumentEndpointTest {
         scheduled.put(
                 key,
                 new ScheduledDocument(
-                        Namespace.parse("app.sessions"), key, "scheduled", NOW.plusSeconds(30), "sessions", 0));
+                        Namespace.parse("app.sessions"), key, "scheduled", NOW.plusSeconds(30), "sessions", 0, null));
 
         Response response = get("/v1/documents/app.sessions/s1");
 
         assertThat(response.status()).isEqualTo(200);
         assertThat(response.bodyText().strip())
                 .isEqualTo("{\"namespace\": \"app.sessions\", \"documentKey\": {\"_id\": \"s1\"},"
-                        + " \"state\": \"scheduled\", \"deadline\": \"2026-01-01T00:00:30Z\", \"rule\": \"sessions\","
+                        + " \"state\": \"scheduled\", \"deadline\": \"2026-01-01T00:00:30Z\", \"notice\": null,"
+                        + " \"rule\": \"sessions\","
                         + " \"instance\": \"10.0.0.1:8080\", \"partition\": 3}");
     }
 

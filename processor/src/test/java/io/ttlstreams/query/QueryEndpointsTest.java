@@ -103,6 +103,7 @@ class QueryEndpointsTest {
                 new Json.Raw("{\"_id\": \"s1\"}"),
                 "scheduled",
                 Instant.parse("2026-01-01T00:00:00Z"),
+                null,
                 "sessions",
                 "10.0.0.1:8080",
                 3);
@@ -110,7 +111,8 @@ class QueryEndpointsTest {
         assertThat(Json.write(found))
                 .isEqualTo(
                         "{\"namespace\": \"app.sessions\", \"documentKey\": {\"_id\": \"s1\"}, \"state\": \"scheduled\","
-                                + " \"deadline\": \"2026-01-01T00:00:00Z\", \"rule\": \"sessions\", \"instance\": \"10.0.0.1:8080\","
+                                + " \"deadline\": \"2026-01-01T00:00:00Z\", \"notice\": null, \"rule\": \"sessions\","
+                                + " \"instance\": \"10.0.0.1:8080\","
                                 + " \"partition\": 3}");
     }
 }

@@ -69,15 +69,30 @@ class ScheduleQueriesTest {
     void shouldFindAScheduledDocumentAndNothingForOthers() {
         schedule(SESSIONS, 1, 5_000);
 
-        assertThat(ScheduleQueries.find(index, schedule, SESSIONS, new BsonDocument("_id", new BsonInt32(1))))
+        assertThat(ScheduleQueries.find(
+                        index,
+                        schedule,
+                        SESSIONS,
+                        new BsonDocument("_id", new BsonInt32(1)),
+                        rule -> OptionalLong.empty()))
                 .hasValueSatisfying(found -> {
                     assertThat(found.deadline()).isEqualTo(Instant.ofEpochMilli(5_000));
                     assertThat(found.rule()).isEqualTo("r-sessions");
                     assertThat(found.state()).isEqualTo("scheduled");
                 });
-        assertThat(ScheduleQueries.find(index, schedule, EVENTS, new BsonDocument("_id", new BsonInt32(1))))
+        assertThat(ScheduleQueries.find(
+                        index,
+                        schedule,
+                        EVENTS,
+                        new BsonDocument("_id", new BsonInt32(1)),
+                        rule -> OptionalLong.empty()))
                 .isEmpty();
-        assertThat(ScheduleQueries.find(index, schedule, SESSIONS, new BsonDocument("_id", new BsonString("1"))))
+        assertThat(ScheduleQueries.find(
+                        index,
+                        schedule,
+                        SESSIONS,
+                        new BsonDocument("_id", new BsonString("1")),
+                        rule -> OptionalLong.empty()))
                 .isEmpty();
     }
 
@@ -110,7 +125,12 @@ class ScheduleQueriesTest {
 
         assertThat(ScheduleQueries.due(schedule, 2_000, 100).due()).isEqualTo(2);
         assertThat(ScheduleQueries.awaitingConfirmation(schedule, 100)).isEqualTo(2);
-        assertThat(ScheduleQueries.find(index, schedule, SESSIONS, new BsonDocument("_id", new BsonInt32(4))))
+        assertThat(ScheduleQueries.find(
+                        index,
+                        schedule,
+                        SESSIONS,
+                        new BsonDocument("_id", new BsonInt32(4)),
+                        rule -> OptionalLong.empty()))
                 .hasValueSatisfying(found -> assertThat(found.state()).isEqualTo("awaiting-confirmation"));
     }
 

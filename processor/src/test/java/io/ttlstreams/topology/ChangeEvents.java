@@ -92,6 +92,16 @@ final class ChangeEvents {
                 .toJson(CANONICAL);
     }
 
+    /** A delete whose event carries the document as it was just before ({@code fullDocumentBeforeChange}). */
+    String deleteWithPreImage(BsonValue id, BsonDocument documentBefore) {
+        BsonDocument before = new BsonDocument("_id", id);
+        documentBefore.forEach(before::append);
+        return envelope("delete")
+                .append("documentKey", new BsonDocument("_id", id))
+                .append("fullDocumentBeforeChange", before)
+                .toJson(CANONICAL);
+    }
+
     String drop() {
         return envelope("drop").toJson(CANONICAL);
     }

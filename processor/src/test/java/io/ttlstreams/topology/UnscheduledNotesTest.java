@@ -9,6 +9,7 @@ import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ScheduleQueries;
 import io.ttlstreams.state.UnscheduledNotes;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.kafka.streams.TestInputTopic;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -123,7 +124,8 @@ class UnscheduledNotesTest {
                             fixture.indexStore(),
                             fixture.scheduleStore(),
                             SESSIONS,
-                            new BsonDocument("_id", new BsonString("fixed"))))
+                            new BsonDocument("_id", new BsonString("fixed")),
+                            rule -> OptionalLong.empty()))
                     .isPresent();
             assertThat(reason(fixture, "gone")).isEmpty();
         }

@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
  *       {@code $eq}, {@code $exists} and a rule's partial filter, never {@code $expr}, {@code $regex}, an empty
  *       filter or an operator in place of the {@code _id};</li>
  *   <li>for a namespace of {@code allowed.namespaces};</li>
+ *   <li>a mark command ({@code "update": {"$set": {field: deadline}}}) only setting its namespace's field of {@code
+ *       mark.fields};</li>
  *   <li>due: its deadline no later than the sink's clock plus {@code clock.skew.tolerance.ms};</li>
  *   <li>fresh: issued ({@link DeleteCommand#issuedAtMillis()}, covered by the signature) no more than {@code
  *       command.max.age.ms} before the sink's clock, and no more than {@code clock.skew.tolerance.ms} after it; a
@@ -118,6 +120,9 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
                                     .map(NamespacePattern::toString)
                                     .toList());
         }
+        if (command.isMark()) {
+            checkMarkField(command);
+        }
         long now = clock.millis();
         long latest = now + config.clockSkewToleranceMs();
         if (command.deadlineMillis() > latest) {
@@ -128,6 +133,22 @@ public final class DeleteCommandGuard<R extends ConnectRecord<R>> implements Tra
                             + config.clockSkewToleranceMs() + " ms: a command never deletes before its deadline");
         }
         checkFresh(command, now);
+    }
+
+    /** A mark command sets the one field its namespace's rule marks with, and nothing else. */
+    private void checkMarkField(DeleteCommand command) {
+        String allowed = config.markFields().entrySet().stream()
+                .filter(entry -> entry.getKey().matches(command.namespace()))
+                .map(Map.Entry::getValue)
+                .findFirst()
+                .orElse(null);
+        if (!command.markField().equals(allowed)) {
+            throw new InvalidDeleteCommandException(
+                    SinkRefusal.MARK,
+                    "the mark command sets '" + command.markField() + "' in " + command.namespace() + ", and "
+                            + SinkGuardConfig.MARK_FIELDS_CONFIG + " "
+                            + (allowed == null ? "allows no mark there" : "allows only '" + allowed + "'"));
+        }
     }
 
     /** The issue time against the sink's clock: a replay of a recorded command is refused once it is old enough. */

@@ -4,6 +4,8 @@ import io.ttlstreams.contract.NamespacePattern;
 import io.ttlstreams.contract.SignatureVerifier;
 import io.ttlstreams.contract.SigningKey;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,6 +43,12 @@ public final class SinkGuardConfig extends AbstractConfig {
     public static final String ALLOWED_NAMESPACES_DOC = "The namespaces commands may delete in, db.coll or db.*: the"
             + " TTL rules' namespaces (connect-config renders them). A command for any other namespace is refused.";
 
+    public static final String MARK_FIELDS_CONFIG = "mark.fields";
+    public static final String MARK_FIELDS_DOC = "The field each namespace's mark commands may set, as"
+            + " namespace=field entries (db.coll=expiredAt or db.*=expiredAt): the rules whose action is mark"
+            + " (connect-config renders them). A mark command for a namespace not listed here, or setting another"
+            + " field, is refused; empty (the default) refuses every mark command.";
+
     public static final String CLOCK_SKEW_TOLERANCE_MS_CONFIG = "clock.skew.tolerance.ms";
     public static final String CLOCK_SKEW_TOLERANCE_MS_DOC = "How far, in milliseconds, a command's deadline or issue"
             + " time may lie ahead of the sink's clock (the processor's and the sink's clocks differ a little). A"
@@ -69,6 +77,13 @@ public final class SinkGuardConfig extends AbstractConfig {
                     Importance.HIGH,
                     ALLOWED_NAMESPACES_DOC)
             .define(
+                    MARK_FIELDS_CONFIG,
+                    Type.LIST,
+                    List.of(),
+                    ConfigDef.LambdaValidator.with(SinkGuardConfig::checkMarkFields, () -> "db.coll=field entries"),
+                    Importance.MEDIUM,
+                    MARK_FIELDS_DOC)
+            .define(
                     CLOCK_SKEW_TOLERANCE_MS_CONFIG,
                     Type.LONG,
                     5_000L,
@@ -85,6 +100,7 @@ public final class SinkGuardConfig extends AbstractConfig {
 
     private final Optional<SignatureVerifier> verifier;
     private final List<NamespacePattern> allowedNamespaces;
+    private final Map<NamespacePattern, String> markFields;
 
     /**
      * @throws ConfigException naming the option: a key shorter than 32 bytes or unresolved, a previous key without a
@@ -112,6 +128,14 @@ public final class SinkGuardConfig extends AbstractConfig {
         this.allowedNamespaces = getList(ALLOWED_NAMESPACES_CONFIG).stream()
                 .map(NamespacePattern::parse)
                 .toList();
+        Map<NamespacePattern, String> marks = new LinkedHashMap<>();
+        for (String entry : getList(MARK_FIELDS_CONFIG)) {
+            int equals = entry.indexOf('=');
+            marks.put(
+                    NamespacePattern.parse(entry.substring(0, equals).trim()),
+                    entry.substring(equals + 1).trim());
+        }
+        this.markFields = Collections.unmodifiableMap(marks);
     }
 
     /** The options, for Connect's validation and documentation; a copy. */
@@ -132,6 +156,11 @@ public final class SinkGuardConfig extends AbstractConfig {
         return allowedNamespaces;
     }
 
+    /** The field mark commands may set, by namespace pattern ({@value #MARK_FIELDS_CONFIG}); empty by default. */
+    public Map<NamespacePattern, String> markFields() {
+        return markFields;
+    }
+
     public long clockSkewToleranceMs() {
         return getLong(CLOCK_SKEW_TOLERANCE_MS_CONFIG);
     }
@@ -149,6 +178,23 @@ public final class SinkGuardConfig extends AbstractConfig {
             return Optional.of(SigningKey.of(secret.value()));
         } catch (IllegalArgumentException invalid) {
             throw new ConfigException(name, secret, invalid.getMessage());
+        }
+    }
+
+    private static void checkMarkFields(String name, Object value) {
+        for (Object entry : (List<?>) value) {
+            String text = entry.toString().trim();
+            int equals = text.indexOf('=');
+            String field = equals < 0 ? "" : text.substring(equals + 1).trim();
+            if (field.isEmpty() || field.startsWith("$") || field.contains(".$") || field.contains("..")) {
+                throw new ConfigException(
+                        name, value, "Each entry is namespace=field, with a field path, not '" + text + "'");
+            }
+            try {
+                NamespacePattern.parse(text.substring(0, equals).trim());
+            } catch (IllegalArgumentException invalid) {
+                throw new ConfigException(name, value, invalid.getMessage());
+            }
         }
     }
 

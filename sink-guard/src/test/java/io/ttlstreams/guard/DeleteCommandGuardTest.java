@@ -357,6 +357,7 @@ class DeleteCommandGuardTest {
                         "signing.previous.key",
                         "allow.unsigned",
                         "allowed.namespaces",
+                        "mark.fields",
                         "clock.skew.tolerance.ms",
                         "command.max.age.ms");
         assertThat(java.util.ServiceLoader.load(org.apache.kafka.connect.transforms.Transformation.class).stream()

@@ -21,6 +21,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Date;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.utils.Bytes;
@@ -182,7 +183,8 @@ final class ExpiryProbe {
                         streams.store(StoreQueryParameters.fromNameAndType(
                                 ScheduleStores.SCHEDULE, QueryableStoreTypes.<Bytes, ScheduleEntry>keyValueStore())),
                         namespace,
-                        documentKey(id))
+                        documentKey(id),
+                        rule -> OptionalLong.empty())
                 .map(ScheduleQueries.ScheduledDocument::deadline);
     }
 

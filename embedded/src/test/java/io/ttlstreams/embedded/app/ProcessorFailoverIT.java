@@ -156,7 +156,7 @@ class ProcessorFailoverIT {
     }
 
     /** The ids of the active (or standby) schedule tasks of an instance (not the sink dead letters' task). */
-    private static Set<String> tasks(KafkaStreams streams, boolean active) {
+    static Set<String> tasks(KafkaStreams streams, boolean active) {
         Set<String> ids = new HashSet<>();
         for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
             (active ? thread.activeTasks() : thread.standbyTasks())
@@ -168,7 +168,7 @@ class ProcessorFailoverIT {
     }
 
     /** Task "0_1" processes partition 1 of every source topic. */
-    private static int partitionOf(String taskId) {
+    static int partitionOf(String taskId) {
         return Integer.parseInt(taskId.substring(taskId.indexOf('_') + 1));
     }
 

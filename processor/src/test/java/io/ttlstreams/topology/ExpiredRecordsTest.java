@@ -1,0 +1,198 @@
+package io.ttlstreams.topology;
+
+import static io.ttlstreams.topology.TopologyFixture.START;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ttlstreams.processor.TtlMetrics;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.streams.test.TestRecord;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The expired records ({@code ttl.expired.topic}): one per confirmed expiry, with the document's pre-image where its
+ * rule asks for it; none for a delete no command caused, nor for a renewed document.
+ */
+class ExpiredRecordsTest {
+
+    private static final String TOPIC = "ttl.expired";
+    private static final BsonString ID = new BsonString("d1");
+    private static final BsonString MARKER = new BsonString("marker");
+
+    private static TopologyFixture fixture(String... extra) {
+        return new TopologyFixture(TopologyFixture.with(
+                TopologyFixture.sessionsSettings(
+                        "ttl.expired.topic", TOPIC, "ttl.rule.sessions.expired.document", "pre-image"),
+                extra));
+    }
+
+    private static BsonDocument session(Duration dueIn, String user) {
+        return new BsonDocument("expireAt", new BsonDateTime(START.plus(dueIn).toEpochMilli()))
+                .append("user", new BsonString(user));
+    }
+
+    private static List<TestRecord<String, String>> expired(TopologyFixture fixture) {
+        return fixture.output(TOPIC).readRecordsToList();
+    }
+
+    /** Inserts {@code id} due at {@code dueIn}, lets its command go out and confirms it by a delete with pre-image. */
+    private static void expire(TopologyFixture fixture, ChangeEvents events, BsonValue id, Duration dueIn) {
+        fixture.input("app.sessions").pipeInput(ChangeEvents.key(id), events.insert(id, session(dueIn, "u")));
+        fixture.wallClockAt(dueIn);
+        fixture.input("app.sessions")
+                .pipeInput(
+                        ChangeEvents.key(id), events.at(START.plus(dueIn)).deleteWithPreImage(id, session(dueIn, "u")));
+    }
+
+    @Test
+    void shouldPublishOneRecordWithTheDocumentBeforeItsDeleteWhenTheDeleteIsConfirmed() {
+        try (TopologyFixture fixture = fixture()) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            fixture.input("app.sessions")
+                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, session(Duration.ofSeconds(1), "ann")));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            assertThat(fixture.deletes()).hasSize(1);
+            assertThat(expired(fixture)).as("nothing before the confirmation").isEmpty();
+
+            BsonDocument before = session(Duration.ofSeconds(1), "ann");
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            events.at(START.plusMillis(1_250)).deleteWithPreImage(ID, before));
+
+            List<TestRecord<String, String>> records = expired(fixture);
+            assertThat(records).hasSize(1);
+            assertThat(BsonDocument.parse(records.get(0).key()))
+                    .isEqualTo(BsonDocument.parse(
+                            "{\"namespace\": \"app.sessions\", \"documentKey\": {\"_id\": \"d1\"}}"));
+            BsonDocument value = BsonDocument.parse(records.get(0).value());
+            assertThat(value.getInt32("version").getValue()).isEqualTo(1);
+            assertThat(value.getString("type").getValue()).isEqualTo("EXPIRED");
+            assertThat(value.getString("cause").getValue()).isEqualTo("ttl");
+            assertThat(value.getString("namespace").getValue()).isEqualTo("app.sessions");
+            assertThat(value.getDocument("documentKey")).isEqualTo(new BsonDocument("_id", ID));
+            assertThat(value.getString("rule").getValue()).isEqualTo("sessions");
+            assertThat(value.getString("deadline").getValue())
+                    .isEqualTo(START.plusSeconds(1).toString());
+            assertThat(value.getString("confirmedAt").getValue())
+                    .isEqualTo(START.plusMillis(1_250).toString());
+            assertThat(value.getString("confirmedBy").getValue()).isEqualTo("change-stream");
+            assertThat(value.getNumber("lateMillis").longValue()).isEqualTo(250);
+            assertThat(value.getNumber("attempts").intValue()).isEqualTo(1);
+            assertThat(value.getString("documentState").getValue()).isEqualTo("pre-image");
+            BsonDocument document = new BsonDocument("_id", ID);
+            before.forEach(document::append);
+            assertThat(value.getDocument("document")).isEqualTo(document);
+            assertThat(fixture.metric(TtlMetrics.EXPIRED_RECORDS + "-total")).isEqualTo(1);
+
+            fixture.wallClockAt(Duration.ofMinutes(5));
+            assertThat(expired(fixture)).as("exactly once").isEmpty();
+        }
+    }
+
+    @Test
+    void shouldPublishNothingWhenTheApplicationDeletesADocumentBeforeItsDeadline() {
+        try (TopologyFixture fixture = fixture()) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            fixture.input("app.sessions")
+                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, session(Duration.ofSeconds(10), "ann")));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            events.deleteWithPreImage(ID, session(Duration.ofSeconds(10), "ann")));
+
+            expire(fixture, events, MARKER, Duration.ofSeconds(20));
+
+            assertThat(expired(fixture))
+                    .as("only the marker, which came due after the application's delete")
+                    .extracting(r -> BsonDocument.parse(r.key())
+                            .getDocument("documentKey")
+                            .get("_id"))
+                    .containsExactly(MARKER);
+        }
+    }
+
+    @Test
+    void shouldPublishNothingWhenThePreImageHoldsValuesTheCommandWouldNotHaveMatched() {
+        try (TopologyFixture fixture = fixture()) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            fixture.input("app.sessions")
+                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, session(Duration.ofSeconds(1), "ann")));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            assertThat(fixture.deletes()).hasSize(1);
+
+            // Renewed, then deleted by the application: the renewal's event is not here yet, the pre-image says so.
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            events.at(START.plusSeconds(2))
+                                    .deleteWithPreImage(ID, session(Duration.ofHours(1), "ann")));
+            expire(fixture, events, MARKER, Duration.ofSeconds(20));
+
+            assertThat(expired(fixture))
+                    .extracting(r -> BsonDocument.parse(r.key())
+                            .getDocument("documentKey")
+                            .get("_id"))
+                    .containsExactly(MARKER);
+            assertThat(fixture.metric(TtlMetrics.DELETES_NOT_CAUSED + "-total")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldPublishNothingForARenewedDocumentWhenTheApplicationDeletesItLater() {
+        try (TopologyFixture fixture = fixture()) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            fixture.input("app.sessions")
+                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, session(Duration.ofSeconds(1), "ann")));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            events.at(START.plusSeconds(1)).update(ID, session(Duration.ofHours(1), "ann")));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            events.at(START.plusSeconds(2)).delete(ID));
+            expire(fixture, events, MARKER, Duration.ofSeconds(20));
+
+            assertThat(expired(fixture))
+                    .extracting(r -> BsonDocument.parse(r.key())
+                            .getDocument("documentKey")
+                            .get("_id"))
+                    .containsExactly(MARKER);
+        }
+    }
+
+    @Test
+    void shouldSayThePreImageIsMissingWhenTheDeleteEventCarriesNone() {
+        try (TopologyFixture fixture = fixture()) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            fixture.input("app.sessions")
+                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, session(Duration.ofSeconds(1), "ann")));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            fixture.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID),
+                            events.at(START.plusSeconds(1)).delete(ID));
+
+            BsonDocument value = BsonDocument.parse(expired(fixture).get(0).value());
+            assertThat(value.getString("documentState").getValue()).isEqualTo("no-pre-image");
+            assertThat(value.isNull("document")).isTrue();
+        }
+    }
+
+    @Test
+    void shouldCarryNoDocumentWhenTheRuleAsksForNone() {
+        try (TopologyFixture fixture = fixture("ttl.rule.sessions.expired.document", "none")) {
+            expire(fixture, new ChangeEvents("app.sessions", START), ID, Duration.ofSeconds(1));
+
+            BsonDocument value = BsonDocument.parse(expired(fixture).get(0).value());
+            assertThat(value.getString("documentState").getValue()).isEqualTo("not-requested");
+            assertThat(value.isNull("document")).isTrue();
+        }
+    }
+}
