@@ -74,7 +74,8 @@ final class ChaosBench {
             long quietMs,
             long brokerDownMs,
             String instanceHeap,
-            Map<String, String> streams) {}
+            Map<String, String> streams,
+            boolean staticMembership) {}
 
     /** A disturbance's window: from its start to when the last thing it did is done. */
     record Window(String scenario, long start, long end) {}
@@ -115,6 +116,9 @@ final class ChaosBench {
             pipeline.processorConfig().originals().forEach((k, v) -> instanceSettings.put(k, String.valueOf(v)));
             pipeline.stopProcessor();
             Instances instances = new Instances(instanceSettings);
+            // Ctrl-C ends this JVM without the finally below: the instances must not outlive it.
+            Thread reaper = new Thread(instances::stopAll, "chaos-instance-reaper");
+            Runtime.getRuntime().addShutdownHook(reaper);
             MongoCollection<Document> sessions = client.getDatabase("app").getCollection("sessions");
             AtomicBoolean stop = new AtomicBoolean();
             Thread deletes = watchDeletes(sessions, stop);
@@ -147,6 +151,7 @@ final class ChaosBench {
                 deletes.join(5_000);
                 commands.join(5_000);
                 instances.stopAll();
+                Runtime.getRuntime().removeShutdownHook(reaper);
             }
         }
     }

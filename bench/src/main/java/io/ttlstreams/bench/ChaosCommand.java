@@ -77,10 +77,12 @@ final class ChaosCommand implements Callable<Integer> {
 
     @Option(
             names = "--variants",
-            defaultValue = "standbys,no-standbys",
+            defaultValue = "standbys,no-standbys,static-membership",
             split = ",",
-            description = "Settings to run with, in order: standbys (the defaults, num.standby.replicas=1) and"
-                    + " no-standbys (num.standby.replicas=0) (default: ${DEFAULT-VALUE}).")
+            description = "Settings to run with, in order: standbys (the defaults: num.standby.replicas=1, leave the"
+                    + " group on close), no-standbys (num.standby.replicas=0) and static-membership (the defaults"
+                    + " and group.instance.id per instance, as the StatefulSet sets it) (default:"
+                    + " ${DEFAULT-VALUE}).")
     private List<String> variants;
 
     @Option(
@@ -109,6 +111,13 @@ final class ChaosCommand implements Callable<Integer> {
             System.err.println("ttl-streams bench chaos: --instances must be at least 2 (two are killed at once)");
             return 2;
         }
+        for (String variant : variants) {
+            if (streamsSettings(variant) == null) {
+                System.err.println("ttl-streams bench chaos: --variants: unknown variant " + variant
+                        + " (standbys, no-standbys, static-membership)");
+                return 2;
+            }
+        }
         Files.createDirectories(out);
         String load = loadAverage();
         List<ChaosLedger.Figures> figures = new ArrayList<>();
@@ -117,11 +126,7 @@ final class ChaosCommand implements Callable<Integer> {
         long firstStart = 0;
         List<String> memory = new ArrayList<>();
         for (String variant : variants) {
-            Map<String, String> streams = switch (variant) {
-                case "standbys" -> RECOMMENDED;
-                case "no-standbys" -> WITHOUT_STANDBYS;
-                default -> throw new IllegalArgumentException("--variants: unknown variant " + variant);
-            };
+            Map<String, String> streams = streamsSettings(variant);
             ChaosBench bench = new ChaosBench(
                     variant,
                     new ChaosBench.Settings(
@@ -132,7 +137,8 @@ final class ChaosCommand implements Callable<Integer> {
                             quietSeconds * 1000L,
                             downSeconds * 1000L,
                             instanceHeap,
-                            streams),
+                            streams,
+                            variant.equals("static-membership")),
                     Files.createTempDirectory("ttl-streams-chaos-"),
                     console::println);
             bench.run();
@@ -150,7 +156,24 @@ final class ChaosCommand implements Callable<Integer> {
             }
             bench.memory.forEach((jvm, rss) -> memory.add(variant + ": " + jvm + " " + rss));
             console.printf(Locale.ROOT, "[%s] %d documents%n", variant, bench.ledger.size());
+            // After each variant, so that a run cut short keeps what it measured.
+            report(console, figures, plotted, firstWindows, firstStart, memory, load);
         }
+        boolean safe = figures.stream().allMatch(f -> f.early() == 0 && f.missed() == 0 && f.renewedDeleted() == 0);
+        console.println("chaos: " + (safe ? "nothing early, missed or wrongly deleted" : "SAFETY GOAL MISSED"));
+        return safe ? 0 : 1;
+    }
+
+    /** Prints the table and writes scenarios.csv and lateness.png for the variants run so far. */
+    private void report(
+            PrintStream console,
+            List<ChaosLedger.Figures> figures,
+            Map<String, double[][]> plotted,
+            List<ChaosBench.Window> firstWindows,
+            long firstStart,
+            List<String> memory,
+            String load)
+            throws IOException {
         String environment = String.format(
                 Locale.ROOT,
                 "%d inserts/s, %d instances (-Xmx%s each), %d brokers + 3 controllers, %d partitions, %d cores;"
@@ -190,9 +213,15 @@ final class ChaosCommand implements Callable<Integer> {
         memory.forEach(line -> console.println("memory: " + line));
         console.println("JVM of the stack (brokers, controllers, Connect, stand-in, bench): -Xmx"
                 + ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getMax() / (1024 * 1024) + "m");
-        boolean safe = figures.stream().allMatch(f -> f.early() == 0 && f.missed() == 0 && f.renewedDeleted() == 0);
-        console.println("chaos: " + (safe ? "nothing early, missed or wrongly deleted" : "SAFETY GOAL MISSED"));
-        return safe ? 0 : 1;
+    }
+
+    /** The Kafka Streams settings of {@code variant}; null for an unknown one. */
+    private static Map<String, String> streamsSettings(String variant) {
+        return switch (variant) {
+            case "standbys", "static-membership" -> RECOMMENDED;
+            case "no-standbys" -> WITHOUT_STANDBYS;
+            default -> null;
+        };
     }
 
     private static String loadAverage() {
