@@ -507,7 +507,10 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private Properties adminProperties() {
         Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, LocalPorts.HOST + ":" + listeners.setupPort());
+        // Every broker of a multi-broker cluster: the first one may be the one a test stopped.
+        props.put(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                brokers.size() == 1 ? LocalPorts.HOST + ":" + listeners.setupPort() : bootstrapServers());
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, "ttl-streams-embedded-admin");
         return props;
     }

@@ -81,6 +81,12 @@ class EmbeddedKafkaClusterIT {
                         .atMost(Duration.ofSeconds(60))
                         .until(() -> describe(admin).partitions().get(0).isr().size() == 3);
                 send(producer, "all back");
+
+                kafka.killBroker(1);
+                assertThat(kafka.controllerIds())
+                        .as("the set-up's admin client reaches the cluster without the first broker")
+                        .contains(kafka.activeController());
+                kafka.startBroker(1);
             }
         }
     }
