@@ -16,6 +16,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
+        subcommands = ChaosCommand.class,
         description = {
             "Run the benchmarks: punctuation cost, expiry lag, CPU per event on the embedded broker against a"
                     + " pass-through, state size and restore, mass expiry and throttle.",

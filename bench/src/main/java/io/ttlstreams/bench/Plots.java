@@ -1,5 +1,6 @@
 package io.ttlstreams.bench;
 
+import java.awt.Color;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -10,10 +11,14 @@ import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.plot.IntervalMarker;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.title.TextTitle;
+import org.jfree.chart.ui.Layer;
+import org.jfree.chart.ui.RectangleAnchor;
+import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.category.CategoryDataset;
 import org.jfree.data.category.DefaultCategoryDataset;
 import org.jfree.data.xy.XYDataset;
@@ -105,6 +110,45 @@ final class Plots {
                 "commands committed",
                 dataset,
                 subtitle);
+        save(chart, file);
+    }
+
+    /**
+     * The worst lateness of each second's deadlines over a chaos run, one series per variant, each disturbance a
+     * shaded band from its start to its end (the first variant's; the variants run the same scenarios in order).
+     */
+    static void chaos(
+            Map<String, double[][]> worstPerSecond,
+            List<ChaosBench.Window> windows,
+            long runStart,
+            String subtitle,
+            Path file) {
+        XYSeriesCollection dataset = new XYSeriesCollection();
+        worstPerSecond.forEach((variant, series) -> {
+            XYSeries line = new XYSeries(variant);
+            for (int i = 0; i < series[0].length; i++) {
+                line.add(series[0][i], series[1][i] / 1000.0);
+            }
+            dataset.addSeries(line);
+        });
+        JFreeChart chart = lineChart(
+                "Chaos: worst lateness of the deadlines of each second (deleted - deadline)",
+                "deadline, seconds after the workload started",
+                "lateness s",
+                dataset,
+                subtitle);
+        XYPlot plot = chart.getXYPlot();
+        int n = 1;
+        for (ChaosBench.Window window : windows) {
+            IntervalMarker band = new IntervalMarker(
+                    (window.start() - runStart) / 1000.0,
+                    Math.max(window.end(), window.start() + 500) / 1000.0 - runStart / 1000.0);
+            band.setPaint(new Color(255, 200, 0, 70));
+            band.setLabel(Integer.toString(n++));
+            band.setLabelAnchor(RectangleAnchor.TOP_LEFT);
+            band.setLabelTextAnchor(TextAnchor.TOP_LEFT);
+            plot.addDomainMarker(band, Layer.BACKGROUND);
+        }
         save(chart, file);
     }
 

@@ -38,7 +38,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole local stack: the MongoDB stand-in, a one-node Kafka cluster and a Connect worker running exactly the
+ * The whole local stack: the MongoDB stand-in, a Kafka cluster (one node by default, or several brokers: {@link
+ * EmbeddedStackBuilder#brokers}) and a Connect worker running exactly the
  * connectors {@code connect-config} renders for the rules (one source per database, to topics {@code
  * "<db>.<coll>"}, and the sink behind its guard), registered through {@code run}'s own registration code and
  * pointed at the stand-in. The guard applies only commands signed with the stack's {@link #commandSigningKey()
@@ -72,6 +73,7 @@ public final class EmbeddedStack implements AutoCloseable {
     private final String commandSigningKey;
     private final Duration connectorTimeout;
     private final int partitions;
+    private final int brokers;
     /** The service the stand-in plays; the connectors are rendered for it. */
     private final SourceProfile profile;
     /** Whether the broker authenticates and authorizes. */
@@ -101,6 +103,7 @@ public final class EmbeddedStack implements AutoCloseable {
         this.commandSigningKey = builder.commandSigningKey();
         this.connectorTimeout = builder.connectorTimeout();
         this.partitions = builder.partitions();
+        this.brokers = builder.brokers();
         this.profile = builder.profile();
         this.security = builder.kafkaSecurity();
     }
@@ -250,7 +253,7 @@ public final class EmbeddedStack implements AutoCloseable {
 
     /**
      * The plan {@code ttl-streams platform} renders for {@code rules} as the processor runs them against this stack
-     * (reading its source topics, with its MongoDB, so that it may resync), with one replica per topic.
+     * (reading its source topics, with its MongoDB, so that it may resync), with the cluster's replication factor.
      */
     private AclPlan plan(TtlStreamsConfig rules) {
         TtlStreamsConfig config = planned(rules);
@@ -266,7 +269,7 @@ public final class EmbeddedStack implements AutoCloseable {
     }
 
     private TopicPlan topicPlan(TtlStreamsConfig config) {
-        return TopicPlan.of(config, partitions, OptionalInt.of(1));
+        return TopicPlan.of(config, partitions, OptionalInt.of(kafka.replicationFactor()));
     }
 
     /** @return how long {@link EmbeddedStackBuilder#start()} took, up to every connector task RUNNING */
@@ -326,7 +329,7 @@ public final class EmbeddedStack implements AutoCloseable {
     void startComponents(EmbeddedStackBuilder builder) {
         long startNanos = System.nanoTime();
         mongo = EmbeddedMongo.start(builder.mongoPort(), dataDir.resolve("mongo"), profile);
-        kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort(), partitions, security);
+        kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort(), partitions, security, brokers);
         if (security.enforced()) {
             // Before anything that logs in: every topic declared, every user and ACL of the plan in place.
             createTopics(rules);
@@ -359,7 +362,9 @@ public final class EmbeddedStack implements AutoCloseable {
             for (TopicSpec topic : topicPlan(planned(config)).topics()) {
                 Map<String, String> settings = new LinkedHashMap<>();
                 topic.settings().forEach((TopicSetting setting) -> settings.put(setting.name(), setting.value()));
-                declared.add(new NewTopic(topic.name(), topic.partitions(), (short) 1).configs(settings));
+                declared.add(new NewTopic(topic.name(), topic.partitions(), (short)
+                                topic.replicationFactor().orElseThrow())
+                        .configs(settings));
             }
             kafka.createTopics(declared);
             return;

@@ -28,6 +28,7 @@ public final class EmbeddedStackBuilder {
     private int kafkaPort;
     private int connectPort;
     private int partitions = 1;
+    private int brokers = 1;
     private Duration connectorTimeout = Duration.ofSeconds(60);
 
     EmbeddedStackBuilder() {}
@@ -137,6 +138,20 @@ public final class EmbeddedStackBuilder {
     }
 
     /**
+     * @param brokers Kafka brokers: 1 (default) for one node that is broker and controller, more for broker-only
+     *                nodes beside a quorum of three controllers, every topic at replication factor {@code min(3,
+     *                brokers)} ({@link EmbeddedKafka}); more than one with {@link KafkaSecurity#NONE} only
+     * @return this builder
+     */
+    public EmbeddedStackBuilder brokers(int brokers) {
+        if (brokers < 1) {
+            throw new IllegalArgumentException("brokers must be at least 1, got " + brokers);
+        }
+        this.brokers = brokers;
+        return this;
+    }
+
+    /**
      * @param timeout how long to wait for all connectors to be RUNNING (default 60 s)
      * @return this builder
      */
@@ -170,6 +185,10 @@ public final class EmbeddedStackBuilder {
         }
         if (rules == null) {
             throw new IllegalStateException("The embedded stack needs the rules its connectors are rendered from");
+        }
+        if (brokers > 1 && kafkaSecurity.enforced()) {
+            throw new IllegalStateException(
+                    "The embedded stack enforces Kafka security with one broker only, not " + brokers);
         }
         EmbeddedStack stack = new EmbeddedStack(this, directory, temporary);
         try {
@@ -234,6 +253,10 @@ public final class EmbeddedStackBuilder {
 
     int partitions() {
         return partitions;
+    }
+
+    int brokers() {
+        return brokers;
     }
 
     Duration connectorTimeout() {

@@ -186,6 +186,19 @@ public final class TopicPlan {
         return heartbeats;
     }
 
+    /**
+     * The {@code min.insync.replicas} the plan asks of a topic with {@code replicationFactor} replicas: 2 from three
+     * replicas on (a write survives the loss of a broker, and writes go on while one replica is down), one less than
+     * the replicas below that, 1 for a single replica. Also what the embedded multi-broker cluster gives its internal
+     * topics and Kafka Streams' internal topics, so that they are tried as production runs them.
+     */
+    public static int minInSyncReplicas(int replicationFactor) {
+        if (replicationFactor < 1) {
+            throw new IllegalArgumentException("A replication factor is at least 1, not " + replicationFactor);
+        }
+        return Math.max(1, Math.min(2, replicationFactor - 1));
+    }
+
     /** Every topic, sources first, in a stable order. */
     public List<TopicSpec> topics() {
         return topics;
@@ -234,7 +247,7 @@ public final class TopicPlan {
                 if (factor > 1) {
                     all.add(setting(
                             TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
-                            Integer.toString(Math.min(2, factor - 1)),
+                            Integer.toString(minInSyncReplicas(factor)),
                             Check.ADVISORY,
                             "with acks=all (the producers' default) a write survives the loss of a broker, and"
                                     + " writes go on while one replica is down"));

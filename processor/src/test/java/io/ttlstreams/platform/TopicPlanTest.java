@@ -1,6 +1,7 @@
 package io.ttlstreams.platform;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -81,6 +82,15 @@ class TopicPlanTest {
         assertThat(setting(only(TopicPlan.of(config(), 6, OptionalInt.empty()), Role.SOURCE), "retention.ms")
                         .value())
                 .isEqualTo("604800000");
+    }
+
+    @Test
+    void shouldAskForTwoInSyncReplicasFromThreeReplicasOnWhenSizingMinInSyncReplicas() {
+        assertThat(TopicPlan.minInSyncReplicas(1)).isEqualTo(1);
+        assertThat(TopicPlan.minInSyncReplicas(2)).isEqualTo(1);
+        assertThat(TopicPlan.minInSyncReplicas(3)).isEqualTo(2);
+        assertThat(TopicPlan.minInSyncReplicas(5)).isEqualTo(2);
+        assertThatThrownBy(() -> TopicPlan.minInSyncReplicas(0)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

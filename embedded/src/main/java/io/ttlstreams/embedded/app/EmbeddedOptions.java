@@ -63,6 +63,16 @@ public final class EmbeddedOptions implements ConfigFragment {
             + " only; the stack's set-up alone uses a separate loopback listener as the super user.";
     public static final String EMBEDDED_KAFKA_SECURITY_DEFAULT = KafkaSecurity.NONE.configValue();
 
+    public static final String EMBEDDED_KAFKA_BROKERS_CONFIG = "embedded.kafka.brokers";
+    public static final String EMBEDDED_KAFKA_BROKERS_DOC = "Embedded stack: Kafka brokers. 1 runs one KRaft node that"
+            + " is broker and controller, every topic with one replica. More run that many broker-only nodes beside a"
+            + " quorum of three controller-only nodes (which survives the loss of any one, the active controller"
+            + " included), every topic, internal ones and Kafka Streams' included, at replication factor min(3,"
+            + " brokers) and min.insync.replicas as ttl-streams platform renders it (2 from three brokers on). The"
+            + " first broker listens on embedded.kafka.port, the others on free ports. Only 1 with"
+            + " embedded.kafka.security=scram-acls.";
+    public static final int EMBEDDED_KAFKA_BROKERS_DEFAULT = 1;
+
     /** Port validity, as for the processor's own ports: 0 picks a free one. */
     private static final Range PORT = Range.between(0, 65535);
 
@@ -116,6 +126,13 @@ public final class EmbeddedOptions implements ConfigFragment {
                         Importance.LOW,
                         EMBEDDED_PROFILE_DOC)
                 .define(
+                        EMBEDDED_KAFKA_BROKERS_CONFIG,
+                        Type.INT,
+                        EMBEDDED_KAFKA_BROKERS_DEFAULT,
+                        Range.between(1, 9),
+                        Importance.LOW,
+                        EMBEDDED_KAFKA_BROKERS_DOC)
+                .define(
                         EMBEDDED_KAFKA_SECURITY_CONFIG,
                         Type.STRING,
                         EMBEDDED_KAFKA_SECURITY_DEFAULT,
@@ -146,6 +163,11 @@ public final class EmbeddedOptions implements ConfigFragment {
     /** Partitions of the topics the embedded stack creates. */
     public static int partitions(TtlStreamsConfig config) {
         return config.getInt(EMBEDDED_PARTITIONS_CONFIG);
+    }
+
+    /** How many Kafka brokers the embedded stack runs. */
+    public static int kafkaBrokers(TtlStreamsConfig config) {
+        return config.getInt(EMBEDDED_KAFKA_BROKERS_CONFIG);
     }
 
     /** Whether the embedded broker authenticates its clients and enforces the plan's ACLs. */

@@ -12,6 +12,7 @@ import io.ttlstreams.embedded.EmbeddedStack;
 import io.ttlstreams.embedded.EmbeddedStackBuilder;
 import io.ttlstreams.embedded.KafkaUsers;
 import io.ttlstreams.platform.AclPlan;
+import io.ttlstreams.platform.TopicPlan;
 import io.ttlstreams.rules.TtlRule;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -26,6 +27,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.config.provider.DirectoryConfigProvider;
 import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.streams.StreamsConfig;
@@ -63,6 +65,15 @@ public final class EmbeddedPipeline implements AutoCloseable {
         checkPortFree(EmbeddedOptions.EMBEDDED_KAFKA_PORT_CONFIG, EmbeddedOptions.kafkaPort(config));
         checkPortFree(EmbeddedOptions.EMBEDDED_MONGODB_PORT_CONFIG, EmbeddedOptions.mongodbPort(config));
         checkPortFree(EmbeddedOptions.EMBEDDED_CONNECT_PORT_CONFIG, EmbeddedOptions.connectPort(config));
+        int brokers = EmbeddedOptions.kafkaBrokers(config);
+        if (brokers > 1 && EmbeddedOptions.kafkaSecurity(config).enforced()) {
+            throw new ConfigException(
+                    EmbeddedOptions.EMBEDDED_KAFKA_BROKERS_CONFIG,
+                    brokers,
+                    "the embedded stack enforces " + EmbeddedOptions.EMBEDDED_KAFKA_SECURITY_CONFIG + "="
+                            + EmbeddedOptions.kafkaSecurity(config).configValue()
+                            + " with one broker only: drop one of the two settings");
+        }
         EmbeddedStackBuilder builder = EmbeddedStack.builder()
                 .rules(config)
                 .namespaces(List.copyOf(watchedNamespaces(config)))
@@ -70,6 +81,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 .kafkaPort(EmbeddedOptions.kafkaPort(config))
                 .connectPort(EmbeddedOptions.connectPort(config))
                 .partitions(EmbeddedOptions.partitions(config))
+                .brokers(brokers)
                 .profile(EmbeddedOptions.profile(config))
                 .kafkaSecurity(EmbeddedOptions.kafkaSecurity(config));
         EmbeddedOptions.dataDir(config).ifPresent(builder::dataDir);
@@ -135,7 +147,8 @@ public final class EmbeddedPipeline implements AutoCloseable {
      * The user's configuration pointed at the embedded broker, reading the stand-in's topics, signing with the key
      * the stack's sink guard verifies, resyncing from the stand-in; its HTTP server on a free loopback port unless the
      * configuration names one. On a broker that enforces security, logging in as the processor's user and checking
-     * the topics the stack declared, as on a secured cluster.
+     * the topics the stack declared, as on a secured cluster. On several brokers, Kafka Streams' internal topics
+     * replicated as the plan replicates the others.
      */
     private static TtlStreamsConfig processorConfig(TtlStreamsConfig config, EmbeddedStack stack) {
         Map<String, Object> props = new HashMap<>(config.originals());
@@ -154,6 +167,14 @@ public final class EmbeddedPipeline implements AutoCloseable {
         props.put(
                 SourceOptions.SOURCE_PROFILE_CONFIG,
                 EmbeddedOptions.profile(config).configValue());
+        int replicationFactor = stack.kafka().replicationFactor();
+        if (replicationFactor > 1) {
+            // Kafka Streams' own topics (changelogs, repartition topics) replicated as the plan replicates the rest.
+            props.putIfAbsent(StreamsConfig.REPLICATION_FACTOR_CONFIG, Integer.toString(replicationFactor));
+            props.putIfAbsent(
+                    StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG),
+                    Integer.toString(TopicPlan.minInSyncReplicas(replicationFactor)));
+        }
         stack.kafkaUsers().ifPresent(users -> props.putAll(asUser(users, AclPlan.PROCESSOR_USER, config)));
         return new TtlStreamsConfig(props);
     }

@@ -8,6 +8,7 @@ import io.ttlstreams.embedded.EmbeddedKafka;
 import io.ttlstreams.embedded.EmbeddedStack;
 import io.ttlstreams.embedded.KafkaUsers;
 import io.ttlstreams.platform.AclPlan;
+import io.ttlstreams.platform.TopicPlan;
 import java.io.PrintStream;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -58,7 +59,15 @@ public final class LocalStackRuntime implements EmbeddedRuntime {
         out.println(
                 "  MongoDB stand-in : " + stack.mongoConnectionString() + "  (watched: " + stack.namespaces() + ")");
         Optional<KafkaUsers> users = stack.kafkaUsers();
+        EmbeddedKafka kafka = stack.kafka();
         out.println("  Kafka            : " + stack.bootstrapServers()
+                + (kafka.brokerCount() > 1
+                        ? "  (" + kafka.brokerCount() + " brokers, "
+                                + kafka.controllerIds().size()
+                                + " controllers; replication factor " + kafka.replicationFactor()
+                                + ", min.insync.replicas " + TopicPlan.minInSyncReplicas(kafka.replicationFactor())
+                                + ")"
+                        : "")
                 + users.map(u -> "  (" + KafkaUsers.securitySettings().getProperty("security.protocol") + ", "
                                 + EmbeddedKafka.SASL_MECHANISM
                                 + "; ACLs enforced: exactly those ttl-streams platform renders)")

@@ -53,6 +53,8 @@ class EmbeddedOptionsTest {
                 "embedded.kafka.port   | -1",
                 "embedded.connect.port | http",
                 "embedded.partitions   | 0",
+                "embedded.kafka.brokers | 0",
+                "embedded.kafka.brokers | 10",
             })
     void shouldRejectABadValueNamingTheOption(String option, String value) {
         assertThatThrownBy(() -> config(option, value))
@@ -79,5 +81,21 @@ class EmbeddedOptionsTest {
                         "| `embedded.mongodb.port` | int | `27017` | [0,...,65535] | low |",
                         "| `embedded.partitions` | int | `2` | [1,...,1000] | low |",
                         "### Failure handling");
+    }
+
+    @Test
+    void shouldRefuseSeveralBrokersWithSecurityNamingBothOptionsWhenTheStackStarts() {
+        TtlStreamsConfig config = config(
+                "embedded.kafka.brokers", "3",
+                "embedded.kafka.security", "scram-acls",
+                "embedded.mongodb.port", "0",
+                "embedded.kafka.port", "0",
+                "embedded.connect.port", "0");
+
+        assertThat(EmbeddedOptions.kafkaBrokers(config)).isEqualTo(3);
+        assertThatThrownBy(() -> EmbeddedPipeline.start(config))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("embedded.kafka.brokers")
+                .hasMessageContaining("embedded.kafka.security=scram-acls");
     }
 }

@@ -1,0 +1,234 @@
+package io.ttlstreams.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ttl-streams bench chaos}: {@link ChaosBench} once per variant of the Kafka Streams settings, then the table of
+ * each scenario's figures against the goals of issue 33, {@code scenarios.csv}, {@code documents-<variant>.csv} and
+ * {@code lateness.png} in {@code --out}.
+ */
+@Command(
+        name = "chaos",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Brokers die, instances roll, scale and crash under a steady workload: the embedded stack with several"
+                    + " brokers, processor instances as JVMs of their own, every document's deadline, delete command,"
+                    + " deletion and renewal recorded.",
+            "Per scenario: documents deleted early, missed, renewed and deleted, commands per document, max and p99"
+                    + " lateness of the deadlines inside the disturbance, time to normal lateness (<= 1 s) again."
+        })
+final class ChaosCommand implements Callable<Integer> {
+
+    /** How long after a disturbance's last act its deadlines still count as inside it. */
+    static final long SETTLE_MS = 20_000;
+
+    /** The settings recommended for a rolling restart and a crash: ttl-streams' defaults. */
+    static final Map<String, String> RECOMMENDED = Map.of("num.standby.replicas", "1");
+
+    /** Without standby replicas: every takeover restores from the changelogs first. */
+    static final Map<String, String> WITHOUT_STANDBYS = Map.of("num.standby.replicas", "0");
+
+    @Option(names = "--rate", defaultValue = "500", description = "Inserts a second (default: ${DEFAULT-VALUE}).")
+    private int rate;
+
+    @Option(names = "--instances", defaultValue = "4", description = "Processor instances (default: ${DEFAULT-VALUE}).")
+    private int instances;
+
+    @Option(names = "--brokers", defaultValue = "3", description = "Kafka brokers (default: ${DEFAULT-VALUE}).")
+    private int brokers;
+
+    @Option(
+            names = "--partitions",
+            defaultValue = "12",
+            description = "Source partitions, and so tasks (default: ${DEFAULT-VALUE}).")
+    private int partitions;
+
+    @Option(
+            names = "--quiet-seconds",
+            defaultValue = "30",
+            description = "Steady load before, between and after the disturbances (default: ${DEFAULT-VALUE}).")
+    private int quietSeconds;
+
+    @Option(
+            names = "--down-seconds",
+            defaultValue = "30",
+            description = "How long a stopped broker, controller or killed instance stays down (default:"
+                    + " ${DEFAULT-VALUE}).")
+    private int downSeconds;
+
+    @Option(
+            names = "--instance-heap",
+            defaultValue = "256m",
+            description = "-Xmx of each processor instance's JVM (default: ${DEFAULT-VALUE}).")
+    private String instanceHeap;
+
+    @Option(
+            names = "--variants",
+            defaultValue = "standbys,no-standbys,static-membership",
+            split = ",",
+            description = "Settings to run with, in order: standbys (the defaults: num.standby.replicas=1, leave the"
+                    + " group on close), no-standbys (num.standby.replicas=0) and static-membership (the defaults"
+                    + " and group.instance.id per instance, as the StatefulSet sets it) (default:"
+                    + " ${DEFAULT-VALUE}).")
+    private List<String> variants;
+
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            defaultValue = "${sys:ttlstreams.home:-.}/bench/results/chaos",
+            description = "Where results go (default: ${DEFAULT-VALUE}).")
+    private Path out;
+
+    @Override
+    public Integer call() throws Exception {
+        System.setProperty("java.awt.headless", "true");
+        PrintStream console = System.out;
+        for (int value : new int[] {rate, instances, brokers, partitions, quietSeconds, downSeconds}) {
+            if (value < 1) {
+                System.err.println("ttl-streams bench chaos: every count and duration must be positive");
+                return 2;
+            }
+        }
+        if (quietSeconds * 1000L < SETTLE_MS) {
+            System.err.println("ttl-streams bench chaos: --quiet-seconds must be at least " + SETTLE_MS / 1000
+                    + ", the time a disturbance's deadlines are counted after it");
+            return 2;
+        }
+        if (instances < 2) {
+            System.err.println("ttl-streams bench chaos: --instances must be at least 2 (two are killed at once)");
+            return 2;
+        }
+        for (String variant : variants) {
+            if (streamsSettings(variant) == null) {
+                System.err.println("ttl-streams bench chaos: --variants: unknown variant " + variant
+                        + " (standbys, no-standbys, static-membership)");
+                return 2;
+            }
+        }
+        Files.createDirectories(out);
+        String load = loadAverage();
+        List<ChaosLedger.Figures> figures = new ArrayList<>();
+        Map<String, double[][]> plotted = new LinkedHashMap<>();
+        List<ChaosBench.Window> firstWindows = null;
+        long firstStart = 0;
+        List<String> memory = new ArrayList<>();
+        for (String variant : variants) {
+            Map<String, String> streams = streamsSettings(variant);
+            ChaosBench bench = new ChaosBench(
+                    variant,
+                    new ChaosBench.Settings(
+                            rate,
+                            instances,
+                            brokers,
+                            partitions,
+                            quietSeconds * 1000L,
+                            downSeconds * 1000L,
+                            instanceHeap,
+                            streams,
+                            variant.equals("static-membership")),
+                    Files.createTempDirectory("ttl-streams-chaos-"),
+                    console::println);
+            bench.run();
+            for (ChaosBench.Window window : bench.windows) {
+                figures.add(bench.ledger.figures(
+                        variant, window.scenario(), bench.runStart, window.start(), window.end() + SETTLE_MS));
+            }
+            figures.add(bench.ledger.figures(
+                    variant, "whole run", bench.runStart, bench.runStart, bench.ledger.lastDeadline() + 1));
+            bench.ledger.writeCsv(out.resolve("documents-" + variant + ".csv"), variant, bench.runStart);
+            plotted.put(variant, bench.ledger.worstLatenessPerSecond(bench.runStart));
+            if (firstWindows == null) {
+                firstWindows = bench.windows;
+                firstStart = bench.runStart;
+            }
+            bench.memory.forEach((jvm, rss) -> memory.add(variant + ": " + jvm + " " + rss));
+            console.printf(Locale.ROOT, "[%s] %d documents%n", variant, bench.ledger.size());
+            // After each variant, so that a run cut short keeps what it measured.
+            report(console, figures, plotted, firstWindows, firstStart, memory, load);
+        }
+        boolean safe = figures.stream().allMatch(f -> f.early() == 0 && f.missed() == 0 && f.renewedDeleted() == 0);
+        console.println("chaos: " + (safe ? "nothing early, missed or wrongly deleted" : "SAFETY GOAL MISSED"));
+        return safe ? 0 : 1;
+    }
+
+    /** Prints the table and writes scenarios.csv and lateness.png for the variants run so far. */
+    private void report(
+            PrintStream console,
+            List<ChaosLedger.Figures> figures,
+            Map<String, double[][]> plotted,
+            List<ChaosBench.Window> firstWindows,
+            long firstStart,
+            List<String> memory,
+            String load)
+            throws IOException {
+        String environment = String.format(
+                Locale.ROOT,
+                "%d inserts/s, %d instances (-Xmx%s each), %d brokers + 3 controllers, %d partitions, %d cores;"
+                        + " load average before %s, after %s",
+                rate,
+                instances,
+                instanceHeap,
+                brokers,
+                partitions,
+                Runtime.getRuntime().availableProcessors(),
+                load,
+                loadAverage());
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (ChaosLedger.Figures f : figures) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("variant", f.variant());
+            row.put("scenario", f.scenario());
+            row.put("start_s", f.startMs() / 1000);
+            row.put("end_s", f.endMs() / 1000);
+            row.put("documents", f.documents());
+            row.put("early", f.early());
+            row.put("missed", f.missed());
+            row.put("renewed_deleted", f.renewedDeleted());
+            row.put("commands_per_doc", f.commandsPerDocument());
+            row.put("max_lateness_ms", f.maxLatenessMs());
+            row.put("p99_lateness_ms", f.p99LatenessMs());
+            row.put("to_normal_ms", f.toNormalMs());
+            rows.add(row);
+        }
+        Table.print(console, rows, new ArrayList<>(rows.get(0).keySet()));
+        Files.writeString(
+                out.resolve("scenarios.csv"),
+                Table.csv(rows, Map.of("environment", environment)),
+                StandardCharsets.UTF_8);
+        Plots.chaos(plotted, firstWindows, firstStart, environment, out.resolve("lateness.png"));
+        console.println("environment: " + environment);
+        memory.forEach(line -> console.println("memory: " + line));
+        console.println("JVM of the stack (brokers, controllers, Connect, stand-in, bench): -Xmx"
+                + ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getMax() / (1024 * 1024) + "m");
+    }
+
+    /** The Kafka Streams settings of {@code variant}; null for an unknown one. */
+    private static Map<String, String> streamsSettings(String variant) {
+        return switch (variant) {
+            case "standbys", "static-membership" -> RECOMMENDED;
+            case "no-standbys" -> WITHOUT_STANDBYS;
+            default -> null;
+        };
+    }
+
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+}
