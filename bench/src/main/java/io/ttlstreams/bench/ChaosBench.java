@@ -27,7 +27,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -35,15 +34,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListTopicsOptions;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionInfo;
-import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.bson.BsonDocument;
@@ -194,7 +188,7 @@ final class ChaosBench {
             instances.awaitReady(0);
             instances.awaitReady(1);
         });
-        int broker = busiestBroker(kafka);
+        int broker = kafka.transactionCoordinatorBroker();
         disturb(
                 "broker " + broker + " stopped hard (transaction coordinator / most changelog leaders), back after "
                         + settings.brokerDownMs() / 1000 + " s",
@@ -227,38 +221,6 @@ final class ChaosBench {
     @FunctionalInterface
     private interface Disturbance {
         void run() throws Exception;
-    }
-
-    /**
-     * The broker that is the transaction coordinator (the transaction log has one partition in the embedded
-     * cluster), ties broken by the most changelog partitions led.
-     */
-    static int busiestBroker(EmbeddedKafka kafka) throws Exception {
-        try (Admin admin = kafka.setupAdmin()) {
-            Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true))
-                    .names()
-                    .get(30, TimeUnit.SECONDS);
-            Map<String, TopicDescription> described = admin.describeTopics(topics.stream()
-                            .filter(t -> t.endsWith("-changelog") || t.equals(Topic.TRANSACTION_STATE_TOPIC_NAME))
-                            .toList())
-                    .allTopicNames()
-                    .get(30, TimeUnit.SECONDS);
-            Map<Integer, Integer> score = new HashMap<>();
-            described.forEach((name, topic) -> {
-                for (TopicPartitionInfo partition : topic.partitions()) {
-                    if (partition.leader() != null) {
-                        score.merge(
-                                partition.leader().id(),
-                                name.equals(Topic.TRANSACTION_STATE_TOPIC_NAME) ? 1000 : 1,
-                                Integer::sum);
-                    }
-                }
-            });
-            return score.entrySet().stream()
-                    .max(Map.Entry.comparingByValue())
-                    .orElseThrow()
-                    .getKey();
-        }
     }
 
     /** Inserts {@code rate} documents a second, in batches every 100 ms, one in ten renewed later. */

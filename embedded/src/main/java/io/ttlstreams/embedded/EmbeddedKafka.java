@@ -12,10 +12,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -24,9 +26,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.server.metrics.KafkaYammerMetrics;
@@ -379,6 +385,47 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw new EmbeddedStackException("Interrupted while asking for the active controller", e);
         } catch (ExecutionException | TimeoutException e) {
             throw new EmbeddedStackException("Could not learn the active controller: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The broker whose loss hurts the processor most: the transaction coordinator (the transaction log has one
+     * partition in the embedded cluster), ties broken by the most changelog partitions led. Chaos scenarios stop it.
+     *
+     * @return its id
+     */
+    public int transactionCoordinatorBroker() {
+        try (Admin admin = Admin.create(adminProperties())) {
+            Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true))
+                    .names()
+                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Map<String, TopicDescription> described = admin.describeTopics(topics.stream()
+                            .filter(topic ->
+                                    topic.endsWith("-changelog") || topic.equals(Topic.TRANSACTION_STATE_TOPIC_NAME))
+                            .toList())
+                    .allTopicNames()
+                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Map<Integer, Integer> score = new HashMap<>();
+            described.forEach((name, topic) -> {
+                for (TopicPartitionInfo partition : topic.partitions()) {
+                    if (partition.leader() != null) {
+                        score.merge(
+                                partition.leader().id(),
+                                name.equals(Topic.TRANSACTION_STATE_TOPIC_NAME) ? 1000 : 1,
+                                Integer::sum);
+                    }
+                }
+            });
+            return score.entrySet().stream()
+                    .max(Map.Entry.comparingByValue())
+                    .orElseThrow(() -> new EmbeddedStackException(
+                            "No partition of the transaction log or of a changelog has a leader"))
+                    .getKey();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EmbeddedStackException("Interrupted while looking for the transaction coordinator", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new EmbeddedStackException("Could not describe the topics: " + e.getMessage(), e);
         }
     }
 

@@ -27,13 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListTopicsOptions;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.Node;
-import org.apache.kafka.common.TopicPartitionInfo;
-import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.streams.StreamsConfig;
 import org.bson.BsonDocument;
 import org.bson.Document;
@@ -131,7 +125,7 @@ class ChaosIT {
             {
                 Watch watch = new Watch(sessions, lives);
                 watch.until(start.plus(BROKER_DOWN_AT));
-                int broker = brokerToKill(kafka);
+                int broker = kafka.transactionCoordinatorBroker();
                 disturbances.put("broker " + broker + " stopped hard", Instant.now());
                 kafka.killBroker(broker);
                 watch.until(Instant.now().plus(BROKER_DOWN_FOR));
@@ -205,38 +199,6 @@ class ChaosIT {
                         .getModifiedCount()
                 == 1) {
             life.renewed = true;
-        }
-    }
-
-    /**
-     * The broker that is the transaction coordinator of the processor's producers (the transaction log has one
-     * partition here), or, if that is not one, the one that leads the most changelog partitions.
-     */
-    private static int brokerToKill(EmbeddedKafka kafka) throws Exception {
-        try (Admin admin = kafka.setupAdmin()) {
-            Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true))
-                    .names()
-                    .get(30, TimeUnit.SECONDS);
-            Map<String, TopicDescription> described = admin.describeTopics(topics.stream()
-                            .filter(topic ->
-                                    topic.endsWith("-changelog") || topic.equals(Topic.TRANSACTION_STATE_TOPIC_NAME))
-                            .toList())
-                    .allTopicNames()
-                    .get(30, TimeUnit.SECONDS);
-            Map<Integer, Integer> score = new HashMap<>();
-            described.forEach((name, topic) -> {
-                for (TopicPartitionInfo partition : topic.partitions()) {
-                    Node leader = partition.leader();
-                    if (leader != null) {
-                        score.merge(
-                                leader.id(), name.equals(Topic.TRANSACTION_STATE_TOPIC_NAME) ? 1000 : 1, Integer::sum);
-                    }
-                }
-            });
-            return score.entrySet().stream()
-                    .max(Map.Entry.comparingByValue())
-                    .orElseThrow()
-                    .getKey();
         }
     }
 
