@@ -1,5 +1,7 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.OutputTopicOptions;
+import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.topology.TtlTopology;
@@ -44,6 +46,11 @@ final class BrokerBench {
     enum Variant {
         /** The production topology, {@link TtlTopology#build(TtlStreamsConfig, int)}, with the ttl-streams defaults. */
         TTL_STREAMS("ttl-streams"),
+        /**
+         * The production topology with expiry events on: {@code ttl.expired.topic} set and an EXPIRING notice an hour
+         * before each deadline, so that every scheduled document has a notice entry too (EventCostBench only).
+         */
+        TTL_STREAMS_EXPIRY_EVENTS("ttl-streams-expiry-events"),
         /** {@link PassThroughTopology}: parse with the same parser, write the event out. */
         PASS_THROUGH("pass-through");
 
@@ -133,8 +140,22 @@ final class BrokerBench {
     private final int warmupEvents;
     private final int rounds;
     private final Consumer<String> log;
+    private final List<Variant> variants;
 
+    /** Runs {@link #VARIANTS}. */
     BrokerBench(BenchBroker broker, int events, int warmupEvents, int rounds, Consumer<String> log) {
+        this(broker, events, warmupEvents, rounds, log, VARIANTS);
+    }
+
+    /** Runs {@code variants}, rotated each round. */
+    BrokerBench(
+            BenchBroker broker,
+            int events,
+            int warmupEvents,
+            int rounds,
+            Consumer<String> log,
+            List<Variant> variants) {
+        this.variants = List.copyOf(variants);
         this.broker = broker;
         this.events = events;
         this.warmupEvents = warmupEvents;
@@ -171,7 +192,7 @@ final class BrokerBench {
         log.accept(String.format(
                 Locale.ROOT, "produced 2 x %d events in %.1f s", events, (System.nanoTime() - started) / 1e9));
         produceWorkloads(WARMUP_INSERTS_TOPIC, WARMUP_UPDATES_TOPIC, warmupEvents, WARMUP_FIRST_ID);
-        for (Variant variant : VARIANTS) {
+        for (Variant variant : variants) {
             unit(
                     variant,
                     "bench-" + variant.label + "-warmup",
@@ -183,7 +204,7 @@ final class BrokerBench {
         }
         log.accept("warm-up done");
         for (int round = 1; round <= rounds; round++) {
-            List<Variant> order = rotated(VARIANTS, round - 1);
+            List<Variant> order = rotated(variants, round - 1);
             for (int position = 1; position <= order.size(); position++) {
                 Variant variant = order.get(position - 1);
                 String app = String.format(Locale.ROOT, "bench-%s-round%02d", variant.label, round);
@@ -217,13 +238,14 @@ final class BrokerBench {
             throws InterruptedException {
         List<Run> unit = new ArrayList<>();
         switch (variant) {
-            case TTL_STREAMS -> {
-                TtlStreamsConfig inserts = broker.ttlConfig(app, insertsTopic, Map.of());
+            case TTL_STREAMS, TTL_STREAMS_EXPIRY_EVENTS -> {
+                Map<String, String> settings = variant == Variant.TTL_STREAMS ? Map.of() : expiryEvents(app);
+                TtlStreamsConfig inserts = broker.ttlConfig(app, insertsTopic, settings);
                 unit.add(measure(round, position, variant, Workload.INSERTS, app, inserts, ttlStreams(inserts)));
                 if (measureRestore) {
                     restore = RestoreBench.measure(broker, app, inserts, events, log);
                 }
-                TtlStreamsConfig updates = broker.ttlConfig(app, updatesTopic, Map.of());
+                TtlStreamsConfig updates = broker.ttlConfig(app, updatesTopic, settings);
                 unit.add(measure(round, position, variant, Workload.NOOP_UPDATES, app, updates, ttlStreams(updates)));
             }
             case PASS_THROUGH -> {
@@ -239,6 +261,17 @@ final class BrokerBench {
             }
         }
         return unit;
+    }
+
+    /** Expired records to an application's own topic, and a notice an hour before each deadline. */
+    private Map<String, String> expiryEvents(String app) {
+        String expired = app + ".expired";
+        broker.createTopics(expired);
+        return Map.of(
+                OutputTopicOptions.EXPIRED_TOPIC_CONFIG,
+                expired,
+                "ttl.rule." + BenchSupport.RULE + "." + RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG,
+                "3600");
     }
 
     static KafkaStreams ttlStreams(TtlStreamsConfig config) {
@@ -325,7 +358,7 @@ final class BrokerBench {
             processed = (long) run.metric("stream-thread-metrics", "process-total");
             retries = (long) run.metric("producer-metrics", "record-retry-total");
             errors = (long) run.metric("producer-metrics", "record-error-total");
-            scheduled = variant == Variant.TTL_STREAMS
+            scheduled = variant != Variant.PASS_THROUGH
                     ? (long) run.metric("stream-" + TtlMetrics.SCOPE + "-metrics", TtlMetrics.SCHEDULED + "-total")
                     : -1;
         }

@@ -3,37 +3,44 @@ package io.ttlstreams.bench;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * Parts of the bench alone, for profiling and for comparing two builds run after one another (see "Per-event cost"
- * in bench/README.md): {@code cpu EVENTS ROUNDS} runs figure 3 (stream-thread CPU and broker bytes per event, both
- * workloads, both variants, rotated rounds) and prints one line per run; {@code state-restore N} runs figure 4 at N
+ * in bench/README.md): {@code cpu EVENTS ROUNDS [expiry-events]} runs figure 3 (stream-thread CPU and broker bytes per
+ * event, both workloads, both variants, rotated rounds; with {@code expiry-events}, ttl-streams with expired records
+ * and notices on as a third variant) and prints one line per run; {@code state-restore N} runs figure 4 at N
  * entries (RocksDB bytes per document) and figure 5 (restore of N scheduled documents after wiping the state).
  */
 public final class EventCostBench {
 
     private EventCostBench() {}
 
-    /** @param args {@code cpu EVENTS ROUNDS} or {@code state-restore N} */
+    /** @param args {@code cpu EVENTS ROUNDS [expiry-events]} or {@code state-restore N} */
     public static void main(String[] args) throws Exception {
-        if (args.length == 3 && args[0].equals("cpu")) {
-            cpu(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+        if ((args.length == 3 || args.length == 4 && args[3].equals("expiry-events")) && args[0].equals("cpu")) {
+            List<BrokerBench.Variant> variants = new ArrayList<>(BrokerBench.VARIANTS);
+            if (args.length == 4) {
+                variants.add(BrokerBench.Variant.TTL_STREAMS_EXPIRY_EVENTS);
+            }
+            cpu(Integer.parseInt(args[1]), Integer.parseInt(args[2]), variants);
         } else if (args.length == 2 && args[0].equals("state-restore")) {
             stateAndRestore(Integer.parseInt(args[1]));
         } else {
-            System.err.println("Usage: EventCostBench cpu EVENTS ROUNDS | state-restore N");
+            System.err.println("Usage: EventCostBench cpu EVENTS ROUNDS [expiry-events] | state-restore N");
             System.exit(2);
         }
         System.exit(0);
     }
 
-    private static void cpu(int events, int rounds) throws InterruptedException {
+    private static void cpu(int events, int rounds, List<BrokerBench.Variant> variants) throws InterruptedException {
         try (BenchBroker kafka = BenchBroker.start()) {
             BrokerBench bench =
-                    new BrokerBench(kafka, events, Math.min(20_000, events / 4), rounds, System.out::println);
+                    new BrokerBench(kafka, events, Math.min(20_000, events / 4), rounds, System.out::println, variants);
             bench.run();
             for (BrokerBench.Run run : bench.runs) {
                 System.out.printf(
