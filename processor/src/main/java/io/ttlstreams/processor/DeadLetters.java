@@ -195,7 +195,8 @@ public final class DeadLetters {
         return new String(bytes, 0, end, StandardCharsets.UTF_8);
     }
 
-    private static String cut(String text, int maxChars) {
+    /** {@code text}, or its first {@code maxChars} characters and "..." (never half a surrogate pair). */
+    static String cut(String text, int maxChars) {
         if (text.length() <= maxChars) {
             return text;
         }

@@ -244,10 +244,7 @@ final class EventApplier {
             audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
             return;
         }
-        long lag = Math.max(0, event.eventTime().toEpochMilli() - ScheduleEntries.deadlineOf(entry));
-        sensors.confirmed(entry.getRule(), lag, now);
-        audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
-        expired.confirmedByChangeStream(ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), now);
+        confirm(ref, entry, event, now);
     }
 
     /**
@@ -271,13 +268,17 @@ final class EventApplier {
             return false;
         }
         schedule.remove(ref);
-        long now = context.currentSystemTimeMs();
-        long lag = Math.max(0, event.eventTime().toEpochMilli() - deadline);
         sensors.marked.record();
+        confirm(ref, entry, event, context.currentSystemTimeMs());
+        return true;
+    }
+
+    /** The change stream confirmed the command of {@code entry}, already removed: counted, audited and recorded. */
+    private void confirm(Bytes ref, ScheduleEntry entry, ChangeEvent event, long now) {
+        long lag = Math.max(0, event.eventTime().toEpochMilli() - ScheduleEntries.deadlineOf(entry));
         sensors.confirmed(entry.getRule(), lag, now);
         audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
         expired.confirmedByChangeStream(ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), now);
-        return true;
     }
 
     /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */

@@ -60,7 +60,9 @@ public final class SinkDeadLetterProcessor implements Processor<byte[], byte[], 
                             + " and on /v1/status, not logged",
                     reason.label(),
                     Instant.ofEpochMilli(record.timestamp()),
-                    message == null ? "no " + SinkDeadLetterReason.MESSAGE_HEADER + " header" : cut(message),
+                    message == null
+                            ? "no " + SinkDeadLetterReason.MESSAGE_HEADER + " header"
+                            : DeadLetters.cut(message, MAX_LOGGED_CHARS),
                     reason.check(),
                     reason.label());
         }
@@ -69,10 +71,6 @@ public final class SinkDeadLetterProcessor implements Processor<byte[], byte[], 
     private static String header(Headers headers, String name) {
         Header header = headers.lastHeader(name);
         return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
-    }
-
-    private static String cut(String text) {
-        return text.length() <= MAX_LOGGED_CHARS ? text : text.substring(0, MAX_LOGGED_CHARS) + "...";
     }
 
     @Override

@@ -44,30 +44,6 @@ public record TtlRule(
         String modifiedField,
         MarkAction mark) {
 
-    /** A rule that deletes at the deadline (no {@link MarkAction}). */
-    public TtlRule(
-            String name,
-            NamespacePattern namespace,
-            TtlMode mode,
-            String field,
-            long expireAfterSeconds,
-            FieldFormat fieldFormat,
-            PartialFilter partialFilter,
-            String documentTtlField,
-            String modifiedField) {
-        this(
-                name,
-                namespace,
-                mode,
-                field,
-                expireAfterSeconds,
-                fieldFormat,
-                partialFilter,
-                documentTtlField,
-                modifiedField,
-                null);
-    }
-
     /**
      * {@code expireAfterSeconds} of Cosmos DB's container default {@code -1}: TTL on, but no default, so that only
      * documents carrying their own TTL ({@code documentTtlField}) expire.

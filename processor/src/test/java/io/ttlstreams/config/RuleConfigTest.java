@@ -39,6 +39,7 @@ class RuleConfigTest {
                         FieldFormat.DATE,
                         null,
                         null,
+                        null,
                         null));
     }
 
@@ -90,7 +91,8 @@ class RuleConfigTest {
                         FieldFormat.DATE,
                         null,
                         "ttl",
-                        "meta.updatedAt"));
+                        "meta.updatedAt",
+                        null));
     }
 
     @Test

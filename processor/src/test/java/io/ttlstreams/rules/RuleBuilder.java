@@ -73,7 +73,8 @@ final class RuleBuilder {
                 fieldFormat,
                 partialFilter,
                 documentTtlField,
-                modifiedField);
+                modifiedField,
+                null);
     }
 
     /** This rule alone. */

@@ -40,7 +40,16 @@ class TtlRuleTest {
     void shouldRequireAFieldInFieldMode() {
         assertRejected(
                 () -> new TtlRule(
-                        "s", NamespacePattern.parse("a.b"), TtlMode.FIELD, null, 0, FieldFormat.DATE, null, null, null),
+                        "s",
+                        NamespacePattern.parse("a.b"),
+                        TtlMode.FIELD,
+                        null,
+                        0,
+                        FieldFormat.DATE,
+                        null,
+                        null,
+                        null,
+                        null),
                 "field mode needs a field");
     }
 
@@ -64,6 +73,7 @@ class TtlRuleTest {
                         "a",
                         0,
                         FieldFormat.DATE,
+                        null,
                         null,
                         null,
                         null),

@@ -39,6 +39,24 @@ class ExpiredRecordsTest {
         return fixture.output(TOPIC).readRecordsToList();
     }
 
+    /** The {@code _id}s of the documents the expired records published so far are about, in order. */
+    private static List<BsonValue> expiredIds(TopologyFixture fixture) {
+        return expired(fixture).stream()
+                .map(r -> BsonDocument.parse(r.key()).getDocument("documentKey").get("_id"))
+                .toList();
+    }
+
+    /** Inserts {@link #ID}, a session due in 1 s, and lets the wall clock reach its deadline: its command goes out. */
+    private static void commandSent(TopologyFixture fixture, ChangeEvents events) {
+        send(fixture, events.insert(ID, session(Duration.ofSeconds(1), "ann")));
+        fixture.wallClockAt(Duration.ofSeconds(1));
+    }
+
+    /** Sends a change event of document {@link #ID}. */
+    private static void send(TopologyFixture fixture, String event) {
+        fixture.input("app.sessions").pipeInput(ChangeEvents.key(ID), event);
+    }
+
     /** Inserts {@code id} due at {@code dueIn}, lets its command go out and confirms it by a delete with pre-image. */
     private static void expire(TopologyFixture fixture, ChangeEvents events, BsonValue id, Duration dueIn) {
         fixture.input("app.sessions").pipeInput(ChangeEvents.key(id), events.insert(id, session(dueIn, "u")));
@@ -52,17 +70,12 @@ class ExpiredRecordsTest {
     void shouldPublishOneRecordWithTheDocumentBeforeItsDeleteWhenTheDeleteIsConfirmed() {
         try (TopologyFixture fixture = fixture()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
-            fixture.input("app.sessions")
-                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, session(Duration.ofSeconds(1), "ann")));
-            fixture.wallClockAt(Duration.ofSeconds(1));
+            commandSent(fixture, events);
             assertThat(fixture.deletes()).hasSize(1);
             assertThat(expired(fixture)).as("nothing before the confirmation").isEmpty();
 
             BsonDocument before = session(Duration.ofSeconds(1), "ann");
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            events.at(START.plusMillis(1_250)).deleteWithPreImage(ID, before));
+            send(fixture, events.at(START.plusMillis(1_250)).deleteWithPreImage(ID, before));
 
             List<TestRecord<String, String>> records = expired(fixture);
             assertThat(records).hasSize(1);
@@ -98,20 +111,13 @@ class ExpiredRecordsTest {
     void shouldPublishNothingWhenTheApplicationDeletesADocumentBeforeItsDeadline() {
         try (TopologyFixture fixture = fixture()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
-            fixture.input("app.sessions")
-                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, session(Duration.ofSeconds(10), "ann")));
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            events.deleteWithPreImage(ID, session(Duration.ofSeconds(10), "ann")));
+            send(fixture, events.insert(ID, session(Duration.ofSeconds(10), "ann")));
+            send(fixture, events.deleteWithPreImage(ID, session(Duration.ofSeconds(10), "ann")));
 
             expire(fixture, events, MARKER, Duration.ofSeconds(20));
 
-            assertThat(expired(fixture))
+            assertThat(expiredIds(fixture))
                     .as("only the marker, which came due after the application's delete")
-                    .extracting(r -> BsonDocument.parse(r.key())
-                            .getDocument("documentKey")
-                            .get("_id"))
                     .containsExactly(MARKER);
         }
     }
@@ -120,24 +126,14 @@ class ExpiredRecordsTest {
     void shouldPublishNothingWhenThePreImageHoldsValuesTheCommandWouldNotHaveMatched() {
         try (TopologyFixture fixture = fixture()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
-            fixture.input("app.sessions")
-                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, session(Duration.ofSeconds(1), "ann")));
-            fixture.wallClockAt(Duration.ofSeconds(1));
+            commandSent(fixture, events);
             assertThat(fixture.deletes()).hasSize(1);
 
             // Renewed, then deleted by the application: the renewal's event is not here yet, the pre-image says so.
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            events.at(START.plusSeconds(2))
-                                    .deleteWithPreImage(ID, session(Duration.ofHours(1), "ann")));
+            send(fixture, events.at(START.plusSeconds(2)).deleteWithPreImage(ID, session(Duration.ofHours(1), "ann")));
             expire(fixture, events, MARKER, Duration.ofSeconds(20));
 
-            assertThat(expired(fixture))
-                    .extracting(r -> BsonDocument.parse(r.key())
-                            .getDocument("documentKey")
-                            .get("_id"))
-                    .containsExactly(MARKER);
+            assertThat(expiredIds(fixture)).containsExactly(MARKER);
             assertThat(fixture.metric(TtlMetrics.DELETES_NOT_CAUSED + "-total")).isEqualTo(1);
         }
     }
@@ -146,24 +142,12 @@ class ExpiredRecordsTest {
     void shouldPublishNothingForARenewedDocumentWhenTheApplicationDeletesItLater() {
         try (TopologyFixture fixture = fixture()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
-            fixture.input("app.sessions")
-                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, session(Duration.ofSeconds(1), "ann")));
-            fixture.wallClockAt(Duration.ofSeconds(1));
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            events.at(START.plusSeconds(1)).update(ID, session(Duration.ofHours(1), "ann")));
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            events.at(START.plusSeconds(2)).delete(ID));
+            commandSent(fixture, events);
+            send(fixture, events.at(START.plusSeconds(1)).update(ID, session(Duration.ofHours(1), "ann")));
+            send(fixture, events.at(START.plusSeconds(2)).delete(ID));
             expire(fixture, events, MARKER, Duration.ofSeconds(20));
 
-            assertThat(expired(fixture))
-                    .extracting(r -> BsonDocument.parse(r.key())
-                            .getDocument("documentKey")
-                            .get("_id"))
-                    .containsExactly(MARKER);
+            assertThat(expiredIds(fixture)).containsExactly(MARKER);
         }
     }
 
@@ -171,13 +155,8 @@ class ExpiredRecordsTest {
     void shouldSayThePreImageIsMissingWhenTheDeleteEventCarriesNone() {
         try (TopologyFixture fixture = fixture()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
-            fixture.input("app.sessions")
-                    .pipeInput(ChangeEvents.key(ID), events.insert(ID, session(Duration.ofSeconds(1), "ann")));
-            fixture.wallClockAt(Duration.ofSeconds(1));
-            fixture.input("app.sessions")
-                    .pipeInput(
-                            ChangeEvents.key(ID),
-                            events.at(START.plusSeconds(1)).delete(ID));
+            commandSent(fixture, events);
+            send(fixture, events.at(START.plusSeconds(1)).delete(ID));
 
             BsonDocument value = BsonDocument.parse(expired(fixture).get(0).value());
             assertThat(value.getString("documentState").getValue()).isEqualTo("no-pre-image");
