@@ -124,7 +124,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     /**
      * A warning for each Kafka setting that neither Kafka Streams nor its clients define, naming the closest one they
-     * do; for the command line to log once.
+     * do; part of {@link #warnings()}.
      */
     public List<String> unknownKafkaSettings() {
         return UnknownKeys.unknownKafkaSettings(originals());
