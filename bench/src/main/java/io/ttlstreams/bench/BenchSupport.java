@@ -60,6 +60,9 @@ final class BenchSupport {
 
     static final String NAMESPACE = "app.sessions";
     static final String RULE = "sessions";
+    /** The date field the benchmarks' rule reads. */
+    static final String FIELD = "expireAt";
+
     static final String APPLICATION_ID = "ttl-streams-bench";
 
     private BenchSupport() {}
@@ -76,7 +79,7 @@ final class BenchSupport {
                 "ttl.rule.sessions.namespace",
                 NAMESPACE,
                 "ttl.rule.sessions.field",
-                "expireAt",
+                FIELD,
                 // The processor's HTTP server: on a free loopback port, never in the way of anything else.
                 OperationsOptions.HTTP_PORT_CONFIG,
                 "0",
@@ -114,19 +117,35 @@ final class BenchSupport {
             KeyValueStore<Bytes, IndexEntry> index,
             long id,
             long deadlineMs) {
+        scheduleDirectly(schedule, index, id, deadlineMs, 0);
+    }
+
+    /**
+     * {@link #scheduleDirectly(KeyValueStore, KeyValueStore, long, long)}, and with {@code noticeBeforeMs} > 0 the
+     * notice of that deadline as the scheduler puts it for a rule with {@code notice.before.seconds}: the same entry
+     * on the notices timeline, due that long before the deadline (the caller keeps it ahead of the wall clock, as the
+     * scheduler puts none for a deadline already closer).
+     */
+    static void scheduleDirectly(
+            KeyValueStore<Bytes, ScheduleEntry> schedule,
+            KeyValueStore<Bytes, IndexEntry> index,
+            long id,
+            long deadlineMs,
+            long noticeBeforeMs) {
         long clusterTime = (START.getEpochSecond() << 32) | (id & 0xFFFF_FFFFL);
         Namespace namespace = Namespace.parse(NAMESPACE);
         BsonDocument key = new BsonDocument("_id", id(id));
-        BsonDocument document = key.clone().append("expireAt", new BsonDateTime(deadlineMs));
+        BsonDocument document = key.clone().append(FIELD, new BsonDateTime(deadlineMs));
         ExpiryDecision decision = RULES.evaluate(namespace, document, START);
-        new ExpirySchedule(schedule, index, null)
-                .put(
-                        DocumentRef.of(namespace, key),
-                        null,
-                        ScheduleKey.Timeline.DEADLINES,
-                        decision.deadline().toEpochMilli(),
-                        ScheduleEntries.of(decision, RULES.rule(decision.rule()).orElseThrow()),
-                        clusterTime);
+        Bytes ref = DocumentRef.of(namespace, key);
+        ScheduleEntry entry =
+                ScheduleEntries.of(decision, RULES.rule(decision.rule()).orElseThrow());
+        ExpirySchedule expirySchedule = new ExpirySchedule(schedule, index, null);
+        long deadline = decision.deadline().toEpochMilli();
+        expirySchedule.put(ref, null, ScheduleKey.Timeline.DEADLINES, deadline, entry, clusterTime);
+        if (noticeBeforeMs > 0) {
+            expirySchedule.putNotice(ref, deadline - noticeBeforeMs, entry);
+        }
     }
 
     /** Streams properties with a fresh state directory. */
