@@ -1,6 +1,8 @@
 package io.ttlstreams.bench;
 
 import io.ttlstreams.config.OperationsOptions;
+import io.ttlstreams.config.OutputTopicOptions;
+import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.RulesOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.CanonicalJson;
@@ -60,6 +62,8 @@ final class BenchSupport {
 
     static final String NAMESPACE = "app.sessions";
     static final String RULE = "sessions";
+    /** The notice period of the expiry-events variants of the broker and state figures: an hour. */
+    static final int NOTICE_BEFORE_SECONDS = 3600;
     /** The date field the benchmarks' rule reads. */
     static final String FIELD = "expireAt";
 
@@ -87,6 +91,23 @@ final class BenchSupport {
                 "127.0.0.1"));
         props.putAll(extra);
         return new TtlStreamsConfig(props);
+    }
+
+    /**
+     * Expiry events on: expired records to {@code topic}, and an EXPIRING notice {@code noticeBeforeSeconds} before
+     * each deadline of the benchmarks' rule.
+     */
+    static Map<String, String> expiryEvents(String topic, int noticeBeforeSeconds) {
+        return Map.of(
+                OutputTopicOptions.EXPIRED_TOPIC_CONFIG,
+                topic,
+                ruleOption(RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG),
+                Integer.toString(noticeBeforeSeconds));
+    }
+
+    /** The full name of an option of the benchmarks' rule, e.g. {@code ttl.rule.sessions.expired.document}. */
+    static String ruleOption(String option) {
+        return "ttl.rule." + RULE + "." + option;
     }
 
     /** The benchmarks' rules: one field rule on {@value #NAMESPACE}'s expireAt, as {@link #config} sets them. */

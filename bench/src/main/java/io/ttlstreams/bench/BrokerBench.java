@@ -1,7 +1,5 @@
 package io.ttlstreams.bench;
 
-import io.ttlstreams.config.OutputTopicOptions;
-import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.topology.TtlTopology;
@@ -291,11 +289,7 @@ final class BrokerBench {
     private Map<String, String> expiryEvents(String app) {
         String expired = app + ".expired";
         broker.createTopics(expired);
-        return Map.of(
-                OutputTopicOptions.EXPIRED_TOPIC_CONFIG,
-                expired,
-                "ttl.rule." + BenchSupport.RULE + "." + RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG,
-                "3600");
+        return BenchSupport.expiryEvents(expired, BenchSupport.NOTICE_BEFORE_SECONDS);
     }
 
     static KafkaStreams ttlStreams(TtlStreamsConfig config) {

@@ -1,6 +1,5 @@
 package io.ttlstreams.bench;
 
-import io.ttlstreams.config.OutputTopicOptions;
 import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -73,15 +72,7 @@ public final class CommandCostBench {
     /** Expiry events off (the defaults) or on. */
     enum Variant {
         EXPIRY_EVENTS_OFF("expiry-events-off", Map.of()),
-        EXPIRY_EVENTS_ON(
-                "expiry-events-on",
-                Map.of(
-                        OutputTopicOptions.EXPIRED_TOPIC_CONFIG,
-                        EXPIRED_TOPIC,
-                        rule(RuleConfig.EXPIRED_DOCUMENT_CONFIG),
-                        "pre-image",
-                        rule(RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG),
-                        Integer.toString(NOTICE_BEFORE_SECONDS)));
+        EXPIRY_EVENTS_ON("expiry-events-on", expiryEventsWithPreImages());
 
         final String label;
         final Map<String, String> settings;
@@ -95,8 +86,11 @@ public final class CommandCostBench {
             return this == EXPIRY_EVENTS_ON;
         }
 
-        private static String rule(String option) {
-            return "ttl.rule." + BenchSupport.RULE + "." + option;
+        private static Map<String, String> expiryEventsWithPreImages() {
+            Map<String, String> settings =
+                    new HashMap<>(BenchSupport.expiryEvents(EXPIRED_TOPIC, NOTICE_BEFORE_SECONDS));
+            settings.put(BenchSupport.ruleOption(RuleConfig.EXPIRED_DOCUMENT_CONFIG), "pre-image");
+            return Map.copyOf(settings);
         }
     }
 

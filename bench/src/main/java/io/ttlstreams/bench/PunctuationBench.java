@@ -1,7 +1,5 @@
 package io.ttlstreams.bench;
 
-import io.ttlstreams.config.OutputTopicOptions;
-import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.schema.IndexEntry;
@@ -43,10 +41,8 @@ final class PunctuationBench {
     static final String TTL_STREAMS = "ttl-streams";
 
     static final String FULL_SCAN = "full-scan";
-    /** ttl-streams with expiry events and a notice before each deadline (state only, see {@link #notices}). */
+    /** ttl-streams with expiry events and a notice an hour before each deadline (EventCostBench state-restore). */
     static final String TTL_STREAMS_NOTICES = "ttl-streams-notices";
-    /** The notice period of {@link #TTL_STREAMS_NOTICES}: an hour, as in the broker figures' expiry-events run. */
-    static final int NOTICE_BEFORE_SECONDS = 3600;
     /** The largest N the full scan is measured at. */
     static final int FULL_SCAN_MAX_N = 1_000_000;
 
@@ -243,7 +239,7 @@ final class PunctuationBench {
 
     /**
      * The real ttl-streams topology with default settings (100 ms interval); with notices, expiry events on and an
-     * EXPIRING notice {@value #NOTICE_BEFORE_SECONDS} s before each deadline, so that every document scheduled further
+     * EXPIRING notice {@value BenchSupport#NOTICE_BEFORE_SECONDS} s before each deadline, so that every document scheduled further
      * ahead than that has a notice entry beside its deadline entry, as the scheduler puts them.
      */
     private static final class TtlStreamsSubject extends Subject {
@@ -263,17 +259,14 @@ final class PunctuationBench {
                     config.deleteTopic());
             this.schedule = driver.getKeyValueStore(ScheduleStores.SCHEDULE);
             this.index = driver.getKeyValueStore(ScheduleStores.INDEX);
-            this.noticeBeforeMs = notices ? NOTICE_BEFORE_SECONDS * 1000L : 0;
+            this.noticeBeforeMs = notices ? BenchSupport.NOTICE_BEFORE_SECONDS * 1000L : 0;
         }
 
         private static TtlStreamsConfig config(boolean notices) {
             Map<String, String> settings = new HashMap<>();
             settings.put(SchedulerOptions.PUNCTUATE_INTERVAL_MS_CONFIG, Long.toString(INTERVAL_MS));
             if (notices) {
-                settings.put(OutputTopicOptions.EXPIRED_TOPIC_CONFIG, "ttl.bench.expired");
-                settings.put(
-                        "ttl.rule." + BenchSupport.RULE + "." + RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG,
-                        Long.toString(NOTICE_BEFORE_SECONDS));
+                settings.putAll(BenchSupport.expiryEvents("ttl.bench.expired", BenchSupport.NOTICE_BEFORE_SECONDS));
             }
             return BenchSupport.config(settings);
         }
