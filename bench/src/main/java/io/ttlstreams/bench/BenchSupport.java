@@ -1,6 +1,8 @@
 package io.ttlstreams.bench;
 
 import io.ttlstreams.config.OperationsOptions;
+import io.ttlstreams.config.OutputTopicOptions;
+import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.RulesOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.CanonicalJson;
@@ -60,6 +62,11 @@ final class BenchSupport {
 
     static final String NAMESPACE = "app.sessions";
     static final String RULE = "sessions";
+    /** The notice period of the expiry-events variants of the broker and state figures: an hour. */
+    static final int NOTICE_BEFORE_SECONDS = 3600;
+    /** The date field the benchmarks' rule reads. */
+    static final String FIELD = "expireAt";
+
     static final String APPLICATION_ID = "ttl-streams-bench";
 
     private BenchSupport() {}
@@ -76,7 +83,7 @@ final class BenchSupport {
                 "ttl.rule.sessions.namespace",
                 NAMESPACE,
                 "ttl.rule.sessions.field",
-                "expireAt",
+                FIELD,
                 // The processor's HTTP server: on a free loopback port, never in the way of anything else.
                 OperationsOptions.HTTP_PORT_CONFIG,
                 "0",
@@ -84,6 +91,23 @@ final class BenchSupport {
                 "127.0.0.1"));
         props.putAll(extra);
         return new TtlStreamsConfig(props);
+    }
+
+    /**
+     * Expiry events on: expired records to {@code topic}, and an EXPIRING notice {@code noticeBeforeSeconds} before
+     * each deadline of the benchmarks' rule.
+     */
+    static Map<String, String> expiryEvents(String topic, int noticeBeforeSeconds) {
+        return Map.of(
+                OutputTopicOptions.EXPIRED_TOPIC_CONFIG,
+                topic,
+                ruleOption(RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG),
+                Integer.toString(noticeBeforeSeconds));
+    }
+
+    /** The full name of an option of the benchmarks' rule, e.g. {@code ttl.rule.sessions.expired.document}. */
+    static String ruleOption(String option) {
+        return "ttl.rule." + RULE + "." + option;
     }
 
     /** The benchmarks' rules: one field rule on {@value #NAMESPACE}'s expireAt, as {@link #config} sets them. */
@@ -114,19 +138,35 @@ final class BenchSupport {
             KeyValueStore<Bytes, IndexEntry> index,
             long id,
             long deadlineMs) {
+        scheduleDirectly(schedule, index, id, deadlineMs, 0);
+    }
+
+    /**
+     * {@link #scheduleDirectly(KeyValueStore, KeyValueStore, long, long)}, and with {@code noticeBeforeMs} > 0 the
+     * notice of that deadline as the scheduler puts it for a rule with {@code notice.before.seconds}: the same entry
+     * on the notices timeline, due that long before the deadline (the caller keeps it ahead of the wall clock, as the
+     * scheduler puts none for a deadline already closer).
+     */
+    static void scheduleDirectly(
+            KeyValueStore<Bytes, ScheduleEntry> schedule,
+            KeyValueStore<Bytes, IndexEntry> index,
+            long id,
+            long deadlineMs,
+            long noticeBeforeMs) {
         long clusterTime = (START.getEpochSecond() << 32) | (id & 0xFFFF_FFFFL);
         Namespace namespace = Namespace.parse(NAMESPACE);
         BsonDocument key = new BsonDocument("_id", id(id));
-        BsonDocument document = key.clone().append("expireAt", new BsonDateTime(deadlineMs));
+        BsonDocument document = key.clone().append(FIELD, new BsonDateTime(deadlineMs));
         ExpiryDecision decision = RULES.evaluate(namespace, document, START);
-        new ExpirySchedule(schedule, index, null)
-                .put(
-                        DocumentRef.of(namespace, key),
-                        null,
-                        ScheduleKey.Timeline.DEADLINES,
-                        decision.deadline().toEpochMilli(),
-                        ScheduleEntries.of(decision, RULES.rule(decision.rule()).orElseThrow()),
-                        clusterTime);
+        Bytes ref = DocumentRef.of(namespace, key);
+        ScheduleEntry entry =
+                ScheduleEntries.of(decision, RULES.rule(decision.rule()).orElseThrow());
+        ExpirySchedule expirySchedule = new ExpirySchedule(schedule, index, null);
+        long deadline = decision.deadline().toEpochMilli();
+        expirySchedule.put(ref, null, ScheduleKey.Timeline.DEADLINES, deadline, entry, clusterTime);
+        if (noticeBeforeMs > 0) {
+            expirySchedule.putNotice(ref, deadline - noticeBeforeMs, entry);
+        }
     }
 
     /** Streams properties with a fresh state directory. */

@@ -1,7 +1,5 @@
 package io.ttlstreams.bench;
 
-import io.ttlstreams.config.OutputTopicOptions;
-import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.topology.TtlTopology;
@@ -52,12 +50,23 @@ final class BrokerBench {
          */
         TTL_STREAMS_EXPIRY_EVENTS("ttl-streams-expiry-events"),
         /** {@link PassThroughTopology}: parse with the same parser, write the event out. */
-        PASS_THROUGH("pass-through");
+        PASS_THROUGH("pass-through"),
+        /**
+         * {@link FullScanTopology} on the change events: parse with the same parser, one put per event into one store
+         * of id to deadline, the simplest stateful design (EventCostBench only). Its punctuation, a scan of the whole
+         * store whose cost figure 1 gives, is set to an interval no run reaches, so that the figure is per event.
+         */
+        FULL_SCAN("full-scan");
 
         final String label;
 
         Variant(String label) {
             this.label = label;
+        }
+
+        /** Whether this is the production topology, which counts what it scheduled. */
+        boolean ttlStreams() {
+            return this == TTL_STREAMS || this == TTL_STREAMS_EXPIRY_EVENTS;
         }
     }
 
@@ -131,6 +140,8 @@ final class BrokerBench {
     private static final String WARMUP_UPDATES_TOPIC = "bench.warmup.noop-updates";
     private static final long WARMUP_FIRST_ID = 1_000_000_000L;
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
+    /** The full scan's punctuation interval: longer than any run, see {@link Variant#FULL_SCAN}. */
+    private static final Duration FULL_SCAN_INTERVAL = Duration.ofDays(1);
 
     final List<Run> runs = new ArrayList<>();
     RestoreBench.Row restore;
@@ -259,6 +270,17 @@ final class BrokerBench {
                     unit.add(measure(round, position, variant, workload, runApp, config, streams));
                 }
             }
+            case FULL_SCAN -> {
+                // Like ttl-streams, the updates run on the state the inserts left: each overwrites its document.
+                for (Workload workload : Workload.values()) {
+                    String topic = workload == Workload.INSERTS ? insertsTopic : updatesTopic;
+                    TtlStreamsConfig config = broker.passThroughConfig(app, topic);
+                    KafkaStreams streams = new KafkaStreams(
+                            FullScanTopology.build(config, BenchBroker.passThroughOutput(app), FULL_SCAN_INTERVAL),
+                            TtlTopology.streamsProperties(config));
+                    unit.add(measure(round, position, variant, workload, app, config, streams));
+                }
+            }
         }
         return unit;
     }
@@ -267,11 +289,7 @@ final class BrokerBench {
     private Map<String, String> expiryEvents(String app) {
         String expired = app + ".expired";
         broker.createTopics(expired);
-        return Map.of(
-                OutputTopicOptions.EXPIRED_TOPIC_CONFIG,
-                expired,
-                "ttl.rule." + BenchSupport.RULE + "." + RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG,
-                "3600");
+        return BenchSupport.expiryEvents(expired, BenchSupport.NOTICE_BEFORE_SECONDS);
     }
 
     static KafkaStreams ttlStreams(TtlStreamsConfig config) {
@@ -358,7 +376,7 @@ final class BrokerBench {
             processed = (long) run.metric("stream-thread-metrics", "process-total");
             retries = (long) run.metric("producer-metrics", "record-retry-total");
             errors = (long) run.metric("producer-metrics", "record-error-total");
-            scheduled = variant != Variant.PASS_THROUGH
+            scheduled = variant.ttlStreams()
                     ? (long) run.metric("stream-" + TtlMetrics.SCOPE + "-metrics", TtlMetrics.SCHEDULED + "-total")
                     : -1;
         }

@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * What the {@link BrokerBench} runs come to: medians over the rounds of each variant on each workload, and the
- * ratios of ttl-streams to the pass-through.
+ * ratios of ttl-streams to the pass-through (and to any other anchor that ran).
  */
 final class BrokerMedians {
 
@@ -59,16 +59,26 @@ final class BrokerMedians {
 
     /** Median stream-thread CPU per event of ttl-streams over the pass-through's, on one workload. */
     double cpuRatio(Workload workload) {
-        return summary(Variant.TTL_STREAMS, workload).streamCpuMicros()
-                / summary(Variant.PASS_THROUGH, workload).streamCpuMicros();
+        return cpuRatio(Variant.PASS_THROUGH, workload);
     }
 
-    /** The same ratio round by round (each round's two runs), to show how much it moves. */
+    /** Median stream-thread CPU per event of ttl-streams over {@code anchor}'s, on one workload. */
+    double cpuRatio(Variant anchor, Workload workload) {
+        return summary(Variant.TTL_STREAMS, workload).streamCpuMicros()
+                / summary(anchor, workload).streamCpuMicros();
+    }
+
+    /** The ratio over the pass-through round by round (each round's two runs), to show how much it moves. */
     double[] cpuRatioByRound(Workload workload) {
+        return cpuRatioByRound(Variant.PASS_THROUGH, workload);
+    }
+
+    /** The ratio over {@code anchor} round by round. */
+    double[] cpuRatioByRound(Variant anchor, Workload workload) {
         double[] ratios = new double[rounds];
         for (int round = 1; round <= rounds; round++) {
             ratios[round - 1] = run(round, Variant.TTL_STREAMS, workload).streamCpuMicrosPerEvent()
-                    / run(round, Variant.PASS_THROUGH, workload).streamCpuMicrosPerEvent();
+                    / run(round, anchor, workload).streamCpuMicrosPerEvent();
         }
         return ratios;
     }

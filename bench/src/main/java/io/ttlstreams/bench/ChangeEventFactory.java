@@ -8,7 +8,6 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
-import org.bson.BsonValue;
 
 /**
  * Change events in the shape the MongoDB source connector publishes them (canonical extended JSON), built like
@@ -31,19 +30,39 @@ final class ChangeEventFactory {
      * document's {@code version} field lets an update change the document without touching what the rule reads.
      */
     String write(String operation, long id, int version, Instant wallTime, Instant expireAt) {
-        BsonValue docId = BenchSupport.id(id);
-        BsonDocument full = new BsonDocument("_id", docId)
+        return envelope(operation, id, wallTime)
+                .append("fullDocument", document(id, version, expireAt))
+                .toJson(CanonicalJson.SETTINGS);
+    }
+
+    /**
+     * The delete of document {@code id} seen at {@code wallTime}; with {@code preImage}, its
+     * {@code fullDocumentBeforeChange} (a collection with {@code changeStreamPreAndPostImages}, a connector asked for
+     * it), else none, as the connector renders it when no rule asks for the pre-image.
+     */
+    String delete(long id, Instant wallTime, BsonDocument preImage) {
+        BsonDocument event = envelope("delete", id, wallTime);
+        if (preImage != null) {
+            event.append("fullDocumentBeforeChange", preImage);
+        }
+        return event.toJson(CanonicalJson.SETTINGS);
+    }
+
+    /** Document {@code id} as {@link #write} gives it in {@code fullDocument}. */
+    static BsonDocument document(long id, int version, Instant expireAt) {
+        return new BsonDocument("_id", BenchSupport.id(id))
                 .append("user", new BsonString("user-" + id))
                 .append("version", new BsonInt32(version))
-                .append("expireAt", new BsonDateTime(expireAt.toEpochMilli()));
+                .append(BenchSupport.FIELD, new BsonDateTime(expireAt.toEpochMilli()));
+    }
+
+    private BsonDocument envelope(String operation, long id, Instant wallTime) {
         BsonTimestamp clusterTime = new BsonTimestamp((int) wallTime.getEpochSecond(), ++increment);
         return new BsonDocument("_id", new BsonDocument("_data", new BsonString("82" + clusterTime.getValue())))
                 .append("operationType", new BsonString(operation))
                 .append("clusterTime", clusterTime)
                 .append("wallTime", new BsonDateTime(wallTime.toEpochMilli()))
                 .append("ns", new BsonDocument("db", new BsonString(db)).append("coll", new BsonString(coll)))
-                .append("documentKey", new BsonDocument("_id", docId))
-                .append("fullDocument", full)
-                .toJson(CanonicalJson.SETTINGS);
+                .append("documentKey", new BsonDocument("_id", BenchSupport.id(id)));
     }
 }

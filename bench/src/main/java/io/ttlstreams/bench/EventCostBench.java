@@ -4,19 +4,27 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * Parts of the bench alone, for profiling and for comparing two builds run after one another (see "Per-event cost"
  * in bench/README.md): {@code cpu EVENTS ROUNDS [expiry-events]} runs figure 3 (stream-thread CPU and broker bytes per
- * event, both workloads, both variants, rotated rounds; with {@code expiry-events}, ttl-streams with expired records
- * and notices on as a third variant) and prints one line per run; {@code state-restore N} runs figure 4 at N
- * entries (RocksDB bytes per document) and figure 5 (restore of N scheduled documents after wiping the state).
+ * event, both workloads, rotated rounds) with three variants, ttl-streams, the pass-through and the full-scan anchor
+ * ({@link FullScanTopology}: one store, one put per event), and with {@code expiry-events} ttl-streams with expired
+ * records and notices on as a fourth; it prints one line per run, the medians, and ttl-streams' CPU ratios to the
+ * pass-through and to the full scan. {@code state-restore N} runs figure 4 at N entries (RocksDB bytes per document;
+ * ttl-streams with notices on beside it) and figure 5 (restore of N scheduled documents after wiping the state).
  */
 public final class EventCostBench {
+
+    /** The anchors ttl-streams' CPU per event is divided by. */
+    private static final List<BrokerBench.Variant> ANCHORS =
+            List.of(BrokerBench.Variant.PASS_THROUGH, BrokerBench.Variant.FULL_SCAN);
 
     private EventCostBench() {}
 
@@ -24,6 +32,7 @@ public final class EventCostBench {
     public static void main(String[] args) throws Exception {
         if ((args.length == 3 || args.length == 4 && args[3].equals("expiry-events")) && args[0].equals("cpu")) {
             List<BrokerBench.Variant> variants = new ArrayList<>(BrokerBench.VARIANTS);
+            variants.add(BrokerBench.Variant.FULL_SCAN);
             if (args.length == 4) {
                 variants.add(BrokerBench.Variant.TTL_STREAMS_EXPIRY_EVENTS);
             }
@@ -56,11 +65,37 @@ public final class EventCostBench {
                         run.wallSeconds(),
                         run.bytesByTopic());
             }
+            BrokerMedians medians = bench.medians();
+            for (BrokerBench.Workload workload : BrokerBench.Workload.values()) {
+                for (BrokerBench.Variant variant : variants) {
+                    BrokerMedians.Summary summary = medians.summary(variant, workload);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "MEDIAN %s %s stream_us=%.3f min=%.3f max=%.3f bytes=%.1f%n",
+                            variant.label,
+                            workload.label,
+                            summary.streamCpuMicros(),
+                            summary.streamCpuMicrosMin(),
+                            summary.streamCpuMicrosMax(),
+                            summary.bytesPerEvent());
+                }
+                for (BrokerBench.Variant anchor : ANCHORS) {
+                    System.out.printf(
+                            Locale.ROOT,
+                            "RATIO %s ttl-streams/%s=%.2f by_round=%s%n",
+                            workload.label,
+                            anchor.label,
+                            medians.cpuRatio(anchor, workload),
+                            Arrays.stream(medians.cpuRatioByRound(anchor, workload))
+                                    .mapToObj(ratio -> String.format(Locale.ROOT, "%.2f", ratio))
+                                    .collect(Collectors.joining(",")));
+                }
+            }
         }
     }
 
     private static void stateAndRestore(int n) throws InterruptedException {
-        PunctuationBench state = new PunctuationBench(new int[] {n}, new int[] {0}, 0, 1, System.out::println);
+        PunctuationBench state = new PunctuationBench(new int[] {n}, new int[] {0}, 0, 1, System.out::println, true);
         state.run();
         for (PunctuationBench.StateRow row : state.stateRows) {
             System.out.printf(

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -40,6 +41,8 @@ final class PunctuationBench {
     static final String TTL_STREAMS = "ttl-streams";
 
     static final String FULL_SCAN = "full-scan";
+    /** ttl-streams with expiry events and a notice an hour before each deadline (EventCostBench state-restore). */
+    static final String TTL_STREAMS_NOTICES = "ttl-streams-notices";
     /** The largest N the full scan is measured at. */
     static final int FULL_SCAN_MAX_N = 1_000_000;
 
@@ -61,13 +64,23 @@ final class PunctuationBench {
     private final int warmups;
     private final int reps;
     private final Consumer<String> log;
+    private final boolean notices;
 
     PunctuationBench(int[] sizes, int[] dues, int warmups, int reps, Consumer<String> log) {
+        this(sizes, dues, warmups, reps, log, false);
+    }
+
+    /**
+     * @param notices whether {@link #TTL_STREAMS_NOTICES} runs too, after ttl-streams at each size (EventCostBench
+     *     state-restore: its state beside ttl-streams' own)
+     */
+    PunctuationBench(int[] sizes, int[] dues, int warmups, int reps, Consumer<String> log, boolean notices) {
         this.sizes = sizes;
         this.dues = dues;
         this.warmups = warmups;
         this.reps = reps;
         this.log = log;
+        this.notices = notices;
     }
 
     /** The sizes the full scan is measured at. */
@@ -77,14 +90,18 @@ final class PunctuationBench {
 
     void run() {
         // A discarded round first, so that the first measured N does not pay for class loading and JIT.
-        measure(new TtlStreamsSubject(), sizes[0], false);
+        measure(new TtlStreamsSubject(false), sizes[0], false);
         measure(new FullScanSubject(), sizes[0], false);
         rows.clear();
         stateRows.clear();
         int[] fullScan = fullScanSizes();
         for (int n : sizes) {
-            measure(new TtlStreamsSubject(), n, n == sizes[sizes.length - 1]);
+            measure(new TtlStreamsSubject(false), n, n == sizes[sizes.length - 1]);
             log.accept("ttl-streams done at N=" + n);
+            if (notices) {
+                measure(new TtlStreamsSubject(true), n, n == sizes[sizes.length - 1]);
+                log.accept(TTL_STREAMS_NOTICES + " done at N=" + n);
+            }
             if (n <= FULL_SCAN_MAX_N) {
                 measure(new FullScanSubject(), n, n == fullScan[fullScan.length - 1]);
                 log.accept("full-scan done at N=" + n);
@@ -220,30 +237,43 @@ final class PunctuationBench {
         }
     }
 
-    /** The real ttl-streams topology with default settings (100 ms interval). */
+    /**
+     * The real ttl-streams topology with default settings (100 ms interval); with notices, expiry events on and an
+     * EXPIRING notice {@value BenchSupport#NOTICE_BEFORE_SECONDS} s before each deadline, so that every document scheduled further
+     * ahead than that has a notice entry beside its deadline entry, as the scheduler puts them.
+     */
     private static final class TtlStreamsSubject extends Subject {
-        private static final TtlStreamsConfig CONFIG =
-                BenchSupport.config(Map.of(SchedulerOptions.PUNCTUATE_INTERVAL_MS_CONFIG, Long.toString(INTERVAL_MS)));
         private final KeyValueStore<Bytes, ScheduleEntry> schedule;
         private final KeyValueStore<Bytes, IndexEntry> index;
+        private final long noticeBeforeMs;
 
-        TtlStreamsSubject() {
-            this(BenchSupport.tempStateDir("ttl-bench-ttl"));
+        TtlStreamsSubject(boolean notices) {
+            this(BenchSupport.tempStateDir("ttl-bench-ttl"), config(notices), notices);
         }
 
-        private TtlStreamsSubject(Path dir) {
+        private TtlStreamsSubject(Path dir, TtlStreamsConfig config, boolean notices) {
             super(
                     dir,
                     new TopologyTestDriver(
-                            TtlTopology.build(CONFIG), BenchSupport.streamsProperties(CONFIG, dir), BenchSupport.START),
-                    CONFIG.deleteTopic());
+                            TtlTopology.build(config), BenchSupport.streamsProperties(config, dir), BenchSupport.START),
+                    config.deleteTopic());
             this.schedule = driver.getKeyValueStore(ScheduleStores.SCHEDULE);
             this.index = driver.getKeyValueStore(ScheduleStores.INDEX);
+            this.noticeBeforeMs = notices ? BenchSupport.NOTICE_BEFORE_SECONDS * 1000L : 0;
+        }
+
+        private static TtlStreamsConfig config(boolean notices) {
+            Map<String, String> settings = new HashMap<>();
+            settings.put(SchedulerOptions.PUNCTUATE_INTERVAL_MS_CONFIG, Long.toString(INTERVAL_MS));
+            if (notices) {
+                settings.putAll(BenchSupport.expiryEvents("ttl.bench.expired", BenchSupport.NOTICE_BEFORE_SECONDS));
+            }
+            return BenchSupport.config(settings);
         }
 
         @Override
         String name() {
-            return TTL_STREAMS;
+            return noticeBeforeMs > 0 ? TTL_STREAMS_NOTICES : TTL_STREAMS;
         }
 
         @Override
@@ -253,7 +283,9 @@ final class PunctuationBench {
 
         @Override
         void put(long id, long deadlineMs) {
-            BenchSupport.scheduleDirectly(schedule, index, id, deadlineMs);
+            // None for a deadline already closer than the notice period, as the scheduler does.
+            boolean notice = deadlineMs - noticeBeforeMs > nowMs;
+            BenchSupport.scheduleDirectly(schedule, index, id, deadlineMs, notice ? noticeBeforeMs : 0);
         }
     }
 

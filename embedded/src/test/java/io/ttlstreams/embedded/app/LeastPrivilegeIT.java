@@ -76,7 +76,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>Positive: documents expire at their deadline and deletes are confirmed; a restarted processor and a second
  *       instance work (group, transactional ids); {@code resync} publishes as the processor; {@code approve} decides
  *       as the operators' user; a forged command is dead-lettered by the sink and counted by the processor;
- *       operators read the dead letters and the audit; a dropped collection reaches every task through the control
+ *       operators read the dead letters, the audit and the expired records the processor wrote; a dropped collection reaches every task through the control
  *       topic.</li>
  *   <li>Every ACL needed: the broker's authorizer logs every access it grants during the positive run; for each ACL
  *       binding of the plan, those requests are replayed through Kafka's {@code StandardAuthorizer} with the plan less
@@ -96,6 +96,7 @@ class LeastPrivilegeIT {
     private static final Namespace SESSIONS = Namespace.parse("app.sessions");
     private static final Namespace HELD = Namespace.parse("app.held");
     private static final String AUDIT = "ttl.audit";
+    private static final String EXPIRED = "ttl.expired";
     private static final Duration WAIT = ExpiryProbe.WAIT;
     private static final Pattern HOLDS = Pattern.compile("rule held holds (\\d+) documents");
 
@@ -113,8 +114,8 @@ class LeastPrivilegeIT {
     private Optional<Throwable> positiveRun;
 
     /**
-     * Two rules: app.sessions, and app.held whose guard holds a second document due on arrival; auditing on, so that
-     * the audit's ACLs are the enforced ones too; one partition per topic.
+     * Two rules: app.sessions, and app.held whose guard holds a second document due on arrival; auditing and expired
+     * records on, so that the audit's and the expired topic's ACLs are the enforced ones too; one partition per topic.
      */
     private static Map<String, String> settings() {
         Map<String, String> settings = new HashMap<>();
@@ -125,6 +126,7 @@ class LeastPrivilegeIT {
         settings.put("ttl.rule.held.field", "expireAt");
         settings.put("ttl.rule.held.guard.max.due.on.arrival", "1");
         settings.put("ttl.audit.topic", AUDIT);
+        settings.put("ttl.expired.topic", EXPIRED);
         settings.put("embedded.partitions", "1");
         settings.put(EmbeddedOptions.EMBEDDED_KAFKA_SECURITY_CONFIG, "scram-acls");
         return settings;
@@ -224,6 +226,7 @@ class LeastPrivilegeIT {
         acts.add(new ForbiddenAct(AclPlan.SINK_USER, "write source topic app.sessions", write(SESSIONS.toString())));
         acts.add(new ForbiddenAct(AclPlan.SINK_USER, "write ttl.control", write("ttl.control")));
         acts.add(new ForbiddenAct(AclPlan.SINK_USER, "write ttl.deletes", write("ttl.deletes")));
+        acts.add(new ForbiddenAct(AclPlan.SINK_USER, "write the expired records " + EXPIRED, write(EXPIRED)));
         acts.add(new ForbiddenAct(
                 AclPlan.PROCESSOR_USER, "write the source connectors' heartbeat topic " + heartbeat, write(heartbeat)));
         acts.add(new ForbiddenAct(AclPlan.PROCESSOR_USER, "create an ACL", client -> {
@@ -249,7 +252,8 @@ class LeastPrivilegeIT {
                         .get(30, TimeUnit.SECONDS);
             }
         }));
-        for (String topic : List.of("ttl.deletes", SESSIONS.toString(), heartbeat, "ttl.dlq", "ttl.sink.dlq", AUDIT)) {
+        for (String topic :
+                List.of("ttl.deletes", SESSIONS.toString(), heartbeat, "ttl.dlq", "ttl.sink.dlq", AUDIT, EXPIRED)) {
             acts.add(new ForbiddenAct(AclPlan.OPERATOR_USER, "write " + topic + " (only ttl.control)", write(topic)));
         }
         acts.add(new ForbiddenAct(AclPlan.CONNECT_USER, "write ttl.deletes", write("ttl.deletes")));
@@ -290,6 +294,11 @@ class LeastPrivilegeIT {
             held = List.copyOf(admin.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS));
         }
         assertThat(held).containsExactlyInAnyOrderElementsOf(plan().bindings());
+        assertThat(held)
+                .as("the expired records' ACLs, each taken away in turn by the replay of the run's requests")
+                .contains(
+                        planBinding(AclPlan.PROCESSOR_USER, AclOperation.WRITE, EXPIRED),
+                        planBinding(AclPlan.OPERATOR_USER, AclOperation.READ, EXPIRED));
         List<String> topics = new ArrayList<>();
         try (Admin admin = stack().kafka().setupAdmin()) {
             topics.addAll(admin.listTopics().names().get(30, TimeUnit.SECONDS));
@@ -631,7 +640,8 @@ class LeastPrivilegeIT {
     /**
      * A forged, unsigned command written to ttl.deletes with the processor's credentials (the only user that may
      * write there) is refused by the sink guard into ttl.sink.dlq, which the processor counts; a malformed change
-     * event written as the source connectors' user is dead-lettered to ttl.dlq; operators read both, and the audit.
+     * event written as the source connectors' user is dead-lettered to ttl.dlq; operators read both, the audit, and
+     * the expired record the processor wrote, as its own user, for the first expiry of the run.
      */
     private void deadLetters() throws Exception {
         try (KafkaProducer<String, String> processor = producer(AclPlan.PROCESSOR_USER)) {
@@ -660,8 +670,8 @@ class LeastPrivilegeIT {
         List<ConsumerRecord<String, String>> read = new ArrayList<>();
         try (KafkaConsumer<String, String> operator =
                 new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
-            operator.subscribe(List.of("ttl.dlq", "ttl.sink.dlq", AUDIT));
-            await("operators read the sink's dead letter, the processor's and the audit")
+            operator.subscribe(List.of("ttl.dlq", "ttl.sink.dlq", AUDIT, EXPIRED));
+            await("operators read the sink's dead letter, the processor's, the audit and an expired record")
                     .atMost(WAIT)
                     .until(() -> {
                         operator.poll(Duration.ofMillis(200)).forEach(read::add);
@@ -673,7 +683,11 @@ class LeastPrivilegeIT {
                                 && read.stream()
                                         .anyMatch(r -> r.topic().equals("ttl.dlq")
                                                 && r.value().contains("not a change event"))
-                                && read.stream().anyMatch(r -> r.topic().equals(AUDIT));
+                                && read.stream().anyMatch(r -> r.topic().equals(AUDIT))
+                                && read.stream()
+                                        .anyMatch(r -> r.topic().equals(EXPIRED)
+                                                && r.key().contains("\"expires\"")
+                                                && r.value().contains("\"EXPIRED\""));
                     });
         }
     }
