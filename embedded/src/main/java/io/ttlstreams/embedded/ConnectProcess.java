@@ -3,6 +3,10 @@ package io.ttlstreams.embedded;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorStatus;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,6 +32,8 @@ public final class ConnectProcess implements AutoCloseable {
 
     private static final Duration POLL_INTERVAL = Duration.ofMillis(200);
 
+    private static final String LOG_CONFIG = "log4j2.configurationFile";
+
     private final List<String> command;
     private final Path log;
     private final ConnectRestClient rest;
@@ -51,9 +57,12 @@ public final class ConnectProcess implements AutoCloseable {
     static ConnectProcess start(
             String bootstrapServers, Path directory, int replicationFactor, String heap, Path log, Duration timeout) {
         int port = LocalPorts.resolve(0);
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx" + heap,
+        List<String> command = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heap));
+        // Logging as this JVM's (the development launcher's quiet settings for the worker).
+        Optional.ofNullable(System.getProperty(LOG_CONFIG))
+                .ifPresent(file -> command.add("-D" + LOG_CONFIG + "=" + file));
+        command.addAll(List.of(
                 "-cp",
                 System.getProperty("java.class.path"),
                 ConnectProcess.class.getName(),
@@ -147,11 +156,18 @@ public final class ConnectProcess implements AutoCloseable {
                 "The Connect worker's connectors were not RUNNING within " + timeout + ": " + last + "; see " + log);
     }
 
-    /** The first of {@code connectors} that does not run, described; null when all do and the worker answers. */
+    /** The first of {@code connectors} that does not run, described; null when all do and the worker serves. */
     private String notRunning(List<String> connectors) throws IOException, InterruptedException {
-        if (connectors.isEmpty()) {
-            rest.status("-"); // any answer, even "no such connector", means the REST API is up
-            return null;
+        // Connect listens before it serves: until its resources are in place, every request is answered 404.
+        HttpResponse<Void> root = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(url() + "/"))
+                                .timeout(Duration.ofSeconds(10))
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding());
+        if (root.statusCode() != 200) {
+            return "its REST API answered " + root.statusCode();
         }
         for (String name : connectors) {
             Optional<ConnectorStatus> status = rest.status(name);
