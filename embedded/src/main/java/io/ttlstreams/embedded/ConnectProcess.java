@@ -36,12 +36,14 @@ public final class ConnectProcess implements AutoCloseable {
 
     private final List<String> command;
     private final Path log;
+    private final String url;
     private final ConnectRestClient rest;
     private Process process;
 
     private ConnectProcess(List<String> command, Path log, String url) {
         this.command = List.copyOf(command);
         this.log = log;
+        this.url = url;
         this.rest = new ConnectRestClient(url);
     }
 
@@ -72,13 +74,18 @@ public final class ConnectProcess implements AutoCloseable {
                 Integer.toString(replicationFactor)));
         ConnectProcess worker = new ConnectProcess(command, log, "http://" + LocalPorts.HOST + ":" + port);
         worker.start();
-        worker.awaitConnectors(List.of(), timeout);
+        try {
+            worker.awaitConnectors(List.of(), timeout);
+        } catch (RuntimeException e) {
+            worker.kill();
+            throw e;
+        }
         return worker;
     }
 
     /** @return the worker's REST API, {@code http://127.0.0.1:<port>}, the same across restarts */
     public String url() {
-        return rest.url();
+        return url;
     }
 
     /** @return where the worker's output goes */
@@ -159,9 +166,11 @@ public final class ConnectProcess implements AutoCloseable {
     /** The first of {@code connectors} that does not run, described; null when all do and the worker serves. */
     private String notRunning(List<String> connectors) throws IOException, InterruptedException {
         // Connect listens before it serves: until its resources are in place, every request is answered 404.
-        HttpResponse<Void> root = HttpClient.newHttpClient()
+        HttpResponse<Void> root = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .build()
                 .send(
-                        HttpRequest.newBuilder(URI.create(url() + "/"))
+                        HttpRequest.newBuilder(URI.create(url + "/"))
                                 .timeout(Duration.ofSeconds(10))
                                 .GET()
                                 .build(),
