@@ -375,6 +375,10 @@ final class ChaosBench {
             props.put(
                     StreamsConfig.STATE_DIR_CONFIG,
                     dir.resolve("instance-" + i + "-state").toString());
+            if (settings.staticMembership()) {
+                // Stable across its restarts, as a StatefulSet pod's name is (TTL_STREAMS_GROUP_INSTANCE_ID).
+                props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "ttl-streams-" + i);
+            }
             Path config = dir.resolve("instance-" + i + ".properties");
             Properties properties = new Properties();
             properties.putAll(props);
