@@ -11,6 +11,7 @@ import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import io.ttlstreams.app.TtlStreamsCli;
 import io.ttlstreams.config.RulesOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.ConnectProcess;
 import io.ttlstreams.embedded.EmbeddedKafka;
 import io.ttlstreams.embedded.app.EmbeddedOptions;
 import io.ttlstreams.embedded.app.EmbeddedPipeline;
@@ -49,7 +50,8 @@ import org.bson.Document;
  * instances each in a JVM of its own ({@code ttl-streams run --config}, as production runs them, each with a state
  * directory that survives its restarts, as a StatefulSet's volume does), a steady workload of inserts whose deadlines
  * are spread over the next {@value #MIN_LEAD_MS}–{@value #MAX_LEAD_MS} ms, one document in ten renewed before its
- * deadline; and the disturbances of issue 33, one after another, with quiet time between them. Every document's
+ * deadline; the Connect worker (distributed, the stack's connectors and sink guard) in a JVM of its own too ({@link
+ * ConnectProcess}); and the disturbances of issue 33, one after another, with quiet time between them. Every document's
  * deadline, first committed delete command, command count, deletion and renewal are recorded ({@link ChaosLedger}).
  */
 final class ChaosBench {
@@ -58,6 +60,8 @@ final class ChaosBench {
     static final long MAX_LEAD_MS = 20_000;
     /** Renewed this long after the insert, before its deadline. */
     static final long RENEW_AFTER_MS = 3_000;
+    /** The Connect worker JVM's heap. */
+    static final String CONNECT_HEAP = "256m";
 
     /** What a run needs. */
     record Settings(
@@ -109,6 +113,8 @@ final class ChaosBench {
             Map<String, String> instanceSettings = new HashMap<>();
             pipeline.processorConfig().originals().forEach((k, v) -> instanceSettings.put(k, String.valueOf(v)));
             pipeline.stopProcessor();
+            // Connect in a JVM of its own, which a scenario kills, before anything is written.
+            ConnectProcess connect = pipeline.stack().moveConnectToOwnJvm(CONNECT_HEAP, dir.resolve("connect.log"));
             Instances instances = new Instances(instanceSettings);
             // Ctrl-C ends this JVM without the finally below: the instances must not outlive it.
             Thread reaper = new Thread(instances::stopAll, "chaos-instance-reaper");
@@ -127,7 +133,11 @@ final class ChaosBench {
                 runStart = System.currentTimeMillis();
                 write(writer, sessions);
                 quiet();
-                scenarios(instances, pipeline.stack().kafka());
+                scenarios(
+                        instances,
+                        pipeline.stack().kafka(),
+                        connect,
+                        pipeline.stack().connectorNames());
                 quiet();
                 writer.shutdown();
                 writer.awaitTermination(30, TimeUnit.SECONDS);
@@ -136,6 +146,7 @@ final class ChaosBench {
                     Thread.sleep(200);
                 }
                 memory.putAll(instances.memory());
+                memory.put("Connect worker", ProcessMemory.describe(connect.pid()));
                 memory.put(
                         "bench JVM (stack)",
                         ProcessMemory.describe(ProcessHandle.current().pid()));
@@ -150,7 +161,8 @@ final class ChaosBench {
         }
     }
 
-    private void scenarios(Instances instances, EmbeddedKafka kafka) throws Exception {
+    private void scenarios(Instances instances, EmbeddedKafka kafka, ConnectProcess connect, List<String> connectors)
+            throws Exception {
         int n = settings.instances();
         disturb("rolling restart of " + n + " instances (SIGTERM, start, ready)", () -> {
             for (int i = 0; i < n; i++) {
@@ -202,6 +214,14 @@ final class ChaosBench {
             kafka.killController(controller);
             Thread.sleep(settings.brokerDownMs());
             kafka.startController(controller);
+        });
+        disturb("Connect worker killed (kill -9), back after " + settings.brokerDownMs() / 1000 + " s", () -> {
+            connect.kill();
+            Thread.sleep(settings.brokerDownMs());
+            connect.start();
+            Duration back = connect.awaitConnectors(connectors, Duration.ofMinutes(3));
+            log.accept(String.format(
+                    "[%s] Connect worker's connectors RUNNING %d ms after its start", variant, back.toMillis()));
         });
     }
 
@@ -355,6 +375,10 @@ final class ChaosBench {
             props.put(
                     StreamsConfig.STATE_DIR_CONFIG,
                     dir.resolve("instance-" + i + "-state").toString());
+            if (settings.staticMembership()) {
+                // Stable across its restarts, as a StatefulSet pod's name is (TTL_STREAMS_GROUP_INSTANCE_ID).
+                props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "ttl-streams-" + i);
+            }
             Path config = dir.resolve("instance-" + i + ".properties");
             Properties properties = new Properties();
             properties.putAll(props);

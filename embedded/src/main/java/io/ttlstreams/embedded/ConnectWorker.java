@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * it find the MongoDB connectors, the sink guard and the secrets provider on the application classpath, and the
  * undoing of what Connect's command line does to a JVM of its own. Standalone (offsets in a file) against a broker
  * without security; distributed, as Strimzi runs Connect, against one that enforces the plan's ACLs, which are a
- * distributed worker's.
+ * distributed worker's, and in the JVM of its own of {@link ConnectProcess}.
  */
 final class ConnectWorker {
 
@@ -60,40 +60,58 @@ final class ConnectWorker {
      */
     static Connect<?> start(
             String bootstrapServers, Path directory, Path secretsDir, int restPort, Optional<KafkaUsers> users) {
-        Path pluginPath = directory.resolve("plugins");
-        try {
-            writeConnectorManifests(pluginPath.resolve("mongo-kafka-connect-services"));
-        } catch (IOException e) {
-            throw new EmbeddedStackException(
-                    "Embedded Connect could not write its plugin manifests in " + pluginPath, e);
-        }
-        Map<String, String> props = workerProperties(bootstrapServers, directory, pluginPath, secretsDir, restPort);
         if (users.isEmpty()) {
-            return startWorker(new ConnectStandalone(), props);
+            return startWorker(
+                    new ConnectStandalone(), workerProperties(bootstrapServers, directory, secretsDir, restPort));
         }
-        // Source offsets go to the worker's offset topic instead.
-        props.remove("offset.storage.file.filename");
-        props.putAll(distributedProperties(users.get()));
+        // The one broker that enforces security replicates nothing.
+        Map<String, String> props = distributedProperties(bootstrapServers, directory, secretsDir, restPort, 1);
+        props.putAll(securityProperties(users.get()));
         return startWorker(new ConnectDistributed(), props);
     }
 
     /**
-     * A distributed worker of group {@value PlatformSettings#DEFAULT_CONNECT_CLUSTER}, as the plan names it, logging in
-     * as the plan's Connect user for its own clients (its topics and group), and resolving the connectors'
-     * {@code ${directory:...}} overrides from the secret directories of the Connect, source and sink users only.
+     * Writes the plugin manifests under {@code directory/plugins} and starts a distributed worker that does not log
+     * in: {@link ConnectProcess}'s, in a JVM of its own.
+     *
+     * @param replicationFactor of the worker's config, offset and status topics
+     * @throws EmbeddedStackException if the worker fails to start
      */
-    private static Map<String, String> distributedProperties(KafkaUsers users) {
+    static Connect<?> startDistributed(
+            String bootstrapServers, Path directory, Path secretsDir, int restPort, int replicationFactor) {
+        return startWorker(
+                new ConnectDistributed(),
+                distributedProperties(bootstrapServers, directory, secretsDir, restPort, replicationFactor));
+    }
+
+    /**
+     * A distributed worker of group {@value PlatformSettings#DEFAULT_CONNECT_CLUSTER}, as the plan names it, its
+     * source offsets (the change streams' resume tokens) in its offset topic instead of a file.
+     */
+    private static Map<String, String> distributedProperties(
+            String bootstrapServers, Path directory, Path secretsDir, int restPort, int replicationFactor) {
+        Map<String, String> props = workerProperties(bootstrapServers, directory, secretsDir, restPort);
+        props.remove("offset.storage.file.filename");
         String group = PlatformSettings.DEFAULT_CONNECT_CLUSTER;
-        Map<String, String> props = new HashMap<>();
         props.put("group.id", group);
         props.put("config.storage.topic", group + "-configs");
         props.put("offset.storage.topic", group + "-offsets");
         props.put("status.storage.topic", group + "-status");
         for (String topic : List.of("config", "offset", "status")) {
-            props.put(topic + ".storage.replication.factor", "1");
+            props.put(topic + ".storage.replication.factor", Integer.toString(replicationFactor));
         }
         props.put("offset.storage.partitions", "1");
         props.put("status.storage.partitions", "1");
+        return props;
+    }
+
+    /**
+     * Logging in as the plan's Connect user for the worker's own clients (its topics and group), and resolving the
+     * connectors' {@code ${directory:...}} overrides from the secret directories of the Connect, source and sink
+     * users only.
+     */
+    private static Map<String, String> securityProperties(KafkaUsers users) {
+        Map<String, String> props = new HashMap<>();
         Map<String, String> security = new HashMap<>();
         KafkaUsers.securitySettings().forEach((key, value) -> security.put(key.toString(), value.toString()));
         security.put(SaslConfigs.SASL_JAAS_CONFIG, users.jaasReference(AclPlan.CONNECT_USER));
@@ -132,8 +150,16 @@ final class ConnectWorker {
         }
     }
 
+    /** A standalone worker's properties, after writing the plugin manifests under {@code directory/plugins}. */
     private static Map<String, String> workerProperties(
-            String bootstrapServers, Path directory, Path pluginPath, Path secretsDir, int restPort) {
+            String bootstrapServers, Path directory, Path secretsDir, int restPort) {
+        Path pluginPath = directory.resolve("plugins");
+        try {
+            writeConnectorManifests(pluginPath.resolve("mongo-kafka-connect-services"));
+        } catch (IOException e) {
+            throw new EmbeddedStackException(
+                    "Embedded Connect could not write its plugin manifests in " + pluginPath, e);
+        }
         Map<String, String> props = new HashMap<>();
         props.put("bootstrap.servers", bootstrapServers);
         props.put(

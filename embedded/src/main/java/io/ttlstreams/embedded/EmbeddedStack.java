@@ -83,6 +83,8 @@ public final class EmbeddedStack implements AutoCloseable {
     private EmbeddedMongo mongo;
     private EmbeddedKafka kafka;
     private EmbeddedConnect connect;
+    /** The worker in a JVM of its own, once {@link #moveConnectToOwnJvm} moved it there; null before. */
+    private ConnectProcess connectProcess;
     /** The plan's users on a broker that enforces security; null on one that does not. */
     private KafkaUsers users;
 
@@ -124,8 +126,8 @@ public final class EmbeddedStack implements AutoCloseable {
     }
 
     /** @return the Connect worker's REST API, {@code http://127.0.0.1:<port>} */
-    public String connectUrl() {
-        return connect.url();
+    public synchronized String connectUrl() {
+        return connectProcess != null ? connectProcess.url() : connect.url();
     }
 
     /** @return where Kafka's log and Connect's offsets live */
@@ -201,7 +203,7 @@ public final class EmbeddedStack implements AutoCloseable {
      */
     public synchronized ManagedConnectors registerConnectors(TtlStreamsConfig rules) {
         Map<String, Object> props = pointed(rules);
-        props.put(ConnectOptions.CONNECT_URL_CONFIG, connect.url());
+        props.put(ConnectOptions.CONNECT_URL_CONFIG, connectUrl());
         if (users != null) {
             // Each connector runs as its own user, its JAAS line read from that user's secret directory.
             props.put(
@@ -228,9 +230,13 @@ public final class EmbeddedStack implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new EmbeddedStackException("Interrupted while registering the connectors", e);
         }
-        long deadline = System.nanoTime() + connectorTimeout.toNanos();
-        for (String name : registered.names()) {
-            connect.awaitRunning(name, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        if (connectProcess != null) {
+            connectProcess.awaitConnectors(registered.names(), connectorTimeout);
+        } else {
+            long deadline = System.nanoTime() + connectorTimeout.toNanos();
+            for (String name : registered.names()) {
+                connect.awaitRunning(name, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            }
         }
         this.rules = rules;
         this.connectors = registered;
@@ -287,9 +293,41 @@ public final class EmbeddedStack implements AutoCloseable {
         return kafka;
     }
 
-    /** @return the Connect worker, e.g. for connector status */
+    /** @return the Connect worker in this JVM, e.g. for connector status; stopped once {@link #moveConnectToOwnJvm} ran */
     public EmbeddedConnect connect() {
         return connect;
+    }
+
+    /**
+     * Moves the Connect worker into a JVM of its own, which a chaos test can kill and start again as an SRE's Connect
+     * pod dies and comes back: stops the worker in this JVM, starts a distributed one ({@link ConnectProcess}) with
+     * the same wiring in {@code <dataDir>/connect-process}, its topics at the cluster's replication factor, and
+     * registers the same connectors with it, as {@code run} does. The standalone worker's source offsets stay in its
+     * file, so the new source connectors start from their configured start-up mode: move before writing anything
+     * that must be captured.
+     *
+     * @param heap the worker JVM's {@code -Xmx}, such as {@code 256m}
+     * @param log  where the worker's output goes
+     * @return the worker; the stack stops it on close
+     * @throws EmbeddedStackException if the worker or its connectors do not run in time, or it was moved already
+     */
+    public synchronized ConnectProcess moveConnectToOwnJvm(String heap, Path log) {
+        if (connectProcess != null) {
+            throw new EmbeddedStackException(
+                    "The Connect worker runs in a JVM of its own already: " + connectProcess.url());
+        }
+        if (security.enforced()) {
+            throw new EmbeddedStackException(
+                    "The Connect worker moves to a JVM of its own on a broker without security only");
+        }
+        connect.close();
+        Path directory = dataDir.resolve("connect-process");
+        WorkerSecrets.in(directory.resolve("secrets")).storeAt(ConnectorConfigs.DEFAULT_SIGNING_KEY, commandSigningKey);
+        connectProcess = ConnectProcess.start(
+                kafka.bootstrapServers(), directory, kafka.replicationFactor(), heap, log, connectorTimeout);
+        registeredJson = null; // registered with the worker that stopped
+        registerConnectors(rules);
+        return connectProcess;
     }
 
     /**
@@ -305,6 +343,7 @@ public final class EmbeddedStack implements AutoCloseable {
         }
         closed = true;
         List<RuntimeException> failures = new ArrayList<>();
+        closeQuietly(connectProcess, "Connect (its own JVM)", failures);
         closeQuietly(connect, "Connect", failures);
         closeQuietly(kafka, "Kafka", failures);
         closeQuietly(mongo, "MongoDB", failures);

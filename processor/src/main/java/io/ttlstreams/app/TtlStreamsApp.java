@@ -24,7 +24,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.CloseOptions;
@@ -276,19 +278,34 @@ public final class TtlStreamsApp implements AutoCloseable {
         }
     }
 
-    /**
-     * Stops processing and leaves the consumer group, so that the partitions move to the remaining
-     * (or restarted) instances at once instead of after the session timeout.
-     */
+    /** Stops processing; leaves the consumer group unless a static member ({@link #membershipOnClose}). */
     @Override
     public void close() {
         try {
-            streams.close(CloseOptions.groupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP)
-                    .withTimeout(Duration.ofSeconds(30)));
+            streams.close(
+                    CloseOptions.groupMembershipOperation(membershipOnClose(TtlTopology.streamsProperties(config)))
+                            .withTimeout(Duration.ofSeconds(30)));
         } finally {
             readBack.ifPresent(ReadBack::close);
             operations.close();
         }
+    }
+
+    /**
+     * What a closing instance does with its group membership. A dynamic member leaves, so that its tasks move to the
+     * others (their standbys) at once instead of after {@code session.timeout.ms}. A static member ({@code
+     * group.instance.id}, however prefixed: the StatefulSet's pod name) stays, so that, back within {@code
+     * session.timeout.ms}, it takes its own tasks again without a rebalance (KIP-345); leaving would cost a rolling
+     * restart two rebalances per instance, one when it leaves and one when it is back.
+     */
+    static GroupMembershipOperation membershipOnClose(Properties streamsProperties) {
+        boolean staticMember = Stream.of(
+                        StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+                        StreamsConfig.consumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+                        ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)
+                .map(streamsProperties::getProperty)
+                .anyMatch(id -> id != null && !id.isBlank());
+        return staticMember ? GroupMembershipOperation.REMAIN_IN_GROUP : GroupMembershipOperation.LEAVE_GROUP;
     }
 
     /** The read-back service and the MongoDB client it reads with, closed together. */

@@ -9,6 +9,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.embedded.ConnectProcess;
 import io.ttlstreams.embedded.EmbeddedKafka;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -43,9 +45,11 @@ import org.slf4j.LoggerFactory;
  * two processor instances (this JVM's and one of its own, sharing the stack's signing key) and a steady stream of
  * documents, one in ten renewed before its deadline, while (a) the broker that is the processor's transaction
  * coordinator (or, the coordinators being equal, leads the most changelog partitions) is stopped hard and started
- * again 15 s later, and then (b) both instances are restarted one after the other, as a StatefulSet rolls them
- * (SIGTERM, start, wait for readiness). Every document's deadline, first delete command, deletion and renewal are
- * recorded; none may be deleted (or commanded) early, none missed, no renewed one deleted.
+ * again 15 s later, (b) both instances are restarted one after the other, as a StatefulSet rolls them (SIGTERM,
+ * start, wait for readiness), and (c) the Connect worker, moved into a JVM of its own before anything is written, is
+ * killed ({@code kill -9}: the sink's commands in flight, the source's last resume token unflushed) and started again
+ * 10 s later. Every document's deadline, first delete command, deletion and renewal are recorded; none may be deleted
+ * (or commanded) early, none missed, no renewed one deleted.
  */
 @Tag("integration")
 class ChaosIT {
@@ -64,6 +68,9 @@ class ChaosIT {
     private static final Duration BROKER_DOWN_AT = Duration.ofSeconds(8);
     private static final Duration BROKER_DOWN_FOR = Duration.ofSeconds(15);
     private static final Duration WRITE_FOR = Duration.ofSeconds(75);
+    private static final Duration CONNECT_DOWN_FOR = Duration.ofSeconds(10);
+    /** Writing goes on this long after the Connect worker's connectors run again. */
+    private static final Duration WRITE_AFTER_CONNECT = Duration.ofSeconds(10);
     /** After the last deadline, how long deletions may take before a document counts as missed. */
     private static final Duration MISSED_AFTER = Duration.ofSeconds(60);
 
@@ -86,9 +93,10 @@ class ChaosIT {
     }
 
     @Test
-    void shouldDeleteNothingEarlyMissNothingAndKeepRenewedDocumentsWhenABrokerDiesAndTheInstancesRoll(@TempDir Path dir)
-            throws Exception {
+    void shouldDeleteNothingEarlyMissNothingAndKeepRenewedDocumentsWhenABrokerDiesTheInstancesRollAndConnectIsKilled(
+            @TempDir Path dir) throws Exception {
         EmbeddedPipeline pipeline = PIPELINE.pipeline();
+        ConnectProcess connect = pipeline.stack().moveConnectToOwnJvm("256m", dir.resolve("connect.log"));
         EmbeddedKafka kafka = pipeline.stack().kafka();
         assertThat(pipeline.processorConfig().streamsProperties().getProperty(StreamsConfig.REPLICATION_FACTOR_CONFIG))
                 .as("Kafka Streams' own topics replicated as the plan's")
@@ -142,8 +150,21 @@ class ChaosIT {
                 pipeline.stopProcessor();
                 pipeline.startProcessor();
                 disturbances.put("rolling restart done", Instant.now());
+                watch.until(Instant.now().plusSeconds(5));
 
-                watch.until(start.plus(WRITE_FOR));
+                disturbances.put("Connect worker killed", Instant.now());
+                connect.kill();
+                watch.until(Instant.now().plus(CONNECT_DOWN_FOR));
+                connect.start();
+                disturbances.put("Connect worker started again", Instant.now());
+                List<String> connectors = pipeline.stack().connectorNames();
+                CompletableFuture<Duration> back =
+                        CompletableFuture.supplyAsync(() -> connect.awaitConnectors(connectors, Duration.ofMinutes(2)));
+                watch.until(back::isDone);
+                back.join(); // its failure, if any
+                disturbances.put("Connect worker's connectors RUNNING", Instant.now());
+                Instant writeUntil = Instant.now().plus(WRITE_AFTER_CONNECT);
+                watch.until(writeUntil.isAfter(start.plus(WRITE_FOR)) ? writeUntil : start.plus(WRITE_FOR));
                 writer.shutdown();
                 assertThat(writer.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
                 Instant lastDeadline = lives.values().stream()
