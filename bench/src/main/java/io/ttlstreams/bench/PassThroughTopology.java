@@ -20,8 +20,7 @@ final class PassThroughTopology {
 
     /** Reads {@code config}'s source topics and writes every parsable event, unchanged, to {@code outputTopic}. */
     static Topology build(TtlStreamsConfig config, String outputTopic) {
-        ChangeEventParser parser = new ChangeEventParser(
-                config.topicNamespaceMapping(), config.documentKeyMaxBytes(), config.sourceProfile());
+        ChangeEventParser parser = ChangeEventParser.forConfig(config);
         Topology topology = new Topology();
         topology.addSource(
                 "source",
