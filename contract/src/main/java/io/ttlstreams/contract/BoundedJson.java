@@ -211,11 +211,12 @@ public final class BoundedJson {
         CodecRegistry registry = CodecRegistries.fromProviders(new BsonValueCodecProvider());
         Map<BsonType, Decoder<? extends BsonValue>> decoders = new EnumMap<>(BsonType.class);
         for (BsonType type : BsonType.values()) {
-            boolean container = type == BsonType.DOCUMENT
-                    || type == BsonType.ARRAY
-                    || type == BsonType.JAVASCRIPT_WITH_SCOPE
-                    || type == BsonType.END_OF_DOCUMENT;
-            if (!container) {
+            // Containers are read here, with their depth; the end of a document is no value.
+            boolean scalar = switch (type) {
+                case DOCUMENT, ARRAY, JAVASCRIPT_WITH_SCOPE, END_OF_DOCUMENT -> false;
+                default -> true;
+            };
+            if (scalar) {
                 decoders.put(type, registry.get(BsonValueCodecProvider.getClassForBsonType(type)));
             }
         }

@@ -38,8 +38,7 @@ class BoundedJsonTest {
     @Test
     void shouldSkipEveryTypeAndBuildWhatTheFieldsName() {
         assertThat(projected(EVERY_TYPE)).isEmpty();
-        assertThat(projected(EVERY_TYPE, "s", "scoped", "nested", "ptr"))
-                .isEqualTo(BsonDocument.parse("""
+        assertThat(projected(EVERY_TYPE, "s", "scoped", "nested", "ptr")).isEqualTo(BsonDocument.parse("""
                         {"s": "x", "scoped": {"$code": "g()", "$scope": {"x": [1, {"y": 2}]}},
                          "ptr": {"$dbPointer": {"$ref": "c", "$id": {"$oid": "5f1b2c3d4e5f607182930a4b"}}},
                          "nested": [[{"a": [1, 2.5, "z"]}], {}]}"""));
@@ -84,8 +83,10 @@ class BoundedJsonTest {
         for (String json : List.of(
                 "{\"skip\": %s}", "{\"keep\": {\"j\": %s}}", "{\"f\": {\"$code\": \"x\", \"$scope\": {\"s\": %s}}}")) {
             int above = json.startsWith("{\"skip") ? 1 : 2;
-            assertThat(projected(json.formatted(nested(BoundedJson.MAX_DEPTH - above)))).isNotNull();
-            assertThat(BoundedJson.parse(json.formatted(nested(BoundedJson.MAX_DEPTH - above)))).isNotNull();
+            assertThat(projected(json.formatted(nested(BoundedJson.MAX_DEPTH - above))))
+                    .isNotNull();
+            assertThat(BoundedJson.parse(json.formatted(nested(BoundedJson.MAX_DEPTH - above))))
+                    .isNotNull();
             for (String over : List.of(nested(BoundedJson.MAX_DEPTH - above + 1), nested(50_000))) {
                 assertThatThrownBy(() -> projected(json.formatted(over)))
                         .as(json)
@@ -99,7 +100,8 @@ class BoundedJsonTest {
     void shouldFailOnMalformedExtendedJsonInASkippedValue() {
         assertThatThrownBy(() -> projected("{\"skip\": {\"d\": {\"$date\": \"yesterday\"}}}"))
                 .isInstanceOf(JsonParseException.class);
-        assertThatThrownBy(() -> projected("{\"skip\": [1, {\"$oid\": \"xyz\"}]}")).isInstanceOf(RuntimeException.class);
+        assertThatThrownBy(() -> projected("{\"skip\": [1, {\"$oid\": \"xyz\"}]}"))
+                .isInstanceOf(RuntimeException.class);
     }
 
     /** A document of {@code levels} levels: documents and arrays in turn. */

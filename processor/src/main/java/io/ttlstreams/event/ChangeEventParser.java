@@ -56,8 +56,8 @@ public final class ChangeEventParser {
 
     private static final BsonDocumentCodec KEY_CODEC = new BsonDocumentCodec();
     /** The event's fields this parser reads, besides {@code fullDocument}. */
-    static final Set<String> EVENT_FIELDS = Set.of(
-            "operationType", "ns", "documentKey", "clusterTime", "wallTime", "fullDocumentBeforeChange");
+    static final Set<String> EVENT_FIELDS =
+            Set.of("operationType", "ns", "documentKey", "clusterTime", "wallTime", "fullDocumentBeforeChange");
 
     private static final String FULL_DOCUMENT = "fullDocument";
     private static final String DOCUMENT_ID = "_id";
@@ -114,10 +114,12 @@ public final class ChangeEventParser {
     }
 
     private ChangeEventParser(
-            TopicNamespaceMapping mapping, int maxDocumentKeyBytes, SourceProfile profile, BoundedJson.Fields document) {
-        this.fields = name -> name.equals(FULL_DOCUMENT)
-                ? document
-                : EVENT_FIELDS.contains(name) ? BoundedJson.Fields.ALL : null;
+            TopicNamespaceMapping mapping,
+            int maxDocumentKeyBytes,
+            SourceProfile profile,
+            BoundedJson.Fields document) {
+        this.fields = name ->
+                name.equals(FULL_DOCUMENT) ? document : EVENT_FIELDS.contains(name) ? BoundedJson.Fields.ALL : null;
         this.profile = Objects.requireNonNull(profile, "profile");
         this.mapping = Objects.requireNonNull(mapping, "mapping");
         if (maxDocumentKeyBytes < 1) {

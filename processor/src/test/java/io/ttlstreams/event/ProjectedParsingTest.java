@@ -33,25 +33,37 @@ class ProjectedParsingTest {
 
     /** Rules reading a dotted date, a partial filter with $or, $and and dotted paths, a TTL field, a witness, a mark. */
     private static final TtlStreamsConfig CONFIG = TestConfigs.exactly(
-            "ttl.rules", "sessions,events,marks",
-            "ttl.rule.sessions.namespace", "app.sessions",
-            "ttl.rule.sessions.field", "session.expiresAt",
+            "ttl.rules",
+            "sessions,events,marks",
+            "ttl.rule.sessions.namespace",
+            "app.sessions",
+            "ttl.rule.sessions.field",
+            "session.expiresAt",
             "ttl.rule.sessions.partial.filter",
             "{\"$or\": [{\"status\": \"active\"}, {\"meta.tier\": {\"$gte\": 2}}],"
                     + " \"$and\": [{\"kind\": {\"$exists\": true}}]}",
-            "ttl.rule.events.namespace", "app.events",
-            "ttl.rule.events.mode", "last-modified",
-            "ttl.rule.events.expire.after.seconds", "60",
-            "ttl.rule.events.document.ttl.field", "ttl",
-            "ttl.rule.events.modified.field", "rev",
-            "ttl.rule.marks.namespace", "app.marks",
-            "ttl.rule.marks.field", "expireAt",
-            "ttl.rule.marks.action", "mark",
-            "ttl.rule.marks.mark.field", "expiredAt");
+            "ttl.rule.events.namespace",
+            "app.events",
+            "ttl.rule.events.mode",
+            "last-modified",
+            "ttl.rule.events.expire.after.seconds",
+            "60",
+            "ttl.rule.events.document.ttl.field",
+            "ttl",
+            "ttl.rule.events.modified.field",
+            "rev",
+            "ttl.rule.marks.namespace",
+            "app.marks",
+            "ttl.rule.marks.field",
+            "expireAt",
+            "ttl.rule.marks.action",
+            "mark",
+            "ttl.rule.marks.mark.field",
+            "expiredAt");
 
     private final ChangeEventParser projected = ChangeEventParser.forConfig(CONFIG);
-    private final ChangeEventParser whole = new ChangeEventParser(
-            CONFIG.topicNamespaceMapping(), CONFIG.documentKeyMaxBytes(), CONFIG.sourceProfile());
+    private final ChangeEventParser whole =
+            new ChangeEventParser(CONFIG.topicNamespaceMapping(), CONFIG.documentKeyMaxBytes(), CONFIG.sourceProfile());
 
     /** An update event on {@code namespace} as the connector publishes it, resume token and description included. */
     private static String update(String namespace, String fullDocument) {
@@ -64,8 +76,7 @@ class ProjectedParsingTest {
                    "truncatedArrays": [{"field": "a", "newSize": 1}]},
                  "fullDocument": %s,
                  "fullDocumentBeforeChange": {"_id": 7, "status": "before", "deep": [{"x": [1]}]},
-                 "txnNumber": {"$numberLong": "3"}, "lsid": {"id": {"$binary": {"base64": "AA==", "subType": "04"}}}}"""
-                .formatted(ns.database(), ns.collection(), fullDocument);
+                 "txnNumber": {"$numberLong": "3"}, "lsid": {"id": {"$binary": {"base64": "AA==", "subType": "04"}}}}""".formatted(ns.database(), ns.collection(), fullDocument);
     }
 
     @Test
@@ -86,18 +97,29 @@ class ProjectedParsingTest {
 
     static Stream<Arguments> documents() {
         return Stream.of(
-                Arguments.of("app.sessions", "{\"_id\": 7, \"session\": {\"expiresAt\": {\"$date\": \"2030-02-01T00:00:00Z\"}},"
-                        + " \"status\": \"active\", \"kind\": 1, \"extra\": [1]}"),
-                Arguments.of("app.sessions", "{\"_id\": 7, \"session\": {\"expiresAt\": {\"$date\": \"2030-02-01T00:00:00Z\"}},"
-                        + " \"status\": \"idle\", \"meta\": {\"tier\": 3}, \"kind\": 1, \"extra\": [1]}"),
-                Arguments.of("app.sessions", "{\"_id\": 7, \"session\": {\"expiresAt\": {\"$date\": \"2030-02-01T00:00:00Z\"}},"
-                        + " \"status\": \"idle\", \"meta\": {\"tier\": 1}, \"kind\": 1, \"x\": 1}"),
-                Arguments.of("app.sessions", "{\"_id\": 7, \"session\": {\"expiresAt\": 5}, \"status\": \"active\", \"x\": 1}"),
+                Arguments.of(
+                        "app.sessions",
+                        "{\"_id\": 7, \"session\": {\"expiresAt\": {\"$date\": \"2030-02-01T00:00:00Z\"}},"
+                                + " \"status\": \"active\", \"kind\": 1, \"extra\": [1]}"),
+                Arguments.of(
+                        "app.sessions",
+                        "{\"_id\": 7, \"session\": {\"expiresAt\": {\"$date\": \"2030-02-01T00:00:00Z\"}},"
+                                + " \"status\": \"idle\", \"meta\": {\"tier\": 3}, \"kind\": 1, \"extra\": [1]}"),
+                Arguments.of(
+                        "app.sessions",
+                        "{\"_id\": 7, \"session\": {\"expiresAt\": {\"$date\": \"2030-02-01T00:00:00Z\"}},"
+                                + " \"status\": \"idle\", \"meta\": {\"tier\": 1}, \"kind\": 1, \"x\": 1}"),
+                Arguments.of(
+                        "app.sessions",
+                        "{\"_id\": 7, \"session\": {\"expiresAt\": 5}, \"status\": \"active\", \"x\": 1}"),
                 Arguments.of("app.events", "{\"_id\": 7, \"rev\": 4, \"ttl\": 30, \"body\": {\"a\": 1}}"),
                 Arguments.of("app.events", "{\"_id\": 7, \"ttl\": \"not a number\", \"body\": {\"a\": 1}}"),
-                Arguments.of("app.marks", "{\"_id\": 7, \"expireAt\": {\"$date\": \"2030-02-01T00:00:00Z\"}, \"x\": 1}"),
-                Arguments.of("app.marks", "{\"_id\": 7, \"expireAt\": {\"$date\": \"2030-02-01T00:00:00Z\"},"
-                        + " \"expiredAt\": {\"$date\": \"2030-03-01T00:00:00Z\"}, \"x\": 1}"));
+                Arguments.of(
+                        "app.marks", "{\"_id\": 7, \"expireAt\": {\"$date\": \"2030-02-01T00:00:00Z\"}, \"x\": 1}"),
+                Arguments.of(
+                        "app.marks",
+                        "{\"_id\": 7, \"expireAt\": {\"$date\": \"2030-02-01T00:00:00Z\"},"
+                                + " \"expiredAt\": {\"$date\": \"2030-03-01T00:00:00Z\"}, \"x\": 1}"));
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -118,10 +140,20 @@ class ProjectedParsingTest {
             assertThat(rule.markedAt(built.fullDocument(), marked))
                     .isEqualTo(rule.markedAt(reference.fullDocument(), marked));
         }
-        assertThat(List.of(built.operationType(), built.namespace(), built.documentKey(), built.eventTime(),
-                        built.clusterTime(), built.fullDocumentBeforeChange()))
-                .isEqualTo(List.of(reference.operationType(), reference.namespace(), reference.documentKey(),
-                        reference.eventTime(), reference.clusterTime(), reference.fullDocumentBeforeChange()));
+        assertThat(List.of(
+                        built.operationType(),
+                        built.namespace(),
+                        built.documentKey(),
+                        built.eventTime(),
+                        built.clusterTime(),
+                        built.fullDocumentBeforeChange()))
+                .isEqualTo(List.of(
+                        reference.operationType(),
+                        reference.namespace(),
+                        reference.documentKey(),
+                        reference.eventTime(),
+                        reference.clusterTime(),
+                        reference.fullDocumentBeforeChange()));
     }
 
     /** {@code levels} nested documents and arrays. */
@@ -149,11 +181,13 @@ class ProjectedParsingTest {
                 Arguments.of("resume token", 1, "{" + head + ", \"_id\": %s}"),
                 Arguments.of("unknown event field", 1, "{\"lsid\": %s, " + head + "}"),
                 Arguments.of("updateDescription", 2, "{" + head + ", \"updateDescription\": {\"updatedFields\": %s}}"),
-                Arguments.of("unread fullDocument field", 2, "{" + head + ", \"fullDocument\": {\"_id\": 1, \"p\": %s}}"),
+                Arguments.of(
+                        "unread fullDocument field", 2, "{" + head + ", \"fullDocument\": {\"_id\": 1, \"p\": %s}}"),
                 Arguments.of(
                         "JavaScript scope in an unread field",
                         3,
-                        "{" + head + ", \"fullDocument\": {\"_id\": 1, \"f\": {\"$code\": \"x\", \"$scope\": {\"s\": %s}}}}"));
+                        "{" + head
+                                + ", \"fullDocument\": {\"_id\": 1, \"f\": {\"$code\": \"x\", \"$scope\": {\"s\": %s}}}}"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -191,8 +225,7 @@ class ProjectedParsingTest {
     }
 
     private static String refusal(ChangeEventParser parser, String value) {
-        Throwable thrown = catchThrowable(
-                () -> parser.parse(TOPIC, null, value, RECORD_TIMESTAMP));
+        Throwable thrown = catchThrowable(() -> parser.parse(TOPIC, null, value, RECORD_TIMESTAMP));
         assertThat(thrown).isInstanceOf(InvalidChangeEventException.class);
         return thrown.getMessage();
     }
@@ -212,8 +245,8 @@ class ProjectedParsingTest {
 
     @Test
     void shouldRefuseAWrongTypeOfAFieldItReadsAsBefore() {
-        assertThatThrownBy(() -> projected.parse(
-                        TOPIC, null, update("app.sessions", "[{\"_id\": 1}]"), RECORD_TIMESTAMP))
+        assertThatThrownBy(
+                        () -> projected.parse(TOPIC, null, update("app.sessions", "[{\"_id\": 1}]"), RECORD_TIMESTAMP))
                 .isInstanceOf(InvalidChangeEventException.class)
                 .hasMessageContaining("its fullDocument is a ARRAY, not a document");
     }
