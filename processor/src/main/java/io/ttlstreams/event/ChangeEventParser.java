@@ -46,9 +46,10 @@ import org.bson.json.JsonReader;
  * </ul>
  *
  * <p>The JSON is read within {@link BoundedJson}'s nesting limit, so that no value can overflow the stack. Only the
- * fields read here are built ({@link #EVENT_FIELDS}, and of {@code fullDocument} those the rules read when the parser
- * is made {@link #forConfig for the configuration}); the rest (the resume token, {@code updateDescription}, ...) is
- * read past within the same limit, so that a value too deep or malformed anywhere in the event still refuses it.
+ * fields read here are built ({@code operationType}, {@code ns}, {@code documentKey}, {@code clusterTime}, {@code
+ * wallTime}, {@code fullDocumentBeforeChange}, and of {@code fullDocument} what the rules read when the parser is made
+ * {@link #forConfig for the configuration}); the rest (the resume token, {@code updateDescription}, ...) is read past
+ * within the same limit, so that a value too deep or malformed anywhere in the event still refuses it.
  *
  * <p>Thread-safe: it holds no mutable state.
  */
@@ -56,7 +57,7 @@ public final class ChangeEventParser {
 
     private static final BsonDocumentCodec KEY_CODEC = new BsonDocumentCodec();
     /** The event's fields this parser reads, besides {@code fullDocument}. */
-    static final Set<String> EVENT_FIELDS =
+    private static final Set<String> EVENT_FIELDS =
             Set.of("operationType", "ns", "documentKey", "clusterTime", "wallTime", "fullDocumentBeforeChange");
 
     private static final String FULL_DOCUMENT = "fullDocument";
