@@ -51,7 +51,7 @@ final class FullScanTopology {
      * workloads hold none).
      */
     static Topology build(TtlStreamsConfig config, String outputTopic, Duration interval) {
-        ChangeEventParser parser = PassThroughTopology.parser(config);
+        ChangeEventParser parser = ChangeEventParser.forConfig(config);
         return build(config.sourceTopics(), outputTopic, interval, (topic, record) -> {
             ChangeEvent event;
             try {

@@ -20,7 +20,7 @@ final class PassThroughTopology {
 
     /** Reads {@code config}'s source topics and writes every parsable event, unchanged, to {@code outputTopic}. */
     static Topology build(TtlStreamsConfig config, String outputTopic) {
-        ChangeEventParser parser = parser(config);
+        ChangeEventParser parser = ChangeEventParser.forConfig(config);
         Topology topology = new Topology();
         topology.addSource(
                 "source",
@@ -30,12 +30,6 @@ final class PassThroughTopology {
         topology.addProcessor("parse", () -> new PassThrough(parser), "source");
         topology.addSink("sink", outputTopic, new StringSerializer(), new StringSerializer(), "parse");
         return topology;
-    }
-
-    /** The engine's parser of change events, configured as the processor configures it. */
-    static ChangeEventParser parser(TtlStreamsConfig config) {
-        return new ChangeEventParser(
-                config.topicNamespaceMapping(), config.documentKeyMaxBytes(), config.sourceProfile());
     }
 
     /** Forwards each parsable event unchanged; drops what does not parse (the workloads hold none). */

@@ -192,14 +192,14 @@ public final class ChangeStreamPipeline {
         return projection;
     }
 
-    /** Field paths of a partial filter: keys outside operators, and those inside {@code $and}'s documents. */
+    /** Field paths of a partial filter: keys outside operators, and those inside {@code $and}'s and {@code $or}'s. */
     private static void addFilterPaths(PartialFilter filter, Set<String> paths) {
         addFilterPaths(filter.expression(), paths);
     }
 
     private static void addFilterPaths(BsonDocument expression, Set<String> paths) {
         for (Map.Entry<String, BsonValue> entry : expression.entrySet()) {
-            if (entry.getKey().equals("$and")) {
+            if (entry.getKey().equals("$and") || entry.getKey().equals("$or")) {
                 entry.getValue().asArray().forEach(clause -> addFilterPaths(clause.asDocument(), paths));
             } else if (!entry.getKey().startsWith("$")) {
                 paths.add(entry.getKey());

@@ -4,13 +4,19 @@ import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TopicNamespaceMapping;
+import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ChangeStreamPipeline;
 import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.Literals;
 import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.BsonType;
@@ -39,13 +45,23 @@ import org.bson.json.JsonReader;
  *       timestamp.</li>
  * </ul>
  *
- * <p>The JSON is read within {@link BoundedJson}'s nesting limit, so that no value can overflow the stack.
+ * <p>The JSON is read within {@link BoundedJson}'s nesting limit, so that no value can overflow the stack. Only the
+ * fields read here are built ({@code operationType}, {@code ns}, {@code documentKey}, {@code clusterTime}, {@code
+ * wallTime}, {@code fullDocumentBeforeChange}, and of {@code fullDocument} what the rules read when the parser is made
+ * {@link #forConfig for the configuration}); the rest (the resume token, {@code updateDescription}, ...) is read past
+ * within the same limit, so that a value too deep or malformed anywhere in the event still refuses it.
  *
  * <p>Thread-safe: it holds no mutable state.
  */
 public final class ChangeEventParser {
 
     private static final BsonDocumentCodec KEY_CODEC = new BsonDocumentCodec();
+    /** The event's fields this parser reads, besides {@code fullDocument}. */
+    private static final Set<String> EVENT_FIELDS =
+            Set.of("operationType", "ns", "documentKey", "clusterTime", "wallTime", "fullDocumentBeforeChange");
+
+    private static final String FULL_DOCUMENT = "fullDocument";
+    private static final String DOCUMENT_ID = "_id";
     /** How the messages name the types an event's fields must have. */
     private static final Map<BsonType, String> TYPE_NAMES = Map.of(
             BsonType.DOCUMENT, "document",
@@ -56,14 +72,55 @@ public final class ChangeEventParser {
     private final TopicNamespaceMapping mapping;
     private final int maxDocumentKeyBytes;
     private final SourceProfile profile;
+    /** What is built of an event: {@link #EVENT_FIELDS} whole, {@code fullDocument} as far as it is read. */
+    private final BoundedJson.Fields fields;
 
     /**
+     * A parser that builds the whole {@code fullDocument}, for readers of more than the rules read ({@code explain}).
+     *
      * @param mapping resolves the namespace of events without an {@code ns} field from their topic
      * @param maxDocumentKeyBytes the largest document key, in bytes of BSON, an event may have
      * @param profile the service whose change events are read: on Cosmos DB, whose required projection drops {@code
      *     operationType}, an event without one is an update carrying the document as it now is
      */
     public ChangeEventParser(TopicNamespaceMapping mapping, int maxDocumentKeyBytes, SourceProfile profile) {
+        this(mapping, maxDocumentKeyBytes, profile, BoundedJson.Fields.ALL);
+    }
+
+    /**
+     * A parser that builds of {@code fullDocument} only {@code _id} (the document key of last resort) and the
+     * top-level fields of {@code documentPaths} (dotted paths, each keeping its first field whole).
+     *
+     * @param documentPaths the document paths whatever reads the events reads
+     */
+    public ChangeEventParser(
+            TopicNamespaceMapping mapping,
+            int maxDocumentKeyBytes,
+            SourceProfile profile,
+            Collection<String> documentPaths) {
+        this(mapping, maxDocumentKeyBytes, profile, projection(documentPaths));
+    }
+
+    /**
+     * The processor's parser for {@code config}: of {@code fullDocument} it builds what the rules read (dates,
+     * per-document TTLs, witnesses, partial filters, marks, and {@code _id}), the same paths the source connector's
+     * pipeline projects ({@link ChangeStreamPipeline#documentPaths}).
+     */
+    public static ChangeEventParser forConfig(TtlStreamsConfig config) {
+        return new ChangeEventParser(
+                config.topicNamespaceMapping(),
+                config.documentKeyMaxBytes(),
+                config.sourceProfile(),
+                ChangeStreamPipeline.documentPaths(config.rules().rules()));
+    }
+
+    private ChangeEventParser(
+            TopicNamespaceMapping mapping,
+            int maxDocumentKeyBytes,
+            SourceProfile profile,
+            BoundedJson.Fields document) {
+        this.fields = name ->
+                name.equals(FULL_DOCUMENT) ? document : EVENT_FIELDS.contains(name) ? BoundedJson.Fields.ALL : null;
         this.profile = Objects.requireNonNull(profile, "profile");
         this.mapping = Objects.requireNonNull(mapping, "mapping");
         if (maxDocumentKeyBytes < 1) {
@@ -97,7 +154,15 @@ public final class ChangeEventParser {
         return new ChangeEvent(operationType, namespace, documentKey, fullDocument, eventTime, clusterTime, before);
     }
 
-    private static BsonDocument parseDocument(String topic, String value) {
+    /** Of a document, the top-level fields of {@code paths}, each whole. */
+    private static BoundedJson.Fields projection(Collection<String> paths) {
+        Set<String> topLevel = Stream.concat(Stream.of(DOCUMENT_ID), paths.stream())
+                .map(path -> path.contains(".") ? path.substring(0, path.indexOf('.')) : path)
+                .collect(Collectors.toUnmodifiableSet());
+        return name -> topLevel.contains(name) ? BoundedJson.Fields.ALL : null;
+    }
+
+    private BsonDocument parseDocument(String topic, String value) {
         if (value == null) {
             throw invalid(topic, "the value is null (a tombstone, not a change event)");
         }
@@ -112,7 +177,7 @@ public final class ChangeEventParser {
             if (type != BsonType.DOCUMENT) {
                 throw invalid(topic, "the value is JSON of type " + type + ", not a document");
             }
-            BsonDocument document = BoundedJson.readDocument(reader);
+            BsonDocument document = BoundedJson.readDocument(reader, fields);
             // The reader stops after the first document; anything after it means the value is not one event.
             if (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
                 throw invalid(topic, "the value has content after the JSON document");
@@ -205,7 +270,7 @@ public final class ChangeEventParser {
     private static BsonDocument fullDocumentOf(String topic, BsonDocument event) {
         // Null or missing is legitimate: a delete has none, and updateLookup finds none when the document was
         // deleted in the meantime.
-        BsonValue fullDocument = optional(topic, event, "fullDocument", "fullDocument", BsonType.DOCUMENT);
+        BsonValue fullDocument = optional(topic, event, FULL_DOCUMENT, FULL_DOCUMENT, BsonType.DOCUMENT);
         return fullDocument == null ? null : fullDocument.asDocument();
     }
 
@@ -214,12 +279,12 @@ public final class ChangeEventParser {
         BsonValue documentKey = event.get("documentKey");
         if (documentKey != null
                 && documentKey.isDocument()
-                && documentKey.asDocument().containsKey("_id")) {
+                && documentKey.asDocument().containsKey(DOCUMENT_ID)) {
             return checkedKey(topic, documentKey.asDocument(), "documentKey");
         }
         // Change streams reshaped by a pipeline (as the MongoDB stand-in needs) may lack a proper documentKey.
-        if (fullDocument != null && fullDocument.containsKey("_id")) {
-            return checkedKey(topic, new BsonDocument("_id", fullDocument.get("_id")), "fullDocument");
+        if (fullDocument != null && fullDocument.containsKey(DOCUMENT_ID)) {
+            return checkedKey(topic, new BsonDocument(DOCUMENT_ID, fullDocument.get(DOCUMENT_ID)), "fullDocument");
         }
         if (operationType.requiresDocumentKey()) {
             throw invalid(

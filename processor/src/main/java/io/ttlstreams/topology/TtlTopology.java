@@ -118,8 +118,7 @@ public final class TtlTopology {
 
     /** Builds the topology with explicit scheduler settings (tests and benchmarks swap the clock). */
     public static Topology build(TtlStreamsConfig config, SchedulerSettings settings) {
-        ChangeEventParser parser = new ChangeEventParser(
-                config.topicNamespaceMapping(), config.documentKeyMaxBytes(), config.sourceProfile());
+        ChangeEventParser parser = ChangeEventParser.forConfig(config);
         EventTimeWindow window = new EventTimeWindow(config.eventTimeMaxFutureSkew(), config.eventTimeMaxLag());
         ChangeEventSerde eventSerde = new ChangeEventSerde();
         DeadLetters deadLetters = new DeadLetters(DeadLetters.producerLimit(config.streamsProperties()));

@@ -154,6 +154,17 @@ class ConnectorConfigsTest {
     }
 
     @Test
+    void shouldProjectThePathsOfOrClausesWhichThePartialFilterReads() {
+        TtlStreamsConfig config = TestConfigs.config(
+                "ttl.rule.sessions.partial.filter", "{\"$or\": [{\"status\": \"active\"}, {\"tier\": {\"$gte\": 2}}]}");
+
+        BsonDocument project =
+                stage(ConnectorConfigs.render(config, URI, false).sources().get(0), "$project");
+
+        assertThat(project.keySet()).contains("fullDocument.status", "fullDocument.tier");
+    }
+
+    @Test
     void shouldProjectTheModifiedFieldWhichTheDeleteFilterPins() {
         TtlStreamsConfig config = TestConfigs.exactly(
                 "ttl.rules", "events",
