@@ -558,14 +558,7 @@ class ChangeEventParserTest {
 
     /** An insert whose fullDocument holds {@code levels} nested documents and arrays under "a". */
     private static String nested(int levels) {
-        StringBuilder value = new StringBuilder();
-        for (int i = 0; i < levels; i++) {
-            value.append(i % 2 == 0 ? "{\"a\": " : "[");
-        }
-        value.append('1');
-        for (int i = levels - 1; i >= 0; i--) {
-            value.append(i % 2 == 0 ? '}' : ']');
-        }
+        String value = NestedJson.nested(levels);
         return "{\"operationType\": \"insert\", \"ns\": {\"db\": \"a\", \"coll\": \"b\"}, \"documentKey\": {\"_id\": 1},"
                 + " \"fullDocument\": {\"_id\": 1, \"a\": " + value + "}}";
     }

@@ -156,19 +156,6 @@ class ProjectedParsingTest {
                         reference.fullDocumentBeforeChange()));
     }
 
-    /** {@code levels} nested documents and arrays. */
-    private static String nested(int levels) {
-        StringBuilder value = new StringBuilder();
-        for (int i = 0; i < levels; i++) {
-            value.append(i % 2 == 0 ? "{\"a\": " : "[");
-        }
-        value.append('1');
-        for (int i = levels - 1; i >= 0; i--) {
-            value.append(i % 2 == 0 ? '}' : ']');
-        }
-        return value.toString();
-    }
-
     /**
      * Events with {@code value} put where nothing is built, at the level it adds to: the resume token and an unknown
      * event field start at level 2, updateDescription's fields and an unread fullDocument field at level 3, a value in
@@ -194,15 +181,15 @@ class ProjectedParsingTest {
     @MethodSource("skippedPlaces")
     void shouldRefuseASkippedPartNestedDeeperThanTheLimitAsWhenBuilt(String place, int levelsAbove, String event) {
         // levelsAbove: the levels the event has above the value, so that the value may nest 200 - levelsAbove.
-        String atTheLimit = event.formatted(nested(BoundedJson.MAX_DEPTH - levelsAbove));
-        String overTheLimit = event.formatted(nested(BoundedJson.MAX_DEPTH - levelsAbove + 1));
+        String atTheLimit = event.formatted(NestedJson.nested(BoundedJson.MAX_DEPTH - levelsAbove));
+        String overTheLimit = event.formatted(NestedJson.nested(BoundedJson.MAX_DEPTH - levelsAbove + 1));
 
         assertThat(projected.parse(TOPIC, null, atTheLimit, RECORD_TIMESTAMP).documentKey())
                 .isEqualTo(BsonDocument.parse("{\"_id\": 1}"));
         String refusal = refusal(whole, overTheLimit);
         assertThat(refusal).contains("nests deeper than 200 levels");
         assertThat(refusal(projected, overTheLimit)).isEqualTo(refusal);
-        assertThat(refusal(projected, event.formatted(nested(100_000))))
+        assertThat(refusal(projected, event.formatted(NestedJson.nested(100_000))))
                 .as("no stack overflow in the skip")
                 .contains("nests deeper than 200 levels");
     }
