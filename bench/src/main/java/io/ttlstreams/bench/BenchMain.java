@@ -17,9 +17,9 @@ import java.util.stream.Collectors;
  * Runs the ttl-streams benchmarks ({@link BenchCommand}) one after the other and hands their results to {@link
  * BenchReport}, which writes tables, CSV, JSON and PNG plots.
  *
- * <p>The last line of the output is {@code cpu_ratio=<x> noop_cpu_ratio=<y> bytes_per_event=<z> mass_drain_s=<s>
- * punctuation_speedup=<p>}: median stream-thread CPU per event of ttl-streams over the pass-through's on inserts and
- * on no-op updates, bytes the broker stored per scheduled event, seconds from the due time to the last delete
+ * <p>The last line of the output is {@code cpu_ratio=<x> full_scan_cpu_ratio=<f> noop_cpu_ratio=<y> bytes_per_event=<z>
+ * mass_drain_s=<s> punctuation_speedup=<p>}: median stream-thread CPU per event of ttl-streams over the
+ * pass-through's on inserts, over the full scan's on inserts and over the pass-through's on no-op updates, bytes the broker stored per scheduled event, seconds from the due time to the last delete
  * command of the mass expiry with the default settings, and the punctuation speedup over a full scan.
  */
 final class BenchMain {

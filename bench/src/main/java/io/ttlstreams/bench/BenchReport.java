@@ -81,8 +81,10 @@ final class BenchReport {
                 options.drainDocuments() == 200_000 ? "" : " (the issue's figure is at N=200000)");
         results.stdout.printf(
                 Locale.ROOT,
-                "cpu_ratio=%.2f noop_cpu_ratio=%.2f bytes_per_event=%.0f mass_drain_s=%.1f punctuation_speedup=%.1f%n",
+                "cpu_ratio=%.2f full_scan_cpu_ratio=%.2f noop_cpu_ratio=%.2f bytes_per_event=%.0f mass_drain_s=%.1f"
+                        + " punctuation_speedup=%.1f%n",
                 cpu[0],
+                cpu[3],
                 cpu[1],
                 cpu[2],
                 drain,

@@ -132,7 +132,7 @@ final class BrokerBench {
         }
     }
 
-    static final List<Variant> VARIANTS = List.of(Variant.TTL_STREAMS, Variant.PASS_THROUGH);
+    static final List<Variant> VARIANTS = List.of(Variant.TTL_STREAMS, Variant.PASS_THROUGH, Variant.FULL_SCAN);
 
     private static final String INSERTS_TOPIC = "bench.inserts";
     private static final String UPDATES_TOPIC = "bench.noop-updates";

@@ -32,7 +32,6 @@ public final class EventCostBench {
     public static void main(String[] args) throws Exception {
         if ((args.length == 3 || args.length == 4 && args[3].equals("expiry-events")) && args[0].equals("cpu")) {
             List<BrokerBench.Variant> variants = new ArrayList<>(BrokerBench.VARIANTS);
-            variants.add(BrokerBench.Variant.FULL_SCAN);
             if (args.length == 4) {
                 variants.add(BrokerBench.Variant.TTL_STREAMS_EXPIRY_EVENTS);
             }
