@@ -21,12 +21,12 @@ import org.apache.kafka.streams.StreamsConfig;
  *       every document due meanwhile is late by that much;</li>
  *   <li>{@code num.standby.replicas=1}: another instance keeps a warm copy of each task's stores, so that a
  *       takeover does not first replay the changelogs (no effect with a single instance);</li>
- *   <li>{@code batch.size=262144} (the producer's: 16 KiB): a mass expiry sends a delete command and its changelog
+ *   <li>{@code batch.size=262144} (Kafka's: 16 KiB): a mass expiry sends a delete command and its changelog
  *       records per due document, tens of thousands per punctuation, and the commit waits until the producer has
  *       sent them all; with 16 KiB batches a produce request carries at most 16 KiB per partition, so the broker
  *       and the producer pay their per-batch and per-request work for every hundred records or so. Measured in the
- *       bench's mass expiry (bench/README.md): JVM CPU per command, broker included, 36% lower, the drain no
- *       slower. A batch is allocated at this size per partition the producer writes to at once, from
+ *       bench's mass expiry (bench/README.md): JVM CPU per command, broker included, about a third lower, the
+ *       drain no slower. A batch is allocated at this size per partition the producer writes to at once, from
  *       {@code buffer.memory} (32 MiB): an instance whose stream thread writes to more than about a hundred
  *       partitions at once should lower it or raise {@code buffer.memory}.</li>
  * </ul>
