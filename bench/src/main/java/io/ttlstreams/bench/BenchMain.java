@@ -11,7 +11,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
  * Runs the ttl-streams benchmarks ({@link BenchCommand}) one after the other and hands their results to {@link
@@ -123,12 +122,9 @@ final class BenchMain {
     /** The defaults, each configuration given, then the throttle check. */
     private List<MassExpiryBench.Case> drainCases() {
         List<MassExpiryBench.Case> cases = new ArrayList<>();
-        cases.add(new MassExpiryBench.Case("defaults", Map.of(), options.drainDocuments()));
+        cases.add(MassExpiryBench.Case.of(Map.of(), options.drainDocuments()));
         for (Map<String, String> settings : options.drainConfigs()) {
-            String name = settings.entrySet().stream()
-                    .map(e -> e.getKey() + "=" + e.getValue())
-                    .collect(Collectors.joining(" "));
-            cases.add(new MassExpiryBench.Case(name, settings, options.drainDocuments()));
+            cases.add(MassExpiryBench.Case.of(settings, options.drainDocuments()));
         }
         String perSecond = java.math.BigDecimal.valueOf(options.throttle())
                 .stripTrailingZeros()

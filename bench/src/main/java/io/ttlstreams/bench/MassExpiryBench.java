@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -47,6 +48,16 @@ final class MassExpiryBench {
 
     /** One drain: a name, settings over the defaults, and the number of documents falling due. */
     record Case(String name, Map<String, String> settings, int documents) {
+
+        /** The defaults with {@code settings} over them, named by its settings ("defaults" when there are none). */
+        static Case of(Map<String, String> settings, int documents) {
+            String name = settings.isEmpty()
+                    ? "defaults"
+                    : settings.entrySet().stream()
+                            .map(e -> e.getKey() + "=" + e.getValue())
+                            .collect(Collectors.joining(" "));
+            return new Case(name, settings, documents);
+        }
 
         /** The throttle the case sets, or 0 for none. */
         double maxDeletesPerSecond() {

@@ -14,8 +14,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -180,6 +182,7 @@ class TtlStreamsConfigTest {
                         "session.timeout.ms", "10000",
                         "heartbeat.interval.ms", "3000",
                         "num.standby.replicas", "1",
+                        "batch.size", "262144",
                         "bootstrap.servers", "broker:9092",
                         "num.stream.threads", "2",
                         "topology.optimization", "all"));
@@ -204,6 +207,26 @@ class TtlStreamsConfigTest {
                 .containsEntry("session.timeout.ms", "30000")
                 .containsEntry("num.standby.replicas", "0")
                 .doesNotContainKey("bootstrap.servers");
+    }
+
+    @Test
+    void shouldGiveTheStreamsProducerLargeBatchesWhenNoBatchSizeIsSet() {
+        Map<String, Object> producer = producerOf(config("bootstrap.servers", "broker:9092"));
+
+        assertThat(producer).containsEntry(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
+    }
+
+    @Test
+    void shouldLetTheUsersBatchSizeWinWhenSetWithOrWithoutThePrefix() {
+        assertThat(producerOf(config("bootstrap.servers", "broker:9092", "batch.size", "65536")))
+                .containsEntry(ProducerConfig.BATCH_SIZE_CONFIG, "65536");
+        assertThat(producerOf(config("bootstrap.servers", "broker:9092", "producer.batch.size", "16384")))
+                .containsEntry(ProducerConfig.BATCH_SIZE_CONFIG, "16384");
+    }
+
+    /** What Kafka Streams hands its producer, from the configuration's streams properties. */
+    private static Map<String, Object> producerOf(TtlStreamsConfig config) {
+        return new StreamsConfig(config.streamsProperties()).getProducerConfigs("test-client");
     }
 
     @Test
