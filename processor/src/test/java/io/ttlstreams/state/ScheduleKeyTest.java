@@ -11,6 +11,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
 import org.apache.kafka.common.utils.Bytes;
 import org.junit.jupiter.api.Test;
 
@@ -110,6 +111,22 @@ class ScheduleKeyTest {
         assertThatThrownBy(() -> ScheduleKey.documentRefOf(Bytes.wrap(new byte[5])))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("header");
+    }
+
+    @Property
+    void shouldRefuseEveryOtherFormatVersionAdvisingAReset(
+            @ForAll("parts") Parts parts, @ForAll @IntRange(min = 0, max = 255) int version) {
+        byte[] key = parts.key().get();
+        key[0] = (byte) version;
+
+        if (version == ScheduleKey.FORMAT_VERSION) {
+            assertThat(ScheduleKey.documentRefOf(Bytes.wrap(key))).isEqualTo(parts.ref());
+        } else {
+            assertThatThrownBy(() -> ScheduleKey.timelineOf(Bytes.wrap(key)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("format version 2: version " + version)
+                    .hasMessageContaining("Reset the application's state");
+        }
     }
 
     @Test
