@@ -29,6 +29,8 @@ import org.bson.BsonInt64;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 import org.bson.types.ObjectId;
@@ -84,6 +86,9 @@ class DocumentRefTest {
         Bytes parsed = DocumentRef.of(namespace, BsonDocument.parse(CanonicalJson.of(documentKey)));
 
         assertThat(DocumentRef.of(namespace, documentKey)).isEqualTo(parsed);
+        // The change-event parser hands on the key as the BSON it measured.
+        assertThat(DocumentRef.of(namespace, new RawBsonDocument(documentKey, new BsonDocumentCodec())))
+                .isEqualTo(parsed);
         assertThat(DocumentRef.of(namespace, DocumentRef.documentKeyOf(parsed))).isEqualTo(parsed);
     }
 
