@@ -59,7 +59,8 @@ public final class CommandSizeBound {
      * when it is over the bound; empty when it fits.
      */
     public OptionalInt excess(Bytes documentRef, ScheduleEntry entry) {
-        // The reference holds the namespace and the key as BSON; the key appears twice, the condition once.
+        // The reference holds the namespace and the key, as BSON or (a common _id) as its bare bytes, which grow no
+        // more than BSON does; the key appears twice, the condition once.
         long bsonBytes = 2L * documentRef.get().length
                 + entry.getCondition().remaining()
                 + entry.getRule().length()

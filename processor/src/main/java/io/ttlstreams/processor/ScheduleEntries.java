@@ -121,7 +121,7 @@ public final class ScheduleEntries {
      * command setting {@code markField} when it is not null, else a delete command.
      */
     public static DeleteCommand command(Bytes documentRef, ScheduleEntry entry, long issuedAtMillis, String markField) {
-        RawBsonDocument documentKey = DocumentRef.documentKeyOf(documentRef);
+        BsonDocument documentKey = DocumentRef.documentKeyOf(documentRef);
         BsonDocument filter = new BsonDocument();
         for (Map.Entry<String, BsonValue> field : documentKey.entrySet()) {
             filter.append(field.getKey(), field.getValue());

@@ -1,45 +1,46 @@
 package io.ttlstreams.state;
 
 import io.ttlstreams.contract.Namespace;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.utils.Bytes;
-import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
-import org.bson.RawBsonDocument;
-import org.bson.codecs.BsonDocumentCodec;
-import org.bson.codecs.EncoderContext;
-import org.bson.io.BasicOutputBuffer;
 
 /**
  * Identifies one document across namespaces: a format-version byte, the UTF-8 namespace, a 0x00 byte, then the
- * document key as BSON.
+ * document key in {@link DocumentKeyBytes}' tagged form (an {@code _id} of a common type without BSON framing, any
+ * other key as BSON).
  *
  * <p>MongoDB namespaces contain no NUL, so the first 0x00 after the version ends the namespace, and every reference
- * of a collection starts with {@link #collectionPrefix}. The document key is kept as BSON, which is cheap to write
- * for every change event and exact for every type (ObjectId, UUID, decimals, compound keys); it becomes JSON only
- * when a delete command is emitted. One document key (the same fields, order and types, as the change stream
- * reports it) gives one reference.
+ * of a collection starts with {@link #collectionPrefix}. The document key is cheap to write for every change event
+ * and exact for every type (ObjectId, UUID, decimals, compound keys); it becomes JSON only when a delete command is
+ * emitted. One document key (the same fields, order and types, as the change stream reports it) gives one
+ * reference, and distinct keys give distinct ones.
+ *
+ * <p>Format 2 (this one) differs from format 1 only in the document key (format 1 held it as BSON always, 22 bytes
+ * for an ObjectId {@code _id} against 13 now). A reference of another format is refused, with the advice to reset
+ * the application's state: there was no release, so no build reads a format it does not write (State formats in
+ * docs/operating.md).
  */
 public final class DocumentRef {
 
     /** The format this build writes and reads. */
-    static final byte FORMAT_VERSION = 1;
+    static final byte FORMAT_VERSION = 2;
+
+    /** What a refusal of a key of another format advises. */
+    static final String RESET_ADVICE =
+            "state written by another build? Reset the application's state: State formats" + " in docs/operating.md";
 
     private static final byte SEPARATOR = 0;
-    private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
-    private static final EncoderContext ENCODER_CONTEXT =
-            EncoderContext.builder().build();
 
     private DocumentRef() {}
 
     /** The reference of the document with this key in this collection. */
     public static Bytes of(Namespace namespace, BsonDocument documentKey) {
         byte[] prefix = collectionPrefix(namespace).get();
-        ByteBuffer key = bson(documentKey);
-        byte[] ref = new byte[prefix.length + key.remaining()];
+        byte[] key = DocumentKeyBytes.of(documentKey);
+        byte[] ref = new byte[prefix.length + key.length];
         System.arraycopy(prefix, 0, ref, 0, prefix.length);
-        key.get(ref, prefix.length, key.remaining());
+        System.arraycopy(key, 0, ref, prefix.length, key.length);
         return Bytes.wrap(ref);
     }
 
@@ -63,10 +64,10 @@ public final class DocumentRef {
     }
 
     /** The document key part of a reference. */
-    public static RawBsonDocument documentKeyOf(Bytes ref) {
+    public static BsonDocument documentKeyOf(Bytes ref) {
         byte[] bytes = checkVersion(ref);
         int start = separatorIndex(bytes) + 1;
-        return new RawBsonDocument(bytes, start, bytes.length - start);
+        return DocumentKeyBytes.read(bytes, start, bytes.length - start);
     }
 
     private static Bytes prefix(String text, byte terminator) {
@@ -78,20 +79,12 @@ public final class DocumentRef {
         return Bytes.wrap(prefix);
     }
 
-    private static ByteBuffer bson(BsonDocument document) {
-        if (document instanceof RawBsonDocument raw) {
-            return raw.getByteBuffer().asNIO();
-        }
-        BasicOutputBuffer out = new BasicOutputBuffer(64);
-        CODEC.encode(new BsonBinaryWriter(out), document, ENCODER_CONTEXT);
-        return ByteBuffer.wrap(out.getInternalBuffer(), 0, out.getPosition());
-    }
-
     private static byte[] checkVersion(Bytes ref) {
         byte[] bytes = ref.get();
         if (bytes.length == 0 || bytes[0] != FORMAT_VERSION) {
             throw new IllegalArgumentException("Not a document reference of format version " + FORMAT_VERSION + ": "
-                    + (bytes.length == 0 ? "no bytes" : "version " + Byte.toUnsignedInt(bytes[0])));
+                    + (bytes.length == 0 ? "no bytes" : "version " + Byte.toUnsignedInt(bytes[0]))
+                    + " (" + RESET_ADVICE + ")");
         }
         return bytes;
     }

@@ -16,8 +16,11 @@ import org.apache.kafka.common.utils.Bytes;
  */
 public final class ScheduleKey {
 
-    /** The format this build writes and reads. */
-    static final byte FORMAT_VERSION = 1;
+    /**
+     * The format this build writes and reads: 2 since the {@link DocumentRef} it ends with is of format 2 (the
+     * header is unchanged).
+     */
+    static final byte FORMAT_VERSION = 2;
 
     private static final int HEADER_BYTES = 2;
     private static final int TIME_BYTES = Long.BYTES;
@@ -70,7 +73,7 @@ public final class ScheduleKey {
      * The inclusive upper bound of a range scan for entries on {@code timeline} due at {@code nowMillis}: the bare
      * key of {@code nowMillis + 1}. Every entry due at or before now sorts below it, and every entry due at now + 1
      * sorts above it, as its reference makes it longer. For {@code Long.MAX_VALUE}, which has no successor, it is
-     * the bare key of {@code Long.MAX_VALUE} followed by 0xFF: references start with their format version (0x01), so
+     * the bare key of {@code Long.MAX_VALUE} followed by 0xFF: references start with their format version (0x02), so
      * it sorts after every entry of the timeline.
      */
     public static Bytes dueUpperBound(Timeline timeline, long nowMillis) {
@@ -118,7 +121,7 @@ public final class ScheduleKey {
         }
         if (bytes[0] != FORMAT_VERSION) {
             throw new IllegalArgumentException("Not a schedule key of format version " + FORMAT_VERSION + ": version "
-                    + Byte.toUnsignedInt(bytes[0]));
+                    + Byte.toUnsignedInt(bytes[0]) + " (" + DocumentRef.RESET_ADVICE + ")");
         }
         return bytes;
     }

@@ -3,21 +3,28 @@ package io.ttlstreams.processor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.contract.CanonicalJson;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.state.DocumentRef;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.bson.BsonArray;
+import org.bson.BsonBinary;
+import org.bson.BsonBinarySubType;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
 import org.bson.BsonMaxKey;
 import org.bson.BsonMinKey;
 import org.bson.BsonNull;
+import org.bson.BsonObjectId;
 import org.bson.BsonRegularExpression;
 import org.bson.BsonString;
 import org.bson.BsonUndefined;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
+import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
 
 class CommandSizeBoundTest {
@@ -48,6 +55,32 @@ class CommandSizeBoundTest {
                         .as("%s: %d bytes of BSON", CanonicalJson.of(document), bson)
                         .isLessThanOrEqualTo(bson * CommandSizeBound.MAX_JSON_GROWTH);
             }
+        }
+    }
+
+    /**
+     * The bound reads the key's size off the document reference, which writes a common {@code _id} without BSON
+     * framing: the key's JSON still grows at most {@link CommandSizeBound#MAX_JSON_GROWTH} times its part of the
+     * reference, for the forms that grow most (empty and escaped strings, the widest integers, binary ids).
+     */
+    @Test
+    void shouldBoundTheGrowthFromACompactReferenceKeyToExtendedJson() {
+        Namespace namespace = Namespace.parse("a.b");
+        int prefix = DocumentRef.collectionPrefix(namespace).get().length;
+        List<BsonValue> ids = List.of(
+                new BsonString(""),
+                new BsonString("\u0001\u0001"),
+                new BsonInt32(Integer.MIN_VALUE),
+                new BsonInt64(Long.MIN_VALUE),
+                new BsonObjectId(new ObjectId()),
+                new BsonBinary(BsonBinarySubType.UUID_STANDARD, new byte[16]));
+        for (BsonValue id : ids) {
+            BsonDocument key = new BsonDocument("_id", id);
+            int keyBytes = DocumentRef.of(namespace, key).get().length - prefix;
+            int json = CanonicalJson.of(key).getBytes(StandardCharsets.UTF_8).length;
+            assertThat(json)
+                    .as("%s: %d bytes of reference", CanonicalJson.of(key), keyBytes)
+                    .isLessThanOrEqualTo(keyBytes * CommandSizeBound.MAX_JSON_GROWTH);
         }
     }
 

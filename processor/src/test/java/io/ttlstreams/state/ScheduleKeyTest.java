@@ -11,6 +11,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
 import org.apache.kafka.common.utils.Bytes;
 import org.junit.jupiter.api.Test;
 
@@ -85,9 +86,9 @@ class ScheduleKeyTest {
     void shouldStartWithTheFormatVersionAndTheTimeline() {
         Bytes ref = Refs.refs().sample();
 
-        assertThat(ScheduleKey.of(Timeline.CONFIRMATIONS, 0, ref).get()).startsWith(1, 1, 0x80, 0, 0, 0, 0, 0, 0, 0);
+        assertThat(ScheduleKey.of(Timeline.CONFIRMATIONS, 0, ref).get()).startsWith(2, 1, 0x80, 0, 0, 0, 0, 0, 0, 0);
         assertThat(ScheduleKey.of(Timeline.DEADLINES, -1, ref).get())
-                .startsWith(1, 0, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF);
+                .startsWith(2, 0, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF);
         assertThat(ScheduleKey.of(Timeline.HELD, 0, ref).get()).endsWith(ref.get());
     }
 
@@ -95,20 +96,37 @@ class ScheduleKeyTest {
     void shouldRefuseAnUnknownFormatVersionOrTimelineRatherThanMisreadIt() {
         byte[] key = ScheduleKey.of(Timeline.DEADLINES, 0, Refs.refs().sample()).get();
         byte[] otherVersion = key.clone();
-        otherVersion[0] = 2;
+        otherVersion[0] = 1;
         byte[] otherTimeline = key.clone();
         otherTimeline[1] = 7;
 
         assertThatThrownBy(() -> ScheduleKey.dueAtOf(Bytes.wrap(otherVersion)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("format version 1")
-                .hasMessageContaining("version 2");
+                .hasMessageContaining("format version 2")
+                .hasMessageContaining("version 1")
+                .hasMessageContaining("Reset the application's state");
         assertThatThrownBy(() -> ScheduleKey.timelineOf(Bytes.wrap(otherTimeline)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("timeline 7");
         assertThatThrownBy(() -> ScheduleKey.documentRefOf(Bytes.wrap(new byte[5])))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("header");
+    }
+
+    @Property
+    void shouldRefuseEveryOtherFormatVersionAdvisingAReset(
+            @ForAll("parts") Parts parts, @ForAll @IntRange(min = 0, max = 255) int version) {
+        byte[] key = parts.key().get();
+        key[0] = (byte) version;
+
+        if (version == ScheduleKey.FORMAT_VERSION) {
+            assertThat(ScheduleKey.documentRefOf(Bytes.wrap(key))).isEqualTo(parts.ref());
+        } else {
+            assertThatThrownBy(() -> ScheduleKey.timelineOf(Bytes.wrap(key)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("format version 2: version " + version)
+                    .hasMessageContaining("Reset the application's state");
+        }
     }
 
     @Test
