@@ -88,7 +88,10 @@ class ExpiryLifecycleTest {
             fixture.wallClockAt(Duration.ofSeconds(1));
             assertThat(fixture.deletes()).hasSize(1);
             assertThat(fixture.metric(TtlMetrics.EMITTED + "-total")).isEqualTo(1);
-            assertThat(position(fixture, ID).getTimeline()).isEqualTo(Timeline.CONFIRMATIONS.ordinal());
+            assertThat(fixture.scheduled("app.sessions", ID)).hasValueSatisfying(entry -> {
+                assertThat(entry.state()).isEqualTo("awaiting-confirmation");
+                assertThat(entry.attempts()).isEqualTo(1);
+            });
 
             fixture.input("app.sessions")
                     .pipeInput(

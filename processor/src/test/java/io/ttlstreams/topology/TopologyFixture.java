@@ -17,6 +17,7 @@ import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.state.ScheduleQueries;
 import io.ttlstreams.state.ScheduleStores;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -290,6 +291,19 @@ final class TopologyFixture implements AutoCloseable {
                 ScheduleEntries.of(
                         decision, config.rules().rule(decision.rule()).orElseThrow()),
                 null);
+    }
+
+    /**
+     * The document's entry as the schedule answers for it ({@code GET /v1/documents}): its state (scheduled,
+     * awaiting-confirmation, ...) and attempts; empty when it has none.
+     */
+    Optional<ScheduleQueries.ScheduledDocument> scheduled(String namespace, org.bson.BsonValue id) {
+        return ScheduleQueries.find(
+                indexStore(),
+                scheduleStore(),
+                Namespace.parse(namespace),
+                new BsonDocument("_id", id),
+                rule -> java.util.OptionalLong.empty());
     }
 
     /** The sum over tasks of one of Kafka Streams' metrics, e.g. {@code deletes-emitted-total}. */
