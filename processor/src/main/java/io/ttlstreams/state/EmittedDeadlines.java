@@ -34,9 +34,10 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * passed deadline) is put just after it ({@link #notBefore}), which is later than its deadline, never earlier, and
  * still due at the next punctuation.
  *
- * <p>The position in memory runs ahead of the checkpoints during a punctuation (and after one that emitted nothing,
- * only passing entries that left): between the last checkpoint and the position there are then only the entries
- * emitted in the running punctuation, at {@link #openAt}.
+ * <p>The position in memory runs ahead of the checkpoints during a punctuation: between the last checkpoint and the
+ * position there are then only the entries emitted in the running punctuation, at {@link #openAt}. After a checkpoint
+ * whose entries all left is dropped, the position stays in memory (nothing lies at or before it any more) and a
+ * restart starts from the checkpoints left.
  */
 final class EmittedDeadlines {
 
@@ -140,16 +141,15 @@ final class EmittedDeadlines {
         return position == null ? null : successor(position);
     }
 
-    /** The scan passed the deadline entry at {@code scheduleKey}: emitted in place at {@code emittedAt}, or gone. */
-    void passed(Bytes scheduleKey) {
+    /**
+     * The deadline entry at {@code scheduleKey}, the scan's latest, stays where it is as emitted at {@code now}. Only
+     * an emission moves the position: entries the scan passes that leave the timeline need none, and a position
+     * moved over them would only push later the deadlines put there afterwards.
+     */
+    void emittedInPlace(Bytes scheduleKey, long now) {
         if (position == null || scheduleKey.compareTo(position) > 0) {
             position = scheduleKey;
         }
-    }
-
-    /** The entry at {@code scheduleKey}, just passed, stays where it is as emitted at {@code now}. */
-    void emittedInPlace(Bytes scheduleKey, long now) {
-        passed(scheduleKey);
         openAt = now;
     }
 

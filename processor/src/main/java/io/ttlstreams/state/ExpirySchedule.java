@@ -395,10 +395,8 @@ public final class ExpirySchedule {
                 // From the scan for overdue first confirmations (at the position itself: the deadline scan's, which
                 // has just emitted it, or the other's, which then merely rescans one key).
                 firstConfirmationsFrom = EmittedDeadlines.successor(scheduleKey);
-            } else {
-                emitted().passed(scheduleKey);
+                return;
             }
-            return;
         }
         scanFrom[timeline.ordinal()] = Math.max(scanFrom[timeline.ordinal()], ScheduleKey.dueAtOf(scheduleKey));
     }

@@ -110,6 +110,16 @@ final class TopologyFixture implements AutoCloseable {
         }
     }
 
+    /** The records written to {@code store}'s changelog since the last call (or the last restart): read once. */
+    List<TestRecord<byte[], byte[]>> changelog(String store) {
+        return driver.createOutputTopic(
+                        config.streamsProperties().getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + "-" + store
+                                + "-changelog",
+                        new ByteArrayDeserializer(),
+                        new ByteArrayDeserializer())
+                .readRecordsToList();
+    }
+
     /**
      * This fixture restarted, as a task that moved or a process that started again on an empty disk: a new driver, with
      * the wall clock where this one's was, whose stores are restored from what this one wrote to their changelogs
@@ -127,13 +137,7 @@ final class TopologyFixture implements AutoCloseable {
                 ScheduleStores.UNSCHEDULED_NOTES);
         Map<String, List<TestRecord<byte[], byte[]>>> changelogs = new HashMap<>();
         for (String store : stores) {
-            changelogs.put(
-                    store,
-                    driver.createOutputTopic(
-                                    applicationId + "-" + store + "-changelog",
-                                    new ByteArrayDeserializer(),
-                                    new ByteArrayDeserializer())
-                            .readRecordsToList());
+            changelogs.put(store, changelog(store));
         }
         driver.close();
         TopologyFixture restarted = new TopologyFixture(
