@@ -98,6 +98,22 @@ class EmittedDeadlinesTest {
         return due;
     }
 
+    /** The documents whose first confirmation is overdue, in the order found. */
+    private static List<Bytes> overdue(ExpirySchedule expiry, long emittedBy) {
+        return firstConfirmationsDue(expiry, emittedBy).stream()
+                .map(next -> ScheduleKey.documentRefOf(next.key))
+                .toList();
+    }
+
+    /** The document's entry awaits confirmation, as it stands after {@code attempts} commands, the first at {@code at}. */
+    private static void assertAwaiting(ExpirySchedule expiry, int id, int attempts, long at) {
+        IndexEntry position = expiry.position(ref(id));
+        assertThat(expiry.timelineOf(ref(id), position)).isEqualTo(Timeline.CONFIRMATIONS);
+        ScheduleEntry asItStands = expiry.entryAt(ref(id), position);
+        assertThat(asItStands.getAttempts()).isEqualTo(attempts);
+        assertThat(asItStands.getFirstEmittedAt()).isEqualTo(Instant.ofEpochMilli(at));
+    }
+
     private long stored(KeyValueStore<Bytes, ?> store) {
         long count = 0;
         try (KeyValueIterator<Bytes, ?> all = store.all()) {
@@ -120,12 +136,8 @@ class EmittedDeadlinesTest {
         assertThat(stored(schedule)).as("the entries stay where they were").isEqualTo(3);
         assertThat(stored(index)).as("three documents and one checkpoint").isEqualTo(4);
         for (int id : new int[] {1, 2}) {
-            IndexEntry position = expiry.position(ref(id));
-            assertThat(Timeline.of(position.getTimeline())).isEqualTo(Timeline.DEADLINES);
-            assertThat(expiry.timelineOf(ref(id), position)).isEqualTo(Timeline.CONFIRMATIONS);
-            ScheduleEntry asItStands = expiry.entryAt(ref(id), position);
-            assertThat(asItStands.getAttempts()).isEqualTo(1);
-            assertThat(asItStands.getFirstEmittedAt()).isEqualTo(Instant.ofEpochMilli(2_000));
+            assertThat(Timeline.of(expiry.position(ref(id)).getTimeline())).isEqualTo(Timeline.DEADLINES);
+            assertAwaiting(expiry, id, 1, 2_000);
         }
         assertThat(expiry.timelineOf(ref(3), expiry.position(ref(3)))).isEqualTo(Timeline.DEADLINES);
         assertThat(emitDue(expiry, 2_000)).as("each deadline emitted once").isEmpty();
@@ -142,12 +154,11 @@ class EmittedDeadlinesTest {
         assertThat(firstConfirmationsDue(expiry, 1_999))
                 .as("nothing emitted that early")
                 .isEmpty();
-        List<KeyValue<Bytes, ScheduleEntry>> due = firstConfirmationsDue(expiry, 2_999);
-        assertThat(due).extracting(next -> ScheduleKey.documentRefOf(next.key)).containsExactly(ref(1));
-        assertThat(due.get(0).value.getAttempts()).as("as it stands").isEqualTo(1);
-        assertThat(firstConfirmationsDue(expiry, 3_000))
-                .extracting(next -> ScheduleKey.documentRefOf(next.key))
-                .containsExactly(ref(1), ref(2));
+        assertThat(overdue(expiry, 2_999)).containsExactly(ref(1));
+        assertThat(firstConfirmationsDue(expiry, 2_999).get(0).value.getAttempts())
+                .as("as it stands")
+                .isEqualTo(1);
+        assertThat(overdue(expiry, 3_000)).containsExactly(ref(1), ref(2));
     }
 
     @Test
@@ -179,16 +190,12 @@ class EmittedDeadlinesTest {
 
         ExpirySchedule after = restarted();
 
-        assertThat(after.timelineOf(ref(1), after.position(ref(1)))).isEqualTo(Timeline.CONFIRMATIONS);
-        assertThat(after.entryAt(ref(1), after.position(ref(1))).getFirstEmittedAt())
-                .isEqualTo(Instant.ofEpochMilli(2_000));
+        assertAwaiting(after, 1, 1, 2_000);
         assertThat(emitDue(after, 6_000))
                 .as("not emitted again: only the next deadline")
                 .extracting(ScheduleKey::documentRefOf)
                 .containsExactly(ref(2));
-        assertThat(firstConfirmationsDue(after, 2_000))
-                .extracting(next -> ScheduleKey.documentRefOf(next.key))
-                .containsExactly(ref(1));
+        assertThat(overdue(after, 2_000)).containsExactly(ref(1));
     }
 
     @Test
@@ -206,10 +213,8 @@ class EmittedDeadlinesTest {
         expiry.firstConfirmationsDrained(2_000);
 
         assertThat(stored(index)).as("one document, no checkpoint").isEqualTo(1);
-        IndexEntry position = expiry.position(ref(2));
-        assertThat(expiry.timelineOf(ref(2), position)).isEqualTo(Timeline.CONFIRMATIONS);
-        assertThat(expiry.entryAt(ref(2), position).getAttempts()).isEqualTo(2);
-        assertThat(restarted().timelineOf(ref(2), position)).isEqualTo(Timeline.CONFIRMATIONS);
+        assertAwaiting(expiry, 2, 2, 2_000);
+        assertAwaiting(restarted(), 2, 2, 2_000);
     }
 
     @Test
