@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.BiConsumer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -30,9 +31,11 @@ import org.slf4j.LoggerFactory;
  * follows each until the change stream confirms the delete, with retries and, when on, read-backs.
  *
  * <p>It range-scans each {@link Timeline timeline} of the schedule from its lowest key to "now" only: the cost is in
- * the due entries, not in the size of the schedule. A due deadline emits the delete command and moves the entry to
- * the confirmations timeline; the document's delete event confirms it; a confirmation that does not come in time
- * emits the command again, with a doubling wait, until the attempts are spent. Each run is bounded in entries and in
+ * the due entries, not in the size of the schedule. A due deadline emits the delete command and its entry stays
+ * where it is, the scan's position (checkpointed once per run) saying it was emitted: it awaits confirmation in effect
+ * ({@link ExpirySchedule}); the document's delete event confirms it; a first confirmation that does not come in time
+ * is found by a range of the deadlines timeline up to the last position emitted that long ago, and then moves to the
+ * confirmations timeline as it emits the command again, with a doubling wait, until the attempts are spent. Each run is bounded in entries and in
  * time, and throttled when asked, so a backlog drains over several runs while records keep being processed.
  *
  * <p>With read-back ({@link SchedulerSettings#readBack()}), a confirmation that does not come in time first asks
@@ -112,8 +115,23 @@ final class DueDrain implements AutoCloseable {
                 budget, startedNanos, config.punctuateMaxDuration().toNanos(), settings.nanoClock());
         readBackAnswers(now, run);
         notices(now, startedNanos);
-        drain(Timeline.DEADLINES, now, run);
-        drain(Timeline.CONFIRMATIONS, now, run);
+        drain(
+                schedule.due(Timeline.DEADLINES, now),
+                (key, entry) -> deadlinePassed(key, entry, now, run),
+                run,
+                () -> schedule.drained(Timeline.DEADLINES, now));
+        schedule.deadlineScanEnded();
+        long emittedBy = now - settings.confirmWaitMillis(1);
+        drain(
+                schedule.firstConfirmationsDue(emittedBy),
+                (key, entry) -> confirmationOverdue(key, entry, now, run),
+                run,
+                () -> schedule.firstConfirmationsDrained(emittedBy));
+        drain(
+                schedule.due(Timeline.CONFIRMATIONS, now),
+                (key, entry) -> confirmationOverdue(key, entry, now, run),
+                run,
+                () -> schedule.drained(Timeline.CONFIRMATIONS, now));
         throttle.ifPresent(t -> t.consume(now, run.commands()));
         if (run.commands() > 0) {
             LOG.debug("Punctuation at {} in task {} emitted {} delete commands", now, context.taskId(), run.commands());
@@ -144,27 +162,31 @@ final class DueDrain implements AutoCloseable {
         }
     }
 
-    private void drain(Timeline timeline, long now, PunctuationBudget run) {
-        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.due(timeline, now)) {
+    /** Handles the entries of {@code due} in order within the run's budget; {@code drained} if it reached the end. */
+    private void drain(
+            KeyValueIterator<Bytes, ScheduleEntry> scan,
+            BiConsumer<Bytes, ScheduleEntry> handler,
+            PunctuationBudget run,
+            Runnable drained) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = scan) {
             while (run.left() && due.hasNext()) {
                 KeyValue<Bytes, ScheduleEntry> next = due.next();
-                if (timeline == Timeline.DEADLINES) {
-                    deadlinePassed(next.key, next.value, now, run);
-                } else {
-                    confirmationOverdue(next.key, next.value, now, run);
-                }
+                handler.accept(next.key, next.value);
                 schedule.passed(next.key);
                 run.handled();
             }
             if (!due.hasNext()) {
-                schedule.drained(timeline, now);
+                drained.run();
             }
         }
     }
 
-    /** A deadline passed: the command goes out (unless the rules changed meanwhile), and awaits confirmation. */
-    private void deadlinePassed(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
-        entry = rules.current(key, entry, now);
+    /**
+     * A deadline passed: the command goes out (unless the rules changed meanwhile), and awaits confirmation — where
+     * the entry is, for a first command of the entry as stored; moved to the confirmations timeline otherwise.
+     */
+    private void deadlinePassed(Bytes key, ScheduleEntry scanned, long now, PunctuationBudget run) {
+        ScheduleEntry entry = rules.current(key, scanned, now);
         if (entry == null || isTooLargeToSend(key, entry)) {
             return;
         }
@@ -177,7 +199,12 @@ final class DueDrain implements AutoCloseable {
         ScheduleEntry sent = send(key, entry, now, run);
         long deadline = ScheduleEntries.deadlineOf(entry);
         sensors.emitted(entry.getRule(), now - deadline, now);
-        schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
+        if (entry == scanned && entry.getAttempts() == 0) {
+            // What the store holds is what a first command needs: it stays, and reads as emitted now.
+            schedule.emittedInPlace(key, now);
+        } else {
+            schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
+        }
     }
 
     /**
@@ -249,14 +276,14 @@ final class DueDrain implements AutoCloseable {
             return;
         }
         IndexEntry position = schedule.position(ref);
-        if (position == null || Timeline.of(position.getTimeline()) != Timeline.CONFIRMATIONS) {
+        if (position == null || schedule.timelineOf(ref, position) != Timeline.CONFIRMATIONS) {
             return;
         }
         ScheduleEntry entry = schedule.entryAt(ref, position);
         if (entry == null || !request.isFor(entry)) {
             return;
         }
-        Bytes key = ScheduleKey.of(Timeline.CONFIRMATIONS, position.getDueAt().toEpochMilli(), ref);
+        Bytes key = schedule.keyAt(ref, position);
         ReadBackVerdict verdict = verdictOn(answer, entry, now);
         switch (verdict.kind()) {
             case GONE -> {
@@ -367,7 +394,7 @@ final class DueDrain implements AutoCloseable {
         Bytes ref = ScheduleKey.documentRefOf(key);
         DeleteCommand command = ScheduleEntries.command(ref, entry, now, markField(entry));
         context.forward(new Record<String, Object>(command.keyJson(), command, now), deletesSink);
-        ScheduleEntry sent = ScheduleEntries.emitted(entry, now);
+        ScheduleEntry sent = ExpirySchedule.emitted(entry, now);
         audit.write(ref, sent, ExpiryOutcome.EMITTED, now, sent.getAttempts(), null);
         run.commandSent();
         return sent;

@@ -115,7 +115,7 @@ final class EventApplier {
             notes.note(ref, GONE_AT_LOOKUP, operationOf(event), event.eventTime());
             // An update whose document was deleted before the connector's lookup: the delete event follows and
             // confirms an awaited command; anything else has nothing left to expire.
-            if (position != null && timelineOf(position) != Timeline.CONFIRMATIONS) {
+            if (position != null && schedule.timelineOf(ref, position) != Timeline.CONFIRMATIONS) {
                 unschedule(ref, position);
             }
             return;
@@ -144,7 +144,7 @@ final class EventApplier {
         }
         TtlRule rule = rules.rule(decision.rule()).orElseThrow();
         ScheduleEntry entry = ScheduleEntries.of(decision, rule, rules.shape(rule));
-        if (position != null && keepsCurrentEntry(event, rule, decision, position, entry)) {
+        if (position != null && keepsCurrentEntry(event, ref, rule, decision, position, entry)) {
             sensors.unchanged.record();
             return;
         }
@@ -159,7 +159,7 @@ final class EventApplier {
             notes.note(ref, refusal + " (dead-lettered)", operationOf(event), event.eventTime());
             throw new IllegalArgumentException(refusal);
         }
-        ScheduleEntry superseded = position != null && timelineOf(position) == Timeline.CONFIRMATIONS
+        ScheduleEntry superseded = position != null && schedule.timelineOf(ref, position) == Timeline.CONFIRMATIONS
                 ? schedule.entryAt(ref, position)
                 : null;
         long deadline = decision.deadline().toEpochMilli();
@@ -207,13 +207,18 @@ final class EventApplier {
      * last-modified deadline earlier or disturb a command already on its way.
      */
     private boolean keepsCurrentEntry(
-            ChangeEvent event, TtlRule rule, ExpiryDecision decision, IndexEntry position, ScheduleEntry entry) {
+            ChangeEvent event,
+            Bytes ref,
+            TtlRule rule,
+            ExpiryDecision decision,
+            IndexEntry position,
+            ScheduleEntry entry) {
         if (event.operationType() == OperationType.RESYNC) {
-            if (timelineOf(position) == Timeline.CONFIRMATIONS) {
+            if (schedule.timelineOf(ref, position) == Timeline.CONFIRMATIONS) {
                 return true;
             }
             if (rule.mode() == TtlMode.LAST_MODIFIED
-                    && timelineOf(position) == Timeline.DEADLINES
+                    && schedule.timelineOf(ref, position) == Timeline.DEADLINES
                     && decision.deadline().toEpochMilli() < position.getDueAt().toEpochMilli()) {
                 return true;
             }
@@ -231,9 +236,10 @@ final class EventApplier {
         if (position == null) {
             return;
         }
+        boolean awaited = schedule.timelineOf(ref, position) == Timeline.CONFIRMATIONS;
         ScheduleEntry entry = schedule.entryAt(ref, position);
         schedule.remove(ref);
-        if (timelineOf(position) != Timeline.CONFIRMATIONS || entry == null) {
+        if (!awaited || entry == null) {
             sensors.cancelled.record();
             return;
         }
@@ -252,7 +258,7 @@ final class EventApplier {
      * which confirms the command: then the entry goes, counted and recorded as a delete's confirmation is.
      */
     private boolean markConfirmed(Bytes ref, IndexEntry position, ChangeEvent event) {
-        if (timelineOf(position) != Timeline.CONFIRMATIONS) {
+        if (schedule.timelineOf(ref, position) != Timeline.CONFIRMATIONS) {
             return false;
         }
         ScheduleEntry entry = schedule.entryAt(ref, position);
@@ -283,7 +289,8 @@ final class EventApplier {
 
     /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */
     private void unschedule(Bytes ref, IndexEntry position) {
-        ScheduleEntry entry = timelineOf(position) == Timeline.CONFIRMATIONS ? schedule.entryAt(ref, position) : null;
+        ScheduleEntry entry =
+                schedule.timelineOf(ref, position) == Timeline.CONFIRMATIONS ? schedule.entryAt(ref, position) : null;
         schedule.remove(ref);
         sensors.cancelled.record();
         if (entry != null) {
@@ -316,10 +323,6 @@ final class EventApplier {
 
     private static String operationOf(ChangeEvent event) {
         return event.operationType().name().toLowerCase(Locale.ROOT);
-    }
-
-    private static Timeline timelineOf(IndexEntry position) {
-        return Timeline.of(position.getTimeline());
     }
 
     private static Long clusterTimeOf(ChangeEvent event) {

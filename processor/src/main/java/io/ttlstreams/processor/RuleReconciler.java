@@ -132,7 +132,7 @@ final class RuleReconciler implements RuleCheck {
      */
     @Override
     public ScheduleEntry current(Bytes key, ScheduleEntry entry, long now) {
-        if (ScheduleKey.timelineOf(key) == Timeline.DEADLINES) {
+        if (schedule.timelineAt(key) == Timeline.DEADLINES) {
             return reconcileDeadline(key, entry, now, true);
         }
         if (settings.config().rules().rule(entry.getRule()).isEmpty()) {
@@ -253,7 +253,7 @@ final class RuleReconciler implements RuleCheck {
     }
 
     private void walkOver(Bytes key, ScheduleEntry entry, long now) {
-        Timeline timeline = ScheduleKey.timelineOf(key);
+        Timeline timeline = schedule.timelineAt(key);
         if (timeline == Timeline.DEADLINES) {
             reconcileDeadline(key, entry, now, false);
             return;

@@ -8,7 +8,6 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.PinnedDate;
 import java.nio.ByteBuffer;
-import java.time.Instant;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.kafka.common.utils.Bytes;
@@ -84,20 +83,6 @@ public final class ScheduleEntries {
     /** The entry counted from the same base with another offset (the rule's changed expire.after.seconds). */
     public static ScheduleEntry withOffset(ScheduleEntry entry, long offsetSeconds) {
         return ScheduleEntry.newBuilder(entry).setOffsetSeconds(offsetSeconds).build();
-    }
-
-    /** The entry after one more delete command emitted at {@code now}. */
-    public static ScheduleEntry emitted(ScheduleEntry entry, long now) {
-        // Not newBuilder(entry): it deep-copies every field through Avro's SpecificData, a fifth of a command's CPU.
-        return new ScheduleEntry(
-                entry.getRule(),
-                entry.getRuleShape(),
-                entry.getBase(),
-                entry.getOffsetSeconds(),
-                entry.getOffsetFromRule(),
-                entry.getCondition(),
-                entry.getAttempts() + 1,
-                entry.getFirstEmittedAt() == null ? Instant.ofEpochMilli(now) : entry.getFirstEmittedAt());
     }
 
     /** The entry's condition as a document. */

@@ -95,7 +95,10 @@ public final class LocalSchedule {
         for (int partition : activePartitions()) {
             try {
                 total = total.plus(ScheduleQueries.due(
-                        store(ScheduleStores.SCHEDULE, Optional.of(partition)), nowMillis, DUE_SCAN_LIMIT));
+                        store(ScheduleStores.INDEX, Optional.of(partition)),
+                        store(ScheduleStores.SCHEDULE, Optional.of(partition)),
+                        nowMillis,
+                        DUE_SCAN_LIMIT));
             } catch (InvalidStateStoreException e) {
                 // The task moved away since it was listed: its backlog is now another instance's.
             }
@@ -112,7 +115,9 @@ public final class LocalSchedule {
         for (int partition : activePartitions()) {
             try {
                 count += ScheduleQueries.awaitingConfirmation(
-                        store(ScheduleStores.SCHEDULE, Optional.of(partition)), DUE_SCAN_LIMIT);
+                        store(ScheduleStores.INDEX, Optional.of(partition)),
+                        store(ScheduleStores.SCHEDULE, Optional.of(partition)),
+                        DUE_SCAN_LIMIT);
             } catch (InvalidStateStoreException e) {
                 // The task moved away since it was listed.
             }

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.NoSuchElementException;
 import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -30,6 +31,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * updated as entries enter and leave that timeline. The counts are written with the entries, in the same store
  * transaction and changelogged alike, so a restore restores them with the entries they count. The earliest and latest
  * deadline are bounds: kept as an entry leaves unless it was the last.
+ *
+ * <p>A first delete command moves nothing: its entry stays on the deadlines timeline, and the scan's position, kept
+ * in a few checkpoints ({@link EmittedDeadlines}), says that every deadline at or before it was emitted. Such an entry
+ * is on the confirmations timeline in effect: {@link #timelineOf}, {@link #timelineAt} and {@link #entryAt} answer as
+ * if it had moved there (attempt 1, emitted at its checkpoint's time), and {@link #firstConfirmationsDue} finds those
+ * whose first confirmation is overdue by a range of the deadlines timeline, up to the last checkpoint old enough. Only
+ * then, or when its document changes, does the entry move: so emitting writes one checkpoint per punctuation instead
+ * of a tombstone, an entry and an index entry per command.
  */
 public final class ExpirySchedule {
 
@@ -38,6 +47,13 @@ public final class ExpirySchedule {
     private final KeyValueStore<String, GuardState> held;
     /** Per timeline: no entry is due before this (see the class comment). */
     private final long[] scanFrom = new long[Timeline.values().length];
+    /**
+     * Where the scan of the deadlines timeline has emitted, and when: read from the index at first use, after the
+     * stores are restored.
+     */
+    private EmittedDeadlines emitted;
+    /** No emitted deadline whose first confirmation is overdue lies before this key; null for the timeline's start. */
+    private Bytes firstConfirmationsFrom;
 
     public ExpirySchedule(
             KeyValueStore<Bytes, ScheduleEntry> schedule,
@@ -47,6 +63,27 @@ public final class ExpirySchedule {
         this.index = index;
         this.held = held;
         Arrays.fill(scanFrom, Long.MIN_VALUE);
+    }
+
+    private EmittedDeadlines emitted() {
+        if (emitted == null) {
+            emitted = EmittedDeadlines.of(index);
+        }
+        return emitted;
+    }
+
+    /** {@code entry} counting one more delete command, issued at {@code now}. */
+    public static ScheduleEntry emitted(ScheduleEntry entry, long now) {
+        // Not newBuilder(entry): it deep-copies every field through Avro's SpecificData, a fifth of a command's CPU.
+        return new ScheduleEntry(
+                entry.getRule(),
+                entry.getRuleShape(),
+                entry.getBase(),
+                entry.getOffsetSeconds(),
+                entry.getOffsetFromRule(),
+                entry.getCondition(),
+                entry.getAttempts() + 1,
+                entry.getFirstEmittedAt() == null ? Instant.ofEpochMilli(now) : entry.getFirstEmittedAt());
     }
 
     /**
@@ -73,9 +110,35 @@ public final class ExpirySchedule {
         return index.get(documentRef);
     }
 
-    /** The entry at {@code position} (from {@link #position}); null if the stores disagree, which they must not. */
+    /**
+     * The entry at {@code position} (from {@link #position}) as it stands (an emitted deadline's counting its first
+     * command); null if the stores disagree, which they must not.
+     */
     public ScheduleEntry entryAt(Bytes documentRef, IndexEntry position) {
-        return schedule.get(key(documentRef, position));
+        Bytes key = key(documentRef, position);
+        return emitted().asItStands(key, schedule.get(key));
+    }
+
+    /**
+     * The timeline the document's entry at {@code position} is on in effect: the confirmations timeline for a deadline
+     * already emitted (see the class comment).
+     */
+    public Timeline timelineOf(Bytes documentRef, IndexEntry position) {
+        Timeline timeline = Timeline.of(position.getTimeline());
+        if (timeline != Timeline.DEADLINES || emitted().position() == null) {
+            return timeline;
+        }
+        return emitted().timelineAt(key(documentRef, position));
+    }
+
+    /** The timeline the entry at {@code scheduleKey}, found by a scan, is on in effect (see {@link #timelineOf}). */
+    public Timeline timelineAt(Bytes scheduleKey) {
+        return emitted().timelineAt(scheduleKey);
+    }
+
+    /** The schedule key of the document's entry at {@code position}, for {@link #move} and {@link #removeAt}. */
+    public Bytes keyAt(Bytes documentRef, IndexEntry position) {
+        return key(documentRef, position);
     }
 
     /**
@@ -153,9 +216,58 @@ public final class ExpirySchedule {
      * budget is spent, calls {@link #drained} if it reached the end, and closes the iterator.
      */
     public KeyValueIterator<Bytes, ScheduleEntry> due(Timeline timeline, long nowMs) {
-        return schedule.range(
-                ScheduleKey.lowerBound(timeline, scanFrom[timeline.ordinal()]),
-                ScheduleKey.dueUpperBound(timeline, nowMs));
+        Bytes from = ScheduleKey.lowerBound(timeline, scanFrom[timeline.ordinal()]);
+        Bytes afterEmitted = timeline == Timeline.DEADLINES ? emitted().scanStart() : null;
+        if (afterEmitted != null && afterEmitted.compareTo(from) > 0) {
+            from = afterEmitted;
+        }
+        return schedule.range(from, ScheduleKey.dueUpperBound(timeline, nowMs));
+    }
+
+    /**
+     * Tells that the deadline entry at {@code scheduleKey}, from {@link #due}, was emitted at {@code nowMs} and stays
+     * where it is, awaiting its first confirmation (and {@link #passed} like any other).
+     */
+    public void emittedInPlace(Bytes scheduleKey, long nowMs) {
+        emitted().emittedInPlace(scheduleKey, nowMs);
+    }
+
+    /**
+     * The emitted deadlines whose first command went out at or before {@code emittedBy} (now less the first
+     * confirmation wait), in key order, as they stand (see {@link #entryAt}): their first confirmation is overdue. The
+     * caller handles them as it handles due entries of the confirmations timeline — each leaves the deadlines
+     * timeline — tells each one {@link #passed}, calls {@link #firstConfirmationsDrained} if it reached the end, and
+     * closes the iterator.
+     */
+    public KeyValueIterator<Bytes, ScheduleEntry> firstConfirmationsDue(long emittedBy) {
+        Bytes through = emitted().emittedBy(emittedBy);
+        Bytes from = firstConfirmationsFrom == null
+                ? ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE)
+                : firstConfirmationsFrom;
+        if (through == null || from.compareTo(through) > 0) {
+            return new AsItStands(null, emitted());
+        }
+        return new AsItStands(schedule.range(from, through), emitted());
+    }
+
+    /**
+     * Tells that every emitted deadline of {@link #firstConfirmationsDue}{@code (emittedBy)} was handled: the
+     * checkpoints that covered them go.
+     */
+    public void firstConfirmationsDrained(long emittedBy) {
+        Bytes through = emitted().emittedBy(emittedBy);
+        if (through != null) {
+            emitted().leftThrough(through);
+            firstConfirmationsFrom = EmittedDeadlines.successor(through);
+        }
+    }
+
+    /**
+     * Ends a scan of the deadlines timeline, whether or not it reached the end: one checkpoint for the entries it
+     * {@link #emittedInPlace emitted in place}, if any. Before any scan for overdue first confirmations.
+     */
+    public void deadlineScanEnded() {
+        emitted().checkpoint();
     }
 
     /** Tells that every entry of {@code timeline} due at {@code nowMs} was handled: the next scan starts after it. */
@@ -186,7 +298,7 @@ public final class ExpirySchedule {
     public boolean isCurrent(Bytes documentRef, ScheduleEntry notice) {
         IndexEntry position = index.get(documentRef);
         return position != null
-                && Timeline.of(position.getTimeline()) == Timeline.DEADLINES
+                && timelineOf(documentRef, position) == Timeline.DEADLINES
                 && position.getFingerprint() == fingerprint(notice);
     }
 
@@ -196,7 +308,8 @@ public final class ExpirySchedule {
      */
     public KeyValueIterator<Bytes, ScheduleEntry> walkFrom(Bytes fromKey) {
         // Up to the notices, which are copies of entries, not entries of their own.
-        return schedule.range(fromKey, ScheduleKey.lowerBound(Timeline.NOTICES, Long.MIN_VALUE));
+        return new AsItStands(
+                schedule.range(fromKey, ScheduleKey.lowerBound(Timeline.NOTICES, Long.MIN_VALUE)), emitted());
     }
 
     /** Every entry of {@code timeline}, in due order. */
@@ -244,6 +357,10 @@ public final class ExpirySchedule {
     }
 
     private void write(Bytes documentRef, Timeline timeline, long dueAt, ScheduleEntry entry, Long clusterTime) {
+        if (timeline == Timeline.DEADLINES) {
+            // Never at or before the emitted position, which would read as emitted (see EmittedDeadlines).
+            dueAt = emitted().notBefore(dueAt, documentRef);
+        }
         schedule.put(ScheduleKey.of(timeline, dueAt, documentRef), entry);
         if (timeline == Timeline.AWAITING_APPROVAL) {
             GuardState counts = held.get(entry.getRule());
@@ -272,6 +389,15 @@ public final class ExpirySchedule {
      */
     public void passed(Bytes scheduleKey) {
         Timeline timeline = ScheduleKey.timelineOf(scheduleKey);
+        if (timeline == Timeline.DEADLINES) {
+            Bytes position = emitted().position();
+            if (position != null && scheduleKey.compareTo(position) < 0) {
+                // From the scan for overdue first confirmations (at the position itself: the deadline scan's, which
+                // has just emitted it, or the other's, which then merely rescans one key).
+                firstConfirmationsFrom = EmittedDeadlines.successor(scheduleKey);
+                return;
+            }
+        }
         scanFrom[timeline.ordinal()] = Math.max(scanFrom[timeline.ordinal()], ScheduleKey.dueAtOf(scheduleKey));
     }
 
@@ -293,5 +419,46 @@ public final class ExpirySchedule {
         }
         // The length ends the field, so that ("ab", "c") and ("a", "bc") differ.
         return mix(hash, bytes.length);
+    }
+
+    /** A scan's entries as they stand ({@link EmittedDeadlines#asItStands}); none for a null scan. */
+    private static final class AsItStands implements KeyValueIterator<Bytes, ScheduleEntry> {
+
+        private final KeyValueIterator<Bytes, ScheduleEntry> scan;
+        private final EmittedDeadlines emitted;
+
+        AsItStands(KeyValueIterator<Bytes, ScheduleEntry> scan, EmittedDeadlines emitted) {
+            this.scan = scan;
+            this.emitted = emitted;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return scan != null && scan.hasNext();
+        }
+
+        @Override
+        public KeyValue<Bytes, ScheduleEntry> next() {
+            if (scan == null) {
+                throw new NoSuchElementException();
+            }
+            KeyValue<Bytes, ScheduleEntry> next = scan.next();
+            return KeyValue.pair(next.key, emitted.asItStands(next.key, next.value));
+        }
+
+        @Override
+        public Bytes peekNextKey() {
+            if (scan == null) {
+                throw new NoSuchElementException();
+            }
+            return scan.peekNextKey();
+        }
+
+        @Override
+        public void close() {
+            if (scan != null) {
+                scan.close();
+            }
+        }
     }
 }

@@ -30,7 +30,11 @@ public final class ScheduleKey {
     public enum Timeline {
         /** Documents waiting for their deadline; due time = deadline. */
         DEADLINES,
-        /** Delete commands emitted and waiting for the change stream to report the delete; due time = when to retry. */
+        /**
+         * Delete commands emitted again (or read back) and waiting for the change stream to report the delete; due
+         * time = when to retry. A first command's entry stays on the deadlines timeline, awaiting confirmation in
+         * effect ({@link ExpirySchedule}).
+         */
         CONFIRMATIONS,
         /** Entries whose rule changed in a way that needs the document; never due, until an event or a resync. */
         HELD,

@@ -66,9 +66,12 @@ public final class ScheduleQueries {
         if (position == null) {
             return Optional.empty();
         }
-        Timeline timeline = Timeline.of(position.getTimeline());
-        ScheduleEntry entry =
-                schedule.get(ScheduleKey.of(timeline, position.getDueAt().toEpochMilli(), ref));
+        // An emitted deadline awaits its confirmation where it is (see ExpirySchedule).
+        EmittedDeadlines emitted = EmittedDeadlines.readOnly(index);
+        Bytes key = ScheduleKey.of(
+                Timeline.of(position.getTimeline()), position.getDueAt().toEpochMilli(), ref);
+        Timeline timeline = emitted.timelineAt(key);
+        ScheduleEntry entry = emitted.asItStands(key, schedule.get(key));
         if (entry == null) {
             return Optional.empty(); // moved between the two reads
         }
@@ -133,16 +136,29 @@ public final class ScheduleQueries {
         return new Histogram(counts, true);
     }
 
-    /** Delete commands out and not yet confirmed by the change stream, counted up to {@code cap}. */
-    public static long awaitingConfirmation(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, long cap) {
-        return count(schedule, Timeline.CONFIRMATIONS, Long.MAX_VALUE, cap);
+    /**
+     * Delete commands out and not yet confirmed by the change stream, counted up to {@code cap}: the emitted deadlines
+     * awaiting their first confirmation where they are, and the confirmations timeline.
+     */
+    public static long awaitingConfirmation(
+            ReadOnlyKeyValueStore<Bytes, IndexEntry> index,
+            ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
+            long cap) {
+        Bytes emitted = EmittedDeadlines.readOnly(index).position();
+        long count = emitted == null
+                ? 0
+                : count(schedule, ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE), emitted, cap);
+        return count
+                + count(
+                        schedule,
+                        ScheduleKey.lowerBound(Timeline.CONFIRMATIONS, Long.MIN_VALUE),
+                        ScheduleKey.dueUpperBound(Timeline.CONFIRMATIONS, Long.MAX_VALUE),
+                        cap - count);
     }
 
-    private static long count(
-            ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, Timeline timeline, long untilMillis, long cap) {
+    private static long count(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, Bytes from, Bytes to, long cap) {
         long count = 0;
-        try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.range(
-                ScheduleKey.lowerBound(timeline, Long.MIN_VALUE), ScheduleKey.dueUpperBound(timeline, untilMillis))) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.range(from, to)) {
             while (count < cap && entries.hasNext()) {
                 entries.next();
                 count++;
@@ -171,14 +187,21 @@ public final class ScheduleQueries {
 
     /**
      * The entries due at {@code nowMillis} (deadline at or before it, delete command not yet emitted): a range scan
-     * from the start of the schedule that stops after {@code maxEntries} entries, so that a huge backlog cannot make
-     * one question expensive.
+     * from where the emitted deadlines end that stops after {@code maxEntries} entries, so that a huge backlog cannot
+     * make one question expensive.
      */
-    public static Backlog due(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, long nowMillis, long maxEntries) {
+    public static Backlog due(
+            ReadOnlyKeyValueStore<Bytes, IndexEntry> index,
+            ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
+            long nowMillis,
+            long maxEntries) {
         long count = 0;
         long oldest = Long.MAX_VALUE;
+        Bytes emitted = EmittedDeadlines.readOnly(index).position();
         try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.range(
-                ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE),
+                emitted == null
+                        ? ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE)
+                        : EmittedDeadlines.successor(emitted),
                 ScheduleKey.dueUpperBound(Timeline.DEADLINES, nowMillis))) {
             while (due.hasNext()) {
                 if (count == maxEntries) {

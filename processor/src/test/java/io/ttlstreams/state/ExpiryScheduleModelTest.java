@@ -79,6 +79,7 @@ class ExpiryScheduleModelTest {
                 .withAction(1, new Remove())
                 .withAction(1, new RemoveNamespace())
                 .withAction(3, new Drain())
+                .withAction(2, new EmitInPlace())
                 .withAction(1, new MoveOutsideScan())
                 .withMaxTransformations(40);
     }
@@ -95,6 +96,8 @@ class ExpiryScheduleModelTest {
         final Map<Bytes, Bytes> positions = new HashMap<>();
 
         long now = 1_000;
+        /** The last deadline key emitted in place: it and the deadlines before it await confirmation. */
+        Bytes emittedThrough;
 
         Harness() {
             clear(scheduleStore);
@@ -113,8 +116,25 @@ class ExpiryScheduleModelTest {
             keys.forEach(store::delete);
         }
 
-        void put(Bytes ref, Timeline timeline, long dueAt, ScheduleEntry entry) {
-            schedule.put(ref, schedule.position(ref), timeline, dueAt, entry, null);
+        /** Where the schedule puts an entry: a deadline at or before the emitted position just after it. */
+        long placed(Timeline timeline, long dueAt, Bytes ref) {
+            if (timeline == Timeline.DEADLINES
+                    && emittedThrough != null
+                    && ScheduleKey.of(timeline, dueAt, ref).compareTo(emittedThrough) <= 0) {
+                return ScheduleKey.dueAtOf(emittedThrough) + 1;
+            }
+            return dueAt;
+        }
+
+        boolean emitted(Bytes key) {
+            return ScheduleKey.timelineOf(key) == Timeline.DEADLINES
+                    && emittedThrough != null
+                    && key.compareTo(emittedThrough) <= 0;
+        }
+
+        void put(Bytes ref, Timeline timeline, long requestedAt, ScheduleEntry entry) {
+            schedule.put(ref, schedule.position(ref), timeline, requestedAt, entry, null);
+            long dueAt = placed(timeline, requestedAt, ref);
             Bytes previous = positions.put(ref, ScheduleKey.of(timeline, dueAt, ref));
             if (previous != null) {
                 model.remove(previous);
@@ -126,14 +146,27 @@ class ExpiryScheduleModelTest {
             assertThat(contents(scheduleStore)).isEqualTo(model);
             Map<Bytes, Bytes> indexed = new HashMap<>();
             try (KeyValueIterator<Bytes, IndexEntry> all = indexStore.all()) {
-                all.forEachRemaining(entry -> indexed.put(
-                        entry.key,
-                        ScheduleKey.of(
-                                Timeline.of(entry.value.getTimeline()),
-                                entry.value.getDueAt().toEpochMilli(),
-                                entry.key)));
+                all.forEachRemaining(entry -> {
+                    if (entry.key.get()[0] == EmittedDeadlines.KEY_PREFIX) {
+                        return; // a checkpoint of the emitted position
+                    }
+                    indexed.put(
+                            entry.key,
+                            ScheduleKey.of(
+                                    Timeline.of(entry.value.getTimeline()),
+                                    entry.value.getDueAt().toEpochMilli(),
+                                    entry.key));
+                    Timeline expected = emitted(indexed.get(entry.key))
+                            ? Timeline.CONFIRMATIONS
+                            : Timeline.of(entry.value.getTimeline());
+                    assertThat(schedule.timelineOf(entry.key, entry.value)).isEqualTo(expected);
+                });
             }
             assertThat(indexed).isEqualTo(positions);
+            assertThat(keysOf(schedule.firstConfirmationsDue(Long.MAX_VALUE)))
+                    .as("emitted, awaiting their first confirmation")
+                    .containsExactlyElementsOf(
+                            model.keySet().stream().filter(this::emitted).toList());
             for (Timeline timeline : Timeline.values()) {
                 assertThat(keysOf(schedule.due(timeline, now)))
                         .as("due on %s at %d", timeline, now)
@@ -166,10 +199,14 @@ class ExpiryScheduleModelTest {
         }
 
         List<Bytes> dueInModel(Timeline timeline, long at) {
-            return new ArrayList<>(model.subMap(
+            return model
+                    .subMap(
                             ScheduleKey.lowerBound(timeline, Long.MIN_VALUE), true,
                             ScheduleKey.dueUpperBound(timeline, at), true)
-                    .keySet());
+                    .keySet()
+                    .stream()
+                    .filter(key -> !emitted(key))
+                    .toList();
         }
 
         private static TreeMap<Bytes, ScheduleEntry> contents(KeyValueStore<Bytes, ScheduleEntry> store) {
@@ -301,6 +338,44 @@ class ExpiryScheduleModelTest {
         }
     }
 
+    /**
+     * The punctuator's first commands: time moves on, then a budget's worth of due deadlines is emitted in place, each
+     * staying where it is and awaiting confirmation from then on; the scan ends with its checkpoint.
+     */
+    private static final class EmitInPlace implements Action.Independent<Harness> {
+        @Override
+        public Arbitrary<Transformer<Harness>> transformer() {
+            return Combinators.combine(
+                            Arbitraries.longs().between(0, 60),
+                            Arbitraries.integers().between(1, 4))
+                    .as((advance, budget) -> Transformer.mutate(
+                            "advance " + advance + ", emit " + budget + " deadlines in place",
+                            harness -> emit(harness, advance, budget)));
+        }
+
+        private static void emit(Harness harness, long advance, int budget) {
+            harness.now += advance;
+            List<Bytes> expected = harness.dueInModel(Timeline.DEADLINES, harness.now);
+            int handled = 0;
+            boolean exhausted;
+            try (KeyValueIterator<Bytes, ScheduleEntry> due = harness.schedule.due(Timeline.DEADLINES, harness.now)) {
+                while (handled < budget && due.hasNext()) {
+                    Bytes key = due.next().key;
+                    assertThat(key).isEqualTo(expected.get(handled));
+                    harness.schedule.emittedInPlace(key, harness.now);
+                    harness.schedule.passed(key);
+                    harness.emittedThrough = key;
+                    handled++;
+                }
+                exhausted = !due.hasNext();
+            }
+            if (exhausted) {
+                harness.schedule.drained(Timeline.DEADLINES, harness.now);
+            }
+            harness.schedule.deadlineScanEnded();
+        }
+    }
+
     /** The rule walk's use: an entry moves to another time, earlier too, outside any due scan. */
     private static final class MoveOutsideScan implements Action.Independent<Harness> {
         @Override
@@ -312,9 +387,10 @@ class ExpiryScheduleModelTest {
                             return;
                         }
                         Timeline timeline = ScheduleKey.timelineOf(key);
-                        long to = ScheduleKey.dueAtOf(key) + shift;
+                        long requested = ScheduleKey.dueAtOf(key) + shift;
                         ScheduleEntry entry = harness.model.remove(key);
-                        harness.schedule.move(key, timeline, to, entry);
+                        harness.schedule.move(key, timeline, requested, entry);
+                        long to = harness.placed(timeline, requested, ref);
                         harness.model.put(ScheduleKey.of(timeline, to, ref), entry);
                         harness.positions.put(ref, ScheduleKey.of(timeline, to, ref));
                     }));

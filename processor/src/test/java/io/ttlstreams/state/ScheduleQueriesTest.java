@@ -123,8 +123,8 @@ class ScheduleQueriesTest {
         schedule(SESSIONS, 4, Timeline.CONFIRMATIONS, 500);
         schedule(EVENTS, 5, Timeline.CONFIRMATIONS, 99_000);
 
-        assertThat(ScheduleQueries.due(schedule, 2_000, 100).due()).isEqualTo(2);
-        assertThat(ScheduleQueries.awaitingConfirmation(schedule, 100)).isEqualTo(2);
+        assertThat(ScheduleQueries.due(index, schedule, 2_000, 100).due()).isEqualTo(2);
+        assertThat(ScheduleQueries.awaitingConfirmation(index, schedule, 100)).isEqualTo(2);
         assertThat(ScheduleQueries.find(
                         index,
                         schedule,
@@ -141,10 +141,10 @@ class ScheduleQueriesTest {
         schedule(SESSIONS, 3, 2_000); // due exactly at now
         schedule(SESSIONS, 4, 2_001); // not yet
 
-        assertThat(ScheduleQueries.due(schedule, 2_000, 100))
+        assertThat(ScheduleQueries.due(index, schedule, 2_000, 100))
                 .isEqualTo(new ScheduleQueries.Backlog(3, true, OptionalLong.of(1_000)));
-        assertThat(ScheduleQueries.due(schedule, 999, 100)).isEqualTo(ScheduleQueries.Backlog.NONE);
-        assertThat(ScheduleQueries.due(schedule, 2_000, 2))
+        assertThat(ScheduleQueries.due(index, schedule, 999, 100)).isEqualTo(ScheduleQueries.Backlog.NONE);
+        assertThat(ScheduleQueries.due(index, schedule, 2_000, 2))
                 .as("a capped scan says so")
                 .isEqualTo(new ScheduleQueries.Backlog(2, false, OptionalLong.of(1_000)));
     }

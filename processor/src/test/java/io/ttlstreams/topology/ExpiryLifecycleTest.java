@@ -88,7 +88,10 @@ class ExpiryLifecycleTest {
             fixture.wallClockAt(Duration.ofSeconds(1));
             assertThat(fixture.deletes()).hasSize(1);
             assertThat(fixture.metric(TtlMetrics.EMITTED + "-total")).isEqualTo(1);
-            assertThat(position(fixture, ID).getTimeline()).isEqualTo(Timeline.CONFIRMATIONS.ordinal());
+            assertThat(fixture.scheduled("app.sessions", ID)).hasValueSatisfying(entry -> {
+                assertThat(entry.state()).isEqualTo("awaiting-confirmation");
+                assertThat(entry.attempts()).isEqualTo(1);
+            });
 
             fixture.input("app.sessions")
                     .pipeInput(
@@ -106,6 +109,67 @@ class ExpiryLifecycleTest {
             assertThat(fixture.metric(TtlMetrics.CONFIRMED_LAG_MS + "-max")).isEqualTo(250);
             fixture.wallClockAt(Duration.ofMinutes(5));
             assertThat(fixture.deletes()).as("never emitted again").isEmpty();
+        }
+    }
+
+    @Test
+    void shouldWriteNoScheduleRecordAndOneIndexRecordForAPunctuationThatEmitsMany() {
+        try (TopologyFixture fixture = fixture()) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            for (int id = 0; id < 10; id++) {
+                fixture.input("app.sessions")
+                        .pipeInput(
+                                ChangeEvents.key(new BsonInt32(id)),
+                                events.insert(new BsonInt32(id), expiringAt(Duration.ofSeconds(1))));
+            }
+            assertThat(fixture.changelog(ScheduleStores.SCHEDULE)).hasSize(10);
+            assertThat(fixture.changelog(ScheduleStores.INDEX)).hasSize(10);
+
+            fixture.wallClockAt(Duration.ofSeconds(1));
+
+            assertThat(fixture.deletes()).hasSize(10);
+            assertThat(fixture.changelog(ScheduleStores.SCHEDULE))
+                    .as("no entry moved")
+                    .isEmpty();
+            assertThat(fixture.changelog(ScheduleStores.INDEX))
+                    .as("the emitted position's checkpoint")
+                    .hasSize(1);
+            assertThat(fixture.scheduled("app.sessions", new BsonInt32(7)))
+                    .hasValueSatisfying(entry -> assertThat(entry.state()).isEqualTo("awaiting-confirmation"));
+        }
+    }
+
+    @Test
+    void shouldAwaitTheFirstConfirmationAcrossARestartAndEmitAgainOnlyAfterTheTimeout() {
+        TopologyFixture before = fixture();
+        insertDueAt(before, new ChangeEvents("app.sessions", START), Duration.ofSeconds(1));
+        before.wallClockAt(Duration.ofSeconds(1));
+        assertThat(before.deletes()).hasSize(1);
+
+        try (TopologyFixture after = before.restarted()) {
+            after.wallClockAt(Duration.ofMillis(10_900));
+            assertThat(after.deletes())
+                    .as("neither emitted again at once nor before the 10 s timeout")
+                    .isEmpty();
+            assertThat(after.scheduled("app.sessions", ID)).hasValueSatisfying(entry -> {
+                assertThat(entry.state()).isEqualTo("awaiting-confirmation");
+                assertThat(entry.attempts()).isEqualTo(1);
+            });
+            after.wallClockAt(Duration.ofSeconds(11));
+            assertThat(after.deletes()).hasSize(1);
+            assertThat(after.metric(TtlMetrics.REEMITTED + "-total")).isEqualTo(1);
+
+            after.input("app.sessions")
+                    .pipeInput(
+                            ChangeEvents.key(ID), new ChangeEvents("app.sessions", START.plusSeconds(12)).delete(ID));
+            assertThat(after.scheduled("app.sessions", ID)).as("confirmed").isEmpty();
+            List<ExpiryEvent> audit = after.audit().readValuesToList();
+            assertThat(audit)
+                    .extracting(ExpiryEvent::getOutcome)
+                    .containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.CONFIRMED);
+            assertThat(audit.get(0).getAttempt()).as("the second command").isEqualTo(2);
+            after.wallClockAt(Duration.ofMinutes(5));
+            assertThat(after.deletes()).as("never emitted again").isEmpty();
         }
     }
 

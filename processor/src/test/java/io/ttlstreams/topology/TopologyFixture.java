@@ -17,6 +17,7 @@ import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
+import io.ttlstreams.state.ScheduleQueries;
 import io.ttlstreams.state.ScheduleStores;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -109,6 +110,16 @@ final class TopologyFixture implements AutoCloseable {
         }
     }
 
+    /** The records written to {@code store}'s changelog since the last call (or the last restart): read once. */
+    List<TestRecord<byte[], byte[]>> changelog(String store) {
+        return driver.createOutputTopic(
+                        config.streamsProperties().getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + "-" + store
+                                + "-changelog",
+                        new ByteArrayDeserializer(),
+                        new ByteArrayDeserializer())
+                .readRecordsToList();
+    }
+
     /**
      * This fixture restarted, as a task that moved or a process that started again on an empty disk: a new driver, with
      * the wall clock where this one's was, whose stores are restored from what this one wrote to their changelogs
@@ -126,13 +137,7 @@ final class TopologyFixture implements AutoCloseable {
                 ScheduleStores.UNSCHEDULED_NOTES);
         Map<String, List<TestRecord<byte[], byte[]>>> changelogs = new HashMap<>();
         for (String store : stores) {
-            changelogs.put(
-                    store,
-                    driver.createOutputTopic(
-                                    applicationId + "-" + store + "-changelog",
-                                    new ByteArrayDeserializer(),
-                                    new ByteArrayDeserializer())
-                            .readRecordsToList());
+            changelogs.put(store, changelog(store));
         }
         driver.close();
         TopologyFixture restarted = new TopologyFixture(
@@ -290,6 +295,19 @@ final class TopologyFixture implements AutoCloseable {
                 ScheduleEntries.of(
                         decision, config.rules().rule(decision.rule()).orElseThrow()),
                 null);
+    }
+
+    /**
+     * The document's entry as the schedule answers for it ({@code GET /v1/documents}): its state (scheduled,
+     * awaiting-confirmation, ...) and attempts; empty when it has none.
+     */
+    Optional<ScheduleQueries.ScheduledDocument> scheduled(String namespace, org.bson.BsonValue id) {
+        return ScheduleQueries.find(
+                indexStore(),
+                scheduleStore(),
+                Namespace.parse(namespace),
+                new BsonDocument("_id", id),
+                rule -> java.util.OptionalLong.empty());
     }
 
     /** The sum over tasks of one of Kafka Streams' metrics, e.g. {@code deletes-emitted-total}. */

@@ -3,11 +3,9 @@ package io.ttlstreams.topology;
 import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.DeadLetters;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.schema.ExpiryEvent;
-import io.ttlstreams.state.ScheduleKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -97,12 +95,12 @@ class TtlTopologyTest {
                     .isEqualTo(BsonDocument.parse("{\"db\": \"app\", \"coll\": \"sessions\"}"));
             assertThat(value.getString("rule").getValue()).isEqualTo("sessions");
             assertThat(command.timestamp()).isEqualTo(START.plusSeconds(10).toEpochMilli());
-            assertThat(fixture.indexStore()
-                            .get(io.ttlstreams.state.DocumentRef.of(
-                                    Namespace.parse("app.sessions"), new BsonDocument("_id", ID)))
-                            .getTimeline())
+            assertThat(fixture.scheduled("app.sessions", ID))
                     .as("awaiting confirmation")
-                    .isEqualTo(ScheduleKey.Timeline.CONFIRMATIONS.ordinal());
+                    .hasValueSatisfying(entry -> {
+                        assertThat(entry.state()).isEqualTo("awaiting-confirmation");
+                        assertThat(entry.attempts()).isEqualTo(1);
+                    });
 
             fixture.wallClockAt(Duration.ofSeconds(20));
             assertThat(fixture.deletes()).as("each deadline fires once").isEmpty();

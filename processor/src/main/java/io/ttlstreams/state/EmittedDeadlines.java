@@ -1,0 +1,203 @@
+package io.ttlstreams.state;
+
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleKey.Timeline;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import org.apache.kafka.common.serialization.BytesSerializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * How far the scan of the deadlines timeline has emitted, and when: a first delete command leaves its entry where it
+ * is, on the deadlines timeline at its deadline, and only this position moves. Every entry of the deadlines timeline
+ * at or before the position awaits the confirmation of its first command (attempt 1, the timeline it is on in effect
+ * is the confirmations timeline); every entry after it waits for its deadline.
+ *
+ * <p>The position is kept as checkpoints, one per punctuation that emitted: the last deadline key emitted, and the
+ * time the punctuation emitted it. An entry at or before the position was emitted at the time of the first checkpoint
+ * at or after its key (keys and emission times grow together). The checkpoints are written to the {@code index} store
+ * under keys that begin with {@link #KEY_PREFIX}, which no {@link DocumentRef} begins with, so they are changelogged
+ * and restored with the entries they describe, in the same transaction: a restart or a rebalance resumes from them.
+ * A checkpoint goes once every entry it covers has left the deadlines timeline (confirmed, superseded, emitted again
+ * on the confirmations timeline or given up): so the index holds one small record per recent punctuation that
+ * emitted, not one per command.
+ *
+ * <p>Nothing is put at or before the position: a deadline that lies there (a document due on arrival, or renewed to a
+ * passed deadline) is put just after it ({@link #notBefore}), which is later than its deadline, never earlier, and
+ * still due at the next punctuation.
+ *
+ * <p>The position in memory runs ahead of the checkpoints during a punctuation: between the last checkpoint and the
+ * position there are then only the entries emitted in the running punctuation, at {@link #openAt}. After a checkpoint
+ * whose entries all left is dropped, the position stays in memory (nothing lies at or before it any more) and a
+ * restart starts from the checkpoints left.
+ */
+final class EmittedDeadlines {
+
+    /** The first byte of a checkpoint's key in the index; references begin with their format version, never 0. */
+    static final byte KEY_PREFIX = 0;
+
+    private static final Bytes PREFIX = Bytes.wrap(new byte[] {KEY_PREFIX});
+
+    /** Deadline key of each checkpoint, in key order, to when it was emitted (epoch milliseconds). */
+    private final NavigableMap<Bytes, Long> checkpoints;
+
+    private final KeyValueStore<Bytes, IndexEntry> index;
+    /** The last deadline key passed by the scan; null when none. */
+    private Bytes position;
+    /** When the entries after the last checkpoint, up to the position, were emitted; MIN_VALUE when none were. */
+    private long openAt = Long.MIN_VALUE;
+
+    private EmittedDeadlines(KeyValueStore<Bytes, IndexEntry> index, NavigableMap<Bytes, Long> checkpoints) {
+        this.index = index;
+        this.checkpoints = checkpoints;
+        this.position = checkpoints.isEmpty() ? null : checkpoints.lastKey();
+    }
+
+    /** The checkpoints the task's {@code index} store holds, for the task that writes them. */
+    static EmittedDeadlines of(KeyValueStore<Bytes, IndexEntry> index) {
+        return new EmittedDeadlines(index, read(index));
+    }
+
+    /** The checkpoints a (read-only) {@code index} store of one partition holds, for questions. */
+    static EmittedDeadlines readOnly(ReadOnlyKeyValueStore<Bytes, IndexEntry> index) {
+        return new EmittedDeadlines(null, read(index));
+    }
+
+    private static NavigableMap<Bytes, Long> read(ReadOnlyKeyValueStore<Bytes, IndexEntry> index) {
+        NavigableMap<Bytes, Long> checkpoints = new TreeMap<>();
+        try (KeyValueIterator<Bytes, IndexEntry> stored = index.prefixScan(PREFIX, new BytesSerializer())) {
+            while (stored.hasNext()) {
+                KeyValue<Bytes, IndexEntry> checkpoint = stored.next();
+                byte[] key = checkpoint.key.get();
+                checkpoints.put(
+                        Bytes.wrap(Arrays.copyOfRange(key, 1, key.length)),
+                        checkpoint.value.getDueAt().toEpochMilli());
+            }
+        }
+        return checkpoints;
+    }
+
+    /** Whether the entry at {@code scheduleKey} of the deadlines timeline was emitted (awaits its confirmation). */
+    boolean emitted(Bytes scheduleKey) {
+        return position != null && scheduleKey.compareTo(position) <= 0;
+    }
+
+    /** When the entry at {@code scheduleKey}, {@link #emitted}, was emitted. */
+    long emittedAt(Bytes scheduleKey) {
+        Map.Entry<Bytes, Long> checkpoint = checkpoints.ceilingEntry(scheduleKey);
+        if (checkpoint != null) {
+            return checkpoint.getValue();
+        }
+        if (openAt == Long.MIN_VALUE) {
+            throw new IllegalStateException("No emission covers a deadline key at or before the position");
+        }
+        return openAt;
+    }
+
+    /**
+     * The timeline the entry at {@code scheduleKey} is on in effect: the confirmations timeline for an emitted
+     * deadline, the key's own otherwise.
+     */
+    Timeline timelineAt(Bytes scheduleKey) {
+        Timeline timeline = ScheduleKey.timelineOf(scheduleKey);
+        return timeline == Timeline.DEADLINES && emitted(scheduleKey) ? Timeline.CONFIRMATIONS : timeline;
+    }
+
+    /**
+     * The entry stored at {@code scheduleKey} as it stands: an emitted deadline's with its first command counted, at
+     * its emission time (what moving it to the confirmations timeline used to write); any other as stored.
+     */
+    ScheduleEntry asItStands(Bytes scheduleKey, ScheduleEntry stored) {
+        if (stored == null || ScheduleKey.timelineOf(scheduleKey) != Timeline.DEADLINES || !emitted(scheduleKey)) {
+            return stored;
+        }
+        return ExpirySchedule.emitted(stored, emittedAt(scheduleKey));
+    }
+
+    /** The last deadline key the scan passed (every entry up to it was emitted or left); null when none. */
+    Bytes position() {
+        return position;
+    }
+
+    /** The due time at which a deadline entry may be put: {@code dueAt}, or just after the position. */
+    long notBefore(long dueAt, Bytes documentRef) {
+        if (position == null
+                || ScheduleKey.of(Timeline.DEADLINES, dueAt, documentRef).compareTo(position) > 0) {
+            return dueAt;
+        }
+        return ScheduleKey.dueAtOf(position) + 1;
+    }
+
+    /** The first deadline key the deadline scan has not passed; null to start at the timeline's start. */
+    Bytes scanStart() {
+        return position == null ? null : successor(position);
+    }
+
+    /**
+     * The deadline entry at {@code scheduleKey}, the scan's latest, stays where it is as emitted at {@code now}. Only
+     * an emission moves the position: entries the scan passes that leave the timeline need none, and a position
+     * moved over them would only push later the deadlines put there afterwards.
+     */
+    void emittedInPlace(Bytes scheduleKey, long now) {
+        if (position == null || scheduleKey.compareTo(position) > 0) {
+            position = scheduleKey;
+        }
+        openAt = now;
+    }
+
+    /** Ends a punctuation's deadline scan: one checkpoint for the entries it emitted in place, if any. */
+    void checkpoint() {
+        if (openAt == Long.MIN_VALUE) {
+            return;
+        }
+        checkpoints.put(position, openAt);
+        index.put(key(position), new IndexEntry(Timeline.DEADLINES.ordinal(), Instant.ofEpochMilli(openAt), null, 0L));
+        openAt = Long.MIN_VALUE;
+    }
+
+    /**
+     * The last deadline key emitted at or before {@code emittedBy}, whose first confirmation is overdue when {@code
+     * emittedBy} is now less the first wait; null when none is.
+     */
+    Bytes emittedBy(long emittedBy) {
+        Bytes last = null;
+        for (Map.Entry<Bytes, Long> checkpoint : checkpoints.entrySet()) {
+            if (checkpoint.getValue() > emittedBy) {
+                break;
+            }
+            last = checkpoint.getKey();
+        }
+        return last;
+    }
+
+    /** Every deadline entry up to {@code through} (inclusive) has left: the checkpoints that covered them go. */
+    void leftThrough(Bytes through) {
+        NavigableMap<Bytes, Long> done = checkpoints.headMap(through, true);
+        for (Bytes checkpoint : done.keySet()) {
+            index.delete(key(checkpoint));
+        }
+        done.clear();
+    }
+
+    /** The smallest key after {@code key}. */
+    static Bytes successor(Bytes key) {
+        byte[] bytes = key.get();
+        return Bytes.wrap(Arrays.copyOf(bytes, bytes.length + 1));
+    }
+
+    private static Bytes key(Bytes scheduleKey) {
+        byte[] bytes = scheduleKey.get();
+        byte[] key = new byte[bytes.length + 1];
+        key[0] = KEY_PREFIX;
+        System.arraycopy(bytes, 0, key, 1, bytes.length);
+        return Bytes.wrap(key);
+    }
+}

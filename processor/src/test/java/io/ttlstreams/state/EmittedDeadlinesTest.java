@@ -1,0 +1,224 @@
+package io.ttlstreams.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.ScheduleKey.Timeline;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A first delete command leaves its entry where it is ({@link ExpirySchedule#emittedInPlace}): the entry reads as
+ * awaiting confirmation from the emitted position's checkpoint, its overdue first confirmation is found by a range,
+ * nothing put later reads as emitted, and all of it survives a restart (a new {@link ExpirySchedule} over the stores).
+ */
+class EmittedDeadlinesTest {
+
+    private static final Namespace SESSIONS = Namespace.parse("app.sessions");
+
+    @TempDir
+    Path stateDir;
+
+    private StoreHarness harness;
+    private KeyValueStore<Bytes, ScheduleEntry> schedule;
+    private KeyValueStore<Bytes, IndexEntry> index;
+
+    @BeforeEach
+    void openStores() {
+        harness = new StoreHarness(stateDir, ScheduleStores.schedule(), ScheduleStores.index());
+        schedule = harness.store(ScheduleStores.SCHEDULE);
+        index = harness.store(ScheduleStores.INDEX);
+    }
+
+    @AfterEach
+    void closeStores() {
+        harness.close();
+    }
+
+    private static Bytes ref(int id) {
+        return DocumentRef.of(SESSIONS, new BsonDocument("_id", new BsonInt32(id)));
+    }
+
+    private static ScheduleEntry entry(long deadline) {
+        return new ScheduleEntry(
+                "sessions",
+                1L,
+                Instant.ofEpochMilli(deadline),
+                0L,
+                false,
+                ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}),
+                0,
+                null);
+    }
+
+    private ExpirySchedule restarted() {
+        return new ExpirySchedule(schedule, index, null);
+    }
+
+    private static void put(ExpirySchedule expiry, int id, long deadline) {
+        expiry.put(ref(id), null, Timeline.DEADLINES, deadline, entry(deadline), null);
+    }
+
+    /** Runs a deadline scan at {@code now} that emits every due entry in place; returns their keys. */
+    private static List<Bytes> emitDue(ExpirySchedule expiry, long now) {
+        List<Bytes> emitted = new ArrayList<>();
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = expiry.due(Timeline.DEADLINES, now)) {
+            while (due.hasNext()) {
+                Bytes key = due.next().key;
+                expiry.emittedInPlace(key, now);
+                expiry.passed(key);
+                emitted.add(key);
+            }
+        }
+        expiry.drained(Timeline.DEADLINES, now);
+        expiry.deadlineScanEnded();
+        return emitted;
+    }
+
+    private static List<KeyValue<Bytes, ScheduleEntry>> firstConfirmationsDue(ExpirySchedule expiry, long emittedBy) {
+        List<KeyValue<Bytes, ScheduleEntry>> due = new ArrayList<>();
+        try (KeyValueIterator<Bytes, ScheduleEntry> overdue = expiry.firstConfirmationsDue(emittedBy)) {
+            overdue.forEachRemaining(due::add);
+        }
+        return due;
+    }
+
+    /** The documents whose first confirmation is overdue, in the order found. */
+    private static List<Bytes> overdue(ExpirySchedule expiry, long emittedBy) {
+        return firstConfirmationsDue(expiry, emittedBy).stream()
+                .map(next -> ScheduleKey.documentRefOf(next.key))
+                .toList();
+    }
+
+    /** The document's entry awaits confirmation, as it stands after {@code attempts} commands, the first at {@code at}. */
+    private static void assertAwaiting(ExpirySchedule expiry, int id, int attempts, long at) {
+        IndexEntry position = expiry.position(ref(id));
+        assertThat(expiry.timelineOf(ref(id), position)).isEqualTo(Timeline.CONFIRMATIONS);
+        ScheduleEntry asItStands = expiry.entryAt(ref(id), position);
+        assertThat(asItStands.getAttempts()).isEqualTo(attempts);
+        assertThat(asItStands.getFirstEmittedAt()).isEqualTo(Instant.ofEpochMilli(at));
+    }
+
+    private long stored(KeyValueStore<Bytes, ?> store) {
+        long count = 0;
+        try (KeyValueIterator<Bytes, ?> all = store.all()) {
+            for (; all.hasNext(); all.next()) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    @Test
+    void shouldWriteOneCheckpointAndMoveNothingWhenEmittingInPlace() {
+        ExpirySchedule expiry = restarted();
+        put(expiry, 1, 1_000);
+        put(expiry, 2, 1_500);
+        put(expiry, 3, 9_000);
+
+        assertThat(emitDue(expiry, 2_000)).hasSize(2);
+
+        assertThat(stored(schedule)).as("the entries stay where they were").isEqualTo(3);
+        assertThat(stored(index)).as("three documents and one checkpoint").isEqualTo(4);
+        for (int id : new int[] {1, 2}) {
+            assertThat(Timeline.of(expiry.position(ref(id)).getTimeline())).isEqualTo(Timeline.DEADLINES);
+            assertAwaiting(expiry, id, 1, 2_000);
+        }
+        assertThat(expiry.timelineOf(ref(3), expiry.position(ref(3)))).isEqualTo(Timeline.DEADLINES);
+        assertThat(emitDue(expiry, 2_000)).as("each deadline emitted once").isEmpty();
+    }
+
+    @Test
+    void shouldFindFirstConfirmationsOverdueOnlyOnceTheirWaitHasPassedSinceTheirEmission() {
+        ExpirySchedule expiry = restarted();
+        put(expiry, 1, 1_000);
+        put(expiry, 2, 2_500);
+        emitDue(expiry, 2_000);
+        emitDue(expiry, 3_000);
+
+        assertThat(firstConfirmationsDue(expiry, 1_999))
+                .as("nothing emitted that early")
+                .isEmpty();
+        assertThat(overdue(expiry, 2_999)).containsExactly(ref(1));
+        assertThat(firstConfirmationsDue(expiry, 2_999).get(0).value.getAttempts())
+                .as("as it stands")
+                .isEqualTo(1);
+        assertThat(overdue(expiry, 3_000)).containsExactly(ref(1), ref(2));
+    }
+
+    @Test
+    void shouldPutADeadlineAtOrBeforeTheEmittedPositionJustAfterItSoThatItIsEmittedNext() {
+        ExpirySchedule expiry = restarted();
+        put(expiry, 5, 1_000);
+        emitDue(expiry, 2_000);
+
+        put(expiry, 1, 500);
+
+        IndexEntry position = expiry.position(ref(1));
+        assertThat(expiry.timelineOf(ref(1), position))
+                .as("never read as emitted")
+                .isEqualTo(Timeline.DEADLINES);
+        assertThat(position.getDueAt())
+                .as("later than its deadline, never earlier")
+                .isEqualTo(Instant.ofEpochMilli(1_001));
+        assertThat(emitDue(expiry, 2_001))
+                .extracting(ScheduleKey::documentRefOf)
+                .containsExactly(ref(1));
+    }
+
+    @Test
+    void shouldResumeFromTheCheckpointAfterARestart() {
+        ExpirySchedule before = restarted();
+        put(before, 1, 1_000);
+        put(before, 2, 5_000);
+        emitDue(before, 2_000);
+
+        ExpirySchedule after = restarted();
+
+        assertAwaiting(after, 1, 1, 2_000);
+        assertThat(emitDue(after, 6_000))
+                .as("not emitted again: only the next deadline")
+                .extracting(ScheduleKey::documentRefOf)
+                .containsExactly(ref(2));
+        assertThat(overdue(after, 2_000)).containsExactly(ref(1));
+    }
+
+    @Test
+    void shouldDropTheCheckpointsOnceEveryEntryTheyCoveredLeft() {
+        ExpirySchedule expiry = restarted();
+        put(expiry, 1, 1_000);
+        put(expiry, 2, 1_100);
+        emitDue(expiry, 2_000);
+        expiry.remove(ref(1));
+
+        for (KeyValue<Bytes, ScheduleEntry> overdue : firstConfirmationsDue(expiry, 2_000)) {
+            expiry.move(overdue.key, Timeline.CONFIRMATIONS, 50_000, ExpirySchedule.emitted(overdue.value, 12_000));
+            expiry.passed(overdue.key);
+        }
+        expiry.firstConfirmationsDrained(2_000);
+
+        assertThat(stored(index)).as("one document, no checkpoint").isEqualTo(1);
+        assertAwaiting(expiry, 2, 2, 2_000);
+        assertAwaiting(restarted(), 2, 2, 2_000);
+    }
+
+    @Test
+    void shouldNeverBeginADocumentReferenceWithTheCheckpointPrefix() {
+        assertThat(ref(1).get()[0]).isNotEqualTo(EmittedDeadlines.KEY_PREFIX);
+    }
+}
