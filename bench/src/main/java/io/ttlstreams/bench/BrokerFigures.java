@@ -105,8 +105,7 @@ record BrokerFigures(BenchResults results, BrokerBench broker, BrokerMedians med
 
         double cpuRatio = cpuRatio(Workload.INSERTS, Variant.PASS_THROUGH, TARGET_INSERTS_OVER_PASS_THROUGH);
         double fullScanRatio = cpuRatio(Workload.INSERTS, Variant.FULL_SCAN, TARGET_INSERTS_OVER_FULL_SCAN);
-        double noopRatio =
-                cpuRatio(Workload.NOOP_UPDATES, Variant.PASS_THROUGH, TARGET_NOOP_UPDATES_OVER_PASS_THROUGH);
+        double noopRatio = cpuRatio(Workload.NOOP_UPDATES, Variant.PASS_THROUGH, TARGET_NOOP_UPDATES_OVER_PASS_THROUGH);
         double bytes = medians.summary(Variant.TTL_STREAMS, Workload.INSERTS).bytesPerEvent();
         results.stdout.printf(
                 Locale.ROOT,
@@ -125,7 +124,8 @@ record BrokerFigures(BenchResults results, BrokerBench broker, BrokerMedians med
         results.summary.put("cpu_ratio", cpuRatio);
         results.summary.put("cpu_ratio_by_round", medians.cpuRatioByRound(Workload.INSERTS));
         results.summary.put("full_scan_cpu_ratio", fullScanRatio);
-        results.summary.put("full_scan_cpu_ratio_by_round", medians.cpuRatioByRound(Variant.FULL_SCAN, Workload.INSERTS));
+        results.summary.put(
+                "full_scan_cpu_ratio_by_round", medians.cpuRatioByRound(Variant.FULL_SCAN, Workload.INSERTS));
         results.summary.put("noop_cpu_ratio", noopRatio);
         results.summary.put("noop_cpu_ratio_by_round", medians.cpuRatioByRound(Workload.NOOP_UPDATES));
         results.summary.put("bytes_per_scheduled_event", bytes);

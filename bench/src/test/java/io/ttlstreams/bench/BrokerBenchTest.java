@@ -20,7 +20,8 @@ class BrokerBenchTest {
     @Test
     void shouldPutEveryVariantFirstOnceInAsManyRoundsAsVariants() {
         List<BrokerBench.Variant> firsts = IntStream.range(0, BrokerBench.VARIANTS.size())
-                .mapToObj(round -> BrokerBench.rotated(BrokerBench.VARIANTS, round).get(0))
+                .mapToObj(round ->
+                        BrokerBench.rotated(BrokerBench.VARIANTS, round).get(0))
                 .toList();
         assertThat(firsts).containsExactlyInAnyOrderElementsOf(BrokerBench.VARIANTS);
     }
