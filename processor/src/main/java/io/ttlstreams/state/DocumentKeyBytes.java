@@ -14,6 +14,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
+import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
@@ -62,7 +63,7 @@ final class DocumentKeyBytes {
 
     /** The tagged bytes of {@code documentKey}. */
     static byte[] of(BsonDocument documentKey) {
-        BsonValue id = documentKey.size() == 1 ? documentKey.get(ID) : null;
+        BsonValue id = soleId(documentKey);
         if (id != null) {
             switch (id.getBsonType()) {
                 case OBJECT_ID:
@@ -97,6 +98,33 @@ final class DocumentKeyBytes {
         }
         ByteBuffer bson = bson(documentKey);
         return tagged(DOCUMENT, bson.remaining()).put(bson).array();
+    }
+
+    /**
+     * The key's {@code _id} when it is the key's only field and of a type with a compact form; null otherwise. A raw
+     * key (as the event parser hands it on) is read once, field by field, instead of being counted and then decoded
+     * through the codec registry: that was 4.5 % of the stream thread per insert.
+     */
+    private static BsonValue soleId(BsonDocument documentKey) {
+        if (!(documentKey instanceof RawBsonDocument raw)) {
+            return documentKey.size() == 1 ? documentKey.get(ID) : null;
+        }
+        try (BsonBinaryReader reader = new BsonBinaryReader(raw.getByteBuffer().asNIO())) {
+            reader.readStartDocument();
+            if (reader.readBsonType() == BsonType.END_OF_DOCUMENT
+                    || !reader.readName().equals(ID)) {
+                return null;
+            }
+            BsonValue id = switch (reader.getCurrentBsonType()) {
+                case OBJECT_ID -> new BsonObjectId(reader.readObjectId());
+                case STRING -> new BsonString(reader.readString());
+                case INT32 -> new BsonInt32(reader.readInt32());
+                case INT64 -> new BsonInt64(reader.readInt64());
+                case BINARY -> reader.readBinaryData();
+                default -> null;
+            };
+            return id != null && reader.readBsonType() == BsonType.END_OF_DOCUMENT ? id : null;
+        }
     }
 
     /**
