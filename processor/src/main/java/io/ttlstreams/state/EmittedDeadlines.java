@@ -31,7 +31,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * emitted, not one per command.
  *
  * <p>Nothing is put at or before the position: a deadline that lies there (a document due on arrival, or renewed to a
- * passed deadline) is put just after it ({@link #notBefore}), which is later than its deadline, never earlier, and
+ * passed deadline) is put just after it ({@link #afterPosition}), which is later than its deadline, never earlier, and
  * still due at the next punctuation.
  *
  * <p>The position in memory runs ahead of the checkpoints during a punctuation: between the last checkpoint and the
@@ -127,12 +127,8 @@ final class EmittedDeadlines {
         return position;
     }
 
-    /** The due time at which a deadline entry may be put: {@code dueAt}, or just after the position. */
-    long notBefore(long dueAt, Bytes documentRef) {
-        if (position == null
-                || ScheduleKey.of(Timeline.DEADLINES, dueAt, documentRef).compareTo(position) > 0) {
-            return dueAt;
-        }
+    /** The first due time after the position, {@link #emitted}: where a deadline at or before it is put instead. */
+    long afterPosition() {
         return ScheduleKey.dueAtOf(position) + 1;
     }
 

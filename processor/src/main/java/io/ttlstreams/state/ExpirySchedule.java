@@ -357,11 +357,13 @@ public final class ExpirySchedule {
     }
 
     private void write(Bytes documentRef, Timeline timeline, long dueAt, ScheduleEntry entry, Long clusterTime) {
-        if (timeline == Timeline.DEADLINES) {
-            // Never at or before the emitted position, which would read as emitted (see EmittedDeadlines).
-            dueAt = emitted().notBefore(dueAt, documentRef);
+        Bytes key = ScheduleKey.of(timeline, dueAt, documentRef);
+        if (timeline == Timeline.DEADLINES && emitted().emitted(key)) {
+            // Never at or before the emitted position, which would read as emitted (see EmittedDeadlines): just after.
+            dueAt = emitted().afterPosition();
+            key = ScheduleKey.of(timeline, dueAt, documentRef);
         }
-        schedule.put(ScheduleKey.of(timeline, dueAt, documentRef), entry);
+        schedule.put(key, entry);
         if (timeline == Timeline.AWAITING_APPROVAL) {
             GuardState counts = held.get(entry.getRule());
             if (counts == null) {
