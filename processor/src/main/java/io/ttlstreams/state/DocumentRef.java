@@ -28,7 +28,7 @@ public final class DocumentRef {
 
     /** What a refusal of a key of another format advises. */
     static final String RESET_ADVICE =
-            "state written by another build? Reset the application's state: State formats" + " in docs/operating.md";
+            "state written by another build? Reset the application's state: State formats in docs/operating.md";
 
     private static final byte SEPARATOR = 0;
 
