@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -40,9 +41,10 @@ public final class SchedulerOptions {
 
     public static final String PUNCTUATE_MAX_DURATION_MS_CONFIG = "ttl.punctuate.max.duration.ms";
     public static final String PUNCTUATE_MAX_DURATION_MS_DOC = "Time budget of one punctuation in milliseconds; the"
-            + " rest of a backlog waits for the next one. Under exactly-once it must stay below half the producer's"
-            + " transaction.timeout.ms (10 s in Kafka Streams), or a long punctuation would abort its transaction;"
-            + " start-up refuses a larger value.";
+            + " rest of a backlog waits for the next one. Under exactly-once a stream thread punctuates all its tasks"
+            + " in one transaction, so their punctuations share half the producer's transaction.timeout.ms (10 s in"
+            + " Kafka Streams): each gets at most this budget and at most that half divided by the thread's tasks,"
+            + " and start-up refuses a budget larger than the half.";
     public static final long PUNCTUATE_MAX_DURATION_MS_DEFAULT = 1_000L;
 
     public static final String MAX_DELETES_PER_SECOND_CONFIG = "ttl.max.deletes.per.second";
@@ -212,34 +214,53 @@ public final class SchedulerOptions {
     }
 
     /**
-     * Under exactly-once, a punctuation runs inside the task's open transaction: one that outlasts the producer's
-     * {@code transaction.timeout.ms} gets it aborted by the broker, and the emitted commands with it. Half the timeout
-     * leaves room for the records processed around it.
+     * Under exactly-once, a stream thread runs the punctuations of all its tasks inside its one open transaction (one
+     * producer per thread): one that outlasts the producer's {@code transaction.timeout.ms} gets it aborted by the
+     * broker, and the emitted commands with it. The thread's punctuations may take half the timeout, which leaves
+     * room for the records processed around them. Empty under at-least-once, where no transaction bounds them.
+     *
+     * @param streams the Kafka Streams settings
+     * @return how long, in milliseconds, one stream thread's punctuations may take in all between two commits
+     * @throws ConfigException naming {@code transaction.timeout.ms} when it is not a number
+     */
+    static OptionalLong threadPunctuationMillis(Properties streams) {
+        if (StreamsConfig.AT_LEAST_ONCE.equals(streams.getProperty(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {
+            return OptionalLong.empty();
+        }
+        String timeout = transactionTimeout(streams);
+        try {
+            return OptionalLong.of(Long.parseLong(timeout) / 2);
+        } catch (NumberFormatException e) {
+            throw new ConfigException(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, timeout, "Not a number");
+        }
+    }
+
+    /** The producer's {@code transaction.timeout.ms} as written, Kafka Streams' own when unset. */
+    private static String transactionTimeout(Properties streams) {
+        return streams.getProperty(
+                        StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
+                        streams.getProperty(
+                                ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
+                                String.valueOf(STREAMS_TRANSACTION_TIMEOUT_MS)))
+                .trim();
+    }
+
+    /**
+     * Checks that one task's punctuation fits a thread's share of a transaction ({@link #threadPunctuationMillis}); a
+     * thread with more tasks splits that share among them as it runs.
      *
      * @param budget the configured {@value #PUNCTUATE_MAX_DURATION_MS_CONFIG}
      * @param streams the Kafka Streams settings
      * @throws ConfigException naming {@value #PUNCTUATE_MAX_DURATION_MS_CONFIG} when it does not fit
      */
     static void checkPunctuationFitsTransactions(long budget, Properties streams) {
-        if (StreamsConfig.AT_LEAST_ONCE.equals(streams.getProperty(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {
-            return;
-        }
-        String timeout = streams.getProperty(
-                StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
-                streams.getProperty(
-                        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, String.valueOf(STREAMS_TRANSACTION_TIMEOUT_MS)));
-        long transactionTimeoutMs;
-        try {
-            transactionTimeoutMs = Long.parseLong(timeout.trim());
-        } catch (NumberFormatException e) {
-            throw new ConfigException(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, timeout, "Not a number");
-        }
-        if (budget * 2 > transactionTimeoutMs) {
+        OptionalLong share = threadPunctuationMillis(streams);
+        if (share.isPresent() && budget > share.getAsLong()) {
             throw new ConfigException(
                     PUNCTUATE_MAX_DURATION_MS_CONFIG,
                     budget,
                     "Under exactly-once a punctuation must end well within the transaction timeout: at most half of"
-                            + " the producer's transaction.timeout.ms (" + transactionTimeoutMs + " ms)");
+                            + " the producer's transaction.timeout.ms (" + transactionTimeout(streams) + " ms)");
         }
     }
 

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Properties;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -197,6 +198,15 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     public Duration punctuateMaxDuration() {
         return Duration.ofMillis(getLong(SchedulerOptions.PUNCTUATE_MAX_DURATION_MS_CONFIG));
+    }
+
+    /**
+     * How long one stream thread's punctuations, of all its tasks, may take in all within one transaction: half the
+     * producer's {@code transaction.timeout.ms} under exactly-once; empty under at-least-once.
+     */
+    public Optional<Duration> threadPunctuationMaxDuration() {
+        OptionalLong millis = SchedulerOptions.threadPunctuationMillis(streamsProperties());
+        return millis.isPresent() ? Optional.of(Duration.ofMillis(millis.getAsLong())) : Optional.empty();
     }
 
     /** The application-wide delete throttle; empty when unthrottled. */

@@ -109,16 +109,16 @@ final class DueDrain implements AutoCloseable {
      * for the next run.
      *
      * @param startedNanos when the punctuation started, on the settings' nano clock
+     * @param maxNanos how long it may take ({@link PunctuationTimeShare})
      */
-    void punctuate(long now, long startedNanos) {
+    void punctuate(long now, long startedNanos, long maxNanos) {
         int budget = config.punctuateMaxEntries();
         if (throttle.isPresent()) {
             budget = Math.min(budget, throttle.get().available(now));
         }
-        PunctuationBudget run = new PunctuationBudget(
-                budget, startedNanos, config.punctuateMaxDuration().toNanos(), settings.nanoClock());
+        PunctuationBudget run = new PunctuationBudget(budget, startedNanos, maxNanos, settings.nanoClock());
         readBackAnswers(now, run);
-        notices(now, startedNanos);
+        notices(now, startedNanos, maxNanos);
         drain(
                 schedule.due(Timeline.DEADLINES, now),
                 (key, entry) -> deadlinePassed(key, entry, now, run),
@@ -147,12 +147,9 @@ final class DueDrain implements AutoCloseable {
      * MongoDB's write load; bounded by a budget of their own, of the punctuation's entries, within its time, so that
      * a throttle at rest delays no notice and notices take no deadline's place.
      */
-    private void notices(long now, long startedNanos) {
-        PunctuationBudget run = new PunctuationBudget(
-                config.punctuateMaxEntries(),
-                startedNanos,
-                config.punctuateMaxDuration().toNanos(),
-                settings.nanoClock());
+    private void notices(long now, long startedNanos, long maxNanos) {
+        PunctuationBudget run =
+                new PunctuationBudget(config.punctuateMaxEntries(), startedNanos, maxNanos, settings.nanoClock());
         try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.due(Timeline.NOTICES, now)) {
             while (run.left() && due.hasNext()) {
                 KeyValue<Bytes, ScheduleEntry> next = due.next();

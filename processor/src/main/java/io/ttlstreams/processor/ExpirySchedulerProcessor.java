@@ -42,6 +42,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     private final SchedulerSettings settings;
     private final DeadLetters deadLetters;
     private final Outputs outputs;
+    private final PunctuationTimeShare timeShare;
     private final ChangeEventSerde eventSerde = new ChangeEventSerde();
 
     private ProcessorContext<String, Object> context;
@@ -53,9 +54,13 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     private RuleReconciler reconciler;
     private DueDrain drain;
     private BlastRadiusGuard guard;
+    /** The thread this task joined the time share on, to leave it when closed. */
+    private Thread timeShareThread;
 
-    public ExpirySchedulerProcessor(SchedulerSettings settings, DeadLetters deadLetters, Outputs outputs) {
+    private ExpirySchedulerProcessor(
+            SchedulerSettings settings, DeadLetters deadLetters, Outputs outputs, PunctuationTimeShare timeShare) {
         this.settings = settings;
+        this.timeShare = timeShare;
         this.deadLetters = deadLetters;
         this.outputs = outputs;
     }
@@ -70,10 +75,11 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
      */
     public static ProcessorSupplier<String, Object, String, Object> supplier(
             SchedulerSettings settings, DeadLetters deadLetters, Outputs outputs) {
+        PunctuationTimeShare timeShare = new PunctuationTimeShare(settings.config());
         return new ProcessorSupplier<>() {
             @Override
             public Processor<String, Object, String, Object> get() {
-                return new ExpirySchedulerProcessor(settings, deadLetters, outputs);
+                return new ExpirySchedulerProcessor(settings, deadLetters, outputs, timeShare);
             }
 
             @Override
@@ -151,6 +157,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         // Wall-clock time, not stream time: stream time only advances when records arrive, and documents must
         // expire at their deadline even when no change event arrives for hours.
         context.schedule(config.punctuateInterval(), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
+        this.timeShareThread = timeShare.join();
     }
 
     /**
@@ -160,8 +167,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     private void punctuate(long now) {
         try {
             long started = settings.nanoClock().getAsLong();
-            reconciler.goOn(now, started);
-            drain.punctuate(now, started);
+            long maxNanos = timeShare.maxNanos();
+            reconciler.goOn(now, started, maxNanos);
+            drain.punctuate(now, started, maxNanos);
             guard.punctuate();
         } catch (RuntimeException | Error e) {
             // The punctuation is what deletes: carrying on without it would leave a task that no longer expires
@@ -213,6 +221,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
 
     @Override
     public void close() {
+        if (timeShareThread != null) {
+            timeShare.leave(timeShareThread);
+        }
         if (drain != null) {
             drain.close();
         }

@@ -72,8 +72,9 @@ final class RuleReconciler implements RuleCheck {
      * walk, if one is pending, within a budget of its own.
      *
      * @param startedNanos when the punctuation started, on the settings' nano clock
+     * @param maxNanos how long the punctuation may take ({@link PunctuationTimeShare})
      */
-    void goOn(long now, long startedNanos) {
+    void goOn(long now, long startedNanos, long maxNanos) {
         if (rulesToCompare) {
             rulesToCompare = false;
             compareRules();
@@ -82,10 +83,7 @@ final class RuleReconciler implements RuleCheck {
             walk(
                     now,
                     new PunctuationBudget(
-                            settings.config().punctuateMaxEntries(),
-                            startedNanos,
-                            settings.config().punctuateMaxDuration().toNanos(),
-                            settings.nanoClock()));
+                            settings.config().punctuateMaxEntries(), startedNanos, maxNanos, settings.nanoClock()));
         }
     }
 

@@ -20,7 +20,7 @@ class RuleReconcilerTest {
 
     @Test
     void shouldRecordTheRulesWhenNoneWereRecorded() {
-        reconciler.goOn(NOW, 0);
+        reconciler.goOn(NOW, 0, Long.MAX_VALUE);
 
         RuleVersion sessions = parts.ruleVersions.get("sessions");
         assertThat(sessions).isNotNull();
