@@ -19,6 +19,8 @@ import org.apache.kafka.connect.errors.NotFoundException;
 import org.apache.kafka.connect.runtime.Connect;
 import org.apache.kafka.connect.runtime.Herder;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorInfo;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffset;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffsets;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.apache.kafka.connect.util.FutureCallback;
 import org.slf4j.Logger;
@@ -303,6 +305,30 @@ public final class EmbeddedConnect implements AutoCloseable {
                 "Interrupted while deleting connector '" + name + "'");
     }
 
+    /**
+     * The source offsets the worker has stored for a connector, as {@code GET /connectors/<name>/offsets} shows them:
+     * what a re-created connector resumes from.
+     *
+     * @param name    the connector name
+     * @param timeout how long to wait for the worker to answer
+     * @return each source partition's stored offset
+     * @throws EmbeddedStackException if the connector does not exist or the worker does not answer in time
+     */
+    public List<Map<String, ?>> storedOffsets(String name, Duration timeout) {
+        FutureCallback<ConnectorOffsets> callback = new FutureCallback<>();
+        herder().connectorOffsets(name, callback);
+        return await(
+                        callback,
+                        timeout.toMillis(),
+                        "Could not read the offsets of connector '" + name + "'",
+                        "The offsets of connector '" + name + "' were not read within " + timeout,
+                        "Interrupted while reading the offsets of connector '" + name + "'")
+                .offsets()
+                .stream()
+                .<Map<String, ?>>map(ConnectorOffset::offset)
+                .toList();
+    }
+
     /** Stops all connectors, then the worker and its REST server. Idempotent. */
     @Override
     public synchronized void close() {
@@ -323,9 +349,10 @@ public final class EmbeddedConnect implements AutoCloseable {
      * Waits up to {@code millis} for the herder to complete {@code callback}; failing, names the operation with
      * {@code failed} (followed by the cause's message), {@code late} or {@code interrupted}.
      */
-    private static void await(FutureCallback<?> callback, long millis, String failed, String late, String interrupted) {
+    private static <T> T await(
+            FutureCallback<T> callback, long millis, String failed, String late, String interrupted) {
         try {
-            callback.get(millis, TimeUnit.MILLISECONDS);
+            return callback.get(millis, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             throw new EmbeddedStackException(failed + ": " + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {

@@ -496,7 +496,18 @@ class EmbeddedStackIT {
         BsonDocument duringKey = new BsonDocument("_id", new BsonString(during));
         try (TopicReader reader = new TopicReader(stack.bootstrapServers(), SESSIONS.toString())) {
             collection(SESSIONS).insertOne(beforeKey);
-            awaitEvent(reader, beforeKey, 1);
+            String beforeToken = resumeData(
+                    BsonDocument.parse(awaitEvent(reader, beforeKey, 1).value()).getDocument("_id"));
+            // The worker stores offsets every second and once more when the task stops, that last time within a
+            // timeout a loaded machine can miss: waiting until the stored offset has reached the event's resume
+            // token (tokens sort as their hex, MongoDB's and the stand-in's alike) makes "no replay" a statement
+            // about resuming, not about the timing of the last flush.
+            await("the stored offset of " + before)
+                    .atMost(WAIT)
+                    .until(() -> stack.connect().storedOffsets(name, WAIT).stream()
+                            .map(offset -> offset.get("_id"))
+                            .anyMatch(token -> token instanceof String json
+                                    && resumeData(BsonDocument.parse(json)).compareTo(beforeToken) >= 0));
 
             stack.connect().deleteConnector(name, WAIT);
             try {
@@ -579,6 +590,13 @@ class EmbeddedStackIT {
                 .pollInterval(Duration.ofMillis(10))
                 .until(() -> reader.poll(r -> BsonDocument.parse(r.key()).equals(key)), list -> list.size() >= nth);
         return events.get(nth - 1);
+    }
+
+    /**
+     * The hex of a resume token: an event's {@code _id}, or the {@code _id} of the source connector's stored offset.
+     */
+    private static String resumeData(BsonDocument token) {
+        return token.getString("_data").getValue();
     }
 
     private static String uniqueId(String prefix) {
