@@ -119,11 +119,15 @@ final class DueDrain implements AutoCloseable {
                 budget, startedNanos, config.punctuateMaxDuration().toNanos(), settings.nanoClock());
         readBackAnswers(now, run);
         notices(now, startedNanos);
-        drain(
-                schedule.due(Timeline.DEADLINES, now),
-                (key, entry) -> deadlinePassed(key, entry, now, run),
-                run,
-                () -> schedule.drained(Timeline.DEADLINES, now));
+        try {
+            drain(
+                    schedule.due(Timeline.DEADLINES, now),
+                    (key, entry) -> deadlinePassed(key, entry, now, run),
+                    run,
+                    () -> schedule.drained(Timeline.DEADLINES, now));
+        } finally {
+            sensors.emittedCounted(now);
+        }
         schedule.deadlineScanEnded();
         long emittedBy = now - settings.confirmWaitMillis(1);
         drain(
