@@ -1,5 +1,6 @@
 package io.ttlstreams.bench;
 
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.RuleConfig;
 import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -54,7 +56,8 @@ import org.bson.BsonDocument;
  *
  * <p>The producer's network side and the transaction commit are not in it ({@link DrainOnly} has them, with the
  * broker's noise). {@code java -cp 'bench/target/ttl-streams-bench.jar:bench/target/lib/*'
- * io.ttlstreams.bench.CommandCostBench [N D WARMUP MEASURED]}, defaults 10000 1000 60 40: one line per variant.
+ * io.ttlstreams.bench.CommandCostBench [N D WARMUP MEASURED [VARIANTS]]}, defaults 10000 1000 60 40
+ * expiry-events-off,expiry-events-on: one line per variant.
  */
 public final class CommandCostBench {
 
@@ -69,10 +72,16 @@ public final class CommandCostBench {
 
     private static final String EXPIRED_TOPIC = "ttl.bench.expired";
 
-    /** Expiry events off (the defaults) or on. */
+    /**
+     * Expiry events off (the defaults) or on; and, run only when asked, the defaults with signed commands ({@value
+     * OperationsOptions#COMMAND_SIGNING_KEY_CONFIG}, as production recommends), for the signature's share.
+     */
     enum Variant {
         EXPIRY_EVENTS_OFF("expiry-events-off", Map.of()),
-        EXPIRY_EVENTS_ON("expiry-events-on", expiryEventsWithPreImages());
+        EXPIRY_EVENTS_ON("expiry-events-on", expiryEventsWithPreImages()),
+        SIGNED(
+                "signed",
+                Map.of(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG, "ttl-streams-bench-signing-key-0123456789"));
 
         final String label;
         final Map<String, String> settings;
@@ -80,6 +89,16 @@ public final class CommandCostBench {
         Variant(String label, Map<String, String> settings) {
             this.label = label;
             this.settings = settings;
+        }
+
+        static Variant of(String label) {
+            for (Variant variant : values()) {
+                if (variant.label.equals(label)) {
+                    return variant;
+                }
+            }
+            throw new IllegalArgumentException("VARIANTS: no variant " + label + ", expected one of "
+                    + Arrays.stream(values()).map(v -> v.label).toList());
         }
 
         boolean on() {
@@ -96,19 +115,25 @@ public final class CommandCostBench {
 
     private CommandCostBench() {}
 
-    /** @param args schedule size N, due per punctuation D, warm-up and measured punctuations */
+    /**
+     * @param args schedule size N, due per punctuation D, warm-up and measured punctuations, and the variants to run
+     *     (comma-separated labels; default expiry-events-off,expiry-events-on)
+     */
     public static void main(String[] args) {
         int size = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         int due = args.length > 1 ? Integer.parseInt(args[1]) : 1_000;
         int warmUp = args.length > 2 ? Integer.parseInt(args[2]) : 60;
         int measured = args.length > 3 ? Integer.parseInt(args[3]) : 40;
+        List<Variant> variants = args.length > 4
+                ? Arrays.stream(args[4].split(",")).map(Variant::of).toList()
+                : List.of(Variant.EXPIRY_EVENTS_OFF, Variant.EXPIRY_EVENTS_ON);
         if (warmUp * INTERVAL_MS < LEAD_MS) {
             throw new IllegalArgumentException("WARMUP must cover the lead of " + LEAD_MS + " ms: at least "
                     + LEAD_MS / INTERVAL_MS + " punctuations, was " + warmUp);
         }
         List<Subject> subjects = new ArrayList<>();
         try {
-            for (Variant variant : Variant.values()) {
+            for (Variant variant : variants) {
                 subjects.add(new Subject(variant, size, due, measured));
             }
             for (int cycle = 0; cycle < warmUp + measured; cycle++) {

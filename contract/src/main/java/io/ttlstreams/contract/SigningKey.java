@@ -36,10 +36,17 @@ public final class SigningKey {
 
     private final SecretKeySpec secret;
     private final String id;
+    /**
+     * Each thread's {@code Mac}, keyed once: looking the algorithm up and keying it for every command was more than
+     * half of signing one (the signed {@code CommandCostBench} profile). {@code doFinal} leaves a {@code Mac} keyed
+     * and reset for the next record; a {@code Mac} is not thread-safe, hence one per thread.
+     */
+    private final ThreadLocal<Mac> macs;
 
     private SigningKey(byte[] secret) {
         this.secret = new SecretKeySpec(secret, ALGORITHM);
         this.id = HEX.formatHex(sha256(secret), 0, 8);
+        this.macs = ThreadLocal.withInitial(this::keyedMac);
     }
 
     /**
@@ -90,14 +97,19 @@ public final class SigningKey {
     private byte[] mac(byte[] key, byte[] value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
+        Mac mac = macs.get();
+        mac.update(ByteBuffer.allocate(4).putInt(key.length).array());
+        mac.update(key);
+        mac.update(ByteBuffer.allocate(4).putInt(value.length).array());
+        mac.update(value);
+        return mac.doFinal();
+    }
+
+    private Mac keyedMac() {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);
             mac.init(secret);
-            mac.update(ByteBuffer.allocate(4).putInt(key.length).array());
-            mac.update(key);
-            mac.update(ByteBuffer.allocate(4).putInt(value.length).array());
-            mac.update(value);
-            return mac.doFinal();
+            return mac;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HMAC-SHA256 is part of every Java 17 runtime", e);
         }

@@ -119,11 +119,15 @@ final class DueDrain implements AutoCloseable {
         PunctuationBudget run = new PunctuationBudget(budget, startedNanos, maxNanos, settings.nanoClock());
         readBackAnswers(now, run);
         notices(now, startedNanos, maxNanos);
-        drain(
-                schedule.due(Timeline.DEADLINES, now),
-                (key, entry) -> deadlinePassed(key, entry, now, run),
-                run,
-                () -> schedule.drained(Timeline.DEADLINES, now));
+        try {
+            drain(
+                    schedule.due(Timeline.DEADLINES, now),
+                    (key, entry) -> deadlinePassed(key, entry, now, run),
+                    run,
+                    () -> schedule.drained(Timeline.DEADLINES, now));
+        } finally {
+            sensors.emittedCounted(now);
+        }
         schedule.deadlineScanEnded();
         long emittedBy = now - settings.confirmWaitMillis(1);
         drain(

@@ -42,6 +42,11 @@ final class SchedulerSensors {
 
     private final TtlMetrics metrics;
     private final Map<String, RuleSensors> byRule = new HashMap<>();
+    /** The rule of the last first command {@link #emitted}, its sensors, and its commands not yet counted. */
+    private String countingRule;
+
+    private RuleSensors counting;
+    private long uncounted;
 
     /** One rule's sensors. */
     private record RuleSensors(
@@ -76,11 +81,29 @@ final class SchedulerSensors {
         rules.forEach(this::forRule);
     }
 
-    /** A first delete command for a document of {@code rule} went out {@code lagMillis} after its deadline. */
+    /**
+     * A first delete command for a document of {@code rule} went out {@code lagMillis} after its deadline. Its lag is
+     * recorded now; it is counted by the next {@link #emittedCounted} (or when a command of another rule comes): one
+     * record of the count per punctuation instead of one per command, the same totals and rates once the punctuation
+     * ends. Recording per command, and looking its rule's sensors up, was 8 % of the punctuation (the {@code
+     * CommandCostBench} profile).
+     */
     void emitted(String rule, long lagMillis, long now) {
-        RuleSensors sensors = forRule(rule);
-        sensors.emitted().record(1, now);
-        sensors.expiryLag().record(lagMillis, now);
+        if (!rule.equals(countingRule)) {
+            emittedCounted(now);
+            countingRule = rule;
+            counting = forRule(rule);
+        }
+        counting.expiryLag().record(lagMillis, now);
+        uncounted++;
+    }
+
+    /** Counts the first commands {@link #emitted} since the last call, at {@code now}; at the end of a punctuation. */
+    void emittedCounted(long now) {
+        if (uncounted > 0) {
+            counting.emitted().record(uncounted, now);
+            uncounted = 0;
+        }
     }
 
     /** A delete of a document of {@code rule} was confirmed {@code lagMillis} after its deadline. */

@@ -342,8 +342,14 @@ public final class ExpirySchedule {
 
     /** Deletes the entry at {@code scheduleKey}, counting it out of its rule's held ones when it was held. */
     private void delete(Bytes scheduleKey) {
+        if (ScheduleKey.timelineOf(scheduleKey) != Timeline.AWAITING_APPROVAL) {
+            // A null put writes the same tombstone as a delete, without the store reading and decoding the value it
+            // deletes, which only a held entry's counts need (a third of a confirmation's removal, in its profile).
+            schedule.put(scheduleKey, null);
+            return;
+        }
         ScheduleEntry deleted = schedule.delete(scheduleKey);
-        if (deleted != null && ScheduleKey.timelineOf(scheduleKey) == Timeline.AWAITING_APPROVAL) {
+        if (deleted != null) {
             GuardState counts = held.get(deleted.getRule());
             if (counts != null && counts.getHeld() > 0) {
                 counts.setHeld(counts.getHeld() - 1);

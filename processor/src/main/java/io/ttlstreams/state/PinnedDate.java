@@ -28,6 +28,21 @@ public final class PinnedDate {
     }
 
     /**
+     * The field {@code condition} pins {@code millis} under when it is exactly the BSON of {@code {<field>: {"$eq":
+     * <date millis>}}} (the bytes {@link #condition} writes); null otherwise. Lets a reader build that document
+     * without the codec's decode.
+     */
+    public static String fieldOf(ByteBuffer condition, long millis) {
+        int length = fieldLength(condition, millis);
+        if (length == 0) {
+            return null;
+        }
+        byte[] field = new byte[length - 1];
+        condition.get(condition.position() + 4 + 1, field);
+        return new String(field, StandardCharsets.UTF_8);
+    }
+
+    /**
      * The length of the field name, its NUL included, when {@code condition} is exactly the BSON of {@code {<field>:
      * {"$eq": <date base>}}} (the bytes {@link #condition} rebuilds); 0 otherwise.
      */
