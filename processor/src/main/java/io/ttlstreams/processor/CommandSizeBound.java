@@ -64,7 +64,10 @@ public final class CommandSizeBound {
         // does; the key appears twice, the condition once, and the namespace, up to 3 UTF-8 bytes a char, as often
         // as the bound counted it when the reference held its text.
         long bsonBytes = 2L * documentRef.get().length
-                + 6L * namespace.toString().length()
+                + 6L
+                        * (namespace.database().length()
+                                + 1
+                                + namespace.collection().length())
                 + entry.getCondition().remaining()
                 + entry.getRule().length()
                 + VALUE_OVERHEAD_BYTES;
