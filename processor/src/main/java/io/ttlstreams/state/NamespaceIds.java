@@ -49,7 +49,7 @@ public final class NamespaceIds {
     private final Map<String, Integer> databases = new HashMap<>();
     /** Namespace to its references' prefix. */
     private final Map<Namespace, Bytes> prefixes = new HashMap<>();
-    /** By database id, then collection id: the namespace; null where an id is unused. */
+    /** By database id, then collection id: the namespace (ids are given from 0 up, none skipped). */
     private final List<List<Namespace>> namespaces = new ArrayList<>();
 
     private NamespaceIds(KeyValueStore<Bytes, IndexEntry> index) {
@@ -105,16 +105,12 @@ public final class NamespaceIds {
     public Namespace namespaceOf(Bytes ref) {
         int database = DocumentRef.databaseIdOf(ref);
         int collection = DocumentRef.collectionIdOf(ref);
-        Namespace namespace = null;
-        if (database < namespaces.size()
-                && collection < namespaces.get(database).size()) {
-            namespace = namespaces.get(database).get(collection);
-        }
-        if (namespace == null) {
+        if (database >= namespaces.size()
+                || collection >= namespaces.get(database).size()) {
             throw new IllegalArgumentException("A document reference of namespace ids " + database + "." + collection
                     + ", which the task's dictionary does not hold (" + DocumentRef.RESET_ADVICE + ")");
         }
-        return namespace;
+        return namespaces.get(database).get(collection);
     }
 
     private Bytes add(Namespace namespace) {
@@ -125,25 +121,48 @@ public final class NamespaceIds {
             throw new IllegalArgumentException("A document lies in a collection, not in database " + namespace);
         }
         Integer database = databases.get(namespace.database());
-        int databaseId = database == null ? namespaces.size() : database;
-        int collectionId = database == null ? 0 : namespaces.get(databaseId).size();
-        Bytes prefix = DocumentRef.collectionPrefix(databaseId, collectionId);
+        if (database == null) {
+            database = namespaces.size();
+            databases.put(namespace.database(), database);
+            namespaces.add(new ArrayList<>());
+        }
+        List<Namespace> collections = namespaces.get(database);
+        Bytes prefix = DocumentRef.collectionPrefix(database, collections.size());
         index.put(key(prefix, namespace), NOTHING);
-        remember(databaseId, collectionId, namespace, prefix);
+        collections.add(namespace);
+        prefixes.put(namespace, prefix);
         return prefix;
     }
 
+    /**
+     * Reads the dictionary's records, refusing them (IllegalArgumentException) unless each is well-formed, no two give
+     * one namespace, database or id twice, and the ids are those the task gives: every database id from 0 up, every
+     * collection id of a database from 0 up (so a corrupted id cannot make the dictionary allocate up to it).
+     */
     private void read(ReadOnlyKeyValueStore<Bytes, IndexEntry> store) {
+        Map<Integer, Map<Integer, Namespace>> byIds = new HashMap<>();
         try (KeyValueIterator<Bytes, IndexEntry> records = store.prefixScan(PREFIX, new BytesSerializer())) {
             while (records.hasNext()) {
                 KeyValue<Bytes, IndexEntry> record = records.next();
-                readRecord(record.key.get());
+                readRecord(record.key.get(), byIds);
             }
+        }
+        for (int database = 0; database < byIds.size(); database++) {
+            Map<Integer, Namespace> collections = byIds.get(database);
+            List<Namespace> ordered = new ArrayList<>();
+            for (int collection = 0; collections != null && collection < collections.size(); collection++) {
+                ordered.add(collections.get(collection));
+            }
+            if (collections == null || ordered.contains(null)) {
+                throw new IllegalArgumentException("Not a namespace dictionary: its ids of database " + database
+                        + " are not those given from 0 up (" + DocumentRef.RESET_ADVICE + ")");
+            }
+            namespaces.add(ordered);
         }
     }
 
-    /** One dictionary record's key: refused, with IllegalArgumentException, unless it is well-formed and new. */
-    private void readRecord(byte[] key) {
+    /** One dictionary record's key, into {@code byIds}: refused unless it is well-formed and new. */
+    private void readRecord(byte[] key, Map<Integer, Map<Integer, Namespace>> byIds) {
         // The key without the dictionary's own two bytes reads as a reference: the version, the ids, then the text.
         Bytes asRef = Bytes.wrap(Arrays.copyOfRange(key, PREFIX.get().length, key.length));
         int databaseId = DocumentRef.databaseIdOf(asRef);
@@ -156,33 +175,17 @@ public final class NamespaceIds {
         if (!Arrays.equals(key(prefix, namespace).get(), key)) {
             throw new IllegalArgumentException("Not a namespace dictionary record: its text is not UTF-8");
         }
-        Integer database = databases.get(namespace.database());
-        boolean databaseTaken = database == null
-                && databaseId < namespaces.size()
-                && namespaces.get(databaseId).stream().anyMatch(known -> known != null);
-        if (prefixes.containsKey(namespace)
-                || (database != null && database != databaseId)
-                || databaseTaken
-                || (databaseId < namespaces.size()
-                        && collectionId < namespaces.get(databaseId).size()
-                        && namespaces.get(databaseId).get(collectionId) != null)) {
+        Integer database = databases.putIfAbsent(namespace.database(), databaseId);
+        Map<Integer, Namespace> collections = byIds.computeIfAbsent(databaseId, id -> new HashMap<>());
+        // A database first met here whose id already holds collections: that id is another database's.
+        boolean idOfAnotherDatabase = database == null && !collections.isEmpty();
+        if ((database != null && database != databaseId)
+                || idOfAnotherDatabase
+                || prefixes.putIfAbsent(namespace, prefix) != null
+                || collections.putIfAbsent(collectionId, namespace) != null) {
             throw new IllegalArgumentException("Not a namespace dictionary: " + namespace + " at ids " + databaseId
                     + "." + collectionId + " conflicts with an earlier record");
         }
-        remember(databaseId, collectionId, namespace, prefix);
-    }
-
-    private void remember(int databaseId, int collectionId, Namespace namespace, Bytes prefix) {
-        databases.put(namespace.database(), databaseId);
-        prefixes.put(namespace, prefix);
-        while (namespaces.size() <= databaseId) {
-            namespaces.add(new ArrayList<>());
-        }
-        List<Namespace> collections = namespaces.get(databaseId);
-        while (collections.size() <= collectionId) {
-            collections.add(null);
-        }
-        collections.set(collectionId, namespace);
     }
 
     private static Bytes key(Bytes prefix, Namespace namespace) {

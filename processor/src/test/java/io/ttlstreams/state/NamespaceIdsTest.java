@@ -244,7 +244,7 @@ class NamespaceIdsTest {
     }
 
     @Example
-    void shouldRefuseRecordsThatGiveOneIdTwiceOrOneNamespaceTwoIds() {
+    void shouldRefuseRecordsThatGiveOneIdTwiceOrOneNamespaceTwoIdsOrIdsNeverGiven() {
         IndexEntry nothing = new IndexEntry(0, Instant.EPOCH, null, 0L);
         index.put(Bytes.wrap(new byte[] {0, 0, 3, 0, 0, 'a', '.', 'b'}), nothing);
         index.put(Bytes.wrap(new byte[] {0, 0, 3, 0, 0, 'a', '.', 'c'}), nothing);
@@ -256,6 +256,23 @@ class NamespaceIdsTest {
         assertThatThrownBy(() -> NamespaceIds.of(index))
                 .as("one database, two database ids")
                 .isInstanceOf(IllegalArgumentException.class);
+
+        emptyTheStore();
+        index.put(
+                Bytes.wrap(
+                        new byte[] {0, 0, 3, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 7, 0, 'a', '.', 'b'}),
+                nothing);
+        assertThatThrownBy(() -> NamespaceIds.of(index))
+                .as("an id the task never gave: the largest int, read without allocating up to it")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("from 0 up");
+
+        emptyTheStore();
+        index.put(Bytes.wrap(new byte[] {0, 0, 3, 0, 1, 'a', '.', 'b'}), nothing);
+        assertThatThrownBy(() -> NamespaceIds.of(index))
+                .as("a collection id skipped")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("from 0 up");
 
         emptyTheStore();
         index.put(Bytes.wrap(new byte[] {0, 0, 2, 0, 0, 'a', '.', 'b'}), nothing);
