@@ -245,41 +245,33 @@ class NamespaceIdsTest {
 
     @Example
     void shouldRefuseRecordsThatGiveOneIdTwiceOrOneNamespaceTwoIdsOrIdsNeverGiven() {
-        IndexEntry nothing = new IndexEntry(0, Instant.EPOCH, null, 0L);
-        index.put(Bytes.wrap(new byte[] {0, 0, 3, 0, 0, 'a', '.', 'b'}), nothing);
-        index.put(Bytes.wrap(new byte[] {0, 0, 3, 0, 0, 'a', '.', 'c'}), nothing);
-        assertThatThrownBy(() -> NamespaceIds.of(index)).isInstanceOf(IllegalArgumentException.class);
+        assertRefused("one id, two namespaces", "conflicts", new byte[] {0, 0, 3, 0, 0, 'a', '.', 'b'}, new byte[] {
+            0, 0, 3, 0, 0, 'a', '.', 'c'
+        });
+        assertRefused(
+                "one database, two database ids", "conflicts", new byte[] {0, 0, 3, 0, 0, 'a', '.', 'b'}, new byte[] {
+                    0, 0, 3, 1, 0, 'a', '.', 'c'
+                });
+        assertRefused(
+                "an id the task never gave: the largest int, read without allocating up to it",
+                "from 0 up",
+                new byte[] {0, 0, 3, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 7, 0, 'a', '.', 'b'});
+        assertRefused("a collection id skipped", "from 0 up", new byte[] {0, 0, 3, 0, 1, 'a', '.', 'b'});
+        assertRefused(
+                "a record of another format", "Reset the application's state", new byte[] {0, 0, 2, 0, 0, 'a', '.', 'b'
+                });
+    }
 
+    /** A dictionary of just {@code records} is refused, with {@code message}. */
+    private void assertRefused(String why, String message, byte[]... records) {
         emptyTheStore();
-        index.put(Bytes.wrap(new byte[] {0, 0, 3, 0, 0, 'a', '.', 'b'}), nothing);
-        index.put(Bytes.wrap(new byte[] {0, 0, 3, 1, 0, 'a', '.', 'c'}), nothing);
+        for (byte[] record : records) {
+            index.put(Bytes.wrap(record), new IndexEntry(0, Instant.EPOCH, null, 0L));
+        }
         assertThatThrownBy(() -> NamespaceIds.of(index))
-                .as("one database, two database ids")
-                .isInstanceOf(IllegalArgumentException.class);
-
-        emptyTheStore();
-        index.put(
-                Bytes.wrap(
-                        new byte[] {0, 0, 3, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 7, 0, 'a', '.', 'b'}),
-                nothing);
-        assertThatThrownBy(() -> NamespaceIds.of(index))
-                .as("an id the task never gave: the largest int, read without allocating up to it")
+                .as(why)
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("from 0 up");
-
-        emptyTheStore();
-        index.put(Bytes.wrap(new byte[] {0, 0, 3, 0, 1, 'a', '.', 'b'}), nothing);
-        assertThatThrownBy(() -> NamespaceIds.of(index))
-                .as("a collection id skipped")
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("from 0 up");
-
-        emptyTheStore();
-        index.put(Bytes.wrap(new byte[] {0, 0, 2, 0, 0, 'a', '.', 'b'}), nothing);
-        assertThatThrownBy(() -> NamespaceIds.of(index))
-                .as("a record of another format")
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("Reset the application's state");
+                .hasMessageContaining(message);
     }
 
     private static final BsonDocument KEY = new BsonDocument("_id", new BsonString("k"));

@@ -50,6 +50,15 @@ class NamespaceDictionaryTest {
                                                         START.plus(dueIn).toEpochMilli()))));
     }
 
+    /** A fixture with one document of each of {@link #NAMESPACES}, in that order, due at 10 s. */
+    private static TopologyFixture withEachNamespaceScheduled() {
+        TopologyFixture fixture = new TopologyFixture(settings());
+        for (String namespace : NAMESPACES) {
+            insert(fixture, namespace, Duration.ofSeconds(10));
+        }
+        return fixture;
+    }
+
     private static Map<String, Bytes> refs(TopologyFixture fixture, List<String> namespaces) {
         Map<String, Bytes> refs = new HashMap<>();
         for (String namespace : namespaces) {
@@ -68,10 +77,7 @@ class NamespaceDictionaryTest {
 
     @Test
     void shouldKeepTheNamespaceIdsAcrossARestartAndNameEveryCommandAndDropRight() {
-        TopologyFixture before = new TopologyFixture(settings());
-        for (String namespace : NAMESPACES) {
-            insert(before, namespace, Duration.ofSeconds(10));
-        }
+        TopologyFixture before = withEachNamespaceScheduled();
         Map<String, Bytes> stored = refs(before, NAMESPACES);
         assertThat(stored.get("app.b").get())
                 .as("first seen: database 0, collection 0")
@@ -99,10 +105,7 @@ class NamespaceDictionaryTest {
 
     @Test
     void shouldRenumberNothingWhenRulesAreRemovedAndAddedBack() {
-        TopologyFixture before = new TopologyFixture(settings());
-        for (String namespace : NAMESPACES) {
-            insert(before, namespace, Duration.ofSeconds(10));
-        }
+        TopologyFixture before = withEachNamespaceScheduled();
         Map<String, Bytes> stored = refs(before, NAMESPACES);
 
         // The rule of app.* removed: its entries go, apple.x's is emitted; every id stays.
