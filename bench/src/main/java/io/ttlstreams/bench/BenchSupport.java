@@ -12,7 +12,6 @@ import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.topology.TtlTopology;
@@ -158,10 +157,10 @@ final class BenchSupport {
         BsonDocument key = new BsonDocument("_id", id(id));
         BsonDocument document = key.clone().append(FIELD, new BsonDateTime(deadlineMs));
         ExpiryDecision decision = RULES.evaluate(namespace, document, START);
-        Bytes ref = DocumentRef.of(namespace, key);
         ScheduleEntry entry =
                 ScheduleEntries.of(decision, RULES.rule(decision.rule()).orElseThrow());
         ExpirySchedule expirySchedule = new ExpirySchedule(schedule, index, null);
+        Bytes ref = expirySchedule.namespaces().ref(namespace, key);
         long deadline = decision.deadline().toEpochMilli();
         expirySchedule.put(ref, null, ScheduleKey.Timeline.DEADLINES, deadline, entry, clusterTime);
         if (noticeBeforeMs > 0) {

@@ -5,6 +5,7 @@ import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.ExpirySchedule;
 import java.time.Instant;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -16,9 +17,12 @@ final class AuditWriter {
     private final boolean enabled;
     private final ProcessorContext<String, Object> context;
     private final String sink;
+    /** Whose dictionary gives the namespaces of references back. */
+    private final ExpirySchedule schedule;
 
-    AuditWriter(boolean enabled, ProcessorContext<String, Object> context, String sink) {
+    AuditWriter(boolean enabled, ProcessorContext<String, Object> context, String sink, ExpirySchedule schedule) {
         this.enabled = enabled;
+        this.schedule = schedule;
         this.context = context;
         this.sink = sink;
     }
@@ -38,7 +42,7 @@ final class AuditWriter {
                 new Record<String, Object>(
                         documentKey,
                         new ExpiryEvent(
-                                DocumentRef.namespaceOf(ref).toString(),
+                                schedule.namespaces().namespaceOf(ref).toString(),
                                 documentKey,
                                 entry.getRule(),
                                 Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry)),

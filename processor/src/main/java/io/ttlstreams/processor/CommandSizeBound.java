@@ -1,6 +1,7 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.contract.DeleteCommand;
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.ScheduleEntry;
 import java.nio.charset.StandardCharsets;
 import java.util.OptionalInt;
@@ -55,13 +56,18 @@ public final class CommandSizeBound {
     }
 
     /**
-     * The size of the command of the document {@code documentRef} names, from {@code entry}, key and value in UTF-8,
+     * The size of the command of the document {@code documentRef} names in {@code namespace}, from {@code entry}, key and value in UTF-8,
      * when it is over the bound; empty when it fits.
      */
-    public OptionalInt excess(Bytes documentRef, ScheduleEntry entry) {
-        // The reference holds the namespace and the key, as BSON or (a common _id) as its bare bytes, which grow no
-        // more than BSON does; the key appears twice, the condition once.
+    public OptionalInt excess(Bytes documentRef, Namespace namespace, ScheduleEntry entry) {
+        // The reference holds the key, as BSON or (a common _id) as its bare bytes, which grow no more than BSON
+        // does; the key appears twice, the condition once, and the namespace, up to 3 UTF-8 bytes a char, as often
+        // as the bound counted it when the reference held its text.
         long bsonBytes = 2L * documentRef.get().length
+                + 6L
+                        * (namespace.database().length()
+                                + 1
+                                + namespace.collection().length())
                 + entry.getCondition().remaining()
                 + entry.getRule().length()
                 + VALUE_OVERHEAD_BYTES;
@@ -69,7 +75,7 @@ public final class CommandSizeBound {
             return OptionalInt.empty();
         }
         // The latest issue time there is writes the longest date: the bound holds whenever the command is sent.
-        int bytes = bytesOf(ScheduleEntries.command(documentRef, entry, Long.MAX_VALUE));
+        int bytes = bytesOf(ScheduleEntries.command(documentRef, namespace, entry, Long.MAX_VALUE));
         return bytes > maxCommandBytes ? OptionalInt.of(bytes) : OptionalInt.empty();
     }
 

@@ -2,6 +2,7 @@ package io.ttlstreams.processor;
 
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.DeleteCommand;
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.readback.ReadBackInbox;
 import io.ttlstreams.readback.ReadRequest;
 import io.ttlstreams.readback.ReadResult;
@@ -251,7 +252,7 @@ final class DueDrain implements AutoCloseable {
             sensors.readBacksFailed.record();
             return false;
         }
-        ReadRequest request = ReadRequest.of(ref, entry, inbox);
+        ReadRequest request = ReadRequest.of(ref, schedule.namespaces().namespaceOf(ref), entry, inbox);
         if (!settings.readBack().orElseThrow().submit(request)) {
             sensors.readBacksFailed.record();
             return false;
@@ -361,7 +362,7 @@ final class DueDrain implements AutoCloseable {
                 "Task {}: no delete of {} in {} confirmed after {} delete commands (rule {}, deadline {}); giving up",
                 context.taskId(),
                 DocumentRef.documentKeyOf(ref).toJson(),
-                DocumentRef.namespaceOf(ref),
+                schedule.namespaces().namespaceOf(ref),
                 entry.getAttempts(),
                 entry.getRule(),
                 Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry)));
@@ -375,7 +376,8 @@ final class DueDrain implements AutoCloseable {
      */
     private boolean isTooLargeToSend(Bytes key, ScheduleEntry entry) {
         Bytes ref = ScheduleKey.documentRefOf(key);
-        OptionalInt commandBytes = commandBound.excess(ref, entry);
+        Namespace namespace = schedule.namespaces().namespaceOf(ref);
+        OptionalInt commandBytes = commandBound.excess(ref, namespace, entry);
         if (commandBytes.isEmpty()) {
             return false;
         }
@@ -384,7 +386,7 @@ final class DueDrain implements AutoCloseable {
         LOG.warn(
                 "Task {}: the entry of a document in {} (rule {}) is dropped: {}",
                 context.taskId(),
-                DocumentRef.namespaceOf(ref),
+                namespace,
                 entry.getRule(),
                 commandBound.refusal(commandBytes.getAsInt()));
         return true;
@@ -397,7 +399,8 @@ final class DueDrain implements AutoCloseable {
      */
     private ScheduleEntry send(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
         Bytes ref = ScheduleKey.documentRefOf(key);
-        DeleteCommand command = ScheduleEntries.command(ref, entry, now, markField(entry));
+        DeleteCommand command =
+                ScheduleEntries.command(ref, schedule.namespaces().namespaceOf(ref), entry, now, markField(entry));
         context.forward(new Record<String, Object>(command.keyJson(), command, now), deletesSink);
         ScheduleEntry sent = ExpirySchedule.emitted(entry, now);
         audit.write(ref, sent, ExpiryOutcome.EMITTED, now, sent.getAttempts(), null);

@@ -9,12 +9,12 @@ import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.UnscheduledNotes;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalInt;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -98,7 +98,7 @@ final class EventApplier {
      *     up
      */
     private void applyToDocument(ChangeEvent event, long recordTimestamp) {
-        Bytes ref = DocumentRef.of(event.namespace(), event.documentKey());
+        Bytes ref = schedule.namespaces().ref(event.namespace(), event.documentKey());
         IndexEntry position = schedule.position(ref);
         Long clusterTime = clusterTimeOf(event);
         boolean resync = event.operationType() == OperationType.RESYNC;
@@ -148,7 +148,7 @@ final class EventApplier {
             sensors.unchanged.record();
             return;
         }
-        OptionalInt commandBytes = commandBound.excess(ref, entry);
+        OptionalInt commandBytes = commandBound.excess(ref, event.namespace(), entry);
         if (commandBytes.isPresent()) {
             // Never stored: its command could not be sent. The entry it would replace pins values gone from the
             // document, so it goes too; the event is dead-lettered with the size.
@@ -304,11 +304,12 @@ final class EventApplier {
      */
     private void cancelNamespace(ChangeEvent event) {
         Long dropTime = clusterTimeOf(event);
-        Bytes prefix = event.operationType() == OperationType.DROP_DATABASE
-                ? DocumentRef.databasePrefix(event.namespace())
-                : DocumentRef.collectionPrefix(event.namespace());
-        int count = schedule.removeAll(prefix, dropTime);
-        notes.forgetAll(prefix);
+        // A namespace the task's dictionary does not know has no entries and no notes.
+        Optional<Bytes> prefix = event.operationType() == OperationType.DROP_DATABASE
+                ? schedule.namespaces().databasePrefix(event.namespace().database())
+                : schedule.namespaces().collectionPrefix(event.namespace());
+        int count = prefix.map(known -> schedule.removeAll(known, dropTime)).orElse(0);
+        prefix.ifPresent(notes::forgetAll);
         sensors.cancelled.record(count);
         if (dropTime != null) {
             drops.dropped(event.namespace(), dropTime);

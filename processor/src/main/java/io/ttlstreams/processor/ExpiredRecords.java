@@ -89,7 +89,7 @@ final class ExpiredRecords {
         if (preImage == null) {
             return true;
         }
-        ExpiryDecision decision = rules.evaluate(DocumentRef.namespaceOf(ref), preImage, eventTime);
+        ExpiryDecision decision = rules.evaluate(schedule.namespaces().namespaceOf(ref), preImage, eventTime);
         boolean caused = decision.expires()
                 && ScheduleEntries.sameCommand(
                         entry,
@@ -154,7 +154,7 @@ final class ExpiredRecords {
         if (!schedule.isCurrent(ref, notice)) {
             return false;
         }
-        Namespace namespace = DocumentRef.namespaceOf(ref);
+        Namespace namespace = schedule.namespaces().namespaceOf(ref);
         BsonDocument documentKey = DocumentRef.documentKeyOf(ref);
         TtlRule rule = rules.rule(notice.getRule()).orElse(null);
         boolean marks = rule != null && rule.marks(ScheduleEntries.conditionOf(notice));
@@ -188,7 +188,7 @@ final class ExpiredRecords {
             BsonDocument document,
             String documentState,
             long now) {
-        Namespace namespace = DocumentRef.namespaceOf(ref);
+        Namespace namespace = schedule.namespaces().namespaceOf(ref);
         BsonDocument documentKey = DocumentRef.documentKeyOf(ref);
         long deadline = ScheduleEntries.deadlineOf(entry);
         TtlRule rule = rules.rule(entry.getRule()).orElse(null);

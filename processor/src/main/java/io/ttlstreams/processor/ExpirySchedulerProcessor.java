@@ -109,7 +109,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 context.getStateStore(ScheduleStores.SCHEDULE),
                 context.getStateStore(ScheduleStores.INDEX),
                 context.getStateStore(ScheduleStores.GUARD_STATE));
-        AuditWriter audit = new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit());
+        AuditWriter audit = new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit(), schedule);
         ExpiredRecords expired = new ExpiredRecords(
                 config.expiryEvents(), schedule, config.rules(), context, sensors, outputs.expired());
         CommandSizeBound commandBound = new CommandSizeBound(settings.maxRecordBytes());

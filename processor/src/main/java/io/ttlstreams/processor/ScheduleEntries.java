@@ -1,6 +1,7 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.contract.DeleteCommand;
+import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.rules.Deadlines;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlRule;
@@ -108,18 +109,21 @@ public final class ScheduleEntries {
     }
 
     /**
-     * The delete command of the document {@code documentRef} names, from its entry, issued at {@code issuedAtMillis}
-     * (the punctuation's time, at which it is sent).
+     * The delete command of the document {@code documentRef} names in {@code namespace}, from its entry, issued at
+     * {@code issuedAtMillis} (the punctuation's time, at which it is sent).
      */
-    public static DeleteCommand command(Bytes documentRef, ScheduleEntry entry, long issuedAtMillis) {
-        return command(documentRef, entry, issuedAtMillis, null);
+    public static DeleteCommand command(
+            Bytes documentRef, Namespace namespace, ScheduleEntry entry, long issuedAtMillis) {
+        return command(documentRef, namespace, entry, issuedAtMillis, null);
     }
 
     /**
-     * The command of the document {@code documentRef} names, from its entry, issued at {@code issuedAtMillis}: a mark
-     * command setting {@code markField} when it is not null, else a delete command.
+     * The command of the document {@code documentRef} names in {@code namespace} (its task's {@link
+     * io.ttlstreams.state.NamespaceIds#namespaceOf}), from its entry, issued at {@code issuedAtMillis}: a mark command
+     * setting {@code markField} when it is not null, else a delete command.
      */
-    public static DeleteCommand command(Bytes documentRef, ScheduleEntry entry, long issuedAtMillis, String markField) {
+    public static DeleteCommand command(
+            Bytes documentRef, Namespace namespace, ScheduleEntry entry, long issuedAtMillis, String markField) {
         BsonDocument documentKey = DocumentRef.documentKeyOf(documentRef);
         BsonDocument filter = new BsonDocument();
         for (Map.Entry<String, BsonValue> field : documentKey.entrySet()) {
@@ -135,7 +139,7 @@ public final class ScheduleEntries {
         return new DeleteCommand(
                 documentKey,
                 filter,
-                DocumentRef.namespaceOf(documentRef),
+                namespace,
                 entry.getRule(),
                 deadlineOf(entry),
                 OptionalLong.of(issuedAtMillis),

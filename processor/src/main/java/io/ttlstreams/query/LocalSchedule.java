@@ -5,7 +5,7 @@ import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.schema.UnscheduledNote;
-import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.NamespaceIds;
 import io.ttlstreams.state.ScheduleQueries;
 import io.ttlstreams.state.ScheduleQueries.Backlog;
 import io.ttlstreams.state.ScheduleQueries.Histogram;
@@ -78,9 +78,10 @@ public final class LocalSchedule {
 
     /** Why the document is not scheduled, if the given partition's notes hold it. */
     Optional<UnscheduledNote> note(int partition, Namespace namespace, BsonDocument documentKey) {
-        return UnscheduledNotes.find(
-                store(ScheduleStores.UNSCHEDULED_NOTES, Optional.of(partition)),
-                DocumentRef.of(namespace, documentKey));
+        return NamespaceIds.readOnly(store(ScheduleStores.INDEX, Optional.of(partition)))
+                .find(namespace, documentKey)
+                .flatMap(ref ->
+                        UnscheduledNotes.find(store(ScheduleStores.UNSCHEDULED_NOTES, Optional.of(partition)), ref));
     }
 
     /** Approximate number of scheduled documents over every active partition (RocksDB's estimate). */
@@ -141,15 +142,28 @@ public final class LocalSchedule {
         return reasons;
     }
 
-    /** Upcoming expiries per bucket over every active partition. */
+    /**
+     * Upcoming expiries per bucket over every active partition, partition by partition (each names namespaces with
+     * ids of its own), each scanned up to its share of {@link #HISTOGRAM_SCAN_LIMIT}.
+     */
     Histogram upcoming(long fromMillis, long toMillis, long bucketMillis, Optional<Namespace> namespace) {
-        return ScheduleQueries.upcoming(
-                store(ScheduleStores.SCHEDULE, Optional.empty()),
-                fromMillis,
-                toMillis,
-                bucketMillis,
-                namespace,
-                HISTOGRAM_SCAN_LIMIT);
+        Histogram total = Histogram.EMPTY;
+        List<Integer> partitions = activePartitions();
+        for (int partition : partitions) {
+            try {
+                total = total.plus(ScheduleQueries.upcoming(
+                        store(ScheduleStores.INDEX, Optional.of(partition)),
+                        store(ScheduleStores.SCHEDULE, Optional.of(partition)),
+                        fromMillis,
+                        toMillis,
+                        bucketMillis,
+                        namespace,
+                        HISTOGRAM_SCAN_LIMIT / partitions.size()));
+            } catch (InvalidStateStoreException e) {
+                // The task moved away since it was listed: its entries are now another instance's.
+            }
+        }
+        return total;
     }
 
     /**

@@ -1,82 +1,114 @@
 package io.ttlstreams.state;
 
-import io.ttlstreams.contract.Namespace;
-import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import org.apache.kafka.common.utils.Bytes;
 import org.bson.BsonDocument;
 
 /**
- * Identifies one document across namespaces: a format-version byte, the UTF-8 namespace, a 0x00 byte, then the
- * document key in {@link DocumentKeyBytes}' tagged form (an {@code _id} of a common type without BSON framing, any
- * other key as BSON).
+ * Identifies one document of a task's schedule: a format-version byte, the namespace as two ids of the task's
+ * dictionary ({@link NamespaceIds}: its database's, then its collection's, each an unsigned varint), then the document
+ * key in {@link DocumentKeyBytes}' tagged form (an {@code _id} of a common type without BSON framing, any other key as
+ * BSON).
  *
- * <p>MongoDB namespaces contain no NUL, so the first 0x00 after the version ends the namespace, and every reference
- * of a collection starts with {@link #collectionPrefix}. The document key is cheap to write for every change event
- * and exact for every type (ObjectId, UUID, decimals, compound keys); it becomes JSON only when a delete command is
- * emitted. One document key (the same fields, order and types, as the change stream reports it) gives one
- * reference, and distinct keys give distinct ones.
+ * <p>Varints are prefix-free (no id's bytes begin another's), so every reference of a database starts with {@link
+ * #databasePrefix} and every reference of a collection with {@link #collectionPrefix}: a drop is one prefix scan. The
+ * ids mean something only in the task whose dictionary gave them; the text of a namespace comes back from that
+ * dictionary. One document key (the same fields, order and types, as the change stream reports it) gives one
+ * reference, and distinct keys or namespaces give distinct ones.
  *
- * <p>Format 2 (this one) differs from format 1 only in the document key (format 1 held it as BSON always, 22 bytes
- * for an ObjectId {@code _id} against 13 now). A reference of another format is refused, with the advice to reset
- * the application's state: there was no release, so no build reads a format it does not write (State formats in
- * docs/operating.md).
+ * <p>Format 3 (this one) differs from format 2 in the namespace (format 2 wrote its text and a 0x00, 13 bytes for
+ * {@code app.sessions} against 2 now), format 2 from format 1 in the document key (format 1 held it as BSON always).
+ * A reference of another format is refused, with the advice to reset the application's state: there was no release,
+ * so no build reads a format it does not write (State formats in docs/operating.md).
  */
 public final class DocumentRef {
 
     /** The format this build writes and reads. */
-    static final byte FORMAT_VERSION = 2;
+    static final byte FORMAT_VERSION = 3;
 
     /** What a refusal of a key of another format advises. */
     static final String RESET_ADVICE =
             "state written by another build? Reset the application's state: State formats in docs/operating.md";
 
-    private static final byte SEPARATOR = 0;
+    /** The most bytes of an int as an unsigned varint. */
+    private static final int MAX_VARINT_BYTES = 5;
 
     private DocumentRef() {}
 
-    /** The reference of the document with this key in this collection. */
-    public static Bytes of(Namespace namespace, BsonDocument documentKey) {
-        byte[] prefix = collectionPrefix(namespace).get();
+    /** The reference of the document with this key in the collection of {@code collectionPrefix}. */
+    public static Bytes of(Bytes collectionPrefix, BsonDocument documentKey) {
+        byte[] prefix = collectionPrefix.get();
         byte[] key = DocumentKeyBytes.of(documentKey);
-        byte[] ref = new byte[prefix.length + key.length];
-        System.arraycopy(prefix, 0, ref, 0, prefix.length);
+        byte[] ref = Arrays.copyOf(prefix, prefix.length + key.length);
         System.arraycopy(key, 0, ref, prefix.length, key.length);
         return Bytes.wrap(ref);
     }
 
-    /**
-     * The prefix of every reference in this collection and no other: the separator keeps "app.s" from matching
-     * "app.sessions".
-     */
-    public static Bytes collectionPrefix(Namespace namespace) {
-        return prefix(namespace.toString(), SEPARATOR);
+    /** The prefix of every reference in the collection with these ids, and of no other. */
+    public static Bytes collectionPrefix(int databaseId, int collectionId) {
+        ByteBuffer prefix = ByteBuffer.allocate(1 + 2 * MAX_VARINT_BYTES).put(FORMAT_VERSION);
+        CompactValueSerde.writeUnsignedVarint(checkedId(databaseId), prefix);
+        CompactValueSerde.writeUnsignedVarint(checkedId(collectionId), prefix);
+        return Bytes.wrap(Arrays.copyOf(prefix.array(), prefix.position()));
     }
 
-    /** The prefix of every reference in this database's collections: the '.' keeps "app" from matching "apple.x". */
-    public static Bytes databasePrefix(Namespace database) {
-        return prefix(database.database(), (byte) '.');
+    /** The prefix of every reference in the collections of the database with this id, and of no other. */
+    static Bytes databasePrefix(int databaseId) {
+        ByteBuffer prefix = ByteBuffer.allocate(1 + MAX_VARINT_BYTES).put(FORMAT_VERSION);
+        CompactValueSerde.writeUnsignedVarint(checkedId(databaseId), prefix);
+        return Bytes.wrap(Arrays.copyOf(prefix.array(), prefix.position()));
     }
 
-    /** The namespace part of a reference. */
-    public static Namespace namespaceOf(Bytes ref) {
+    /** The database id of a reference. */
+    static int databaseIdOf(Bytes ref) {
+        return id(checkVersion(ref), 1);
+    }
+
+    /** The collection id of a reference. */
+    static int collectionIdOf(Bytes ref) {
         byte[] bytes = checkVersion(ref);
-        return Namespace.parse(new String(bytes, 1, separatorIndex(bytes) - 1, StandardCharsets.UTF_8));
+        return id(bytes, idEnd(bytes, 1));
     }
 
     /** The document key part of a reference. */
     public static BsonDocument documentKeyOf(Bytes ref) {
         byte[] bytes = checkVersion(ref);
-        int start = separatorIndex(bytes) + 1;
+        int start = idEnd(bytes, idEnd(bytes, 1));
         return DocumentKeyBytes.read(bytes, start, bytes.length - start);
     }
 
-    private static Bytes prefix(String text, byte terminator) {
-        byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
-        byte[] prefix = new byte[utf8.length + 2];
-        prefix[0] = FORMAT_VERSION;
-        System.arraycopy(utf8, 0, prefix, 1, utf8.length);
-        prefix[prefix.length - 1] = terminator;
-        return Bytes.wrap(prefix);
+    private static int checkedId(int id) {
+        if (id < 0) {
+            throw new IllegalArgumentException("A namespace id is not negative: " + id);
+        }
+        return id;
+    }
+
+    /** The id, a canonical unsigned varint, at {@code offset}. */
+    private static int id(byte[] bytes, int offset) {
+        idEnd(bytes, offset);
+        return CompactValueSerde.readUnsignedVarint(ByteBuffer.wrap(bytes, offset, bytes.length - offset));
+    }
+
+    /**
+     * Where the id at {@code offset} ends, checking that it is there, at most an int, and canonical (its last byte
+     * not 0 unless it is the only one), so that one id has one encoding and one namespace one prefix.
+     */
+    private static int idEnd(byte[] bytes, int offset) {
+        for (int i = offset; i < bytes.length && i - offset < MAX_VARINT_BYTES; i++) {
+            if (bytes[i] >= 0) {
+                if (i > offset && bytes[i] == 0) {
+                    throw new IllegalArgumentException(
+                            "Not a document reference: a namespace id of non-canonical form");
+                }
+                if (i - offset == MAX_VARINT_BYTES - 1 && bytes[i] > 0x07) {
+                    throw new IllegalArgumentException("Not a document reference: a namespace id beyond an int");
+                }
+                return i + 1;
+            }
+        }
+        throw new IllegalArgumentException("Not a document reference: its namespace ids are cut short or too long");
     }
 
     private static byte[] checkVersion(Bytes ref) {
@@ -87,14 +119,5 @@ public final class DocumentRef {
                     + " (" + RESET_ADVICE + ")");
         }
         return bytes;
-    }
-
-    private static int separatorIndex(byte[] ref) {
-        for (int i = 1; i < ref.length; i++) {
-            if (ref[i] == SEPARATOR) {
-                return i;
-            }
-        }
-        throw new IllegalArgumentException("Not a document reference: it has no 0x00 after the namespace");
     }
 }

@@ -41,7 +41,10 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  */
 final class EmittedDeadlines {
 
-    /** The first byte of a checkpoint's key in the index; references begin with their format version, never 0. */
+    /**
+     * The first byte of a checkpoint's key in the index, and of the namespace dictionary's records ({@link
+     * NamespaceIds}); references begin with their format version, never 0.
+     */
     static final byte KEY_PREFIX = 0;
 
     private static final Bytes PREFIX = Bytes.wrap(new byte[] {KEY_PREFIX});
@@ -77,6 +80,10 @@ final class EmittedDeadlines {
             while (stored.hasNext()) {
                 KeyValue<Bytes, IndexEntry> checkpoint = stored.next();
                 byte[] key = checkpoint.key.get();
+                if (key.length > 1 && key[1] == NamespaceIds.KEY_MARKER) {
+                    // The namespace dictionary's record: a checkpoint's second byte is its schedule key's version.
+                    continue;
+                }
                 checkpoints.put(
                         Bytes.wrap(Arrays.copyOfRange(key, 1, key.length)),
                         checkpoint.value.getDueAt().toEpochMilli());

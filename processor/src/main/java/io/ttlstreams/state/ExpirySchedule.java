@@ -52,6 +52,8 @@ public final class ExpirySchedule {
      * stores are restored.
      */
     private EmittedDeadlines emitted;
+    /** The task's namespace dictionary: read from the index at first use, after the stores are restored. */
+    private NamespaceIds namespaces;
     /** No emitted deadline whose first confirmation is overdue lies before this key; null for the timeline's start. */
     private Bytes firstConfirmationsFrom;
 
@@ -70,6 +72,17 @@ public final class ExpirySchedule {
             emitted = EmittedDeadlines.of(index);
         }
         return emitted;
+    }
+
+    /**
+     * The task's namespace dictionary, which gives the references of its documents ({@link NamespaceIds#ref}) and
+     * their namespaces back ({@link NamespaceIds#namespaceOf}).
+     */
+    public NamespaceIds namespaces() {
+        if (namespaces == null) {
+            namespaces = NamespaceIds.of(index);
+        }
+        return namespaces;
     }
 
     /** {@code entry} counting one more delete command, issued at {@code now}. */

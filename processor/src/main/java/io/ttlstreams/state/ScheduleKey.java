@@ -17,10 +17,10 @@ import org.apache.kafka.common.utils.Bytes;
 public final class ScheduleKey {
 
     /**
-     * The format this build writes and reads: 2 since the {@link DocumentRef} it ends with is of format 2 (the
-     * header is unchanged).
+     * The format this build writes and reads: 3 since the {@link DocumentRef} it ends with is of format 3 (the
+     * header is unchanged since format 1).
      */
-    static final byte FORMAT_VERSION = 2;
+    static final byte FORMAT_VERSION = 3;
 
     private static final int HEADER_BYTES = 2;
     private static final int TIME_BYTES = Long.BYTES;
@@ -77,7 +77,7 @@ public final class ScheduleKey {
      * The inclusive upper bound of a range scan for entries on {@code timeline} due at {@code nowMillis}: the bare
      * key of {@code nowMillis + 1}. Every entry due at or before now sorts below it, and every entry due at now + 1
      * sorts above it, as its reference makes it longer. For {@code Long.MAX_VALUE}, which has no successor, it is
-     * the bare key of {@code Long.MAX_VALUE} followed by 0xFF: references start with their format version (0x02), so
+     * the bare key of {@code Long.MAX_VALUE} followed by 0xFF: references start with their format version (0x03), so
      * it sorts after every entry of the timeline.
      */
     public static Bytes dueUpperBound(Timeline timeline, long nowMillis) {
@@ -108,6 +108,13 @@ public final class ScheduleKey {
     public static Bytes documentRefOf(Bytes key) {
         byte[] bytes = checked(key);
         return Bytes.wrap(Arrays.copyOfRange(bytes, BARE_BYTES, bytes.length));
+    }
+
+    /** Whether the document reference of schedule key {@code key} begins with {@code prefix}, without copying it. */
+    public static boolean refStartsWith(Bytes key, byte[] prefix) {
+        byte[] bytes = checked(key);
+        return bytes.length - BARE_BYTES >= prefix.length
+                && Arrays.equals(bytes, BARE_BYTES, BARE_BYTES + prefix.length, prefix, 0, prefix.length);
     }
 
     private static ByteBuffer header(Timeline timeline, long dueAtMillis, int size) {

@@ -61,7 +61,11 @@ public final class ScheduleQueries {
             Namespace namespace,
             BsonDocument documentKey,
             Function<String, OptionalLong> noticeBeforeSeconds) {
-        Bytes ref = DocumentRef.of(namespace, documentKey);
+        Optional<Bytes> known = NamespaceIds.readOnly(index).find(namespace, documentKey);
+        if (known.isEmpty()) {
+            return Optional.empty(); // a namespace this partition has never seen
+        }
+        Bytes ref = known.get();
         IndexEntry position = index.get(ref);
         if (position == null) {
             return Optional.empty();
@@ -97,11 +101,13 @@ public final class ScheduleQueries {
     /**
      * How many documents are to expire in each bucket of {@code bucketMillis} from {@code fromMillis} (inclusive) to
      * {@code toMillis} (exclusive), keyed by bucket start; buckets without documents are left out. The scan stops
-     * after {@code maxEntries} entries; {@link Histogram#complete()} tells whether it did.
+     * after {@code maxEntries} entries; {@link Histogram#complete()} tells whether it did. One partition's stores:
+     * the namespace's ids are the partition's own.
      *
      * @param namespace only this collection's documents; empty for all
      */
     public static Histogram upcoming(
+            ReadOnlyKeyValueStore<Bytes, IndexEntry> index,
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
             long fromMillis,
             long toMillis,
@@ -113,6 +119,14 @@ public final class ScheduleQueries {
         }
         Objects.requireNonNull(namespace, "namespace");
         SortedMap<Long, Long> counts = new TreeMap<>();
+        Optional<byte[]> only = Optional.empty();
+        if (namespace.isPresent()) {
+            Optional<Bytes> prefix = NamespaceIds.readOnly(index).collectionPrefix(namespace.get());
+            if (prefix.isEmpty()) {
+                return new Histogram(counts, true); // a namespace this partition has never seen
+            }
+            only = Optional.of(prefix.get().get());
+        }
         long scanned = 0;
         try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.range(
                 ScheduleKey.lowerBound(Timeline.DEADLINES, fromMillis),
@@ -123,9 +137,7 @@ public final class ScheduleQueries {
                 }
                 KeyValue<Bytes, ScheduleEntry> entry = entries.next();
                 scanned++;
-                if (namespace.isPresent()
-                        && !DocumentRef.namespaceOf(ScheduleKey.documentRefOf(entry.key))
-                                .equals(namespace.get())) {
+                if (only.isPresent() && !ScheduleKey.refStartsWith(entry.key, only.get())) {
                     continue;
                 }
                 long deadline = ScheduleKey.dueAtOf(entry.key);
@@ -183,7 +195,18 @@ public final class ScheduleQueries {
      * @param counts bucket start (epoch milliseconds) to the number of documents expiring in it
      * @param complete false when the scan stopped at its entry limit, so later buckets are undercounted
      */
-    public record Histogram(SortedMap<Long, Long> counts, boolean complete) {}
+    public record Histogram(SortedMap<Long, Long> counts, boolean complete) {
+
+        /** Nothing counted, complete. */
+        public static final Histogram EMPTY = new Histogram(new TreeMap<>(), true);
+
+        /** This histogram and {@code other}, of other partitions, together. */
+        public Histogram plus(Histogram other) {
+            SortedMap<Long, Long> sum = new TreeMap<>(counts);
+            other.counts.forEach((bucket, count) -> sum.merge(bucket, count, Long::sum));
+            return new Histogram(sum, complete && other.complete);
+        }
+    }
 
     /**
      * The entries due at {@code nowMillis} (deadline at or before it, delete command not yet emitted): a range scan

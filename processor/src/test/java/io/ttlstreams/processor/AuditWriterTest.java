@@ -1,6 +1,5 @@
 package io.ttlstreams.processor;
 
-import static io.ttlstreams.processor.SchedulerParts.ref;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.contract.CanonicalJson;
@@ -24,7 +23,7 @@ class AuditWriterTest {
         SchedulerParts parts = new SchedulerParts("ttl.audit.topic", "ttl.audit");
         ScheduleEntry entry = parts.entry("d1", DEADLINE);
 
-        parts.audit.write(ref("d1"), entry, ExpiryOutcome.CONFIRMED, NOW, 2, 5_000L);
+        parts.audit.write(parts.ref("d1"), entry, ExpiryOutcome.CONFIRMED, NOW, 2, 5_000L);
 
         assertThat(parts.context.forwarded()).hasSize(1);
         CapturedForward<? extends String, ?> forward = parts.context.forwarded().get(0);
@@ -44,7 +43,7 @@ class AuditWriterTest {
     void shouldForwardNothingWhenAuditIsDisabled() {
         SchedulerParts parts = new SchedulerParts();
 
-        parts.audit.write(ref("d1"), parts.entry("d1", DEADLINE), ExpiryOutcome.EMITTED, NOW, 1, null);
+        parts.audit.write(parts.ref("d1"), parts.entry("d1", DEADLINE), ExpiryOutcome.EMITTED, NOW, 1, null);
 
         assertThat(parts.context.forwarded()).isEmpty();
     }

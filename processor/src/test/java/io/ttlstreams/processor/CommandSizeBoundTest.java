@@ -3,10 +3,10 @@ package io.ttlstreams.processor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.contract.CanonicalJson;
-import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.state.DocumentRef;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.apache.kafka.common.utils.Bytes;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBinarySubType;
@@ -65,8 +65,8 @@ class CommandSizeBoundTest {
      */
     @Test
     void shouldBoundTheGrowthFromACompactReferenceKeyToExtendedJson() {
-        Namespace namespace = Namespace.parse("a.b");
-        int prefix = DocumentRef.collectionPrefix(namespace).get().length;
+        Bytes namespace = DocumentRef.collectionPrefix(0, 0);
+        int prefix = namespace.get().length;
         List<BsonValue> ids = List.of(
                 new BsonString(""),
                 new BsonString("\u0001\u0001"),

@@ -2,7 +2,6 @@ package io.ttlstreams.processor;
 
 import static io.ttlstreams.processor.SchedulerParts.SESSIONS;
 import static io.ttlstreams.processor.SchedulerParts.document;
-import static io.ttlstreams.processor.SchedulerParts.ref;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.event.ChangeEvent;
@@ -59,7 +58,7 @@ class EventApplierTest {
 
         restarted.apply(event(OperationType.INSERT, "d1", document("d1", EXPIRE_AT), 150), NOW.toEpochMilli());
 
-        assertThat(parts.schedule.position(ref("d1"))).isNull();
+        assertThat(parts.schedule.position(parts.ref("d1"))).isNull();
         assertThat(parts.total(TtlMetrics.STALE)).isEqualTo(1);
     }
 }

@@ -1,6 +1,5 @@
 package io.ttlstreams.processor;
 
-import static io.ttlstreams.processor.SchedulerParts.ref;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.schema.RuleVersion;
@@ -36,12 +35,12 @@ class RuleReconcilerTest {
     @Test
     void shouldKeepADueEntryWhenItsRuleIsUnchanged() {
         ScheduleEntry entry = parts.entry("d1", DEADLINE);
-        parts.schedule.put(ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
+        parts.schedule.put(parts.ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
 
-        ScheduleEntry kept = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, ref("d1")), entry, NOW);
+        ScheduleEntry kept = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, parts.ref("d1")), entry, NOW);
 
         assertThat(kept).isEqualTo(entry);
-        assertThat(parts.schedule.position(ref("d1"))).isNotNull();
+        assertThat(parts.schedule.position(parts.ref("d1"))).isNotNull();
     }
 
     @Test
@@ -49,12 +48,12 @@ class RuleReconcilerTest {
         ScheduleEntry entry = ScheduleEntry.newBuilder(parts.entry("d1", DEADLINE))
                 .setRule("gone")
                 .build();
-        parts.schedule.put(ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
+        parts.schedule.put(parts.ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
 
-        ScheduleEntry kept = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, ref("d1")), entry, NOW);
+        ScheduleEntry kept = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, parts.ref("d1")), entry, NOW);
 
         assertThat(kept).isNull();
-        assertThat(parts.schedule.position(ref("d1"))).isNull();
+        assertThat(parts.schedule.position(parts.ref("d1"))).isNull();
         assertThat(parts.total(TtlMetrics.RULE_REMOVED)).isEqualTo(1);
     }
 
@@ -73,12 +72,13 @@ class RuleReconcilerTest {
         lastModified[7] = "-1";
         SchedulerParts noDefault = new SchedulerParts(lastModified);
         RuleReconciler reconciler = noDefault.reconciler();
-        noDefault.schedule.put(ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
+        noDefault.schedule.put(noDefault.ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
 
-        ScheduleEntry due = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, ref("d1")), entry, NOW - 10_000);
+        ScheduleEntry due =
+                reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, noDefault.ref("d1")), entry, NOW - 10_000);
 
         assertThat(due).as("not moved by -1 s, nor emitted").isNull();
-        assertThat(Timeline.of(noDefault.schedule.position(ref("d1")).getTimeline()))
+        assertThat(Timeline.of(noDefault.schedule.position(noDefault.ref("d1")).getTimeline()))
                 .as("held for its document: without a ttl of its own it no longer expires")
                 .isEqualTo(Timeline.HELD);
     }

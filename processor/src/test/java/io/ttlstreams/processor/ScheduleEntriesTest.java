@@ -26,8 +26,9 @@ import org.bson.BsonString;
 /** A command's condition reads the same whether built directly (a pinned base) or decoded from its BSON. */
 class ScheduleEntriesTest {
 
+    private static final Namespace SESSIONS = Namespace.parse("app.sessions");
     private static final Bytes REF =
-            DocumentRef.of(Namespace.parse("app.sessions"), new BsonDocument("_id", new BsonString("d1")));
+            DocumentRef.of(DocumentRef.collectionPrefix(0, 0), new BsonDocument("_id", new BsonString("d1")));
 
     @Property
     void shouldReadTheConditionAsItsBsonDecodesWhenTheBaseIsPinnedOrNot(
@@ -47,7 +48,7 @@ class ScheduleEntriesTest {
 
         assertThat(read).isEqualTo(condition).isEqualTo(ScheduleEntries.conditionOf(entry));
         assertThat(read.toJson()).isEqualTo(condition.toJson());
-        DeleteCommand command = ScheduleEntries.command(REF, entry, base + 5);
+        DeleteCommand command = ScheduleEntries.command(REF, SESSIONS, entry, base + 5);
         BsonDocument filter = new BsonDocument("_id", new BsonString("d1"));
         condition.forEach(filter::append);
         assertThat(command.filter()).isEqualTo(filter);

@@ -10,7 +10,6 @@ import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.schema.UnscheduledNote;
-import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.state.UnscheduledNotes;
@@ -68,7 +67,7 @@ final class SchedulerParts {
                 TtlMetrics.forTask(context),
                 List.of("sessions"),
                 settings.readBack().isPresent());
-        this.audit = new AuditWriter(config.auditTopic().isPresent(), context, TtlTopology.AUDIT_SINK);
+        this.audit = new AuditWriter(config.auditTopic().isPresent(), context, TtlTopology.AUDIT_SINK, schedule);
         this.guard = new BlastRadiusGuard(settings, schedule, guardStates, sensors, audit, context.taskId());
     }
 
@@ -98,9 +97,9 @@ final class SchedulerParts {
         return new RuleReconciler(settings, schedule, ruleVersions, guard, sensors, audit, context.taskId());
     }
 
-    /** The reference of the sessions document with {@code _id} {@code id}. */
-    static Bytes ref(String id) {
-        return DocumentRef.of(SESSIONS, new BsonDocument("_id", new BsonString(id)));
+    /** The reference of the sessions document with {@code _id} {@code id}, in these parts' dictionary. */
+    Bytes ref(String id) {
+        return schedule.namespaces().ref(SESSIONS, new BsonDocument("_id", new BsonString(id)));
     }
 
     /** The entry the sessions rule gives the document {@code id} expiring at {@code expireAt}. */

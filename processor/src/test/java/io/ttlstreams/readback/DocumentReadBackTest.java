@@ -32,7 +32,12 @@ class DocumentReadBackTest {
     private final ReadBackInbox inbox = new ReadBackInbox();
 
     private ReadRequest request(Namespace namespace, BsonValue id) {
-        return new ReadRequest(DocumentRef.of(namespace, new BsonDocument("_id", id)), 0, 1, inbox);
+        return new ReadRequest(
+                DocumentRef.of(DocumentRef.collectionPrefix(0, 0), new BsonDocument("_id", id)),
+                namespace,
+                0,
+                1,
+                inbox);
     }
 
     private static BsonString id(int i) {

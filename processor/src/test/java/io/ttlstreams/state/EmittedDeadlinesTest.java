@@ -51,7 +51,7 @@ class EmittedDeadlinesTest {
     }
 
     private static Bytes ref(int id) {
-        return DocumentRef.of(SESSIONS, new BsonDocument("_id", new BsonInt32(id)));
+        return DocumentRef.of(DocumentRef.collectionPrefix(0, 0), new BsonDocument("_id", new BsonInt32(id)));
     }
 
     private static ScheduleEntry entry(long deadline) {

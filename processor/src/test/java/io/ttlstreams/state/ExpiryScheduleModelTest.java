@@ -51,6 +51,12 @@ class ExpiryScheduleModelTest {
     private static final List<Namespace> NAMESPACES =
             List.of(Namespace.parse("app.s"), Namespace.parse("app.sessions"), Namespace.parse("other.x"));
 
+    /** The namespaces' ids, as a task seeing them in order would give them. */
+    private static final Map<Namespace, Bytes> PREFIXES = Map.of(
+            NAMESPACES.get(0), DocumentRef.collectionPrefix(0, 0),
+            NAMESPACES.get(1), DocumentRef.collectionPrefix(0, 1),
+            NAMESPACES.get(2), DocumentRef.collectionPrefix(1, 0));
+
     private static Path stateDir;
     private static StoreHarness harness;
 
@@ -172,7 +178,8 @@ class ExpiryScheduleModelTest {
                         .as("due on %s at %d", timeline, now)
                         .containsExactlyElementsOf(dueInModel(timeline, now));
             }
-            Bytes nobody = DocumentRef.of(Namespace.parse("none.none"), new BsonDocument("_id", new BsonInt32(0)));
+            Bytes nobody =
+                    DocumentRef.of(DocumentRef.collectionPrefix(2, 0), new BsonDocument("_id", new BsonInt32(0)));
             for (int variant = 0; variant < 10; variant++) {
                 String rule = "r" + variant;
                 List<Long> held = model.entrySet().stream()
@@ -230,7 +237,8 @@ class ExpiryScheduleModelTest {
         // Few documents, so that actions meet the same ones again.
         return Combinators.combine(
                         Arbitraries.of(NAMESPACES), Arbitraries.integers().between(1, 6))
-                .as((namespace, id) -> DocumentRef.of(namespace, new BsonDocument("_id", new BsonInt32(id))));
+                .as((namespace, id) ->
+                        DocumentRef.of(PREFIXES.get(namespace), new BsonDocument("_id", new BsonInt32(id))));
     }
 
     private static ScheduleEntry entry(int variant) {
@@ -278,9 +286,12 @@ class ExpiryScheduleModelTest {
         public Arbitrary<Transformer<Harness>> transformer() {
             return Arbitraries.of(NAMESPACES)
                     .map(namespace -> Transformer.mutate("drop " + namespace, harness -> {
-                        int removed = harness.schedule.removeAll(DocumentRef.collectionPrefix(namespace), null);
+                        int removed = harness.schedule.removeAll(PREFIXES.get(namespace), null);
                         List<Bytes> refs = harness.positions.keySet().stream()
-                                .filter(ref -> DocumentRef.namespaceOf(ref).equals(namespace))
+                                .filter(ref -> DocumentRef.databaseIdOf(ref)
+                                                == DocumentRef.databaseIdOf(PREFIXES.get(namespace))
+                                        && DocumentRef.collectionIdOf(ref)
+                                                == DocumentRef.collectionIdOf(PREFIXES.get(namespace)))
                                 .toList();
                         assertThat(removed).isEqualTo(refs.size());
                         refs.forEach(ref -> harness.model.remove(harness.positions.remove(ref)));

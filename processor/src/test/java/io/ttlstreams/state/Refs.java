@@ -84,7 +84,15 @@ final class Refs {
         return Arbitraries.of(NAMESPACES);
     }
 
+    /** Namespace ids of one byte and of more, up to the largest int (jqwik tries the edges). */
+    static Arbitrary<Integer> namespaceIds() {
+        return Arbitraries.oneOf(
+                Arbitraries.integers().between(0, 300), Arbitraries.integers().greaterOrEqual(0));
+    }
+
     static Arbitrary<Bytes> refs() {
-        return Combinators.combine(namespaces(), documentKeys()).as(DocumentRef::of);
+        return Combinators.combine(namespaceIds(), namespaceIds(), documentKeys())
+                .as((database, collection, key) ->
+                        DocumentRef.of(DocumentRef.collectionPrefix(database, collection), key));
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.state.ScheduleKey.Timeline;
+import java.util.Arrays;
 import java.util.Comparator;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -82,13 +83,27 @@ class ScheduleKeyTest {
         assertThat(inRange).isEqualTo(parts.timeline() == scanned && from <= parts.dueAt() && parts.dueAt() <= now);
     }
 
+    @Property
+    void shouldTellWhetherItsReferenceStartsWithAPrefix(
+            @ForAll("parts") Parts parts, @ForAll @IntRange(min = 1, max = 8) int length, @ForAll byte flip) {
+        byte[] ref = parts.ref().get();
+        // The reference's first bytes, or all of it and one more.
+        byte[] prefix = Arrays.copyOf(ref, Math.min(length, ref.length + 1));
+        byte[] flipped = prefix.clone();
+        flipped[flipped.length - 1] ^= (byte) (flip | 1);
+
+        assertThat(ScheduleKey.refStartsWith(parts.key(), prefix)).isEqualTo(prefix.length <= ref.length);
+        assertThat(ScheduleKey.refStartsWith(parts.key(), flipped)).isFalse();
+        assertThat(ScheduleKey.refStartsWith(parts.key(), new byte[0])).isTrue();
+    }
+
     @Test
     void shouldStartWithTheFormatVersionAndTheTimeline() {
         Bytes ref = Refs.refs().sample();
 
-        assertThat(ScheduleKey.of(Timeline.CONFIRMATIONS, 0, ref).get()).startsWith(2, 1, 0x80, 0, 0, 0, 0, 0, 0, 0);
+        assertThat(ScheduleKey.of(Timeline.CONFIRMATIONS, 0, ref).get()).startsWith(3, 1, 0x80, 0, 0, 0, 0, 0, 0, 0);
         assertThat(ScheduleKey.of(Timeline.DEADLINES, -1, ref).get())
-                .startsWith(2, 0, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF);
+                .startsWith(3, 0, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF);
         assertThat(ScheduleKey.of(Timeline.HELD, 0, ref).get()).endsWith(ref.get());
     }
 
@@ -96,14 +111,14 @@ class ScheduleKeyTest {
     void shouldRefuseAnUnknownFormatVersionOrTimelineRatherThanMisreadIt() {
         byte[] key = ScheduleKey.of(Timeline.DEADLINES, 0, Refs.refs().sample()).get();
         byte[] otherVersion = key.clone();
-        otherVersion[0] = 1;
+        otherVersion[0] = 2;
         byte[] otherTimeline = key.clone();
         otherTimeline[1] = 7;
 
         assertThatThrownBy(() -> ScheduleKey.dueAtOf(Bytes.wrap(otherVersion)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("format version 2")
-                .hasMessageContaining("version 1")
+                .hasMessageContaining("format version 3")
+                .hasMessageContaining("version 2")
                 .hasMessageContaining("Reset the application's state");
         assertThatThrownBy(() -> ScheduleKey.timelineOf(Bytes.wrap(otherTimeline)))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -124,7 +139,7 @@ class ScheduleKeyTest {
         } else {
             assertThatThrownBy(() -> ScheduleKey.timelineOf(Bytes.wrap(key)))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("format version 2: version " + version)
+                    .hasMessageContaining("format version 3: version " + version)
                     .hasMessageContaining("Reset the application's state");
         }
     }

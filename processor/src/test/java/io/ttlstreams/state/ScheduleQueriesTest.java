@@ -61,8 +61,8 @@ class ScheduleQueriesTest {
                 ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}),
                 timeline == Timeline.CONFIRMATIONS ? 1 : 0,
                 null);
-        new ExpirySchedule(schedule, index, null)
-                .put(DocumentRef.of(namespace, key), null, timeline, deadline, entry, null);
+        ExpirySchedule expiry = new ExpirySchedule(schedule, index, null);
+        expiry.put(expiry.namespaces().ref(namespace, key), null, timeline, deadline, entry, null);
     }
 
     @Test
@@ -104,13 +104,13 @@ class ScheduleQueriesTest {
         schedule(EVENTS, 4, 2_500);
         schedule(SESSIONS, 5, 4_000); // at the exclusive end
 
-        assertThat(ScheduleQueries.upcoming(schedule, 1_000, 4_000, 1_000, Optional.empty(), 100))
+        assertThat(ScheduleQueries.upcoming(index, schedule, 1_000, 4_000, 1_000, Optional.empty(), 100))
                 .isEqualTo(
                         new ScheduleQueries.Histogram(new java.util.TreeMap<>(Map.of(1_000L, 2L, 2_000L, 1L)), true));
-        assertThat(ScheduleQueries.upcoming(schedule, 1_000, 4_000, 1_000, Optional.of(EVENTS), 100)
+        assertThat(ScheduleQueries.upcoming(index, schedule, 1_000, 4_000, 1_000, Optional.of(EVENTS), 100)
                         .counts())
                 .containsExactly(Map.entry(2_000L, 1L));
-        assertThat(ScheduleQueries.upcoming(schedule, 1_000, 4_000, 1_000, Optional.empty(), 2)
+        assertThat(ScheduleQueries.upcoming(index, schedule, 1_000, 4_000, 1_000, Optional.empty(), 2)
                         .complete())
                 .isFalse();
     }

@@ -2,7 +2,6 @@ package io.ttlstreams.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -82,7 +81,8 @@ class ScheduleStoresTest {
             KeyValueStore<Bytes, IndexEntry> index = harness.store(ScheduleStores.INDEX);
             KeyValueStore<String, Long> epochs = harness.store(ScheduleStores.NAMESPACE_EPOCHS);
             KeyValueStore<String, RuleVersion> versions = harness.store(ScheduleStores.RULE_VERSIONS);
-            Bytes ref = DocumentRef.of(Namespace.parse("app.sessions"), new BsonDocument("_id", new BsonString("d1")));
+            Bytes ref =
+                    DocumentRef.of(DocumentRef.collectionPrefix(0, 0), new BsonDocument("_id", new BsonString("d1")));
             Instant deadline = Instant.ofEpochMilli(1_900_000_000_000L);
             ScheduleEntry entry = new ScheduleEntry(
                     "sessions", 3L, deadline, 0L, true, ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}), 0, null);

@@ -9,7 +9,6 @@ import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.GuardState;
-import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ScheduleStores;
 import java.time.Duration;
 import java.util.List;
@@ -164,9 +163,7 @@ class BlastRadiusTest {
             assertThat(outcomes(fixture)).containsOnly(ExpiryOutcome.REJECTED).hasSize(15);
             assertThat(fixture.metric(TtlMetrics.REJECTED + "-total")).isEqualTo(15);
             assertThat(state(fixture).getHeld()).isZero();
-            assertThat(fixture.indexStore()
-                            .get(DocumentRef.of(
-                                    Namespace.parse("app.sessions"), new BsonDocument("_id", new BsonInt32(7)))))
+            assertThat(fixture.position(Namespace.parse("app.sessions"), new BsonInt32(7)))
                     .as("a rejected entry leaves the schedule")
                     .isNull();
 

@@ -15,7 +15,6 @@ import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
-import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.ScheduleStores;
@@ -71,7 +70,7 @@ class ExpiryLifecycleTest {
     }
 
     private static IndexEntry position(TopologyFixture fixture, BsonValue id) {
-        return fixture.indexStore().get(DocumentRef.of(SESSIONS, new BsonDocument("_id", id)));
+        return fixture.position(SESSIONS, id);
     }
 
     private static void insertDueAt(TopologyFixture fixture, ChangeEvents events, Duration offset) {
@@ -123,7 +122,9 @@ class ExpiryLifecycleTest {
                                 events.insert(new BsonInt32(id), expiringAt(Duration.ofSeconds(1))));
             }
             assertThat(fixture.changelog(ScheduleStores.SCHEDULE)).hasSize(10);
-            assertThat(fixture.changelog(ScheduleStores.INDEX)).hasSize(10);
+            assertThat(fixture.changelog(ScheduleStores.INDEX))
+                    .as("ten entries and the namespace dictionary's record of app.sessions")
+                    .hasSize(11);
 
             fixture.wallClockAt(Duration.ofSeconds(1));
 
@@ -327,9 +328,7 @@ class ExpiryLifecycleTest {
             BsonDocument older = new BsonDocument("updatedAt", new BsonDateTime(START.toEpochMilli()));
             input.pipeInput(ChangeEvents.key(ID), events.resync(ID, older, events.nextClusterTime()));
 
-            assertThat(fixture.indexStore()
-                            .get(DocumentRef.of(Namespace.parse("app.events"), new BsonDocument("_id", ID)))
-                            .getDueAt())
+            assertThat(fixture.position(Namespace.parse("app.events"), ID).getDueAt())
                     .isEqualTo(START.plusSeconds(160));
         }
     }
@@ -363,7 +362,7 @@ class ExpiryLifecycleTest {
             ExpiryDecision decision = before.rules().evaluate(namespace, document, START);
             TtlRule rule = before.rules().rule(decision.rule()).orElseThrow();
             schedule.put(
-                    DocumentRef.of(namespace, key),
+                    schedule.namespaces().ref(namespace, key),
                     null,
                     Timeline.DEADLINES,
                     decision.deadline().toEpochMilli(),
@@ -442,9 +441,7 @@ class ExpiryLifecycleTest {
 
             assertThat(fixture.deletes()).as("held, not emitted").isEmpty();
             assertThat(fixture.metric(TtlMetrics.HELD + "-total")).isEqualTo(2);
-            assertThat(fixture.indexStore()
-                            .get(DocumentRef.of(SESSIONS, new BsonDocument("_id", new BsonInt64(1))))
-                            .getTimeline())
+            assertThat(fixture.position(SESSIONS, new BsonInt64(1)).getTimeline())
                     .isEqualTo(Timeline.HELD.ordinal());
 
             // A resync re-evaluates document 1 under the new rule: it matches the filter and is long due.

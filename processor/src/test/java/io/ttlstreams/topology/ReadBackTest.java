@@ -11,7 +11,6 @@ import io.ttlstreams.readback.MapDocumentReader;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.IndexEntry;
-import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Duration;
 import java.util.HashMap;
@@ -97,7 +96,7 @@ class ReadBackTest {
     }
 
     private static IndexEntry position(TopologyFixture fixture) {
-        return fixture.indexStore().get(DocumentRef.of(SESSIONS, new BsonDocument("_id", ID)));
+        return fixture.position(SESSIONS, ID);
     }
 
     private static BsonDocument filterOf(TestRecord<String, String> record) {

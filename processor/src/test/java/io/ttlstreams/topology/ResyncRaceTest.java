@@ -10,7 +10,6 @@ import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.readback.MapDocumentReader;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.ExpiryOutcome;
-import io.ttlstreams.state.DocumentRef;
 import java.time.Duration;
 import org.apache.kafka.streams.TestInputTopic;
 import org.bson.BsonDateTime;
@@ -58,8 +57,7 @@ class ResyncRaceTest {
             assertThat(readBack.readQueued()).isEqualTo(1);
             fixture.wallClockAt(readAt.plusMillis(100));
 
-            assertThat(fixture.indexStore().get(DocumentRef.of(SESSIONS, new BsonDocument("_id", ID))))
-                    .isNull();
+            assertThat(fixture.position(SESSIONS, ID)).isNull();
             fixture.wallClockAt(Duration.ofHours(2).plus(CONFIRM_TIMEOUT));
             assertThat(fixture.deletes()).as("no retries").isEmpty();
             assertThat(fixture.audit().readValuesToList())

@@ -6,10 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.TtlMetrics;
-import io.ttlstreams.state.DocumentRef;
 import java.time.Duration;
 import java.util.List;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.test.TestRecord;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -24,7 +22,7 @@ class SoftExpiryTest {
 
     private static final BsonString ID = new BsonString("d1");
     private static final String EXPIRED = "ttl.expired";
-    private static final Bytes REF = DocumentRef.of(Namespace.parse("app.sessions"), new BsonDocument("_id", ID));
+    private static final Namespace SESSIONS = Namespace.parse("app.sessions");
 
     private static TopologyFixture fixture(String... extra) {
         return new TopologyFixture(TopologyFixture.with(
@@ -91,7 +89,7 @@ class SoftExpiryTest {
                     fixture.output(EXPIRED).readRecordsToList().get(0).value());
             assertThat(record.getString("type").getValue()).isEqualTo("EXPIRED");
             assertThat(record.getString("action").getValue()).isEqualTo("mark");
-            assertThat(fixture.indexStore().get(REF)).as("nothing scheduled").isNull();
+            assertThat(fixture.position(SESSIONS, ID)).as("nothing scheduled").isNull();
             fixture.wallClockAt(Duration.ofHours(1));
             assertThat(fixture.deletes())
                     .as("never marked again, never deleted")
@@ -108,7 +106,7 @@ class SoftExpiryTest {
             fixture.wallClockAt(Duration.ofMinutes(10));
 
             assertThat(fixture.deletes()).isEmpty();
-            assertThat(fixture.indexStore().get(REF)).isNull();
+            assertThat(fixture.position(SESSIONS, ID)).isNull();
         }
     }
 

@@ -9,7 +9,6 @@ import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
 import io.ttlstreams.processor.DeadLetters;
 import io.ttlstreams.serde.ChangeEventSerde;
-import io.ttlstreams.state.DocumentRef;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -72,14 +71,7 @@ class SourceClaimsTest {
 
     /** The documents scheduled: the index's entries. */
     private static int entries(TopologyFixture fixture) {
-        int count = 0;
-        try (var all = fixture.indexStore().all()) {
-            while (all.hasNext()) {
-                all.next();
-                count++;
-            }
-        }
-        return count;
+        return fixture.documentEntries();
     }
 
     private static String error(TestRecord<String, String> letter) {
@@ -196,9 +188,7 @@ class SourceClaimsTest {
                     ChangeEvents.key(id), events.resync(id, new BsonDocument("v", new BsonInt32(2)), END_OF_TIME));
 
             assertThat(fixture.dlq.readRecordsToList()).hasSize(1);
-            assertThat(fixture.indexStore()
-                            .get(DocumentRef.of(Namespace.parse("app.events"), new BsonDocument("_id", id)))
-                            .getDueAt())
+            assertThat(fixture.position(Namespace.parse("app.events"), id).getDueAt())
                     .isEqualTo(START.plusSeconds(60));
             fixture.wallClockAt(Duration.ofSeconds(60));
             assertThat(fixture.deletes()).hasSize(1);
@@ -233,9 +223,7 @@ class SourceClaimsTest {
                             ChangeEvents.key(id),
                             new ChangeEvents("app.events", START.minusSeconds(20)).insert(id, new BsonDocument()));
 
-            assertThat(fixture.indexStore()
-                            .get(DocumentRef.of(Namespace.parse("app.events"), new BsonDocument("_id", id)))
-                            .getDueAt())
+            assertThat(fixture.position(Namespace.parse("app.events"), id).getDueAt())
                     .isEqualTo(START.plusSeconds(60));
             fixture.wallClockAt(Duration.ofMillis(59_900));
             assertThat(fixture.deletes()).isEmpty();

@@ -14,8 +14,8 @@ import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.serde.AvroSerde;
-import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
+import io.ttlstreams.state.NamespaceIds;
 import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.state.ScheduleQueries;
 import io.ttlstreams.state.ScheduleStores;
@@ -41,6 +41,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.bson.BsonDateTime;
@@ -221,11 +222,15 @@ final class TopologyFixture implements AutoCloseable {
                 extra);
     }
 
-    /** A copy of {@code settings} with {@code keyValues} (key, value, key, value, ...) put over it. */
+    /** A copy of {@code settings} with {@code keyValues} (key, value, key, value, ...) put over it; null removes. */
     static Map<String, String> with(Map<String, String> settings, String... keyValues) {
         Map<String, String> result = new HashMap<>(settings);
         for (int i = 0; i < keyValues.length; i += 2) {
-            result.put(keyValues[i], keyValues[i + 1]);
+            if (keyValues[i + 1] == null) {
+                result.remove(keyValues[i]);
+            } else {
+                result.put(keyValues[i], keyValues[i + 1]);
+            }
         }
         return result;
     }
@@ -288,7 +293,7 @@ final class TopologyFixture implements AutoCloseable {
         ExpirySchedule schedule =
                 new ExpirySchedule(scheduleStore(), indexStore(), driver.getKeyValueStore(ScheduleStores.GUARD_STATE));
         schedule.put(
-                DocumentRef.of(ns, new BsonDocument("_id", id)),
+                schedule.namespaces().ref(ns, new BsonDocument("_id", id)),
                 null,
                 ScheduleKey.Timeline.DEADLINES,
                 decision.deadline().toEpochMilli(),
@@ -344,6 +349,30 @@ final class TopologyFixture implements AutoCloseable {
 
     KeyValueStore<Bytes, IndexEntry> indexStore() {
         return driver.getKeyValueStore(ScheduleStores.INDEX);
+    }
+
+    /** The reference of the document {@code {_id: id}} in the task's dictionary; empty when it has no namespace ids. */
+    Optional<Bytes> ref(Namespace namespace, org.bson.BsonValue id) {
+        return NamespaceIds.readOnly(indexStore()).find(namespace, new BsonDocument("_id", id));
+    }
+
+    /**
+     * How many documents' entries the index holds: the task's own records (keys that begin with 0: the emitted
+     * checkpoints and the namespace dictionary) left out.
+     */
+    int documentEntries() {
+        int count = 0;
+        try (KeyValueIterator<Bytes, IndexEntry> all = indexStore().all()) {
+            while (all.hasNext()) {
+                count += all.next().key.get()[0] == 0 ? 0 : 1;
+            }
+        }
+        return count;
+    }
+
+    /** Where the document {@code {_id: id}}'s entry is; null when it has none. */
+    IndexEntry position(Namespace namespace, org.bson.BsonValue id) {
+        return ref(namespace, id).map(indexStore()::get).orElse(null);
     }
 
     @Override

@@ -68,7 +68,7 @@ class TtlTopologyTest {
 
             assertThat(fixture.deletes()).isEmpty();
             assertThat(fixture.metric("epoch-values-implausible-total")).isEqualTo(1);
-            assertThat(fixture.indexStore().approximateNumEntries()).isZero();
+            assertThat(fixture.documentEntries()).isZero();
         }
     }
 

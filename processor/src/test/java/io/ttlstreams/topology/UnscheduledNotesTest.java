@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.UnscheduledNote;
-import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ScheduleQueries;
 import io.ttlstreams.state.UnscheduledNotes;
 import java.util.Optional;
@@ -36,8 +35,8 @@ class UnscheduledNotesTest {
     }
 
     private static Optional<UnscheduledNote> note(TopologyFixture fixture, String id) {
-        return UnscheduledNotes.find(
-                fixture.notesStore(), DocumentRef.of(SESSIONS, new BsonDocument("_id", new BsonString(id))));
+        return fixture.ref(SESSIONS, new BsonString(id))
+                .flatMap(ref -> UnscheduledNotes.find(fixture.notesStore(), ref));
     }
 
     private static Optional<String> reason(TopologyFixture fixture, String id) {

@@ -214,7 +214,7 @@ class PoisonRecordsIT {
                                 ScheduleKey.Timeline.DEADLINES,
                                 0,
                                 DocumentRef.of(
-                                        Namespace.parse("app.sessions"),
+                                        DocumentRef.collectionPrefix(0, 0),
                                         new BsonDocument("_id", new BsonString("corrupt-" + partition))))
                         .get();
                 producer.send(new ProducerRecord<>(changelog, partition, key, utf8("garbage")))

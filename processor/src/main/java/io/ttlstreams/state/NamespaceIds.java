@@ -1,0 +1,200 @@
+package io.ttlstreams.state;
+
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.schema.IndexEntry;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.serialization.BytesSerializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.bson.BsonDocument;
+
+/**
+ * A task's namespace dictionary: the ids its {@link DocumentRef document references} write instead of the namespace's
+ * text, a database id and a collection id, each given in the order the task first sees them (the first database 0, its
+ * first collection 0, the next collection of the same database 1, and so on), so that the first 128 of each take one
+ * byte. Ids are never taken back or given again: a rule added or removed, a collection dropped or re-created, changes
+ * no reference already stored.
+ *
+ * <p>Each namespace is one record of the task's {@code index} store, under a key no reference begins with: {@link
+ * EmittedDeadlines#KEY_PREFIX} (0x00, the task's own records), 0x00 (where a checkpoint has its schedule key's format
+ * version), the two ids as the references write them, then the namespace's UTF-8 text; the value says nothing (an
+ * empty {@link IndexEntry}). So the dictionary is changelogged, restored and moved with the references that use it,
+ * in the same transaction as the first entry of a namespace, with no store of its own. The task reads it once, after
+ * its stores are restored; it is small (one record per namespace the task has seen).
+ *
+ * <p>A namespace the dictionary does not know has no references: nothing to find, cancel or forget.
+ */
+public final class NamespaceIds {
+
+    /** The byte after {@link EmittedDeadlines#KEY_PREFIX} in a dictionary record's key. */
+    static final byte KEY_MARKER = 0;
+
+    private static final Bytes PREFIX = Bytes.wrap(new byte[] {EmittedDeadlines.KEY_PREFIX, KEY_MARKER});
+    private static final IndexEntry NOTHING = new IndexEntry(0, Instant.EPOCH, null, 0L);
+
+    /** Where new ids are written; null for a read-only dictionary. */
+    private final KeyValueStore<Bytes, IndexEntry> index;
+    /** Database name to its id. */
+    private final Map<String, Integer> databases = new HashMap<>();
+    /** Namespace to its references' prefix. */
+    private final Map<Namespace, Bytes> prefixes = new HashMap<>();
+    /** By database id, then collection id: the namespace (ids are given from 0 up, none skipped). */
+    private final List<List<Namespace>> namespaces = new ArrayList<>();
+
+    private NamespaceIds(KeyValueStore<Bytes, IndexEntry> index) {
+        this.index = index;
+    }
+
+    /** The dictionary the task's {@code index} store holds, for the task, which gives new ids. */
+    static NamespaceIds of(KeyValueStore<Bytes, IndexEntry> index) {
+        NamespaceIds ids = new NamespaceIds(index);
+        ids.read(index);
+        return ids;
+    }
+
+    /** The dictionary a (read-only) {@code index} store of one partition holds, for questions. */
+    public static NamespaceIds readOnly(ReadOnlyKeyValueStore<Bytes, IndexEntry> index) {
+        NamespaceIds ids = new NamespaceIds(null);
+        ids.read(index);
+        return ids;
+    }
+
+    /**
+     * The reference of the document with this key in {@code namespace}, giving the namespace its ids when the task
+     * sees it first (written to the index with the task's other writes).
+     */
+    public Bytes ref(Namespace namespace, BsonDocument documentKey) {
+        Bytes prefix = prefixes.get(namespace);
+        if (prefix == null) {
+            prefix = add(namespace);
+        }
+        return DocumentRef.of(prefix, documentKey);
+    }
+
+    /** The reference of the document, if the dictionary knows its namespace; empty: the document has none. */
+    public Optional<Bytes> find(Namespace namespace, BsonDocument documentKey) {
+        return collectionPrefix(namespace).map(prefix -> DocumentRef.of(prefix, documentKey));
+    }
+
+    /** The prefix of every reference in the collection {@code namespace}; empty when it has none. */
+    public Optional<Bytes> collectionPrefix(Namespace namespace) {
+        return Optional.ofNullable(prefixes.get(namespace));
+    }
+
+    /** The prefix of every reference in the collections of {@code database}; empty when it has none. */
+    public Optional<Bytes> databasePrefix(String database) {
+        return Optional.ofNullable(databases.get(database)).map(DocumentRef::databasePrefix);
+    }
+
+    /**
+     * The namespace of a reference of this task.
+     *
+     * @throws IllegalArgumentException when the reference is not one, or its ids are not in the dictionary
+     */
+    public Namespace namespaceOf(Bytes ref) {
+        int database = DocumentRef.databaseIdOf(ref);
+        int collection = DocumentRef.collectionIdOf(ref);
+        if (database >= namespaces.size()
+                || collection >= namespaces.get(database).size()) {
+            throw new IllegalArgumentException("A document reference of namespace ids " + database + "." + collection
+                    + ", which the task's dictionary does not hold (" + DocumentRef.RESET_ADVICE + ")");
+        }
+        return namespaces.get(database).get(collection);
+    }
+
+    private Bytes add(Namespace namespace) {
+        if (index == null) {
+            throw new IllegalStateException("A read-only namespace dictionary gives no ids");
+        }
+        if (namespace.isDatabase()) {
+            throw new IllegalArgumentException("A document lies in a collection, not in database " + namespace);
+        }
+        Integer database = databases.get(namespace.database());
+        if (database == null) {
+            database = namespaces.size();
+            databases.put(namespace.database(), database);
+            namespaces.add(new ArrayList<>());
+        }
+        List<Namespace> collections = namespaces.get(database);
+        Bytes prefix = DocumentRef.collectionPrefix(database, collections.size());
+        index.put(key(prefix, namespace), NOTHING);
+        collections.add(namespace);
+        prefixes.put(namespace, prefix);
+        return prefix;
+    }
+
+    /**
+     * Reads the dictionary's records, refusing them (IllegalArgumentException) unless each is well-formed, no two give
+     * one namespace, database or id twice, and the ids are those the task gives: every database id from 0 up, every
+     * collection id of a database from 0 up (so a corrupted id cannot make the dictionary allocate up to it).
+     */
+    private void read(ReadOnlyKeyValueStore<Bytes, IndexEntry> store) {
+        Map<Integer, Map<Integer, Namespace>> byIds = new HashMap<>();
+        try (KeyValueIterator<Bytes, IndexEntry> records = store.prefixScan(PREFIX, new BytesSerializer())) {
+            while (records.hasNext()) {
+                KeyValue<Bytes, IndexEntry> record = records.next();
+                readRecord(record.key.get(), byIds);
+            }
+        }
+        for (int database = 0; database < byIds.size(); database++) {
+            Map<Integer, Namespace> collections = byIds.get(database);
+            List<Namespace> ordered = new ArrayList<>();
+            for (int collection = 0; collections != null && collection < collections.size(); collection++) {
+                ordered.add(collections.get(collection));
+            }
+            if (collections == null || ordered.contains(null)) {
+                throw new IllegalArgumentException("Not a namespace dictionary: its ids of database " + database
+                        + " are not those given from 0 up (" + DocumentRef.RESET_ADVICE + ")");
+            }
+            namespaces.add(ordered);
+        }
+    }
+
+    /** One dictionary record's key, into {@code byIds}: refused unless it is well-formed and new. */
+    private void readRecord(byte[] key, Map<Integer, Map<Integer, Namespace>> byIds) {
+        // The key without the dictionary's own two bytes reads as a reference: the version, the ids, then the text.
+        Bytes asRef = Bytes.wrap(Arrays.copyOfRange(key, PREFIX.get().length, key.length));
+        int databaseId = DocumentRef.databaseIdOf(asRef);
+        int collectionId = DocumentRef.collectionIdOf(asRef);
+        Bytes prefix = DocumentRef.collectionPrefix(databaseId, collectionId);
+        int textStart = PREFIX.get().length + prefix.get().length;
+        Namespace namespace = Namespace.parse(StandardCharsets.UTF_8
+                .decode(ByteBuffer.wrap(key, textStart, key.length - textStart))
+                .toString());
+        if (!Arrays.equals(key(prefix, namespace).get(), key)) {
+            throw new IllegalArgumentException("Not a namespace dictionary record: its text is not UTF-8");
+        }
+        Integer database = databases.putIfAbsent(namespace.database(), databaseId);
+        Map<Integer, Namespace> collections = byIds.computeIfAbsent(databaseId, id -> new HashMap<>());
+        // A database first met here whose id already holds collections: that id is another database's.
+        boolean idOfAnotherDatabase = database == null && !collections.isEmpty();
+        if ((database != null && database != databaseId)
+                || idOfAnotherDatabase
+                || prefixes.putIfAbsent(namespace, prefix) != null
+                || collections.putIfAbsent(collectionId, namespace) != null) {
+            throw new IllegalArgumentException("Not a namespace dictionary: " + namespace + " at ids " + databaseId
+                    + "." + collectionId + " conflicts with an earlier record");
+        }
+    }
+
+    private static Bytes key(Bytes prefix, Namespace namespace) {
+        byte[] ids = prefix.get();
+        byte[] text = namespace.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] key = new byte[PREFIX.get().length + ids.length + text.length];
+        System.arraycopy(PREFIX.get(), 0, key, 0, PREFIX.get().length);
+        System.arraycopy(ids, 0, key, PREFIX.get().length, ids.length);
+        System.arraycopy(text, 0, key, PREFIX.get().length + ids.length, text.length);
+        return Bytes.wrap(key);
+    }
+}
