@@ -5,6 +5,7 @@ import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -198,7 +199,7 @@ public final class ScheduleQueries {
     public record Histogram(SortedMap<Long, Long> counts, boolean complete) {
 
         /** Nothing counted, complete. */
-        public static final Histogram EMPTY = new Histogram(new TreeMap<>(), true);
+        public static final Histogram EMPTY = new Histogram(Collections.emptySortedMap(), true);
 
         /** This histogram and {@code other}, of other partitions, together. */
         public Histogram plus(Histogram other) {
