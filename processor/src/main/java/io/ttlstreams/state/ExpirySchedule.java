@@ -1,13 +1,15 @@
 package io.ttlstreams.state;
 
-import io.ttlstreams.schema.GuardState;
+import io.ttlstreams.schema.HeldCount;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import java.util.NoSuchElementException;
 import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
@@ -26,11 +28,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * every punctuation. The positions are kept in memory, lowered by any entry put before them, and start at the lowest
  * key when the task (re)starts; so one instance must be the only writer of its stores, as the task's scheduler is.
  *
- * <p>It counts what it holds for approval: each rule's entries on the {@link Timeline#AWAITING_APPROVAL} timeline,
- * with the earliest and latest of their deadlines, in the rule's {@link GuardState} of the {@code guard-state} store,
- * updated as entries enter and leave that timeline. The counts are written with the entries, in the same store
- * transaction and changelogged alike, so a restore restores them with the entries they count. The earliest and latest
- * deadline are bounds: kept as an entry leaves unless it was the last.
+ * <p>It is the one writer of the task's {@code task} store, which holds its own records, never a document's: the
+ * namespace dictionary ({@link NamespaceIds}), the emission checkpoints ({@link EmittedDeadlines}) and what each rule
+ * holds for approval ({@link HeldCounts}), all written in the same transaction as the entries they describe.
  *
  * <p>A first delete command moves nothing: its entry stays on the deadlines timeline, and the scan's position, kept
  * in a few checkpoints ({@link EmittedDeadlines}), says that every deadline at or before it was emitted. Such an entry
@@ -44,15 +44,16 @@ public final class ExpirySchedule {
 
     private final KeyValueStore<Bytes, ScheduleEntry> schedule;
     private final KeyValueStore<Bytes, IndexEntry> index;
-    private final KeyValueStore<String, GuardState> held;
+    private final KeyValueStore<Bytes, TaskRecord> task;
+    private final HeldCounts held;
     /** Per timeline: no entry is due before this (see the class comment). */
     private final long[] scanFrom = new long[Timeline.values().length];
     /**
-     * Where the scan of the deadlines timeline has emitted, and when: read from the index at first use, after the
-     * stores are restored.
+     * Where the scan of the deadlines timeline has emitted, and when: read from the {@code task} store at first use,
+     * after the stores are restored.
      */
     private EmittedDeadlines emitted;
-    /** The task's namespace dictionary: read from the index at first use, after the stores are restored. */
+    /** The task's namespace dictionary: read from the {@code task} store at first use, after the stores are restored. */
     private NamespaceIds namespaces;
     /** No emitted deadline whose first confirmation is overdue lies before this key; null for the timeline's start. */
     private Bytes firstConfirmationsFrom;
@@ -60,16 +61,18 @@ public final class ExpirySchedule {
     public ExpirySchedule(
             KeyValueStore<Bytes, ScheduleEntry> schedule,
             KeyValueStore<Bytes, IndexEntry> index,
-            KeyValueStore<String, GuardState> held) {
+            KeyValueStore<Bytes, TaskRecord> task) {
         this.schedule = schedule;
         this.index = index;
-        this.held = held;
+        this.task = task;
+        this.held = new HeldCounts(task);
         Arrays.fill(scanFrom, Long.MIN_VALUE);
     }
 
     private EmittedDeadlines emitted() {
         if (emitted == null) {
-            emitted = EmittedDeadlines.of(index);
+            DocumentRef.refuseOtherFormats(index);
+            emitted = EmittedDeadlines.of(task);
         }
         return emitted;
     }
@@ -80,7 +83,8 @@ public final class ExpirySchedule {
      */
     public NamespaceIds namespaces() {
         if (namespaces == null) {
-            namespaces = NamespaceIds.of(index);
+            DocumentRef.refuseOtherFormats(index);
+            namespaces = NamespaceIds.of(task);
         }
         return namespaces;
     }
@@ -341,8 +345,7 @@ public final class ExpirySchedule {
      * entry is about to be replaced: its change is evaluated again like any other).
      */
     public long held(String rule, Bytes besides) {
-        GuardState counts = held.get(rule);
-        long count = counts == null ? 0 : counts.getHeld();
+        long count = held.count(rule);
         IndexEntry position = count == 0 ? null : index.get(besides);
         if (position != null && Timeline.of(position.getTimeline()) == Timeline.AWAITING_APPROVAL) {
             ScheduleEntry own = schedule.get(key(besides, position));
@@ -351,6 +354,11 @@ public final class ExpirySchedule {
             }
         }
         return count;
+    }
+
+    /** Each rule's holds in this task: its held entries counted, with bounds of their deadlines. */
+    public List<KeyValue<String, HeldCount>> holds() {
+        return HeldCounts.all(task);
     }
 
     /** Deletes the entry at {@code scheduleKey}, counting it out of its rule's held ones when it was held. */
@@ -363,15 +371,7 @@ public final class ExpirySchedule {
         }
         ScheduleEntry deleted = schedule.delete(scheduleKey);
         if (deleted != null) {
-            GuardState counts = held.get(deleted.getRule());
-            if (counts != null && counts.getHeld() > 0) {
-                counts.setHeld(counts.getHeld() - 1);
-                if (counts.getHeld() == 0) {
-                    counts.setEarliestHeld(null);
-                    counts.setLatestHeld(null);
-                }
-                held.put(deleted.getRule(), counts);
-            }
+            held.removed(deleted.getRule());
         }
     }
 
@@ -384,19 +384,7 @@ public final class ExpirySchedule {
         }
         schedule.put(key, entry);
         if (timeline == Timeline.AWAITING_APPROVAL) {
-            GuardState counts = held.get(entry.getRule());
-            if (counts == null) {
-                counts = new GuardState(Instant.EPOCH, 0, 0, 0L, null, null, null);
-            }
-            Instant at = Instant.ofEpochMilli(dueAt);
-            if (counts.getHeld() == 0 || at.isBefore(counts.getEarliestHeld())) {
-                counts.setEarliestHeld(at);
-            }
-            if (counts.getHeld() == 0 || at.isAfter(counts.getLatestHeld())) {
-                counts.setLatestHeld(at);
-            }
-            counts.setHeld(counts.getHeld() + 1);
-            held.put(entry.getRule(), counts);
+            held.added(entry.getRule(), dueAt);
         }
         index.put(
                 documentRef,

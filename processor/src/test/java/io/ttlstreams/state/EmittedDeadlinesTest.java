@@ -1,10 +1,12 @@
 package io.ttlstreams.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -37,12 +39,14 @@ class EmittedDeadlinesTest {
     private StoreHarness harness;
     private KeyValueStore<Bytes, ScheduleEntry> schedule;
     private KeyValueStore<Bytes, IndexEntry> index;
+    private KeyValueStore<Bytes, TaskRecord> task;
 
     @BeforeEach
     void openStores() {
-        harness = new StoreHarness(stateDir, ScheduleStores.schedule(), ScheduleStores.index());
+        harness = new StoreHarness(stateDir, ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.task());
         schedule = harness.store(ScheduleStores.SCHEDULE);
         index = harness.store(ScheduleStores.INDEX);
+        task = harness.store(ScheduleStores.TASK);
     }
 
     @AfterEach
@@ -67,7 +71,7 @@ class EmittedDeadlinesTest {
     }
 
     private ExpirySchedule restarted() {
-        return new ExpirySchedule(schedule, index, null);
+        return new ExpirySchedule(schedule, index, task);
     }
 
     private static void put(ExpirySchedule expiry, int id, long deadline) {
@@ -134,7 +138,8 @@ class EmittedDeadlinesTest {
         assertThat(emitDue(expiry, 2_000)).hasSize(2);
 
         assertThat(stored(schedule)).as("the entries stay where they were").isEqualTo(3);
-        assertThat(stored(index)).as("three documents and one checkpoint").isEqualTo(4);
+        assertThat(stored(index)).as("three documents").isEqualTo(3);
+        assertThat(stored(task)).as("one checkpoint").isEqualTo(1);
         for (int id : new int[] {1, 2}) {
             assertThat(Timeline.of(expiry.position(ref(id)).getTimeline())).isEqualTo(Timeline.DEADLINES);
             assertAwaiting(expiry, id, 1, 2_000);
@@ -212,13 +217,30 @@ class EmittedDeadlinesTest {
         }
         expiry.firstConfirmationsDrained(2_000);
 
-        assertThat(stored(index)).as("one document, no checkpoint").isEqualTo(1);
+        assertThat(stored(index)).as("one document").isEqualTo(1);
+        assertThat(stored(task)).as("no checkpoint").isZero();
         assertAwaiting(expiry, 2, 2, 2_000);
         assertAwaiting(restarted(), 2, 2, 2_000);
     }
 
     @Test
-    void shouldNeverBeginADocumentReferenceWithTheCheckpointPrefix() {
-        assertThat(ref(1).get()[0]).isNotEqualTo(EmittedDeadlines.KEY_PREFIX);
+    void shouldRefuseAnIndexHoldingARecordOfAnEarlierBuildWhenTheTaskStarts() {
+        put(restarted(), 1, 5_000);
+        // A checkpoint as builds before the task store wrote it: in the index, under a key beginning with 0.
+        Bytes checkpoint = Bytes.wrap(new byte[] {0, 3, 0, 0});
+        index.put(checkpoint, new IndexEntry(0, Instant.ofEpochMilli(1_000), null, 0L));
+
+        assertThatThrownBy(() -> restarted().namespaces())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("first byte 0")
+                .hasMessageContaining("Reset the application's state");
+        assertThatThrownBy(() -> restarted().due(Timeline.DEADLINES, 10_000))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Reset the application's state");
+
+        index.delete(checkpoint);
+        assertThat(restarted().namespaces().find(SESSIONS, new BsonDocument("_id", new BsonInt32(1))))
+                .as("references alone: accepted")
+                .isEmpty();
     }
 }
