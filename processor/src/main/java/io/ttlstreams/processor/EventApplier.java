@@ -9,6 +9,7 @@ import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.UnscheduledNotes;
@@ -115,7 +116,7 @@ final class EventApplier {
             notes.note(ref, GONE_AT_LOOKUP, operationOf(event), event.eventTime());
             // An update whose document was deleted before the connector's lookup: the delete event follows and
             // confirms an awaited command; anything else has nothing left to expire.
-            if (position != null && schedule.timelineOf(ref, position) != Timeline.CONFIRMATIONS) {
+            if (position != null && !schedule.stateOf(ref, position).awaitsConfirmation()) {
                 unschedule(ref, position);
             }
             return;
@@ -159,9 +160,10 @@ final class EventApplier {
             notes.note(ref, refusal + " (dead-lettered)", operationOf(event), event.eventTime());
             throw new IllegalArgumentException(refusal);
         }
-        ScheduleEntry superseded = position != null && schedule.timelineOf(ref, position) == Timeline.CONFIRMATIONS
-                ? schedule.entryAt(ref, position)
-                : null;
+        ScheduleEntry superseded =
+                position != null && schedule.stateOf(ref, position).awaitsConfirmation()
+                        ? schedule.entryAt(ref, position)
+                        : null;
         long deadline = decision.deadline().toEpochMilli();
         // Due on arrival is judged against the change itself: a lagging pipeline makes a deadline pass in transit,
         // which is organic expiry come late, not a mistake.
@@ -214,11 +216,11 @@ final class EventApplier {
             IndexEntry position,
             ScheduleEntry entry) {
         if (event.operationType() == OperationType.RESYNC) {
-            if (schedule.timelineOf(ref, position) == Timeline.CONFIRMATIONS) {
+            if (schedule.stateOf(ref, position).awaitsConfirmation()) {
                 return true;
             }
             if (rule.mode() == TtlMode.LAST_MODIFIED
-                    && schedule.timelineOf(ref, position) == Timeline.DEADLINES
+                    && schedule.stateOf(ref, position) == EntryState.SCHEDULED
                     && decision.deadline().toEpochMilli() < position.getDueAt().toEpochMilli()) {
                 return true;
             }
@@ -236,7 +238,7 @@ final class EventApplier {
         if (position == null) {
             return;
         }
-        boolean awaited = schedule.timelineOf(ref, position) == Timeline.CONFIRMATIONS;
+        boolean awaited = schedule.stateOf(ref, position).awaitsConfirmation();
         ScheduleEntry entry = schedule.entryAt(ref, position);
         schedule.remove(ref);
         if (!awaited || entry == null) {
@@ -258,7 +260,7 @@ final class EventApplier {
      * which confirms the command: then the entry goes, counted and recorded as a delete's confirmation is.
      */
     private boolean markConfirmed(Bytes ref, IndexEntry position, ChangeEvent event) {
-        if (schedule.timelineOf(ref, position) != Timeline.CONFIRMATIONS) {
+        if (!schedule.stateOf(ref, position).awaitsConfirmation()) {
             return false;
         }
         ScheduleEntry entry = schedule.entryAt(ref, position);
@@ -290,7 +292,7 @@ final class EventApplier {
     /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */
     private void unschedule(Bytes ref, IndexEntry position) {
         ScheduleEntry entry =
-                schedule.timelineOf(ref, position) == Timeline.CONFIRMATIONS ? schedule.entryAt(ref, position) : null;
+                schedule.stateOf(ref, position).awaitsConfirmation() ? schedule.entryAt(ref, position) : null;
         schedule.remove(ref);
         sensors.cancelled.record();
         if (entry != null) {

@@ -2,7 +2,6 @@ package io.ttlstreams.state;
 
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.schema.TaskRecord;
-import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Map;
@@ -17,7 +16,13 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * How far the scan of the deadlines timeline has emitted, and when: a first delete command leaves its entry where it
- * is, on the deadlines timeline at its deadline, and only this position moves. Every entry of the deadlines timeline
+ * is, on the deadlines timeline at its deadline, and only this position moves.
+ *
+ * <p><b>The invariant</b>: an entry of the deadlines timeline lies at or before the position if and only if its
+ * first delete command went out and its confirmation is awaited ({@link EntryState#AWAITING_FIRST_CONFIRMATION}).
+ * The position moves only over an entry emitted in place; nothing is ever put at or before it (below); an entry
+ * leaves when confirmed, superseded or moved to the confirmations timeline. {@code EmittedDeadlinesTest} and {@code
+ * ExpiryScheduleModelTest} check it, across restarts. Every entry of the deadlines timeline
  * at or before the position awaits the confirmation of its first command (attempt 1, the timeline it is on in effect
  * is the confirmations timeline); every entry after it waits for its deadline.
  *
@@ -108,20 +113,11 @@ final class EmittedDeadlines {
     }
 
     /**
-     * The timeline the entry at {@code scheduleKey} is on in effect: the confirmations timeline for an emitted
-     * deadline, the key's own otherwise.
-     */
-    Timeline timelineAt(Bytes scheduleKey) {
-        Timeline timeline = ScheduleKey.timelineOf(scheduleKey);
-        return timeline == Timeline.DEADLINES && emitted(scheduleKey) ? Timeline.CONFIRMATIONS : timeline;
-    }
-
-    /**
      * The entry stored at {@code scheduleKey} as it stands: an emitted deadline's with its first command counted, at
      * its emission time (what moving it to the confirmations timeline used to write); any other as stored.
      */
     ScheduleEntry asItStands(Bytes scheduleKey, ScheduleEntry stored) {
-        if (stored == null || ScheduleKey.timelineOf(scheduleKey) != Timeline.DEADLINES || !emitted(scheduleKey)) {
+        if (stored == null || EntryState.at(scheduleKey, this) != EntryState.AWAITING_FIRST_CONFIRMATION) {
             return stored;
         }
         return ExpirySchedule.emitted(stored, emittedAt(scheduleKey));

@@ -11,6 +11,9 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -32,13 +35,16 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * namespace dictionary ({@link NamespaceIds}), the emission checkpoints ({@link EmittedDeadlines}) and what each rule
  * holds for approval ({@link HeldCounts}), all written in the same transaction as the entries they describe.
  *
- * <p>A first delete command moves nothing: its entry stays on the deadlines timeline, and the scan's position, kept
- * in a few checkpoints ({@link EmittedDeadlines}), says that every deadline at or before it was emitted. Such an entry
- * is on the confirmations timeline in effect: {@link #timelineOf}, {@link #timelineAt} and {@link #entryAt} answer as
- * if it had moved there (attempt 1, emitted at its checkpoint's time), and {@link #firstConfirmationsDue} finds those
- * whose first confirmation is overdue by a range of the deadlines timeline, up to the last checkpoint old enough. Only
- * then, or when its document changes, does the entry move: so emitting writes one checkpoint per punctuation instead
- * of a tombstone, an entry and an index entry per command.
+ * <p>Every entry is in one {@link EntryState lifecycle state}, which {@link #stateOf} and {@link #stateAt} give by
+ * the one rule of {@link EntryState#at}. A first delete command moves nothing: its entry stays on the deadlines
+ * timeline ({@link #awaitFirstConfirmation}), and the scan's position, kept in a few checkpoints ({@link
+ * EmittedDeadlines}, whose javadoc states the invariant), says that every deadline at or before it was emitted; {@link
+ * #entryAt} answers for such an entry as it stands (attempt 1, emitted at its checkpoint's time). {@link #drainDue}
+ * finds those whose first confirmation is overdue by a range of the deadlines timeline, up to the last checkpoint old
+ * enough. Only then, or when its document changes, does the entry move: so emitting writes one checkpoint per
+ * punctuation instead of a tombstone, an entry and an index entry per command. Callers see none of it: they drain
+ * what is due with {@link #drainDue} and {@link #drainNotices}, and the positions, cursors and checkpoints stay
+ * here.
  */
 public final class ExpirySchedule {
 
@@ -136,21 +142,14 @@ public final class ExpirySchedule {
         return emitted().asItStands(key, schedule.get(key));
     }
 
-    /**
-     * The timeline the document's entry at {@code position} is on in effect: the confirmations timeline for a deadline
-     * already emitted (see the class comment).
-     */
-    public Timeline timelineOf(Bytes documentRef, IndexEntry position) {
-        Timeline timeline = Timeline.of(position.getTimeline());
-        if (timeline != Timeline.DEADLINES || emitted().position() == null) {
-            return timeline;
-        }
-        return emitted().timelineAt(key(documentRef, position));
+    /** The lifecycle state of the document's entry at {@code position} ({@link EntryState#at}). */
+    public EntryState stateOf(Bytes documentRef, IndexEntry position) {
+        return EntryState.at(key(documentRef, position), emitted());
     }
 
-    /** The timeline the entry at {@code scheduleKey}, found by a scan, is on in effect (see {@link #timelineOf}). */
-    public Timeline timelineAt(Bytes scheduleKey) {
-        return emitted().timelineAt(scheduleKey);
+    /** The lifecycle state of the entry at {@code scheduleKey}, found by a scan or a walk ({@link EntryState#at}). */
+    public EntryState stateAt(Bytes scheduleKey) {
+        return EntryState.at(scheduleKey, emitted());
     }
 
     /** The schedule key of the document's entry at {@code position}, for {@link #move} and {@link #removeAt}. */
@@ -159,7 +158,10 @@ public final class ExpirySchedule {
     }
 
     /**
-     * Puts the document's entry, replacing the one at {@code previous}.
+     * Puts the document's entry, replacing the one at {@code previous}. A deadline at or before the emitted position
+     * (due on arrival, or renewed to a passed deadline) is put just after it instead, 1 ms after the last deadline
+     * emitted, so that it never reads as emitted ({@link EmittedDeadlines}' invariant): later than its deadline, never
+     * earlier, and due at the next drain.
      *
      * @param previous the document's current position ({@link #position}), or null when it has none
      * @param clusterTime the clusterTime of the event that set the entry, or null
@@ -228,11 +230,85 @@ public final class ExpirySchedule {
     }
 
     /**
+     * What a drain ({@link #drainDue}, {@link #drainNotices}) hands each due entry to, in due order, while {@link
+     * #more} allows. The handler of a due entry removes it ({@link #removeAt}), moves it to a time after now ({@link
+     * #move}), or, for a passed deadline whose first command it emitted, leaves it awaiting its first confirmation
+     * ({@link #awaitFirstConfirmation}); the next drain goes on after the last entry handed over.
+     */
+    public interface DueHandler {
+
+        /** Whether the run may handle one more entry. */
+        boolean more();
+
+        /** The deadline of the entry at {@code scheduleKey}, as stored, has passed (for notices: the notice is due). */
+        void deadlinePassed(Bytes scheduleKey, ScheduleEntry entry);
+
+        /** The confirmation awaited for the entry at {@code scheduleKey}, as it stands, is overdue. */
+        void confirmationOverdue(Bytes scheduleKey, ScheduleEntry entry);
+    }
+
+    /**
+     * Drains what is due at {@code nowMs}, within what the handler allows: the passed deadlines, then the entries whose
+     * first command went out at or before {@code firstEmittedBy} (now less the first confirmation wait) without a
+     * confirmation, then the confirmations timeline's due entries, each in due order. What is left waits for the next
+     * drain.
+     */
+    public void drainDue(long nowMs, long firstEmittedBy, DueHandler handler) {
+        drain(
+                due(Timeline.DEADLINES, nowMs),
+                handler::more,
+                handler::deadlinePassed,
+                this::passed,
+                () -> drained(Timeline.DEADLINES, nowMs));
+        deadlineScanEnded();
+        drain(
+                firstConfirmationsDue(firstEmittedBy),
+                handler::more,
+                handler::confirmationOverdue,
+                key -> firstConfirmationsFrom = EmittedDeadlines.successor(key),
+                () -> firstConfirmationsDrained(firstEmittedBy));
+        drain(
+                due(Timeline.CONFIRMATIONS, nowMs),
+                handler::more,
+                handler::confirmationOverdue,
+                this::passed,
+                () -> drained(Timeline.CONFIRMATIONS, nowMs));
+    }
+
+    /**
+     * Hands the notices due at {@code nowMs} to {@code notice}, which removes each ({@link #removeNotice}), in due
+     * order while {@code more} allows.
+     */
+    public void drainNotices(long nowMs, BooleanSupplier more, BiConsumer<Bytes, ScheduleEntry> notice) {
+        drain(due(Timeline.NOTICES, nowMs), more, notice, this::passed, () -> drained(Timeline.NOTICES, nowMs));
+    }
+
+    /** Hands each entry of {@code scan} over while {@code more}, tells the scan's cursor, and {@code drained} at its end. */
+    private static void drain(
+            KeyValueIterator<Bytes, ScheduleEntry> scan,
+            BooleanSupplier more,
+            BiConsumer<Bytes, ScheduleEntry> handle,
+            Consumer<Bytes> passed,
+            Runnable drained) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = scan) {
+            while (more.getAsBoolean() && due.hasNext()) {
+                KeyValue<Bytes, ScheduleEntry> next = due.next();
+                handle.accept(next.key, next.value);
+                passed.accept(next.key);
+            }
+            if (!due.hasNext()) {
+                drained.run();
+            }
+        }
+    }
+
+    /**
      * The entries of {@code timeline} due at {@code nowMs}, oldest first. The caller handles them in order — removes
      * each, or moves it to a time after {@code nowMs} — and tells each one {@link #passed}; it stops whenever its
-     * budget is spent, calls {@link #drained} if it reached the end, and closes the iterator.
+     * budget is spent, calls {@link #drained} if it reached the end, and closes the iterator. What {@link #drainDue}
+     * does.
      */
-    public KeyValueIterator<Bytes, ScheduleEntry> due(Timeline timeline, long nowMs) {
+    KeyValueIterator<Bytes, ScheduleEntry> due(Timeline timeline, long nowMs) {
         Bytes from = ScheduleKey.lowerBound(timeline, scanFrom[timeline.ordinal()]);
         Bytes afterEmitted = timeline == Timeline.DEADLINES ? emitted().scanStart() : null;
         if (afterEmitted != null && afterEmitted.compareTo(from) > 0) {
@@ -242,10 +318,10 @@ public final class ExpirySchedule {
     }
 
     /**
-     * Tells that the deadline entry at {@code scheduleKey}, from {@link #due}, was emitted at {@code nowMs} and stays
-     * where it is, awaiting its first confirmation (and {@link #passed} like any other).
+     * The entry at {@code scheduleKey}, handed to {@link DueHandler#deadlinePassed} as stored, had its first command
+     * emitted at {@code nowMs}: it stays where it is, awaiting its first confirmation.
      */
-    public void emittedInPlace(Bytes scheduleKey, long nowMs) {
+    public void awaitFirstConfirmation(Bytes scheduleKey, long nowMs) {
         emitted().emittedInPlace(scheduleKey, nowMs);
     }
 
@@ -256,7 +332,7 @@ public final class ExpirySchedule {
      * timeline — tells each one {@link #passed}, calls {@link #firstConfirmationsDrained} if it reached the end, and
      * closes the iterator.
      */
-    public KeyValueIterator<Bytes, ScheduleEntry> firstConfirmationsDue(long emittedBy) {
+    KeyValueIterator<Bytes, ScheduleEntry> firstConfirmationsDue(long emittedBy) {
         Bytes through = emitted().emittedBy(emittedBy);
         Bytes from = firstConfirmationsFrom == null
                 ? ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE)
@@ -271,7 +347,7 @@ public final class ExpirySchedule {
      * Tells that every emitted deadline of {@link #firstConfirmationsDue}{@code (emittedBy)} was handled: the
      * checkpoints that covered them go.
      */
-    public void firstConfirmationsDrained(long emittedBy) {
+    void firstConfirmationsDrained(long emittedBy) {
         Bytes through = emitted().emittedBy(emittedBy);
         if (through != null) {
             emitted().leftThrough(through);
@@ -281,14 +357,15 @@ public final class ExpirySchedule {
 
     /**
      * Ends a scan of the deadlines timeline, whether or not it reached the end: one checkpoint for the entries it
-     * {@link #emittedInPlace emitted in place}, if any. Before any scan for overdue first confirmations.
+     * left {@link #awaitFirstConfirmation awaiting their first confirmation}, if any. Before any scan for overdue
+     * first confirmations.
      */
-    public void deadlineScanEnded() {
+    void deadlineScanEnded() {
         emitted().checkpoint();
     }
 
     /** Tells that every entry of {@code timeline} due at {@code nowMs} was handled: the next scan starts after it. */
-    public void drained(Timeline timeline, long nowMs) {
+    void drained(Timeline timeline, long nowMs) {
         if (nowMs < Long.MAX_VALUE) {
             scanFrom[timeline.ordinal()] = Math.max(scanFrom[timeline.ordinal()], nowMs + 1);
         }
@@ -315,7 +392,7 @@ public final class ExpirySchedule {
     public boolean isCurrent(Bytes documentRef, ScheduleEntry notice) {
         IndexEntry position = index.get(documentRef);
         return position != null
-                && timelineOf(documentRef, position) == Timeline.DEADLINES
+                && stateOf(documentRef, position) == EntryState.SCHEDULED
                 && position.getFingerprint() == fingerprint(notice);
     }
 
@@ -396,17 +473,8 @@ public final class ExpirySchedule {
      * Tells that the due entry at {@code scheduleKey} was handled: due entries are handled in key order, so nothing on
      * its timeline before it is left. Only for entries from {@link #due}, never from a {@link #walkFrom walk}.
      */
-    public void passed(Bytes scheduleKey) {
+    void passed(Bytes scheduleKey) {
         Timeline timeline = ScheduleKey.timelineOf(scheduleKey);
-        if (timeline == Timeline.DEADLINES) {
-            Bytes position = emitted().position();
-            if (position != null && scheduleKey.compareTo(position) < 0) {
-                // From the scan for overdue first confirmations (at the position itself: the deadline scan's, which
-                // has just emitted it, or the other's, which then merely rescans one key).
-                firstConfirmationsFrom = EmittedDeadlines.successor(scheduleKey);
-                return;
-            }
-        }
         scanFrom[timeline.ordinal()] = Math.max(scanFrom[timeline.ordinal()], ScheduleKey.dueAtOf(scheduleKey));
     }
 

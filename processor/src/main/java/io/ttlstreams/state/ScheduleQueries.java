@@ -9,7 +9,6 @@ import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -79,7 +78,7 @@ public final class ScheduleQueries {
         EmittedDeadlines emitted = EmittedDeadlines.readOnly(task);
         Bytes key = ScheduleKey.of(
                 Timeline.of(position.getTimeline()), position.getDueAt().toEpochMilli(), ref);
-        Timeline timeline = emitted.timelineAt(key);
+        EntryState state = EntryState.at(key, emitted);
         ScheduleEntry entry = emitted.asItStands(key, schedule.get(key));
         if (entry == null) {
             return Optional.empty(); // moved between the two reads
@@ -87,7 +86,7 @@ public final class ScheduleQueries {
         long deadline = entry.getBase().toEpochMilli() + entry.getOffsetSeconds() * 1000;
         OptionalLong before = noticeBeforeSeconds.apply(entry.getRule());
         Instant notice = null;
-        if (timeline == Timeline.DEADLINES && before.isPresent()) {
+        if (state == EntryState.SCHEDULED && before.isPresent()) {
             long noticeAt = deadline - before.getAsLong() * 1000;
             if (schedule.get(ScheduleKey.of(Timeline.NOTICES, noticeAt, ref)) != null) {
                 notice = Instant.ofEpochMilli(noticeAt);
@@ -96,7 +95,7 @@ public final class ScheduleQueries {
         return Optional.of(new ScheduledDocument(
                 namespace,
                 documentKey,
-                stateOf(timeline),
+                state.label(),
                 Instant.ofEpochMilli(deadline),
                 entry.getRule(),
                 entry.getAttempts(),
@@ -162,6 +161,7 @@ public final class ScheduleQueries {
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
             long cap) {
         Bytes emitted = EmittedDeadlines.readOnly(task).position();
+        // The deadlines up to the emitted position await their first confirmation (EntryState).
         long count = emitted == null
                 ? 0
                 : count(schedule, ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE), emitted, cap);
@@ -190,16 +190,6 @@ public final class ScheduleQueries {
             }
         }
         return count;
-    }
-
-    private static String stateOf(Timeline timeline) {
-        return switch (timeline) {
-            case DEADLINES -> "scheduled";
-            case CONFIRMATIONS -> "awaiting-confirmation";
-            case HELD -> timeline.name().toLowerCase(Locale.ROOT);
-            case AWAITING_APPROVAL -> "awaiting-approval";
-            case NOTICES -> throw new IllegalStateException("A document's index never points at a notice");
-        };
     }
 
     /**
@@ -233,11 +223,9 @@ public final class ScheduleQueries {
             long maxEntries) {
         long count = 0;
         long oldest = Long.MAX_VALUE;
-        Bytes emitted = EmittedDeadlines.readOnly(task).position();
+        Bytes scheduled = EmittedDeadlines.readOnly(task).scanStart();
         try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.range(
-                emitted == null
-                        ? ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE)
-                        : EmittedDeadlines.successor(emitted),
+                scheduled == null ? ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE) : scheduled,
                 ScheduleKey.dueUpperBound(Timeline.DEADLINES, nowMillis))) {
             while (due.hasNext()) {
                 if (count == maxEntries) {

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A first delete command leaves its entry where it is ({@link ExpirySchedule#emittedInPlace}): the entry reads as
+ * A first delete command leaves its entry where it is ({@link ExpirySchedule#awaitFirstConfirmation}): the entry reads as
  * awaiting confirmation from the emitted position's checkpoint, its overdue first confirmation is found by a range,
  * nothing put later reads as emitted, and all of it survives a restart (a new {@link ExpirySchedule} over the stores).
  */
@@ -84,7 +84,7 @@ class EmittedDeadlinesTest {
         try (KeyValueIterator<Bytes, ScheduleEntry> due = expiry.due(Timeline.DEADLINES, now)) {
             while (due.hasNext()) {
                 Bytes key = due.next().key;
-                expiry.emittedInPlace(key, now);
+                expiry.awaitFirstConfirmation(key, now);
                 expiry.passed(key);
                 emitted.add(key);
             }
@@ -112,7 +112,7 @@ class EmittedDeadlinesTest {
     /** The document's entry awaits confirmation, as it stands after {@code attempts} commands, the first at {@code at}. */
     private static void assertAwaiting(ExpirySchedule expiry, int id, int attempts, long at) {
         IndexEntry position = expiry.position(ref(id));
-        assertThat(expiry.timelineOf(ref(id), position)).isEqualTo(Timeline.CONFIRMATIONS);
+        assertThat(expiry.stateOf(ref(id), position).awaitsConfirmation()).isTrue();
         ScheduleEntry asItStands = expiry.entryAt(ref(id), position);
         assertThat(asItStands.getAttempts()).isEqualTo(attempts);
         assertThat(asItStands.getFirstEmittedAt()).isEqualTo(Instant.ofEpochMilli(at));
@@ -144,7 +144,7 @@ class EmittedDeadlinesTest {
             assertThat(Timeline.of(expiry.position(ref(id)).getTimeline())).isEqualTo(Timeline.DEADLINES);
             assertAwaiting(expiry, id, 1, 2_000);
         }
-        assertThat(expiry.timelineOf(ref(3), expiry.position(ref(3)))).isEqualTo(Timeline.DEADLINES);
+        assertThat(expiry.stateOf(ref(3), expiry.position(ref(3)))).isEqualTo(EntryState.SCHEDULED);
         assertThat(emitDue(expiry, 2_000)).as("each deadline emitted once").isEmpty();
     }
 
@@ -175,9 +175,7 @@ class EmittedDeadlinesTest {
         put(expiry, 1, 500);
 
         IndexEntry position = expiry.position(ref(1));
-        assertThat(expiry.timelineOf(ref(1), position))
-                .as("never read as emitted")
-                .isEqualTo(Timeline.DEADLINES);
+        assertThat(expiry.stateOf(ref(1), position)).as("never read as emitted").isEqualTo(EntryState.SCHEDULED);
         assertThat(position.getDueAt())
                 .as("later than its deadline, never earlier")
                 .isEqualTo(Instant.ofEpochMilli(1_001));
@@ -242,5 +240,56 @@ class EmittedDeadlinesTest {
         assertThat(restarted().namespaces().find(SESSIONS, new BsonDocument("_id", new BsonInt32(1))))
                 .as("references alone: accepted")
                 .isEmpty();
+    }
+
+    /** One drain at {@code now} handling up to {@code budget} entries: what it handed over, in order, as kind:id. */
+    private static List<String> drainDue(ExpirySchedule expiry, long now, long firstEmittedBy, int budget) {
+        List<String> handed = new ArrayList<>();
+        expiry.drainDue(now, firstEmittedBy, new ExpirySchedule.DueHandler() {
+            @Override
+            public boolean more() {
+                return handed.size() < budget;
+            }
+
+            @Override
+            public void deadlinePassed(Bytes key, ScheduleEntry entry) {
+                handed.add("deadline:" + idOf(key));
+                expiry.awaitFirstConfirmation(key, now);
+            }
+
+            @Override
+            public void confirmationOverdue(Bytes key, ScheduleEntry entry) {
+                handed.add("confirmation:" + idOf(key) + "@" + entry.getAttempts());
+                expiry.move(key, Timeline.CONFIRMATIONS, now + 10_000, ExpirySchedule.emitted(entry, now));
+            }
+        });
+        return handed;
+    }
+
+    private static int idOf(Bytes scheduleKey) {
+        return DocumentRef.documentKeyOf(ScheduleKey.documentRefOf(scheduleKey))
+                .getInt32("_id")
+                .getValue();
+    }
+
+    @Test
+    void shouldHandOverDeadlinesThenOverdueFirstConfirmationsThenConfirmationsAndGoOnWhereABudgetStoppedWhenDrained() {
+        ExpirySchedule expiry = restarted();
+        put(expiry, 1, 1_000);
+        put(expiry, 2, 1_500);
+        put(expiry, 4, 9_000);
+        expiry.put(ref(3), null, Timeline.CONFIRMATIONS, 1_200, entry(1_000), null);
+
+        assertThat(drainDue(expiry, 2_000, 0, 10)).containsExactly("deadline:1", "deadline:2", "confirmation:3@0");
+        assertThat(drainDue(expiry, 3_000, 2_000, 1))
+                .as("first confirmations overdue, as they stand, within the budget")
+                .containsExactly("confirmation:1@1");
+        assertThat(drainDue(restarted(), 3_000, 2_000, 10))
+                .as("after a restart too, where the last drain stopped")
+                .containsExactly("confirmation:2@1");
+        assertThat(drainDue(expiry, 3_000, 2_000, 10))
+                .as("each entry handed over once")
+                .isEmpty();
+        assertThat(expiry.stateOf(ref(4), expiry.position(ref(4)))).isEqualTo(EntryState.SCHEDULED);
     }
 }
