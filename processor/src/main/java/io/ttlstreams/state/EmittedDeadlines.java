@@ -7,10 +7,7 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
-import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
@@ -29,7 +26,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * <p>The position is kept as checkpoints, one per punctuation that emitted: the last deadline key emitted, and the
  * time the punctuation emitted it. An entry at or before the position was emitted at the time of the first checkpoint
  * at or after its key (keys and emission times grow together). The checkpoints are records of the task's {@code task}
- * store, under keys that begin with {@link #KIND}, changelogged in the same transaction as the entries they describe:
+ * store, under keys that begin with {@link TaskKeys#CHECKPOINT}, changelogged in the same transaction as the entries they describe:
  * a restart or a rebalance resumes from them.
  * A checkpoint goes once every entry it covers has left the deadlines timeline (confirmed, superseded, emitted again
  * on the confirmations timeline or given up): so the store holds one small record per recent punctuation that
@@ -45,11 +42,6 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * restart starts from the checkpoints left.
  */
 final class EmittedDeadlines {
-
-    /** The first byte of a checkpoint's key in the {@code task} store: its kind (see {@link TaskRecord}). */
-    static final byte KIND = 1;
-
-    private static final Bytes PREFIX = Bytes.wrap(new byte[] {KIND});
 
     /** Deadline key of each checkpoint, in key order, to when it was emitted (epoch milliseconds). */
     private final NavigableMap<Bytes, Long> checkpoints;
@@ -79,19 +71,13 @@ final class EmittedDeadlines {
 
     private static NavigableMap<Bytes, Long> read(ReadOnlyKeyValueStore<Bytes, TaskRecord> task) {
         NavigableMap<Bytes, Long> checkpoints = new TreeMap<>();
-        try (KeyValueIterator<Bytes, TaskRecord> stored = task.prefixScan(PREFIX, new BytesSerializer())) {
-            while (stored.hasNext()) {
-                KeyValue<Bytes, TaskRecord> checkpoint = stored.next();
-                byte[] key = checkpoint.key.get();
-                if (checkpoint.value.getEmittedAt() == null) {
-                    throw new IllegalArgumentException(
-                            "An emission checkpoint without its time (" + DocumentRef.RESET_ADVICE + ")");
-                }
-                checkpoints.put(
-                        Bytes.wrap(Arrays.copyOfRange(key, 1, key.length)),
-                        checkpoint.value.getEmittedAt().toEpochMilli());
+        TaskKeys.forEach(task, TaskKeys.CHECKPOINT, (scheduleKey, checkpoint) -> {
+            if (checkpoint.getEmittedAt() == null) {
+                throw new IllegalArgumentException(
+                        "An emission checkpoint without its time (" + DocumentRef.RESET_ADVICE + ")");
             }
-        }
+            checkpoints.put(Bytes.wrap(scheduleKey), checkpoint.getEmittedAt().toEpochMilli());
+        });
         return checkpoints;
     }
 
@@ -191,10 +177,6 @@ final class EmittedDeadlines {
     }
 
     private static Bytes key(Bytes scheduleKey) {
-        byte[] bytes = scheduleKey.get();
-        byte[] key = new byte[bytes.length + 1];
-        key[0] = KIND;
-        System.arraycopy(bytes, 0, key, 1, bytes.length);
-        return Bytes.wrap(key);
+        return TaskKeys.key(TaskKeys.CHECKPOINT, scheduleKey.get());
     }
 }

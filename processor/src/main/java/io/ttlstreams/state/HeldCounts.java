@@ -6,27 +6,20 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * What each rule holds for approval in a task: its entries on the {@link ScheduleKey.Timeline#AWAITING_APPROVAL}
- * timeline, counted with bounds of their deadlines, as records of the task's {@code task} store (key {@link #KIND},
+ * timeline, counted with bounds of their deadlines, as records of the task's {@code task} store (key {@link TaskKeys#HELD},
  * then the rule's name in UTF-8; value a {@link TaskRecord} with its {@link HeldCount}). The {@link ExpirySchedule}
  * updates them as entries enter and leave that timeline, in the same transaction as the entries, so a restore restores
  * them with the entries they count. The earliest and latest deadline are bounds: kept as an entry leaves unless it was
  * the last, when the record goes.
  */
 final class HeldCounts {
-
-    /** The first byte of a rule's record in the {@code task} store: its kind (see {@link TaskRecord}). */
-    static final byte KIND = 3;
-
-    private static final Bytes PREFIX = Bytes.wrap(new byte[] {KIND});
 
     private final KeyValueStore<Bytes, TaskRecord> task;
 
@@ -77,18 +70,13 @@ final class HeldCounts {
      */
     static List<KeyValue<String, HeldCount>> all(ReadOnlyKeyValueStore<Bytes, TaskRecord> store) {
         List<KeyValue<String, HeldCount>> all = new ArrayList<>();
-        try (KeyValueIterator<Bytes, TaskRecord> records = store.prefixScan(PREFIX, new BytesSerializer())) {
-            while (records.hasNext()) {
-                KeyValue<Bytes, TaskRecord> record = records.next();
-                byte[] key = record.key.get();
-                if (record.value.getHeld() == null) {
-                    throw new IllegalArgumentException(
-                            "A record of held entries without its counts (" + DocumentRef.RESET_ADVICE + ")");
-                }
-                all.add(KeyValue.pair(
-                        new String(key, 1, key.length - 1, StandardCharsets.UTF_8), record.value.getHeld()));
+        TaskKeys.forEach(store, TaskKeys.HELD, (rule, record) -> {
+            if (record.getHeld() == null) {
+                throw new IllegalArgumentException(
+                        "A record of held entries without its counts (" + DocumentRef.RESET_ADVICE + ")");
             }
-        }
+            all.add(KeyValue.pair(new String(rule, StandardCharsets.UTF_8), record.getHeld()));
+        });
         return all;
     }
 
@@ -98,10 +86,6 @@ final class HeldCounts {
     }
 
     private static Bytes key(String rule) {
-        byte[] name = rule.getBytes(StandardCharsets.UTF_8);
-        byte[] key = new byte[name.length + 1];
-        key[0] = KIND;
-        System.arraycopy(name, 0, key, 1, name.length);
-        return Bytes.wrap(key);
+        return TaskKeys.key(TaskKeys.HELD, rule.getBytes(StandardCharsets.UTF_8));
     }
 }

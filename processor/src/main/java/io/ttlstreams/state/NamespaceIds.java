@@ -10,10 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.bson.BsonDocument;
@@ -25,7 +22,7 @@ import org.bson.BsonDocument;
  * byte. Ids are never taken back or given again: a rule added or removed, a collection dropped or re-created, changes
  * no reference already stored.
  *
- * <p>Each namespace is one record of the task's {@code task} store: its key is {@link #KIND}, the two ids as the
+ * <p>Each namespace is one record of the task's {@code task} store: its key is {@link TaskKeys#NAMESPACE}, the two ids as the
  * references write them, then the namespace's UTF-8 text; the value says nothing (an empty {@link TaskRecord}). So
  * the dictionary is changelogged, restored and moved with the references that use it, in the same transaction as the
  * first entry of a namespace. The task reads it once, after its stores are restored; it is small (one record per
@@ -35,10 +32,6 @@ import org.bson.BsonDocument;
  */
 public final class NamespaceIds {
 
-    /** The first byte of a dictionary record's key in the {@code task} store: its kind (see {@link TaskRecord}). */
-    static final byte KIND = 2;
-
-    private static final Bytes PREFIX = Bytes.wrap(new byte[] {KIND});
     private static final TaskRecord NOTHING = new TaskRecord(null, null);
 
     /** Where new ids are written; null for a read-only dictionary. */
@@ -139,12 +132,7 @@ public final class NamespaceIds {
      */
     private void read(ReadOnlyKeyValueStore<Bytes, TaskRecord> store) {
         Map<Integer, Map<Integer, Namespace>> byIds = new HashMap<>();
-        try (KeyValueIterator<Bytes, TaskRecord> records = store.prefixScan(PREFIX, new BytesSerializer())) {
-            while (records.hasNext()) {
-                KeyValue<Bytes, TaskRecord> record = records.next();
-                readRecord(record.key.get(), byIds);
-            }
-        }
+        TaskKeys.forEach(store, TaskKeys.NAMESPACE, (key, record) -> readRecord(key, byIds));
         for (int database = 0; database < byIds.size(); database++) {
             Map<Integer, Namespace> collections = byIds.get(database);
             List<Namespace> ordered = new ArrayList<>();
@@ -159,18 +147,20 @@ public final class NamespaceIds {
         }
     }
 
-    /** One dictionary record's key, into {@code byIds}: refused unless it is well-formed and new. */
+    /**
+     * One dictionary record's key without its kind byte, into {@code byIds}: refused unless it is well-formed and new.
+     */
     private void readRecord(byte[] key, Map<Integer, Map<Integer, Namespace>> byIds) {
-        // The key without its kind byte reads as a reference: the version, the ids, then the text.
-        Bytes asRef = Bytes.wrap(Arrays.copyOfRange(key, PREFIX.get().length, key.length));
+        // It reads as a reference: the version, the ids, then the text.
+        Bytes asRef = Bytes.wrap(key);
         int databaseId = DocumentRef.databaseIdOf(asRef);
         int collectionId = DocumentRef.collectionIdOf(asRef);
         Bytes prefix = DocumentRef.collectionPrefix(databaseId, collectionId);
-        int textStart = PREFIX.get().length + prefix.get().length;
+        int textStart = prefix.get().length;
         Namespace namespace = Namespace.parse(StandardCharsets.UTF_8
                 .decode(ByteBuffer.wrap(key, textStart, key.length - textStart))
                 .toString());
-        if (!Arrays.equals(key(prefix, namespace).get(), key)) {
+        if (!Arrays.equals(idsAndText(prefix, namespace), key)) {
             throw new IllegalArgumentException("Not a namespace dictionary record: its text is not UTF-8");
         }
         Integer database = databases.putIfAbsent(namespace.database(), databaseId);
@@ -187,12 +177,14 @@ public final class NamespaceIds {
     }
 
     private static Bytes key(Bytes prefix, Namespace namespace) {
+        return TaskKeys.key(TaskKeys.NAMESPACE, idsAndText(prefix, namespace));
+    }
+
+    private static byte[] idsAndText(Bytes prefix, Namespace namespace) {
         byte[] ids = prefix.get();
         byte[] text = namespace.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] key = new byte[PREFIX.get().length + ids.length + text.length];
-        System.arraycopy(PREFIX.get(), 0, key, 0, PREFIX.get().length);
-        System.arraycopy(ids, 0, key, PREFIX.get().length, ids.length);
-        System.arraycopy(text, 0, key, PREFIX.get().length + ids.length, text.length);
-        return Bytes.wrap(key);
+        byte[] idsAndText = Arrays.copyOf(ids, ids.length + text.length);
+        System.arraycopy(text, 0, idsAndText, ids.length, text.length);
+        return idsAndText;
     }
 }

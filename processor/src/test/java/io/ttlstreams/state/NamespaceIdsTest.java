@@ -302,7 +302,7 @@ class NamespaceIdsTest {
     private static List<Bytes> dictionaryKeys() {
         List<Bytes> keys = new ArrayList<>();
         try (KeyValueIterator<Bytes, TaskRecord> records =
-                task.prefixScan(Bytes.wrap(new byte[] {NamespaceIds.KIND}), new BytesSerializer())) {
+                task.prefixScan(Bytes.wrap(new byte[] {TaskKeys.NAMESPACE}), new BytesSerializer())) {
             records.forEachRemaining((KeyValue<Bytes, TaskRecord> record) -> keys.add(record.key));
         }
         return keys;
