@@ -180,7 +180,7 @@ public final class ExpirySchedule {
     }
 
     /**
-     * Moves an entry found by a scan ({@link #due} or {@link #walkFrom}) to another timeline or due time, keeping the
+     * Moves an entry handed over by a drain ({@link #drainDue}) or a walk ({@link #walkFrom}) to another timeline or due time, keeping the
      * source clusterTime the index holds.
      */
     public void move(Bytes scheduleKey, Timeline timeline, long dueAt, ScheduleEntry entry) {
@@ -199,7 +199,7 @@ public final class ExpirySchedule {
         return previous;
     }
 
-    /** Removes an entry found by a scan ({@link #due} or {@link #walkFrom}), and its index entry. */
+    /** Removes an entry handed over by a drain ({@link #drainDue}) or a walk ({@link #walkFrom}), and its index entry. */
     public void removeAt(Bytes scheduleKey) {
         delete(scheduleKey);
         index.delete(ScheduleKey.documentRefOf(scheduleKey));
@@ -380,7 +380,7 @@ public final class ExpirySchedule {
         scanFrom[Timeline.NOTICES.ordinal()] = Math.min(scanFrom[Timeline.NOTICES.ordinal()], noticeAt);
     }
 
-    /** Removes a notice found by a scan ({@link #due}), leaving the document's entry and index alone. */
+    /** Removes a notice handed over by {@link #drainNotices}, leaving the document's entry and index alone. */
     public void removeNotice(Bytes noticeKey) {
         schedule.delete(noticeKey);
     }
