@@ -7,8 +7,8 @@ import io.ttlstreams.readback.ReadBackInbox;
 import io.ttlstreams.readback.ReadRequest;
 import io.ttlstreams.readback.ReadResult;
 import io.ttlstreams.schema.ExpiryOutcome;
-import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.DocumentEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
@@ -252,15 +252,15 @@ final class DueDrain implements AutoCloseable {
         if (!pendingReads.remove(ref, request)) {
             return;
         }
-        IndexEntry position = schedule.position(ref);
-        if (position == null || !schedule.stateOf(ref, position).awaitsConfirmation()) {
+        DocumentEntry current = schedule.find(ref);
+        if (current == null || !current.state().awaitsConfirmation()) {
             return;
         }
-        ScheduleEntry entry = schedule.entryAt(ref, position);
+        ScheduleEntry entry = schedule.entryOf(current);
         if (entry == null || !request.isFor(entry)) {
             return;
         }
-        Bytes key = schedule.keyAt(ref, position);
+        Bytes key = current.key();
         ReadBackVerdict verdict = verdictOn(answer, entry, now);
         switch (verdict.kind()) {
             case GONE -> {

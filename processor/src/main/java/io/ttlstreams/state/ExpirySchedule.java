@@ -35,11 +35,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * namespace dictionary ({@link NamespaceIds}), the emission checkpoints ({@link EmittedDeadlines}) and what each rule
  * holds for approval ({@link HeldCounts}), all written in the same transaction as the entries they describe.
  *
- * <p>Every entry is in one {@link EntryState lifecycle state}, which {@link #stateOf} and {@link #stateAt} give by
+ * <p>Every entry is in one {@link EntryState lifecycle state}, which {@link #find} and {@link #stateAt} give by
  * the one rule of {@link EntryState#at}. A first delete command moves nothing: its entry stays on the deadlines
  * timeline ({@link #awaitFirstConfirmation}), and the scan's position, kept in a few checkpoints ({@link
  * EmittedDeadlines}, whose javadoc states the invariant), says that every deadline at or before it was emitted; {@link
- * #entryAt} answers for such an entry as it stands (attempt 1, emitted at its checkpoint's time). {@link #drainDue}
+ * #entryOf} answers for such an entry as it stands (attempt 1, emitted at its checkpoint's time). {@link #drainDue}
  * finds those whose first confirmation is overdue by a range of the deadlines timeline, up to the last checkpoint old
  * enough. Only then, or when its document changes, does the entry move: so emitting writes one checkpoint per
  * punctuation instead of a tombstone, an entry and an index entry per command. Callers see none of it: they drain
@@ -128,33 +128,27 @@ public final class ExpirySchedule {
         return hash;
     }
 
-    /** Where the document's entry is: its timeline, due time and source; null when it has none. */
-    public IndexEntry position(Bytes documentRef) {
-        return index.get(documentRef);
+    /** The document's entry, where it is and its state; null when it has none. */
+    public DocumentEntry find(Bytes documentRef) {
+        IndexEntry position = index.get(documentRef);
+        if (position == null) {
+            return null;
+        }
+        Bytes key = key(documentRef, position);
+        return new DocumentEntry(documentRef, position, key, EntryState.at(key, emitted()));
     }
 
     /**
-     * The entry at {@code position} (from {@link #position}) as it stands (an emitted deadline's counting its first
-     * command); null if the stores disagree, which they must not.
+     * The document's entry {@code found} as it stands (one awaiting its first confirmation counts its first command);
+     * null if the stores disagree, which they must not.
      */
-    public ScheduleEntry entryAt(Bytes documentRef, IndexEntry position) {
-        Bytes key = key(documentRef, position);
-        return emitted().asItStands(key, schedule.get(key));
-    }
-
-    /** The lifecycle state of the document's entry at {@code position} ({@link EntryState#at}). */
-    public EntryState stateOf(Bytes documentRef, IndexEntry position) {
-        return EntryState.at(key(documentRef, position), emitted());
+    public ScheduleEntry entryOf(DocumentEntry found) {
+        return emitted().asItStands(found.key(), schedule.get(found.key()));
     }
 
     /** The lifecycle state of the entry at {@code scheduleKey}, found by a scan or a walk ({@link EntryState#at}). */
     public EntryState stateAt(Bytes scheduleKey) {
         return EntryState.at(scheduleKey, emitted());
-    }
-
-    /** The schedule key of the document's entry at {@code position}, for {@link #move} and {@link #removeAt}. */
-    public Bytes keyAt(Bytes documentRef, IndexEntry position) {
-        return key(documentRef, position);
     }
 
     /**
@@ -163,18 +157,18 @@ public final class ExpirySchedule {
      * emitted, so that it never reads as emitted ({@link EmittedDeadlines}' invariant): later than its deadline, never
      * earlier, and due at the next drain.
      *
-     * @param previous the document's current position ({@link #position}), or null when it has none
+     * @param previous the document's entry ({@link #find}), or null when it has none
      * @param clusterTime the clusterTime of the event that set the entry, or null
      */
     public void put(
             Bytes documentRef,
-            IndexEntry previous,
+            DocumentEntry previous,
             Timeline timeline,
             long dueAt,
             ScheduleEntry entry,
             Long clusterTime) {
         if (previous != null) {
-            delete(key(documentRef, previous));
+            delete(previous.key());
         }
         write(documentRef, timeline, dueAt, entry, clusterTime);
     }
@@ -327,7 +321,7 @@ public final class ExpirySchedule {
 
     /**
      * The emitted deadlines whose first command went out at or before {@code emittedBy} (now less the first
-     * confirmation wait), in key order, as they stand (see {@link #entryAt}): their first confirmation is overdue. The
+     * confirmation wait), in key order, as they stand (see {@link #entryOf}): their first confirmation is overdue. The
      * caller handles them as it handles due entries of the confirmations timeline — each leaves the deadlines
      * timeline — tells each one {@link #passed}, calls {@link #firstConfirmationsDrained} if it reached the end, and
      * closes the iterator.
@@ -390,10 +384,10 @@ public final class ExpirySchedule {
      * from the same values (its fingerprint).
      */
     public boolean isCurrent(Bytes documentRef, ScheduleEntry notice) {
-        IndexEntry position = index.get(documentRef);
-        return position != null
-                && stateOf(documentRef, position) == EntryState.SCHEDULED
-                && position.getFingerprint() == fingerprint(notice);
+        DocumentEntry current = find(documentRef);
+        return current != null
+                && current.state() == EntryState.SCHEDULED
+                && current.position().getFingerprint() == fingerprint(notice);
     }
 
     /**
@@ -453,6 +447,9 @@ public final class ExpirySchedule {
     }
 
     private void write(Bytes documentRef, Timeline timeline, long dueAt, ScheduleEntry entry, Long clusterTime) {
+        if (timeline == Timeline.NOTICES) {
+            throw new IllegalArgumentException("A document's entry is never a notice: putNotice puts a copy");
+        }
         Bytes key = ScheduleKey.of(timeline, dueAt, documentRef);
         if (timeline == Timeline.DEADLINES && emitted().emitted(key)) {
             // Never at or before the emitted position, which would read as emitted (see EmittedDeadlines): just after.

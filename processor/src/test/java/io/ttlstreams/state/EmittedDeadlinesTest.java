@@ -111,9 +111,9 @@ class EmittedDeadlinesTest {
 
     /** The document's entry awaits confirmation, as it stands after {@code attempts} commands, the first at {@code at}. */
     private static void assertAwaiting(ExpirySchedule expiry, int id, int attempts, long at) {
-        IndexEntry position = expiry.position(ref(id));
-        assertThat(expiry.stateOf(ref(id), position).awaitsConfirmation()).isTrue();
-        ScheduleEntry asItStands = expiry.entryAt(ref(id), position);
+        DocumentEntry found = expiry.find(ref(id));
+        assertThat(found.state().awaitsConfirmation()).isTrue();
+        ScheduleEntry asItStands = expiry.entryOf(found);
         assertThat(asItStands.getAttempts()).isEqualTo(attempts);
         assertThat(asItStands.getFirstEmittedAt()).isEqualTo(Instant.ofEpochMilli(at));
     }
@@ -141,10 +141,11 @@ class EmittedDeadlinesTest {
         assertThat(stored(index)).as("three documents").isEqualTo(3);
         assertThat(stored(task)).as("one checkpoint").isEqualTo(1);
         for (int id : new int[] {1, 2}) {
-            assertThat(Timeline.of(expiry.position(ref(id)).getTimeline())).isEqualTo(Timeline.DEADLINES);
+            assertThat(Timeline.of(expiry.find(ref(id)).position().getTimeline()))
+                    .isEqualTo(Timeline.DEADLINES);
             assertAwaiting(expiry, id, 1, 2_000);
         }
-        assertThat(expiry.stateOf(ref(3), expiry.position(ref(3)))).isEqualTo(EntryState.SCHEDULED);
+        assertThat(expiry.find(ref(3)).state()).isEqualTo(EntryState.SCHEDULED);
         assertThat(emitDue(expiry, 2_000)).as("each deadline emitted once").isEmpty();
     }
 
@@ -174,8 +175,8 @@ class EmittedDeadlinesTest {
 
         put(expiry, 1, 500);
 
-        IndexEntry position = expiry.position(ref(1));
-        assertThat(expiry.stateOf(ref(1), position)).as("never read as emitted").isEqualTo(EntryState.SCHEDULED);
+        IndexEntry position = expiry.find(ref(1)).position();
+        assertThat(expiry.find(ref(1)).state()).as("never read as emitted").isEqualTo(EntryState.SCHEDULED);
         assertThat(position.getDueAt())
                 .as("later than its deadline, never earlier")
                 .isEqualTo(Instant.ofEpochMilli(1_001));
@@ -290,6 +291,6 @@ class EmittedDeadlinesTest {
         assertThat(drainDue(expiry, 3_000, 2_000, 10))
                 .as("each entry handed over once")
                 .isEmpty();
-        assertThat(expiry.stateOf(ref(4), expiry.position(ref(4)))).isEqualTo(EntryState.SCHEDULED);
+        assertThat(expiry.find(ref(4)).state()).isEqualTo(EntryState.SCHEDULED);
     }
 }
