@@ -121,7 +121,7 @@ class HttpHardeningTest {
     @Test
     void shouldRefuseALongerRequestTargetThanAnyKeyNeedsWith414() throws Exception {
         running = TestServer.start(stateDir, Map.of());
-        String key = PercentEncoding.encode("{\"_id\": \"" + "k".repeat(OperationsServer.MAX_TARGET_LENGTH) + "\"}");
+        String key = PercentEncoding.encode("{\"_id\": \"" + "k".repeat(OperationsServer.MAX_HEAD_BYTES) + "\"}");
 
         HttpResponse<String> response = running.get("/v1/documents/app.sessions/" + key);
 
