@@ -169,6 +169,89 @@ class HttpHardeningTest {
         assertThat(running.get("/health/live").statusCode()).isEqualTo(200);
     }
 
+    @Test
+    void shouldAnswerLivenessWhileAHundredHalfSentRequestsAreHeld() throws Exception {
+        running = TestServer.start(stateDir, Map.of());
+        // More than the threads and the queue of the JDK server's pool together (16 + 64): each held one of them.
+        for (int i = 0; i < 100; i++) {
+            halfSend();
+        }
+
+        await().atMost(Duration.ofSeconds(5))
+                .ignoreExceptions()
+                .untilAsserted(() ->
+                        assertThat(running.get("/health/live").statusCode()).isEqualTo(200));
+    }
+
+    @Test
+    void shouldRefuseARequestWithABodyWith413AndGoOnAnswering() throws Exception {
+        running = TestServer.start(stateDir, Map.of());
+
+        HttpResponse<String> response = running.http()
+                .send(
+                        HttpRequest.newBuilder(running.url().resolve("/health/live"))
+                                .method("GET", HttpRequest.BodyPublishers.ofString("x".repeat(1_000)))
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+
+        assertThat(response.statusCode()).isEqualTo(413);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(error(response)).isNotBlank();
+        assertThat(running.get("/health/live").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void shouldRefuseAHeadLargerThanTheLimitWith431AndGoOnAnswering() throws Exception {
+        running = TestServer.start(stateDir, Map.of());
+
+        HttpResponse<String> response =
+                running.get("/health/live", "X-Padding", "p".repeat(OperationsServer.MAX_HEAD_BYTES));
+
+        assertThat(response.statusCode()).isEqualTo(431);
+        assertThat(error(response)).isNotBlank();
+        assertThat(running.get("/health/live").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void shouldAnswerHeadWithTheStatusAndHeadersAlone() throws Exception {
+        running = TestServer.start(stateDir, Map.of());
+
+        HttpResponse<String> response = running.http()
+                .send(
+                        HttpRequest.newBuilder(running.url().resolve("/health/ready"))
+                                .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+
+        assertThat(response.statusCode()).isEqualTo(503);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(response.body()).isEmpty();
+    }
+
+    @Test
+    void shouldRefuseAPathThatClimbsAboveTheRootWith400() throws Exception {
+        running = TestServer.start(stateDir, Map.of());
+
+        for (String path : List.of("/../v1/status", "/health/../../v1/status", "/v1/documents/%2e%2e/%2e%2e/x")) {
+            assertThat(rawStatusLine(path)).as(path).startsWith("HTTP/1.1 400 ");
+        }
+        assertThat(running.get("/health/live").statusCode()).isEqualTo(200);
+    }
+
+    /** The status line answered to {@code GET path}, sent as it is (an HTTP client would normalize the path). */
+    private String rawStatusLine(String path) throws IOException {
+        try (Socket socket = new Socket(running.url().getHost(), running.url().getPort())) {
+            socket.setSoTimeout(5_000);
+            socket.getOutputStream()
+                    .write(("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            return answer.lines().findFirst().orElse("");
+        }
+    }
+
     private Socket halfSend() throws IOException {
         Socket socket = new Socket(running.url().getHost(), running.url().getPort());
         sockets.add(socket);
