@@ -208,35 +208,15 @@ public final class OperationsServer implements AutoCloseable {
         return (host.host().contains(":") ? "[" + host.host() + "]" : host.host()) + ":" + host.port();
     }
 
-    /** Serves {@code path} (exactly) with {@code handler}; before {@link #start()}. */
-    public void serve(String path, Handler handler) {
-        routes.addMapping(exactly(path), new Endpoint(handler));
-    }
-
     /**
-     * Serves {@code path}, under {@value #QUERIES_PATH}, with {@code handler} as a query: one that scans the stores or
-     * asks other instances, answered when fewer than {@value #QUERY_PERMITS} run, else 503, so that probes never wait
-     * behind queries.
+     * Serves {@code path} with {@code handler}; before {@link #start()}. The path is exact, or ends in {@code /*} for
+     * every path under it. A path under {@value #QUERIES_PATH} is a query: one that scans the stores or asks other
+     * instances, answered when fewer than {@value #QUERY_PERMITS} run, else 503, so that probes never wait behind
+     * queries.
      */
-    public void serveQuery(String path, Handler handler) {
-        serve(underQueries(path), handler);
-    }
-
-    /** Serves every path under {@code prefix}, itself under {@value #QUERIES_PATH}, as a query ({@link #serveQuery}). */
-    public void serveQueriesUnder(String prefix, Handler handler) {
-        routes.addMapping(PathSpec.from(underQueries(prefix) + "*"), new Endpoint(handler));
-    }
-
-    private static PathSpec exactly(String path) {
+    public void serve(String path, Handler handler) {
         // The servlet path spec of "/" is the default mapping, matching every path; "" is the root alone.
-        return PathSpec.from(path.equals("/") ? "" : path);
-    }
-
-    private static String underQueries(String path) {
-        if (!path.startsWith(QUERIES_PATH)) {
-            throw new IllegalArgumentException("A query is served under " + QUERIES_PATH + ": " + path);
-        }
-        return path;
+        routes.addMapping(PathSpec.from(path.equals("/") ? "" : path), new Endpoint(handler));
     }
 
     /** Starts serving the registered endpoints. */

@@ -1,7 +1,6 @@
 package io.ttlstreams.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.config.TestConfigs;
 import java.net.URI;
@@ -32,7 +31,7 @@ class OperationsServerTest {
         server = OperationsServer.bind(TestConfigs.config(
                 "bootstrap.servers", "127.0.0.1:1", "ttl.http.port", "0", "ttl.http.bind.address", "127.0.0.1"));
         server.serve("/health/live", request -> Response.json(200, "live"));
-        server.serveQuery("/v1/slow", request -> {
+        server.serve("/v1/slow", request -> {
             inside.countDown();
             release.await(30, TimeUnit.SECONDS);
             return Response.json(200, "slow");
@@ -77,12 +76,5 @@ class OperationsServerTest {
         assertThat(get("/v1/slow").get(10, TimeUnit.SECONDS).statusCode())
                 .as("a permit is free again once a query is answered")
                 .isEqualTo(200);
-    }
-
-    @Test
-    void shouldRefuseToServeAQueryOutsideV1() {
-        assertThatThrownBy(() -> server.serveQuery("/status", request -> Response.json(200, "x")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("/v1/");
     }
 }
