@@ -231,6 +231,18 @@ class HttpHardeningTest {
     }
 
     @Test
+    void shouldLookUpAKeyWhoseEncodedSegmentHoldsASlashAndAPercentSign() throws Exception {
+        running = TestServer.start(stateDir, Map.of());
+
+        HttpResponse<String> response =
+                running.get("/v1/documents/app.sessions/" + PercentEncoding.encode("{\"_id\": \"a/../b%2F\"}"));
+
+        assertThat(response.statusCode())
+                .as("looked up (no owner before RUNNING), not refused as an ambiguous path: " + response.body())
+                .isEqualTo(503);
+    }
+
+    @Test
     void shouldRefuseAPathThatClimbsAboveTheRootWith400() throws Exception {
         running = TestServer.start(stateDir, Map.of());
 
