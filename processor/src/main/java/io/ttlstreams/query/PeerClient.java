@@ -55,6 +55,8 @@ public final class PeerClient implements AutoCloseable {
         threads.setDaemon(true);
         http.setExecutor(threads);
         http.setConnectTimeout(deadline.toMillis());
+        // An answer passes through as sent: a redirect is the other instance's answer, not a place to go next.
+        http.setFollowRedirects(false);
         try {
             http.start();
         } catch (Exception e) {
