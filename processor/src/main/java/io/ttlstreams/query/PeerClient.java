@@ -22,7 +22,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 /**
  * Asks another instance of the application, at its {@code application.server}, over HTTP with Jetty's client. Its
  * answer is hostile input like any request: read up to {@value #MAX_ANSWER_BYTES} bytes, and in full within one
- * deadline (Jetty's total timeout, from connecting to the answer's last byte), or refused.
+ * deadline (Jetty's total timeout, from connecting to the answer's last byte), or refused. Jetty's client has both
+ * bounds built in, where the JDK's needed a body subscriber and a deadline of the project's own; the server is Jetty's
+ * too.
  */
 public final class PeerClient implements AutoCloseable {
 
