@@ -73,7 +73,7 @@ class EmbeddedStackIT {
     private static final Namespace DOCS = Namespace.parse("ttl.docs");
     private static final Namespace SESSIONS = Namespace.parse("app.sessions");
     private static final long FAR_FUTURE = 1_900_000_000_000L;
-    // Canonical extended JSON; bson 4.7 calls that mode EXTENDED (it has no JsonMode.CANONICAL).
+    // Canonical extended JSON, which the BSON library calls EXTENDED.
     private static final JsonWriterSettings CANONICAL =
             JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
     private static final Duration WAIT = Duration.ofSeconds(30);
