@@ -430,7 +430,8 @@ public final class EmbeddedStack implements AutoCloseable {
         }
     }
 
-    private static void deleteRecursively(Path directory) {
+    /** Deletes {@code directory} and all it holds, if it exists. */
+    static void deleteRecursively(Path directory) {
         if (!Files.exists(directory)) {
             return;
         }
