@@ -16,7 +16,7 @@ import org.apache.kafka.streams.processor.api.ProcessingContext;
  * The one place ttl-streams records its events: Micrometer meters, each registered once per task (tag {@value
  * #TASK_TAG}, plus {@value #RULE_TAG} or {@value #REASON_TAG} where it is per rule or per reason) and resolved when
  * the processor starts, so that recording is one call on a meter the caller holds. The registry comes from Kafka
- * Streams' configs ({@value #REGISTRY_CONFIG}); the application's exports it to {@code GET /metrics} and JMX
+ * Streams' configs ({@value #REGISTRY_CONFIG}); the application's registry exports them to {@code GET /metrics} and JMX
  * ({@code io.ttlstreams.metrics.PrometheusMetrics}). A counter {@code documents-scheduled} is the meter {@code
  * ttl.documents.scheduled}, {@code ttl_documents_scheduled_total} in Prometheus; a lag {@code expiry-lag} the timer
  * {@code ttl.expiry.lag}, the histogram {@code ttl_expiry_lag_seconds}.
