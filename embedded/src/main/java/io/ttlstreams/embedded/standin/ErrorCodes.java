@@ -12,6 +12,7 @@ final class ErrorCodes {
     static final int TYPE_MISMATCH = 14;
     static final int ILLEGAL_OPERATION = 20;
     static final int NAMESPACE_NOT_FOUND = 26;
+    static final int CURSOR_NOT_FOUND = 43;
     static final int NO_MATCHING_DOCUMENT = 47;
     static final int NAMESPACE_EXISTS = 48;
     static final int COMMAND_NOT_FOUND = 59;
@@ -64,7 +65,7 @@ final class ErrorCodes {
             Map.entry(18, "AuthenticationFailed"),
             Map.entry(ILLEGAL_OPERATION, "IllegalOperation"),
             Map.entry(NAMESPACE_NOT_FOUND, "NamespaceNotFound"),
-            Map.entry(43, "CursorNotFound"),
+            Map.entry(CURSOR_NOT_FOUND, "CursorNotFound"),
             Map.entry(NO_MATCHING_DOCUMENT, "NoMatchingDocument"),
             Map.entry(NAMESPACE_EXISTS, "NamespaceExists"),
             Map.entry(50, "MaxTimeMSExpired"),
