@@ -18,6 +18,7 @@ import io.netty.channel.Channel;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
@@ -322,8 +323,10 @@ public final class StandInBackend extends MemoryBackend {
         if (name.equals("renamecollection") && databaseName.equals("admin")) {
             return rename(query);
         }
-        Document substituted =
-                CommandVariables.applyTo(command, query, getClock().instant(), history.now());
+        Instant now = getClock().instant();
+        BsonTimestamp clusterTime = history.now();
+        Document substituted = CommandVariables.applyTo(
+                command, CurrentDates.applyTo(command, query, now, clusterTime), now, clusterTime);
         return super.handleCommand(channel, databaseName, command, substituted);
     }
 
