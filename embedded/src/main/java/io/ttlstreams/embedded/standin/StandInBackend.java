@@ -44,6 +44,9 @@ import java.util.function.UnaryOperator;
  *   <li>{@code renameCollection} recorded as one {@code rename} (with {@code dropTarget}, the target is replaced
  *       without a {@code drop} event), {@code let} and a per-command {@code $$NOW} ({@link CommandVariables}), the
  *       {@code changeStreamOptions} cluster parameter ({@link ImageRetention}).</li>
+ *   <li>What MongoDB enforces: the 16 MB limits ({@link BsonLimits}), the idle cursor timeout ({@link IdleCursors}),
+ *       and the features of the release it plays ({@link ServerVersion}); every time it stamps from a clock of its
+ *       own, which may be set off the machine's ({@link StandInSettings#clockOffset()}, {@link CurrentDates}).</li>
  *   <li>What it cannot do it refuses instead of answering wrongly: multi-document transactions, and collations other
  *       than {@code simple} (mongo-java-server compares strings by their code points only).</li>
  * </ul>
