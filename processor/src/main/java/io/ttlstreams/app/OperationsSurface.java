@@ -103,8 +103,9 @@ public final class OperationsSurface implements AutoCloseable {
 
         health.register(server);
         metrics.register(server);
-        new ScheduleEndpoints(streams, local, server.self(), new PeerClient(server.forwardingHeader()), clock)
-                .register(server);
+        PeerClient peers = new PeerClient(server.forwardingHeader());
+        resources.add(peers);
+        new ScheduleEndpoints(streams, local, server.self(), peers, clock).register(server);
         new StatusEndpoint(streams, server.self(), health, schedule, metrics.registry(), dependencies).register(server);
 
         resources.add(dependencies.start(config.healthInterval()));

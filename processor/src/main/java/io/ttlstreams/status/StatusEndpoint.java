@@ -61,7 +61,7 @@ public final class StatusEndpoint {
     public void register(OperationsServer server) {
         server.serve("/", request -> page());
         server.serve("/index.html", request -> page());
-        server.serveQuery(STATUS_PATH, request -> status());
+        server.serve(STATUS_PATH, request -> status());
     }
 
     Response page() {
