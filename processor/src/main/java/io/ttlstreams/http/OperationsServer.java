@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every request is hostile input until checked, and Jetty's own limits do the checking: a connection silent for
  * {@code ttl.http.request.timeout.ms} is closed (its idle timeout; a half-sent request holds no thread meanwhile, as
- * Jetty reads without blocking), at most {@value #MAX_CONNECTIONS} connections are open at once, the request line and
+ * Jetty reads without blocking), and so is one whose head has not arrived whole that long after it opened ({@link
+ * HeadDeadline}), at most {@value #MAX_CONNECTIONS} connections are open at once, the request line and
  * headers are at most {@value #MAX_HEAD_BYTES} bytes (414, 431), a request carries no body (413), at most {@value
  * #QUERY_PERMITS} queries ({@code /v1/*}) run at once, more are answered 503 ({@link QoSHandler}) so that probes
  * always find a thread, and with {@code ttl.http.auth.token} set the queries and the status page ask for it ({@link
@@ -106,6 +107,9 @@ public final class OperationsServer implements AutoCloseable {
         HttpConfiguration http = new HttpConfiguration();
         http.setRequestHeaderSize(MAX_HEAD_BYTES);
         http.setSendServerVersion(false);
+        // One request per connection, so that one deadline from its opening bounds its head (HeadDeadline); probes and
+        // scrapes come seconds apart, where a new connection costs nothing that matters.
+        http.setPersistentConnectionsEnabled(false);
         // A document key is one path segment: a '/' or '%' inside it arrives percent-encoded, which Jetty's default
         // compliance refuses as ambiguous. Nothing here maps a path to a file, and the routing decodes it once.
         http.setUriCompliance(UriCompliance.DEFAULT.with(
@@ -116,6 +120,7 @@ public final class OperationsServer implements AutoCloseable {
         connector.setHost(config.httpBindAddress());
         connector.setPort(config.httpPort());
         connector.setIdleTimeout(config.httpRequestTimeout().toMillis());
+        connector.addBean(new HeadDeadline(connector.getScheduler(), config.httpRequestTimeout()));
         server.addConnector(connector);
         server.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, connector));
         try {

@@ -171,6 +171,31 @@ class HttpHardeningTest {
     }
 
     @Test
+    void shouldCloseARequestWhoseHeadTricklesInAfterTheRequestTimeout() throws Exception {
+        running = TestServer.start(stateDir, Map.of("ttl.http.request.timeout.ms", "300"));
+        Socket socket = halfSend();
+        OutputStream out = socket.getOutputStream();
+        // One short header line every 50 ms: never silent for the idle timeout, and 400 lines (about 4 kB, 20 s)
+        // stay below the head's size limit, so only a deadline on the whole head ends it.
+        boolean closed = false;
+        for (int line = 0; line < 400 && !closed; line++) {
+            try {
+                out.write(("X-" + line + ": y\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                Thread.sleep(50);
+            } catch (SocketException reset) {
+                closed = true;
+            }
+        }
+
+        // Once the trickle stops, the idle timeout would close it anyway: it must have been closed while it went on.
+        assertThat(closed)
+                .as("the server closed the connection while the head trickled in")
+                .isTrue();
+        assertThat(running.get("/health/live").statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void shouldRefuseARequestWithABodyWith413AndGoOnAnswering() throws Exception {
         running = TestServer.start(stateDir, Map.of());
 
