@@ -7,7 +7,10 @@ import io.ttlstreams.config.RulesOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.metrics.ExpiryFigures;
+import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.processor.ScheduleEntries;
+import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.IndexEntry;
@@ -29,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
+import javax.management.MBeanServerFactory;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
@@ -172,8 +176,26 @@ final class BenchSupport {
     }
 
     /** Streams properties with a fresh state directory. */
-    static Properties streamsProperties(TtlStreamsConfig config, Path stateDir) {
+    /**
+     * The meters every processor of a bench records into, as {@code run}'s do (Prometheus and JMX, the latter on an
+     * MBean server of the benches' own); one set for the JVM, each task's meters leaving with it.
+     */
+    static final PrometheusMetrics METRICS = new PrometheusMetrics(MBeanServerFactory.newMBeanServer());
+
+    /** The Kafka Streams settings of {@code config} with the benches' {@link #METRICS}. */
+    static Properties streamsProperties(TtlStreamsConfig config) {
         Properties properties = TtlTopology.streamsProperties(config);
+        properties.put(TtlMetrics.REGISTRY_CONFIG, METRICS.events());
+        return properties;
+    }
+
+    /** The sum over the running tasks and rules of ttl-streams counter {@code counter}. */
+    static double ttlTotal(String counter) {
+        return ExpiryFigures.of(METRICS.registry()).total(counter);
+    }
+
+    static Properties streamsProperties(TtlStreamsConfig config, Path stateDir) {
+        Properties properties = streamsProperties(config);
         properties.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         return properties;
     }

@@ -311,13 +311,9 @@ public final class CommandCostBench {
             });
         }
 
-        /** The sum over tasks and rules of a processor counter, from the driver's metrics. */
+        /** The sum over tasks and rules of a processor counter. */
         private long total(String counter) {
-            return (long) driver.metrics().entrySet().stream()
-                    .filter(metric -> metric.getKey().group().equals(TtlMetrics.GROUP)
-                            && metric.getKey().name().equals(counter + TtlMetrics.TOTAL))
-                    .mapToDouble(metric -> ((Number) metric.getValue().metricValue()).doubleValue())
-                    .sum();
+            return (long) BenchSupport.ttlTotal(counter);
         }
 
         void print(int size, int due, int measured) {

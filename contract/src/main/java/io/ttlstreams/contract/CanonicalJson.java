@@ -43,9 +43,21 @@ import org.bson.json.JsonWriterSettings;
  */
 public final class CanonicalJson {
 
-    /** The writer settings. */
-    public static final JsonWriterSettings SETTINGS =
-            JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
+    /**
+     * The writer settings: extended JSON, a double written as {@link Double#toString(double)} writes it ({@code
+     * {"$numberDouble": "1.0E7"}}). That is what the BSON library of the source connector's driver (4.7) writes, so
+     * a resync's record key equals the connector's byte for byte and lands on the same partition; the BSON library
+     * of the processor's driver (5.x) would write {@code "1.0E+7"}.
+     */
+    public static final JsonWriterSettings SETTINGS = JsonWriterSettings.builder()
+            .outputMode(JsonMode.EXTENDED)
+            .doubleConverter((value, writer) -> {
+                writer.writeStartObject();
+                writer.writeName("$numberDouble");
+                writer.writeString(Double.toString(value));
+                writer.writeEndObject();
+            })
+            .build();
 
     private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
     private static final RawBsonDocumentCodec RAW_CODEC = new RawBsonDocumentCodec();

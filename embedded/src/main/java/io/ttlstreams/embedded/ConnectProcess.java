@@ -18,7 +18,7 @@ import org.apache.kafka.connect.runtime.Connect;
 /**
  * The stack's Connect worker in a JVM of its own, as an SRE's Connect pod is: distributed (its connector configs,
  * source offsets, the change streams' resume tokens, and statuses in topics of its own), started with the stack's
- * wiring ({@link ConnectWorker}: the same properties, the MongoDB connectors and the sink guard from the classpath),
+ * wiring ({@link ConnectWorker}: the same properties and plugins, installed in its own directory),
  * so that a chaos test can {@link #kill() kill -9} it and {@link #start() start} it again. {@link
  * EmbeddedStack#moveConnectToOwnJvm} makes one.
  *

@@ -1,11 +1,7 @@
 package io.ttlstreams.embedded;
 
-import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.platform.AclPlan;
 import io.ttlstreams.platform.PlatformSettings;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -23,9 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts a Kafka Connect worker in this JVM for {@link EmbeddedConnect}: its properties, the plugin manifests that let
- * it find the MongoDB connectors, the sink guard and the secrets provider on the application classpath, and the
- * undoing of what Connect's command line does to a JVM of its own. Standalone (offsets in a file) against a broker
+ * Starts a Kafka Connect worker in this JVM for {@link EmbeddedConnect}: its properties, its plugin path with the
+ * MongoDB connectors and the sink guard, each in a class loader of its own ({@link ConnectPlugins}), and the undoing
+ * of what Connect's command line does to a JVM of its own. Standalone (offsets in a file) against a broker
  * without security; distributed, as Strimzi runs Connect, against one that enforces the plan's ACLs, which are a
  * distributed worker's, and in the JVM of its own of {@link ConnectProcess}.
  */
@@ -34,25 +30,13 @@ final class ConnectWorker {
     private static final Logger log = LoggerFactory.getLogger(ConnectWorker.class);
 
     private static final String STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
-    /** The source connector class of production's configurations. */
-    static final String SOURCE_CONNECTOR = "com.mongodb.kafka.connect.MongoSourceConnector";
-    /** ServiceLoader manifests for the plugins on the classpath: service interface -> implementation. */
-    private static final Map<String, String> CONNECTOR_SERVICES = Map.of(
-            "org.apache.kafka.connect.source.SourceConnector",
-            SOURCE_CONNECTOR,
-            "org.apache.kafka.connect.sink.SinkConnector",
-            ConnectorConfigs.SINK_CONNECTOR,
-            "org.apache.kafka.connect.transforms.Transformation",
-            ConnectorConfigs.SINK_GUARD,
-            "org.apache.kafka.common.config.provider.ConfigProvider",
-            SecretsConfigProvider.class.getName());
     /** Kafka's Exit hooks are JVM-global; starting two workers at once must not interleave the swap. */
     private static final Object EXIT_HOOKS_LOCK = new Object();
 
     private ConnectWorker() {}
 
     /**
-     * Writes the plugin manifests under {@code directory/plugins} and starts the worker.
+     * Installs the plugins under {@code directory/plugins} and starts the worker.
      *
      * @param directory  the worker's directory (offsets, plugins)
      * @param secretsDir the worker's secrets directory
@@ -71,7 +55,7 @@ final class ConnectWorker {
     }
 
     /**
-     * Writes the plugin manifests under {@code directory/plugins} and starts a distributed worker that does not log
+     * Installs the plugins under {@code directory/plugins} and starts a distributed worker that does not log
      * in: {@link ConnectProcess}'s, in a JVM of its own.
      *
      * @param replicationFactor of the worker's config, offset and status topics
@@ -129,37 +113,11 @@ final class ConnectWorker {
         return props;
     }
 
-    /**
-     * A plugin directory holding nothing but {@code META-INF/services} files that name the MongoDB connectors and
-     * the sink guard. Connect gives it an isolated class loader, which finds no classes of its own and so loads
-     * them from the application classpath.
-     */
-    private static void writeConnectorManifests(Path plugin) throws IOException {
-        for (Map.Entry<String, String> service : CONNECTOR_SERVICES.entrySet()) {
-            try {
-                Class.forName(service.getValue(), false, ConnectWorker.class.getClassLoader());
-            } catch (ClassNotFoundException e) {
-                throw new EmbeddedStackException(
-                        service.getValue() + " is not on the classpath; the embedded stack needs"
-                                + " org.mongodb.kafka:mongo-kafka-connect and io.ttlstreams:ttl-streams-sink-guard",
-                        e);
-            }
-            Path manifest = plugin.resolve("META-INF").resolve("services").resolve(service.getKey());
-            Files.createDirectories(manifest.getParent());
-            Files.writeString(manifest, service.getValue() + "\n", StandardCharsets.UTF_8);
-        }
-    }
-
-    /** A standalone worker's properties, after writing the plugin manifests under {@code directory/plugins}. */
+    /** A standalone worker's properties, after installing the plugins under {@code directory/plugins}. */
     private static Map<String, String> workerProperties(
             String bootstrapServers, Path directory, Path secretsDir, int restPort) {
         Path pluginPath = directory.resolve("plugins");
-        try {
-            writeConnectorManifests(pluginPath.resolve("mongo-kafka-connect-services"));
-        } catch (IOException e) {
-            throw new EmbeddedStackException(
-                    "Embedded Connect could not write its plugin manifests in " + pluginPath, e);
-        }
+        ConnectPlugins.install(pluginPath);
         Map<String, String> props = new HashMap<>();
         props.put("bootstrap.servers", bootstrapServers);
         props.put(
@@ -170,6 +128,8 @@ final class ConnectWorker {
         props.put("offset.flush.interval.ms", "1000");
         props.put("key.converter", STRING_CONVERTER);
         props.put("value.converter", STRING_CONVERTER);
+        // Reads the plugins' META-INF/services entries only (each plugin ships them, see ConnectPlugins; the secrets
+        // provider's are on the classpath), where the default reflective scan costs 3-5 s and 200 MB at every start.
         props.put("plugin.discovery", "service_load");
         props.put("plugin.path", pluginPath.toString());
         props.put("listeners", "http://" + LocalPorts.HOST + ":" + restPort);

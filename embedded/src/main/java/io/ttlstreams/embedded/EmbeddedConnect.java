@@ -30,12 +30,14 @@ import org.slf4j.LoggerFactory;
  * A standalone Kafka Connect worker in this JVM, with its REST API on 127.0.0.1 and its source offsets in
  * {@code <dataDir>/connect/connect.offsets}: the operations the embedded stack and its tests make on it.
  *
- * <p>The MongoDB connectors come from the application classpath (the thin mongo-kafka-connect jar), and so does
- * the sink guard (module sink-guard). Plugins are discovered with {@code plugin.discovery=service_load}, which only
- * reads {@code META-INF/services} files: mongo-kafka-connect 2.0.1 ships none, so {@link ConnectWorker} writes them
- * into a plugin directory under the data directory ({@code connect/plugins}). The default, reflective discovery
- * ({@code hybrid_warn}) finds the connectors too, but scans every class on the classpath: 3-5 s and over 200 MB of
- * heap at every start, against well under a second and a few MB here.
+ * <p>The MongoDB connectors and the sink guard are plugins on the worker's {@code plugin.path}
+ * ({@code <dataDir>/connect/plugins}), as on a production worker: the connectors' {@code all} jar with the MongoDB
+ * driver they pin (4.7) and the guard's plugin directory, each in a class loader of its own ({@link ConnectPlugins}),
+ * so that the processor beside them in this JVM runs on its own driver. Plugins are discovered with {@code
+ * plugin.discovery=service_load}, which only reads {@code META-INF/services} files: mongo-kafka-connect 2.0.1 ships
+ * none, so the build adds a jar of them to its directory. The default, reflective discovery ({@code hybrid_warn})
+ * finds the connectors too, but scans every class of the plugins and the classpath: 3-5 s and over 200 MB of heap at
+ * every start, against well under a second and a few MB here.
  *
  * <p>Keys and values are plain strings (extended JSON produced by the source connector, delete commands
  * consumed by the sink connector).

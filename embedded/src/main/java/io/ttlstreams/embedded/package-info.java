@@ -2,8 +2,9 @@
  * The local, in-process stack behind {@code ttl-streams run --embedded}, {@code ttl-streams demo} and the
  * integration tests: a MongoDB stand-in ({@link io.ttlstreams.embedded.EmbeddedMongo}, mongo-java-server), a
  * single-node KRaft broker ({@link io.ttlstreams.embedded.EmbeddedKafka}) and a standalone Kafka Connect worker
- * ({@link io.ttlstreams.embedded.EmbeddedConnect}) running the official MongoDB source and sink connectors,
- * wired together by {@link io.ttlstreams.embedded.EmbeddedStack}.
+ * ({@link io.ttlstreams.embedded.EmbeddedConnect}) running the official MongoDB source and sink connectors as
+ * plugins, on their own MongoDB driver in class loaders of their own ({@code ConnectPlugins}), wired together by
+ * {@link io.ttlstreams.embedded.EmbeddedStack}.
  *
  * <p>No Docker and no network beyond the loopback interface are needed: every component listens on
  * {@code 127.0.0.1} only. Everything here is {@link java.lang.AutoCloseable} and is closed in the reverse order

@@ -13,6 +13,7 @@ import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.SigningKey;
+import io.ttlstreams.resync.ResyncEvent;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -43,10 +44,12 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
+import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
+import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
@@ -73,7 +76,7 @@ class EmbeddedStackIT {
     private static final Namespace DOCS = Namespace.parse("ttl.docs");
     private static final Namespace SESSIONS = Namespace.parse("app.sessions");
     private static final long FAR_FUTURE = 1_900_000_000_000L;
-    // Canonical extended JSON; bson 4.7 calls that mode EXTENDED (it has no JsonMode.CANONICAL).
+    // Canonical extended JSON, which the BSON library calls EXTENDED.
     private static final JsonWriterSettings CANONICAL =
             JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -280,6 +283,23 @@ class EmbeddedStackIT {
                         .filteredOn(r -> r.value().contains("\"" + type + "\""))
                         .hasSize(ids.size());
             }
+        }
+    }
+
+    @Test
+    void shouldKeyChangeEventsAsTheProcessorKeysAResyncWhenTheIdIsADoubleWithAPositiveExponent() {
+        // The connector writes its keys with its own driver's BSON library (4.7), the processor with its own (5.x);
+        // they differ on such doubles ("1.0E7" against "1.0E+7") unless CanonicalJson pins the form, and a resync
+        // keyed otherwise would land on another partition than the document's change events.
+        BsonDocument key = new BsonDocument("_id", new BsonDouble(1.0E7 + sequence.incrementAndGet()));
+        collection(DOCS).insertOne(key.clone().append("v", new BsonInt32(1)));
+
+        try (TopicReader reader = new TopicReader(stack.bootstrapServers(), DOCS.toString())) {
+            ConsumerRecord<String, String> insert = awaitEvent(reader, key, 1);
+
+            assertThat(insert.key())
+                    .isEqualTo(ResyncEvent.of(DOCS.toString(), DOCS, key, new BsonTimestamp(1, 0))
+                            .key());
         }
     }
 

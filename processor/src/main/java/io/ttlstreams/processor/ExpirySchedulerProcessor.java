@@ -12,7 +12,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -49,7 +48,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     private TtlMetrics metrics;
     private SchedulerSensors sensors;
     private DeadLetterRoute deadLetterRoute;
-    private Sensor punctuationFailures;
+    private TtlMetrics.Count punctuationFailures;
     private EventApplier applier;
     private RuleReconciler reconciler;
     private DueDrain drain;

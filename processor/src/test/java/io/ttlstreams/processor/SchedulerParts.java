@@ -1,5 +1,7 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
@@ -36,6 +38,9 @@ final class SchedulerParts {
     static final Namespace SESSIONS = Namespace.parse(TestConfigs.NAMESPACE);
 
     final MockProcessorContext<String, Object> context = new MockProcessorContext<>();
+    /** Where the parts' meters are, to read what they counted. */
+    final MeterRegistry meters = new SimpleMeterRegistry();
+
     final KeyValueStore<String, Long> namespaceEpochs =
             store(ScheduleStores.NAMESPACE_EPOCHS, Serdes.String(), Serdes.Long());
     final KeyValueStore<String, RuleVersion> ruleVersions =
@@ -62,7 +67,7 @@ final class SchedulerParts {
         // A clock that stands still: no test here spends a punctuation's time budget.
         this.settings = new SchedulerSettings(config, 1, () -> 0, Optional.empty());
         this.sensors = new SchedulerSensors(
-                TtlMetrics.forTask(context),
+                TtlMetrics.forTask(meters, context.taskId().toString()),
                 List.of("sessions"),
                 settings.readBack().isPresent());
         this.audit = new AuditWriter(config.auditTopic().isPresent(), context, TtlTopology.AUDIT_SINK, schedule);
@@ -115,7 +120,7 @@ final class SchedulerParts {
 
     /** The total a counter of the sensors recorded. */
     double total(String counter) {
-        return ExpiryFigures.of(context.metrics().metrics()).total(counter);
+        return ExpiryFigures.of(meters).total(counter);
     }
 
     private <K, V> KeyValueStore<K, V> store(String name, Serde<K> keys, Serde<V> values) {

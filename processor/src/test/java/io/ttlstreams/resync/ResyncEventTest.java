@@ -17,6 +17,7 @@ import java.util.UUID;
 import org.bson.BsonBinary;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
+import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonObjectId;
@@ -50,9 +51,19 @@ class ResyncEventTest {
     void shouldBeKeyedExactlyAsTheSourceConnectorKeysTheDocumentsChangeEvents(BsonValue id) {
         ResyncEvent event = ResyncEvent.of("app.tokens", TOKENS, new BsonDocument("_id", id), STAMP);
 
-        // The connector's record key: its ExtendedJson formatter applied to the change event's documentKey.
+        // The connector's record key: its ExtendedJson formatter applied to the change event's documentKey (here on
+        // the processor's BSON library, which writes these types as the connector's own does).
         String connectorKey = new BsonDocument("_id", id).toJson(new ExtendedJson().getJsonWriterSettings());
         assertThat(event.key()).isEqualTo(connectorKey);
+    }
+
+    @Test
+    void shouldKeyADoubleIdAsTheConnectorsDriverWritesItWhenItsExponentIsPositive() {
+        ResyncEvent event = ResyncEvent.of("app.tokens", TOKENS, new BsonDocument("_id", new BsonDouble(1.0E7)), STAMP);
+
+        // The connector's driver (4.7) writes Double.toString's form; the processor's (5.x) would write "1.0E+7" and
+        // key the resync onto another partition than the document's change events (EmbeddedStackIT runs both).
+        assertThat(event.key()).isEqualTo("{\"_id\": {\"$numberDouble\": \"1.0E7\"}}");
     }
 
     @Test

@@ -3,8 +3,11 @@ package io.ttlstreams.topology;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.metrics.ExpiryFigures;
+import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.processor.ScheduleEntries;
 import io.ttlstreams.processor.SchedulerSettings;
+import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.schema.ExpiryEvent;
@@ -30,6 +33,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -58,6 +63,10 @@ final class TopologyFixture implements AutoCloseable {
     final TopologyTestDriver driver;
     final TestOutputTopic<String, String> deletes;
     final TestOutputTopic<String, String> dlq;
+    /** An MBean server of this fixture's own, where its meters' JMX side is. */
+    final MBeanServer mbeans = MBeanServerFactory.newMBeanServer();
+    /** The meters the topology records into, as {@code run} exports them. */
+    final PrometheusMetrics metrics = new PrometheusMetrics(mbeans);
     /** Nanoseconds the punctuation clock advances on each read; 0 means it stands still, negative that it fails. */
     final AtomicLong nanosPerClockRead = new AtomicLong();
 
@@ -87,8 +96,10 @@ final class TopologyFixture implements AutoCloseable {
         this.elapsedMs = Duration.between(START, wallClock).toMillis();
         Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        streamsProps.put(TtlMetrics.REGISTRY_CONFIG, metrics.events());
         SchedulerSettings schedulerSettings = new SchedulerSettings(config, 1, this::readNanoClock, readBack);
         this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, wallClock);
+        metrics.countSendFailures(driver::metrics);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
     }
@@ -141,6 +152,7 @@ final class TopologyFixture implements AutoCloseable {
             changelogs.put(store, changelog(store));
         }
         driver.close();
+        metrics.close();
         TopologyFixture restarted = new TopologyFixture(
                 with(settings, changedSettings), Optional.empty(), newStateDir(), START.plusMillis(elapsedMs));
         restore(
@@ -312,12 +324,9 @@ final class TopologyFixture implements AutoCloseable {
                 rule -> java.util.OptionalLong.empty());
     }
 
-    /** The sum over tasks of one of Kafka Streams' metrics, e.g. {@code deletes-emitted-total}. */
-    double metric(String name) {
-        return driver.metrics().entrySet().stream()
-                .filter(e -> e.getKey().name().equals(name))
-                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
-                .sum();
+    /** The sum over tasks of one of ttl-streams' counters, e.g. {@value TtlMetrics#EMITTED}. */
+    double metric(String counter) {
+        return ExpiryFigures.of(metrics.registry()).total(counter);
     }
 
     /** Records written so far to the schedule's, index's and task's changelogs: what the stores cost the broker. */
@@ -377,6 +386,7 @@ final class TopologyFixture implements AutoCloseable {
     @Override
     public void close() {
         driver.close();
+        metrics.close();
         try {
             Utils.delete(stateDir.toFile());
         } catch (IOException e) {
