@@ -15,6 +15,7 @@ import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.topology.TtlTopology;
@@ -139,13 +140,14 @@ final class BenchSupport {
     static void scheduleDirectly(
             KeyValueStore<Bytes, ScheduleEntry> schedule,
             KeyValueStore<Bytes, IndexEntry> index,
+            KeyValueStore<Bytes, TaskRecord> task,
             long id,
             long deadlineMs) {
-        scheduleDirectly(schedule, index, id, deadlineMs, 0);
+        scheduleDirectly(schedule, index, task, id, deadlineMs, 0);
     }
 
     /**
-     * {@link #scheduleDirectly(KeyValueStore, KeyValueStore, long, long)}, and with {@code noticeBeforeMs} > 0 the
+     * {@link #scheduleDirectly(KeyValueStore, KeyValueStore, KeyValueStore, long, long)}, and with {@code noticeBeforeMs} > 0 the
      * notice of that deadline as the scheduler puts it for a rule with {@code notice.before.seconds}: the same entry
      * on the notices timeline, due that long before the deadline (the caller keeps it ahead of the wall clock, as the
      * scheduler puts none for a deadline already closer).
@@ -153,6 +155,7 @@ final class BenchSupport {
     static void scheduleDirectly(
             KeyValueStore<Bytes, ScheduleEntry> schedule,
             KeyValueStore<Bytes, IndexEntry> index,
+            KeyValueStore<Bytes, TaskRecord> task,
             long id,
             long deadlineMs,
             long noticeBeforeMs) {
@@ -163,7 +166,7 @@ final class BenchSupport {
         ExpiryDecision decision = RULES.evaluate(namespace, document, START);
         ScheduleEntry entry =
                 ScheduleEntries.of(decision, RULES.rule(decision.rule()).orElseThrow());
-        ExpirySchedule expirySchedule = new ExpirySchedule(schedule, index, null);
+        ExpirySchedule expirySchedule = new ExpirySchedule(schedule, index, task);
         Bytes ref = expirySchedule.namespaces().ref(namespace, key);
         long deadline = decision.deadline().toEpochMilli();
         expirySchedule.put(ref, null, ScheduleKey.Timeline.DEADLINES, deadline, entry, clusterTime);

@@ -87,6 +87,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 return new LinkedHashSet<>(List.of(
                         ScheduleStores.schedule(),
                         ScheduleStores.index(),
+                        ScheduleStores.task(),
                         ScheduleStores.namespaceEpochs(),
                         ScheduleStores.ruleVersions(),
                         ScheduleStores.guardState(),
@@ -107,7 +108,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         ExpirySchedule schedule = new ExpirySchedule(
                 context.getStateStore(ScheduleStores.SCHEDULE),
                 context.getStateStore(ScheduleStores.INDEX),
-                context.getStateStore(ScheduleStores.GUARD_STATE));
+                context.getStateStore(ScheduleStores.TASK));
         AuditWriter audit = new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit(), schedule);
         ExpiredRecords expired = new ExpiredRecords(
                 config.expiryEvents(), schedule, config.rules(), context, sensors, outputs.expired());

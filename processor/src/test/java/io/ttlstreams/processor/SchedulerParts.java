@@ -8,10 +8,8 @@ import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.schema.GuardState;
-import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.state.UnscheduledNotes;
@@ -46,15 +44,15 @@ final class SchedulerParts {
     final KeyValueStore<String, Long> namespaceEpochs =
             store(ScheduleStores.NAMESPACE_EPOCHS, Serdes.String(), Serdes.Long());
     final KeyValueStore<String, RuleVersion> ruleVersions =
-            store(ScheduleStores.RULE_VERSIONS, Serdes.String(), ScheduleStores.values(RuleVersion.class));
+            store(ScheduleStores.RULE_VERSIONS, Serdes.String(), ScheduleStores.RULE_VERSION_VALUES);
     final KeyValueStore<String, GuardState> guardStates =
-            store(ScheduleStores.GUARD_STATE, Serdes.String(), ScheduleStores.values(GuardState.class));
+            store(ScheduleStores.GUARD_STATE, Serdes.String(), ScheduleStores.GUARD_STATE_VALUES);
     final ExpirySchedule schedule = new ExpirySchedule(
-            store(ScheduleStores.SCHEDULE, Serdes.Bytes(), ScheduleStores.values(ScheduleEntry.class)),
-            store(ScheduleStores.INDEX, Serdes.Bytes(), ScheduleStores.values(IndexEntry.class)),
-            guardStates);
+            store(ScheduleStores.SCHEDULE, Serdes.Bytes(), ScheduleStores.SCHEDULE_VALUES),
+            store(ScheduleStores.INDEX, Serdes.Bytes(), ScheduleStores.INDEX_VALUES),
+            store(ScheduleStores.TASK, Serdes.Bytes(), ScheduleStores.TASK_VALUES));
     final UnscheduledNotes notes = new UnscheduledNotes(
-            store(ScheduleStores.UNSCHEDULED_NOTES, Serdes.Integer(), ScheduleStores.values(UnscheduledNote.class)));
+            store(ScheduleStores.UNSCHEDULED_NOTES, Serdes.Integer(), ScheduleStores.UNSCHEDULED_NOTE_VALUES));
     final SchedulerSettings settings;
     final SchedulerSensors sensors;
     final AuditWriter audit;

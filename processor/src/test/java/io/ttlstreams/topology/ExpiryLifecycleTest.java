@@ -118,7 +118,7 @@ class ExpiryLifecycleTest {
     }
 
     @Test
-    void shouldWriteNoScheduleRecordAndOneIndexRecordForAPunctuationThatEmitsMany() {
+    void shouldWriteNoScheduleOrIndexRecordAndOneTaskRecordForAPunctuationThatEmitsMany() {
         try (TopologyFixture fixture = fixture()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
             for (int id = 0; id < 10; id++) {
@@ -129,8 +129,11 @@ class ExpiryLifecycleTest {
             }
             assertThat(fixture.changelog(ScheduleStores.SCHEDULE)).hasSize(10);
             assertThat(fixture.changelog(ScheduleStores.INDEX))
-                    .as("ten entries and the namespace dictionary's record of app.sessions")
-                    .hasSize(11);
+                    .as("ten entries")
+                    .hasSize(10);
+            assertThat(fixture.changelog(ScheduleStores.TASK))
+                    .as("the namespace dictionary's record of app.sessions")
+                    .hasSize(1);
 
             fixture.wallClockAt(Duration.ofSeconds(1));
 
@@ -139,6 +142,9 @@ class ExpiryLifecycleTest {
                     .as("no entry moved")
                     .isEmpty();
             assertThat(fixture.changelog(ScheduleStores.INDEX))
+                    .as("no entry moved")
+                    .isEmpty();
+            assertThat(fixture.changelog(ScheduleStores.TASK))
                     .as("the emitted position's checkpoint")
                     .hasSize(1);
             assertThat(fixture.scheduled("app.sessions", new BsonInt32(7)))
@@ -357,10 +363,8 @@ class ExpiryLifecycleTest {
      */
     private static void scheduledBefore(TopologyFixture fixture, Namespace namespace, Duration dateOffset, int... ids) {
         TtlStreamsConfig before = before();
-        ExpirySchedule schedule = new ExpirySchedule(
-                fixture.scheduleStore(),
-                fixture.indexStore(),
-                fixture.driver.getKeyValueStore(ScheduleStores.GUARD_STATE));
+        ExpirySchedule schedule =
+                new ExpirySchedule(fixture.scheduleStore(), fixture.indexStore(), fixture.taskStore());
         for (int id : ids) {
             BsonDocument key = new BsonDocument("_id", new BsonInt64(id));
             BsonDocument document =

@@ -49,6 +49,7 @@ class ExpiryNoticesTest {
         return ScheduleQueries.find(
                         fixture.indexStore(),
                         fixture.scheduleStore(),
+                        fixture.taskStore(),
                         Namespace.parse("app.sessions"),
                         new BsonDocument("_id", ID),
                         rule -> OptionalLong.of(5))
