@@ -19,6 +19,9 @@ import java.util.concurrent.atomic.LongAdder;
  * update by operators by the paths they name ({@link UpdateDescriptions}), an update by pipeline by the difference of
  * the documents ({@link DocumentDiff}), which is a {@code replace} when MongoDB would log it as one. A collection with
  * {@code changeStreamPreAndPostImages} enabled keeps, with each change of a document, its images.
+ *
+ * <p>On a sharded collection each change of a document carries the {@code documentKey} of {@link ShardKeys}, and an
+ * update that moves the document to another shard is recorded as MongoDB's cluster records it: a delete and an insert.
  */
 final class ChangeRecorder {
 
@@ -36,7 +39,7 @@ final class ChangeRecorder {
 
     /** Records one inserted document. */
     void inserted(StandInCollection collection, Document document) {
-        record(collection, Change.Type.INSERT, document.get("_id"), document, null, null);
+        record(collection, Change.Type.INSERT, keyOf(collection, document), document, null, null);
     }
 
     /**
@@ -47,7 +50,20 @@ final class ChangeRecorder {
      * @param after  the document after
      */
     void updated(StandInCollection collection, Object update, Document before, Document after) {
-        Object id = after.get("_id");
+        if (ShardKeys.moves(collection.shardKey(), before, after)) {
+            // Another shard owns the new value: mongos deletes it on the donor and inserts it on the recipient.
+            record(
+                    collection,
+                    Change.Type.DELETE,
+                    keyOf(collection, before),
+                    null,
+                    null,
+                    new Change.Images(before, null));
+            record(collection, Change.Type.INSERT, keyOf(collection, after), after.cloneDeeply(), null, null);
+            return;
+        }
+        // As MongoDB's update stage logs it: the key of the document before the write.
+        Document id = keyOf(collection, before);
         if (update instanceof List<?>) {
             Optional<UpdateDescriptions.Described> delta = DocumentDiff.describe(before, after);
             if (delta.isPresent()) {
@@ -67,7 +83,12 @@ final class ChangeRecorder {
     void deleted(StandInCollection collection, Document before) {
         deletes.computeIfAbsent(collection.getFullName(), namespace -> new LongAdder())
                 .increment();
-        record(collection, Change.Type.DELETE, before.get("_id"), null, null, new Change.Images(before, null));
+        record(collection, Change.Type.DELETE, keyOf(collection, before), null, null, new Change.Images(before, null));
+    }
+
+    /** The {@code documentKey} of {@code document} in {@code collection}, sharded or not. */
+    private static Document keyOf(StandInCollection collection, Document document) {
+        return ShardKeys.documentKey(collection.shardKey(), document);
     }
 
     /** How many documents were deleted from {@code namespaces} ({@code db.coll}) since the stand-in started. */
@@ -98,6 +119,11 @@ final class ChangeRecorder {
     /** {@code collMod} changed the collection: {@code description} as it asked, {@code stateBefore} as it was. */
     void modified(StandInCollection collection, Document description, Document stateBefore) {
         recordOfCollection(collection, Change.Type.MODIFY, description, stateBefore);
+    }
+
+    /** A sharding command changed the collection's shard key: {@code type} is its expanded event. */
+    void sharded(StandInCollection collection, Change.Type type, Document description) {
+        recordOfCollection(collection, type, description, null);
     }
 
     /** A collection was dropped. */
@@ -139,7 +165,7 @@ final class ChangeRecorder {
     private void record(
             StandInCollection collection,
             Change.Type type,
-            Object id,
+            Document documentKey,
             Document document,
             UpdateDescriptions.Described described,
             Change.Images images) {
@@ -151,7 +177,7 @@ final class ChangeRecorder {
                 collection.getDatabaseName(),
                 collection.getCollectionName(),
                 collection.collectionUuid(),
-                id,
+                documentKey,
                 document,
                 described == null ? null : described.updateDescription(),
                 described == null ? null : described.disambiguatedPaths(),

@@ -86,7 +86,7 @@ public final class StandInBackend extends MemoryBackend {
         this.retention = new ImageRetention(
                 getClock(),
                 snapshot.map(contents -> contents.header().expireAfterSeconds()).orElse(null));
-        ChangeEvents events = new ChangeEvents(history.epoch(), this::findById, retention);
+        ChangeEvents events = new ChangeEvents(history.epoch(), this::findByKey, retention);
         this.changeStreams = new ChangeStreams(history, events, getCursorRegistry(), this::aggregation);
         this.version = settings.version();
         this.idleCursors = new IdleCursors(getClock(), settings.cursorTimeout(), getCursorRegistry());
@@ -323,6 +323,9 @@ public final class StandInBackend extends MemoryBackend {
         if (name.equals("renamecollection") && databaseName.equals("admin")) {
             return rename(query);
         }
+        if (ShardKeys.answers(databaseName, command)) {
+            return ShardKeys.handle(command, query, this::resolveDatabase, recorder);
+        }
         Instant now = getClock().instant();
         BsonTimestamp clusterTime = history.now();
         Document substituted = CommandVariables.applyTo(
@@ -411,8 +414,12 @@ public final class StandInBackend extends MemoryBackend {
         }
     }
 
-    /** The current version of a document, by the {@code _id} index; null when the document or collection is gone. */
-    private Document findById(String databaseName, String collectionName, Object id) {
+    /**
+     * The current version of the document {@code documentKey} finds, each of its values a pinned literal ({@code $eq}):
+     * by {@code _id} alone on an unsharded collection, with the shard key's values on a sharded one, as a cluster looks
+     * it up; null when the document or collection is gone or no longer has those values.
+     */
+    private Document findByKey(String databaseName, String collectionName, Document documentKey) {
         if (!listDatabaseNames().contains(databaseName)) {
             return null; // resolving it would create it
         }
@@ -420,8 +427,9 @@ public final class StandInBackend extends MemoryBackend {
         if (collection == null) {
             return null;
         }
-        Iterator<Document> found =
-                collection.handleQuery(new Document("_id", id), 0, 1).iterator();
+        Document filter = new Document();
+        documentKey.forEach((field, value) -> filter.append(field, new Document("$eq", value)));
+        Iterator<Document> found = collection.handleQuery(filter, 0, 1).iterator();
         return found.hasNext() ? found.next().cloneDeeply() : null;
     }
 
