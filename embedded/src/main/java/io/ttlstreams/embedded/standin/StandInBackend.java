@@ -44,6 +44,9 @@ import java.util.function.UnaryOperator;
  *   <li>{@code renameCollection} recorded as one {@code rename} (with {@code dropTarget}, the target is replaced
  *       without a {@code drop} event), {@code let} and a per-command {@code $$NOW} ({@link CommandVariables}), the
  *       {@code changeStreamOptions} cluster parameter ({@link ImageRetention}).</li>
+ *   <li>Sharded collections ({@link ShardKeys}): {@code shardCollection}, {@code refineCollectionShardKey} and {@code
+ *       reshardCollection} key the events of a collection as a sharded cluster's, while the stand-in goes on answering
+ *       as a replica set's primary.</li>
  *   <li>What it cannot do it refuses instead of answering wrongly: multi-document transactions, and collations other
  *       than {@code simple} (mongo-java-server compares strings by their code points only).</li>
  * </ul>

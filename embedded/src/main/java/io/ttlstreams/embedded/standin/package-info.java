@@ -9,8 +9,9 @@
  * ({@link io.ttlstreams.embedded.standin.PipelineUpdates}, described by
  * {@link io.ttlstreams.embedded.standin.DocumentDiff}); the commands and error replies mongo-java-server lacks or
  * answers otherwise ({@link io.ttlstreams.embedded.standin.StandInDatabase},
- * {@link io.ttlstreams.embedded.standin.StandInCollection}); the {@code errorLabels} a server attaches
- * ({@link io.ttlstreams.embedded.standin.ErrorLabels}) and failures on command, MongoDB's {@code failCommand} fail point
- * ({@link io.ttlstreams.embedded.standin.FailCommand}).
+ * {@link io.ttlstreams.embedded.standin.StandInCollection}); sharded collections, their shard key commands and the
+ * {@code documentKey} they give events ({@link io.ttlstreams.embedded.standin.ShardKeys}); the {@code errorLabels} a
+ * server attaches ({@link io.ttlstreams.embedded.standin.ErrorLabels}) and failures on command, MongoDB's {@code
+ * failCommand} fail point ({@link io.ttlstreams.embedded.standin.FailCommand}).
  */
 package io.ttlstreams.embedded.standin;
