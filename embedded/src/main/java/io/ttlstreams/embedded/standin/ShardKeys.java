@@ -60,6 +60,15 @@ import java.util.function.Function;
  *       documentKey} holds the <em>old</em> value, so that its {@code updateLookup}, which MongoDB runs by the whole
  *       {@code documentKey}, finds nothing and gives {@code fullDocument: null}.</li>
  * </ul>
+ *
+ * <p>The stand-in stays what it says it is, the primary of a one-member replica set ({@link StandInIdentity}: no
+ * {@code msg: "isdbgrid"}, no sharding catalog in {@code config.collections}), playing a cluster's one shard that
+ * also takes the commands a {@code mongos} would route. Turning into a {@code mongos} when a collection is sharded
+ * would lose every client already connected (a driver removes from a replica-set topology a server that answers as a
+ * {@code mongos}), which no real deployment does under its clients; and the events a stream on {@code mongos} returns
+ * are the shards' events, merged: the same shapes as here. A shard's own members hold no {@code config.collections}
+ * entries either, so what a client can learn of a shard key is what an application without the cluster's privileges
+ * learns: the expanded events above.
  */
 final class ShardKeys {
 
