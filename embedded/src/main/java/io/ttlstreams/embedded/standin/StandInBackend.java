@@ -47,6 +47,9 @@ import java.util.function.UnaryOperator;
  *   <li>Sharded collections ({@link ShardKeys}): {@code shardCollection}, {@code refineCollectionShardKey} and {@code
  *       reshardCollection} key the events of a collection as a sharded cluster's, while the stand-in goes on answering
  *       as a replica set's primary.</li>
+ *   <li>What MongoDB enforces: the 16 MB limits ({@link BsonLimits}), the idle cursor timeout ({@link IdleCursors}),
+ *       and the features of the release it plays ({@link ServerVersion}); every time it stamps from a clock of its
+ *       own, which may be set off the machine's ({@link StandInSettings#clockOffset()}, {@link CurrentDates}).</li>
  *   <li>What it cannot do it refuses instead of answering wrongly: multi-document transactions, and collations other
  *       than {@code simple} (mongo-java-server compares strings by their code points only).</li>
  * </ul>

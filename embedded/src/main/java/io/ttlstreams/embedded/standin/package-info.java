@@ -12,6 +12,11 @@
  * {@link io.ttlstreams.embedded.standin.StandInCollection}); sharded collections, their shard key commands and the
  * {@code documentKey} they give events ({@link io.ttlstreams.embedded.standin.ShardKeys}); the {@code errorLabels} a
  * server attaches ({@link io.ttlstreams.embedded.standin.ErrorLabels}) and failures on command, MongoDB's {@code
- * failCommand} fail point ({@link io.ttlstreams.embedded.standin.FailCommand}).
+ * failCommand} fail point ({@link io.ttlstreams.embedded.standin.FailCommand}); what MongoDB enforces, its 16 MB limits
+ * ({@link io.ttlstreams.embedded.standin.BsonLimits}) and idle cursor timeout
+ * ({@link io.ttlstreams.embedded.standin.IdleCursors}); and how it plays MongoDB
+ * ({@link io.ttlstreams.embedded.standin.StandInSettings}): the release ({@link
+ * io.ttlstreams.embedded.standin.ServerVersion}) and a clock of its own, which {@code $currentDate} follows too
+ * ({@link io.ttlstreams.embedded.standin.CurrentDates}).
  */
 package io.ttlstreams.embedded.standin;
