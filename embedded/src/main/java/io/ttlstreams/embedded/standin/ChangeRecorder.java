@@ -51,15 +51,25 @@ final class ChangeRecorder {
      */
     void updated(StandInCollection collection, Object update, Document before, Document after) {
         if (ShardKeys.moves(collection.shardKey(), before, after)) {
-            // Another shard owns the new value: mongos deletes it on the donor and inserts it on the recipient.
-            record(
-                    collection,
-                    Change.Type.DELETE,
-                    keyOf(collection, before),
-                    null,
-                    null,
-                    new Change.Images(before, null));
-            record(collection, Change.Type.INSERT, keyOf(collection, after), after.cloneDeeply(), null, null);
+            // Another shard owns the new value: mongos deletes it on the donor and inserts it on the recipient, in one
+            // transaction, whose events share its commit time.
+            if (isUserCollection(collection.getDatabaseName(), collection.getCollectionName())) {
+                history.appendTogether(List.of(
+                        ofDocument(
+                                collection,
+                                Change.Type.DELETE,
+                                keyOf(collection, before),
+                                null,
+                                null,
+                                new Change.Images(before, null)),
+                        ofDocument(
+                                collection,
+                                Change.Type.INSERT,
+                                keyOf(collection, after),
+                                after.cloneDeeply(),
+                                null,
+                                null)));
+            }
             return;
         }
         // As MongoDB's update stage logs it: the key of the document before the write.
@@ -169,10 +179,19 @@ final class ChangeRecorder {
             Document document,
             UpdateDescriptions.Described described,
             Change.Images images) {
-        if (!isUserCollection(collection.getDatabaseName(), collection.getCollectionName())) {
-            return;
+        if (isUserCollection(collection.getDatabaseName(), collection.getCollectionName())) {
+            history.append(ofDocument(collection, type, documentKey, document, described, images));
         }
-        history.append(Change.Operation.ofDocument(
+    }
+
+    private static Change.Operation ofDocument(
+            StandInCollection collection,
+            Change.Type type,
+            Document documentKey,
+            Document document,
+            UpdateDescriptions.Described described,
+            Change.Images images) {
+        return Change.Operation.ofDocument(
                 type,
                 collection.getDatabaseName(),
                 collection.getCollectionName(),
@@ -181,7 +200,7 @@ final class ChangeRecorder {
                 document,
                 described == null ? null : described.updateDescription(),
                 described == null ? null : described.disambiguatedPaths(),
-                collection.recordsImages() ? images : null));
+                collection.recordsImages() ? images : null);
     }
 
     private void recordOfCollection(

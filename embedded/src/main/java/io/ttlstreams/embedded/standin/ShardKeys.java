@@ -54,7 +54,8 @@ import java.util.function.Function;
  *       WouldChangeOwningShard; "Change a Document's Shard Key Value" in the manual, SERVER-39835) as a delete of the
  *       old document on the donor shard and an insert of the new one on the recipient, in one transaction: the stream
  *       sees a {@code delete} (documentKey with the old value, the pre-image if recorded) and an {@code insert}
- *       (documentKey with the new value, {@code fullDocument} the new document) and no {@code update};</li>
+ *       (documentKey with the new value, {@code fullDocument} the new document), both at one {@code clusterTime} as a
+ *       transaction's events are, without its {@code lsid} and {@code txnNumber}, and no {@code update};</li>
  *   <li>a change of a later field only (a field a refine added: refining moves no data, so documents sharing the old
  *       key's values stay together) keeps it on its shard: an {@code update} or {@code replace} whose {@code
  *       documentKey} holds the <em>old</em> value, so that its {@code updateLookup}, which MongoDB runs by the whole

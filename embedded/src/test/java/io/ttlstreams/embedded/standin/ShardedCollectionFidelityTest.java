@@ -152,7 +152,8 @@ class ShardedCollectionFidelityTest {
 
     /**
      * A change of the key's first field moves the document to another shard: a delete keyed by the old value and an
-     * insert keyed by the new one, no update (the manual's "Change a Document's Shard Key Value", SERVER-39835).
+     * insert keyed by the new one, no update, at one cluster time (the manual's "Change a Document's Shard Key Value",
+     * SERVER-39835).
      */
     @Test
     void shouldRecordADeleteAndAnInsertWhenAnUpdateMovesTheDocumentToAnotherShard() {
@@ -170,6 +171,9 @@ class ShardedCollectionFidelityTest {
             assertThat(stable(events.get(1)))
                     .isEqualTo(json("{operationType: 'insert', fullDocument: {_id: 1, tenant: 'b', v: 0},"
                             + " ns: {db: 'app', coll: 'sessions'}, documentKey: {tenant: 'b', _id: 1}}"));
+            assertThat(events.get(1).get("clusterTime"))
+                    .as("one transaction: its events share its commit time")
+                    .isEqualTo(events.get(0).get("clusterTime"));
         }
     }
 
