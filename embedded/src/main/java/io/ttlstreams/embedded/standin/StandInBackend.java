@@ -127,7 +127,7 @@ public final class StandInBackend extends MemoryBackend {
     }
 
     /**
-     * Writes every collection (with its UUID and image setting) and document, and where the history stands, to
+     * Writes every collection (with its UUID, image setting and shard key) and document, and where the history stands, to
      * {@code file}, for the next run on the same data directory. Call it after the server stopped accepting writes.
      */
     public void snapshot(Path file) throws IOException {
@@ -138,7 +138,9 @@ public final class StandInBackend extends MemoryBackend {
                     collection.getDatabaseName(),
                     collection.getCollectionName(),
                     collection.collectionUuid(),
-                    collection.recordsImages()));
+                    collection.recordsImages(),
+                    collection.shardKey(),
+                    collection.uniqueShardKey()));
             for (Document document : collection.queryAll()) {
                 entries.add(new StandInSnapshot.Entry(
                         collection.getDatabaseName(), collection.getCollectionName(), document));
@@ -174,6 +176,9 @@ public final class StandInBackend extends MemoryBackend {
                     ((StandInDatabase) resolveDatabase(entry.database())).restore(entry.collection());
             collection.restoreUuid(entry.uuid());
             collection.recordImages(entry.preAndPostImages());
+            if (entry.shardKey() != null) {
+                collection.shard(entry.shardKey(), entry.uniqueShardKey());
+            }
         }
         for (StandInSnapshot.Entry entry : contents.entries()) {
             ((StandInDatabase) resolveDatabase(entry.database()))

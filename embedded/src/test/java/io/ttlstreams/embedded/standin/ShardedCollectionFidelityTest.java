@@ -10,10 +10,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.MongoCommandException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.changestream.FullDocument;
+import io.ttlstreams.embedded.EmbeddedMongo;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -24,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A sharded collection, as the manual and MongoDB's sharding jstests describe it (read, not copied): {@code
@@ -198,6 +203,34 @@ class ShardedCollectionFidelityTest {
             assertThat(events.get(1).getDocument("fullDocument"))
                     .as("an update that keeps the key is looked up as before")
                     .isEqualTo(json("{_id: 2, tenant: 'a', region: 'eu', v: 1}"));
+        }
+    }
+
+    /** A collection's shard key is part of the data kept on the data directory, like its UUID. */
+    @Test
+    void shouldKeepTheShardKeyWhenTheStandInRestartsOnItsDataDirectory(@TempDir Path dataDir) {
+        try (EmbeddedMongo first = EmbeddedMongo.start(0, dataDir);
+                MongoClient client = MongoClients.create(first.connectionString())) {
+            client.getDatabase("admin")
+                    .runCommand(new Document("shardCollection", "app.sessions")
+                            .append("key", new Document("tenant", 1))
+                            .append("unique", true));
+        }
+        try (EmbeddedMongo second = EmbeddedMongo.start(0, dataDir);
+                MongoClient client = MongoClients.create(second.connectionString())) {
+            MongoCollection<Document> sessions = client.getDatabase("app").getCollection("sessions");
+            try (var cursor = open(sessions.watch())) {
+                sessions.insertOne(new Document("_id", 1).append("tenant", "a"));
+
+                assertThat(next(cursor, 1).get(0).getDocument("documentKey")).isEqualTo(json("{tenant: 'a', _id: 1}"));
+            }
+            assertThatThrownBy(() -> client.getDatabase("admin")
+                            .runCommand(new Document("shardCollection", "app.sessions")
+                                    .append("key", new Document("tenant", 1))))
+                    .as("the same key without unique is another request")
+                    .isInstanceOfSatisfying(
+                            MongoCommandException.class,
+                            e -> assertThat(e.getErrorCode()).isEqualTo(23));
         }
     }
 
