@@ -12,7 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * Sharded collections as the stand-in plays them: the admin commands that shard, refine and reshard a collection, and
@@ -86,20 +86,25 @@ final class ShardKeys {
     /**
      * Runs a sharding command.
      *
-     * @param databases resolves a database by name, creating it if need be
+     * @param databases resolves a database by name and whether to create it if it does not exist (null then)
      */
     static Document handle(
-            String command, Document query, Function<String, MongoDatabase> databases, ChangeRecorder recorder) {
+            String command,
+            Document query,
+            BiFunction<String, Boolean, MongoDatabase> databases,
+            ChangeRecorder recorder) {
         String name = command.toLowerCase(Locale.ROOT);
         if (!name.equals("enablesharding")) {
             String namespace = namespace(query.get(command));
-            StandInDatabase database = (StandInDatabase) databases.apply(Utils.getDatabaseNameFromFullName(namespace));
+            String databaseName = Utils.getDatabaseNameFromFullName(namespace);
             String collectionName = Utils.getCollectionNameFromFullName(namespace);
             Document key = keyPattern(query.get("key"));
             switch (name) {
-                case "shardcollection" -> shard(database, collectionName, key, query, recorder);
-                case "refinecollectionshardkey" -> refine(sharded(database, collectionName), key, recorder);
-                default -> reshard(sharded(database, collectionName), key, query, recorder);
+                case "shardcollection" ->
+                    shard((StandInDatabase) databases.apply(databaseName, true), collectionName, key, query, recorder);
+                case "refinecollectionshardkey" ->
+                    refine(sharded(databases.apply(databaseName, false), namespace), key, recorder);
+                default -> reshard(sharded(databases.apply(databaseName, false), namespace), key, query, recorder);
             }
         }
         Document response = new Document();
@@ -180,13 +185,16 @@ final class ShardKeys {
         collection.restoreUuid(reshardUuid);
     }
 
-    private static StandInCollection sharded(StandInDatabase database, String collectionName) {
-        MongoCollection<?> collection = database.resolveCollection(collectionName, false);
+    /** The collection {@code namespace} of {@code database} (null: none), which must be sharded. */
+    private static StandInCollection sharded(MongoDatabase database, String namespace) {
+        MongoCollection<?> collection = database == null
+                ? null
+                : database.resolveCollection(Utils.getCollectionNameFromFullName(namespace), false);
         if (!(collection instanceof StandInCollection standIn) || standIn.shardKey() == null) {
             throw new StandInError(
                     ErrorCodes.NAMESPACE_NOT_SHARDED,
                     "NamespaceNotSharded",
-                    "Collection " + database.getDatabaseName() + "." + collectionName + " is not sharded",
+                    "Collection " + namespace + " is not sharded",
                     List.of(),
                     null);
         }

@@ -335,7 +335,12 @@ public final class StandInBackend extends MemoryBackend {
             return rename(query);
         }
         if (ShardKeys.answers(databaseName, command)) {
-            return ShardKeys.handle(command, query, this::resolveDatabase, recorder);
+            return ShardKeys.handle(
+                    command,
+                    query,
+                    (database, create) ->
+                            create || listDatabaseNames().contains(database) ? resolveDatabase(database) : null,
+                    recorder);
         }
         Instant now = getClock().instant();
         BsonTimestamp clusterTime = history.now();

@@ -98,7 +98,10 @@ class ShardedCollectionFidelityTest {
         }
     }
 
-    /** SERVER-75993: a document without a shard key field has no such field in its documentKey; a null is kept. */
+    /**
+     * SERVER-75993: a document without a shard key field has no such field in its documentKey, also in the event of
+     * the update that sets it (keyed by the document before); a null is kept.
+     */
     @Test
     void shouldLeaveOutAMissingShardKeyFieldAndKeepANullOne() {
         shard("shardCollection", new Document("tenant", 1).append("profile.region", 1));
@@ -106,10 +109,15 @@ class ShardedCollectionFidelityTest {
             sessions().insertOne(new Document("_id", 1));
             sessions().insertOne(new Document("_id", 2).append("tenant", null));
             sessions().insertOne(new Document("_id", 3).append("profile", new Document("region", "eu")));
+            // SERVER-75993's update: keyed by the document before it, which had no such field.
+            sessions().updateOne(Filters.eq("_id", 1), Updates.set("profile.region", "us"));
 
-            assertThat(documentKeys(next(cursor, 3)))
+            assertThat(documentKeys(next(cursor, 4)))
                     .containsExactly(
-                            json("{_id: 1}"), json("{tenant: null, _id: 2}"), json("{'profile.region': 'eu', _id: 3}"));
+                            json("{_id: 1}"),
+                            json("{tenant: null, _id: 2}"),
+                            json("{'profile.region': 'eu', _id: 3}"),
+                            json("{_id: 1}"));
         }
     }
 
@@ -241,6 +249,13 @@ class ShardedCollectionFidelityTest {
                 .isInstanceOfSatisfying(
                         MongoCommandException.class,
                         e -> assertThat(e.getErrorCode()).isEqualTo(118));
+        assertThatThrownBy(() -> admin(new Document("reshardCollection", "none.x").append("key", new Document("a", 1))))
+                .isInstanceOfSatisfying(
+                        MongoCommandException.class,
+                        e -> assertThat(e.getErrorCode()).isEqualTo(118));
+        assertThat(standIn.client.listDatabaseNames().into(new ArrayList<>()))
+                .as("a refused command creates no database")
+                .doesNotContain("none");
         assertThatThrownBy(() -> shard("shardCollection", new Document("tenant", -1)))
                 .isInstanceOfSatisfying(
                         MongoCommandException.class,
