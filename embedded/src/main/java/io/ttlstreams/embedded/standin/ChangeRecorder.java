@@ -39,7 +39,9 @@ final class ChangeRecorder {
 
     /** Records one inserted document. */
     void inserted(StandInCollection collection, Document document) {
-        record(collection, Change.Type.INSERT, keyOf(collection, document), document, null, null);
+        record(
+                collection,
+                ofDocument(collection, Change.Type.INSERT, keyOf(collection, document), document, null, null));
     }
 
     /**
@@ -53,23 +55,17 @@ final class ChangeRecorder {
         if (ShardKeys.moves(collection.shardKey(), before, after)) {
             // Another shard owns the new value: mongos deletes it on the donor and inserts it on the recipient, in one
             // transaction, whose events share its commit time.
-            if (isUserCollection(collection.getDatabaseName(), collection.getCollectionName())) {
-                history.appendTogether(List.of(
-                        ofDocument(
-                                collection,
-                                Change.Type.DELETE,
-                                keyOf(collection, before),
-                                null,
-                                null,
-                                new Change.Images(before, null)),
-                        ofDocument(
-                                collection,
-                                Change.Type.INSERT,
-                                keyOf(collection, after),
-                                after.cloneDeeply(),
-                                null,
-                                null)));
-            }
+            record(
+                    collection,
+                    ofDocument(
+                            collection,
+                            Change.Type.DELETE,
+                            keyOf(collection, before),
+                            null,
+                            null,
+                            new Change.Images(before, null)),
+                    ofDocument(
+                            collection, Change.Type.INSERT, keyOf(collection, after), after.cloneDeeply(), null, null));
             return;
         }
         // As MongoDB's update stage logs it: the key of the document before the write.
@@ -77,15 +73,41 @@ final class ChangeRecorder {
         if (update instanceof List<?>) {
             Optional<UpdateDescriptions.Described> delta = DocumentDiff.describe(before, after);
             if (delta.isPresent()) {
-                record(collection, Change.Type.UPDATE, id, null, delta.get(), new Change.Images(before, after));
+                record(
+                        collection,
+                        ofDocument(
+                                collection,
+                                Change.Type.UPDATE,
+                                id,
+                                null,
+                                delta.get(),
+                                new Change.Images(before, after)));
             } else {
-                record(collection, Change.Type.REPLACE, id, after.cloneDeeply(), null, new Change.Images(before, null));
+                record(
+                        collection,
+                        ofDocument(
+                                collection,
+                                Change.Type.REPLACE,
+                                id,
+                                after.cloneDeeply(),
+                                null,
+                                new Change.Images(before, null)));
             }
         } else if (update instanceof Document operators && !isReplacement(operators)) {
             UpdateDescriptions.Described described = UpdateDescriptions.describe(operators, before, after);
-            record(collection, Change.Type.UPDATE, id, null, described, new Change.Images(before, after));
+            record(
+                    collection,
+                    ofDocument(collection, Change.Type.UPDATE, id, null, described, new Change.Images(before, after)));
         } else {
-            record(collection, Change.Type.REPLACE, id, after.cloneDeeply(), null, new Change.Images(before, null));
+            record(
+                    collection,
+                    ofDocument(
+                            collection,
+                            Change.Type.REPLACE,
+                            id,
+                            after.cloneDeeply(),
+                            null,
+                            new Change.Images(before, null)));
         }
     }
 
@@ -93,7 +115,15 @@ final class ChangeRecorder {
     void deleted(StandInCollection collection, Document before) {
         deletes.computeIfAbsent(collection.getFullName(), namespace -> new LongAdder())
                 .increment();
-        record(collection, Change.Type.DELETE, keyOf(collection, before), null, null, new Change.Images(before, null));
+        record(
+                collection,
+                ofDocument(
+                        collection,
+                        Change.Type.DELETE,
+                        keyOf(collection, before),
+                        null,
+                        null,
+                        new Change.Images(before, null)));
     }
 
     /** The {@code documentKey} of {@code document} in {@code collection}, sharded or not. */
@@ -172,15 +202,10 @@ final class ChangeRecorder {
         }
     }
 
-    private void record(
-            StandInCollection collection,
-            Change.Type type,
-            Document documentKey,
-            Document document,
-            UpdateDescriptions.Described described,
-            Change.Images images) {
+    /** Appends one operation, or those of one transaction together, unless the collection is not a user's. */
+    private void record(StandInCollection collection, Change.Operation... operations) {
         if (isUserCollection(collection.getDatabaseName(), collection.getCollectionName())) {
-            history.append(ofDocument(collection, type, documentKey, document, described, images));
+            history.appendTogether(List.of(operations));
         }
     }
 
