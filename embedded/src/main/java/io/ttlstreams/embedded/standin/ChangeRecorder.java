@@ -5,7 +5,6 @@ import de.bwaldvogel.mongo.bson.Document;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -57,54 +56,30 @@ final class ChangeRecorder {
             // transaction, whose events share its commit time.
             record(
                     collection,
-                    ofDocument(
-                            collection,
-                            Change.Type.DELETE,
-                            keyOf(collection, before),
-                            null,
-                            null,
-                            new Change.Images(before, null)),
+                    deletion(collection, before),
                     ofDocument(
                             collection, Change.Type.INSERT, keyOf(collection, after), after.cloneDeeply(), null, null));
             return;
         }
         // As MongoDB's update stage logs it: the key of the document before the write.
-        Document id = keyOf(collection, before);
+        Document key = keyOf(collection, before);
+        UpdateDescriptions.Described described = null;
         if (update instanceof List<?>) {
-            Optional<UpdateDescriptions.Described> delta = DocumentDiff.describe(before, after);
-            if (delta.isPresent()) {
-                record(
-                        collection,
-                        ofDocument(
-                                collection,
-                                Change.Type.UPDATE,
-                                id,
-                                null,
-                                delta.get(),
-                                new Change.Images(before, after)));
-            } else {
-                record(
-                        collection,
-                        ofDocument(
-                                collection,
-                                Change.Type.REPLACE,
-                                id,
-                                after.cloneDeeply(),
-                                null,
-                                new Change.Images(before, null)));
-            }
+            described = DocumentDiff.describe(before, after).orElse(null); // none: MongoDB logs a replacement
         } else if (update instanceof Document operators && !isReplacement(operators)) {
-            UpdateDescriptions.Described described = UpdateDescriptions.describe(operators, before, after);
+            described = UpdateDescriptions.describe(operators, before, after);
+        }
+        if (described != null) {
             record(
                     collection,
-                    ofDocument(collection, Change.Type.UPDATE, id, null, described, new Change.Images(before, after)));
+                    ofDocument(collection, Change.Type.UPDATE, key, null, described, new Change.Images(before, after)));
         } else {
             record(
                     collection,
                     ofDocument(
                             collection,
                             Change.Type.REPLACE,
-                            id,
+                            key,
                             after.cloneDeeply(),
                             null,
                             new Change.Images(before, null)));
@@ -115,15 +90,13 @@ final class ChangeRecorder {
     void deleted(StandInCollection collection, Document before) {
         deletes.computeIfAbsent(collection.getFullName(), namespace -> new LongAdder())
                 .increment();
-        record(
-                collection,
-                ofDocument(
-                        collection,
-                        Change.Type.DELETE,
-                        keyOf(collection, before),
-                        null,
-                        null,
-                        new Change.Images(before, null)));
+        record(collection, deletion(collection, before));
+    }
+
+    /** The delete of {@code before}, with its pre-image. */
+    private static Change.Operation deletion(StandInCollection collection, Document before) {
+        return ofDocument(
+                collection, Change.Type.DELETE, keyOf(collection, before), null, null, new Change.Images(before, null));
     }
 
     /** The {@code documentKey} of {@code document} in {@code collection}, sharded or not. */
