@@ -32,7 +32,13 @@ record Change(long position, BsonTimestamp clusterTime, Instant wallTime, Operat
         /** Expanded: an index was dropped. */
         DROP_INDEXES("dropIndexes"),
         /** Expanded: collMod changed the collection's options. */
-        MODIFY("modify");
+        MODIFY("modify"),
+        /** Expanded: the collection was sharded ({@link ShardKeys}). */
+        SHARD_COLLECTION("shardCollection"),
+        /** Expanded: the collection's shard key was refined by suffix fields. */
+        REFINE_COLLECTION_SHARD_KEY("refineCollectionShardKey"),
+        /** Expanded: the collection was resharded on another key. */
+        RESHARD_COLLECTION("reshardCollection");
 
         private final String eventName;
 
@@ -52,7 +58,13 @@ record Change(long position, BsonTimestamp clusterTime, Instant wallTime, Operat
 
         /** True for the events MongoDB shows only to streams opened with {@code showExpandedEvents: true}. */
         boolean expanded() {
-            return this == CREATE || this == CREATE_INDEXES || this == DROP_INDEXES || this == MODIFY;
+            return this == CREATE
+                    || this == CREATE_INDEXES
+                    || this == DROP_INDEXES
+                    || this == MODIFY
+                    || this == SHARD_COLLECTION
+                    || this == REFINE_COLLECTION_SHARD_KEY
+                    || this == RESHARD_COLLECTION;
         }
 
         /** True for the changes whose document had a version before: the events that may carry a pre-image. */
@@ -79,7 +91,8 @@ record Change(long position, BsonTimestamp clusterTime, Instant wallTime, Operat
      * @param collection         the collection, null for {@link Type#DROP_DATABASE}
      * @param collectionUuid     the collection's UUID ({@code collectionUUID} of expanded events); null for
      *                           {@link Type#DROP_DATABASE}
-     * @param documentId         the document's {@code _id} for document changes, else null
+     * @param documentKey        for document changes, the {@code documentKey}: {@code _id}, and on a sharded collection
+     *                           the shard key fields before it ({@link ShardKeys#documentKey}); else null
      * @param document           the document as written for inserts and replaces, else null
      * @param updateDescription  for updates: {@code updatedFields}, {@code removedFields}, {@code truncatedArrays}
      * @param disambiguatedPaths for updates whose paths are ambiguous: each such path's components, else null
@@ -93,7 +106,7 @@ record Change(long position, BsonTimestamp clusterTime, Instant wallTime, Operat
             String database,
             String collection,
             UUID collectionUuid,
-            Object documentId,
+            Document documentKey,
             Document document,
             Document updateDescription,
             Document disambiguatedPaths,
@@ -108,7 +121,7 @@ record Change(long position, BsonTimestamp clusterTime, Instant wallTime, Operat
                 String database,
                 String collection,
                 UUID collectionUuid,
-                Object documentId,
+                Document documentKey,
                 Document document,
                 Document updateDescription,
                 Document disambiguatedPaths,
@@ -118,7 +131,7 @@ record Change(long position, BsonTimestamp clusterTime, Instant wallTime, Operat
                     database,
                     collection,
                     collectionUuid,
-                    documentId,
+                    documentKey,
                     document,
                     updateDescription,
                     disambiguatedPaths,

@@ -9,14 +9,17 @@ import de.bwaldvogel.mongo.bson.Json;
  *
  * <p>Fields: {@code _id} (the resume token), {@code operationType}, {@code clusterTime}, {@code collectionUUID}
  * (streams with {@code showExpandedEvents}), {@code wallTime}, {@code fullDocument}, {@code ns} ({@code {db, coll}},
- * {@code {db}} for {@code dropDatabase}), {@code documentKey} ({@code {_id}}), {@code updateDescription} for updates
+ * {@code {db}} for {@code dropDatabase}), {@code documentKey} ({@code {_id}}; on a sharded collection the shard key
+ * fields first, {@link ShardKeys}), {@code updateDescription} for updates
  * (with {@code disambiguatedPaths} for streams with {@code showExpandedEvents}), {@code to} for renames, {@code
  * operationDescription} and {@code stateBeforeChange} for expanded events, {@code fullDocumentBeforeChange}.
  * {@code invalidate} events carry the token, type and times only.
  *
  * <ul>
  *   <li>{@code fullDocument}: inserts and replaces carry the document as written; updates carry, with {@code
- *       updateLookup}, the document when the event is read (null when it is gone), with {@code whenAvailable} or
+ *       updateLookup}, the document the event's {@code documentKey} finds when the event is read (null when it is gone,
+ *       or, on a sharded collection, when its shard key value changed since: MongoDB looks it up by the whole
+ *       {@code documentKey}), with {@code whenAvailable} or
  *       {@code required} the post-image the collection recorded (null when there is none), else nothing.</li>
  *   <li>{@code fullDocumentBeforeChange} (updates, replaces, deletes; not inserts): with {@code whenAvailable} or
  *       {@code required}, the pre-image the collection recorded, null when there is none.</li>
@@ -26,9 +29,9 @@ import de.bwaldvogel.mongo.bson.Json;
  */
 final class ChangeEvents {
 
-    /** The current version of a document by database, collection and {@code _id}; null when there is none. */
+    /** The current version of a document by database, collection and {@code documentKey}; null when there is none. */
     interface Lookup {
-        Document find(String database, String collection, Object id);
+        Document find(String database, String collection, Document documentKey);
     }
 
     private final long epoch;
@@ -73,7 +76,7 @@ final class ChangeEvents {
                     case "updateLookup" ->
                         event.append(
                                 "fullDocument",
-                                lookup.find(operation.database(), operation.collection(), operation.documentId()));
+                                lookup.find(operation.database(), operation.collection(), operation.documentKey()));
                     case "whenAvailable", "required" -> {
                         Change.Images images = images(change);
                         if (images == null && options.fullDocument().equals("required")) {
@@ -90,7 +93,7 @@ final class ChangeEvents {
         }
         event.append("ns", ns);
         if (type.ofDocument()) {
-            event.append("documentKey", new Document("_id", operation.documentId()));
+            event.append("documentKey", operation.documentKey().cloneDeeply());
         }
         if (operation.updateDescription() != null) {
             Document description = operation.updateDescription().cloneDeeply();
@@ -130,7 +133,7 @@ final class ChangeEvents {
     private static StandInError missingImage(String what, Document ns, Change.Operation operation) {
         Document event = new Document("operationType", operation.type().eventName())
                 .append("ns", ns)
-                .append("documentKey", new Document("_id", operation.documentId()));
+                .append("documentKey", operation.documentKey());
         return new StandInError(
                 ErrorCodes.NO_MATCHING_DOCUMENT,
                 "NoMatchingDocument",

@@ -58,19 +58,29 @@ final class ChangeHistory {
 
     /** Records a change at the next position, with its cluster time and wall time, and wakes waiting readers. */
     synchronized Change append(Change.Operation operation) {
+        return appendTogether(List.of(operation)).get(0);
+    }
+
+    /**
+     * Records changes at the next positions with one cluster time and wall time, as the operations of one transaction
+     * share its commit time, and wakes waiting readers.
+     */
+    synchronized List<Change> appendTogether(List<Change.Operation> operations) {
         Instant now = clock.instant();
         long second = Math.max(now.getEpochSecond(), lastSecond);
         increment = second == lastSecond ? increment + 1 : 1;
         lastSecond = second;
-        Change change = new Change(
-                next,
-                new BsonTimestamp(Instant.ofEpochSecond(second), increment),
-                Instant.ofEpochMilli(now.toEpochMilli()),
-                operation);
-        ring[(int) (next % ring.length)] = change;
-        next++;
+        BsonTimestamp clusterTime = new BsonTimestamp(Instant.ofEpochSecond(second), increment);
+        Instant wallTime = Instant.ofEpochMilli(now.toEpochMilli());
+        List<Change> changes = new ArrayList<>(operations.size());
+        for (Change.Operation operation : operations) {
+            Change change = new Change(next, clusterTime, wallTime, operation);
+            ring[(int) (next % ring.length)] = change;
+            next++;
+            changes.add(change);
+        }
         notifyAll();
-        return change;
+        return changes;
     }
 
     /** The position the next change will get; the history holds {@link #first()} up to this, exclusive. */

@@ -5,7 +5,6 @@ import de.bwaldvogel.mongo.bson.Document;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -19,6 +18,9 @@ import java.util.concurrent.atomic.LongAdder;
  * update by operators by the paths they name ({@link UpdateDescriptions}), an update by pipeline by the difference of
  * the documents ({@link DocumentDiff}), which is a {@code replace} when MongoDB would log it as one. A collection with
  * {@code changeStreamPreAndPostImages} enabled keeps, with each change of a document, its images.
+ *
+ * <p>On a sharded collection each change of a document carries the {@code documentKey} of {@link ShardKeys}, and an
+ * update that moves the document to another shard is recorded as MongoDB's cluster records it: a delete and an insert.
  */
 final class ChangeRecorder {
 
@@ -36,7 +38,9 @@ final class ChangeRecorder {
 
     /** Records one inserted document. */
     void inserted(StandInCollection collection, Document document) {
-        record(collection, Change.Type.INSERT, document.get("_id"), document, null, null);
+        record(
+                collection,
+                ofDocument(collection, Change.Type.INSERT, keyOf(collection, document), document, null, null));
     }
 
     /**
@@ -47,19 +51,38 @@ final class ChangeRecorder {
      * @param after  the document after
      */
     void updated(StandInCollection collection, Object update, Document before, Document after) {
-        Object id = after.get("_id");
+        if (ShardKeys.moves(collection.shardKey(), before, after)) {
+            // Another shard owns the new value: mongos deletes it on the donor and inserts it on the recipient, in one
+            // transaction, whose events share its commit time.
+            record(
+                    collection,
+                    deletion(collection, before),
+                    ofDocument(
+                            collection, Change.Type.INSERT, keyOf(collection, after), after.cloneDeeply(), null, null));
+            return;
+        }
+        // As MongoDB's update stage logs it: the key of the document before the write.
+        Document key = keyOf(collection, before);
+        UpdateDescriptions.Described described = null;
         if (update instanceof List<?>) {
-            Optional<UpdateDescriptions.Described> delta = DocumentDiff.describe(before, after);
-            if (delta.isPresent()) {
-                record(collection, Change.Type.UPDATE, id, null, delta.get(), new Change.Images(before, after));
-            } else {
-                record(collection, Change.Type.REPLACE, id, after.cloneDeeply(), null, new Change.Images(before, null));
-            }
+            described = DocumentDiff.describe(before, after).orElse(null); // none: MongoDB logs a replacement
         } else if (update instanceof Document operators && !isReplacement(operators)) {
-            UpdateDescriptions.Described described = UpdateDescriptions.describe(operators, before, after);
-            record(collection, Change.Type.UPDATE, id, null, described, new Change.Images(before, after));
+            described = UpdateDescriptions.describe(operators, before, after);
+        }
+        if (described != null) {
+            record(
+                    collection,
+                    ofDocument(collection, Change.Type.UPDATE, key, null, described, new Change.Images(before, after)));
         } else {
-            record(collection, Change.Type.REPLACE, id, after.cloneDeeply(), null, new Change.Images(before, null));
+            record(
+                    collection,
+                    ofDocument(
+                            collection,
+                            Change.Type.REPLACE,
+                            key,
+                            after.cloneDeeply(),
+                            null,
+                            new Change.Images(before, null)));
         }
     }
 
@@ -67,7 +90,18 @@ final class ChangeRecorder {
     void deleted(StandInCollection collection, Document before) {
         deletes.computeIfAbsent(collection.getFullName(), namespace -> new LongAdder())
                 .increment();
-        record(collection, Change.Type.DELETE, before.get("_id"), null, null, new Change.Images(before, null));
+        record(collection, deletion(collection, before));
+    }
+
+    /** The delete of {@code before}, with its pre-image. */
+    private static Change.Operation deletion(StandInCollection collection, Document before) {
+        return ofDocument(
+                collection, Change.Type.DELETE, keyOf(collection, before), null, null, new Change.Images(before, null));
+    }
+
+    /** The {@code documentKey} of {@code document} in {@code collection}, sharded or not. */
+    private static Document keyOf(StandInCollection collection, Document document) {
+        return ShardKeys.documentKey(collection.shardKey(), document);
     }
 
     /** How many documents were deleted from {@code namespaces} ({@code db.coll}) since the stand-in started. */
@@ -98,6 +132,11 @@ final class ChangeRecorder {
     /** {@code collMod} changed the collection: {@code description} as it asked, {@code stateBefore} as it was. */
     void modified(StandInCollection collection, Document description, Document stateBefore) {
         recordOfCollection(collection, Change.Type.MODIFY, description, stateBefore);
+    }
+
+    /** A sharding command changed the collection's shard key: {@code type} is its expanded event. */
+    void sharded(StandInCollection collection, Change.Type type, Document description) {
+        recordOfCollection(collection, type, description, null);
     }
 
     /** A collection was dropped. */
@@ -136,26 +175,30 @@ final class ChangeRecorder {
         }
     }
 
-    private void record(
+    /** Appends one operation, or those of one transaction together, unless the collection is not a user's. */
+    private void record(StandInCollection collection, Change.Operation... operations) {
+        if (isUserCollection(collection.getDatabaseName(), collection.getCollectionName())) {
+            history.appendTogether(List.of(operations));
+        }
+    }
+
+    private static Change.Operation ofDocument(
             StandInCollection collection,
             Change.Type type,
-            Object id,
+            Document documentKey,
             Document document,
             UpdateDescriptions.Described described,
             Change.Images images) {
-        if (!isUserCollection(collection.getDatabaseName(), collection.getCollectionName())) {
-            return;
-        }
-        history.append(Change.Operation.ofDocument(
+        return Change.Operation.ofDocument(
                 type,
                 collection.getDatabaseName(),
                 collection.getCollectionName(),
                 collection.collectionUuid(),
-                id,
+                documentKey,
                 document,
                 described == null ? null : described.updateDescription(),
                 described == null ? null : described.disambiguatedPaths(),
-                collection.recordsImages() ? images : null));
+                collection.recordsImages() ? images : null);
     }
 
     private void recordOfCollection(

@@ -10,6 +10,7 @@ final class ErrorCodes {
     static final int FAILED_TO_PARSE = 9;
     static final int UNAUTHORIZED = 13;
     static final int TYPE_MISMATCH = 14;
+    static final int ALREADY_INITIALIZED = 23;
     static final int ILLEGAL_OPERATION = 20;
     static final int NAMESPACE_NOT_FOUND = 26;
     static final int CURSOR_NOT_FOUND = 43;
@@ -19,6 +20,7 @@ final class ErrorCodes {
     static final int IMMUTABLE_FIELD = 66;
     static final int INVALID_OPTIONS = 72;
     static final int INVALID_NAMESPACE = 73;
+    static final int NAMESPACE_NOT_SHARDED = 118;
     static final int NOT_IMPLEMENTED = 238;
     static final int INVALID_RESUME_TOKEN = 260;
     static final int FAIL_POINT_SET_FAILED = 266;
@@ -77,6 +79,7 @@ final class ErrorCodes {
             Map.entry(TYPE_MISMATCH, "TypeMismatch"),
             Map.entry(18, "AuthenticationFailed"),
             Map.entry(ILLEGAL_OPERATION, "IllegalOperation"),
+            Map.entry(ALREADY_INITIALIZED, "AlreadyInitialized"),
             Map.entry(NAMESPACE_NOT_FOUND, "NamespaceNotFound"),
             Map.entry(CURSOR_NOT_FOUND, "CursorNotFound"),
             Map.entry(NO_MATCHING_DOCUMENT, "NoMatchingDocument"),
@@ -91,6 +94,7 @@ final class ErrorCodes {
             Map.entry(91, "ShutdownInProgress"),
             Map.entry(100, "UnsatisfiableWriteConcern"),
             Map.entry(112, "WriteConflict"),
+            Map.entry(NAMESPACE_NOT_SHARDED, "NamespaceNotSharded"),
             Map.entry(121, "DocumentValidationFailure"),
             Map.entry(133, "FailedToSatisfyReadPreference"),
             Map.entry(134, "ReadConcernMajorityNotAvailableYet"),

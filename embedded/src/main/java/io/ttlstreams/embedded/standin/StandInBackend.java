@@ -44,6 +44,9 @@ import java.util.function.UnaryOperator;
  *   <li>{@code renameCollection} recorded as one {@code rename} (with {@code dropTarget}, the target is replaced
  *       without a {@code drop} event), {@code let} and a per-command {@code $$NOW} ({@link CommandVariables}), the
  *       {@code changeStreamOptions} cluster parameter ({@link ImageRetention}).</li>
+ *   <li>Sharded collections ({@link ShardKeys}): {@code shardCollection}, {@code refineCollectionShardKey} and {@code
+ *       reshardCollection} key the events of a collection as a sharded cluster's, while the stand-in goes on answering
+ *       as a replica set's primary.</li>
  *   <li>What MongoDB enforces: the 16 MB limits ({@link BsonLimits}), the idle cursor timeout ({@link IdleCursors}),
  *       and the features of the release it plays ({@link ServerVersion}); every time it stamps from a clock of its
  *       own, which may be set off the machine's ({@link StandInSettings#clockOffset()}, {@link CurrentDates}).</li>
@@ -89,7 +92,7 @@ public final class StandInBackend extends MemoryBackend {
         this.retention = new ImageRetention(
                 getClock(),
                 snapshot.map(contents -> contents.header().expireAfterSeconds()).orElse(null));
-        ChangeEvents events = new ChangeEvents(history.epoch(), this::findById, retention);
+        ChangeEvents events = new ChangeEvents(history.epoch(), this::findByKey, retention);
         this.changeStreams = new ChangeStreams(history, events, getCursorRegistry(), this::aggregation);
         this.version = settings.version();
         this.idleCursors = new IdleCursors(getClock(), settings.cursorTimeout(), getCursorRegistry());
@@ -124,7 +127,7 @@ public final class StandInBackend extends MemoryBackend {
     }
 
     /**
-     * Writes every collection (with its UUID and image setting) and document, and where the history stands, to
+     * Writes every collection (with its UUID, image setting and shard key) and document, and where the history stands, to
      * {@code file}, for the next run on the same data directory. Call it after the server stopped accepting writes.
      */
     public void snapshot(Path file) throws IOException {
@@ -135,7 +138,9 @@ public final class StandInBackend extends MemoryBackend {
                     collection.getDatabaseName(),
                     collection.getCollectionName(),
                     collection.collectionUuid(),
-                    collection.recordsImages()));
+                    collection.recordsImages(),
+                    collection.shardKey(),
+                    collection.uniqueShardKey()));
             for (Document document : collection.queryAll()) {
                 entries.add(new StandInSnapshot.Entry(
                         collection.getDatabaseName(), collection.getCollectionName(), document));
@@ -171,6 +176,9 @@ public final class StandInBackend extends MemoryBackend {
                     ((StandInDatabase) resolveDatabase(entry.database())).restore(entry.collection());
             collection.restoreUuid(entry.uuid());
             collection.recordImages(entry.preAndPostImages());
+            if (entry.shardKey() != null) {
+                collection.shard(entry.shardKey(), entry.uniqueShardKey());
+            }
         }
         for (StandInSnapshot.Entry entry : contents.entries()) {
             ((StandInDatabase) resolveDatabase(entry.database()))
@@ -326,6 +334,14 @@ public final class StandInBackend extends MemoryBackend {
         if (name.equals("renamecollection") && databaseName.equals("admin")) {
             return rename(query);
         }
+        if (ShardKeys.answers(databaseName, command)) {
+            return ShardKeys.handle(
+                    command,
+                    query,
+                    (database, create) ->
+                            create || listDatabaseNames().contains(database) ? resolveDatabase(database) : null,
+                    recorder);
+        }
         Instant now = getClock().instant();
         BsonTimestamp clusterTime = history.now();
         Document substituted = CommandVariables.applyTo(
@@ -414,8 +430,12 @@ public final class StandInBackend extends MemoryBackend {
         }
     }
 
-    /** The current version of a document, by the {@code _id} index; null when the document or collection is gone. */
-    private Document findById(String databaseName, String collectionName, Object id) {
+    /**
+     * The current version of the document {@code documentKey} finds, each of its values a pinned literal ({@code $eq}):
+     * by {@code _id} alone on an unsharded collection, with the shard key's values on a sharded one, as a cluster looks
+     * it up; null when the document or collection is gone or no longer has those values.
+     */
+    private Document findByKey(String databaseName, String collectionName, Document documentKey) {
         if (!listDatabaseNames().contains(databaseName)) {
             return null; // resolving it would create it
         }
@@ -423,8 +443,9 @@ public final class StandInBackend extends MemoryBackend {
         if (collection == null) {
             return null;
         }
-        Iterator<Document> found =
-                collection.handleQuery(new Document("_id", id), 0, 1).iterator();
+        Document filter = new Document();
+        documentKey.forEach((field, value) -> filter.append(field, new Document("$eq", value)));
+        Iterator<Document> found = collection.handleQuery(filter, 0, 1).iterator();
         return found.hasNext() ? found.next().cloneDeeply() : null;
     }
 

@@ -49,8 +49,28 @@ final class StandInCollection extends MemoryCollection {
     private final ChangeRecorder recorder;
     private volatile UUID uuid = UUID.randomUUID();
     private volatile boolean preAndPostImages;
+    /** The shard key ({@link ShardKeys}), null while the collection is not sharded; and whether it is unique. */
+    private volatile Document shardKey;
+
+    private volatile boolean uniqueShardKey;
     /** What the current thread's write through a stock method did, as its hooks saw it; null outside one. */
     private final ThreadLocal<Effects> effects = new ThreadLocal<>();
+    /** The collection's shard key, null while it is not sharded. */
+    Document shardKey() {
+        return shardKey;
+    }
+
+    /** Whether the collection was sharded with {@code unique: true}. */
+    boolean uniqueShardKey() {
+        return uniqueShardKey;
+    }
+
+    /** Shards the collection on {@code key}, or changes its key: the writes that follow are keyed by it. */
+    synchronized void shard(Document key, boolean unique) {
+        this.uniqueShardKey = unique;
+        this.shardKey = key.cloneDeeply();
+    }
+
     /** The keyPattern and keyValue of the duplicate key the current thread's last write ran into. */
     private final ThreadLocal<Document> lastDuplicate = new ThreadLocal<>();
 

@@ -22,10 +22,11 @@ import java.util.UUID;
 
 /**
  * The stand-in's data in a file, written when it stops and read when it starts on the same data directory: the
- * collections (with their UUIDs and whether they record pre- and post-images), their documents, the pre- and
+ * collections (with their UUIDs, whether they record pre- and post-images, their shard keys), their documents, the pre- and
  * post-image retention, and the history's epoch and next position, so that the resume tokens the source connectors
  * stored with Kafka's state stay valid. A sequence of BSON documents: a header {@code {epoch, next, collections:
- * [{db, coll, uuid, preAndPostImages}], expireAfterSeconds}} (a file of an earlier version has only {@code epoch} and
+ * [{db, coll, uuid, preAndPostImages, shardKey, uniqueShardKey}], expireAfterSeconds}} ({@code shardKey} only for a
+ * sharded collection; a file of an earlier version has only {@code epoch} and
  * {@code next}), then one {@code {db, coll, doc}} per document. Indexes other than {@code _id} are not kept.
  */
 final class StandInSnapshot {
@@ -38,8 +39,19 @@ final class StandInSnapshot {
      */
     record Header(long epoch, long next, List<CollectionEntry> collections, Long expireAfterSeconds) {}
 
-    /** One collection's identity and settings. */
-    record CollectionEntry(String database, String collection, UUID uuid, boolean preAndPostImages) {}
+    /**
+     * One collection's identity and settings.
+     *
+     * @param shardKey       the collection's shard key ({@link ShardKeys}), null when it is not sharded
+     * @param uniqueShardKey whether it was sharded with {@code unique: true}
+     */
+    record CollectionEntry(
+            String database,
+            String collection,
+            UUID uuid,
+            boolean preAndPostImages,
+            Document shardKey,
+            boolean uniqueShardKey) {}
 
     /** One stored document. */
     record Entry(String database, String collection, Document document) {}
@@ -60,6 +72,12 @@ final class StandInSnapshot {
                         .append("coll", collection.collection())
                         .append("uuid", collection.uuid())
                         .append("preAndPostImages", collection.preAndPostImages()));
+                if (collection.shardKey() != null) {
+                    collections
+                            .get(collections.size() - 1)
+                            .append("shardKey", collection.shardKey())
+                            .append("uniqueShardKey", collection.uniqueShardKey());
+                }
             }
             Document written = new Document("epoch", header.epoch())
                     .append("next", header.next())
@@ -101,7 +119,9 @@ final class StandInSnapshot {
                             (String) collection.get("db"),
                             (String) collection.get("coll"),
                             (UUID) collection.get("uuid"),
-                            Boolean.TRUE.equals(collection.get("preAndPostImages"))));
+                            Boolean.TRUE.equals(collection.get("preAndPostImages")),
+                            collection.get("shardKey") instanceof Document shardKey ? shardKey : null,
+                            Boolean.TRUE.equals(collection.get("uniqueShardKey"))));
                 }
             }
             Long expireAfterSeconds =

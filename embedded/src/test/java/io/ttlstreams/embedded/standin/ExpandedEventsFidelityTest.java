@@ -31,8 +31,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * "Expanded Events" (MongoDB 6.0+): a stream opened with {@code showExpandedEvents: true} sees {@code
  * collectionUUID} on events, the DDL events {@code create}, {@code createIndexes}, {@code dropIndexes} and {@code
  * modify}, the {@code operationDescription} of renames, and {@code updateDescription.disambiguatedPaths} (6.1);
- * without the option it sees none of them. {@code shardCollection} does not apply (the stand-in is not sharded) and
- * {@code nsType} is MongoDB 8.1's, not 7.0's.
+ * without the option it sees none of them ({@code shardCollection}, {@code refineCollectionShardKey} and {@code
+ * reshardCollection}: {@link ShardedCollectionFidelityTest}). {@code nsType} is MongoDB 8.1's, not 7.0's.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
 class ExpandedEventsFidelityTest {
