@@ -5,10 +5,12 @@ import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.health.ConnectorMonitor;
 import io.ttlstreams.health.Dependencies;
 import io.ttlstreams.health.Health;
+import io.ttlstreams.health.SinkOutage;
 import io.ttlstreams.health.SourceFreshness;
 import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.metrics.ScheduleMetrics;
+import io.ttlstreams.processor.SinkAvailability;
 import io.ttlstreams.query.LocalSchedule;
 import io.ttlstreams.query.PeerClient;
 import io.ttlstreams.query.ScheduleEndpoints;
@@ -48,6 +50,7 @@ public final class OperationsSurface implements AutoCloseable {
     private final Optional<ManagedConnectors> connectors;
     private final OperationsServer server;
     private final PrometheusMetrics metrics = new PrometheusMetrics();
+    private final SinkOutage sink;
     /** Closed in reverse order of creation: the threads that use the admin client stop before it closes. */
     private final List<AutoCloseable> resources = new ArrayList<>();
 
@@ -56,6 +59,15 @@ public final class OperationsSurface implements AutoCloseable {
         this.config = config;
         this.connectors = connectors;
         this.server = server;
+        this.sink = new SinkOutage(config.sinkRecovery(), System::nanoTime);
+    }
+
+    /**
+     * Whether the sink connector writes, as the connector monitor sees it; one that watches no connector takes it
+     * to write.
+     */
+    public SinkAvailability sink() {
+        return connectors.isPresent() ? sink : SinkAvailability.ASSUMED;
     }
 
     /**
@@ -88,7 +100,7 @@ public final class OperationsSurface implements AutoCloseable {
         LocalSchedule local = new LocalSchedule(streams, config.expiryEvents());
         ScheduleMetrics schedule = new ScheduleMetrics(local, metrics.registry(), clock);
         Optional<ConnectorMonitor> monitor =
-                connectors.map(managed -> new ConnectorMonitor(managed, metrics.registry()));
+                connectors.map(managed -> new ConnectorMonitor(managed, metrics.registry(), sink, System::nanoTime));
         Admin admin = Admin.create(new StreamsConfig(config.streamsProperties()).getAdminConfigs("ttl-streams-ops"));
         // Closing must not wait for a freshness check stuck on an unreachable broker.
         resources.add(() -> admin.close(Duration.ofSeconds(1)));

@@ -100,8 +100,8 @@ public final class TtlStreamsApp implements AutoCloseable {
             }
             checkThrottleCoversPartitions(config, partitions);
             reading = ReadBack.create(config);
-            SchedulerSettings settings =
-                    new SchedulerSettings(config, partitions, System::nanoTime, reading.map(ReadBack::service));
+            SchedulerSettings settings = new SchedulerSettings(
+                    config, partitions, System::nanoTime, reading.map(ReadBack::service), operations.sink());
             this.streams = new KafkaStreams(TtlTopology.build(config, settings), props);
         } catch (KafkaException e) {
             reading.ifPresent(ReadBack::close);

@@ -362,6 +362,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return Duration.ofMillis(getLong(OperationsOptions.HEALTH_INTERVAL_MS_CONFIG));
     }
 
+    /** {@value ConnectOptions#CONNECT_SINK_RECOVERY_MS_CONFIG}: how long a sink that failed must run to count again. */
+    public Duration sinkRecovery() {
+        return Duration.ofMillis(getLong(ConnectOptions.CONNECT_SINK_RECOVERY_MS_CONFIG));
+    }
+
     /**
      * How long a source may stay quiet before it counts as failed; empty when 0, or when the source profile renders
      * no heartbeats (a quiet collection would look dead).

@@ -62,7 +62,10 @@ class HealthEndpointsTest {
     void start() throws Exception {
         connect = FakeConnect.start().answerStatus(SOURCE, 200, RUNNING);
         monitor = new ConnectorMonitor(
-                new ManagedConnectors(new ConnectRestClient(connect.url()), List.of(SOURCE)), registry);
+                new ManagedConnectors(new ConnectRestClient(connect.url()), List.of(SOURCE)),
+                registry,
+                new SinkOutage(Duration.ofMinutes(1), () -> 0),
+                () -> 0);
         freshness = new SourceFreshness(config, null, registry, Clock.fixed(NOW, ZoneOffset.UTC));
         dependencies = new Dependencies(Optional.of(monitor), freshness, config.sourceStaleAfter(), registry);
         server = OperationsServer.bind(config);

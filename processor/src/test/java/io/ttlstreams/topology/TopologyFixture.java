@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
@@ -61,6 +62,8 @@ final class TopologyFixture implements AutoCloseable {
     final TestOutputTopic<String, String> dlq;
     /** Nanoseconds the punctuation clock advances on each read; 0 means it stands still, negative that it fails. */
     final AtomicLong nanosPerClockRead = new AtomicLong();
+    /** What the scheduler is told of the sink connector: true while it writes, as a monitor would report. */
+    final AtomicBoolean sinkWriting = new AtomicBoolean(true);
 
     private final Map<String, String> settings;
 
@@ -88,7 +91,8 @@ final class TopologyFixture implements AutoCloseable {
         this.elapsedMs = Duration.between(START, wallClock).toMillis();
         Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        SchedulerSettings schedulerSettings = new SchedulerSettings(config, 1, this::readNanoClock, readBack);
+        SchedulerSettings schedulerSettings =
+                new SchedulerSettings(config, 1, this::readNanoClock, readBack, sinkWriting::get);
         this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, wallClock);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
