@@ -36,7 +36,8 @@ import java.util.function.UnaryOperator;
  *       indexed by position ({@link ChangeHistory}), shaped like MongoDB's ({@link ChangeEvents}), with pre- and
  *       post-images and expanded events, on collections, databases and the deployment, with await {@code getMore}s
  *       ({@link ChangeStreams}); mongo-java-server's own oplog and change streams are not used.</li>
- *   <li>Errors as MongoDB answers them, with {@code errorLabels} where drivers read them.</li>
+ *   <li>Errors as MongoDB answers them, with the {@code errorLabels} a server attaches ({@link ErrorLabels}), and
+ *       failures on command: MongoDB's {@code failCommand} fail point ({@link FailCommand}).</li>
  *   <li>{@code renameCollection} recorded as one {@code rename} (with {@code dropTarget}, the target is replaced
  *       without a {@code drop} event), {@code let} and a per-command {@code $$NOW} ({@link CommandVariables}), the
  *       {@code changeStreamOptions} cluster parameter ({@link ImageRetention}).</li>
@@ -61,6 +62,7 @@ public final class StandInBackend extends MemoryBackend {
     private final ChangeStreams changeStreams;
     private final StandInIdentity identity;
     private final ImageRetention retention;
+    private final FailCommand failCommand = new FailCommand();
     private volatile boolean shuttingDown;
     /** What an emulated service refuses of a change stream: its error reply for the command, or null to open it. */
     private volatile UnaryOperator<Document> changeStreamRefusals = command -> null;
@@ -184,17 +186,64 @@ public final class StandInBackend extends MemoryBackend {
 
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+        // Read before dispatch strips the session fields.
+        boolean retryableWrite = query.containsKey("txnNumber") && !query.containsKey("autocommit");
+        boolean changeStream = isChangeStream(command, query);
+        List<String> labels = null;
         Document response;
         try {
-            response = dispatch(channel, databaseName, command, query);
+            if (FailCommand.answers(command)) {
+                response = failCommand.configure(databaseName, query);
+            } else {
+                FailCommand.Firing firing = failCommand.beforeRunning(channel, command);
+                if (firing != null) {
+                    labels = firing.labels();
+                    fail(channel, firing);
+                }
+                if (command.equals("hello") || command.equalsIgnoreCase("isMaster")) {
+                    failCommand.handshake(channel, query);
+                }
+                response = dispatch(channel, databaseName, command, query);
+                if (Utils.isTrue(response.get("ok"))) {
+                    List<String> afterLabels = failCommand.afterRunning(channel, command, response);
+                    labels = afterLabels != null ? afterLabels : labels;
+                }
+            }
         } catch (MongoServerError e) {
             response = StandInError.reply(e);
         }
+        ErrorLabels.attach(response, retryableWrite, changeStream, labels);
         // As a replica set answers every command.
         BsonTimestamp now = history.now();
         response.putIfAbsent("operationTime", now);
         response.put("$clusterTime", new Document("clusterTime", now).append("signature", UNSIGNED));
         return response;
+    }
+
+    /**
+     * Does to a command what the fail point says before it runs: blocks the connection's event loop, closes the
+     * connection (the reply, written to a closed channel, never arrives, as MongoDB ends the session), or fails it.
+     */
+    private static void fail(Channel channel, FailCommand.Firing firing) {
+        firing.block();
+        if (firing.closeConnection()) {
+            if (channel != null) {
+                channel.close(); // on the channel's own event loop: closed before the reply is written
+            }
+            throw new MongoServerError(
+                    ErrorCodes.FAIL_COMMAND_CLOSED_CONNECTION,
+                    ErrorCodes.name(ErrorCodes.FAIL_COMMAND_CLOSED_CONNECTION),
+                    FailCommand.MESSAGE);
+        }
+        if (firing.error() != null) {
+            throw firing.error();
+        }
+    }
+
+    /** Whether {@code command} opens or continues a change stream: what MongoDB labels resumable errors of. */
+    private boolean isChangeStream(String command, Document query) {
+        return (command.equals("aggregate") && ChangeStreams.isChangeStream(query))
+                || (command.equals("getMore") && changeStreamCursor(query.get(command)) instanceof ChangeStreamCursor);
     }
 
     private Document dispatch(Channel channel, String databaseName, String command, Document query) {

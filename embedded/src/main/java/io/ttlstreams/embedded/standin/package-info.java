@@ -9,6 +9,8 @@
  * ({@link io.ttlstreams.embedded.standin.PipelineUpdates}, described by
  * {@link io.ttlstreams.embedded.standin.DocumentDiff}); the commands and error replies mongo-java-server lacks or
  * answers otherwise ({@link io.ttlstreams.embedded.standin.StandInDatabase},
- * {@link io.ttlstreams.embedded.standin.StandInCollection}).
+ * {@link io.ttlstreams.embedded.standin.StandInCollection}); the {@code errorLabels} a server attaches
+ * ({@link io.ttlstreams.embedded.standin.ErrorLabels}) and failures on command, MongoDB's {@code failCommand} fail point
+ * ({@link io.ttlstreams.embedded.standin.FailCommand}).
  */
 package io.ttlstreams.embedded.standin;
