@@ -1,6 +1,7 @@
 package io.ttlstreams.connect;
 
 import io.ttlstreams.config.ExpiredDocument;
+import io.ttlstreams.config.RetryableWrites;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -177,7 +178,8 @@ public final class ConnectorConfigs {
         if (Objects.requireNonNull(mongodbUri, "mongodbUri").isBlank()) {
             throw new IllegalArgumentException("The MongoDB connection URI must not be blank");
         }
-        return new ConnectorConfigs(config, mongodbUri, copyExisting);
+        return new ConnectorConfigs(
+                config, RetryableWrites.connectionUri(config.sourceProfile(), mongodbUri), copyExisting);
     }
 
     /**
