@@ -14,6 +14,7 @@ final class ErrorCodes {
     static final int NAMESPACE_NOT_FOUND = 26;
     static final int NO_MATCHING_DOCUMENT = 47;
     static final int NAMESPACE_EXISTS = 48;
+    static final int COMMAND_NOT_FOUND = 59;
     static final int IMMUTABLE_FIELD = 66;
     static final int INVALID_OPTIONS = 72;
     static final int INVALID_NAMESPACE = 73;
@@ -67,6 +68,7 @@ final class ErrorCodes {
             Map.entry(NO_MATCHING_DOCUMENT, "NoMatchingDocument"),
             Map.entry(NAMESPACE_EXISTS, "NamespaceExists"),
             Map.entry(50, "MaxTimeMSExpired"),
+            Map.entry(COMMAND_NOT_FOUND, "CommandNotFound"),
             Map.entry(64, "WriteConcernTimeout"),
             Map.entry(IMMUTABLE_FIELD, "ImmutableField"),
             Map.entry(INVALID_OPTIONS, "InvalidOptions"),

@@ -27,10 +27,11 @@ import java.util.UUID;
 import java.util.function.UnaryOperator;
 
 /**
- * mongo-java-server's in-memory backend answering as MongoDB 7.0 does where the project relies on it.
+ * mongo-java-server's in-memory backend answering as MongoDB (7.0 unless told to play another release, {@link
+ * ServerVersion}) does where the project relies on it.
  *
  * <ul>
- *   <li>One identity ({@link StandInIdentity}): the primary of a one-member replica set running 7.0, every reply
+ *   <li>One identity ({@link StandInIdentity}): the primary of a one-member replica set, every reply
  *       carrying {@code operationTime} and {@code $clusterTime} as a replica set's do.</li>
  *   <li>Change streams of its own: events recorded when written ({@link ChangeRecorder}) into a bounded history
  *       indexed by position ({@link ChangeHistory}), shaped like MongoDB's ({@link ChangeEvents}), with pre- and
@@ -67,7 +68,9 @@ public final class StandInBackend extends MemoryBackend {
     /** What an emulated service refuses of a change stream: its error reply for the command, or null to open it. */
     private volatile UnaryOperator<Document> changeStreamRefusals = command -> null;
 
-    private StandInBackend(int historyChanges, Optional<StandInSnapshot.Contents> snapshot) {
+    private final ServerVersion version;
+
+    private StandInBackend(int historyChanges, Optional<StandInSnapshot.Contents> snapshot, StandInSettings settings) {
         this.history = snapshot.map(contents -> new ChangeHistory(
                         historyChanges,
                         getClock(),
@@ -80,8 +83,9 @@ public final class StandInBackend extends MemoryBackend {
                 snapshot.map(contents -> contents.header().expireAfterSeconds()).orElse(null));
         ChangeEvents events = new ChangeEvents(history.epoch(), this::findById, retention);
         this.changeStreams = new ChangeStreams(history, events, getCursorRegistry(), this::aggregation);
-        this.identity = new StandInIdentity(getClock());
-        version(StandInIdentity.VERSION);
+        this.version = settings.version();
+        this.identity = new StandInIdentity(getClock(), version);
+        version(version);
         snapshot.ifPresent(this::restore);
     }
 
@@ -91,14 +95,16 @@ public final class StandInBackend extends MemoryBackend {
      *
      * @param historyChanges how many changes the history keeps before the oldest fall off
      * @param snapshotFile   where an earlier run left its data, if anywhere
+     * @param settings       how it plays MongoDB
      * @throws IOException when the file exists but cannot be read or is corrupt
      */
-    public static StandInBackend create(int historyChanges, Optional<Path> snapshotFile) throws IOException {
+    public static StandInBackend create(int historyChanges, Optional<Path> snapshotFile, StandInSettings settings)
+            throws IOException {
         Optional<StandInSnapshot.Contents> contents = Optional.empty();
         if (snapshotFile.isPresent()) {
             contents = StandInSnapshot.read(snapshotFile.get());
         }
-        return new StandInBackend(historyChanges, contents);
+        return new StandInBackend(historyChanges, contents, settings);
     }
 
     /**
@@ -262,6 +268,7 @@ public final class StandInBackend extends MemoryBackend {
         if (StandInIdentity.answers(databaseName, command)) {
             return identity.answer(channel, command, query, history.now());
         }
+        version.refuseWhatItLacks(command, query);
         if (ImageRetention.answers(command)) {
             return retention.handle(databaseName, command, query, history.now());
         }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.standin.ServerVersion;
+import io.ttlstreams.embedded.standin.StandInSettings;
 import java.nio.file.Path;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
@@ -27,6 +29,7 @@ class EmbeddedOptionsTest {
         assertThat(EmbeddedOptions.connectPort(config)).isEqualTo(8083);
         assertThat(EmbeddedOptions.dataDir(config)).isEmpty();
         assertThat(EmbeddedOptions.partitions(config)).isEqualTo(2);
+        assertThat(EmbeddedOptions.standIn(config)).isEqualTo(StandInSettings.DEFAULTS);
     }
 
     @Test
@@ -36,13 +39,15 @@ class EmbeddedOptionsTest {
                 "embedded.kafka.port", "19092",
                 "embedded.connect.port", "18083",
                 "embedded.data.dir", "/tmp/stack",
-                "embedded.partitions", "4");
+                "embedded.partitions", "4",
+                "embedded.mongodb.version", "5.0");
 
         assertThat(EmbeddedOptions.mongodbPort(config)).isZero();
         assertThat(EmbeddedOptions.kafkaPort(config)).isEqualTo(19092);
         assertThat(EmbeddedOptions.connectPort(config)).isEqualTo(18083);
         assertThat(EmbeddedOptions.dataDir(config)).contains(Path.of("/tmp/stack"));
         assertThat(EmbeddedOptions.partitions(config)).isEqualTo(4);
+        assertThat(EmbeddedOptions.standIn(config).version()).isEqualTo(ServerVersion.V5_0);
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -55,6 +60,8 @@ class EmbeddedOptionsTest {
                 "embedded.partitions   | 0",
                 "embedded.kafka.brokers | 0",
                 "embedded.kafka.brokers | 10",
+                "embedded.mongodb.version | 4.4",
+                "embedded.mongodb.version | 7",
             })
     void shouldRejectABadValueNamingTheOption(String option, String value) {
         assertThatThrownBy(() -> config(option, value))
