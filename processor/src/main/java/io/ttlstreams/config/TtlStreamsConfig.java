@@ -60,8 +60,8 @@ public final class TtlStreamsConfig extends AbstractConfig {
                 getLong(SchedulerOptions.PUNCTUATE_MAX_DURATION_MS_CONFIG), streamsProperties());
         ConfigChecks.readBackHasMongo(confirmMode(), mongodbUri().isPresent(), sourceProfile());
         SourceProfiles.check(sourceProfile(), confirmMode(), rules);
-        RetryableWrites.check(sourceProfile(), mongodbUri());
         this.expiryEvents = expiryEventsOf(getList(RulesOptions.RULES_CONFIG));
+        RetryableWrites.check(sourceProfile(), mongodbUri());
     }
 
     /**

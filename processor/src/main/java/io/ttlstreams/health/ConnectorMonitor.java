@@ -1,6 +1,5 @@
 package io.ttlstreams.health;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ttlstreams.connect.ConnectorConfigs;
@@ -27,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <p>Kafka Connect never restarts a FAILED unit by itself, and the sink's task fails whenever MongoDB cannot be
  * written ({@code mongo.errors.tolerance=data}): the monitor restarts a connector's failed units, at once and then
  * after a pause doubling from {@value #FIRST_RESTART_PAUSE_MS} ms to {@value #MAX_RESTART_PAUSE_MS} ms while they keep
- * failing, counted in {@code ttl_connector_restarts_total}; and it tells {@link SinkOutage} when the sink failed.
+ * failing, exported as {@code ttl_connector_restarts_in_a_row}; and it tells {@link SinkOutage} when the sink failed.
  */
 public final class ConnectorMonitor {
 
@@ -35,7 +34,7 @@ public final class ConnectorMonitor {
 
     static final String RUNNING_GAUGE = "ttl.connector.running";
     static final String FAILURES_GAUGE = "ttl.connector.failures";
-    static final String RESTARTS_COUNTER = "ttl.connector.restarts";
+    static final String RESTARTS_GAUGE = "ttl.connector.restarts.in.a.row";
 
     static final long FIRST_RESTART_PAUSE_MS = 1_000;
     static final long MAX_RESTART_PAUSE_MS = 120_000;
@@ -62,7 +61,7 @@ public final class ConnectorMonitor {
 
     /** The restarts of one connector's failed units: how many in a row, and when the next may be. */
     private static final class Restarts {
-        int inARow;
+        volatile int inARow;
         long notBeforeNanos;
     }
 
@@ -71,7 +70,6 @@ public final class ConnectorMonitor {
     private final LongSupplier nanoClock;
     private final Map<String, Observation> observed = new ConcurrentHashMap<>();
     private final Map<String, Restarts> restarts = new ConcurrentHashMap<>();
-    private final Map<String, Counter> restartCounters = new ConcurrentHashMap<>();
 
     /**
      * @param sink told when the sink connector ({@value ConnectorConfigs#SINK_NAME}) is found failed
@@ -83,14 +81,13 @@ public final class ConnectorMonitor {
         this.sink = sink;
         this.nanoClock = nanoClock;
         for (String name : connectors.names()) {
-            restarts.put(name, new Restarts());
-            restartCounters.put(
-                    name,
-                    Counter.builder(RESTARTS_COUNTER)
-                            .description("Restarts of the connector's FAILED units the processor asked Kafka Connect"
-                                    + " for")
-                            .tag("connector", name)
-                            .register(registry));
+            Restarts pacing = new Restarts();
+            restarts.put(name, pacing);
+            Gauge.builder(RESTARTS_GAUGE, () -> pacing.inARow)
+                    .description("Restarts of the connector's FAILED units the processor asked Kafka Connect for since"
+                            + " it last ran through a whole pause; 0 while it runs")
+                    .tag("connector", name)
+                    .register(registry);
             observed.put(name, Observation.unavailable("connector " + name + " not checked yet"));
             Gauge.builder(RUNNING_GAUGE, () -> observed.get(name).running() ? 1 : 0)
                     .description("1 when the connector and all its tasks are RUNNING, else 0")
@@ -149,7 +146,6 @@ public final class ConnectorMonitor {
         }
         pacing.inARow++;
         pacing.notBeforeNanos = now + TimeUnit.MILLISECONDS.toNanos(pauseMs);
-        restartCounters.get(name).increment();
         LOG.warn(
                 "Kafka Connect: restarted the failed units of connector {} (restart {} in a row; the next no sooner"
                         + " than {} ms from now)",

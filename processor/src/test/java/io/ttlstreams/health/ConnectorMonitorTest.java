@@ -81,7 +81,7 @@ class ConnectorMonitorTest {
         assertThat(restarts()).as("the second pause is 2 s").isEqualTo(2);
         checkAt(13);
         assertThat(restarts()).isEqualTo(3);
-        assertThat(registry.get(ConnectorMonitor.RESTARTS_COUNTER).counter().count())
+        assertThat(registry.get(ConnectorMonitor.RESTARTS_GAUGE).gauge().value())
                 .isEqualTo(3);
     }
 
@@ -95,6 +95,9 @@ class ConnectorMonitorTest {
 
         connect.answerStatus(SINK, 200, RUNNING);
         checkAt(100);
+        assertThat(registry.get(ConnectorMonitor.RESTARTS_GAUGE).gauge().value())
+                .as("ran through the whole pause")
+                .isZero();
         connect.answerStatus(SINK, 200, FAILED);
         checkAt(101);
         checkAt(102);
