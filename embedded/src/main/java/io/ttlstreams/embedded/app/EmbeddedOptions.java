@@ -8,6 +8,7 @@ import io.ttlstreams.embedded.KafkaSecurity;
 import io.ttlstreams.embedded.standin.ServerVersion;
 import io.ttlstreams.embedded.standin.StandInSettings;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -36,6 +37,19 @@ public final class EmbeddedOptions implements ConfigFragment {
             + " showExpandedEvents in $changeStream, changeStreamPreAndPostImages in create and collMod, and the"
             + " cluster-parameter commands. Otherwise it behaves alike in every release.";
     public static final String EMBEDDED_MONGODB_VERSION_DEFAULT = "7.0";
+
+    public static final String EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_CONFIG = "embedded.mongodb.cursor.timeout.ms";
+    public static final String EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_DOC = "Embedded stack: how long a cursor of the"
+            + " MongoDB stand-in may stay idle (no getMore) before it is killed and a getMore of it answers"
+            + " CursorNotFound (43), as MongoDB's cursorTimeoutMillis. Cursors opened with noCursorTimeout are exempt.";
+    public static final long EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_DEFAULT = 600_000L;
+
+    public static final String EMBEDDED_MONGODB_CLOCK_OFFSET_MS_CONFIG = "embedded.mongodb.clock.offset.ms";
+    public static final String EMBEDDED_MONGODB_CLOCK_OFFSET_MS_DOC = "Embedded stack: how far the MongoDB"
+            + " stand-in's clock is off the machine's, in milliseconds, positive ahead and negative behind: every time"
+            + " it stamps (clusterTime, wallTime, operationTime, $$NOW, hello's localTime) follows it, as on a primary"
+            + " whose clock is off the Connect worker's.";
+    public static final long EMBEDDED_MONGODB_CLOCK_OFFSET_MS_DEFAULT = 0L;
 
     public static final String EMBEDDED_KAFKA_PORT_CONFIG = "embedded.kafka.port";
     public static final String EMBEDDED_KAFKA_PORT_DOC =
@@ -108,6 +122,22 @@ public final class EmbeddedOptions implements ConfigFragment {
                         Importance.LOW,
                         EMBEDDED_MONGODB_VERSION_DOC)
                 .define(
+                        EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_CONFIG,
+                        Type.LONG,
+                        EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_DEFAULT,
+                        Range.between(1L, Duration.ofDays(1).toMillis()),
+                        Importance.LOW,
+                        EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_DOC)
+                .define(
+                        EMBEDDED_MONGODB_CLOCK_OFFSET_MS_CONFIG,
+                        Type.LONG,
+                        EMBEDDED_MONGODB_CLOCK_OFFSET_MS_DEFAULT,
+                        Range.between(
+                                -Duration.ofDays(365).toMillis(),
+                                Duration.ofDays(365).toMillis()),
+                        Importance.LOW,
+                        EMBEDDED_MONGODB_CLOCK_OFFSET_MS_DOC)
+                .define(
                         EMBEDDED_KAFKA_PORT_CONFIG,
                         Type.INT,
                         EMBEDDED_KAFKA_PORT_DEFAULT,
@@ -166,7 +196,10 @@ public final class EmbeddedOptions implements ConfigFragment {
 
     /** How the MongoDB stand-in plays MongoDB. */
     public static StandInSettings standIn(TtlStreamsConfig config) {
-        return new StandInSettings(ServerVersion.of(config.getString(EMBEDDED_MONGODB_VERSION_CONFIG)));
+        return new StandInSettings(
+                ServerVersion.of(config.getString(EMBEDDED_MONGODB_VERSION_CONFIG)),
+                Duration.ofMillis(config.getLong(EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_CONFIG)),
+                Duration.ofMillis(config.getLong(EMBEDDED_MONGODB_CLOCK_OFFSET_MS_CONFIG)));
     }
 
     public static int kafkaPort(TtlStreamsConfig config) {

@@ -31,8 +31,6 @@ final class BsonLimits {
     /** BSONObjMaxInternalSize: the largest document the server builds, a returned change event included. */
     static final int MAX_INTERNAL_DOCUMENT_BYTES = MAX_USER_DOCUMENT_BYTES + 16 * 1024;
 
-    private static final int BSON_OBJECT_TOO_LARGE = 10334;
-
     private BsonLimits() {}
 
     /** Whether an update's or replacement's result is one MongoDB refuses to store. */
@@ -43,7 +41,7 @@ final class BsonLimits {
     /** The error of an update whose result is too large. */
     static MongoServerError updateTooLarge() {
         return new MongoServerError(
-                BSON_OBJECT_TOO_LARGE,
+                ErrorCodes.BSON_OBJECT_TOO_LARGE,
                 "BSONObjectTooLarge",
                 "Resulting document after update is larger than " + MAX_USER_DOCUMENT_BYTES);
     }
@@ -53,7 +51,7 @@ final class BsonLimits {
         int size = DocumentDiff.size(event);
         if (size > MAX_INTERNAL_DOCUMENT_BYTES) {
             throw new StandInError(
-                    BSON_OBJECT_TOO_LARGE,
+                    ErrorCodes.BSON_OBJECT_TOO_LARGE,
                     "BSONObjectTooLarge",
                     "BSONObj size: " + size + " (0x"
                             + Integer.toHexString(size).toUpperCase(Locale.ROOT)

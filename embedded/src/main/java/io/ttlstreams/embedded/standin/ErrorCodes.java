@@ -12,6 +12,7 @@ final class ErrorCodes {
     static final int TYPE_MISMATCH = 14;
     static final int ILLEGAL_OPERATION = 20;
     static final int NAMESPACE_NOT_FOUND = 26;
+    static final int CURSOR_NOT_FOUND = 43;
     static final int NO_MATCHING_DOCUMENT = 47;
     static final int NAMESPACE_EXISTS = 48;
     static final int COMMAND_NOT_FOUND = 59;
@@ -23,6 +24,7 @@ final class ErrorCodes {
     static final int FAIL_POINT_SET_FAILED = 266;
     static final int CHANGE_STREAM_FATAL_ERROR = 280;
     static final int CHANGE_STREAM_HISTORY_LOST = 286;
+    static final int BSON_OBJECT_TOO_LARGE = 10334;
     static final int NOT_WRITABLE_PRIMARY = 10107;
     static final int INTERRUPTED_AT_SHUTDOWN = 11600;
     static final int INTERRUPTED_DUE_TO_REPL_STATE_CHANGE = 11602;
@@ -43,8 +45,20 @@ final class ErrorCodes {
      * SocketException, NotWritablePrimary, InterruptedAtShutdown, InterruptedDueToReplStateChange,
      * NotPrimaryNoSecondaryOk, NotPrimaryOrSecondary (the retryable-writes specification's list, plus 134).
      */
-    static final Set<Integer> RETRIABLE =
-            Set.of(6, 7, 89, 91, 134, 189, 262, 9001, NOT_WRITABLE_PRIMARY, 11600, 11602, 13435, 13436);
+    static final Set<Integer> RETRIABLE = Set.of(
+            6,
+            7,
+            89,
+            91,
+            134,
+            189,
+            262,
+            9001,
+            NOT_WRITABLE_PRIMARY,
+            INTERRUPTED_AT_SHUTDOWN,
+            INTERRUPTED_DUE_TO_REPL_STATE_CHANGE,
+            13435,
+            13436);
 
     /**
      * Besides {@link #RETRIABLE}, what MongoDB labels a resumable change-stream error (error_labels.cpp): the
@@ -64,7 +78,7 @@ final class ErrorCodes {
             Map.entry(18, "AuthenticationFailed"),
             Map.entry(ILLEGAL_OPERATION, "IllegalOperation"),
             Map.entry(NAMESPACE_NOT_FOUND, "NamespaceNotFound"),
-            Map.entry(43, "CursorNotFound"),
+            Map.entry(CURSOR_NOT_FOUND, "CursorNotFound"),
             Map.entry(NO_MATCHING_DOCUMENT, "NoMatchingDocument"),
             Map.entry(NAMESPACE_EXISTS, "NamespaceExists"),
             Map.entry(50, "MaxTimeMSExpired"),
@@ -91,11 +105,11 @@ final class ErrorCodes {
             Map.entry(CHANGE_STREAM_HISTORY_LOST, "ChangeStreamHistoryLost"),
             Map.entry(391, "ReauthenticationRequired"),
             Map.entry(9001, "SocketException"),
-            Map.entry(10107, "NotWritablePrimary"),
-            Map.entry(10334, "BSONObjectTooLarge"),
+            Map.entry(NOT_WRITABLE_PRIMARY, "NotWritablePrimary"),
+            Map.entry(BSON_OBJECT_TOO_LARGE, "BSONObjectTooLarge"),
             Map.entry(11000, "DuplicateKey"),
-            Map.entry(11600, "InterruptedAtShutdown"),
-            Map.entry(11602, "InterruptedDueToReplStateChange"),
+            Map.entry(INTERRUPTED_AT_SHUTDOWN, "InterruptedAtShutdown"),
+            Map.entry(INTERRUPTED_DUE_TO_REPL_STATE_CHANGE, "InterruptedDueToReplStateChange"),
             Map.entry(13388, "StaleConfig"),
             Map.entry(13435, "NotPrimaryNoSecondaryOk"),
             Map.entry(13436, "NotPrimaryOrSecondary"));

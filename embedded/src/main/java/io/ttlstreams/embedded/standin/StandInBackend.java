@@ -17,6 +17,8 @@ import de.bwaldvogel.mongo.oplog.Oplog;
 import io.netty.channel.Channel;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
@@ -69,8 +71,11 @@ public final class StandInBackend extends MemoryBackend {
     private volatile UnaryOperator<Document> changeStreamRefusals = command -> null;
 
     private final ServerVersion version;
+    private final IdleCursors idleCursors;
 
-    private StandInBackend(int historyChanges, Optional<StandInSnapshot.Contents> snapshot, StandInSettings settings) {
+    private StandInBackend(
+            int historyChanges, Optional<StandInSnapshot.Contents> snapshot, StandInSettings settings, Clock clock) {
+        super(clock);
         this.history = snapshot.map(contents -> new ChangeHistory(
                         historyChanges,
                         getClock(),
@@ -84,6 +89,7 @@ public final class StandInBackend extends MemoryBackend {
         ChangeEvents events = new ChangeEvents(history.epoch(), this::findById, retention);
         this.changeStreams = new ChangeStreams(history, events, getCursorRegistry(), this::aggregation);
         this.version = settings.version();
+        this.idleCursors = new IdleCursors(getClock(), settings.cursorTimeout(), getCursorRegistry());
         this.identity = new StandInIdentity(getClock(), version);
         version(version);
         snapshot.ifPresent(this::restore);
@@ -100,11 +106,18 @@ public final class StandInBackend extends MemoryBackend {
      */
     public static StandInBackend create(int historyChanges, Optional<Path> snapshotFile, StandInSettings settings)
             throws IOException {
+        return create(historyChanges, snapshotFile, settings, Clock.systemUTC());
+    }
+
+    /** A backend whose clock is {@code machine}'s, off by the settings' clock offset: a test drives its own. */
+    static StandInBackend create(
+            int historyChanges, Optional<Path> snapshotFile, StandInSettings settings, Clock machine)
+            throws IOException {
         Optional<StandInSnapshot.Contents> contents = Optional.empty();
         if (snapshotFile.isPresent()) {
             contents = StandInSnapshot.read(snapshotFile.get());
         }
-        return new StandInBackend(historyChanges, contents, settings);
+        return new StandInBackend(historyChanges, contents, settings, Clock.offset(machine, settings.clockOffset()));
     }
 
     /**
@@ -194,10 +207,14 @@ public final class StandInBackend extends MemoryBackend {
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
         // Read before dispatch strips the session fields.
         boolean retryableWrite = query.containsKey("txnNumber") && !query.containsKey("autocommit");
-        boolean changeStream = isChangeStream(command, query);
+        boolean changeStream = false;
         List<String> labels = null;
         Document response;
         try {
+            if (command.equals("getMore")) {
+                idleCursors.reap(); // MongoDB's reaper works whatever becomes of this command
+            }
+            changeStream = isChangeStream(command, query);
             if (FailCommand.answers(command)) {
                 response = failCommand.configure(databaseName, query);
             } else {
@@ -209,7 +226,11 @@ public final class StandInBackend extends MemoryBackend {
                 if (command.equals("hello") || command.equalsIgnoreCase("isMaster")) {
                     failCommand.handshake(channel, query);
                 }
+                if (command.equals("getMore")) {
+                    idleCursors.use(query.get(command));
+                }
                 response = dispatch(channel, databaseName, command, query);
+                idleCursors.afterCommand(command, query, response);
                 if (Utils.isTrue(response.get("ok"))) {
                     List<String> afterLabels = failCommand.afterRunning(channel, command, response);
                     labels = afterLabels != null ? afterLabels : labels;
@@ -302,8 +323,10 @@ public final class StandInBackend extends MemoryBackend {
         if (name.equals("renamecollection") && databaseName.equals("admin")) {
             return rename(query);
         }
-        Document substituted =
-                CommandVariables.applyTo(command, query, getClock().instant(), history.now());
+        Instant now = getClock().instant();
+        BsonTimestamp clusterTime = history.now();
+        Document substituted = CommandVariables.applyTo(
+                command, CurrentDates.applyTo(command, query, now, clusterTime), now, clusterTime);
         return super.handleCommand(channel, databaseName, command, substituted);
     }
 

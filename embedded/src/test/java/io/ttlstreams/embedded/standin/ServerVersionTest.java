@@ -23,7 +23,7 @@ class ServerVersionTest {
 
     /** A stand-in playing {@code version}, and the database "app" of a client on it. */
     private static void on(ServerVersion version, Consumer<MongoDatabase> test) {
-        try (EmbeddedMongo mongo = EmbeddedMongo.start(0, 200, new StandInSettings(version));
+        try (EmbeddedMongo mongo = EmbeddedMongo.start(0, 200, StandInSettings.DEFAULTS.withVersion(version));
                 MongoClient client = MongoClients.create(mongo.connectionString())) {
             admin = client.getDatabase("admin");
             test.accept(client.getDatabase("app"));
