@@ -102,7 +102,7 @@ public final class TtlStreamsApp implements AutoCloseable {
             reading = ReadBack.create(config);
             SchedulerSettings settings = new SchedulerSettings(
                     config, partitions, System::nanoTime, reading.map(ReadBack::service), operations.sink());
-            this.streams = new KafkaStreams(TtlTopology.build(config, settings), props);
+            this.streams = new KafkaStreams(TtlTopology.build(config, settings, operations.sourceClock()), props);
         } catch (KafkaException e) {
             reading.ifPresent(ReadBack::close);
             operations.close();

@@ -67,7 +67,8 @@ class HealthEndpointsTest {
                 new SinkOutage(Duration.ofMinutes(1), () -> 0),
                 () -> 0);
         freshness = new SourceFreshness(config, null, registry, Clock.fixed(NOW, ZoneOffset.UTC));
-        dependencies = new Dependencies(Optional.of(monitor), freshness, config.sourceStaleAfter(), registry);
+        dependencies = new Dependencies(
+                Optional.of(monitor), freshness, config.sourceStaleAfter(), Optional.empty(), registry);
         server = OperationsServer.bind(config);
         new Health(() -> State.RUNNING, List::of, List::of, dependencies::problems).register(server);
         server.start();

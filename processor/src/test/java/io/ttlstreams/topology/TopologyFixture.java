@@ -3,6 +3,7 @@ package io.ttlstreams.topology;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.event.SourceClock;
 import io.ttlstreams.processor.ScheduleEntries;
 import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.readback.DocumentReadBack;
@@ -64,6 +65,8 @@ final class TopologyFixture implements AutoCloseable {
     final AtomicLong nanosPerClockRead = new AtomicLong();
     /** What the scheduler is told of the sink connector: true while it writes, as a monitor would report. */
     final AtomicBoolean sinkWriting = new AtomicBoolean(true);
+    /** MongoDB's clock against the processor's, as a health check would measure it: unmeasured until a test says. */
+    final SourceClock sourceClock = new SourceClock();
 
     private final Map<String, String> settings;
 
@@ -93,7 +96,8 @@ final class TopologyFixture implements AutoCloseable {
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         SchedulerSettings schedulerSettings =
                 new SchedulerSettings(config, 1, this::readNanoClock, readBack, sinkWriting::get);
-        this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, wallClock);
+        this.driver = new TopologyTestDriver(
+                TtlTopology.build(config, schedulerSettings, sourceClock), streamsProps, wallClock);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
     }
