@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -36,6 +37,23 @@ class ResyncLostCursorTest {
     private static final List<BsonValue> IDS = IntStream.range(0, 10)
             .mapToObj(i -> i < 5 ? (BsonValue) new BsonInt32(i) : new BsonString("s" + i))
             .toList();
+
+    /** Keeps what would be published (the processor's test sink is not in its test-jar). */
+    private static final class ListSink implements ResyncSink {
+
+        final List<ResyncEvent> events = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void publish(ResyncEvent event) {
+            events.add(event);
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+    }
 
     private EmbeddedMongo mongo;
     private MongoClient client;
@@ -83,7 +101,7 @@ class ResyncLostCursorTest {
                 .longValue();
     }
 
-    private static List<BsonValue> ids(RecordingSink sink) {
+    private static List<BsonValue> ids(ListSink sink) {
         return sink.events.stream()
                 .map(event -> BsonDocument.parse(event.value())
                         .getDocument("documentKey")
@@ -95,7 +113,7 @@ class ResyncLostCursorTest {
     void shouldPublishEveryDocumentOnceInIdOrderWhenTheCursorIsLostMidRead() {
         // The first batch (3) is read, the getMore for the second fails: the read resumes after _id 2.
         loseCursors(new Document("times", 1));
-        RecordingSink sink = new RecordingSink();
+        ListSink sink = new ListSink();
 
         ResyncReport report = resync().run(ResyncSelection.ALL, Optional.of(sink), ResyncProgress.none());
 
@@ -111,7 +129,7 @@ class ResyncLostCursorTest {
     void shouldResumeAfterEachLossWhileEachReadMakesProgress() {
         // Every getMore fails: each resumed read gets its first batch from its find, and goes on from there.
         loseCursors("alwaysOn");
-        RecordingSink sink = new RecordingSink();
+        ListSink sink = new ListSink();
 
         ResyncReport report = resync().run(ResyncSelection.ALL, Optional.of(sink), ResyncProgress.none());
 
@@ -129,7 +147,7 @@ class ResyncLostCursorTest {
                         .append(
                                 "data",
                                 new Document("failCommands", List.of("find", "getMore")).append("errorCode", 43)));
-        RecordingSink sink = new RecordingSink();
+        ListSink sink = new ListSink();
 
         assertThatThrownBy(() -> resync().run(ResyncSelection.ALL, Optional.of(sink), ResyncProgress.none()))
                 .isInstanceOf(MongoException.class);

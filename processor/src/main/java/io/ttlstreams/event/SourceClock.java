@@ -1,6 +1,5 @@
 package io.ttlstreams.event;
 
-import java.time.Instant;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -31,14 +30,5 @@ public final class SourceClock {
     /** Records a measurement: MongoDB's clock read {@code offsetMillis} ahead of this processor's. */
     public void measured(long offsetMillis) {
         offset.set(Math.max(-CAP, Math.min(CAP, offsetMillis)));
-    }
-
-    /**
-     * A time MongoDB stamped, on this processor's clock: {@code time} less the measured offset; {@code time} itself
-     * when unmeasured.
-     */
-    public Instant toProcessorClock(Instant time) {
-        long value = offset.get();
-        return value == UNMEASURED ? time : time.minusMillis(value);
     }
 }

@@ -83,14 +83,17 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
         if (window.check(topic, parsed, Math.min(record.timestamp(), context.currentSystemTimeMs()), offset)
                 && farBackTopics.add(topic)) {
             LOG.warn(
-                    "Topic {} carries change events from further back than {} ms before their records (a source"
+                    "Topic {} carries change events from further back than {}={} ms before their records (a source"
                             + " resuming far back): applied, each deadline counting from no earlier than its record",
                     topic,
-                    SourceOptions.EVENT_TIME_MAX_LAG_MS_CONFIG);
+                    SourceOptions.EVENT_TIME_MAX_LAG_MS_CONFIG,
+                    window.maxLag().toMillis());
         }
         // On this processor's clock, as the deadlines and the blast-radius guard compare it; clusterTime stays as
         // MongoDB stamped it, the order between its own events.
-        ChangeEvent event = parsed.withEventTime(sourceClock.toProcessorClock(parsed.eventTime()));
+        ChangeEvent event = offset.isEmpty()
+                ? parsed
+                : parsed.withEventTime(parsed.eventTime().minusMillis(offset.getAsLong()));
         if (event.operationType() == OperationType.OTHER) {
             skipped.record();
         } else if (event.isNamespaceWide()) {
