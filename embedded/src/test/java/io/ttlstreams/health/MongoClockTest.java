@@ -10,9 +10,11 @@ import io.ttlstreams.embedded.standin.StandInSettings;
 import io.ttlstreams.event.SourceClock;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
+import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -66,6 +68,31 @@ class MongoClockTest {
 
             assertThat(sourceClock.offsetMillis().getAsLong()).isCloseTo(0L, within(1_000L));
             assertThat(clock.problem()).isEmpty();
+        }
+    }
+
+    /** A server that does not know {@code hello} (before MongoDB 4.4.2) is asked {@code isMaster}, as drivers ask. */
+    @Test
+    void shouldMeasureWithIsMasterWhenTheServerDoesNotKnowHello() {
+        SourceClock sourceClock = new SourceClock();
+        try (EmbeddedMongo mongo = EmbeddedMongo.start(0, 200);
+                MongoClock clock = new MongoClock(
+                        MongoClients.create(mongo.connectionString()),
+                        Clock.systemUTC(),
+                        sourceClock,
+                        new SimpleMeterRegistry())) {
+            try (var admin = MongoClients.create(mongo.connectionString())) {
+                admin.getDatabase("admin")
+                        .runCommand(new Document("configureFailPoint", "failCommand")
+                                .append("mode", "alwaysOn")
+                                .append(
+                                        "data",
+                                        new Document("failCommands", List.of("hello")).append("errorCode", 59)));
+            }
+
+            clock.measure();
+
+            assertThat(sourceClock.offsetMillis()).isPresent();
         }
     }
 

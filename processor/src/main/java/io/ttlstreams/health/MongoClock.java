@@ -1,5 +1,6 @@
 package io.ttlstreams.health;
 
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import io.micrometer.core.instrument.Gauge;
@@ -43,6 +44,10 @@ public final class MongoClock implements AutoCloseable {
 
     private static final int SAMPLES = 3;
     private static final BsonDocument HELLO = new BsonDocument("hello", new BsonInt32(1));
+    /** What servers before {@code hello} (MongoDB 4.4.2, some compatible services) answer instead, as drivers do. */
+    private static final BsonDocument IS_MASTER = new BsonDocument("isMaster", new BsonInt32(1));
+    /** MongoDB's CommandNotFound. */
+    private static final int COMMAND_NOT_FOUND = 59;
 
     private final MongoClient client;
     private final Clock clock;
@@ -50,6 +55,7 @@ public final class MongoClock implements AutoCloseable {
     private final ScheduledExecutorService thread =
             Executors.newSingleThreadScheduledExecutor(ExchangeThreads.daemon("ttl-streams-mongodb-clock"));
     private volatile boolean failing;
+    private volatile BsonDocument command = HELLO;
 
     /**
      * @param client a client of {@code ttl.mongodb.uri}; closed with this
@@ -76,7 +82,7 @@ public final class MongoClock implements AutoCloseable {
         long offset = 0;
         for (int i = 0; i < SAMPLES; i++) {
             long sent = clock.millis();
-            BsonDocument hello = client.getDatabase("admin").runCommand(HELLO, BsonDocument.class);
+            BsonDocument hello = handshake();
             long received = clock.millis();
             long middle = sent + (received - sent) / 2;
             OptionalLong sample = offsetOf(hello, middle);
@@ -87,6 +93,18 @@ public final class MongoClock implements AutoCloseable {
         }
         if (best != Long.MAX_VALUE) {
             sourceClock.measured(offset);
+        }
+    }
+
+    private BsonDocument handshake() {
+        try {
+            return client.getDatabase("admin").runCommand(command, BsonDocument.class);
+        } catch (MongoCommandException e) {
+            if (e.getErrorCode() != COMMAND_NOT_FOUND || command == IS_MASTER) {
+                throw e;
+            }
+            command = IS_MASTER;
+            return client.getDatabase("admin").runCommand(command, BsonDocument.class);
         }
     }
 
