@@ -27,6 +27,10 @@ class MongoClockTest {
 
     private static final Duration MINUTE = Duration.ofMinutes(1);
 
+    private static MongoClock clockOf(EmbeddedMongo mongo, SourceClock sourceClock, SimpleMeterRegistry registry) {
+        return new MongoClock(MongoClients.create(mongo.connectionString()), Clock.systemUTC(), sourceClock, registry);
+    }
+
     @ParameterizedTest
     @ValueSource(longs = {60_000, -60_000})
     void shouldMeasureThePrimarysClockOffsetAndReportItWhenItIsAMinuteOff(long offsetMillis) {
@@ -37,8 +41,7 @@ class MongoClockTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         SourceClock sourceClock = new SourceClock();
         try (EmbeddedMongo mongo = EmbeddedMongo.start(0, 200, settings);
-                MongoClock clock = new MongoClock(
-                        MongoClients.create(mongo.connectionString()), Clock.systemUTC(), sourceClock, registry)) {
+                MongoClock clock = clockOf(mongo, sourceClock, registry)) {
             assertThat(registry.get(MongoClock.OFFSET_GAUGE).gauge().value()).isNaN();
             assertThat(clock.problem()).isEmpty();
 
@@ -59,11 +62,7 @@ class MongoClockTest {
     void shouldReportNothingWhenTheClocksAgree() {
         SourceClock sourceClock = new SourceClock();
         try (EmbeddedMongo mongo = EmbeddedMongo.start(0, 200);
-                MongoClock clock = new MongoClock(
-                        MongoClients.create(mongo.connectionString()),
-                        Clock.systemUTC(),
-                        sourceClock,
-                        new SimpleMeterRegistry())) {
+                MongoClock clock = clockOf(mongo, sourceClock, new SimpleMeterRegistry())) {
             clock.measure();
 
             assertThat(sourceClock.offsetMillis().getAsLong()).isCloseTo(0L, within(1_000L));
@@ -76,11 +75,7 @@ class MongoClockTest {
     void shouldMeasureWithIsMasterWhenTheServerDoesNotKnowHello() {
         SourceClock sourceClock = new SourceClock();
         try (EmbeddedMongo mongo = EmbeddedMongo.start(0, 200);
-                MongoClock clock = new MongoClock(
-                        MongoClients.create(mongo.connectionString()),
-                        Clock.systemUTC(),
-                        sourceClock,
-                        new SimpleMeterRegistry())) {
+                MongoClock clock = clockOf(mongo, sourceClock, new SimpleMeterRegistry())) {
             try (var admin = MongoClients.create(mongo.connectionString())) {
                 admin.getDatabase("admin")
                         .runCommand(new Document("configureFailPoint", "failCommand")

@@ -3,7 +3,6 @@ package io.ttlstreams.topology;
 import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.processor.DeadLetters;
 import java.nio.charset.StandardCharsets;
@@ -31,11 +30,7 @@ class ClockSkewTest {
 
     /** Field rule "sessions" on app.sessions (expireAt), last-modified rule "events" on app.events (60 s). */
     private static TopologyFixture fixture() {
-        return new TopologyFixture(TestConfigs.settings(
-                "ttl.rules", "sessions,events",
-                "ttl.rule.events.namespace", "app.events",
-                "ttl.rule.events.mode", "last-modified",
-                "ttl.rule.events.expire.after.seconds", "60"));
+        return SourceClaimsTest.fixture();
     }
 
     /** A session expiring 30 s after START (by the application's clock), and an app.events insert, both at START. */

@@ -36,7 +36,7 @@ class SourceClaimsTest {
     private static final int SESSIONS = 5;
 
     /** Field rule "sessions" on app.sessions (expireAt), last-modified rule "events" on app.events (60 s). */
-    private static TopologyFixture fixture() {
+    static TopologyFixture fixture() {
         return new TopologyFixture(TestConfigs.settings(
                 "ttl.rules", "sessions,events",
                 "ttl.rule.events.namespace", "app.events",
