@@ -15,6 +15,7 @@ import java.util.Base64;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import org.apache.kafka.common.config.ConfigException;
 
 /** Configures and starts an {@link EmbeddedStack}: its rules, ports, data directory and signing key. */
 public final class EmbeddedStackBuilder {
@@ -211,7 +212,9 @@ public final class EmbeddedStackBuilder {
             } catch (RuntimeException closeFailure) {
                 e.addSuppressed(closeFailure);
             }
-            throw e instanceof EmbeddedStackException
+            // A configuration the stack refused (a pre-image rule against the version the stand-in plays) is
+            // the user's to fix: it reaches run as it is, one line naming the option, exit code 2.
+            throw e instanceof EmbeddedStackException || e instanceof ConfigException
                     ? e
                     : new EmbeddedStackException("The embedded stack failed to start: " + e.getMessage(), e);
         }

@@ -2,16 +2,21 @@ package io.ttlstreams.app;
 
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ManagedConnectors;
+import io.ttlstreams.event.SourceClock;
 import io.ttlstreams.health.ConnectorMonitor;
 import io.ttlstreams.health.Dependencies;
 import io.ttlstreams.health.Health;
+import io.ttlstreams.health.MongoClock;
+import io.ttlstreams.health.SinkOutage;
 import io.ttlstreams.health.SourceFreshness;
 import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.metrics.ScheduleMetrics;
+import io.ttlstreams.processor.SinkAvailability;
 import io.ttlstreams.query.LocalSchedule;
 import io.ttlstreams.query.PeerClient;
 import io.ttlstreams.query.ScheduleEndpoints;
+import io.ttlstreams.resync.Resync;
 import io.ttlstreams.status.StatusEndpoint;
 import java.net.URI;
 import java.time.Clock;
@@ -48,14 +53,38 @@ public final class OperationsSurface implements AutoCloseable {
     private final Optional<ManagedConnectors> connectors;
     private final OperationsServer server;
     private final PrometheusMetrics metrics = new PrometheusMetrics();
+    private final SinkOutage sink;
+    private final SourceClock sourceClock = new SourceClock();
     /** Closed in reverse order of creation: the threads that use the admin client stop before it closes. */
     private final List<AutoCloseable> resources = new ArrayList<>();
+
+    /** The application name the MongoDB server logs for the clock's connections. */
+    private static final String MONGODB_CLOCK_APPLICATION = "ttl-streams-clock";
+    /** How long start-up waits for MongoDB's clock before the stream threads start without it. */
+    private static final Duration MONGODB_CLOCK_FIRST_WAIT = Duration.ofSeconds(5);
 
     private OperationsSurface(
             TtlStreamsConfig config, Optional<ManagedConnectors> connectors, OperationsServer server) {
         this.config = config;
         this.connectors = connectors;
         this.server = server;
+        this.sink = new SinkOutage(config.sinkRecovery(), System::nanoTime);
+    }
+
+    /**
+     * Whether the sink connector writes, as the connector monitor sees it; one that watches no connector takes it
+     * to write.
+     */
+    public SinkAvailability sink() {
+        return connectors.isPresent() ? sink : SinkAvailability.ASSUMED;
+    }
+
+    /**
+     * MongoDB's clock against this processor's, for the topology's event-time window: measured from {@link #start}
+     * on where {@code ttl.mongodb.uri} is set, never otherwise.
+     */
+    public SourceClock sourceClock() {
+        return sourceClock;
     }
 
     /**
@@ -93,12 +122,21 @@ public final class OperationsSurface implements AutoCloseable {
         LocalSchedule local = new LocalSchedule(streams, config.expiryEvents());
         ScheduleMetrics schedule = new ScheduleMetrics(local, metrics.registry(), clock);
         Optional<ConnectorMonitor> monitor =
-                connectors.map(managed -> new ConnectorMonitor(managed, metrics.registry()));
+                connectors.map(managed -> new ConnectorMonitor(managed, metrics.registry(), sink, System::nanoTime));
         Admin admin = Admin.create(new StreamsConfig(config.streamsProperties()).getAdminConfigs("ttl-streams-ops"));
         // Closing must not wait for a freshness check stuck on an unreachable broker.
         resources.add(() -> admin.close(Duration.ofSeconds(1)));
         SourceFreshness freshness = new SourceFreshness(config, admin, metrics.registry(), clock);
-        Dependencies dependencies = new Dependencies(monitor, freshness, config.sourceStaleAfter(), metrics.registry());
+        Optional<MongoClock> mongoClock = Optional.empty();
+        if (config.mongodbUri().isPresent()) {
+            MongoClock measured = new MongoClock(
+                    Resync.mongoClient(config, MONGODB_CLOCK_APPLICATION), clock, sourceClock, metrics.registry());
+            resources.add(measured);
+            // Before the stream threads start, so that their first events are judged with it where MongoDB answers.
+            mongoClock = Optional.of(measured.start(config.healthInterval(), MONGODB_CLOCK_FIRST_WAIT));
+        }
+        Dependencies dependencies =
+                new Dependencies(monitor, freshness, config.sourceStaleAfter(), mongoClock, metrics.registry());
         Health health = new Health(streams::state, local::unqueryable, local::holdReasons, dependencies::problems);
 
         health.register(server);

@@ -165,6 +165,8 @@ public final class RunCommand implements Callable<Integer> {
                 connectors = registerConnectors(ttlConfig, mongodbUri, copyExisting, out);
             } catch (IOException | IllegalArgumentException e) {
                 return fail("cannot register the connectors: " + e.getMessage());
+            } catch (ConfigException e) {
+                return fail(e.getMessage());
             }
             try {
                 KafkaProbe.check(ttlConfig);
@@ -257,6 +259,7 @@ public final class RunCommand implements Callable<Integer> {
      * @return the connectors to watch; empty without ttl.connect.url
      * @throws IOException when Kafka Connect cannot be reached or refuses a connector
      * @throws IllegalArgumentException when the connectors cannot be rendered
+     * @throws ConfigException naming the rule's option when a rule wants pre-images from a MongoDB before 6.0
      */
     public static Optional<ManagedConnectors> registerConnectors(
             TtlStreamsConfig ttlConfig, String mongodbUri, boolean copyExisting, PrintStream out)
@@ -273,6 +276,8 @@ public final class RunCommand implements Callable<Integer> {
                     + " is not set: set it to the key the sink guard has (see docs/trust-model.md), or remove "
                     + ConnectOptions.CONNECT_URL_CONFIG + " and register the connectors yourself");
         }
+        // A pre-image rule against MongoDB before 6.0 would register a source connector the server fails.
+        PreImageServerCheck.check(ttlConfig);
         ConnectorConfigs connectors = ConnectorConfigs.render(
                 ttlConfig, mongodbUri == null ? ConnectorConfigs.DEFAULT_MONGODB_URI : mongodbUri, copyExisting);
         ConnectRestClient connect = new ConnectRestClient(ttlConfig.connectUrl().get(), ttlConfig.connectCredentials());

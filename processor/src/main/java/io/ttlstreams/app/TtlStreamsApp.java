@@ -102,11 +102,11 @@ public final class TtlStreamsApp implements AutoCloseable {
             }
             checkThrottleCoversPartitions(config, partitions);
             reading = ReadBack.create(config);
-            SchedulerSettings settings =
-                    new SchedulerSettings(config, partitions, System::nanoTime, reading.map(ReadBack::service));
+            SchedulerSettings settings = new SchedulerSettings(
+                    config, partitions, System::nanoTime, reading.map(ReadBack::service), operations.sink());
             // After the admin client, which would take the registry for a setting of its own.
             props.put(TtlMetrics.REGISTRY_CONFIG, operations.metrics().events());
-            this.streams = new KafkaStreams(TtlTopology.build(config, settings), props);
+            this.streams = new KafkaStreams(TtlTopology.build(config, settings, operations.sourceClock()), props);
         } catch (KafkaException e) {
             reading.ifPresent(ReadBack::close);
             operations.close();

@@ -45,6 +45,16 @@ public final class ConnectOptions {
             + " connector.client.config.override.policy=All. Empty: the connectors run as the workers' user.";
     public static final String CONNECT_KAFKA_USERS_DIR_DEFAULT = "";
 
+    public static final String CONNECT_SINK_RECOVERY_MS_CONFIG = "ttl.connect.sink.recovery.ms";
+    public static final String CONNECT_SINK_RECOVERY_MS_DOC = "How long, in milliseconds, the managed sink connector"
+            + " must run without failing after a failure before ttl-streams counts it as writing again. While it"
+            + " fails (MongoDB unreachable, no primary, a refused login: the sink's task fails with its commands"
+            + " unapplied) and for this long after, ttl-streams restarts its failed task with backoff and re-emits no"
+            + " unconfirmed delete command, spending none of ttl.confirm.max.attempts. Keep it above the sink's"
+            + " serverSelectionTimeoutMS (30 s by default), within which a restarted task that cannot reach a primary"
+            + " fails again.";
+    public static final long CONNECT_SINK_RECOVERY_MS_DEFAULT = 60_000L;
+
     private ConnectOptions() {}
 
     static void embedInto(ConfigDef definition) {
@@ -76,7 +86,14 @@ public final class ConnectOptions {
                             }
                         })),
                         Importance.MEDIUM,
-                        CONNECT_KAFKA_USERS_DIR_DOC);
+                        CONNECT_KAFKA_USERS_DIR_DOC)
+                .define(
+                        CONNECT_SINK_RECOVERY_MS_CONFIG,
+                        Type.LONG,
+                        CONNECT_SINK_RECOVERY_MS_DEFAULT,
+                        ConfigDef.Range.atLeast(0),
+                        Importance.LOW,
+                        CONNECT_SINK_RECOVERY_MS_DOC);
     }
 
     /** {@value #CONNECT_KAFKA_USERS_DIR_CONFIG}, without a trailing {@code /}; empty when unset. */

@@ -53,13 +53,16 @@ public final class SourceOptions {
     public static final String EVENT_TIME_MAX_FUTURE_SKEW_MS_DOC = "How far, in milliseconds, a change event's"
             + " wallTime or clusterTime may lie after its record's timestamp (capped at the processor's clock) before"
             + " the event is dead-lettered as implausible: the clock skew between MongoDB and the source connector's"
-            + " worker, plus the second a clusterTime rounds to. At most a day.";
+            + " worker, plus the second a clusterTime rounds to. Where ttl.mongodb.uri is set, the processor measures"
+            + " MongoDB's clock and widens this by as much as that clock runs ahead of its own. At most a day.";
     public static final long EVENT_TIME_MAX_FUTURE_SKEW_MS_DEFAULT = 30_000L;
 
     public static final String EVENT_TIME_MAX_LAG_MS_CONFIG = "ttl.event.time.max.lag.ms";
-    public static final String EVENT_TIME_MAX_LAG_MS_DOC = "How far, in milliseconds, a change event's wallTime or"
-            + " clusterTime may lie before its record's timestamp before the event is dead-lettered as implausible:"
-            + " longer than the source connector can lag, which is bounded by the oplog window it resumes within.";
+    public static final String EVENT_TIME_MAX_LAG_MS_DOC = "How far back, in milliseconds, a source may resume: the"
+            + " source topics keep at least this much (their planned retention), and a change event whose wallTime or"
+            + " clusterTime lies further before its record's timestamp is logged, once per topic, as a source resuming"
+            + " far back. Such events are applied, not dead-lettered: every deadline counts from no earlier than the"
+            + " record's time.";
     public static final long EVENT_TIME_MAX_LAG_MS_DEFAULT = 7L * 24 * 60 * 60 * 1000;
 
     private SourceOptions() {}

@@ -85,6 +85,15 @@ public enum SourceProfile {
         return this == MONGODB;
     }
 
+    /**
+     * Whether the service refuses retryable writes, so that every client that writes needs {@code retryWrites=false}:
+     * Firestore with MongoDB compatibility, and Amazon DocumentDB before engine 8.0.2, which ttl-streams cannot tell
+     * apart from a later one (turning retries off there only loses the driver's one retry).
+     */
+    public boolean refusesRetryableWrites() {
+        return this == FIRESTORE || this == DOCUMENTDB;
+    }
+
     /** Whether the change stream must be exactly Cosmos DB's documented shape, which carries no operation type. */
     public boolean requiresFixedPipeline() {
         return this == COSMOSDB;

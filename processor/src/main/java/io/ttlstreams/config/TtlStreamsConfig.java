@@ -61,6 +61,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
         ConfigChecks.readBackHasMongo(confirmMode(), mongodbUri().isPresent(), sourceProfile());
         SourceProfiles.check(sourceProfile(), confirmMode(), rules);
         this.expiryEvents = expiryEventsOf(getList(RulesOptions.RULES_CONFIG));
+        RetryableWrites.check(sourceProfile(), mongodbUri());
     }
 
     /**
@@ -360,6 +361,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     public Duration healthInterval() {
         return Duration.ofMillis(getLong(OperationsOptions.HEALTH_INTERVAL_MS_CONFIG));
+    }
+
+    /** {@value ConnectOptions#CONNECT_SINK_RECOVERY_MS_CONFIG}: how long a sink that failed must run to count again. */
+    public Duration sinkRecovery() {
+        return Duration.ofMillis(getLong(ConnectOptions.CONNECT_SINK_RECOVERY_MS_CONFIG));
     }
 
     /**

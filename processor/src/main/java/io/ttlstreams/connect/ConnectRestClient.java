@@ -150,6 +150,26 @@ public final class ConnectRestClient {
     }
 
     /**
+     * Restarts the connector's FAILED units, itself and its tasks, with {@code POST
+     * /connectors/<name>/restart?includeTasks=true&onlyFailed=true} (KIP-745, Kafka 3.0+): Kafka Connect never
+     * restarts a failed task by itself.
+     *
+     * @throws IOException when Connect cannot be reached or refuses
+     */
+    public void restartFailed(String connectorName) throws IOException, InterruptedException {
+        HttpRequest request = authorized(HttpRequest.newBuilder(baseUrl.resolve("connectors/"
+                        + PercentEncoding.encode(connectorName) + "/restart?includeTasks=true&onlyFailed=true")))
+                .timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build();
+        String subject = "the restart of connector " + connectorName;
+        HttpResponse<String> response = send(request, subject);
+        if (response.statusCode() / 100 != 2) {
+            throw refused(response, subject);
+        }
+    }
+
+    /**
      * The connector's status; empty when Connect has no connector of that name.
      *
      * @throws IOException when Connect cannot be reached or answers with an error or an unreadable status

@@ -1,6 +1,7 @@
 package io.ttlstreams.connect;
 
 import io.ttlstreams.config.ExpiredDocument;
+import io.ttlstreams.config.RetryableWrites;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -177,7 +178,8 @@ public final class ConnectorConfigs {
         if (Objects.requireNonNull(mongodbUri, "mongodbUri").isBlank()) {
             throw new IllegalArgumentException("The MongoDB connection URI must not be blank");
         }
-        return new ConnectorConfigs(config, mongodbUri, copyExisting);
+        return new ConnectorConfigs(
+                config, RetryableWrites.connectionUri(config.sourceProfile(), mongodbUri), copyExisting);
     }
 
     /**
@@ -367,7 +369,19 @@ public final class ConnectorConfigs {
         sink.put("collection", UNUSED_DEFAULT_NAMESPACE);
         // The processor writes in exactly-once transactions: apply committed commands only.
         sink.put("consumer.override.isolation.level", "read_committed");
+        // Each command is independent: unordered, one refused command (a validator rejecting a mark, code 121) skips
+        // none of the later ones of its batch to the dead-letter topic (mongo-kafka 2.0.1 StartedMongoSinkTask
+        // reports every record after an ordered batch's first write error as skipped).
+        sink.put("bulk.write.ordered", "false");
+        // Connect's tolerance covers the guard's refusals (transformation stage): parked in the dead-letter topic.
         sink.put("errors.tolerance", "all");
+        // The connector's own, which it reads instead whenever set (MongoSinkTopicConfig.tolerateDataErrors): with
+        // "data" a command's own write error (MongoBulkWriteException) is parked, but any other failure - no primary
+        // within serverSelectionTimeoutMS, NotWritablePrimary after the one retryable-write retry, a socket error, a
+        // refused login - fails the task with the batch's offsets uncommitted, instead of parking every command of
+        // the batch as "all" does. The processor's connector monitor restarts a failed sink task with backoff, and
+        // the task applies the same commands again once MongoDB answers: an outage delays deletes, loses none.
+        sink.put("mongo.errors.tolerance", "data");
         sink.put("errors.deadletterqueue.topic.name", deadLetterTopic);
         sink.put("errors.deadletterqueue.context.headers.enable", "true");
         sink.put("errors.log.enable", "true");

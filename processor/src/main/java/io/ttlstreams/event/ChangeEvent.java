@@ -84,4 +84,10 @@ public record ChangeEvent(
     public boolean isNamespaceWide() {
         return operationType.isNamespaceWide();
     }
+
+    /** This event with {@code time} as its event time, everything else as it is. */
+    public ChangeEvent withEventTime(Instant time) {
+        return new ChangeEvent(
+                operationType, namespace, documentKey, fullDocument, time, clusterTime, fullDocumentBeforeChange);
+    }
 }

@@ -2,6 +2,7 @@ package io.ttlstreams.health;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ConnectorStatus;
 import io.ttlstreams.connect.ManagedConnectors;
 import java.io.IOException;
@@ -10,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * resume token, and documents then silently stop being scheduled), exported as {@code ttl_connector_running} and
  * {@code ttl_connector_failures}, and makes the processor degraded ({@link Dependencies}), not unready: every instance
  * shares the connector, so no instance leaving its Service would help.
+ *
+ * <p>Kafka Connect never restarts a FAILED unit by itself, and the sink's task fails whenever MongoDB cannot be
+ * written ({@code mongo.errors.tolerance=data}): the monitor restarts a connector's failed units, at once and then
+ * after a pause doubling from {@value #FIRST_RESTART_PAUSE_MS} ms to {@value #MAX_RESTART_PAUSE_MS} ms while they keep
+ * failing, exported as {@code ttl_connector_restarts_in_a_row}; and it tells {@link SinkOutage} when the sink failed.
  */
 public final class ConnectorMonitor {
 
@@ -26,6 +34,10 @@ public final class ConnectorMonitor {
 
     static final String RUNNING_GAUGE = "ttl.connector.running";
     static final String FAILURES_GAUGE = "ttl.connector.failures";
+    static final String RESTARTS_GAUGE = "ttl.connector.restarts.in.a.row";
+
+    static final long FIRST_RESTART_PAUSE_MS = 1_000;
+    static final long MAX_RESTART_PAUSE_MS = 120_000;
 
     /** What the last check saw of one connector: its status, or why there is none. */
     record Observation(Optional<ConnectorStatus> status, Optional<String> unavailable) {
@@ -47,12 +59,35 @@ public final class ConnectorMonitor {
         }
     }
 
-    private final ManagedConnectors connectors;
-    private final Map<String, Observation> observed = new ConcurrentHashMap<>();
+    /** The restarts of one connector's failed units: how many in a row, and when the next may be. */
+    private static final class Restarts {
+        volatile int inARow;
+        long notBeforeNanos;
+    }
 
-    public ConnectorMonitor(ManagedConnectors connectors, MeterRegistry registry) {
+    private final ManagedConnectors connectors;
+    private final SinkOutage sink;
+    private final LongSupplier nanoClock;
+    private final Map<String, Observation> observed = new ConcurrentHashMap<>();
+    private final Map<String, Restarts> restarts = new ConcurrentHashMap<>();
+
+    /**
+     * @param sink told when the sink connector ({@value ConnectorConfigs#SINK_NAME}) is found failed
+     * @param nanoClock paces the restarts; {@link System#nanoTime} outside tests
+     */
+    public ConnectorMonitor(
+            ManagedConnectors connectors, MeterRegistry registry, SinkOutage sink, LongSupplier nanoClock) {
         this.connectors = connectors;
+        this.sink = sink;
+        this.nanoClock = nanoClock;
         for (String name : connectors.names()) {
+            Restarts pacing = new Restarts();
+            restarts.put(name, pacing);
+            Gauge.builder(RESTARTS_GAUGE, () -> pacing.inARow)
+                    .description("Restarts of the connector's FAILED units the processor asked Kafka Connect for since"
+                            + " it last ran through a whole pause; 0 while it runs")
+                    .tag("connector", name)
+                    .register(registry);
             observed.put(name, Observation.unavailable("connector " + name + " not checked yet"));
             Gauge.builder(RUNNING_GAUGE, () -> observed.get(name).running() ? 1 : 0)
                     .description("1 when the connector and all its tasks are RUNNING, else 0")
@@ -71,13 +106,52 @@ public final class ConnectorMonitor {
         }
     }
 
-    /** Reads every connector's status once; logs what changed. */
+    /** Reads every connector's status once; logs what changed, and restarts what failed when its pause is over. */
     public void check() throws InterruptedException {
         for (String name : connectors.names()) {
             Observation now = observe(name);
             Observation before = observed.put(name, now);
             report(name, before, now);
+            int failures = now.status().map(ConnectorStatus::failures).orElse(0);
+            if (failures > 0 && name.equals(ConnectorConfigs.SINK_NAME)) {
+                sink.failed();
+            }
+            pace(name, failures, now.running());
         }
+    }
+
+    /**
+     * Restarts the connector's failed units when the pause after the previous restart is over, doubling the pause
+     * while they keep failing; a connector that ran through a whole pause starts again from the first one.
+     */
+    private void pace(String name, int failures, boolean running) throws InterruptedException {
+        Restarts pacing = restarts.get(name);
+        long now = nanoClock.getAsLong();
+        boolean pauseOver = now - pacing.notBeforeNanos >= 0;
+        if (failures == 0) {
+            if (running && pauseOver) {
+                pacing.inARow = 0;
+            }
+            return;
+        }
+        if (pacing.inARow > 0 && !pauseOver) {
+            return;
+        }
+        long pauseMs = Math.min(MAX_RESTART_PAUSE_MS, FIRST_RESTART_PAUSE_MS << Math.min(pacing.inARow, 20));
+        try {
+            connectors.connect().restartFailed(name);
+        } catch (IOException e) {
+            LOG.warn("Kafka Connect: could not restart the failed units of connector {}: {}", name, e.getMessage());
+            return;
+        }
+        pacing.inARow++;
+        pacing.notBeforeNanos = now + TimeUnit.MILLISECONDS.toNanos(pauseMs);
+        LOG.warn(
+                "Kafka Connect: restarted the failed units of connector {} (restart {} in a row; the next no sooner"
+                        + " than {} ms from now)",
+                name,
+                pacing.inARow,
+                pauseMs);
     }
 
     /** Why not every connector runs, one line per problem; empty when all run. */

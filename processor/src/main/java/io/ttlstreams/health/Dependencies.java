@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What the processor depends on but does not run, and every instance shares: the watched connectors (each unit not
  * RUNNING, as {@link ConnectorMonitor} last saw it) and the sources (a namespace whose source was last heard from
- * longer ago than {@code ttl.health.source.stale.ms}, as {@link SourceFreshness} last read it). Any of them makes the
+ * longer ago than {@code ttl.health.source.stale.ms}, as {@link SourceFreshness} last read it) and MongoDB's clock
+ * (more than a few seconds off this processor's, as {@link MongoClock} last measured it). Any of them makes the
  * processor <em>degraded</em>, not unready: {@code /health/dependencies} answers 503 with the reasons, {@code
  * /v1/status} shows them, {@code ttl_dependencies_degraded} is 1, and each turn into or out of degraded is logged
  * once.
@@ -34,6 +35,7 @@ public final class Dependencies implements AutoCloseable {
 
     private final Optional<ConnectorMonitor> connectors;
     private final SourceFreshness sources;
+    private final Optional<MongoClock> mongoClock;
     private final Optional<Duration> staleAfter;
     private final ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor(Dependencies::daemon);
     /** The problems the last {@link #checked()} logged; checks run one at a time. */
@@ -44,17 +46,21 @@ public final class Dependencies implements AutoCloseable {
      * @param sources the sources' freshness
      * @param staleAfter how long a source may stay quiet before it counts as failed; empty when quiet sources are not
      *     judged (a source profile without heartbeats, where a quiet collection looks the same as a dead stream)
+     * @param mongoClock MongoDB's clock against this processor's, measured on a thread of its own; empty without
+     *     {@code ttl.mongodb.uri}
      */
     public Dependencies(
             Optional<ConnectorMonitor> connectors,
             SourceFreshness sources,
             Optional<Duration> staleAfter,
+            Optional<MongoClock> mongoClock,
             MeterRegistry registry) {
         this.connectors = connectors;
         this.sources = sources;
+        this.mongoClock = mongoClock;
         this.staleAfter = staleAfter;
         Gauge.builder(DEGRADED_GAUGE, () -> problems().isEmpty() ? 0 : 1)
-                .description("1 when a watched connector does not run or a source went quiet"
+                .description("1 when a watched connector does not run, a source went quiet or MongoDB's clock is off"
                         + " (/health/dependencies says which), else 0")
                 .register(registry);
     }
@@ -73,6 +79,7 @@ public final class Dependencies implements AutoCloseable {
     public List<String> problems() {
         List<String> problems = new ArrayList<>();
         connectors.ifPresent(monitor -> problems.addAll(monitor.problems()));
+        mongoClock.flatMap(MongoClock::problem).ifPresent(problems::add);
         staleAfter.ifPresent(limit -> {
             for (Namespace namespace : sources.namespaces()) {
                 OptionalDouble staleness = sources.staleness(namespace);

@@ -1,13 +1,20 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.event.OperationType;
+import io.ttlstreams.event.SourceClock;
+import java.util.HashSet;
+import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Parses raw change events and routes them: document events to the scheduler, namespace-wide events
@@ -17,27 +24,38 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
  * <p>Namespace-wide events go through a topic because the documents of one namespace are spread over
  * all partitions, hence all tasks, while the drop event itself arrives on one partition only.
  *
- * <p>An event whose times lie outside the {@link EventTimeWindow} around its record's timestamp (capped at the
- * processor's clock) is dead-lettered too: no time it claims reaches the scheduler.
+ * <p>An event whose times lie too far ahead of its record's timestamp (capped at the processor's clock) for the
+ * {@link EventTimeWindow}, widened by MongoDB's measured clock offset ({@link SourceClock}), is dead-lettered too: no
+ * time it claims reaches the scheduler. An event that passes goes on with its event time on this processor's clock.
  *
  * <p>Parsing is total: whatever the record holds, even JSON nested deep enough to overflow a recursive decoder, it
  * ends as a routed event or a dead letter ({@link DeadLetterRoute}), and the next record is processed.
  */
 public final class ChangeEventProcessor implements Processor<String, String, String, Object> {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ChangeEventProcessor.class);
+
     private final ChangeEventParser parser;
     private final EventTimeWindow window;
+    private final SourceClock sourceClock;
     private final DeadLetters deadLetters;
     private final Outputs outputs;
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
     private DeadLetterRoute deadLetterRoute;
     private TtlMetrics.Count skipped;
+    /** The topics whose far-back events this task has logged, once each. */
+    private final Set<String> farBackTopics = new HashSet<>();
 
     public ChangeEventProcessor(
-            ChangeEventParser parser, EventTimeWindow window, DeadLetters deadLetters, Outputs outputs) {
+            ChangeEventParser parser,
+            EventTimeWindow window,
+            SourceClock sourceClock,
+            DeadLetters deadLetters,
+            Outputs outputs) {
         this.parser = parser;
         this.window = window;
+        this.sourceClock = sourceClock;
         this.deadLetters = deadLetters;
         this.outputs = outputs;
     }
@@ -58,9 +76,23 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
 
     private void route(Record<String, String> record) {
         String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
-        ChangeEvent event = parser.parse(topic, record.key(), record.value(), record.timestamp());
+        ChangeEvent parsed = parser.parse(topic, record.key(), record.value(), record.timestamp());
         // The record's timestamp, capped at the processor's clock: the time an event's claimed times are checked at.
-        window.check(topic, event, Math.min(record.timestamp(), context.currentSystemTimeMs()));
+        OptionalLong offset = sourceClock.offsetMillis();
+        if (window.check(topic, parsed, Math.min(record.timestamp(), context.currentSystemTimeMs()), offset)
+                && farBackTopics.add(topic)) {
+            LOG.warn(
+                    "Topic {} carries change events from further back than {}={} ms before their records (a source"
+                            + " resuming far back): applied, each deadline counting from no earlier than its record",
+                    topic,
+                    SourceOptions.EVENT_TIME_MAX_LAG_MS_CONFIG,
+                    window.maxLag().toMillis());
+        }
+        // On this processor's clock, as the deadlines and the blast-radius guard compare it; clusterTime stays as
+        // MongoDB stamped it, the order between its own events.
+        ChangeEvent event = offset.isEmpty()
+                ? parsed
+                : parsed.withEventTime(parsed.eventTime().minusMillis(offset.getAsLong()));
         if (event.operationType() == OperationType.OTHER) {
             skipped.record();
         } else if (event.isNamespaceWide()) {

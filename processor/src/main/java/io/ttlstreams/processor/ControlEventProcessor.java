@@ -3,6 +3,7 @@ package io.ttlstreams.processor;
 import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.EventTimeWindow;
+import io.ttlstreams.event.SourceClock;
 import io.ttlstreams.serde.ChangeEventSerde;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -29,14 +30,17 @@ public final class ControlEventProcessor implements Processor<String, String, St
     private static final Logger LOG = LoggerFactory.getLogger(ControlEventProcessor.class);
 
     private final EventTimeWindow window;
+    private final SourceClock sourceClock;
     private final DeadLetters deadLetters;
     private final Outputs outputs;
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
     private DeadLetterRoute deadLetterRoute;
 
-    public ControlEventProcessor(EventTimeWindow window, DeadLetters deadLetters, Outputs outputs) {
+    public ControlEventProcessor(
+            EventTimeWindow window, SourceClock sourceClock, DeadLetters deadLetters, Outputs outputs) {
         this.window = window;
+        this.sourceClock = sourceClock;
         this.deadLetters = deadLetters;
         this.outputs = outputs;
     }
@@ -57,7 +61,11 @@ public final class ControlEventProcessor implements Processor<String, String, St
         Object command = parse(record.value());
         if (command instanceof ChangeEvent event) {
             String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
-            window.check(topic, event, Math.min(record.timestamp(), context.currentSystemTimeMs()));
+            window.check(
+                    topic,
+                    event,
+                    Math.min(record.timestamp(), context.currentSystemTimeMs()),
+                    sourceClock.offsetMillis());
         } else if (command instanceof GuardDecision decision) {
             LOG.info("Guard decision {} on rule {}: {}", decision.id(), decision.rule(), decision.verb());
         }

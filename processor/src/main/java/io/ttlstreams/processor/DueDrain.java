@@ -197,18 +197,18 @@ final class DueDrain implements AutoCloseable {
             return;
         }
         if (settings.readsFirst()) {
-            readAgainLater(key, entry, now);
+            waitAnotherTimeout(key, entry, now);
             return;
         }
         retryOrGiveUp(key, ref, entry, now, run);
     }
 
     /**
-     * Read-back mode, when a read could not be asked or told nothing: the entry waits a confirmation timeout and is
-     * read again. Without delete events only a read can confirm, so a MongoDB that cannot be read delays the
-     * confirmation; it spends no attempt and emits nothing.
+     * The entry waits a confirmation timeout, spending no attempt and emitting nothing: in read-back mode when a read
+     * could not be asked or told nothing (without delete events only a read can confirm, so a MongoDB that cannot be
+     * read delays the confirmation), and whenever the sink does not write.
      */
-    private void readAgainLater(Bytes key, ScheduleEntry entry, long now) {
+    private void waitAnotherTimeout(Bytes key, ScheduleEntry entry, long now) {
         schedule.move(key, Timeline.CONFIRMATIONS, now + config.confirmTimeout().toMillis(), entry);
     }
 
@@ -289,7 +289,7 @@ final class DueDrain implements AutoCloseable {
             case FAILED -> {
                 sensors.readBacksFailed.record();
                 if (settings.readsFirst()) {
-                    readAgainLater(key, entry, now);
+                    waitAnotherTimeout(key, entry, now);
                 } else {
                     retryOrGiveUp(key, ref, entry, now, run);
                 }
@@ -319,8 +319,16 @@ final class DueDrain implements AutoCloseable {
         }
     }
 
-    /** The same command goes out again, or, after the last attempt, the entry goes. */
+    /**
+     * The same command goes out again, or, after the last attempt, the entry goes; while the sink does not write, the
+     * entry waits a confirmation timeout instead, spending no attempt: the commands already sent are still queued for
+     * it, and an outage must not use up the attempts.
+     */
     private void retryOrGiveUp(Bytes key, Bytes ref, ScheduleEntry entry, long now, PunctuationBudget run) {
+        if (!settings.sink().writing()) {
+            waitAnotherTimeout(key, entry, now);
+            return;
+        }
         if (entry.getAttempts() < config.confirmMaxAttempts()) {
             ScheduleEntry sent = send(key, entry, now, run);
             sensors.reemitted.record();

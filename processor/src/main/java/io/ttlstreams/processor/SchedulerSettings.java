@@ -18,15 +18,21 @@ import java.util.function.LongSupplier;
  * @param nanoClock measures a punctuation's own duration; {@link System#nanoTime} outside tests
  * @param readBack reads a document back from MongoDB when its delete goes unconfirmed; empty: no read-back, the
  *     command is only emitted again
+ * @param sink whether the sink connector writes now: while it does not, unconfirmed commands wait instead of being
+ *     emitted again
  */
 public record SchedulerSettings(
-        TtlStreamsConfig config, int partitions, LongSupplier nanoClock, Optional<DocumentReadBack> readBack) {
+        TtlStreamsConfig config,
+        int partitions,
+        LongSupplier nanoClock,
+        Optional<DocumentReadBack> readBack,
+        SinkAvailability sink) {
 
     private static final GuardLimit UNGUARDED = new GuardLimit(0, Duration.ofMinutes(1));
 
-    /** Settings for {@code partitions} source partitions, on the system's clock, without read-back. */
+    /** Settings for {@code partitions} source partitions, on the system's clock, without read-back or sink monitor. */
     public SchedulerSettings(TtlStreamsConfig config, int partitions) {
-        this(config, partitions, System::nanoTime, Optional.empty());
+        this(config, partitions, System::nanoTime, Optional.empty(), SinkAvailability.ASSUMED);
     }
 
     /** The largest record the producer sends ({@code max.request.size}), which bounds a delete command. */

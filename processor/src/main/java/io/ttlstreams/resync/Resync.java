@@ -3,6 +3,12 @@ package io.ttlstreams.resync;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoConfigurationException;
+import com.mongodb.MongoCursorNotFoundException;
+import com.mongodb.MongoException;
+import com.mongodb.MongoNodeIsRecoveringException;
+import com.mongodb.MongoNotPrimaryException;
+import com.mongodb.MongoServerException;
+import com.mongodb.MongoSocketException;
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.FindIterable;
@@ -32,6 +38,8 @@ import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.conversions.Bson;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One resync pass: reads the selected namespaces' documents from MongoDB, only {@code _id} and the fields the rules
@@ -39,8 +47,10 @@ import org.bson.conversions.Bson;
  * as a {@link ResyncEvent} to its namespace's source topic, or, in a dry run, only evaluates it.
  *
  * <p>Each batch is stamped with a cluster time taken just before it is read ({@link ReadStamp}), so that no resync
- * claims to be newer than what it read. A collection is read with one cursor: a batch ends where the driver's buffer
- * does, and the stamp of the next one is taken before the {@code getMore} that fetches it.
+ * claims to be newer than what it read. A collection is read in {@code _id} order ({@link IdOrder}) with one cursor:
+ * a batch ends where the driver's buffer does, and the stamp of the next one is taken before the {@code getMore} that
+ * fetches it. A cursor lost on the way ({@link #cursorLost}) is replaced by a new read, stamped again, of the documents
+ * after the last {@code _id} read, at most {@value #RESUMES_WITHOUT_PROGRESS_MAX} times in a row without progress.
  *
  * <p>Not thread-safe: one pass at a time per instance.
  */
@@ -50,6 +60,16 @@ public final class Resync {
     private static final String APPLICATION_NAME = "ttl-streams-resync";
     /** How long a read may wait on a silent MongoDB connection, unless the URI sets {@code socketTimeoutMS}. */
     static final int SOCKET_READ_TIMEOUT_SECONDS = 60;
+    /**
+     * A read that loses its cursor this many times without reading a document in between fails, as any other MongoDB
+     * failure does: MongoDB is then failing more than a cursor, and the next pass starts again.
+     */
+    static final int RESUMES_WITHOUT_PROGRESS_MAX = 3;
+    /** MongoDB's error codes for a cursor it no longer has: CursorNotFound, CursorKilled. */
+    private static final int CURSOR_NOT_FOUND = 43;
+
+    private static final int CURSOR_KILLED = 237;
+    private static final Logger LOG = LoggerFactory.getLogger(Resync.class);
 
     private final TtlStreamsConfig config;
     private final MongoClient client;
@@ -153,27 +173,50 @@ public final class Resync {
         NamespaceResult result = report.started(target);
         progress.started(target, collection.estimatedDocumentCount());
         Bson projection = Projections.include(ChangeStreamPipeline.documentPaths(target.rules()));
-        ReadStamp stamp = stamps.next(database);
-        report.stamped(stamp);
-        FindIterable<BsonDocument> find = stamps.session()
-                .map(collection::find)
-                .orElseGet(collection::find)
-                .projection(projection)
-                .batchSize(config.resyncBatchSize());
         long read = 0;
-        try (MongoCursor<BsonDocument> cursor = find.cursor()) {
-            while (cursor.hasNext()) {
-                BsonDocument document = cursor.next();
-                result.read(config.rules().evaluateResync(namespace, document, stamp.instant()), stamp.instant());
-                if (sink.isPresent()) {
-                    sink.get().publish(ResyncEvent.of(target.topic(), namespace, document, stamp.clusterTime()));
+        BsonValue last = null;
+        int lostInARow = 0;
+        while (true) {
+            // A new read, first or resumed, is stamped before it runs, as every batch is.
+            ReadStamp stamp = stamps.next(database);
+            report.stamped(stamp);
+            FindIterable<BsonDocument> find = stamps.session()
+                    .map(collection::find)
+                    .orElseGet(collection::find)
+                    .filter(last == null ? new BsonDocument() : IdOrder.after(last))
+                    .sort(IdOrder.SORT)
+                    .projection(projection)
+                    .batchSize(config.resyncBatchSize());
+            try (MongoCursor<BsonDocument> cursor = find.cursor()) {
+                while (cursor.hasNext()) {
+                    BsonDocument document = cursor.next();
+                    result.read(config.rules().evaluateResync(namespace, document, stamp.instant()), stamp.instant());
+                    if (sink.isPresent()) {
+                        sink.get().publish(ResyncEvent.of(target.topic(), namespace, document, stamp.clusterTime()));
+                    }
+                    last = document.get("_id");
+                    lostInARow = 0;
+                    progress.read(++read);
+                    if (cursor.available() == 0 && cursor.getServerCursor() != null) {
+                        // The batch is used up and the next hasNext() fetches another from the server: stamp it first.
+                        stamp = stamps.next(database);
+                        report.stamped(stamp);
+                    }
                 }
-                progress.read(++read);
-                if (cursor.available() == 0 && cursor.getServerCursor() != null) {
-                    // The batch is used up and the next hasNext() fetches another from the server: stamp it first.
-                    stamp = stamps.next(database);
-                    report.stamped(stamp);
+                break;
+            } catch (MongoException e) {
+                if (!cursorLost(e) || ++lostInARow > RESUMES_WITHOUT_PROGRESS_MAX) {
+                    throw e;
                 }
+                result.cursorLost();
+                LOG.warn(
+                        "Resync of {}: the read lost its cursor after {} documents ({}); resuming after the last _id"
+                                + " read ({} of at most {} in a row)",
+                        namespace,
+                        read,
+                        e.getMessage(),
+                        lostInARow,
+                        RESUMES_WITHOUT_PROGRESS_MAX);
             }
         }
         if (sink.isPresent()) {
@@ -181,6 +224,20 @@ public final class Resync {
             result.published(read);
         }
         progress.finished(read);
+    }
+
+    /**
+     * Whether {@code e} ended the cursor but not the collection: MongoDB timed it out or killed it (an idle cursor after
+     * 10 minutes, one whose session expired), the connection was lost, or the primary stepped down. A new read from the
+     * primary can go on where this one stopped.
+     */
+    static boolean cursorLost(MongoException e) {
+        return e instanceof MongoCursorNotFoundException
+                || e instanceof MongoSocketException
+                || e instanceof MongoNotPrimaryException
+                || e instanceof MongoNodeIsRecoveringException
+                || (e instanceof MongoServerException server
+                        && (server.getCode() == CURSOR_NOT_FOUND || server.getCode() == CURSOR_KILLED));
     }
 
     /** The collections of a database, for db.* rules; views are left out, they have no change events of their own. */

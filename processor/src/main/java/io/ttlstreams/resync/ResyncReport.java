@@ -98,6 +98,11 @@ public final class ResyncReport {
                         .append(result.topic)
                         .append('\n');
             }
+            if (result.resumed > 0) {
+                text.append("    cursor lost ")
+                        .append(result.resumed == 1 ? "once" : result.resumed + " times")
+                        .append(", the read resumed after the last _id it had read\n");
+            }
             appendRules(text, result.rules);
             if (result.neverExpiring > 0) {
                 text.append("    no rule expires ")
@@ -163,6 +168,7 @@ public final class ResyncReport {
         private final Map<String, RuleTally> rules = new TreeMap<>();
         private long read;
         private long published;
+        private long resumed;
         private long neverExpiring;
         /** Why no rule expires them, with how many documents each; at most {@value #MAX_REASONS} reasons. */
         private final Map<String, Long> neverReasons = new java.util.LinkedHashMap<>();
@@ -189,6 +195,11 @@ public final class ResyncReport {
             return published;
         }
 
+        /** How often the read lost its cursor and resumed after the last {@code _id} it had read. */
+        public long resumed() {
+            return resumed;
+        }
+
         /** The rules' outcomes, by the name of the rule whose deadline won. */
         public Map<String, RuleTally> rules() {
             return Collections.unmodifiableMap(rules);
@@ -210,6 +221,10 @@ public final class ResyncReport {
 
         void published(long events) {
             published += events;
+        }
+
+        void cursorLost() {
+            resumed++;
         }
     }
 

@@ -5,6 +5,7 @@ import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.event.EventTimeWindow;
+import io.ttlstreams.event.SourceClock;
 import io.ttlstreams.processor.ChangeEventProcessor;
 import io.ttlstreams.processor.ControlEventProcessor;
 import io.ttlstreams.processor.DeadLetters;
@@ -118,6 +119,14 @@ public final class TtlTopology {
 
     /** Builds the topology with explicit scheduler settings (tests and benchmarks swap the clock). */
     public static Topology build(TtlStreamsConfig config, SchedulerSettings settings) {
+        return build(config, settings, new SourceClock());
+    }
+
+    /**
+     * Builds the topology with explicit scheduler settings and MongoDB's clock as the health check measures it, which
+     * the event-time window follows.
+     */
+    public static Topology build(TtlStreamsConfig config, SchedulerSettings settings, SourceClock sourceClock) {
         ChangeEventParser parser = ChangeEventParser.forConfig(config);
         EventTimeWindow window = new EventTimeWindow(config.eventTimeMaxFutureSkew(), config.eventTimeMaxLag());
         ChangeEventSerde eventSerde = new ChangeEventSerde();
@@ -128,7 +137,8 @@ public final class TtlTopology {
                 new StringDeserializer(),
                 new StringDeserializer(),
                 config.sourceTopics().toArray(String[]::new));
-        topology.addProcessor(PARSER, () -> new ChangeEventProcessor(parser, window, deadLetters, OUTPUTS), SOURCE);
+        topology.addProcessor(
+                PARSER, () -> new ChangeEventProcessor(parser, window, sourceClock, deadLetters, OUTPUTS), SOURCE);
         topology.addSink(
                 CONTROL_SINK,
                 config.controlTopic(),
@@ -138,7 +148,9 @@ public final class TtlTopology {
                 PARSER);
         topology.addSource(CONTROL_SOURCE, new StringDeserializer(), new StringDeserializer(), config.controlTopic());
         topology.addProcessor(
-                CONTROL_PARSER, () -> new ControlEventProcessor(window, deadLetters, OUTPUTS), CONTROL_SOURCE);
+                CONTROL_PARSER,
+                () -> new ControlEventProcessor(window, sourceClock, deadLetters, OUTPUTS),
+                CONTROL_SOURCE);
         // The supplier brings the scheduler's stores (ProcessorSupplier#stores), so they are attached with it.
         topology.addProcessor(
                 SCHEDULER, ExpirySchedulerProcessor.supplier(settings, deadLetters, OUTPUTS), PARSER, CONTROL_PARSER);

@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Test;
 class SourceProfileOptionsTest {
 
     private static final String URI = "mongodb://mongo:27017";
+    /** As Firestore's and DocumentDB's documentation write it. */
+    private static final String NO_RETRYABLE_WRITES = "mongodb://mongo:27017/?tls=true&retryWrites=false";
 
     @Test
     void shouldAssumeMongoDbWhenNoProfileIsSet() {
@@ -24,10 +26,30 @@ class SourceProfileOptionsTest {
         assertThat(config("ttl.source.profile", "cosmosdb", "ttl.mongodb.uri", URI)
                         .confirmMode())
                 .isEqualTo(ConfirmMode.READ_BACK);
-        assertThat(config("ttl.source.profile", "documentdb", "ttl.mongodb.uri", URI)
+        assertThat(config("ttl.source.profile", "documentdb", "ttl.mongodb.uri", NO_RETRYABLE_WRITES)
                         .confirmMode())
                 .isEqualTo(ConfirmMode.AUTO);
         assertThat(config("ttl.source.profile", "firestore").confirmMode()).isEqualTo(ConfirmMode.CHANGE_STREAM);
+    }
+
+    @Test
+    void shouldRefuseAMongoUriWithRetryableWritesOnWhereTheServiceRefusesThem() {
+        for (String profile : new String[] {"firestore", "documentdb"}) {
+            for (String uri : new String[] {URI, "mongodb://mongo:27017/?retryWrites=true"}) {
+                assertThatThrownBy(() -> config("ttl.source.profile", profile, "ttl.mongodb.uri", uri))
+                        .isInstanceOf(ConfigException.class)
+                        .hasMessageContaining("ttl.mongodb.uri must carry retryWrites=false")
+                        .hasMessageContaining(SourceProfile.of(profile).service())
+                        .hasMessageNotContaining("mongo:27017");
+            }
+            assertThat(config("ttl.source.profile", profile, "ttl.mongodb.uri", NO_RETRYABLE_WRITES)
+                            .sourceProfile()
+                            .refusesRetryableWrites())
+                    .isTrue();
+        }
+        assertThat(config("ttl.mongodb.uri", URI).sourceProfile().refusesRetryableWrites())
+                .as("MongoDB retries writes")
+                .isFalse();
     }
 
     @Test

@@ -365,7 +365,9 @@ class ConnectorConfigsTest {
                 .containsEntry("database", ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE)
                 .containsEntry("collection", ConnectorConfigs.UNUSED_DEFAULT_NAMESPACE)
                 .containsEntry("consumer.override.isolation.level", "read_committed")
+                .containsEntry("bulk.write.ordered", "false")
                 .containsEntry("errors.tolerance", "all")
+                .containsEntry("mongo.errors.tolerance", "data")
                 .containsEntry("errors.deadletterqueue.topic.name", "ttl.sink.dlq")
                 .containsEntry("errors.deadletterqueue.context.headers.enable", "true")
                 .containsEntry("errors.log.enable", "true");

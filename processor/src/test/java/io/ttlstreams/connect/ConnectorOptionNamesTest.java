@@ -105,6 +105,8 @@ class ConnectorOptionNamesTest {
                         "database",
                         "collection",
                         "errors.tolerance",
+                        "mongo.errors.tolerance",
+                        "bulk.write.ordered",
                         "errors.log.enable");
         assertThat(new MongoSourceConnector().config().names())
                 .contains(

@@ -1,6 +1,7 @@
 package io.ttlstreams.connect;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.kafka.connect.source.MongoSourceConfig;
 import io.ttlstreams.config.SourceProfile;
@@ -25,7 +26,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class SourceProfileConnectorsTest {
 
-    private static final String URI = "mongodb://mongo:27017/?replicaSet=rs0";
+    private static final String URI = "mongodb://mongo:27017/?replicaSet=rs0&retryWrites=false";
 
     /** Stages each service documents for change-stream pipelines (null: MongoDB, every stage used). */
     private static final Map<SourceProfile, Set<String>> DOCUMENTED_STAGES = Map.of(
@@ -125,5 +126,38 @@ class SourceProfileConnectorsTest {
                         .config())
                 .as("a heartbeat topic per collection's connector, so that one live stream cannot mask another")
                 .containsEntry("heartbeat.topic.name", "__mongodb_heartbeats.app.sessions");
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = SourceProfile.class,
+            names = {"FIRESTORE", "DOCUMENTDB"})
+    void shouldRenderRetryableWritesOffIntoALiteralUriWhereTheServiceRefusesThem(SourceProfile profile) {
+        assertThat(sinkUri(profile, "mongodb://mongo:27017")).isEqualTo("mongodb://mongo:27017/?retryWrites=false");
+        assertThat(sinkUri(profile, "mongodb://mongo:27017/app?tls=true"))
+                .isEqualTo("mongodb://mongo:27017/app?tls=true&retryWrites=false");
+        assertThat(sinkUri(profile, URI)).as("already off").isEqualTo(URI);
+        assertThat(sinkUri(profile, ConnectorConfigs.DEFAULT_MONGODB_URI))
+                .as("a secret's reference: its secret must carry it, checked on ttl.mongodb.uri at start-up")
+                .isEqualTo(ConnectorConfigs.DEFAULT_MONGODB_URI);
+        assertThatThrownBy(() -> sinkUri(profile, "mongodb://mongo:27017/?retryWrites=true"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("retryWrites=false")
+                .hasMessageContaining(profile.service());
+    }
+
+    @Test
+    void shouldLeaveTheUriAsItIsWhereTheServiceRetriesWrites() {
+        assertThat(sinkUri(SourceProfile.MONGODB, "mongodb://mongo:27017")).isEqualTo("mongodb://mongo:27017");
+    }
+
+    /** The sink's and every source's connection.uri, checked equal, rendered from {@code uri}. */
+    private static String sinkUri(SourceProfile profile, String uri) {
+        ConnectorConfigs rendered = ConnectorConfigs.render(config(profile), uri, false);
+        String sink = rendered.sink().config().get("connection.uri");
+        assertThat(rendered.sources())
+                .allSatisfy(source ->
+                        assertThat(source.config().get("connection.uri")).isEqualTo(sink));
+        return sink;
     }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.ttlstreams.contract.Namespace;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.OptionalLong;
 import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
 
@@ -43,11 +44,36 @@ class EventTimeWindowTest {
     }
 
     @Test
-    void shouldRejectATimeBeyondTheLagNamingTheOption() {
-        assertThatThrownBy(() -> check(drop(RECORD.minus(Duration.ofDays(7)).minusMillis(1), null)))
-                .isInstanceOf(InvalidChangeEventException.class)
-                .hasMessageContaining("is earlier than its record's time")
-                .hasMessageContaining("ttl.event.time.max.lag.ms");
+    void shouldAcceptButReportATimeFurtherBackThanTheLag() {
+        assertThat(WINDOW.check("app.sessions", drop(RECORD.minus(Duration.ofDays(7)), null), RECORD.toEpochMilli()))
+                .isFalse();
+        assertThat(WINDOW.check(
+                        "app.sessions",
+                        drop(RECORD.minus(Duration.ofDays(7)).minusMillis(1), null),
+                        RECORD.toEpochMilli()))
+                .isTrue();
+    }
+
+    @Test
+    void shouldWidenTheSkewByMongoDbsMeasuredClockOffsetWhenItRunsAhead() {
+        ChangeEvent minuteAhead =
+                drop(RECORD.plusSeconds(60), new BsonTimestamp((int) RECORD.getEpochSecond() + 60, 1));
+
+        assertThatThrownBy(() -> check(minuteAhead)).hasMessageContaining("MongoDB's clock not measured");
+        assertThatCode(() -> WINDOW.check("app.sessions", minuteAhead, RECORD.toEpochMilli(), OptionalLong.of(60_000)))
+                .doesNotThrowAnyException();
+        // The skew still applies on top of the offset, and no further.
+        assertThatThrownBy(() -> WINDOW.check(
+                        "app.sessions",
+                        drop(RECORD.plusMillis(90_001), null),
+                        RECORD.toEpochMilli(),
+                        OptionalLong.of(60_000)))
+                .hasMessageContaining("by more than 90000 ms")
+                .hasMessageContaining("MongoDB's clock measured 60000 ms ahead");
+        // A clock behind narrows nothing and widens nothing.
+        assertThatThrownBy(() ->
+                        WINDOW.check("app.sessions", minuteAhead, RECORD.toEpochMilli(), OptionalLong.of(-60_000)))
+                .isInstanceOf(InvalidChangeEventException.class);
     }
 
     @Test

@@ -62,9 +62,13 @@ class HealthEndpointsTest {
     void start() throws Exception {
         connect = FakeConnect.start().answerStatus(SOURCE, 200, RUNNING);
         monitor = new ConnectorMonitor(
-                new ManagedConnectors(new ConnectRestClient(connect.url()), List.of(SOURCE)), registry);
+                new ManagedConnectors(new ConnectRestClient(connect.url()), List.of(SOURCE)),
+                registry,
+                new SinkOutage(Duration.ofMinutes(1), () -> 0),
+                () -> 0);
         freshness = new SourceFreshness(config, null, registry, Clock.fixed(NOW, ZoneOffset.UTC));
-        dependencies = new Dependencies(Optional.of(monitor), freshness, config.sourceStaleAfter(), registry);
+        dependencies = new Dependencies(
+                Optional.of(monitor), freshness, config.sourceStaleAfter(), Optional.empty(), registry);
         server = OperationsServer.bind(config);
         new Health(() -> State.RUNNING, List::of, List::of, dependencies::problems).register(server);
         server.start();

@@ -65,7 +65,7 @@ final class SchedulerParts {
         props.putIfAbsent(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         TtlStreamsConfig config = new TtlStreamsConfig(props);
         // A clock that stands still: no test here spends a punctuation's time budget.
-        this.settings = new SchedulerSettings(config, 1, () -> 0, Optional.empty());
+        this.settings = new SchedulerSettings(config, 1, () -> 0, Optional.empty(), SinkAvailability.ASSUMED);
         this.sensors = new SchedulerSensors(
                 TtlMetrics.forTask(meters, context.taskId().toString()),
                 List.of("sessions"),

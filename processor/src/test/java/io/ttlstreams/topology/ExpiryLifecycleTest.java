@@ -233,6 +233,40 @@ class ExpiryLifecycleTest {
     }
 
     @Test
+    void shouldSpendNoAttemptAndEmitNothingAgainWhileTheSinkDoesNotWrite() {
+        try (TopologyFixture fixture = fixture("ttl.confirm.max.attempts", "2")) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            insertDueAt(fixture, events, Duration.ofSeconds(1));
+            fixture.wallClockAt(Duration.ofSeconds(1));
+            assertThat(fixture.deletes()).as("the first command").hasSize(1);
+
+            // MongoDB cannot be written for far longer than the two attempts' schedule (10 s, then 20 s).
+            fixture.sinkWriting.set(false);
+            for (int second = 11; second <= 600; second += 10) {
+                fixture.wallClockAt(Duration.ofSeconds(second));
+            }
+            assertThat(fixture.deletes())
+                    .as("nothing emitted again while the sink fails")
+                    .isEmpty();
+            assertThat(position(fixture, ID))
+                    .as("still awaiting its confirmation")
+                    .isNotNull();
+            assertThat(fixture.metric(TtlMetrics.UNCONFIRMED + "-total")).isZero();
+
+            fixture.sinkWriting.set(true);
+            fixture.wallClockAt(Duration.ofSeconds(610));
+            assertThat(fixture.deletes())
+                    .as("the second attempt, once the sink writes")
+                    .hasSize(1);
+            fixture.input("app.sessions")
+                    .pipeInput(ChangeEvents.key(ID), new ChangeEvents("app.sessions", START.plusSeconds(2)).delete(ID));
+            assertThat(position(fixture, ID)).as("confirmed").isNull();
+            assertThat(outcomes(fixture))
+                    .containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.EMITTED, ExpiryOutcome.CONFIRMED);
+        }
+    }
+
+    @Test
     void shouldLetARenewalSupersedeACommandAwaitingConfirmation() {
         try (TopologyFixture fixture = fixture()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);

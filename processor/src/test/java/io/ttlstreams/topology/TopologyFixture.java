@@ -3,6 +3,7 @@ package io.ttlstreams.topology;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.event.SourceClock;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.processor.ScheduleEntries;
@@ -32,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
@@ -69,6 +71,10 @@ final class TopologyFixture implements AutoCloseable {
     final PrometheusMetrics metrics = new PrometheusMetrics(mbeans);
     /** Nanoseconds the punctuation clock advances on each read; 0 means it stands still, negative that it fails. */
     final AtomicLong nanosPerClockRead = new AtomicLong();
+    /** What the scheduler is told of the sink connector: true while it writes, as a monitor would report. */
+    final AtomicBoolean sinkWriting = new AtomicBoolean(true);
+    /** MongoDB's clock against the processor's, as a health check would measure it: unmeasured until a test says. */
+    final SourceClock sourceClock = new SourceClock();
 
     private final Map<String, String> settings;
 
@@ -97,8 +103,10 @@ final class TopologyFixture implements AutoCloseable {
         Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         streamsProps.put(TtlMetrics.REGISTRY_CONFIG, metrics.events());
-        SchedulerSettings schedulerSettings = new SchedulerSettings(config, 1, this::readNanoClock, readBack);
-        this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, wallClock);
+        SchedulerSettings schedulerSettings =
+                new SchedulerSettings(config, 1, this::readNanoClock, readBack, sinkWriting::get);
+        this.driver = new TopologyTestDriver(
+                TtlTopology.build(config, schedulerSettings, sourceClock), streamsProps, wallClock);
         metrics.countSendFailures(driver::metrics);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());

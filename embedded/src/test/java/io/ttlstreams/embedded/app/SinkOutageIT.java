@@ -1,0 +1,128 @@
+package io.ttlstreams.embedded.app;
+
+import static com.mongodb.client.model.Filters.in;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ttlstreams.config.ConnectOptions;
+import io.ttlstreams.config.OperationsOptions;
+import io.ttlstreams.config.SchedulerOptions;
+import io.ttlstreams.connect.ConnectorConfigs;
+import io.ttlstreams.connect.ConnectorStatus;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.metrics.ExpiryFigures;
+import io.ttlstreams.processor.TtlMetrics;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.bson.Document;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestInstance.Lifecycle;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Issue 43: MongoDB refuses every delete as a primary that stepped down does ({@code NotWritablePrimary}, 10107,
+ * through the stand-in's {@code failCommand} fail point) for longer than the whole confirmation schedule, shortened
+ * here to two attempts two seconds apart. The sink's task fails with its commands unapplied, the processor restarts
+ * it with backoff and spends no attempt meanwhile; once the fail point is off, every document is deleted, none
+ * before its deadline, every delete is confirmed and none is given up on.
+ */
+@Tag("integration")
+@TestInstance(Lifecycle.PER_CLASS)
+class SinkOutageIT {
+
+    private static final Namespace SESSIONS = Namespace.parse("app.sessions");
+    private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(2);
+    /** Two commands: the schedule ends CONFIRM_TIMEOUT + 2 * CONFIRM_TIMEOUT after the deadline. */
+    private static final int MAX_ATTEMPTS = 2;
+    /** Twice the whole schedule. */
+    private static final Duration OUTAGE = CONFIRM_TIMEOUT.multipliedBy(6);
+
+    private static final int DOCUMENTS = 10;
+    /** The fault cleared, the next restart comes within the longest pause so far (16 s here), then the deletes. */
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @RegisterExtension
+    static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(PipelineScenarios.RULES)
+            .and(SchedulerOptions.CONFIRM_TIMEOUT_MS_CONFIG, Long.toString(CONFIRM_TIMEOUT.toMillis()))
+            .and(SchedulerOptions.CONFIRM_MAX_ATTEMPTS_CONFIG, Integer.toString(MAX_ATTEMPTS))
+            .and(OperationsOptions.HEALTH_INTERVAL_MS_CONFIG, "250")
+            .and(ConnectOptions.CONNECT_SINK_RECOVERY_MS_CONFIG, "3000");
+
+    private double total(String name) {
+        return ExpiryFigures.of(PIPELINE.pipeline().processor().metrics()).total(name);
+    }
+
+    private long present(List<String> ids) {
+        return PIPELINE.collection(SESSIONS).countDocuments(in("_id", ids));
+    }
+
+    /** MongoDB's test hook: every {@code delete} command fails as on a primary that stepped down, until turned off. */
+    private void failDeletes(boolean on) {
+        Document command = new Document("configureFailPoint", "failCommand").append("mode", on ? "alwaysOn" : "off");
+        if (on) {
+            command.append("data", new Document("failCommands", List.of("delete")).append("errorCode", 10107));
+        }
+        PIPELINE.mongo().getDatabase("admin").runCommand(command);
+    }
+
+    private ConnectorStatus sinkStatus() throws Exception {
+        return PIPELINE.pipeline()
+                .connectors()
+                .connect()
+                .status(ConnectorConfigs.SINK_NAME)
+                .orElseThrow();
+    }
+
+    @Test
+    void shouldDeleteEveryDueDocumentAfterAnOutageLongerThanTheConfirmationScheduleNoneEarlyNoneUnconfirmed()
+            throws Exception {
+        double confirmed = total(TtlMetrics.CONFIRMED);
+        double unconfirmed = total(TtlMetrics.UNCONFIRMED);
+        List<String> ids = new ArrayList<>();
+        AtomicBoolean sinkFailed = new AtomicBoolean();
+        Instant deadline = ExpiryProbe.deadlineIn(2);
+        failDeletes(true);
+        try {
+            for (int i = 0; i < DOCUMENTS; i++) {
+                ids.add("outage-" + i);
+                PIPELINE.collection(SESSIONS)
+                        .insertOne(new Document("_id", ids.get(i)).append("expireAt", Date.from(deadline)));
+            }
+            Instant cleared = deadline.plus(OUTAGE);
+            await("every document still present while MongoDB refuses deletes, until " + cleared)
+                    .atMost(Duration.between(Instant.now(), cleared).plus(WAIT))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        assertThat(present(ids)).as("documents present").isEqualTo(DOCUMENTS);
+                        assertThat(total(TtlMetrics.UNCONFIRMED) - unconfirmed)
+                                .as("deletes given up on during the outage")
+                                .isZero();
+                        if (sinkStatus().tasks().stream()
+                                .anyMatch(task -> task.trace().orElse("").contains("10107"))) {
+                            sinkFailed.set(true);
+                        }
+                        return !Instant.now().isBefore(cleared);
+                    });
+        } finally {
+            failDeletes(false);
+        }
+
+        await("every document deleted once deletes succeed again").atMost(WAIT).until(() -> present(ids) == 0);
+        await("every delete confirmed by its change event")
+                .atMost(WAIT)
+                .until(() -> total(TtlMetrics.CONFIRMED) - confirmed, count -> count == DOCUMENTS);
+        assertThat(total(TtlMetrics.UNCONFIRMED) - unconfirmed)
+                .as("deletes given up on")
+                .isZero();
+        assertThat(sinkFailed)
+                .as("the sink's task seen FAILED on NotWritablePrimary (then restarted)")
+                .isTrue();
+        await("the sink running again").atMost(WAIT).until(() -> sinkStatus().running());
+    }
+}
