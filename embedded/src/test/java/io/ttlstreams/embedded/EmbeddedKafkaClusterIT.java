@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -41,7 +42,11 @@ class EmbeddedKafkaClusterIT {
             assertThat(kafka.bootstrapServers().split(",")).hasSize(3);
             kafka.createTopics(1, TOPIC);
 
-            TopicDescription topic = describe(admin);
+            // createTopics returns once the controller has the topic; the broker the admin asks may learn of it later.
+            TopicDescription topic = await("the topic described by the broker the admin asks")
+                    .atMost(Duration.ofSeconds(30))
+                    .ignoreExceptions()
+                    .until(() -> describe(admin), Objects::nonNull);
             assertThat(topic.partitions().get(0).replicas()).hasSize(3);
             Config config = admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, TOPIC)))
                     .all()
