@@ -734,6 +734,13 @@ public final class EmbeddedKafka implements AutoCloseable {
         props.put("share.coordinator.state.topic.num.partitions", "1");
         // No other group members are coming: rebalance at once instead of after 3 s.
         props.put("group.initial.rebalance.delay.ms", "0");
+        // The streams rebalance protocol (KIP-1071, group.protocol=streams) needs nothing enabled on Kafka 4.4: its
+        // group coordinator is on by default (group.coordinator.rebalance.protocols) and formatting finalizes
+        // streams.version=1, the latest production level. Its groups have their own initial delay, 3 s by default.
+        props.put("group.streams.initial.rebalance.delay.ms", "0");
+        // Under that protocol a group's standby replicas are the broker's to set, and Kafka Streams ignores its own
+        // num.standby.replicas: every streams group here gets the one standby the processor asks for by default.
+        props.put("group.streams.num.standby.replicas", "1");
         // A processor killed mid-transaction leaves it open until transaction.timeout.ms (10 s under Kafka Streams'
         // exactly-once) and the broker's next check for timed-out transactions (every 10 s by default); until then
         // read_committed consumers, the delete sink among them, see nothing after it. Checking every second bounds
