@@ -16,8 +16,6 @@ import java.util.Properties;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.streams.GroupProtocol;
-import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * The ttl-streams configuration, read once and checked whole: the TTL rules, the topics, the scheduler's budget, the
@@ -392,11 +390,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * group.protocol=streams}), in which the brokers' group coordinator assigns the tasks, rather than the classic one.
      */
     public boolean streamsRebalanceProtocol() {
-        Object protocol = streamsProperties().get(StreamsConfig.GROUP_PROTOCOL_CONFIG);
-        return protocol != null
-                && GroupProtocol.STREAMS
-                        .name()
-                        .equalsIgnoreCase(String.valueOf(protocol).trim());
+        return StreamsDefaults.streamsProtocol(originals());
     }
 
     /** {@code value}, unless it is null or blank. */
