@@ -1,5 +1,6 @@
 package io.ttlstreams.embedded;
 
+import io.ttlstreams.config.StreamsDefaults;
 import io.ttlstreams.platform.TopicPlan;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -741,6 +742,14 @@ public final class EmbeddedKafka implements AutoCloseable {
         // Under that protocol a group's standby replicas are the broker's to set, and Kafka Streams ignores its own
         // num.standby.replicas: every streams group here gets the one standby the processor asks for by default.
         props.put("group.streams.num.standby.replicas", "1");
+        // And its session timeout and heartbeat interval too (at least 45 s and 5 s by default): the processor's
+        // defaults, so that an instance killed without leaving holds its tasks as long under either protocol.
+        String session = Integer.toString(StreamsDefaults.DEFAULT_SESSION_TIMEOUT_MS);
+        String heartbeat = Integer.toString(StreamsDefaults.DEFAULT_HEARTBEAT_INTERVAL_MS);
+        props.put("group.streams.min.session.timeout.ms", session);
+        props.put("group.streams.session.timeout.ms", session);
+        props.put("group.streams.min.heartbeat.interval.ms", heartbeat);
+        props.put("group.streams.heartbeat.interval.ms", heartbeat);
         // A processor killed mid-transaction leaves it open until transaction.timeout.ms (10 s under Kafka Streams'
         // exactly-once) and the broker's next check for timed-out transactions (every 10 s by default); until then
         // read_committed consumers, the delete sink among them, see nothing after it. Checking every second bounds
