@@ -54,14 +54,8 @@ class LeastPrivilegeIT extends LeastPrivilegeScenarios {
     @Order(2)
     static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(settings());
 
-    @Override
-    protected AuthorizationLog authorizations() {
-        return AUTHORIZATIONS;
-    }
-
-    @Override
-    protected EmbeddedPipelineExtension pipeline() {
-        return PIPELINE;
+    LeastPrivilegeIT() {
+        super(AUTHORIZATIONS, PIPELINE);
     }
 
     /** What a principal may not do, and the call that tries it. */

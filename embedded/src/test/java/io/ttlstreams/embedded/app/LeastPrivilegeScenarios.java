@@ -82,11 +82,22 @@ import org.junit.jupiter.params.provider.MethodSource;
 @TestInstance(Lifecycle.PER_CLASS)
 abstract class LeastPrivilegeScenarios {
 
-    /** The subclass's authorization log, registered before its pipeline. */
-    protected abstract AuthorizationLog authorizations();
+    private final AuthorizationLog authorizations;
+    private final EmbeddedPipelineExtension pipeline;
 
-    /** The subclass's pipeline. */
-    protected abstract EmbeddedPipelineExtension pipeline();
+    /** The subclass's authorization log and pipeline, registered on its static fields, the log first. */
+    LeastPrivilegeScenarios(AuthorizationLog authorizations, EmbeddedPipelineExtension pipeline) {
+        this.authorizations = authorizations;
+        this.pipeline = pipeline;
+    }
+
+    AuthorizationLog authorizations() {
+        return authorizations;
+    }
+
+    EmbeddedPipelineExtension pipeline() {
+        return pipeline;
+    }
 
     static final Namespace SESSIONS = Namespace.parse("app.sessions");
     private static final Namespace HELD = Namespace.parse("app.held");

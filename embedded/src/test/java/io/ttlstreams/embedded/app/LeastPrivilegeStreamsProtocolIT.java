@@ -27,13 +27,7 @@ class LeastPrivilegeStreamsProtocolIT extends LeastPrivilegeScenarios {
         return settings;
     }
 
-    @Override
-    protected AuthorizationLog authorizations() {
-        return AUTHORIZATIONS;
-    }
-
-    @Override
-    protected EmbeddedPipelineExtension pipeline() {
-        return PIPELINE;
+    LeastPrivilegeStreamsProtocolIT() {
+        super(AUTHORIZATIONS, PIPELINE);
     }
 }
