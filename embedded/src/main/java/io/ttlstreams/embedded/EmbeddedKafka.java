@@ -153,18 +153,34 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw new IllegalArgumentException(
                     "The embedded Kafka cluster enforces security with one broker only, not " + brokers);
         }
+        Path directory = directory(dataDir);
+        return brokers == 1
+                ? startSingleNode(directory, port, partitions, security, Map.of())
+                : startCluster(directory, port, partitions, brokers);
+    }
+
+    /**
+     * One broker on a free port, configured as {@link #start(Path, int)} configures it but with {@code settings} over
+     * its configuration: a broker unlike the stack's in what a test is about (one without the streams rebalance
+     * protocol, say).
+     */
+    public static EmbeddedKafka startWith(Path dataDir, Map<String, String> settings) {
+        return startSingleNode(directory(dataDir), 0, 1, KafkaSecurity.NONE, settings);
+    }
+
+    /** The cluster's directory in the stack's data directory, created. */
+    private static Path directory(Path dataDir) {
         Path directory = dataDir.resolve("kafka").toAbsolutePath();
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
             throw new EmbeddedStackException("Embedded Kafka could not prepare its directory " + directory, e);
         }
-        return brokers == 1
-                ? startSingleNode(directory, port, partitions, security)
-                : startCluster(directory, port, partitions, brokers);
+        return directory;
     }
 
-    private static EmbeddedKafka startSingleNode(Path directory, int port, int partitions, KafkaSecurity security) {
+    private static EmbeddedKafka startSingleNode(
+            Path directory, int port, int partitions, KafkaSecurity security, Map<String, String> settings) {
         Path logDir = directory.resolve("logs");
         int brokerPort = LocalPorts.resolve(port);
         boolean formatted = Files.exists(logDir.resolve("meta.properties"));
@@ -176,6 +192,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 brokerPort, security.enforced() ? LocalPorts.pickFree() : brokerPort, controllerPort, security);
         Properties props = brokerProperties(logDir, listeners);
         props.put("num.partitions", Integer.toString(partitions));
+        props.putAll(settings);
         try {
             if (!formatted) {
                 format(directory, props, Uuid.randomUuid().toString(), true);
