@@ -99,6 +99,16 @@ class LayeringTest {
                     "io.ttlstreams.status..",
                     "io.ttlstreams.app..");
 
+    /** Jetty's server is the transport's alone: the endpoints see requests and responses of the project's own. */
+    @ArchTest
+    static final ArchRule onlyTheTransportKnowsTheServer = noClasses()
+            .that()
+            .resideOutsideOfPackage("io.ttlstreams.http..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("org.eclipse.jetty.server..")
+            .because("the server library can change without an endpoint changing");
+
     /**
      * The scheduler's parts know none of each other: {@code ExpirySchedulerProcessor} composes them, and a part that
      * needs another's answer takes it as an interface ({@code Admission}, {@code RuleCheck}), so that each part can be

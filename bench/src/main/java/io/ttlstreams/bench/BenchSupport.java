@@ -7,11 +7,15 @@ import io.ttlstreams.config.RulesOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.metrics.ExpiryFigures;
+import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.processor.ScheduleEntries;
+import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.topology.TtlTopology;
@@ -28,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
+import javax.management.MBeanServerFactory;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
@@ -135,13 +140,14 @@ final class BenchSupport {
     static void scheduleDirectly(
             KeyValueStore<Bytes, ScheduleEntry> schedule,
             KeyValueStore<Bytes, IndexEntry> index,
+            KeyValueStore<Bytes, TaskRecord> task,
             long id,
             long deadlineMs) {
-        scheduleDirectly(schedule, index, id, deadlineMs, 0);
+        scheduleDirectly(schedule, index, task, id, deadlineMs, 0);
     }
 
     /**
-     * {@link #scheduleDirectly(KeyValueStore, KeyValueStore, long, long)}, and with {@code noticeBeforeMs} > 0 the
+     * {@link #scheduleDirectly(KeyValueStore, KeyValueStore, KeyValueStore, long, long)}, and with {@code noticeBeforeMs} > 0 the
      * notice of that deadline as the scheduler puts it for a rule with {@code notice.before.seconds}: the same entry
      * on the notices timeline, due that long before the deadline (the caller keeps it ahead of the wall clock, as the
      * scheduler puts none for a deadline already closer).
@@ -149,6 +155,7 @@ final class BenchSupport {
     static void scheduleDirectly(
             KeyValueStore<Bytes, ScheduleEntry> schedule,
             KeyValueStore<Bytes, IndexEntry> index,
+            KeyValueStore<Bytes, TaskRecord> task,
             long id,
             long deadlineMs,
             long noticeBeforeMs) {
@@ -159,7 +166,7 @@ final class BenchSupport {
         ExpiryDecision decision = RULES.evaluate(namespace, document, START);
         ScheduleEntry entry =
                 ScheduleEntries.of(decision, RULES.rule(decision.rule()).orElseThrow());
-        ExpirySchedule expirySchedule = new ExpirySchedule(schedule, index, null);
+        ExpirySchedule expirySchedule = new ExpirySchedule(schedule, index, task);
         Bytes ref = expirySchedule.namespaces().ref(namespace, key);
         long deadline = decision.deadline().toEpochMilli();
         expirySchedule.put(ref, null, ScheduleKey.Timeline.DEADLINES, deadline, entry, clusterTime);
@@ -169,8 +176,26 @@ final class BenchSupport {
     }
 
     /** Streams properties with a fresh state directory. */
-    static Properties streamsProperties(TtlStreamsConfig config, Path stateDir) {
+    /**
+     * The meters every processor of a bench records into, as {@code run}'s do (Prometheus and JMX, the latter on an
+     * MBean server of the benches' own); one set for the JVM, each task's meters leaving with it.
+     */
+    static final PrometheusMetrics METRICS = new PrometheusMetrics(MBeanServerFactory.newMBeanServer());
+
+    /** The Kafka Streams settings of {@code config} with the benches' {@link #METRICS}. */
+    static Properties streamsProperties(TtlStreamsConfig config) {
         Properties properties = TtlTopology.streamsProperties(config);
+        properties.put(TtlMetrics.REGISTRY_CONFIG, METRICS.events());
+        return properties;
+    }
+
+    /** The sum over the running tasks and rules of ttl-streams counter {@code counter}. */
+    static double ttlTotal(String counter) {
+        return ExpiryFigures.of(METRICS.registry()).total(counter);
+    }
+
+    static Properties streamsProperties(TtlStreamsConfig config, Path stateDir) {
+        Properties properties = streamsProperties(config);
         properties.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         return properties;
     }

@@ -266,7 +266,7 @@ final class BrokerBench {
                     TtlStreamsConfig config = broker.passThroughConfig(runApp, topic);
                     KafkaStreams streams = new KafkaStreams(
                             PassThroughTopology.build(config, BenchBroker.passThroughOutput(runApp)),
-                            TtlTopology.streamsProperties(config));
+                            BenchSupport.streamsProperties(config));
                     unit.add(measure(round, position, variant, workload, runApp, config, streams));
                 }
             }
@@ -277,7 +277,7 @@ final class BrokerBench {
                     TtlStreamsConfig config = broker.passThroughConfig(app, topic);
                     KafkaStreams streams = new KafkaStreams(
                             FullScanTopology.build(config, BenchBroker.passThroughOutput(app), FULL_SCAN_INTERVAL),
-                            TtlTopology.streamsProperties(config));
+                            BenchSupport.streamsProperties(config));
                     unit.add(measure(round, position, variant, workload, app, config, streams));
                 }
             }
@@ -294,7 +294,7 @@ final class BrokerBench {
 
     static KafkaStreams ttlStreams(TtlStreamsConfig config) {
         return new KafkaStreams(
-                TtlTopology.build(config, BenchBroker.PARTITIONS), TtlTopology.streamsProperties(config));
+                TtlTopology.build(config, BenchBroker.PARTITIONS), BenchSupport.streamsProperties(config));
     }
 
     /**
@@ -376,9 +376,7 @@ final class BrokerBench {
             processed = (long) run.metric("stream-thread-metrics", "process-total");
             retries = (long) run.metric("producer-metrics", "record-retry-total");
             errors = (long) run.metric("producer-metrics", "record-error-total");
-            scheduled = variant.ttlStreams()
-                    ? (long) run.metric("stream-" + TtlMetrics.SCOPE + "-metrics", TtlMetrics.SCHEDULED + "-total")
-                    : -1;
+            scheduled = variant.ttlStreams() ? (long) BenchSupport.ttlTotal(TtlMetrics.SCHEDULED) : -1;
         }
         Map<String, Long> written = new TreeMap<>();
         broker.logBytesByTopic().forEach((topic, size) -> {

@@ -7,6 +7,7 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.topology.TtlTopology;
 import java.lang.management.ManagementFactory;
@@ -159,6 +160,7 @@ public final class CommandCostBench {
         private final TopologyTestDriver driver;
         private final KeyValueStore<Bytes, ScheduleEntry> schedule;
         private final KeyValueStore<Bytes, IndexEntry> index;
+        private final KeyValueStore<Bytes, TaskRecord> task;
         private final TestInputTopic<String, String> source;
         private final String commandTopic;
         private final Map<String, TestOutputTopic<byte[], byte[]>> outputs = new HashMap<>();
@@ -190,6 +192,7 @@ public final class CommandCostBench {
                     TtlTopology.build(config), BenchSupport.streamsProperties(config, dir), BenchSupport.START);
             this.schedule = driver.getKeyValueStore(ScheduleStores.SCHEDULE);
             this.index = driver.getKeyValueStore(ScheduleStores.INDEX);
+            this.task = driver.getKeyValueStore(ScheduleStores.TASK);
             this.source = driver.createInputTopic(
                     config.sourceTopics().get(0), new StringSerializer(), new StringSerializer());
             this.commandTopic = config.deleteTopic();
@@ -267,7 +270,7 @@ public final class CommandCostBench {
 
         private void schedule(long id, long deadline) {
             BenchSupport.scheduleDirectly(
-                    schedule, index, id, deadline, variant.on() ? NOTICE_BEFORE_SECONDS * 1000L : 0);
+                    schedule, index, task, id, deadline, variant.on() ? NOTICE_BEFORE_SECONDS * 1000L : 0);
             deadlines.put(id, deadline);
         }
 
@@ -308,13 +311,9 @@ public final class CommandCostBench {
             });
         }
 
-        /** The sum over tasks and rules of a processor counter, from the driver's metrics. */
+        /** The sum over tasks and rules of a processor counter. */
         private long total(String counter) {
-            return (long) driver.metrics().entrySet().stream()
-                    .filter(metric -> metric.getKey().group().equals(TtlMetrics.GROUP)
-                            && metric.getKey().name().equals(counter + TtlMetrics.TOTAL))
-                    .mapToDouble(metric -> ((Number) metric.getValue().metricValue()).doubleValue())
-                    .sum();
+            return (long) BenchSupport.ttlTotal(counter);
         }
 
         void print(int size, int due, int measured) {

@@ -4,6 +4,7 @@ import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.topology.TtlTopology;
 import java.nio.file.Path;
@@ -63,12 +64,13 @@ final class LagBench {
                 TtlTopology.build(config), BenchSupport.streamsProperties(config, dir), BenchSupport.START)) {
             KeyValueStore<Bytes, ScheduleEntry> schedule = driver.getKeyValueStore(ScheduleStores.SCHEDULE);
             KeyValueStore<Bytes, IndexEntry> index = driver.getKeyValueStore(ScheduleStores.INDEX);
+            KeyValueStore<Bytes, TaskRecord> task = driver.getKeyValueStore(ScheduleStores.TASK);
             long first = BenchSupport.START.toEpochMilli() + 1_000;
             long last = first;
             for (int i = 0; i < total; i++) {
                 // Deadlines every 1/rate seconds, from one second after the start.
                 last = first + (long) i * 1_000 / ratePerSecond;
-                BenchSupport.scheduleDirectly(schedule, index, i, last);
+                BenchSupport.scheduleDirectly(schedule, index, task, i, last);
             }
             TestOutputTopic<String, String> deletes =
                     driver.createOutputTopic(config.deleteTopic(), new StringDeserializer(), new StringDeserializer());
@@ -84,6 +86,7 @@ final class LagBench {
                 }
                 BenchSupport.drain(driver, BenchSupport.APPLICATION_ID + "-schedule-changelog");
                 BenchSupport.drain(driver, BenchSupport.APPLICATION_ID + "-index-changelog");
+                BenchSupport.drain(driver, BenchSupport.APPLICATION_ID + "-task-changelog");
             }
         } finally {
             BenchSupport.deleteRecursively(dir);

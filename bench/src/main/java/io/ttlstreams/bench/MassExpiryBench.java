@@ -188,7 +188,7 @@ final class MassExpiryBench {
         StreamsRun.Sample drainCost;
         try (StreamsRun run = StreamsRun.start(
                 new KafkaStreams(
-                        TtlTopology.build(config, BenchBroker.PARTITIONS), TtlTopology.streamsProperties(config)),
+                        TtlTopology.build(config, BenchBroker.PARTITIONS), BenchSupport.streamsProperties(config)),
                 app)) {
             run.awaitRunning(Duration.ofMinutes(2));
             Instant now = Instant.now();
@@ -200,11 +200,7 @@ final class MassExpiryBench {
                     n,
                     i -> BrokerBench.event(
                             source, factory, "insert", 1, i, now, Instant.ofEpochMilli(deadline(first, i, n))));
-            String group = "stream-" + TtlMetrics.SCOPE + "-metrics";
-            run.await(
-                    "scheduling all " + n,
-                    () -> run.metric(group, TtlMetrics.SCHEDULED + "-total") >= n,
-                    SCHEDULE_TIMEOUT);
+            run.await("scheduling all " + n, () -> BenchSupport.ttlTotal(TtlMetrics.SCHEDULED) >= n, SCHEDULE_TIMEOUT);
             scheduledAt = System.currentTimeMillis();
             StreamsRun.Sample atScheduled = run.sample();
             Duration untilDrained =

@@ -4,6 +4,7 @@ import io.ttlstreams.config.SchedulerOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.topology.TtlTopology;
 import java.nio.file.Path;
@@ -245,6 +246,7 @@ final class PunctuationBench {
     private static final class TtlStreamsSubject extends Subject {
         private final KeyValueStore<Bytes, ScheduleEntry> schedule;
         private final KeyValueStore<Bytes, IndexEntry> index;
+        private final KeyValueStore<Bytes, TaskRecord> task;
         private final long noticeBeforeMs;
 
         TtlStreamsSubject(boolean notices) {
@@ -259,6 +261,7 @@ final class PunctuationBench {
                     config.deleteTopic());
             this.schedule = driver.getKeyValueStore(ScheduleStores.SCHEDULE);
             this.index = driver.getKeyValueStore(ScheduleStores.INDEX);
+            this.task = driver.getKeyValueStore(ScheduleStores.TASK);
             this.noticeBeforeMs = notices ? BenchSupport.NOTICE_BEFORE_SECONDS * 1000L : 0;
         }
 
@@ -278,14 +281,14 @@ final class PunctuationBench {
 
         @Override
         List<String> stores() {
-            return List.of(ScheduleStores.SCHEDULE, ScheduleStores.INDEX);
+            return List.of(ScheduleStores.SCHEDULE, ScheduleStores.INDEX, ScheduleStores.TASK);
         }
 
         @Override
         void put(long id, long deadlineMs) {
             // None for a deadline already closer than the notice period, as the scheduler does.
             boolean notice = deadlineMs - noticeBeforeMs > nowMs;
-            BenchSupport.scheduleDirectly(schedule, index, id, deadlineMs, notice ? noticeBeforeMs : 0);
+            BenchSupport.scheduleDirectly(schedule, index, task, id, deadlineMs, notice ? noticeBeforeMs : 0);
         }
     }
 

@@ -42,6 +42,7 @@ class BenchSupportTest {
             BenchSupport.scheduleDirectly(
                     driver.getKeyValueStore(ScheduleStores.SCHEDULE),
                     driver.getKeyValueStore(ScheduleStores.INDEX),
+                    driver.getKeyValueStore(ScheduleStores.TASK),
                     7,
                     deadline,
                     1_000);

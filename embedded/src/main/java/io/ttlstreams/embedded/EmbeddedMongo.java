@@ -4,6 +4,7 @@ import de.bwaldvogel.mongo.MongoServer;
 import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.standin.StandInBackend;
+import io.ttlstreams.embedded.standin.StandInSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -54,7 +55,12 @@ public final class EmbeddedMongo implements AutoCloseable {
      * @throws EmbeddedStackException if the port cannot be bound
      */
     public static EmbeddedMongo start(int port) {
-        return start(port, StandInBackend.DEFAULT_HISTORY_CHANGES, Optional.empty(), SourceProfile.MONGODB);
+        return start(
+                port,
+                StandInBackend.DEFAULT_HISTORY_CHANGES,
+                Optional.empty(),
+                SourceProfile.MONGODB,
+                StandInSettings.DEFAULTS);
     }
 
     /**
@@ -68,7 +74,22 @@ public final class EmbeddedMongo implements AutoCloseable {
      * @throws EmbeddedStackException if the port cannot be bound or the data there cannot be read
      */
     public static EmbeddedMongo start(int port, Path directory, SourceProfile profile) {
-        return start(port, StandInBackend.DEFAULT_HISTORY_CHANGES, Optional.of(directory.resolve(DATA_FILE)), profile);
+        return start(port, directory, profile, StandInSettings.DEFAULTS);
+    }
+
+    /**
+     * Starts the stand-in playing {@code profile} as {@code settings} say ({@link StandInSettings}: the MongoDB
+     * release, ...), its data kept in {@code directory} as {@link #start(int, Path)} keeps it.
+     *
+     * @throws EmbeddedStackException if the port cannot be bound or the data there cannot be read
+     */
+    public static EmbeddedMongo start(int port, Path directory, SourceProfile profile, StandInSettings settings) {
+        return start(
+                port,
+                StandInBackend.DEFAULT_HISTORY_CHANGES,
+                Optional.of(directory.resolve(DATA_FILE)),
+                profile,
+                settings);
     }
 
     /**
@@ -96,16 +117,26 @@ public final class EmbeddedMongo implements AutoCloseable {
      * @throws EmbeddedStackException if the port cannot be bound
      */
     public static EmbeddedMongo start(int port, int historyChanges) {
-        return start(port, historyChanges, Optional.empty(), SourceProfile.MONGODB);
+        return start(port, historyChanges, StandInSettings.DEFAULTS);
     }
 
-    private static EmbeddedMongo start(int port, int historyChanges, Optional<Path> dataFile, SourceProfile profile) {
+    /**
+     * Starts the stand-in with a change history of its own size, playing MongoDB as {@code settings} say.
+     *
+     * @throws EmbeddedStackException if the port cannot be bound
+     */
+    public static EmbeddedMongo start(int port, int historyChanges, StandInSettings settings) {
+        return start(port, historyChanges, Optional.empty(), SourceProfile.MONGODB, settings);
+    }
+
+    private static EmbeddedMongo start(
+            int port, int historyChanges, Optional<Path> dataFile, SourceProfile profile, StandInSettings settings) {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("MongoDB port must be between 0 and 65535, got " + port);
         }
         StandInBackend backend;
         try {
-            backend = StandInBackend.create(historyChanges, dataFile);
+            backend = StandInBackend.create(historyChanges, dataFile, settings);
         } catch (IOException e) {
             throw new EmbeddedStackException(
                     "Embedded MongoDB could not read its data in " + dataFile.orElseThrow() + ": " + e.getMessage()

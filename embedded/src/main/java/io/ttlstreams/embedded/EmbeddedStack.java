@@ -367,7 +367,7 @@ public final class EmbeddedStack implements AutoCloseable {
 
     void startComponents(EmbeddedStackBuilder builder) {
         long startNanos = System.nanoTime();
-        mongo = EmbeddedMongo.start(builder.mongoPort(), dataDir.resolve("mongo"), profile);
+        mongo = EmbeddedMongo.start(builder.mongoPort(), dataDir.resolve("mongo"), profile, builder.standIn());
         kafka = EmbeddedKafka.start(dataDir, builder.kafkaPort(), partitions, security, brokers);
         if (security.enforced()) {
             // Before anything that logs in: every topic declared, every user and ACL of the plan in place.

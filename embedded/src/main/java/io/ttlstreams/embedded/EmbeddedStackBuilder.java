@@ -4,6 +4,7 @@ import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.SigningKey;
+import io.ttlstreams.embedded.standin.StandInSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ public final class EmbeddedStackBuilder {
     private Path dataDir;
     private int mongoPort;
     private SourceProfile profile = SourceProfile.MONGODB;
+    private StandInSettings standIn = StandInSettings.DEFAULTS;
     private KafkaSecurity kafkaSecurity = KafkaSecurity.NONE;
     private int kafkaPort;
     private int connectPort;
@@ -84,6 +86,15 @@ public final class EmbeddedStackBuilder {
      */
     public EmbeddedStackBuilder profile(SourceProfile profile) {
         this.profile = Objects.requireNonNull(profile, "profile");
+        return this;
+    }
+
+    /**
+     * @param settings how the MongoDB stand-in plays MongoDB ({@link StandInSettings}); 7.0 by default
+     * @return this builder
+     */
+    public EmbeddedStackBuilder standIn(StandInSettings settings) {
+        this.standIn = Objects.requireNonNull(settings, "settings");
         return this;
     }
 
@@ -233,6 +244,10 @@ public final class EmbeddedStackBuilder {
 
     SourceProfile profile() {
         return profile;
+    }
+
+    StandInSettings standIn() {
+        return standIn;
     }
 
     KafkaSecurity kafkaSecurity() {

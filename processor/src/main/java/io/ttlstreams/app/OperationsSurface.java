@@ -68,6 +68,11 @@ public final class OperationsSurface implements AutoCloseable {
         return new OperationsSurface(config, connectors, OperationsServer.bind(config));
     }
 
+    /** This instance's meters: what {@code /metrics} and JMX show, and where the processors record. */
+    public PrometheusMetrics metrics() {
+        return metrics;
+    }
+
     /** {@code host:port} for Kafka Streams' {@code application.server}. */
     public String applicationServer() {
         return server.applicationServer();
@@ -98,9 +103,10 @@ public final class OperationsSurface implements AutoCloseable {
 
         health.register(server);
         metrics.register(server);
-        new ScheduleEndpoints(streams, local, server.self(), new PeerClient(server.forwardingHeader()), clock)
-                .register(server);
-        new StatusEndpoint(streams, server.self(), health, schedule, streams::metrics, dependencies).register(server);
+        PeerClient peers = new PeerClient(server.forwardingHeader());
+        resources.add(peers);
+        new ScheduleEndpoints(streams, local, server.self(), peers, clock).register(server);
+        new StatusEndpoint(streams, server.self(), health, schedule, metrics.registry(), dependencies).register(server);
 
         resources.add(dependencies.start(config.healthInterval()));
         server.start();

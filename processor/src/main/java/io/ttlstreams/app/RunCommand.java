@@ -203,7 +203,7 @@ public final class RunCommand implements Callable<Integer> {
         // Released by SIGTERM or Ctrl-C, or by Kafka Streams failing for good.
         app.failed().thenRun(signals::release);
         try (StatusReporter status = new StatusReporter(
-                app.streams(), app.streams()::metrics, app::threadsReplaced, out, Clock.systemUTC(), deleted)) {
+                app.streams(), app.metrics(), app::threadsReplaced, out, Clock.systemUTC(), deleted)) {
             status.start(Duration.ofSeconds(statusIntervalSeconds));
             signals.awaitStop();
         }

@@ -1,5 +1,6 @@
 package io.ttlstreams.app;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.ttlstreams.config.ExpiryEvents;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.processor.TtlMetrics;
@@ -8,7 +9,6 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.StringJoiner;
@@ -19,8 +19,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.TaskMetadata;
 import org.apache.kafka.streams.ThreadMetadata;
@@ -49,7 +47,7 @@ final class StatusReporter implements AutoCloseable {
     static final Duration REPEAT_UNCHANGED = Duration.ofMinutes(5);
 
     private final KafkaStreams streams;
-    private final Supplier<Map<MetricName, ? extends Metric>> metrics;
+    private final MeterRegistry metrics;
     private final LongSupplier threadsReplaced;
     private final PrintStream out;
     private final Clock clock;
@@ -66,13 +64,13 @@ final class StatusReporter implements AutoCloseable {
     });
 
     /**
-     * @param metrics the metrics the figures are read from: {@code streams}' own outside tests
+     * @param metrics the registry the figures are read from: the one {@code /metrics} shows outside tests
      * @param threadsReplaced the stream threads replaced so far
      * @param deleted counts documents deleted from MongoDB; empty when that cannot be observed
      */
     StatusReporter(
             KafkaStreams streams,
-            Supplier<Map<MetricName, ? extends Metric>> metrics,
+            MeterRegistry metrics,
             LongSupplier threadsReplaced,
             PrintStream out,
             Clock clock,
@@ -112,7 +110,7 @@ final class StatusReporter implements AutoCloseable {
     }
 
     String statusLine() {
-        ExpiryFigures figures = ExpiryFigures.of(metrics.get());
+        ExpiryFigures figures = ExpiryFigures.of(metrics);
         long replaced = threadsReplaced.getAsLong();
         double punctuationFailures = figures.total(TtlMetrics.PUNCTUATION_FAILURES);
         StringBuilder line = new StringBuilder("status: state=").append(streams.state());
@@ -140,9 +138,9 @@ final class StatusReporter implements AutoCloseable {
         // Across tasks the worst percentile is the honest one to show.
         line.append(String.format(
                 " expiry-lag-ms p50=%.0f p99=%.0f confirmed-lag-ms p99=%.0f",
-                figures.percentile(TtlMetrics.EXPIRY_LAG_MS + "-p50"),
-                figures.percentile(TtlMetrics.EXPIRY_LAG_MS + "-p99"),
-                figures.percentile(TtlMetrics.CONFIRMED_LAG_MS + "-p99")));
+                figures.percentile(TtlMetrics.EXPIRY_LAG, 0.5),
+                figures.percentile(TtlMetrics.EXPIRY_LAG, 0.99),
+                figures.percentile(TtlMetrics.CONFIRMED_LAG, 0.99)));
         return line.toString();
     }
 

@@ -1,6 +1,7 @@
 package io.ttlstreams.app;
 
 import com.mongodb.client.MongoClient;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.ttlstreams.config.KafkaClientSecurity;
 import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.RuleConfig;
@@ -10,6 +11,7 @@ import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.platform.AccessDenied;
 import io.ttlstreams.platform.AclPlan;
 import io.ttlstreams.processor.SchedulerSettings;
+import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.readback.MongoDocumentReader;
 import io.ttlstreams.resync.Resync;
@@ -104,6 +106,8 @@ public final class TtlStreamsApp implements AutoCloseable {
             reading = ReadBack.create(config);
             SchedulerSettings settings =
                     new SchedulerSettings(config, partitions, System::nanoTime, reading.map(ReadBack::service));
+            // After the admin client, which would take the registry for a setting of its own.
+            props.put(TtlMetrics.REGISTRY_CONFIG, operations.metrics().events());
             this.streams = new KafkaStreams(TtlTopology.build(config, settings), props);
         } catch (KafkaException e) {
             reading.ifPresent(ReadBack::close);
@@ -249,6 +253,11 @@ public final class TtlStreamsApp implements AutoCloseable {
     /** The Kafka Streams instance, for status and metrics. */
     public KafkaStreams streams() {
         return streams;
+    }
+
+    /** This instance's meters as {@code /metrics} shows them: ttl-streams' own among them ({@code ExpiryFigures}). */
+    public MeterRegistry metrics() {
+        return operations.metrics().registry();
     }
 
     /** The HTTP surface's address for a person on this machine: the status page. */

@@ -66,9 +66,10 @@ public final class OperationsOptions {
     public static final String HTTP_BIND_ADDRESS_DEFAULT = "0.0.0.0";
 
     public static final String HTTP_REQUEST_TIMEOUT_MS_CONFIG = "ttl.http.request.timeout.ms";
-    public static final String HTTP_REQUEST_TIMEOUT_MS_DOC = "Milliseconds a client has to send a request's line and"
-            + " headers once it started; a connection still sending after that is closed, so that half-sent requests"
-            + " cannot hold the HTTP server's threads.";
+    public static final String HTTP_REQUEST_TIMEOUT_MS_DOC = "Milliseconds an HTTP connection may stay silent, and"
+            + " the longest its request head may take to arrive whole from the connection's opening, before the server"
+            + " closes it. A half-sent request holds no thread meanwhile, only one of the 256 connections the server"
+            + " keeps open at most.";
     public static final long HTTP_REQUEST_TIMEOUT_MS_DEFAULT = 10_000L;
 
     public static final String HTTP_AUTH_TOKEN_CONFIG = "ttl.http.auth.token";

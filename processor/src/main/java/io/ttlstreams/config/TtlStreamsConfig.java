@@ -338,7 +338,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return getString(OperationsOptions.HTTP_BIND_ADDRESS_CONFIG);
     }
 
-    /** How long a client may take to send a request's line and headers. */
+    /** How long an HTTP connection may stay silent before the server closes it. */
     public Duration httpRequestTimeout() {
         return Duration.ofMillis(getLong(OperationsOptions.HTTP_REQUEST_TIMEOUT_MS_CONFIG));
     }

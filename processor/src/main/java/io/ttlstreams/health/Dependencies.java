@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.http.ExchangeThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,8 +35,7 @@ public final class Dependencies implements AutoCloseable {
     private final Optional<ConnectorMonitor> connectors;
     private final SourceFreshness sources;
     private final Optional<Duration> staleAfter;
-    private final ScheduledExecutorService checks =
-            Executors.newSingleThreadScheduledExecutor(ExchangeThreads.daemon("ttl-streams-health"));
+    private final ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor(Dependencies::daemon);
     /** The problems the last {@link #checked()} logged; checks run one at a time. */
     private List<String> logged = List.of();
 
@@ -125,5 +123,12 @@ public final class Dependencies implements AutoCloseable {
             LOG.info("No longer degraded: every watched connector runs and every source was heard from");
         }
         logged = now;
+    }
+
+    /** The checks' thread, which does not keep the JVM up. */
+    private static Thread daemon(Runnable checks) {
+        Thread thread = new Thread(checks, "ttl-streams-health");
+        thread.setDaemon(true);
+        return thread;
     }
 }

@@ -1,42 +1,57 @@
 package io.ttlstreams.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
 import java.util.Optional;
-import java.util.concurrent.Semaphore;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.http.pathmap.PathSpec;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ContextHandler;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.server.handler.PathMappingsHandler;
+import org.eclipse.jetty.server.handler.QoSHandler;
+import org.eclipse.jetty.server.handler.SizeLimitHandler;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The processor's HTTP transport, on the JDK's own {@link HttpServer} (a handful of GET endpoints at probe and scrape
- * rates need no framework, and the production image gains no dependency): it reads requests, checks them, and hands
- * each to the {@link Handler} registered for its path. The capabilities register their endpoints here before
- * {@link #start()}: health ({@code io.ttlstreams.health}), metrics ({@code io.ttlstreams.metrics}), schedule queries
- * ({@code io.ttlstreams.query}) and the status page ({@code io.ttlstreams.status}); the transport knows none of them.
+ * The processor's HTTP transport, on Jetty's core server (no servlets): it reads requests within Jetty's limits,
+ * checks the method and the token, and routes each to the {@link Handler} registered for its path. The capabilities
+ * register their endpoints here before {@link #start()}: health ({@code io.ttlstreams.health}), metrics ({@code
+ * io.ttlstreams.metrics}), schedule queries ({@code io.ttlstreams.query}) and the status page ({@code
+ * io.ttlstreams.status}); the transport knows none of them.
  *
  * <p>Bound before Kafka Streams is created, since its address is Kafka Streams' {@code application.server}: the
  * address other instances forward queries to. Started with the Kafka Streams instance it reports on.
  *
- * <p>Every request is hostile input until checked: its head must arrive within {@code ttl.http.request.timeout.ms}
- * ({@link ExchangeThreads}), its target is at most {@value #MAX_TARGET_LENGTH} characters, at most {@value
- * #QUERY_PERMITS} queries run at once so that probes always find a thread, and with {@code ttl.http.auth.token} set
- * the queries and the status page ask for it ({@link HttpAuth}).
+ * <p>Every request is hostile input until checked, and Jetty's own limits do the checking: a connection silent for
+ * {@code ttl.http.request.timeout.ms} is closed (its idle timeout; a half-sent request holds no thread meanwhile, as
+ * Jetty reads without blocking), and so is one whose head has not arrived whole that long after it opened ({@link
+ * HeadDeadline}), at most {@value #MAX_CONNECTIONS} connections are open at once, the request line and
+ * headers are at most {@value #MAX_HEAD_BYTES} bytes (414, 431), a request carries no body (413), at most {@value
+ * #QUERY_PERMITS} queries ({@code /v1/*}) run at once, more are answered 503 ({@link QoSHandler}) so that probes
+ * always find a thread, and with {@code ttl.http.auth.token} set the queries and the status page ask for it ({@link
+ * HttpAuth}). Every answer, Jetty's own errors included, is JSON but for the page and the metrics.
  */
 public final class OperationsServer implements AutoCloseable {
 
@@ -50,32 +65,30 @@ public final class OperationsServer implements AutoCloseable {
     public static final String METRICS_PATH = "/metrics";
     /** The Prometheus text exposition format, version 0.0.4, which every Prometheus scrapes. */
     public static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+    /** Where the queries are served: every path under it is one. */
+    public static final String QUERIES_PATH = "/v1/";
 
     /**
-     * Threads reading and answering requests: more than the queries may use ({@link #QUERY_PERMITS}), so that probes
-     * and scrapes are answered while queries run, and while a few clients are slow to send their requests (each holds
-     * a thread for at most {@code ttl.http.request.timeout.ms}).
+     * Threads answering requests, Jetty's acceptor and selector included: more than the queries may use ({@link
+     * #QUERY_PERMITS}), so that probes and scrapes are answered while queries run.
      */
-    private static final int EXCHANGE_THREADS = 16;
-    /** Connections waiting for a thread; beyond, new connections are closed. */
-    private static final int EXCHANGE_QUEUE = 64;
+    private static final int THREADS = 16;
     /** Schedule queries and status reports (range scans) computed at once; more are answered 503. */
     public static final int QUERY_PERMITS = 4;
-    /** The longest request target (path and query) read: a document key fits many times over. */
-    public static final int MAX_TARGET_LENGTH = 8_192;
+    /** Connections open at once; more wait in the listen backlog until one closes. */
+    public static final int MAX_CONNECTIONS = 256;
+    /** The longest request line and headers, together: a document key fits many times over. */
+    public static final int MAX_HEAD_BYTES = 8_192;
 
-    private final TtlStreamsConfig config;
-    private final HttpServer server;
+    private final Server server;
+    private final ServerConnector connector;
     private final HostInfo self;
     private final HttpAuth auth;
-    private final Semaphore queries = new Semaphore(QUERY_PERMITS);
-    private final Map<String, Handler> exact = new HashMap<>();
-    private final List<Map.Entry<String, Handler>> prefixes = new ArrayList<>();
-    private ExchangeThreads threads;
+    private final PathMappingsHandler routes = new PathMappingsHandler();
 
-    private OperationsServer(TtlStreamsConfig config, HttpServer server, HostInfo self) {
-        this.config = config;
+    private OperationsServer(TtlStreamsConfig config, Server server, ServerConnector connector, HostInfo self) {
         this.server = server;
+        this.connector = connector;
         this.self = self;
         this.auth = HttpAuth.of(config);
     }
@@ -86,10 +99,32 @@ public final class OperationsServer implements AutoCloseable {
      * @throws ConfigException when the port cannot be bound, or {@code application.server} names another port
      */
     public static OperationsServer bind(TtlStreamsConfig config) {
-        InetSocketAddress address = new InetSocketAddress(config.httpBindAddress(), config.httpPort());
-        HttpServer server;
+        QueuedThreadPool threads = new QueuedThreadPool(THREADS, 2);
+        threads.setName("ttl-streams-http");
+        threads.setDaemon(true);
+        threads.setReservedThreads(0);
+        Server server = new Server(threads);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setRequestHeaderSize(MAX_HEAD_BYTES);
+        http.setSendServerVersion(false);
+        // One request per connection, so that one deadline from its opening bounds its head (HeadDeadline); probes and
+        // scrapes come seconds apart, where a new connection costs nothing that matters.
+        http.setPersistentConnectionsEnabled(false);
+        // A document key is one path segment: a '/' or '%' inside it arrives percent-encoded, which Jetty's default
+        // compliance refuses as ambiguous. Nothing here maps a path to a file, and the routing decodes it once.
+        http.setUriCompliance(UriCompliance.DEFAULT.with(
+                "ttl-streams",
+                UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
+                UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING));
+        ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+        connector.setHost(config.httpBindAddress());
+        connector.setPort(config.httpPort());
+        connector.setIdleTimeout(config.httpRequestTimeout().toMillis());
+        connector.addBean(new HeadDeadline(connector.getScheduler(), config.httpRequestTimeout()));
+        server.addConnector(connector);
+        server.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, connector));
         try {
-            server = HttpServer.create(address, 0);
+            connector.open();
         } catch (IOException e) {
             throw new ConfigException(
                     OperationsOptions.HTTP_PORT_CONFIG,
@@ -97,10 +132,18 @@ public final class OperationsServer implements AutoCloseable {
                     "Cannot listen on " + config.httpBindAddress() + ":" + config.httpPort() + ": " + e.getMessage());
         }
         try {
-            return new OperationsServer(config, server, advertised(config, server.getAddress()));
+            return new OperationsServer(config, server, connector, advertised(config, bound(connector)));
         } catch (RuntimeException e) {
-            server.stop(0);
+            connector.close();
             throw e;
+        }
+    }
+
+    private static InetSocketAddress bound(ServerConnector connector) {
+        try {
+            return (InetSocketAddress) ((ServerSocketChannel) connector.getTransport()).getLocalAddress();
+        } catch (IOException e) {
+            throw new IllegalStateException("The HTTP port was bound a moment ago", e);
         }
     }
 
@@ -148,10 +191,11 @@ public final class OperationsServer implements AutoCloseable {
 
     /** Where a person on this machine opens the status page. */
     public URI url() {
-        InetAddress address = server.getAddress().getAddress();
-        String host = address.isAnyLocalAddress() ? "localhost" : address.getHostAddress();
-        return URI.create(
-                "http://" + hostPort(new HostInfo(host, server.getAddress().getPort())) + "/");
+        InetSocketAddress bound = bound(connector);
+        String host = bound.getAddress().isAnyLocalAddress()
+                ? "localhost"
+                : bound.getAddress().getHostAddress();
+        return URI.create("http://" + hostPort(new HostInfo(host, bound.getPort())) + "/");
     }
 
     /** This instance as other instances reach it: its {@code application.server}. */
@@ -169,77 +213,97 @@ public final class OperationsServer implements AutoCloseable {
         return (host.host().contains(":") ? "[" + host.host() + "]" : host.host()) + ":" + host.port();
     }
 
-    /** Serves {@code path} (exactly) with {@code handler}; before {@link #start()}. */
-    public void serve(String path, Handler handler) {
-        exact.put(path, handler);
-    }
-
     /**
-     * Serves {@code path} with {@code handler} as a query: one that scans the stores or asks other instances, answered
-     * when fewer than {@value #QUERY_PERMITS} run, else 503, so that probes never wait behind queries.
+     * Serves {@code path} with {@code handler}; before {@link #start()}. The path is exact, or ends in {@code /*} for
+     * every path under it. A path under {@value #QUERIES_PATH} is a query: one that scans the stores or asks other
+     * instances, answered when fewer than {@value #QUERY_PERMITS} run, else 503, so that probes never wait behind
+     * queries.
      */
-    public void serveQuery(String path, Handler handler) {
-        serve(path, limited(handler));
-    }
-
-    /** Serves every path under {@code prefix} with {@code handler} as a query ({@link #serveQuery}). */
-    public void serveQueriesUnder(String prefix, Handler handler) {
-        prefixes.add(Map.entry(prefix, limited(handler)));
+    public void serve(String path, Handler handler) {
+        // The servlet path spec of "/" is the default mapping, matching every path; "" is the root alone.
+        routes.addMapping(PathSpec.from(path.equals("/") ? "" : path), new Endpoint(handler));
     }
 
     /** Starts serving the registered endpoints. */
     public void start() {
-        threads = new ExchangeThreads(EXCHANGE_THREADS, EXCHANGE_QUEUE, config.httpRequestTimeout());
-        server.setExecutor(threads);
-        server.createContext("/", this::handle);
-        server.start();
-        LOG.info("HTTP server listening on {} (application.server {})", server.getAddress(), applicationServer());
+        QoSHandler queries = new QoSHandler(routes);
+        queries.includePath(QUERIES_PATH + "*");
+        queries.setMaxRequestCount(QUERY_PERMITS);
+        // None waits for a permit: a query beyond the limit is answered 503 at once.
+        queries.setMaxSuspendedRequestCount(0);
+        // No endpoint reads a body: one announced or sent is refused (413) before any endpoint sees the request.
+        SizeLimitHandler noBody = new SizeLimitHandler(0, -1);
+        noBody.setHandler(queries);
+        // Jetty's handlers (the QoSHandler among them) run inside a context: the root one.
+        server.setHandler(new ContextHandler(new Checks(noBody), "/"));
+        server.setErrorHandler(OperationsServer::error);
+        try {
+            server.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("The HTTP server did not start: " + e.getMessage(), e);
+        }
+        LOG.info("HTTP server listening on {} (application.server {})", bound(connector), applicationServer());
     }
 
-    private void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            if (!threads.headRead()) {
-                return;
+    /** The method and the token, checked before the routes; a path no route takes is answered 404. */
+    private final class Checks extends org.eclipse.jetty.server.Handler.Wrapper {
+
+        Checks(org.eclipse.jetty.server.Handler routes) {
+            super(routes);
+        }
+
+        @Override
+        public boolean handle(
+                org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response, Callback callback)
+                throws Exception {
+            // The path as routed: decoded and normalized, so that "/health/../v1/status" is checked as /v1/status.
+            String path = org.eclipse.jetty.server.Request.getPathInContext(request);
+            String method = request.getMethod();
+            if (!HttpMethod.GET.is(method) && !HttpMethod.HEAD.is(method)) {
+                response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
+                reply(request, response, callback, Response.error(405, "Only GET and HEAD are served"));
+            } else if (auth.protects(path) && !auth.accepts(request.getHeaders().get(HttpHeader.AUTHORIZATION))) {
+                response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, HttpAuth.challenge(path));
+                reply(
+                        request,
+                        response,
+                        callback,
+                        Response.error(401, "This endpoint needs ttl.http.auth.token (Authorization: Bearer)"));
+            } else if (!super.handle(request, response, callback)) {
+                reply(request, response, callback, Response.error(404, "No endpoint at " + shown(path)));
             }
-            String method = exchange.getRequestMethod();
-            boolean head = method.equals("HEAD");
-            URI uri = exchange.getRequestURI();
-            String path = uri.getRawPath() == null ? "" : uri.getRawPath();
-            String query = uri.getRawQuery() == null ? "" : uri.getRawQuery();
-            Response response;
-            if (!head && !method.equals("GET")) {
-                exchange.getResponseHeaders().add("Allow", "GET, HEAD");
-                response = Response.error(405, "Only GET and HEAD are served");
-            } else if (path.length() + query.length() > MAX_TARGET_LENGTH) {
-                response = Response.error(414, "The path and query exceed " + MAX_TARGET_LENGTH + " characters");
-            } else if (auth.protects(path)
-                    && !auth.accepts(exchange.getRequestHeaders().getFirst("Authorization"))) {
-                exchange.getResponseHeaders().add("WWW-Authenticate", HttpAuth.challenge(path));
-                response = Response.error(401, "This endpoint needs ttl.http.auth.token (Authorization: Bearer)");
-            } else {
-                response = respond(
-                        new Request(path, query, exchange.getRequestHeaders().containsKey(Request.FORWARDED_HEADER)));
-            }
-            if (response.status() >= 400) {
-                LOG.debug("HTTP {} {} answered {}", method, shown(path), response.status());
-            }
-            exchange.getResponseHeaders().add("Content-Type", response.contentType());
-            exchange.getResponseHeaders().add("Cache-Control", "no-store");
-            if (head) {
-                exchange.sendResponseHeaders(response.status(), -1);
-                return;
-            }
-            exchange.sendResponseHeaders(response.status(), response.body().length);
-            try (OutputStream body = exchange.getResponseBody()) {
-                body.write(response.body());
-            }
+            return true;
+        }
+    }
+
+    /** One registered endpoint: its answer to the request, as the path and query were received. */
+    private static final class Endpoint extends org.eclipse.jetty.server.Handler.Abstract {
+
+        private final Handler handler;
+
+        Endpoint(Handler handler) {
+            this.handler = handler;
+        }
+
+        @Override
+        public boolean handle(
+                org.eclipse.jetty.server.Request request,
+                org.eclipse.jetty.server.Response response,
+                Callback callback) {
+            String query = request.getHttpURI().getQuery();
+            Request received = new Request(
+                    request.getHttpURI().getPath(),
+                    query == null ? "" : query,
+                    request.getHeaders().contains(Request.FORWARDED_HEADER));
+            reply(request, response, callback, respond(handler, received));
+            return true;
         }
     }
 
     /** The response to one request: its endpoint's, or an error naming what went wrong. */
-    Response respond(Request request) {
+    static Response respond(Handler handler, Request request) {
         try {
-            return handler(request.rawPath()).answer(request);
+            return handler.answer(request);
         } catch (IllegalArgumentException e) {
             return Response.error(400, e.getMessage());
         } catch (InvalidStateStoreException e) {
@@ -260,26 +324,34 @@ public final class OperationsServer implements AutoCloseable {
         }
     }
 
-    private Handler handler(String path) {
-        for (Map.Entry<String, Handler> prefix : prefixes) {
-            if (path.startsWith(prefix.getKey())) {
-                return prefix.getValue();
-            }
-        }
-        return exact.getOrDefault(path, request -> Response.error(404, "No endpoint at " + path));
+    /** Jetty's own refusals (a head too large, a body, a malformed request, a query beyond the limit) as JSON. */
+    private static boolean error(
+            org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response, Callback callback) {
+        int status = response.getStatus();
+        Object message = request.getAttribute(ErrorHandler.ERROR_MESSAGE);
+        // A refusal says why; a failure inside says no more than the endpoints' own 500 does (Jetty logs it).
+        String said = message == null || status >= 500 ? HttpStatus.getMessage(status) : message.toString();
+        reply(request, response, callback, Response.error(status, said));
+        return true;
     }
 
-    private Handler limited(Handler handler) {
-        return request -> {
-            if (!queries.tryAcquire()) {
-                return Response.error(503, QUERY_PERMITS + " queries are being answered; retry shortly");
-            }
-            try {
-                return handler.answer(request);
-            } finally {
-                queries.release();
-            }
-        };
+    /** Writes {@code answer}: its status, type and body (none for HEAD: Jetty sends the length alone). */
+    private static void reply(
+            org.eclipse.jetty.server.Request request,
+            org.eclipse.jetty.server.Response response,
+            Callback callback,
+            Response answer) {
+        if (answer.status() >= 400) {
+            LOG.debug(
+                    "HTTP {} {} answered {}",
+                    request.getMethod(),
+                    shown(request.getHttpURI().getPath()),
+                    answer.status());
+        }
+        response.setStatus(answer.status());
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, answer.contentType());
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+        response.write(true, ByteBuffer.wrap(answer.body()), callback);
     }
 
     /** A path as a log line shows it: the start of a long one. */
@@ -290,9 +362,11 @@ public final class OperationsServer implements AutoCloseable {
     /** Stops serving. The port is free again when this returns. */
     @Override
     public void close() {
-        server.stop(0);
-        if (threads != null) {
-            threads.close();
+        try {
+            server.stop();
+        } catch (Exception e) {
+            LOG.debug("Stopping the HTTP server failed", e);
         }
+        connector.close();
     }
 }

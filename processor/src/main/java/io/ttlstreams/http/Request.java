@@ -20,8 +20,16 @@ public record Request(String rawPath, String rawQuery, boolean forwarded) {
     /** Marks a request one instance forwards to another. */
     public static final String FORWARDED_HEADER = "X-TTL-Streams-Forwarded";
 
-    /** The decoded path segments after {@code prefix}, which the raw path must start with. */
+    /**
+     * The decoded path segments after {@code prefix}.
+     *
+     * @throws IllegalArgumentException when the raw path does not start with it (a path routed there once normalized,
+     *     such as {@code /v1/documents} alone or {@code /v1/x/../documents/...})
+     */
     public List<String> segmentsAfter(String prefix) {
+        if (!rawPath.startsWith(prefix)) {
+            throw new IllegalArgumentException("The path must start with " + prefix);
+        }
         List<String> segments = new ArrayList<>();
         for (String raw : rawPath.substring(prefix.length()).split("/", -1)) {
             segments.add(PercentEncoding.decode(raw));

@@ -1,102 +1,79 @@
 package io.ttlstreams.metrics;
 
-import io.ttlstreams.processor.LagHistogram;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.CountAtBucket;
+import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.ttlstreams.processor.TtlMetrics;
-import java.util.HashMap;
+import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalDouble;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.metrics.KafkaMetric;
+import java.util.concurrent.TimeUnit;
 
 /**
- * ttl-streams' metrics as this instance's tasks recorded them, read at one moment from Kafka Streams' registry through
- * their stats ({@link TtlMetrics.Total}, {@link LagHistogram.Figure}), never through their names: each counter's
- * totals and each lag histogram by its tags (without {@code thread-id}, summed over threads), and what {@code GET
- * /v1/status}, the status page and the status line make of them. Tasks that moved away no longer count.
- *
- * @param counters per counter name: its help and its totals by tags
- * @param lags per lag distribution (e.g. {@value TtlMetrics#EXPIRY_LAG}): what it records and its histograms by tags
- * @param lagP99Seconds per rule, the largest 99th percentile of its expiry lag over the last minute or so among the
- *     tasks
- * @param percentiles per windowed percentile (e.g. {@code expiry-lag-ms-p50}), its largest value among the tasks and
- *     rules
+ * What {@code GET /v1/status}, the status page and the status line make of ttl-streams' meters ({@link TtlMetrics}):
+ * counters summed over this instance's tasks (and by rule or reason), and the expiry lag's quantiles. Read from the
+ * registry when asked; tasks that moved away no longer count.
  */
-public record ExpiryFigures(
-        Map<String, Family<Double>> counters,
-        Map<String, Family<Lag>> lags,
-        Map<String, Double> lagP99Seconds,
-        Map<String, Double> percentiles) {
+public final class ExpiryFigures {
 
-    /** The points of one counter or distribution, by tags, and what it measures. */
-    public record Family<T>(String help, Map<Map<String, String>, T> points) {}
+    private final MeterRegistry registry;
 
-    /** One histogram, with the largest lag of the last samples (0 without any), in ms. */
-    public record Lag(LagHistogram.Snapshot snapshot, double maxMs) {}
-
-    /** The figures of {@code metrics} ({@code KafkaStreams#metrics()}) now. */
-    public static ExpiryFigures of(Map<MetricName, ? extends Metric> metrics) {
-        Map<String, Family<Double>> counters = new TreeMap<>();
-        Map<String, Family<Lag>> lags = new TreeMap<>();
-        Map<String, Double> lagP99 = new TreeMap<>();
-        Map<String, Double> percentiles = new TreeMap<>();
-        metrics.forEach((name, metric) -> {
-            if (!name.group().equals(TtlMetrics.GROUP) || !(metric instanceof KafkaMetric kafka)) {
-                return;
-            }
-            double value = ((Number) kafka.metricValue()).doubleValue();
-            if (kafka.measurable() instanceof TtlMetrics.Total total) {
-                counters.computeIfAbsent(total.name(), counter -> new Family<>(total.help(), new HashMap<>()))
-                        .points()
-                        .merge(tags(name), value, Double::sum);
-            } else if (kafka.measurable() instanceof LagHistogram.Figure figure && figure.isMax()) {
-                // The maximum stands for its histogram: it is the one figure only the metric can measure.
-                LagHistogram histogram = figure.histogram();
-                lags.computeIfAbsent(histogram.base(), base -> new Family<>(histogram.what(), new HashMap<>()))
-                        .points()
-                        .put(
-                                tags(name),
-                                new Lag(histogram.snapshot(), Double.isFinite(value) ? Math.max(0, value) : 0));
-            } else if ((name.name().endsWith("-p50") || name.name().endsWith("-p99")) && Double.isFinite(value)) {
-                percentiles.merge(name.name(), value, Math::max);
-                if (name.name().equals(TtlMetrics.EXPIRY_LAG_MS + "-p99")) {
-                    lagP99.merge(name.tags().get(TtlMetrics.RULE_TAG), value / 1000.0, Math::max);
-                }
-            }
-        });
-        return new ExpiryFigures(counters, lags, lagP99, percentiles);
+    private ExpiryFigures(MeterRegistry registry) {
+        this.registry = registry;
     }
 
-    /** The largest value of windowed percentile {@code name} among the tasks and rules; 0 without any. */
-    public double percentile(String name) {
-        return percentiles.getOrDefault(name, 0.0);
+    /** The figures of the meters in {@code registry}. */
+    public static ExpiryFigures of(MeterRegistry registry) {
+        return new ExpiryFigures(registry);
+    }
+
+    private Collection<Counter> counters(String name) {
+        return registry.find(TtlMetrics.meterName(name)).counters();
+    }
+
+    private Collection<Timer> lags(String name) {
+        return registry.find(TtlMetrics.meterName(name)).timers();
     }
 
     /** The sum of counter {@code name}'s totals, e.g. the delete commands emitted ({@value TtlMetrics#EMITTED}). */
     public double total(String name) {
-        Family<Double> family = counters.get(name);
-        return family == null
-                ? 0
-                : family.points().values().stream()
-                        .mapToDouble(Double::doubleValue)
-                        .sum();
+        return counters(name).stream().mapToDouble(Counter::count).sum();
+    }
+
+    /**
+     * The largest value of lag {@code name}'s (e.g. {@value TtlMetrics#EXPIRY_LAG}) percentile {@code percentile}
+     * over the last 30 to 60 s among the tasks and rules, in ms; 0 without any.
+     */
+    public double percentile(String name, double percentile) {
+        return lags(name).stream()
+                .mapToDouble(timer -> percentile(timer.takeSnapshot(), percentile))
+                .max()
+                .orElse(0);
+    }
+
+    private static double percentile(HistogramSnapshot snapshot, double percentile) {
+        for (ValueAtPercentile value : snapshot.percentileValues()) {
+            if (value.percentile() == percentile) {
+                return value.value(TimeUnit.MILLISECONDS);
+            }
+        }
+        return 0;
     }
 
     /** The sums of counter {@code name}'s totals by the value of its tag {@code tag}. */
     private SortedMap<String, Double> totalsBy(String name, String tag) {
         SortedMap<String, Double> sums = new TreeMap<>();
-        Family<Double> family = counters.get(name);
-        if (family != null) {
-            family.points().forEach((tags, total) -> {
-                if (tags.containsKey(tag)) {
-                    sums.merge(tags.get(tag), total, Double::sum);
-                }
-            });
+        for (Counter counter : counters(name)) {
+            String value = counter.getId().getTag(tag);
+            if (value != null) {
+                sums.merge(value, counter.count(), Double::sum);
+            }
         }
         return sums;
     }
@@ -118,10 +95,18 @@ public record ExpiryFigures(
 
     /** Per rule: commands emitted, deletes confirmed and given up on by the tasks this instance runs. */
     public List<RuleFigures> perRule() {
-        Map<String, Double> emitted = totalsBy(TtlMetrics.EMITTED, TtlMetrics.RULE_TAG);
-        Map<String, Double> confirmed = totalsBy(TtlMetrics.CONFIRMED, TtlMetrics.RULE_TAG);
-        Map<String, Double> unconfirmed = totalsBy(TtlMetrics.UNCONFIRMED, TtlMetrics.RULE_TAG);
-        Set<String> rules = new TreeSet<>(emitted.keySet());
+        SortedMap<String, Double> emitted = totalsBy(TtlMetrics.EMITTED, TtlMetrics.RULE_TAG);
+        SortedMap<String, Double> confirmed = totalsBy(TtlMetrics.CONFIRMED, TtlMetrics.RULE_TAG);
+        SortedMap<String, Double> unconfirmed = totalsBy(TtlMetrics.UNCONFIRMED, TtlMetrics.RULE_TAG);
+        SortedMap<String, Double> lagP99 = new TreeMap<>();
+        for (Timer lag : lags(TtlMetrics.EXPIRY_LAG)) {
+            HistogramSnapshot snapshot = lag.takeSnapshot();
+            // A window without commands has a maximum of 0: the rule has no recent lag to show.
+            if (snapshot.max() > 0) {
+                lagP99.merge(lag.getId().getTag(TtlMetrics.RULE_TAG), percentile(snapshot, 0.99) / 1000.0, Math::max);
+            }
+        }
+        TreeSet<String> rules = new TreeSet<>(emitted.keySet());
         rules.addAll(confirmed.keySet());
         rules.addAll(unconfirmed.keySet());
         return rules.stream()
@@ -130,24 +115,21 @@ public record ExpiryFigures(
                         emitted.getOrDefault(rule, 0.0),
                         confirmed.getOrDefault(rule, 0.0),
                         unconfirmed.getOrDefault(rule, 0.0),
-                        lagP99Seconds.containsKey(rule)
-                                ? OptionalDouble.of(lagP99Seconds.get(rule))
-                                : OptionalDouble.empty()))
+                        lagP99.containsKey(rule) ? OptionalDouble.of(lagP99.get(rule)) : OptionalDouble.empty()))
                 .toList();
     }
 
     /** The expiry lag over all tasks and rules, from the histograms' buckets. */
     public LagSummary lagSummary() {
-        Family<Lag> expiryLags = lags.get(TtlMetrics.EXPIRY_LAG);
         long count = 0;
         double max = 0;
-        TreeMap<Long, Long> cumulative = new TreeMap<>();
-        for (Lag lag : expiryLags == null ? List.<Lag>of() : expiryLags.points().values()) {
-            LagHistogram.Snapshot snapshot = lag.snapshot();
+        TreeMap<Double, Double> cumulative = new TreeMap<>();
+        for (Timer lag : lags(TtlMetrics.EXPIRY_LAG)) {
+            HistogramSnapshot snapshot = lag.takeSnapshot();
             count += snapshot.count();
-            max = Math.max(max, lag.maxMs() / 1000.0);
-            for (int i = 0; i < snapshot.boundsMs().length; i++) {
-                cumulative.merge(snapshot.boundsMs()[i], snapshot.cumulative()[i], Long::sum);
+            max = Math.max(max, snapshot.max(TimeUnit.SECONDS));
+            for (CountAtBucket bucket : snapshot.histogramCounts()) {
+                cumulative.merge(bucket.bucket(TimeUnit.SECONDS), bucket.count(), Double::sum);
             }
         }
         return new LagSummary(count, quantile(cumulative, count, 0.5), quantile(cumulative, count, 0.99), max);
@@ -157,29 +139,21 @@ public record ExpiryFigures(
      * The upper bound in seconds of the bucket holding quantile {@code q}, as Prometheus' {@code histogram_quantile}
      * would bound it; empty without recordings or when it lies beyond the last bucket.
      */
-    private static OptionalDouble quantile(TreeMap<Long, Long> cumulativeCounts, long count, double q) {
+    private static OptionalDouble quantile(TreeMap<Double, Double> cumulativeCounts, long count, double q) {
         if (count == 0) {
             return OptionalDouble.empty();
         }
-        for (Map.Entry<Long, Long> bucket : cumulativeCounts.entrySet()) {
-            if (bucket.getValue() >= q * count) {
-                return OptionalDouble.of(bucket.getKey() / 1000.0);
-            }
-        }
-        return OptionalDouble.empty();
-    }
-
-    private static Map<String, String> tags(MetricName name) {
-        Map<String, String> tags = new TreeMap<>(name.tags());
-        tags.remove("thread-id");
-        return tags;
+        return cumulativeCounts.entrySet().stream()
+                .filter(bucket -> bucket.getValue() >= q * count)
+                .mapToDouble(bucket -> bucket.getKey())
+                .findFirst();
     }
 
     /**
      * One rule's figures on this instance.
      *
-     * @param lagP99Seconds the largest 99th percentile of the rule's expiry lag over the last minute or so among the
-     *     tasks; empty before any command
+     * @param lagP99Seconds the largest 99th percentile of the rule's expiry lag over the last 30 to 60 s among the
+     *     tasks; empty without a command (of a lag above 0) in that time
      */
     public record RuleFigures(
             String rule,
@@ -194,7 +168,7 @@ public record ExpiryFigures(
      * @param count commands recorded
      * @param p50Seconds upper bound of the median's bucket
      * @param p99Seconds upper bound of the 99th percentile's bucket
-     * @param maxSeconds the largest lag of the last minute or so (Kafka's windowed maximum); 0 without any
+     * @param maxSeconds the largest lag of the last 30 to 60 s; 0 without any
      */
     public record LagSummary(long count, OptionalDouble p50Seconds, OptionalDouble p99Seconds, double maxSeconds) {}
 }

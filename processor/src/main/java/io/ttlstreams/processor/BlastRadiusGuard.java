@@ -3,6 +3,7 @@ package io.ttlstreams.processor;
 import io.ttlstreams.config.GuardLimit;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.GuardState;
+import io.ttlstreams.schema.HeldCount;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
@@ -28,9 +29,10 @@ import org.slf4j.LoggerFactory;
  * the entries (to the deadlines timeline, where the throttle applies) or rejects them (they leave the schedule, and
  * their document's next change schedules them again).
  *
- * <p>Its state is the held entries themselves, in the schedule, which counts them ({@link ExpirySchedule#held}), and
- * one {@link GuardState} per rule in the {@code guard-state} store (the window's counts and the last decision
- * applied, beside the schedule's counts), both changelogged, so a restart or a rebalance keeps every hold.
+ * <p>Its state is the held entries themselves, in the schedule, which counts them ({@link ExpirySchedule#held},
+ * {@link ExpirySchedule#holds}), and one {@link GuardState} per rule in the {@code guard-state} store, which this
+ * guard alone writes (the window's counts and the last decision applied), both changelogged, so a restart or a
+ * rebalance keeps every hold.
  */
 final class BlastRadiusGuard implements Admission {
 
@@ -141,32 +143,37 @@ final class BlastRadiusGuard implements Admission {
      * the earliest and latest deadline, so that a mass arriving over many records is one line, not one per record.
      */
     void punctuate() {
-        try (KeyValueIterator<String, GuardState> all = states.all()) {
-            while (all.hasNext()) {
-                KeyValue<String, GuardState> next = all.next();
-                long held = next.value.getHeld();
-                long[] seen = heldSeen.computeIfAbsent(next.key, rule -> new long[] {0, 0});
-                if (held > 0 && held == seen[0] && held != seen[1]) {
-                    LOG.warn(
-                            "Task {}: rule {} holds {} documents that came due on arrival past its blast-radius"
-                                    + " limit, deadlines {} to {}; no delete command until an operator decides:"
-                                    + " ttl-streams approve --rule {} (or --reject)",
-                            task,
-                            next.key,
-                            held,
-                            next.value.getEarliestHeld(),
-                            next.value.getLatestHeld(),
-                            next.key);
-                    seen[1] = held;
-                }
-                seen[0] = held;
+        Map<String, HeldCount> holds = new HashMap<>();
+        for (KeyValue<String, HeldCount> hold : schedule.holds()) {
+            holds.put(hold.key, hold.value);
+            long held = hold.value.getCount();
+            long[] seen = heldSeen.computeIfAbsent(hold.key, rule -> new long[] {0, 0});
+            if (held == seen[0] && held != seen[1]) {
+                LOG.warn(
+                        "Task {}: rule {} holds {} documents that came due on arrival past its blast-radius"
+                                + " limit, deadlines {} to {}; no delete command until an operator decides:"
+                                + " ttl-streams approve --rule {} (or --reject)",
+                        task,
+                        hold.key,
+                        held,
+                        hold.value.getEarliest(),
+                        hold.value.getLatest(),
+                        hold.key);
+                seen[1] = held;
             }
+            seen[0] = held;
         }
+        // A rule that holds nothing any more: seen at 0, as a hold that starts again must settle anew.
+        heldSeen.forEach((rule, seen) -> {
+            if (!holds.containsKey(rule)) {
+                seen[0] = 0;
+            }
+        });
     }
 
     private GuardState stateOf(String rule, long now) {
         GuardState state = states.get(rule);
-        return state != null ? state : new GuardState(Instant.ofEpochMilli(now), 0, 0, 0L, null, null, null);
+        return state != null ? state : new GuardState(Instant.ofEpochMilli(now), 0, 0, null);
     }
 
     /** Moves the window on to the one holding {@code now}: the current count becomes the previous one, or both go. */

@@ -4,7 +4,6 @@ import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.event.OperationType;
-import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -33,7 +32,7 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
     private DeadLetterRoute deadLetterRoute;
-    private Sensor skipped;
+    private TtlMetrics.Count skipped;
 
     public ChangeEventProcessor(
             ChangeEventParser parser, EventTimeWindow window, DeadLetters deadLetters, Outputs outputs) {

@@ -1,6 +1,5 @@
 package io.ttlstreams.processor;
 
-import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.slf4j.Logger;
@@ -20,7 +19,7 @@ final class DeadLetterRoute {
     private final ProcessorContext<String, Object> context;
     private final DeadLetters deadLetters;
     private final String node;
-    private final Sensor deadLettered;
+    private final TtlMetrics.Count deadLettered;
 
     DeadLetterRoute(
             ProcessorContext<String, Object> context, TtlMetrics metrics, DeadLetters deadLetters, String node) {

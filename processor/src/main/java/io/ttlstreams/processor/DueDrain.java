@@ -7,8 +7,8 @@ import io.ttlstreams.readback.ReadBackInbox;
 import io.ttlstreams.readback.ReadRequest;
 import io.ttlstreams.readback.ReadResult;
 import io.ttlstreams.schema.ExpiryOutcome;
-import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.DocumentEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
@@ -18,12 +18,9 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.function.BiConsumer;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,10 +30,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It range-scans each {@link Timeline timeline} of the schedule from its lowest key to "now" only: the cost is in
  * the due entries, not in the size of the schedule. A due deadline emits the delete command and its entry stays
- * where it is, the scan's position (checkpointed once per run) saying it was emitted: it awaits confirmation in effect
- * ({@link ExpirySchedule}); the document's delete event confirms it; a first confirmation that does not come in time
- * is found by a range of the deadlines timeline up to the last position emitted that long ago, and then moves to the
- * confirmations timeline as it emits the command again, with a doubling wait, until the attempts are spent. Each run is bounded in entries and in
+ * where it is, awaiting its first confirmation ({@link ExpirySchedule#awaitFirstConfirmation}); the document's
+ * delete event confirms it; a first confirmation that does not come in time is handed over again by the next drains
+ * ({@link ExpirySchedule#drainDue}), and then moves to the confirmations timeline as it emits the command again, with a doubling wait, until the attempts are spent. Each run is bounded in entries and in
  * time, and throttled when asked, so a backlog drains over several runs while records keep being processed.
  *
  * <p>With read-back ({@link SchedulerSettings#readBack()}), a confirmation that does not come in time first asks
@@ -121,26 +117,27 @@ final class DueDrain implements AutoCloseable {
         readBackAnswers(now, run);
         notices(now, startedNanos, maxNanos);
         try {
-            drain(
-                    schedule.due(Timeline.DEADLINES, now),
-                    (key, entry) -> deadlinePassed(key, entry, now, run),
-                    run,
-                    () -> schedule.drained(Timeline.DEADLINES, now));
+            schedule.drainDue(now, now - settings.confirmWaitMillis(1), new ExpirySchedule.DueHandler() {
+                @Override
+                public boolean more() {
+                    return run.left();
+                }
+
+                @Override
+                public void deadlinePassed(Bytes key, ScheduleEntry entry) {
+                    DueDrain.this.deadlinePassed(key, entry, now, run);
+                    run.handled();
+                }
+
+                @Override
+                public void confirmationOverdue(Bytes key, ScheduleEntry entry) {
+                    DueDrain.this.confirmationOverdue(key, entry, now, run);
+                    run.handled();
+                }
+            });
         } finally {
             sensors.emittedCounted(now);
         }
-        schedule.deadlineScanEnded();
-        long emittedBy = now - settings.confirmWaitMillis(1);
-        drain(
-                schedule.firstConfirmationsDue(emittedBy),
-                (key, entry) -> confirmationOverdue(key, entry, now, run),
-                run,
-                () -> schedule.firstConfirmationsDrained(emittedBy));
-        drain(
-                schedule.due(Timeline.CONFIRMATIONS, now),
-                (key, entry) -> confirmationOverdue(key, entry, now, run),
-                run,
-                () -> schedule.drained(Timeline.CONFIRMATIONS, now));
         throttle.ifPresent(t -> t.consume(now, run.commands()));
         if (run.commands() > 0) {
             LOG.debug("Punctuation at {} in task {} emitted {} delete commands", now, context.taskId(), run.commands());
@@ -155,36 +152,10 @@ final class DueDrain implements AutoCloseable {
     private void notices(long now, long startedNanos, long maxNanos) {
         PunctuationBudget run =
                 new PunctuationBudget(config.punctuateMaxEntries(), startedNanos, maxNanos, settings.nanoClock());
-        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.due(Timeline.NOTICES, now)) {
-            while (run.left() && due.hasNext()) {
-                KeyValue<Bytes, ScheduleEntry> next = due.next();
-                expired.notice(next.key, next.value, now);
-                schedule.passed(next.key);
-                run.handled();
-            }
-            if (!due.hasNext()) {
-                schedule.drained(Timeline.NOTICES, now);
-            }
-        }
-    }
-
-    /** Handles the entries of {@code due} in order within the run's budget; {@code drained} if it reached the end. */
-    private void drain(
-            KeyValueIterator<Bytes, ScheduleEntry> scan,
-            BiConsumer<Bytes, ScheduleEntry> handler,
-            PunctuationBudget run,
-            Runnable drained) {
-        try (KeyValueIterator<Bytes, ScheduleEntry> due = scan) {
-            while (run.left() && due.hasNext()) {
-                KeyValue<Bytes, ScheduleEntry> next = due.next();
-                handler.accept(next.key, next.value);
-                schedule.passed(next.key);
-                run.handled();
-            }
-            if (!due.hasNext()) {
-                drained.run();
-            }
-        }
+        schedule.drainNotices(now, run::left, (key, notice) -> {
+            expired.notice(key, notice, now);
+            run.handled();
+        });
     }
 
     /**
@@ -207,7 +178,7 @@ final class DueDrain implements AutoCloseable {
         sensors.emitted(entry.getRule(), now - deadline, now);
         if (entry == scanned && entry.getAttempts() == 0) {
             // What the store holds is what a first command needs: it stays, and reads as emitted now.
-            schedule.emittedInPlace(key, now);
+            schedule.awaitFirstConfirmation(key, now);
         } else {
             schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
         }
@@ -281,15 +252,15 @@ final class DueDrain implements AutoCloseable {
         if (!pendingReads.remove(ref, request)) {
             return;
         }
-        IndexEntry position = schedule.position(ref);
-        if (position == null || schedule.timelineOf(ref, position) != Timeline.CONFIRMATIONS) {
+        DocumentEntry current = schedule.find(ref);
+        if (current == null || !current.state().awaitsConfirmation()) {
             return;
         }
-        ScheduleEntry entry = schedule.entryAt(ref, position);
+        ScheduleEntry entry = schedule.entryOf(current);
         if (entry == null || !request.isFor(entry)) {
             return;
         }
-        Bytes key = schedule.keyAt(ref, position);
+        Bytes key = current.key();
         ReadBackVerdict verdict = verdictOn(answer, entry, now);
         switch (verdict.kind()) {
             case GONE -> {

@@ -7,8 +7,9 @@ import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ExpiryOutcome;
-import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.DocumentEntry;
+import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.UnscheduledNotes;
@@ -99,31 +100,33 @@ final class EventApplier {
      */
     private void applyToDocument(ChangeEvent event, long recordTimestamp) {
         Bytes ref = schedule.namespaces().ref(event.namespace(), event.documentKey());
-        IndexEntry position = schedule.position(ref);
+        DocumentEntry current = schedule.find(ref);
         Long clusterTime = clusterTimeOf(event);
         boolean resync = event.operationType() == OperationType.RESYNC;
-        if (resync && position != null && NamespaceDrops.isNotNewer(clusterTime, position.getSourceClusterTime())) {
+        if (resync
+                && current != null
+                && NamespaceDrops.isNotNewer(clusterTime, current.position().getSourceClusterTime())) {
             sensors.resyncStale.record();
             return;
         }
         if (event.operationType() == OperationType.DELETE) {
             notes.forget(ref);
-            deleted(ref, position, event);
+            deleted(current, event);
             return;
         }
         if (event.fullDocument() == null) {
             notes.note(ref, GONE_AT_LOOKUP, operationOf(event), event.eventTime());
             // An update whose document was deleted before the connector's lookup: the delete event follows and
             // confirms an awaited command; anything else has nothing left to expire.
-            if (position != null && schedule.timelineOf(ref, position) != Timeline.CONFIRMATIONS) {
-                unschedule(ref, position);
+            if (current != null && !current.state().awaitsConfirmation()) {
+                unschedule(current);
             }
             return;
         }
-        if (position != null && markConfirmed(ref, position, event)) {
+        if (current != null && markConfirmed(current, event)) {
             // Its own mark: the entry is done; the marked document is evaluated afresh below (never marked again,
             // or deleted after the grace period).
-            position = null;
+            current = null;
         }
         Instant changeTime = changeTime(event, recordTimestamp);
         ExpiryDecision decision = resync
@@ -137,14 +140,14 @@ final class EventApplier {
         }
         if (!decision.expires()) {
             notes.note(ref, decision.reason(), operationOf(event), event.eventTime());
-            if (position != null) {
-                unschedule(ref, position);
+            if (current != null) {
+                unschedule(current);
             }
             return;
         }
         TtlRule rule = rules.rule(decision.rule()).orElseThrow();
         ScheduleEntry entry = ScheduleEntries.of(decision, rule, rules.shape(rule));
-        if (position != null && keepsCurrentEntry(event, ref, rule, decision, position, entry)) {
+        if (current != null && keepsCurrentEntry(event, rule, decision, current, entry)) {
             sensors.unchanged.record();
             return;
         }
@@ -152,22 +155,21 @@ final class EventApplier {
         if (commandBytes.isPresent()) {
             // Never stored: its command could not be sent. The entry it would replace pins values gone from the
             // document, so it goes too; the event is dead-lettered with the size.
-            if (position != null) {
-                unschedule(ref, position);
+            if (current != null) {
+                unschedule(current);
             }
             String refusal = commandBound.refusal(commandBytes.getAsInt());
             notes.note(ref, refusal + " (dead-lettered)", operationOf(event), event.eventTime());
             throw new IllegalArgumentException(refusal);
         }
-        ScheduleEntry superseded = position != null && schedule.timelineOf(ref, position) == Timeline.CONFIRMATIONS
-                ? schedule.entryAt(ref, position)
-                : null;
+        ScheduleEntry superseded =
+                current != null && current.state().awaitsConfirmation() ? schedule.entryOf(current) : null;
         long deadline = decision.deadline().toEpochMilli();
         // Due on arrival is judged against the change itself: a lagging pipeline makes a deadline pass in transit,
         // which is organic expiry come late, not a mistake.
         Timeline timeline =
                 guard.admit(ref, entry, deadline, event.eventTime().toEpochMilli(), context.currentSystemTimeMs());
-        schedule.put(ref, position, timeline, deadline, entry, clusterTime);
+        schedule.put(ref, current, timeline, deadline, entry, clusterTime);
         if (timeline == Timeline.DEADLINES) {
             expired.scheduleNotice(ref, entry, deadline, context.currentSystemTimeMs());
         }
@@ -207,24 +209,20 @@ final class EventApplier {
      * last-modified deadline earlier or disturb a command already on its way.
      */
     private boolean keepsCurrentEntry(
-            ChangeEvent event,
-            Bytes ref,
-            TtlRule rule,
-            ExpiryDecision decision,
-            IndexEntry position,
-            ScheduleEntry entry) {
+            ChangeEvent event, TtlRule rule, ExpiryDecision decision, DocumentEntry current, ScheduleEntry entry) {
         if (event.operationType() == OperationType.RESYNC) {
-            if (schedule.timelineOf(ref, position) == Timeline.CONFIRMATIONS) {
+            if (current.state().awaitsConfirmation()) {
                 return true;
             }
             if (rule.mode() == TtlMode.LAST_MODIFIED
-                    && schedule.timelineOf(ref, position) == Timeline.DEADLINES
-                    && decision.deadline().toEpochMilli() < position.getDueAt().toEpochMilli()) {
+                    && current.state() == EntryState.SCHEDULED
+                    && decision.deadline().toEpochMilli()
+                            < current.position().getDueAt().toEpochMilli()) {
                 return true;
             }
         }
         return event.operationType() != OperationType.INSERT
-                && position.getFingerprint() == ExpirySchedule.fingerprint(entry);
+                && current.position().getFingerprint() == ExpirySchedule.fingerprint(entry);
     }
 
     /**
@@ -232,12 +230,13 @@ final class EventApplier {
      * deadline. A delete whose pre-image holds values the command would not have matched confirms nothing: another
      * writer deleted the document.
      */
-    private void deleted(Bytes ref, IndexEntry position, ChangeEvent event) {
-        if (position == null) {
+    private void deleted(DocumentEntry current, ChangeEvent event) {
+        if (current == null) {
             return;
         }
-        boolean awaited = schedule.timelineOf(ref, position) == Timeline.CONFIRMATIONS;
-        ScheduleEntry entry = schedule.entryAt(ref, position);
+        Bytes ref = current.documentRef();
+        boolean awaited = current.state().awaitsConfirmation();
+        ScheduleEntry entry = schedule.entryOf(current);
         schedule.remove(ref);
         if (!awaited || entry == null) {
             sensors.cancelled.record();
@@ -257,11 +256,12 @@ final class EventApplier {
      * Whether the event shows the mark an awaited mark command set (the rule's field equal to the entry's deadline),
      * which confirms the command: then the entry goes, counted and recorded as a delete's confirmation is.
      */
-    private boolean markConfirmed(Bytes ref, IndexEntry position, ChangeEvent event) {
-        if (schedule.timelineOf(ref, position) != Timeline.CONFIRMATIONS) {
+    private boolean markConfirmed(DocumentEntry current, ChangeEvent event) {
+        if (!current.state().awaitsConfirmation()) {
             return false;
         }
-        ScheduleEntry entry = schedule.entryAt(ref, position);
+        Bytes ref = current.documentRef();
+        ScheduleEntry entry = schedule.entryOf(current);
         if (entry == null) {
             return false;
         }
@@ -288,9 +288,9 @@ final class EventApplier {
     }
 
     /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */
-    private void unschedule(Bytes ref, IndexEntry position) {
-        ScheduleEntry entry =
-                schedule.timelineOf(ref, position) == Timeline.CONFIRMATIONS ? schedule.entryAt(ref, position) : null;
+    private void unschedule(DocumentEntry current) {
+        Bytes ref = current.documentRef();
+        ScheduleEntry entry = current.state().awaitsConfirmation() ? schedule.entryOf(current) : null;
         schedule.remove(ref);
         sensors.cancelled.record();
         if (entry != null) {

@@ -12,7 +12,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -49,7 +48,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     private TtlMetrics metrics;
     private SchedulerSensors sensors;
     private DeadLetterRoute deadLetterRoute;
-    private Sensor punctuationFailures;
+    private TtlMetrics.Count punctuationFailures;
     private EventApplier applier;
     private RuleReconciler reconciler;
     private DueDrain drain;
@@ -88,6 +87,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 return new LinkedHashSet<>(List.of(
                         ScheduleStores.schedule(),
                         ScheduleStores.index(),
+                        ScheduleStores.task(),
                         ScheduleStores.namespaceEpochs(),
                         ScheduleStores.ruleVersions(),
                         ScheduleStores.guardState(),
@@ -108,7 +108,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         ExpirySchedule schedule = new ExpirySchedule(
                 context.getStateStore(ScheduleStores.SCHEDULE),
                 context.getStateStore(ScheduleStores.INDEX),
-                context.getStateStore(ScheduleStores.GUARD_STATE));
+                context.getStateStore(ScheduleStores.TASK));
         AuditWriter audit = new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit(), schedule);
         ExpiredRecords expired = new ExpiredRecords(
                 config.expiryEvents(), schedule, config.rules(), context, sensors, outputs.expired());

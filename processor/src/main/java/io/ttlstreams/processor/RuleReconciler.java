@@ -4,6 +4,7 @@ import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.state.ScheduleKey.Timeline;
@@ -130,7 +131,7 @@ final class RuleReconciler implements RuleCheck {
      */
     @Override
     public ScheduleEntry current(Bytes key, ScheduleEntry entry, long now) {
-        if (schedule.timelineAt(key) == Timeline.DEADLINES) {
+        if (schedule.stateAt(key) == EntryState.SCHEDULED) {
             return reconcileDeadline(key, entry, now, true);
         }
         if (settings.config().rules().rule(entry.getRule()).isEmpty()) {
@@ -251,8 +252,8 @@ final class RuleReconciler implements RuleCheck {
     }
 
     private void walkOver(Bytes key, ScheduleEntry entry, long now) {
-        Timeline timeline = schedule.timelineAt(key);
-        if (timeline == Timeline.DEADLINES) {
+        EntryState state = schedule.stateAt(key);
+        if (state == EntryState.SCHEDULED) {
             reconcileDeadline(key, entry, now, false);
             return;
         }
@@ -260,7 +261,7 @@ final class RuleReconciler implements RuleCheck {
         if (reconciliation.kind() == Reconciliation.Kind.CANCEL) {
             schedule.removeAt(key);
             ruleRemoved(ScheduleKey.documentRefOf(key), entry, now);
-        } else if (timeline == Timeline.HELD && reconciliation.kind() != Reconciliation.Kind.HOLD) {
+        } else if (state == EntryState.HELD && reconciliation.kind() != Reconciliation.Kind.HOLD) {
             // The rule is back to the shape the entry was computed under: it needs no document after all.
             ScheduleEntry back = reconciliation.kind() == Reconciliation.Kind.MOVE
                     ? ScheduleEntries.withOffset(entry, reconciliation.offsetSeconds())

@@ -1,44 +1,49 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.Timer;
+import io.ttlstreams.processor.TtlMetrics.Count;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.kafka.common.metrics.Sensor;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The sensors the expiry scheduler's parts record into, registered once per task.
+ * The meters the expiry scheduler's parts record into, registered once per task.
  *
  * <p>Emissions, confirmations and their lags are per rule ({@link #emitted}, {@link #confirmed}, {@link
- * #unconfirmed}): the configured rules' sensors exist from the start, at zero, as Prometheus wants; a rule met only in
- * a stored entry (removed since) gets its sensors when first recorded. The read-back sensors exist only when read-back
+ * #unconfirmed}): the configured rules' meters exist from the start, at zero, as Prometheus wants; a rule met only in
+ * a stored entry (removed since) gets its meters when first recorded. The read-back counters exist only when read-back
  * is on (they are null otherwise), so that a processor without read-back reports no read-back metrics.
+ *
+ * <p>The {@code now} the parts pass in is not needed: Micrometer's windows (the lags' maximum and percentiles) keep
+ * their own clock. It stays in the signatures until the parts are reshaped around one outcome sink.
  */
 final class SchedulerSensors {
 
-    final Sensor scheduled;
-    final Sensor cancelled;
-    final Sensor unchanged;
-    final Sensor reemitted;
-    final Sensor dryRuns;
-    final Sensor stale;
-    final Sensor resyncStale;
-    final Sensor documentTtlIgnored;
-    final Sensor implausible;
-    final Sensor deadLettered;
-    final Sensor ruleRemoved;
-    final Sensor held;
-    final Sensor rescheduled;
-    final Sensor heldForApproval;
-    final Sensor approved;
-    final Sensor rejected;
-    final Sensor readBacks;
-    final Sensor confirmedByRead;
-    final Sensor rescheduledByRead;
-    final Sensor readBacksFailed;
-    final Sensor expiredRecords;
-    final Sensor deletesNotCaused;
-    final Sensor marked;
-    final Sensor notices;
+    final Count scheduled;
+    final Count cancelled;
+    final Count unchanged;
+    final Count reemitted;
+    final Count dryRuns;
+    final Count stale;
+    final Count resyncStale;
+    final Count documentTtlIgnored;
+    final Count implausible;
+    final Count deadLettered;
+    final Count ruleRemoved;
+    final Count held;
+    final Count rescheduled;
+    final Count heldForApproval;
+    final Count approved;
+    final Count rejected;
+    final Count readBacks;
+    final Count confirmedByRead;
+    final Count rescheduledByRead;
+    final Count readBacksFailed;
+    final Count expiredRecords;
+    final Count deletesNotCaused;
+    final Count marked;
+    final Count notices;
 
     private final TtlMetrics metrics;
     private final Map<String, RuleSensors> byRule = new HashMap<>();
@@ -50,7 +55,7 @@ final class SchedulerSensors {
 
     /** One rule's sensors. */
     private record RuleSensors(
-            Sensor emitted, Sensor expiryLag, Sensor confirmed, Sensor confirmedLag, Sensor unconfirmed) {}
+            Count emitted, Timer expiryLag, Count confirmed, Timer confirmedLag, Count unconfirmed) {}
 
     SchedulerSensors(TtlMetrics metrics, Collection<String> rules, boolean readBack) {
         this.metrics = metrics;
@@ -84,8 +89,8 @@ final class SchedulerSensors {
     /**
      * A first delete command for a document of {@code rule} went out {@code lagMillis} after its deadline. Its lag is
      * recorded now; it is counted by the next {@link #emittedCounted} (or when a command of another rule comes): one
-     * record of the count per punctuation instead of one per command, the same totals and rates once the punctuation
-     * ends. Recording per command, and looking its rule's sensors up, was 8 % of the punctuation (the {@code
+     * record of the count per punctuation instead of one per command, the same totals once the punctuation ends.
+     * Recording per command, and looking its rule's meters up, was 8 % of the punctuation (the {@code
      * CommandCostBench} profile).
      */
     void emitted(String rule, long lagMillis, long now) {
@@ -94,14 +99,14 @@ final class SchedulerSensors {
             countingRule = rule;
             counting = forRule(rule);
         }
-        counting.expiryLag().record(lagMillis, now);
+        counting.expiryLag().record(Math.max(0, lagMillis), TimeUnit.MILLISECONDS);
         uncounted++;
     }
 
     /** Counts the first commands {@link #emitted} since the last call, at {@code now}; at the end of a punctuation. */
     void emittedCounted(long now) {
         if (uncounted > 0) {
-            counting.emitted().record(uncounted, now);
+            counting.emitted().record(uncounted);
             uncounted = 0;
         }
     }
@@ -109,13 +114,13 @@ final class SchedulerSensors {
     /** A delete of a document of {@code rule} was confirmed {@code lagMillis} after its deadline. */
     void confirmed(String rule, long lagMillis, long now) {
         RuleSensors sensors = forRule(rule);
-        sensors.confirmed().record(1, now);
-        sensors.confirmedLag().record(lagMillis, now);
+        sensors.confirmed().record();
+        sensors.confirmedLag().record(Math.max(0, lagMillis), TimeUnit.MILLISECONDS);
     }
 
     /** A document of {@code rule} was given up on: no confirmation after the last attempt. */
     void unconfirmed(String rule, long now) {
-        forRule(rule).unconfirmed().record(1, now);
+        forRule(rule).unconfirmed().record();
     }
 
     private RuleSensors forRule(String rule) {

@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -31,7 +30,7 @@ public final class SinkDeadLetterProcessor implements Processor<byte[], byte[], 
     /** A logged reason is cut here: Connect's message can quote a whole command. */
     private static final int MAX_LOGGED_CHARS = 500;
 
-    private final Map<SinkDeadLetterReason, Sensor> counters = new EnumMap<>(SinkDeadLetterReason.class);
+    private final Map<SinkDeadLetterReason, TtlMetrics.Count> counters = new EnumMap<>(SinkDeadLetterReason.class);
     private final Set<SinkDeadLetterReason> logged = EnumSet.noneOf(SinkDeadLetterReason.class);
     private TtlMetrics metrics;
 

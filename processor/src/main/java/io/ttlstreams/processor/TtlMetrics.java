@@ -1,50 +1,46 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.metrics.Sensor.RecordingLevel;
-import org.apache.kafka.common.metrics.stats.CumulativeSum;
-import org.apache.kafka.common.metrics.stats.Percentile;
-import org.apache.kafka.common.metrics.stats.Percentiles;
-import org.apache.kafka.common.metrics.stats.Percentiles.BucketSizing;
-import org.apache.kafka.common.metrics.stats.Rate;
-import org.apache.kafka.streams.StreamsMetrics;
 import org.apache.kafka.streams.processor.api.ProcessingContext;
 
 /**
- * The one place ttl-streams records its events: sensors in Kafka Streams' own registry ({@link StreamsMetrics}), so
- * that they appear in {@code KafkaStreams#metrics()} and JMX beside the built-in ones; task-level ones leave with
- * their task. Group {@code stream-ttl-metrics}, tag {@code ttl-id} = task (plus {@code rule} where the sensor is per
- * rule); each counter as {@code <name>-total} and {@code <name>-rate}. {@code GET /metrics} exports the same metrics
- * to Prometheus ({@code io.ttlstreams.metrics.TtlStreamsCollector}), reading each through its stat ({@link Total},
- * {@link LagHistogram.Figure}), never through its name; nothing else counts them.
+ * The one place ttl-streams records its events: Micrometer meters, each registered once per task (tag {@value
+ * #TASK_TAG}, plus {@value #RULE_TAG} or {@value #REASON_TAG} where it is per rule or per reason) and resolved when
+ * the processor starts, so that recording is one call on a meter the caller holds. The registry comes from Kafka
+ * Streams' configs ({@value #REGISTRY_CONFIG}); the application's registry exports them to {@code GET /metrics} and JMX
+ * ({@code io.ttlstreams.metrics.PrometheusMetrics}). A counter {@code documents-scheduled} is the meter {@code
+ * ttl.documents.scheduled}, {@code ttl_documents_scheduled_total} in Prometheus; a lag {@code expiry-lag} the timer
+ * {@code ttl.expiry.lag}, the histogram {@code ttl_expiry_lag_seconds}.
  *
  * <p>Adding a metric: a name constant here and a {@link #counter} (or {@link #lag}) call where it is recorded (for
- * the scheduler, a field of {@code SchedulerSensors}); JMX and Prometheus ({@code ttl_<name>_total}, the tags as
- * labels) see it with no further change.
+ * the scheduler, a field of {@code SchedulerSensors}); JMX and Prometheus see it with no further change.
  *
- * <p>Each processor instance owns one {@code TtlMetrics} and creates only the sensors it records, so that closing one
- * processor never removes a sensor another still uses.
+ * <p>Each processor instance owns one {@code TtlMetrics} and removes its task's meters when it closes, so that a task
+ * that moves away stops reporting here; the processors of one task share its meters.
  */
 public final class TtlMetrics implements AutoCloseable {
 
-    /** Metric scope: group {@code stream-ttl-metrics}, entity tag {@code ttl-id}. */
-    public static final String SCOPE = "ttl";
-    /** The metric group Kafka Streams files the scope's metrics under. */
-    public static final String GROUP = "stream-" + SCOPE + "-metrics";
-    /** The tag naming the task. */
-    public static final String TASK_TAG = SCOPE + "-id";
-    /** The tag naming the rule, on the per-rule sensors. */
+    /**
+     * Not an option: the key under which Kafka Streams' configs carry the {@link MeterRegistry} that the processors
+     * record into. Without it (a test or benchmark building its own Kafka Streams), Micrometer's global registry,
+     * which discards what is recorded unless a registry is added to it.
+     */
+    public static final String REGISTRY_CONFIG = "ttl.meter.registry";
+    /** The tag naming the task, e.g. {@code 0_0}. */
+    public static final String TASK_TAG = "task";
+    /** The tag naming the rule, on the per-rule meters. */
     public static final String RULE_TAG = "rule";
-    /** The tag naming the reason, on the per-reason sensors (such as {@link #SINK_DEAD_LETTERS}). */
+    /** The tag naming the reason, on the per-reason meters (such as {@link #SINK_DEAD_LETTERS}). */
     public static final String REASON_TAG = "reason";
-    /** Counter suffix: the count since the sensor was created. */
-    public static final String TOTAL = "-total";
     /** Counter: documents given a (new) deadline. */
     public static final String SCHEDULED = "documents-scheduled";
     /** Counter: scheduled documents cancelled (deleted, no longer expiring, namespace dropped). */
@@ -121,76 +117,105 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String EXPIRY_LAG = "expiry-lag";
     /** Distribution, per rule: the change stream's delete event minus the deadline, for confirmed deletes. */
     public static final String CONFIRMED_LAG = "confirmed-lag";
-    /** The metrics of {@link #EXPIRY_LAG}, in ms. */
-    public static final String EXPIRY_LAG_MS = EXPIRY_LAG + "-ms";
-    /** The metrics of {@link #CONFIRMED_LAG}, in ms. */
-    public static final String CONFIRMED_LAG_MS = CONFIRMED_LAG + "-ms";
 
     /**
-     * Lags up to 6 hours, so that percentiles still say something during an outage: 2000 buckets of linearly
-     * growing width (about 11 ms at the low end, where lags normally are).
+     * The lag histograms' bucket bounds: fine where the lag lives normally (tens to hundreds of ms), coarse where it
+     * lives during an outage, up to a day so that quantiles still mean something after one. Dashboards and alerts
+     * read them ({@code le}), so they stay as they are.
      */
-    private static final double LAG_PERCENTILES_MAX_MS = 6 * 3_600_000;
+    private static final Duration[] LAG_BUCKETS = {
+        Duration.ofMillis(10),
+        Duration.ofMillis(25),
+        Duration.ofMillis(50),
+        Duration.ofMillis(100),
+        Duration.ofMillis(250),
+        Duration.ofMillis(500),
+        Duration.ofSeconds(1),
+        Duration.ofMillis(2_500),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(30),
+        Duration.ofMinutes(1),
+        Duration.ofMinutes(5),
+        Duration.ofMinutes(15),
+        Duration.ofMinutes(30),
+        Duration.ofHours(1),
+        Duration.ofHours(2),
+        Duration.ofHours(6),
+        Duration.ofHours(12),
+        Duration.ofDays(1)
+    };
 
-    private static final int LAG_PERCENTILES_BYTES = 4 * 2_000;
+    /** The lags' windowed maximum and percentiles cover the last 30 to 60 s: two windows of 30 s. */
+    private static final Duration LAG_WINDOW = Duration.ofMinutes(1);
 
-    private final StreamsMetrics streamsMetrics;
-    private final String taskId;
-    private final Map<String, String> tags;
-    private final List<Sensor> sensors = new ArrayList<>();
+    private static final int LAG_WINDOWS = 2;
 
-    private TtlMetrics(StreamsMetrics streamsMetrics, String taskId) {
-        this.streamsMetrics = streamsMetrics;
-        this.taskId = taskId;
-        this.tags = Map.of("thread-id", Thread.currentThread().getName(), TASK_TAG, taskId);
+    private final MeterRegistry registry;
+    private final Tags tags;
+    private final List<Meter> meters = new ArrayList<>();
+
+    private TtlMetrics(MeterRegistry registry, String taskId) {
+        this.registry = registry;
+        this.tags = Tags.of(TASK_TAG, taskId);
     }
 
-    /** Metrics of the task the given processor context belongs to. */
+    /** Metrics of the task the given processor context belongs to, in the registry its configs carry. */
     public static TtlMetrics forTask(ProcessingContext context) {
-        return forTask(context.metrics(), context.taskId().toString());
+        return forTask(
+                context.appConfigs().get(REGISTRY_CONFIG) instanceof MeterRegistry registry
+                        ? registry
+                        : Metrics.globalRegistry,
+                context.taskId().toString());
     }
 
-    /** Metrics of task {@code taskId} in {@code streamsMetrics}. */
-    public static TtlMetrics forTask(StreamsMetrics streamsMetrics, String taskId) {
-        return new TtlMetrics(streamsMetrics, taskId);
+    /** Metrics of task {@code taskId} in {@code registry}. */
+    public static TtlMetrics forTask(MeterRegistry registry, String taskId) {
+        return new TtlMetrics(registry, taskId);
     }
 
-    /** Returns a counter sensor recording {@code <name>-total} and {@code <name>-rate}. */
-    public Sensor counter(String name) {
+    /** The meter name of counter or lag {@code name}: {@code ttl.documents.scheduled} for {@value #SCHEDULED}. */
+    public static String meterName(String name) {
+        return "ttl." + name.replace('-', '.');
+    }
+
+    /** Returns counter {@code name} of this task. */
+    public Count counter(String name) {
         return counter(name, Map.of());
     }
 
-    /** Returns a counter sensor of one rule, tagged {@code rule}. */
-    public Sensor counter(String name, String rule) {
+    /** Returns counter {@code name} of one rule, tagged {@value #RULE_TAG}. */
+    public Count counter(String name, String rule) {
         return counter(name, Map.of(RULE_TAG, rule));
     }
 
-    /**
-     * Returns a counter sensor of one kind of {@code name}, e.g. tagged {@code reason}: each tag becomes a label in
-     * Prometheus.
-     */
-    public Sensor counter(String name, Map<String, String> extraTags) {
-        Sensor sensor = sensor(name, extraTags);
-        addCounter(sensor, name, tags(extraTags));
-        sensors.add(sensor);
-        return sensor;
+    /** Returns counter {@code name} of one kind, e.g. tagged {@value #REASON_TAG}: each tag a label in Prometheus. */
+    public Count counter(String name, Map<String, String> extraTags) {
+        Tags all = tags;
+        for (Map.Entry<String, String> tag : extraTags.entrySet()) {
+            all = all.and(tag.getKey(), tag.getValue());
+        }
+        return new Count(owned(counter(registry, name, all)));
     }
 
     /**
-     * Returns the counter of {@value #PUNCTUATION_FAILURES} of this stream thread. It belongs to no task and is never
-     * removed: a punctuation that throws fails its thread, and with it every task's sensors.
+     * Returns the counter of {@value #PUNCTUATION_FAILURES} of this instance. It belongs to no task and is never
+     * removed: a punctuation that throws fails its thread, and with it the thread's tasks.
      */
-    public Sensor punctuationFailures() {
-        String thread = Thread.currentThread().getName();
-        Sensor sensor =
-                streamsMetrics.addSensor(SCOPE + "." + PUNCTUATION_FAILURES + "." + thread, RecordingLevel.INFO);
-        addCounter(sensor, PUNCTUATION_FAILURES, Map.of("thread-id", thread));
-        return sensor;
+    public Count punctuationFailures() {
+        return punctuationFailures(registry);
     }
 
-    private static void addCounter(Sensor sensor, String name, Map<String, String> tags) {
-        sensor.add(new MetricName(name + TOTAL, GROUP, help(name), tags), new Total(name));
-        sensor.add(new MetricName(name + "-rate", GROUP, name + " per second", tags), new Rate());
+    /** The counter of {@value #PUNCTUATION_FAILURES} in {@code registry}, registered at start-up to show 0 at once. */
+    public static Count punctuationFailures(MeterRegistry registry) {
+        return new Count(counter(registry, PUNCTUATION_FAILURES, Tags.empty()));
+    }
+
+    private static Counter counter(MeterRegistry registry, String name, Tags tags) {
+        return Counter.builder(meterName(name))
+                .description(help(name))
+                .tags(tags)
+                .register(registry);
     }
 
     /** What counter {@code name} counts, as its description and Prometheus' help say. */
@@ -203,64 +228,55 @@ public final class TtlMetrics implements AutoCloseable {
     }
 
     /**
-     * A counter's total since its sensor was created: the sum of what was recorded, so that {@code record(n)} counts
-     * n (a drop cancelling n documents). It names the counter, so that an exporter reads what it counts from the stat
-     * rather than from the metric's name.
+     * Returns one rule's lag distribution, e.g. {@link #EXPIRY_LAG}: a timer with the buckets of {@link #LAG_BUCKETS}
+     * since the task was assigned, and its median, 99th percentile and maximum over the last 30 to 60 s (the status
+     * line's figures). Record a negative lag (a document deleted early by someone else) as 0.
+     *
+     * @param what what is recorded, for the description
      */
-    public static final class Total extends CumulativeSum {
+    public Timer lag(String base, String what, String rule) {
+        return owned(Timer.builder(meterName(base))
+                .description("Recordings of " + what)
+                .tags(tags.and(RULE_TAG, rule))
+                .serviceLevelObjectives(LAG_BUCKETS)
+                .publishPercentiles(0.5, 0.99)
+                .distributionStatisticExpiry(LAG_WINDOW)
+                .distributionStatisticBufferLength(LAG_WINDOWS)
+                .register(registry));
+    }
 
-        private final String name;
+    private <M extends Meter> M owned(M meter) {
+        meters.add(meter);
+        return meter;
+    }
 
-        Total(String name) {
-            this.name = name;
-        }
-
-        /** The counter's name, e.g. {@value #SCHEDULED}. */
-        public String name() {
-            return name;
-        }
-
-        /** What it counts. */
-        public String help() {
-            return TtlMetrics.help(name);
-        }
+    /** Removes this task's meters from the registry. */
+    @Override
+    public void close() {
+        meters.forEach(registry::remove);
+        meters.clear();
     }
 
     /**
-     * Returns a sensor recording one rule's lag distribution in milliseconds, e.g. {@link #EXPIRY_LAG}: {@code
-     * <base>-ms-p50}, {@code -p99} and {@code -max} over the last samples (about a minute), and since creation {@code
-     * -count}, {@code -sum} and the cumulative {@link LagHistogram} buckets {@code -le-<ms>}.
+     * A counter as the processors record into it: a Micrometer counter resolved once, so that recording costs one
+     * call and no lookup.
      */
-    public Sensor lag(String base, String what, String rule) {
-        String name = base + "-ms";
-        Map<String, String> all = tags(Map.of(RULE_TAG, rule));
-        Sensor sensor = sensor(name, Map.of(RULE_TAG, rule));
-        sensors.add(sensor);
-        sensor.add(new Percentiles(
-                LAG_PERCENTILES_BYTES,
-                LAG_PERCENTILES_MAX_MS,
-                BucketSizing.LINEAR,
-                new Percentile(new MetricName(name + "-p50", GROUP, "Median " + what + " in ms", all), 50),
-                new Percentile(new MetricName(name + "-p99", GROUP, "99th percentile " + what + " in ms", all), 99)));
-        sensor.add(new LagHistogram(base, GROUP, what, all));
-        return sensor;
-    }
+    public static final class Count {
 
-    private Sensor sensor(String name, Map<String, String> extraTags) {
-        String qualifier = extraTags.isEmpty() ? "" : "." + String.join(".", new TreeMap<>(extraTags).values());
-        String sensorName = SCOPE + "." + taskId + "." + name + qualifier;
-        return streamsMetrics.addSensor(sensorName, RecordingLevel.INFO);
-    }
+        private final Counter counter;
 
-    private Map<String, String> tags(Map<String, String> extraTags) {
-        Map<String, String> all = new LinkedHashMap<>(tags);
-        all.putAll(extraTags);
-        return all;
-    }
+        private Count(Counter counter) {
+            this.counter = counter;
+        }
 
-    @Override
-    public void close() {
-        sensors.forEach(streamsMetrics::removeSensor);
-        sensors.clear();
+        /** Counts one. */
+        public void record() {
+            counter.increment();
+        }
+
+        /** Counts {@code n}, e.g. the documents one namespace drop cancels. */
+        public void record(double n) {
+            counter.increment(n);
+        }
     }
 }

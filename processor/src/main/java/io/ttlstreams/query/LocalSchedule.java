@@ -2,8 +2,9 @@ package io.ttlstreams.query;
 
 import io.ttlstreams.config.ExpiryEvents;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.schema.GuardState;
+import io.ttlstreams.schema.HeldCount;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.state.NamespaceIds;
 import io.ttlstreams.state.ScheduleQueries;
@@ -21,12 +22,12 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.TaskMetadata;
 import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.TaskId;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.bson.BsonDocument;
@@ -71,6 +72,7 @@ public final class LocalSchedule {
         return ScheduleQueries.find(
                 store(ScheduleStores.INDEX, Optional.of(partition)),
                 store(ScheduleStores.SCHEDULE, Optional.of(partition)),
+                store(ScheduleStores.TASK, Optional.of(partition)),
                 namespace,
                 documentKey,
                 events::noticeBeforeSeconds);
@@ -78,7 +80,7 @@ public final class LocalSchedule {
 
     /** Why the document is not scheduled, if the given partition's notes hold it. */
     Optional<UnscheduledNote> note(int partition, Namespace namespace, BsonDocument documentKey) {
-        return NamespaceIds.readOnly(store(ScheduleStores.INDEX, Optional.of(partition)))
+        return NamespaceIds.readOnly(store(ScheduleStores.TASK, Optional.of(partition)))
                 .find(namespace, documentKey)
                 .flatMap(ref ->
                         UnscheduledNotes.find(store(ScheduleStores.UNSCHEDULED_NOTES, Optional.of(partition)), ref));
@@ -96,7 +98,7 @@ public final class LocalSchedule {
         for (int partition : activePartitions()) {
             try {
                 total = total.plus(ScheduleQueries.due(
-                        store(ScheduleStores.INDEX, Optional.of(partition)),
+                        store(ScheduleStores.TASK, Optional.of(partition)),
                         store(ScheduleStores.SCHEDULE, Optional.of(partition)),
                         nowMillis,
                         DUE_SCAN_LIMIT));
@@ -116,7 +118,7 @@ public final class LocalSchedule {
         for (int partition : activePartitions()) {
             try {
                 count += ScheduleQueries.awaitingConfirmation(
-                        store(ScheduleStores.INDEX, Optional.of(partition)),
+                        store(ScheduleStores.TASK, Optional.of(partition)),
                         store(ScheduleStores.SCHEDULE, Optional.of(partition)),
                         DUE_SCAN_LIMIT);
             } catch (InvalidStateStoreException e) {
@@ -152,7 +154,7 @@ public final class LocalSchedule {
         for (int partition : partitions) {
             try {
                 total = total.plus(ScheduleQueries.upcoming(
-                        store(ScheduleStores.INDEX, Optional.of(partition)),
+                        store(ScheduleStores.TASK, Optional.of(partition)),
                         store(ScheduleStores.SCHEDULE, Optional.of(partition)),
                         fromMillis,
                         toMillis,
@@ -192,7 +194,7 @@ public final class LocalSchedule {
     }
 
     /**
-     * What the blast-radius guard holds for approval in the local tasks, per rule, from the {@code guard-state}
+     * What the blast-radius guard holds for approval in the local tasks, per rule, from the schedules' {@code task}
      * stores; empty when nothing is held, and, unlike the other questions, while the stores cannot be queried.
      */
     public List<Hold> holds() {
@@ -201,21 +203,14 @@ public final class LocalSchedule {
         }
         Map<String, Hold> byRule = new TreeMap<>();
         // One entry per task that saw the rule: merged over the tasks.
-        try (KeyValueIterator<String, GuardState> all = this.<String, GuardState>store(
-                        ScheduleStores.GUARD_STATE, Optional.empty())
-                .all()) {
-            all.forEachRemaining(state -> {
-                if (state.value.getHeld() > 0) {
-                    byRule.merge(
-                            state.key,
-                            new Hold(
-                                    state.key,
-                                    state.value.getHeld(),
-                                    state.value.getEarliestHeld(),
-                                    state.value.getLatestHeld()),
-                            Hold::plus);
-                }
-            });
+        try {
+            for (KeyValue<String, HeldCount> held :
+                    ScheduleQueries.holds(this.<Bytes, TaskRecord>store(ScheduleStores.TASK, Optional.empty()))) {
+                byRule.merge(
+                        held.key,
+                        new Hold(held.key, held.value.getCount(), held.value.getEarliest(), held.value.getLatest()),
+                        Hold::plus);
+            }
         } catch (InvalidStateStoreException e) {
             return List.of(); // rebalancing: the next question will tell
         }

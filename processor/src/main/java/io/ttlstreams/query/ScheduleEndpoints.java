@@ -22,7 +22,7 @@ public final class ScheduleEndpoints {
 
     /** Serves the document lookup and the histogram on {@code server}, as queries. */
     public void register(OperationsServer server) {
-        server.serveQueriesUnder(DocumentEndpoint.PREFIX, documents::document);
-        server.serveQuery(ScheduleHistogram.PATH, histogram::schedule);
+        server.serve(DocumentEndpoint.PREFIX + "*", documents::document);
+        server.serve(ScheduleHistogram.PATH, histogram::schedule);
     }
 }

@@ -2,7 +2,10 @@ package io.ttlstreams.state;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.List;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.bson.BsonDocument;
 
 /**
@@ -76,6 +79,31 @@ public final class DocumentRef {
         byte[] bytes = checkVersion(ref);
         int start = idEnd(bytes, idEnd(bytes, 1));
         return DocumentKeyBytes.read(bytes, start, bytes.length - start);
+    }
+
+    /**
+     * Refuses an {@code index} store that holds a key other than a reference of this format: its first and last keys
+     * in byte order are, when any is, because a key of an older format (or a record of another kind, which builds
+     * before the {@code task} store kept there, under keys beginning with 0) sorts before every reference, and a later
+     * format after. One seek at each end, once per task start.
+     *
+     * @throws IllegalStateException naming the version found, with the advice to reset the application's state
+     */
+    static void refuseOtherFormats(ReadOnlyKeyValueStore<Bytes, ?> index) {
+        try (KeyValueIterator<Bytes, ?> first = index.all();
+                KeyValueIterator<Bytes, ?> last = index.reverseAll()) {
+            for (KeyValueIterator<Bytes, ?> end : List.of(first, last)) {
+                if (end.hasNext()) {
+                    byte[] key = end.peekNextKey().get();
+                    if (key.length == 0 || key[0] != FORMAT_VERSION) {
+                        throw new IllegalStateException("The index store holds a key that is not a document reference"
+                                + " of format version " + FORMAT_VERSION + ": "
+                                + (key.length == 0 ? "no bytes" : "first byte " + Byte.toUnsignedInt(key[0])) + " ("
+                                + RESET_ADVICE + ")");
+                    }
+                }
+            }
+        }
     }
 
     private static int checkedId(int id) {

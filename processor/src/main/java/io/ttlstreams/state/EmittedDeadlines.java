@@ -1,33 +1,35 @@
 package io.ttlstreams.state;
 
-import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.state.ScheduleKey.Timeline;
+import io.ttlstreams.schema.TaskRecord;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
-import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * How far the scan of the deadlines timeline has emitted, and when: a first delete command leaves its entry where it
- * is, on the deadlines timeline at its deadline, and only this position moves. Every entry of the deadlines timeline
+ * is, on the deadlines timeline at its deadline, and only this position moves.
+ *
+ * <p><b>The invariant</b>: an entry of the deadlines timeline lies at or before the position if and only if its
+ * first delete command went out and its confirmation is awaited ({@link EntryState#AWAITING_FIRST_CONFIRMATION}).
+ * The position moves only over an entry emitted in place; nothing is ever put at or before it (below); an entry
+ * leaves when confirmed, superseded or moved to the confirmations timeline. {@code EmittedDeadlinesTest} and {@code
+ * ExpiryScheduleModelTest} check it, across restarts. Every entry of the deadlines timeline
  * at or before the position awaits the confirmation of its first command (attempt 1, the timeline it is on in effect
  * is the confirmations timeline); every entry after it waits for its deadline.
  *
  * <p>The position is kept as checkpoints, one per punctuation that emitted: the last deadline key emitted, and the
  * time the punctuation emitted it. An entry at or before the position was emitted at the time of the first checkpoint
- * at or after its key (keys and emission times grow together). The checkpoints are written to the {@code index} store
- * under keys that begin with {@link #KEY_PREFIX}, which no {@link DocumentRef} begins with, so they are changelogged
- * and restored with the entries they describe, in the same transaction: a restart or a rebalance resumes from them.
+ * at or after its key (keys and emission times grow together). The checkpoints are records of the task's {@code task}
+ * store, under keys that begin with {@link TaskKeys#CHECKPOINT}, changelogged in the same transaction as the entries they describe:
+ * a restart or a rebalance resumes from them.
  * A checkpoint goes once every entry it covers has left the deadlines timeline (confirmed, superseded, emitted again
- * on the confirmations timeline or given up): so the index holds one small record per recent punctuation that
+ * on the confirmations timeline or given up): so the store holds one small record per recent punctuation that
  * emitted, not one per command.
  *
  * <p>Nothing is put at or before the position: a deadline that lies there (a document due on arrival, or renewed to a
@@ -41,54 +43,41 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  */
 final class EmittedDeadlines {
 
-    /**
-     * The first byte of a checkpoint's key in the index, and of the namespace dictionary's records ({@link
-     * NamespaceIds}); references begin with their format version, never 0.
-     */
-    static final byte KEY_PREFIX = 0;
-
-    private static final Bytes PREFIX = Bytes.wrap(new byte[] {KEY_PREFIX});
-
     /** Deadline key of each checkpoint, in key order, to when it was emitted (epoch milliseconds). */
     private final NavigableMap<Bytes, Long> checkpoints;
 
-    private final KeyValueStore<Bytes, IndexEntry> index;
+    /** Where checkpoints are written; null for read-only checkpoints. */
+    private final KeyValueStore<Bytes, TaskRecord> task;
     /** The last deadline key passed by the scan; null when none. */
     private Bytes position;
     /** When the entries after the last checkpoint, up to the position, were emitted; MIN_VALUE when none were. */
     private long openAt = Long.MIN_VALUE;
 
-    private EmittedDeadlines(KeyValueStore<Bytes, IndexEntry> index, NavigableMap<Bytes, Long> checkpoints) {
-        this.index = index;
+    private EmittedDeadlines(KeyValueStore<Bytes, TaskRecord> task, NavigableMap<Bytes, Long> checkpoints) {
+        this.task = task;
         this.checkpoints = checkpoints;
         this.position = checkpoints.isEmpty() ? null : checkpoints.lastKey();
     }
 
-    /** The checkpoints the task's {@code index} store holds, for the task that writes them. */
-    static EmittedDeadlines of(KeyValueStore<Bytes, IndexEntry> index) {
-        return new EmittedDeadlines(index, read(index));
+    /** The checkpoints the task's {@code task} store holds, for the task that writes them. */
+    static EmittedDeadlines of(KeyValueStore<Bytes, TaskRecord> task) {
+        return new EmittedDeadlines(task, read(task));
     }
 
-    /** The checkpoints a (read-only) {@code index} store of one partition holds, for questions. */
-    static EmittedDeadlines readOnly(ReadOnlyKeyValueStore<Bytes, IndexEntry> index) {
-        return new EmittedDeadlines(null, read(index));
+    /** The checkpoints a (read-only) {@code task} store of one partition holds, for questions. */
+    static EmittedDeadlines readOnly(ReadOnlyKeyValueStore<Bytes, TaskRecord> task) {
+        return new EmittedDeadlines(null, read(task));
     }
 
-    private static NavigableMap<Bytes, Long> read(ReadOnlyKeyValueStore<Bytes, IndexEntry> index) {
+    private static NavigableMap<Bytes, Long> read(ReadOnlyKeyValueStore<Bytes, TaskRecord> task) {
         NavigableMap<Bytes, Long> checkpoints = new TreeMap<>();
-        try (KeyValueIterator<Bytes, IndexEntry> stored = index.prefixScan(PREFIX, new BytesSerializer())) {
-            while (stored.hasNext()) {
-                KeyValue<Bytes, IndexEntry> checkpoint = stored.next();
-                byte[] key = checkpoint.key.get();
-                if (key.length > 1 && key[1] == NamespaceIds.KEY_MARKER) {
-                    // The namespace dictionary's record: a checkpoint's second byte is its schedule key's version.
-                    continue;
-                }
-                checkpoints.put(
-                        Bytes.wrap(Arrays.copyOfRange(key, 1, key.length)),
-                        checkpoint.value.getDueAt().toEpochMilli());
+        TaskKeys.forEach(task, TaskKeys.CHECKPOINT, (scheduleKey, checkpoint) -> {
+            if (checkpoint.getEmittedAt() == null) {
+                throw new IllegalArgumentException(
+                        "An emission checkpoint without its time (" + DocumentRef.RESET_ADVICE + ")");
             }
-        }
+            checkpoints.put(Bytes.wrap(scheduleKey), checkpoint.getEmittedAt().toEpochMilli());
+        });
         return checkpoints;
     }
 
@@ -110,20 +99,11 @@ final class EmittedDeadlines {
     }
 
     /**
-     * The timeline the entry at {@code scheduleKey} is on in effect: the confirmations timeline for an emitted
-     * deadline, the key's own otherwise.
-     */
-    Timeline timelineAt(Bytes scheduleKey) {
-        Timeline timeline = ScheduleKey.timelineOf(scheduleKey);
-        return timeline == Timeline.DEADLINES && emitted(scheduleKey) ? Timeline.CONFIRMATIONS : timeline;
-    }
-
-    /**
      * The entry stored at {@code scheduleKey} as it stands: an emitted deadline's with its first command counted, at
      * its emission time (what moving it to the confirmations timeline used to write); any other as stored.
      */
     ScheduleEntry asItStands(Bytes scheduleKey, ScheduleEntry stored) {
-        if (stored == null || ScheduleKey.timelineOf(scheduleKey) != Timeline.DEADLINES || !emitted(scheduleKey)) {
+        if (stored == null || EntryState.at(scheduleKey, this) != EntryState.AWAITING_FIRST_CONFIRMATION) {
             return stored;
         }
         return ExpirySchedule.emitted(stored, emittedAt(scheduleKey));
@@ -162,7 +142,7 @@ final class EmittedDeadlines {
             return;
         }
         checkpoints.put(position, openAt);
-        index.put(key(position), new IndexEntry(Timeline.DEADLINES.ordinal(), Instant.ofEpochMilli(openAt), null, 0L));
+        task.put(key(position), new TaskRecord(Instant.ofEpochMilli(openAt), null));
         openAt = Long.MIN_VALUE;
     }
 
@@ -185,7 +165,7 @@ final class EmittedDeadlines {
     void leftThrough(Bytes through) {
         NavigableMap<Bytes, Long> done = checkpoints.headMap(through, true);
         for (Bytes checkpoint : done.keySet()) {
-            index.delete(key(checkpoint));
+            task.delete(key(checkpoint));
         }
         done.clear();
     }
@@ -197,10 +177,6 @@ final class EmittedDeadlines {
     }
 
     private static Bytes key(Bytes scheduleKey) {
-        byte[] bytes = scheduleKey.get();
-        byte[] key = new byte[bytes.length + 1];
-        key[0] = KEY_PREFIX;
-        System.arraycopy(bytes, 0, key, 1, bytes.length);
-        return Bytes.wrap(key);
+        return TaskKeys.key(TaskKeys.CHECKPOINT, scheduleKey.get());
     }
 }

@@ -1,14 +1,19 @@
 package io.ttlstreams.state;
 
-import io.ttlstreams.schema.GuardState;
+import io.ttlstreams.schema.HeldCount;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -26,33 +31,35 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * every punctuation. The positions are kept in memory, lowered by any entry put before them, and start at the lowest
  * key when the task (re)starts; so one instance must be the only writer of its stores, as the task's scheduler is.
  *
- * <p>It counts what it holds for approval: each rule's entries on the {@link Timeline#AWAITING_APPROVAL} timeline,
- * with the earliest and latest of their deadlines, in the rule's {@link GuardState} of the {@code guard-state} store,
- * updated as entries enter and leave that timeline. The counts are written with the entries, in the same store
- * transaction and changelogged alike, so a restore restores them with the entries they count. The earliest and latest
- * deadline are bounds: kept as an entry leaves unless it was the last.
+ * <p>It is the one writer of the task's {@code task} store, which holds its own records, never a document's: the
+ * namespace dictionary ({@link NamespaceIds}), the emission checkpoints ({@link EmittedDeadlines}) and what each rule
+ * holds for approval ({@link HeldCounts}), all written in the same transaction as the entries they describe.
  *
- * <p>A first delete command moves nothing: its entry stays on the deadlines timeline, and the scan's position, kept
- * in a few checkpoints ({@link EmittedDeadlines}), says that every deadline at or before it was emitted. Such an entry
- * is on the confirmations timeline in effect: {@link #timelineOf}, {@link #timelineAt} and {@link #entryAt} answer as
- * if it had moved there (attempt 1, emitted at its checkpoint's time), and {@link #firstConfirmationsDue} finds those
- * whose first confirmation is overdue by a range of the deadlines timeline, up to the last checkpoint old enough. Only
- * then, or when its document changes, does the entry move: so emitting writes one checkpoint per punctuation instead
- * of a tombstone, an entry and an index entry per command.
+ * <p>Every entry is in one {@link EntryState lifecycle state}, which {@link #find} and {@link #stateAt} give by
+ * the one rule of {@link EntryState#at}. A first delete command moves nothing: its entry stays on the deadlines
+ * timeline ({@link #awaitFirstConfirmation}), and the scan's position, kept in a few checkpoints ({@link
+ * EmittedDeadlines}, whose javadoc states the invariant), says that every deadline at or before it was emitted; {@link
+ * #entryOf} answers for such an entry as it stands (attempt 1, emitted at its checkpoint's time). {@link #drainDue}
+ * finds those whose first confirmation is overdue by a range of the deadlines timeline, up to the last checkpoint old
+ * enough. Only then, or when its document changes, does the entry move: so emitting writes one checkpoint per
+ * punctuation instead of a tombstone, an entry and an index entry per command. Callers see none of it: they drain
+ * what is due with {@link #drainDue} and {@link #drainNotices}, and the positions, cursors and checkpoints stay
+ * here.
  */
 public final class ExpirySchedule {
 
     private final KeyValueStore<Bytes, ScheduleEntry> schedule;
     private final KeyValueStore<Bytes, IndexEntry> index;
-    private final KeyValueStore<String, GuardState> held;
+    private final KeyValueStore<Bytes, TaskRecord> task;
+    private final HeldCounts held;
     /** Per timeline: no entry is due before this (see the class comment). */
     private final long[] scanFrom = new long[Timeline.values().length];
     /**
-     * Where the scan of the deadlines timeline has emitted, and when: read from the index at first use, after the
-     * stores are restored.
+     * Where the scan of the deadlines timeline has emitted, and when: read from the {@code task} store at first use,
+     * after the stores are restored.
      */
     private EmittedDeadlines emitted;
-    /** The task's namespace dictionary: read from the index at first use, after the stores are restored. */
+    /** The task's namespace dictionary: read from the {@code task} store at first use, after the stores are restored. */
     private NamespaceIds namespaces;
     /** No emitted deadline whose first confirmation is overdue lies before this key; null for the timeline's start. */
     private Bytes firstConfirmationsFrom;
@@ -60,16 +67,18 @@ public final class ExpirySchedule {
     public ExpirySchedule(
             KeyValueStore<Bytes, ScheduleEntry> schedule,
             KeyValueStore<Bytes, IndexEntry> index,
-            KeyValueStore<String, GuardState> held) {
+            KeyValueStore<Bytes, TaskRecord> task) {
         this.schedule = schedule;
         this.index = index;
-        this.held = held;
+        this.task = task;
+        this.held = new HeldCounts(task);
         Arrays.fill(scanFrom, Long.MIN_VALUE);
     }
 
     private EmittedDeadlines emitted() {
         if (emitted == null) {
-            emitted = EmittedDeadlines.of(index);
+            DocumentRef.refuseOtherFormats(index);
+            emitted = EmittedDeadlines.of(task);
         }
         return emitted;
     }
@@ -80,7 +89,8 @@ public final class ExpirySchedule {
      */
     public NamespaceIds namespaces() {
         if (namespaces == null) {
-            namespaces = NamespaceIds.of(index);
+            DocumentRef.refuseOtherFormats(index);
+            namespaces = NamespaceIds.of(task);
         }
         return namespaces;
     }
@@ -118,63 +128,53 @@ public final class ExpirySchedule {
         return hash;
     }
 
-    /** Where the document's entry is: its timeline, due time and source; null when it has none. */
-    public IndexEntry position(Bytes documentRef) {
-        return index.get(documentRef);
-    }
-
-    /**
-     * The entry at {@code position} (from {@link #position}) as it stands (an emitted deadline's counting its first
-     * command); null if the stores disagree, which they must not.
-     */
-    public ScheduleEntry entryAt(Bytes documentRef, IndexEntry position) {
-        Bytes key = key(documentRef, position);
-        return emitted().asItStands(key, schedule.get(key));
-    }
-
-    /**
-     * The timeline the document's entry at {@code position} is on in effect: the confirmations timeline for a deadline
-     * already emitted (see the class comment).
-     */
-    public Timeline timelineOf(Bytes documentRef, IndexEntry position) {
-        Timeline timeline = Timeline.of(position.getTimeline());
-        if (timeline != Timeline.DEADLINES || emitted().position() == null) {
-            return timeline;
+    /** The document's entry, where it is and its state; null when it has none. */
+    public DocumentEntry find(Bytes documentRef) {
+        IndexEntry position = index.get(documentRef);
+        if (position == null) {
+            return null;
         }
-        return emitted().timelineAt(key(documentRef, position));
-    }
-
-    /** The timeline the entry at {@code scheduleKey}, found by a scan, is on in effect (see {@link #timelineOf}). */
-    public Timeline timelineAt(Bytes scheduleKey) {
-        return emitted().timelineAt(scheduleKey);
-    }
-
-    /** The schedule key of the document's entry at {@code position}, for {@link #move} and {@link #removeAt}. */
-    public Bytes keyAt(Bytes documentRef, IndexEntry position) {
-        return key(documentRef, position);
+        Bytes key = key(documentRef, position);
+        return new DocumentEntry(documentRef, position, key, EntryState.at(key, emitted()));
     }
 
     /**
-     * Puts the document's entry, replacing the one at {@code previous}.
+     * The document's entry {@code found} as it stands (one awaiting its first confirmation counts its first command);
+     * null if the stores disagree, which they must not.
+     */
+    public ScheduleEntry entryOf(DocumentEntry found) {
+        return emitted().asItStands(found.key(), schedule.get(found.key()));
+    }
+
+    /** The lifecycle state of the entry at {@code scheduleKey}, found by a scan or a walk ({@link EntryState#at}). */
+    public EntryState stateAt(Bytes scheduleKey) {
+        return EntryState.at(scheduleKey, emitted());
+    }
+
+    /**
+     * Puts the document's entry, replacing the one at {@code previous}. A deadline at or before the emitted position
+     * (due on arrival, or renewed to a passed deadline) is put just after it instead, 1 ms after the last deadline
+     * emitted, so that it never reads as emitted ({@link EmittedDeadlines}' invariant): later than its deadline, never
+     * earlier, and due at the next drain.
      *
-     * @param previous the document's current position ({@link #position}), or null when it has none
+     * @param previous the document's entry ({@link #find}), or null when it has none
      * @param clusterTime the clusterTime of the event that set the entry, or null
      */
     public void put(
             Bytes documentRef,
-            IndexEntry previous,
+            DocumentEntry previous,
             Timeline timeline,
             long dueAt,
             ScheduleEntry entry,
             Long clusterTime) {
         if (previous != null) {
-            delete(key(documentRef, previous));
+            delete(previous.key());
         }
         write(documentRef, timeline, dueAt, entry, clusterTime);
     }
 
     /**
-     * Moves an entry found by a scan ({@link #due} or {@link #walkFrom}) to another timeline or due time, keeping the
+     * Moves an entry handed over by a drain ({@link #drainDue}) or a walk ({@link #walkFrom}) to another timeline or due time, keeping the
      * source clusterTime the index holds.
      */
     public void move(Bytes scheduleKey, Timeline timeline, long dueAt, ScheduleEntry entry) {
@@ -193,7 +193,7 @@ public final class ExpirySchedule {
         return previous;
     }
 
-    /** Removes an entry found by a scan ({@link #due} or {@link #walkFrom}), and its index entry. */
+    /** Removes an entry handed over by a drain ({@link #drainDue}) or a walk ({@link #walkFrom}), and its index entry. */
     public void removeAt(Bytes scheduleKey) {
         delete(scheduleKey);
         index.delete(ScheduleKey.documentRefOf(scheduleKey));
@@ -224,11 +224,85 @@ public final class ExpirySchedule {
     }
 
     /**
+     * What a drain ({@link #drainDue}, {@link #drainNotices}) hands each due entry to, in due order, while {@link
+     * #more} allows. The handler of a due entry removes it ({@link #removeAt}), moves it to a time after now ({@link
+     * #move}), or, for a passed deadline whose first command it emitted, leaves it awaiting its first confirmation
+     * ({@link #awaitFirstConfirmation}); the next drain goes on after the last entry handed over.
+     */
+    public interface DueHandler {
+
+        /** Whether the run may handle one more entry. */
+        boolean more();
+
+        /** The deadline of the entry at {@code scheduleKey}, as stored, has passed (for notices: the notice is due). */
+        void deadlinePassed(Bytes scheduleKey, ScheduleEntry entry);
+
+        /** The confirmation awaited for the entry at {@code scheduleKey}, as it stands, is overdue. */
+        void confirmationOverdue(Bytes scheduleKey, ScheduleEntry entry);
+    }
+
+    /**
+     * Drains what is due at {@code nowMs}, within what the handler allows: the passed deadlines, then the entries whose
+     * first command went out at or before {@code firstEmittedBy} (now less the first confirmation wait) without a
+     * confirmation, then the confirmations timeline's due entries, each in due order. What is left waits for the next
+     * drain.
+     */
+    public void drainDue(long nowMs, long firstEmittedBy, DueHandler handler) {
+        drain(
+                due(Timeline.DEADLINES, nowMs),
+                handler::more,
+                handler::deadlinePassed,
+                this::passed,
+                () -> drained(Timeline.DEADLINES, nowMs));
+        deadlineScanEnded();
+        drain(
+                firstConfirmationsDue(firstEmittedBy),
+                handler::more,
+                handler::confirmationOverdue,
+                key -> firstConfirmationsFrom = EmittedDeadlines.successor(key),
+                () -> firstConfirmationsDrained(firstEmittedBy));
+        drain(
+                due(Timeline.CONFIRMATIONS, nowMs),
+                handler::more,
+                handler::confirmationOverdue,
+                this::passed,
+                () -> drained(Timeline.CONFIRMATIONS, nowMs));
+    }
+
+    /**
+     * Hands the notices due at {@code nowMs} to {@code notice}, which removes each ({@link #removeNotice}), in due
+     * order while {@code more} allows.
+     */
+    public void drainNotices(long nowMs, BooleanSupplier more, BiConsumer<Bytes, ScheduleEntry> notice) {
+        drain(due(Timeline.NOTICES, nowMs), more, notice, this::passed, () -> drained(Timeline.NOTICES, nowMs));
+    }
+
+    /** Hands each entry of {@code scan} over while {@code more}, tells the scan's cursor, and {@code drained} at its end. */
+    private static void drain(
+            KeyValueIterator<Bytes, ScheduleEntry> scan,
+            BooleanSupplier more,
+            BiConsumer<Bytes, ScheduleEntry> handle,
+            Consumer<Bytes> passed,
+            Runnable drained) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = scan) {
+            while (more.getAsBoolean() && due.hasNext()) {
+                KeyValue<Bytes, ScheduleEntry> next = due.next();
+                handle.accept(next.key, next.value);
+                passed.accept(next.key);
+            }
+            if (!due.hasNext()) {
+                drained.run();
+            }
+        }
+    }
+
+    /**
      * The entries of {@code timeline} due at {@code nowMs}, oldest first. The caller handles them in order — removes
      * each, or moves it to a time after {@code nowMs} — and tells each one {@link #passed}; it stops whenever its
-     * budget is spent, calls {@link #drained} if it reached the end, and closes the iterator.
+     * budget is spent, calls {@link #drained} if it reached the end, and closes the iterator. What {@link #drainDue}
+     * does.
      */
-    public KeyValueIterator<Bytes, ScheduleEntry> due(Timeline timeline, long nowMs) {
+    KeyValueIterator<Bytes, ScheduleEntry> due(Timeline timeline, long nowMs) {
         Bytes from = ScheduleKey.lowerBound(timeline, scanFrom[timeline.ordinal()]);
         Bytes afterEmitted = timeline == Timeline.DEADLINES ? emitted().scanStart() : null;
         if (afterEmitted != null && afterEmitted.compareTo(from) > 0) {
@@ -238,21 +312,21 @@ public final class ExpirySchedule {
     }
 
     /**
-     * Tells that the deadline entry at {@code scheduleKey}, from {@link #due}, was emitted at {@code nowMs} and stays
-     * where it is, awaiting its first confirmation (and {@link #passed} like any other).
+     * The entry at {@code scheduleKey}, handed to {@link DueHandler#deadlinePassed} as stored, had its first command
+     * emitted at {@code nowMs}: it stays where it is, awaiting its first confirmation.
      */
-    public void emittedInPlace(Bytes scheduleKey, long nowMs) {
+    public void awaitFirstConfirmation(Bytes scheduleKey, long nowMs) {
         emitted().emittedInPlace(scheduleKey, nowMs);
     }
 
     /**
      * The emitted deadlines whose first command went out at or before {@code emittedBy} (now less the first
-     * confirmation wait), in key order, as they stand (see {@link #entryAt}): their first confirmation is overdue. The
+     * confirmation wait), in key order, as they stand (see {@link #entryOf}): their first confirmation is overdue. The
      * caller handles them as it handles due entries of the confirmations timeline — each leaves the deadlines
      * timeline — tells each one {@link #passed}, calls {@link #firstConfirmationsDrained} if it reached the end, and
      * closes the iterator.
      */
-    public KeyValueIterator<Bytes, ScheduleEntry> firstConfirmationsDue(long emittedBy) {
+    KeyValueIterator<Bytes, ScheduleEntry> firstConfirmationsDue(long emittedBy) {
         Bytes through = emitted().emittedBy(emittedBy);
         Bytes from = firstConfirmationsFrom == null
                 ? ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE)
@@ -267,7 +341,7 @@ public final class ExpirySchedule {
      * Tells that every emitted deadline of {@link #firstConfirmationsDue}{@code (emittedBy)} was handled: the
      * checkpoints that covered them go.
      */
-    public void firstConfirmationsDrained(long emittedBy) {
+    void firstConfirmationsDrained(long emittedBy) {
         Bytes through = emitted().emittedBy(emittedBy);
         if (through != null) {
             emitted().leftThrough(through);
@@ -277,14 +351,15 @@ public final class ExpirySchedule {
 
     /**
      * Ends a scan of the deadlines timeline, whether or not it reached the end: one checkpoint for the entries it
-     * {@link #emittedInPlace emitted in place}, if any. Before any scan for overdue first confirmations.
+     * left {@link #awaitFirstConfirmation awaiting their first confirmation}, if any. Before any scan for overdue
+     * first confirmations.
      */
-    public void deadlineScanEnded() {
+    void deadlineScanEnded() {
         emitted().checkpoint();
     }
 
     /** Tells that every entry of {@code timeline} due at {@code nowMs} was handled: the next scan starts after it. */
-    public void drained(Timeline timeline, long nowMs) {
+    void drained(Timeline timeline, long nowMs) {
         if (nowMs < Long.MAX_VALUE) {
             scanFrom[timeline.ordinal()] = Math.max(scanFrom[timeline.ordinal()], nowMs + 1);
         }
@@ -299,7 +374,7 @@ public final class ExpirySchedule {
         scanFrom[Timeline.NOTICES.ordinal()] = Math.min(scanFrom[Timeline.NOTICES.ordinal()], noticeAt);
     }
 
-    /** Removes a notice found by a scan ({@link #due}), leaving the document's entry and index alone. */
+    /** Removes a notice handed over by {@link #drainNotices}, leaving the document's entry and index alone. */
     public void removeNotice(Bytes noticeKey) {
         schedule.delete(noticeKey);
     }
@@ -309,10 +384,10 @@ public final class ExpirySchedule {
      * from the same values (its fingerprint).
      */
     public boolean isCurrent(Bytes documentRef, ScheduleEntry notice) {
-        IndexEntry position = index.get(documentRef);
-        return position != null
-                && timelineOf(documentRef, position) == Timeline.DEADLINES
-                && position.getFingerprint() == fingerprint(notice);
+        DocumentEntry current = find(documentRef);
+        return current != null
+                && current.state() == EntryState.SCHEDULED
+                && current.position().getFingerprint() == fingerprint(notice);
     }
 
     /**
@@ -341,8 +416,7 @@ public final class ExpirySchedule {
      * entry is about to be replaced: its change is evaluated again like any other).
      */
     public long held(String rule, Bytes besides) {
-        GuardState counts = held.get(rule);
-        long count = counts == null ? 0 : counts.getHeld();
+        long count = held.count(rule);
         IndexEntry position = count == 0 ? null : index.get(besides);
         if (position != null && Timeline.of(position.getTimeline()) == Timeline.AWAITING_APPROVAL) {
             ScheduleEntry own = schedule.get(key(besides, position));
@@ -351,6 +425,11 @@ public final class ExpirySchedule {
             }
         }
         return count;
+    }
+
+    /** Each rule's holds in this task: its held entries counted, with bounds of their deadlines. */
+    public List<KeyValue<String, HeldCount>> holds() {
+        return HeldCounts.all(task);
     }
 
     /** Deletes the entry at {@code scheduleKey}, counting it out of its rule's held ones when it was held. */
@@ -363,19 +442,14 @@ public final class ExpirySchedule {
         }
         ScheduleEntry deleted = schedule.delete(scheduleKey);
         if (deleted != null) {
-            GuardState counts = held.get(deleted.getRule());
-            if (counts != null && counts.getHeld() > 0) {
-                counts.setHeld(counts.getHeld() - 1);
-                if (counts.getHeld() == 0) {
-                    counts.setEarliestHeld(null);
-                    counts.setLatestHeld(null);
-                }
-                held.put(deleted.getRule(), counts);
-            }
+            held.removed(deleted.getRule());
         }
     }
 
     private void write(Bytes documentRef, Timeline timeline, long dueAt, ScheduleEntry entry, Long clusterTime) {
+        if (timeline == Timeline.NOTICES) {
+            throw new IllegalArgumentException("A document's entry is never a notice: putNotice puts a copy");
+        }
         Bytes key = ScheduleKey.of(timeline, dueAt, documentRef);
         if (timeline == Timeline.DEADLINES && emitted().emitted(key)) {
             // Never at or before the emitted position, which would read as emitted (see EmittedDeadlines): just after.
@@ -384,19 +458,7 @@ public final class ExpirySchedule {
         }
         schedule.put(key, entry);
         if (timeline == Timeline.AWAITING_APPROVAL) {
-            GuardState counts = held.get(entry.getRule());
-            if (counts == null) {
-                counts = new GuardState(Instant.EPOCH, 0, 0, 0L, null, null, null);
-            }
-            Instant at = Instant.ofEpochMilli(dueAt);
-            if (counts.getHeld() == 0 || at.isBefore(counts.getEarliestHeld())) {
-                counts.setEarliestHeld(at);
-            }
-            if (counts.getHeld() == 0 || at.isAfter(counts.getLatestHeld())) {
-                counts.setLatestHeld(at);
-            }
-            counts.setHeld(counts.getHeld() + 1);
-            held.put(entry.getRule(), counts);
+            held.added(entry.getRule(), dueAt);
         }
         index.put(
                 documentRef,
@@ -408,17 +470,8 @@ public final class ExpirySchedule {
      * Tells that the due entry at {@code scheduleKey} was handled: due entries are handled in key order, so nothing on
      * its timeline before it is left. Only for entries from {@link #due}, never from a {@link #walkFrom walk}.
      */
-    public void passed(Bytes scheduleKey) {
+    void passed(Bytes scheduleKey) {
         Timeline timeline = ScheduleKey.timelineOf(scheduleKey);
-        if (timeline == Timeline.DEADLINES) {
-            Bytes position = emitted().position();
-            if (position != null && scheduleKey.compareTo(position) < 0) {
-                // From the scan for overdue first confirmations (at the position itself: the deadline scan's, which
-                // has just emitted it, or the other's, which then merely rescans one key).
-                firstConfirmationsFrom = EmittedDeadlines.successor(scheduleKey);
-                return;
-            }
-        }
         scanFrom[timeline.ordinal()] = Math.max(scanFrom[timeline.ordinal()], ScheduleKey.dueAtOf(scheduleKey));
     }
 

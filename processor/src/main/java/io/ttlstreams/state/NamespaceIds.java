@@ -1,20 +1,16 @@
 package io.ttlstreams.state;
 
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.TaskRecord;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.bson.BsonDocument;
@@ -26,25 +22,20 @@ import org.bson.BsonDocument;
  * byte. Ids are never taken back or given again: a rule added or removed, a collection dropped or re-created, changes
  * no reference already stored.
  *
- * <p>Each namespace is one record of the task's {@code index} store, under a key no reference begins with: {@link
- * EmittedDeadlines#KEY_PREFIX} (0x00, the task's own records), 0x00 (where a checkpoint has its schedule key's format
- * version), the two ids as the references write them, then the namespace's UTF-8 text; the value says nothing (an
- * empty {@link IndexEntry}). So the dictionary is changelogged, restored and moved with the references that use it,
- * in the same transaction as the first entry of a namespace, with no store of its own. The task reads it once, after
- * its stores are restored; it is small (one record per namespace the task has seen).
+ * <p>Each namespace is one record of the task's {@code task} store: its key is {@link TaskKeys#NAMESPACE}, the two ids as the
+ * references write them, then the namespace's UTF-8 text; the value says nothing (an empty {@link TaskRecord}). So
+ * the dictionary is changelogged, restored and moved with the references that use it, in the same transaction as the
+ * first entry of a namespace. The task reads it once, after its stores are restored; it is small (one record per
+ * namespace the task has seen).
  *
  * <p>A namespace the dictionary does not know has no references: nothing to find, cancel or forget.
  */
 public final class NamespaceIds {
 
-    /** The byte after {@link EmittedDeadlines#KEY_PREFIX} in a dictionary record's key. */
-    static final byte KEY_MARKER = 0;
-
-    private static final Bytes PREFIX = Bytes.wrap(new byte[] {EmittedDeadlines.KEY_PREFIX, KEY_MARKER});
-    private static final IndexEntry NOTHING = new IndexEntry(0, Instant.EPOCH, null, 0L);
+    private static final TaskRecord NOTHING = new TaskRecord(null, null);
 
     /** Where new ids are written; null for a read-only dictionary. */
-    private final KeyValueStore<Bytes, IndexEntry> index;
+    private final KeyValueStore<Bytes, TaskRecord> task;
     /** Database name to its id. */
     private final Map<String, Integer> databases = new HashMap<>();
     /** Namespace to its references' prefix. */
@@ -52,27 +43,27 @@ public final class NamespaceIds {
     /** By database id, then collection id: the namespace (ids are given from 0 up, none skipped). */
     private final List<List<Namespace>> namespaces = new ArrayList<>();
 
-    private NamespaceIds(KeyValueStore<Bytes, IndexEntry> index) {
-        this.index = index;
+    private NamespaceIds(KeyValueStore<Bytes, TaskRecord> task) {
+        this.task = task;
     }
 
-    /** The dictionary the task's {@code index} store holds, for the task, which gives new ids. */
-    static NamespaceIds of(KeyValueStore<Bytes, IndexEntry> index) {
-        NamespaceIds ids = new NamespaceIds(index);
-        ids.read(index);
+    /** The dictionary the task's {@code task} store holds, for the task, which gives new ids. */
+    static NamespaceIds of(KeyValueStore<Bytes, TaskRecord> task) {
+        NamespaceIds ids = new NamespaceIds(task);
+        ids.read(task);
         return ids;
     }
 
-    /** The dictionary a (read-only) {@code index} store of one partition holds, for questions. */
-    public static NamespaceIds readOnly(ReadOnlyKeyValueStore<Bytes, IndexEntry> index) {
+    /** The dictionary a (read-only) {@code task} store of one partition holds, for questions. */
+    public static NamespaceIds readOnly(ReadOnlyKeyValueStore<Bytes, TaskRecord> task) {
         NamespaceIds ids = new NamespaceIds(null);
-        ids.read(index);
+        ids.read(task);
         return ids;
     }
 
     /**
      * The reference of the document with this key in {@code namespace}, giving the namespace its ids when the task
-     * sees it first (written to the index with the task's other writes).
+     * sees it first (written to the {@code task} store with the task's other writes).
      */
     public Bytes ref(Namespace namespace, BsonDocument documentKey) {
         Bytes prefix = prefixes.get(namespace);
@@ -114,7 +105,7 @@ public final class NamespaceIds {
     }
 
     private Bytes add(Namespace namespace) {
-        if (index == null) {
+        if (task == null) {
             throw new IllegalStateException("A read-only namespace dictionary gives no ids");
         }
         if (namespace.isDatabase()) {
@@ -128,7 +119,7 @@ public final class NamespaceIds {
         }
         List<Namespace> collections = namespaces.get(database);
         Bytes prefix = DocumentRef.collectionPrefix(database, collections.size());
-        index.put(key(prefix, namespace), NOTHING);
+        task.put(key(prefix, namespace), NOTHING);
         collections.add(namespace);
         prefixes.put(namespace, prefix);
         return prefix;
@@ -139,14 +130,9 @@ public final class NamespaceIds {
      * one namespace, database or id twice, and the ids are those the task gives: every database id from 0 up, every
      * collection id of a database from 0 up (so a corrupted id cannot make the dictionary allocate up to it).
      */
-    private void read(ReadOnlyKeyValueStore<Bytes, IndexEntry> store) {
+    private void read(ReadOnlyKeyValueStore<Bytes, TaskRecord> store) {
         Map<Integer, Map<Integer, Namespace>> byIds = new HashMap<>();
-        try (KeyValueIterator<Bytes, IndexEntry> records = store.prefixScan(PREFIX, new BytesSerializer())) {
-            while (records.hasNext()) {
-                KeyValue<Bytes, IndexEntry> record = records.next();
-                readRecord(record.key.get(), byIds);
-            }
-        }
+        TaskKeys.forEach(store, TaskKeys.NAMESPACE, (key, record) -> readRecord(key, byIds));
         for (int database = 0; database < byIds.size(); database++) {
             Map<Integer, Namespace> collections = byIds.get(database);
             List<Namespace> ordered = new ArrayList<>();
@@ -161,18 +147,20 @@ public final class NamespaceIds {
         }
     }
 
-    /** One dictionary record's key, into {@code byIds}: refused unless it is well-formed and new. */
+    /**
+     * One dictionary record's key without its kind byte, into {@code byIds}: refused unless it is well-formed and new.
+     */
     private void readRecord(byte[] key, Map<Integer, Map<Integer, Namespace>> byIds) {
-        // The key without the dictionary's own two bytes reads as a reference: the version, the ids, then the text.
-        Bytes asRef = Bytes.wrap(Arrays.copyOfRange(key, PREFIX.get().length, key.length));
+        // It reads as a reference: the version, the ids, then the text.
+        Bytes asRef = Bytes.wrap(key);
         int databaseId = DocumentRef.databaseIdOf(asRef);
         int collectionId = DocumentRef.collectionIdOf(asRef);
         Bytes prefix = DocumentRef.collectionPrefix(databaseId, collectionId);
-        int textStart = PREFIX.get().length + prefix.get().length;
+        int textStart = prefix.get().length;
         Namespace namespace = Namespace.parse(StandardCharsets.UTF_8
                 .decode(ByteBuffer.wrap(key, textStart, key.length - textStart))
                 .toString());
-        if (!Arrays.equals(key(prefix, namespace).get(), key)) {
+        if (!Arrays.equals(idsAndText(prefix, namespace), key)) {
             throw new IllegalArgumentException("Not a namespace dictionary record: its text is not UTF-8");
         }
         Integer database = databases.putIfAbsent(namespace.database(), databaseId);
@@ -189,12 +177,14 @@ public final class NamespaceIds {
     }
 
     private static Bytes key(Bytes prefix, Namespace namespace) {
+        return TaskKeys.key(TaskKeys.NAMESPACE, idsAndText(prefix, namespace));
+    }
+
+    private static byte[] idsAndText(Bytes prefix, Namespace namespace) {
         byte[] ids = prefix.get();
         byte[] text = namespace.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] key = new byte[PREFIX.get().length + ids.length + text.length];
-        System.arraycopy(PREFIX.get(), 0, key, 0, PREFIX.get().length);
-        System.arraycopy(ids, 0, key, PREFIX.get().length, ids.length);
-        System.arraycopy(text, 0, key, PREFIX.get().length + ids.length, text.length);
-        return Bytes.wrap(key);
+        byte[] idsAndText = Arrays.copyOf(ids, ids.length + text.length);
+        System.arraycopy(text, 0, idsAndText, ids.length, text.length);
+        return idsAndText;
     }
 }

@@ -1,12 +1,14 @@
 package io.ttlstreams.state;
 
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.schema.HeldCount;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Instant;
 import java.util.Collections;
-import java.util.Locale;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -21,7 +23,7 @@ import org.bson.BsonDocument;
 
 /**
  * Read-only questions to the schedule of one instance, for operators (interactive queries over the {@link
- * ScheduleStores#SCHEDULE} and {@link ScheduleStores#INDEX} stores): when does this document expire, how many
+ * ScheduleStores#SCHEDULE}, {@link ScheduleStores#INDEX} and {@link ScheduleStores#TASK} stores): when does this document expire, how many
  * documents expire in each upcoming time bucket, how many are due or await confirmation. The answers cover the tasks
  * this instance owns; every scan is a key range with a cap, so no question costs a scan of the whole store.
  */
@@ -59,10 +61,11 @@ public final class ScheduleQueries {
     public static Optional<ScheduledDocument> find(
             ReadOnlyKeyValueStore<Bytes, IndexEntry> index,
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
+            ReadOnlyKeyValueStore<Bytes, TaskRecord> task,
             Namespace namespace,
             BsonDocument documentKey,
             Function<String, OptionalLong> noticeBeforeSeconds) {
-        Optional<Bytes> known = NamespaceIds.readOnly(index).find(namespace, documentKey);
+        Optional<Bytes> known = NamespaceIds.readOnly(task).find(namespace, documentKey);
         if (known.isEmpty()) {
             return Optional.empty(); // a namespace this partition has never seen
         }
@@ -72,10 +75,10 @@ public final class ScheduleQueries {
             return Optional.empty();
         }
         // An emitted deadline awaits its confirmation where it is (see ExpirySchedule).
-        EmittedDeadlines emitted = EmittedDeadlines.readOnly(index);
+        EmittedDeadlines emitted = EmittedDeadlines.readOnly(task);
         Bytes key = ScheduleKey.of(
                 Timeline.of(position.getTimeline()), position.getDueAt().toEpochMilli(), ref);
-        Timeline timeline = emitted.timelineAt(key);
+        EntryState state = EntryState.at(key, emitted);
         ScheduleEntry entry = emitted.asItStands(key, schedule.get(key));
         if (entry == null) {
             return Optional.empty(); // moved between the two reads
@@ -83,7 +86,7 @@ public final class ScheduleQueries {
         long deadline = entry.getBase().toEpochMilli() + entry.getOffsetSeconds() * 1000;
         OptionalLong before = noticeBeforeSeconds.apply(entry.getRule());
         Instant notice = null;
-        if (timeline == Timeline.DEADLINES && before.isPresent()) {
+        if (state == EntryState.SCHEDULED && before.isPresent()) {
             long noticeAt = deadline - before.getAsLong() * 1000;
             if (schedule.get(ScheduleKey.of(Timeline.NOTICES, noticeAt, ref)) != null) {
                 notice = Instant.ofEpochMilli(noticeAt);
@@ -92,7 +95,7 @@ public final class ScheduleQueries {
         return Optional.of(new ScheduledDocument(
                 namespace,
                 documentKey,
-                stateOf(timeline),
+                state.label(),
                 Instant.ofEpochMilli(deadline),
                 entry.getRule(),
                 entry.getAttempts(),
@@ -108,7 +111,7 @@ public final class ScheduleQueries {
      * @param namespace only this collection's documents; empty for all
      */
     public static Histogram upcoming(
-            ReadOnlyKeyValueStore<Bytes, IndexEntry> index,
+            ReadOnlyKeyValueStore<Bytes, TaskRecord> task,
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
             long fromMillis,
             long toMillis,
@@ -122,7 +125,7 @@ public final class ScheduleQueries {
         SortedMap<Long, Long> counts = new TreeMap<>();
         Optional<byte[]> only = Optional.empty();
         if (namespace.isPresent()) {
-            Optional<Bytes> prefix = NamespaceIds.readOnly(index).collectionPrefix(namespace.get());
+            Optional<Bytes> prefix = NamespaceIds.readOnly(task).collectionPrefix(namespace.get());
             if (prefix.isEmpty()) {
                 return new Histogram(counts, true); // a namespace this partition has never seen
             }
@@ -154,10 +157,11 @@ public final class ScheduleQueries {
      * awaiting their first confirmation where they are, and the confirmations timeline.
      */
     public static long awaitingConfirmation(
-            ReadOnlyKeyValueStore<Bytes, IndexEntry> index,
+            ReadOnlyKeyValueStore<Bytes, TaskRecord> task,
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
             long cap) {
-        Bytes emitted = EmittedDeadlines.readOnly(index).position();
+        Bytes emitted = EmittedDeadlines.readOnly(task).position();
+        // The deadlines up to the emitted position await their first confirmation (EntryState).
         long count = emitted == null
                 ? 0
                 : count(schedule, ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE), emitted, cap);
@@ -169,6 +173,14 @@ public final class ScheduleQueries {
                         cap - count);
     }
 
+    /**
+     * What each rule holds for approval: one pair per rule and task ({@code task} may span several partitions), the
+     * rule's name and its held count with bounds of the held deadlines.
+     */
+    public static List<KeyValue<String, HeldCount>> holds(ReadOnlyKeyValueStore<Bytes, TaskRecord> task) {
+        return HeldCounts.all(task);
+    }
+
     private static long count(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, Bytes from, Bytes to, long cap) {
         long count = 0;
         try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.range(from, to)) {
@@ -178,16 +190,6 @@ public final class ScheduleQueries {
             }
         }
         return count;
-    }
-
-    private static String stateOf(Timeline timeline) {
-        return switch (timeline) {
-            case DEADLINES -> "scheduled";
-            case CONFIRMATIONS -> "awaiting-confirmation";
-            case HELD -> timeline.name().toLowerCase(Locale.ROOT);
-            case AWAITING_APPROVAL -> "awaiting-approval";
-            case NOTICES -> throw new IllegalStateException("A document's index never points at a notice");
-        };
     }
 
     /**
@@ -215,17 +217,15 @@ public final class ScheduleQueries {
      * make one question expensive.
      */
     public static Backlog due(
-            ReadOnlyKeyValueStore<Bytes, IndexEntry> index,
+            ReadOnlyKeyValueStore<Bytes, TaskRecord> task,
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
             long nowMillis,
             long maxEntries) {
         long count = 0;
         long oldest = Long.MAX_VALUE;
-        Bytes emitted = EmittedDeadlines.readOnly(index).position();
+        Bytes scheduled = EmittedDeadlines.readOnly(task).scanStart();
         try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.range(
-                emitted == null
-                        ? ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE)
-                        : EmittedDeadlines.successor(emitted),
+                scheduled == null ? ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE) : scheduled,
                 ScheduleKey.dueUpperBound(Timeline.DEADLINES, nowMillis))) {
             while (due.hasNext()) {
                 if (count == maxEntries) {

@@ -4,6 +4,7 @@ import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.serde.VersionedAvroSerde;
 import org.apache.kafka.common.serialization.Serde;
@@ -14,9 +15,10 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * The processor's state stores. All are persistent (RocksDB) and changelogged (Kafka Streams' default), so the
- * schedule survives restarts and moves with its tasks; keys and values carry a format version (see {@link
- * ScheduleKey}, {@link DocumentRef}, {@link VersionedAvroSerde}).
+ * The processor's state stores, one per kind of record, each with one writer and one versioned serde (the schema
+ * files in {@code schemas/} say what the bytes are). All are persistent (RocksDB) and changelogged (Kafka Streams'
+ * default), so the schedule survives restarts and moves with its tasks; keys and values carry a format version (see
+ * {@link ScheduleKey}, {@link DocumentRef}, {@link CompactValueSerde}, {@link VersionedAvroSerde}).
  *
  * <p>Caching is disabled: the punctuator's range scan must see every write at once, and with reads by key there is
  * little for a cache to save (measured: it made scheduling slower).
@@ -25,14 +27,20 @@ public final class ScheduleStores {
 
     /** Schedule: {@link ScheduleKey} to {@link ScheduleEntry}, scanned per timeline in due order by the punctuator. */
     public static final String SCHEDULE = "schedule";
-    /** Index: {@link DocumentRef} to {@link IndexEntry}, where a document's current schedule entry is. */
+    /** Index: {@link DocumentRef} to {@link IndexEntry}, where a document's current schedule entry is; nothing else. */
     public static final String INDEX = "index";
+    /**
+     * Task: the schedule's own records of the task, keyed by a kind byte, to a {@link TaskRecord}: the emission
+     * checkpoints ({@link EmittedDeadlines}), the namespace dictionary ({@link NamespaceIds}) and what each rule holds
+     * for approval ({@link HeldCounts}); written by the task's {@link ExpirySchedule} alone.
+     */
+    public static final String TASK = "task";
     /** Namespace epochs: namespace (or database) name to the clusterTime of its latest drop. */
     public static final String NAMESPACE_EPOCHS = "namespace-epochs";
     /** Rule versions: rule name to the {@link RuleVersion} the schedule was last reconciled with. */
     public static final String RULE_VERSIONS = "rule-versions";
 
-    /** Guard state: rule name to the {@link GuardState} of the blast-radius guard of that rule in the task. */
+    /** Guard state: rule name to the {@link GuardState} (the window) of the blast-radius guard of that rule. */
     public static final String GUARD_STATE = "guard-state";
 
     /**
@@ -41,19 +49,35 @@ public final class ScheduleStores {
      */
     public static final String UNSCHEDULED_NOTES = "unscheduled-notes";
 
-    /** The format version of the Avro store values this build writes (rule versions, guard state, unscheduled notes). */
-    static final int VALUE_FORMAT_VERSION = 1;
+    /** The {@value #SCHEDULE} store's values: compact format 2, written on every change event. */
+    public static final Serde<ScheduleEntry> SCHEDULE_VALUES = new ScheduleEntrySerde();
+    /** The {@value #INDEX} store's values: compact format 2, written on every change event. */
+    public static final Serde<IndexEntry> INDEX_VALUES = new IndexEntrySerde();
+    /** The {@value #TASK} store's values: format 1, Avro binary. */
+    public static final Serde<TaskRecord> TASK_VALUES = VersionedAvroSerde.of(TaskRecord.class, 1);
+    /** The {@value #RULE_VERSIONS} store's values: format 1, Avro binary. */
+    public static final Serde<RuleVersion> RULE_VERSION_VALUES = VersionedAvroSerde.of(RuleVersion.class, 1);
+    /** The {@value #GUARD_STATE} store's values: format 2 (the window only), Avro binary. */
+    public static final Serde<GuardState> GUARD_STATE_VALUES = VersionedAvroSerde.of(GuardState.class, 2);
+    /** The {@value #UNSCHEDULED_NOTES} store's values: format 1, Avro binary. */
+    public static final Serde<UnscheduledNote> UNSCHEDULED_NOTE_VALUES =
+            VersionedAvroSerde.of(UnscheduledNote.class, 1);
 
     private ScheduleStores() {}
 
     /** The {@value #SCHEDULE} store. */
     public static StoreBuilder<KeyValueStore<Bytes, ScheduleEntry>> schedule() {
-        return persistent(SCHEDULE, Serdes.Bytes(), values(ScheduleEntry.class));
+        return persistent(SCHEDULE, Serdes.Bytes(), SCHEDULE_VALUES);
     }
 
     /** The {@value #INDEX} store. */
     public static StoreBuilder<KeyValueStore<Bytes, IndexEntry>> index() {
-        return persistent(INDEX, Serdes.Bytes(), values(IndexEntry.class));
+        return persistent(INDEX, Serdes.Bytes(), INDEX_VALUES);
+    }
+
+    /** The {@value #TASK} store. */
+    public static StoreBuilder<KeyValueStore<Bytes, TaskRecord>> task() {
+        return persistent(TASK, Serdes.Bytes(), TASK_VALUES);
     }
 
     /** The {@value #NAMESPACE_EPOCHS} store. */
@@ -63,17 +87,17 @@ public final class ScheduleStores {
 
     /** The {@value #RULE_VERSIONS} store. */
     public static StoreBuilder<KeyValueStore<String, RuleVersion>> ruleVersions() {
-        return persistent(RULE_VERSIONS, Serdes.String(), values(RuleVersion.class));
+        return persistent(RULE_VERSIONS, Serdes.String(), RULE_VERSION_VALUES);
     }
 
     /** The {@value #GUARD_STATE} store. */
     public static StoreBuilder<KeyValueStore<String, GuardState>> guardState() {
-        return persistent(GUARD_STATE, Serdes.String(), values(GuardState.class));
+        return persistent(GUARD_STATE, Serdes.String(), GUARD_STATE_VALUES);
     }
 
     /** The {@value #UNSCHEDULED_NOTES} store. */
     public static StoreBuilder<KeyValueStore<Integer, UnscheduledNote>> unscheduledNotes() {
-        return persistent(UNSCHEDULED_NOTES, Serdes.Integer(), values(UnscheduledNote.class));
+        return persistent(UNSCHEDULED_NOTES, Serdes.Integer(), UNSCHEDULED_NOTE_VALUES);
     }
 
     /**
@@ -83,21 +107,5 @@ public final class ScheduleStores {
     private static <K, V> StoreBuilder<KeyValueStore<K, V>> persistent(String name, Serde<K> keys, Serde<V> values) {
         return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), keys, values)
                 .withCachingDisabled();
-    }
-
-    /**
-     * The serde of a store value type: a format-version byte, then the value. {@link ScheduleEntry} and {@link
-     * IndexEntry}, written on every change event, have their own compact format (version 2, {@link
-     * CompactValueSerde}); the others are Avro binary.
-     */
-    @SuppressWarnings("unchecked")
-    public static <T extends org.apache.avro.specific.SpecificRecord> Serde<T> values(Class<T> type) {
-        if (type == ScheduleEntry.class) {
-            return (Serde<T>) new ScheduleEntrySerde();
-        }
-        if (type == IndexEntry.class) {
-            return (Serde<T>) new IndexEntrySerde();
-        }
-        return VersionedAvroSerde.of(type, VALUE_FORMAT_VERSION);
     }
 }

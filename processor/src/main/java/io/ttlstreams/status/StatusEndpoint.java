@@ -1,5 +1,6 @@
 package io.ttlstreams.status;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.ttlstreams.health.ConnectorMonitor;
 import io.ttlstreams.health.Dependencies;
 import io.ttlstreams.health.Health;
@@ -14,11 +15,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalDouble;
-import java.util.function.Supplier;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.TaskMetadata;
@@ -40,7 +37,7 @@ public final class StatusEndpoint {
     private final HostInfo self;
     private final Health health;
     private final ScheduleMetrics schedule;
-    private final Supplier<Map<MetricName, ? extends Metric>> metrics;
+    private final MeterRegistry metrics;
     private final Dependencies dependencies;
     private final byte[] page;
 
@@ -49,7 +46,7 @@ public final class StatusEndpoint {
             HostInfo self,
             Health health,
             ScheduleMetrics schedule,
-            Supplier<Map<MetricName, ? extends Metric>> metrics,
+            MeterRegistry metrics,
             Dependencies dependencies) {
         this.streams = streams;
         this.self = self;
@@ -64,7 +61,7 @@ public final class StatusEndpoint {
     public void register(OperationsServer server) {
         server.serve("/", request -> page());
         server.serve("/index.html", request -> page());
-        server.serveQuery(STATUS_PATH, request -> status());
+        server.serve(STATUS_PATH, request -> status());
     }
 
     Response page() {
@@ -74,7 +71,7 @@ public final class StatusEndpoint {
     Response status() {
         Health.Report ready = health.ready();
         Health.Report degraded = health.dependencies();
-        ExpiryFigures expiries = ExpiryFigures.of(metrics.get());
+        ExpiryFigures expiries = ExpiryFigures.of(metrics);
         return Response.json(
                 200,
                 new Status(

@@ -33,8 +33,8 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  *
  * <pre>
  *  change-event topics ──► parse ──► expiry-scheduler ──► ttl.delete.topic
- *                            │  ▲          │   (stores: schedule, index, namespace-epochs, rule-versions, guard-state,
- *                            │  │          │    unscheduled-notes)
+ *                            │  ▲          │   (stores: schedule, index, task, namespace-epochs, rule-versions,
+ *                            │  │          │    guard-state, unscheduled-notes)
  *                            │  │          ├──► ttl.audit.topic (optional)
  *                            │  │          └──► ttl.expired.topic (optional)
  *                            │  └── control-parse ◄── control-source ◄── ttl.control.topic ◄── (to every partition)

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.ttlstreams.http.Response;
 import io.ttlstreams.query.PeerClient;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -73,6 +74,22 @@ class HttpAuthTest {
         assertThat(page.headers().firstValue("WWW-Authenticate"))
                 .hasValueSatisfying(challenge -> assertThat(challenge).startsWith("Basic realm=\"ttl-streams\""));
         assertThat(running.get("/", "Authorization", basic).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void shouldAskForTheTokenOnThePathAsRoutedWhenItClimbsOutOfAProbe() throws Exception {
+        start(Map.of("ttl.http.auth.token", TOKEN));
+
+        try (Socket socket = new Socket(running.url().getHost(), running.url().getPort())) {
+            socket.setSoTimeout(5_000);
+            // Sent as it is: an HTTP client would normalize the path first. Routed as /v1/status, checked as such.
+            socket.getOutputStream()
+                    .write("GET /health/../v1/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                            .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+
+            assertThat(answer).startsWith("HTTP/1.1 401 ").doesNotContain("\"instance\"");
+        }
     }
 
     @Test

@@ -121,7 +121,7 @@ class HttpHardeningTest {
     @Test
     void shouldRefuseALongerRequestTargetThanAnyKeyNeedsWith414() throws Exception {
         running = TestServer.start(stateDir, Map.of());
-        String key = PercentEncoding.encode("{\"_id\": \"" + "k".repeat(OperationsServer.MAX_TARGET_LENGTH) + "\"}");
+        String key = PercentEncoding.encode("{\"_id\": \"" + "k".repeat(OperationsServer.MAX_HEAD_BYTES) + "\"}");
 
         HttpResponse<String> response = running.get("/v1/documents/app.sessions/" + key);
 
@@ -141,9 +141,10 @@ class HttpHardeningTest {
     }
 
     @Test
-    void shouldAnswerLivenessWhileEightHalfSentRequestsAreHeld() throws Exception {
+    void shouldAnswerLivenessWhileAHundredHalfSentRequestsAreHeld() throws Exception {
         running = TestServer.start(stateDir, Map.of());
-        for (int i = 0; i < 8; i++) {
+        // Once eight; a hundred is more than the JDK server's pool held, threads and queue together (16 + 64).
+        for (int i = 0; i < 100; i++) {
             halfSend();
         }
 
@@ -167,6 +168,111 @@ class HttpHardeningTest {
             assertThat(closedByServer(socket.getInputStream())).isTrue();
         }
         assertThat(running.get("/health/live").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void shouldCloseARequestWhoseHeadTricklesInAfterTheRequestTimeout() throws Exception {
+        running = TestServer.start(stateDir, Map.of("ttl.http.request.timeout.ms", "300"));
+        Socket socket = halfSend();
+        OutputStream out = socket.getOutputStream();
+        // One short header line every 50 ms: never silent for the idle timeout, and 400 lines (about 4 kB, 20 s)
+        // stay below the head's size limit, so only a deadline on the whole head ends it.
+        boolean closed = false;
+        for (int line = 0; line < 400 && !closed; line++) {
+            try {
+                out.write(("X-" + line + ": y\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                Thread.sleep(50);
+            } catch (SocketException reset) {
+                closed = true;
+            }
+        }
+
+        // Once the trickle stops, the idle timeout would close it anyway: it must have been closed while it went on.
+        assertThat(closed)
+                .as("the server closed the connection while the head trickled in")
+                .isTrue();
+        assertThat(running.get("/health/live").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void shouldRefuseARequestWithABodyWith413AndGoOnAnswering() throws Exception {
+        running = TestServer.start(stateDir, Map.of());
+
+        HttpResponse<String> response =
+                send("GET", "/health/live", HttpRequest.BodyPublishers.ofString("x".repeat(1_000)));
+
+        assertThat(response.statusCode()).isEqualTo(413);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(error(response)).isNotBlank();
+        assertThat(running.get("/health/live").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void shouldRefuseAHeadLargerThanTheLimitWith431AndGoOnAnswering() throws Exception {
+        running = TestServer.start(stateDir, Map.of());
+
+        HttpResponse<String> response =
+                running.get("/health/live", "X-Padding", "p".repeat(OperationsServer.MAX_HEAD_BYTES));
+
+        assertThat(response.statusCode()).isEqualTo(431);
+        assertThat(error(response)).isNotBlank();
+        assertThat(running.get("/health/live").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void shouldAnswerHeadWithTheStatusAndHeadersAlone() throws Exception {
+        running = TestServer.start(stateDir, Map.of());
+
+        HttpResponse<String> response = send("HEAD", "/health/ready", HttpRequest.BodyPublishers.noBody());
+
+        assertThat(response.statusCode()).isEqualTo(503);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(response.body()).isEmpty();
+    }
+
+    @Test
+    void shouldLookUpAKeyWhoseEncodedSegmentHoldsASlashAndAPercentSign() throws Exception {
+        running = TestServer.start(stateDir, Map.of());
+
+        HttpResponse<String> response =
+                running.get("/v1/documents/app.sessions/" + PercentEncoding.encode("{\"_id\": \"a/../b%2F\"}"));
+
+        assertThat(response.statusCode())
+                .as("looked up (no owner before RUNNING), not refused as an ambiguous path: " + response.body())
+                .isEqualTo(503);
+    }
+
+    @Test
+    void shouldRefuseAPathThatClimbsAboveTheRootWith400() throws Exception {
+        running = TestServer.start(stateDir, Map.of());
+
+        for (String path : List.of("/../v1/status", "/health/../../v1/status", "/v1/documents/%2e%2e/%2e%2e/x")) {
+            assertThat(rawStatusLine(path)).as(path).startsWith("HTTP/1.1 400 ");
+        }
+        assertThat(running.get("/health/live").statusCode()).isEqualTo(200);
+    }
+
+    private HttpResponse<String> send(String method, String path, HttpRequest.BodyPublisher body) throws Exception {
+        return running.http()
+                .send(
+                        HttpRequest.newBuilder(running.url().resolve(path))
+                                .method(method, body)
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The status line answered to {@code GET path}, sent as it is (an HTTP client would normalize the path). */
+    private String rawStatusLine(String path) throws IOException {
+        try (Socket socket = new Socket(running.url().getHost(), running.url().getPort())) {
+            socket.setSoTimeout(5_000);
+            socket.getOutputStream()
+                    .write(("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            return answer.lines().findFirst().orElse("");
+        }
     }
 
     private Socket halfSend() throws IOException {

@@ -65,7 +65,7 @@ class OperationsSurfaceTest {
 
         assertThat(metrics.statusCode()).isEqualTo(200);
         assertThat(metrics.headers().firstValue("Content-Type")).hasValue(OperationsServer.PROMETHEUS_TEXT);
-        // No task runs yet, so no task-level sensor exists: their export is TtlStreamsCollectorTest's to show.
+        // No task runs yet, so no task-level meter exists: their export is MetricsListTest's to show.
         assertThat(metrics.body())
                 .contains("# TYPE ttl_schedule_due gauge")
                 .contains("ttl_schedule_oldest_overdue_seconds NaN")

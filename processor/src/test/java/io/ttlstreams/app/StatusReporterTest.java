@@ -3,6 +3,8 @@ package io.ttlstreams.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.processor.TtlMetrics;
@@ -18,10 +20,8 @@ import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,12 +48,12 @@ class StatusReporterTest {
     void shouldKeepReportingAfterALineFails(@TempDir Path stateDir) {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         AtomicInteger calls = new AtomicInteger();
-        MockProcessorContext<String, Object> task = new MockProcessorContext<>();
-        TtlMetrics.forTask(task).punctuationFailures().record();
+        MeterRegistry registry = new SimpleMeterRegistry();
+        TtlMetrics.punctuationFailures(registry).record();
         try (KafkaStreams streams = streams(stateDir);
                 StatusReporter status = new StatusReporter(
                         streams,
-                        () -> task.metrics().metrics(),
+                        registry,
                         () -> 2,
                         new PrintStream(printed, true, StandardCharsets.UTF_8),
                         Clock.systemUTC(),
@@ -99,7 +99,7 @@ class StatusReporterTest {
         try (KafkaStreams streams = streams(stateDir)) {
             StatusReporter status = new StatusReporter(
                     streams,
-                    streams::metrics,
+                    new SimpleMeterRegistry(),
                     () -> 0,
                     new PrintStream(printed, true, StandardCharsets.UTF_8),
                     clock,
@@ -130,15 +130,15 @@ class StatusReporterTest {
 
     @Test
     void shouldLeaveFailuresOutWhileThereAreNone(@TempDir Path stateDir) {
-        MockProcessorContext<String, Object> task = new MockProcessorContext<>();
-        Sensor deadLettered = TtlMetrics.forTask(task).counter(TtlMetrics.DEAD_LETTERED);
+        MeterRegistry registry = new SimpleMeterRegistry();
+        TtlMetrics.Count deadLettered = TtlMetrics.forTask(registry, "0_0").counter(TtlMetrics.DEAD_LETTERED);
         deadLettered.record();
         deadLettered.record();
         deadLettered.record();
         try (KafkaStreams streams = streams(stateDir)) {
             StatusReporter status = new StatusReporter(
                     streams,
-                    () -> task.metrics().metrics(),
+                    registry,
                     () -> 0,
                     new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                     Clock.systemUTC(),

@@ -2,43 +2,57 @@ package io.ttlstreams.metrics;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.core.domain.JavaCall;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.properties.HasOwner;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.LongTaskTimer;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.ttlstreams.processor.TtlMetrics;
 import org.apache.kafka.streams.StreamsMetrics;
 
 /**
- * ttl-streams records each of its events once, in a {@link TtlMetrics} sensor of Kafka Streams' registry (which JMX
- * shows); Prometheus reads those sensors through their stats ({@link TtlStreamsCollector}). Micrometer keeps only
- * gauges of state read at scrape time (the schedule, the connectors, the sources), never a second count of an event,
- * and no counter of ttl-streams lives outside Kafka's metrics (no {@code LongAdder} or atomic beside them).
+ * ttl-streams records each of its events once, into a Micrometer meter that {@link TtlMetrics} names, tags and
+ * removes, and that the registry sends to Prometheus and JMX ({@link PrometheusMetrics}): no other class creates a
+ * recording meter, none records into Kafka Streams' sensors, and no count is kept beside the meters.
  */
 @AnalyzeClasses(packages = "io.ttlstreams", importOptions = ImportOption.DoNotIncludeTests.class)
 class OneRecorderTest {
 
     @ArchTest
-    static final ArchRule noMicrometerRecorders = noClasses()
+    static final ArchRule metersOnlyFromTtlMetrics = noClasses()
+            .that()
+            .doNotBelongToAnyOf(TtlMetrics.class)
             .should()
             .dependOnClassesThat()
             .belongToAnyOf(
-                    Counter.class,
-                    FunctionCounter.class,
-                    Timer.class,
-                    FunctionTimer.class,
-                    LongTaskTimer.class,
-                    DistributionSummary.class)
-            .because("events are counted in TtlMetrics' Kafka sensors, which JMX and Prometheus both read");
+                    Counter.Builder.class,
+                    Timer.Builder.class,
+                    DistributionSummary.Builder.class,
+                    LongTaskTimer.Builder.class)
+            .orShould()
+            .callMethodWhere(JavaCall.Predicates.target(
+                            HasOwner.Predicates.With.owner(JavaClass.Predicates.assignableTo(MeterRegistry.class)))
+                    .and(JavaCall.Predicates.target(
+                            com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching(
+                                    "counter|timer|summary|more"))))
+            .because("TtlMetrics names, tags and removes every meter ttl-streams records into");
 
     @ArchTest
-    static final ArchRule noCountersBesideTheSensors = noClasses()
+    static final ArchRule noKafkaSensors = noClasses()
+            .should()
+            .callMethodWhere(JavaCall.Predicates.target(
+                    HasOwner.Predicates.With.owner(JavaClass.Predicates.assignableTo(StreamsMetrics.class))))
+            .because("ttl-streams' events are Micrometer meters, which Prometheus and JMX both show");
+
+    @ArchTest
+    static final ArchRule noCountersBesideTheMeters = noClasses()
             .that()
             .resideInAnyPackage("io.ttlstreams.processor..", "io.ttlstreams.metrics..")
             .should()
@@ -47,15 +61,5 @@ class OneRecorderTest {
                     java.util.concurrent.atomic.LongAdder.class,
                     java.util.concurrent.atomic.AtomicLong.class,
                     java.util.concurrent.atomic.DoubleAdder.class)
-            .because("a count kept beside the Kafka sensors is a second recorder that JMX does not show");
-
-    @ArchTest
-    static final ArchRule sensorsOnlyInTtlMetrics = noClasses()
-            .that()
-            .doNotBelongToAnyOf(TtlMetrics.class)
-            .should()
-            .callMethodWhere(com.tngtech.archunit.core.domain.JavaCall.Predicates.target(
-                    com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner(
-                            com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo(StreamsMetrics.class))))
-            .because("TtlMetrics names, tags and closes every ttl-streams sensor in one place");
+            .because("a count kept beside the meters is a second recorder that neither export shows");
 }

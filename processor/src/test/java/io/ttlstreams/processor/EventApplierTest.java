@@ -58,7 +58,7 @@ class EventApplierTest {
 
         restarted.apply(event(OperationType.INSERT, "d1", document("d1", EXPIRE_AT), 150), NOW.toEpochMilli());
 
-        assertThat(parts.schedule.position(parts.ref("d1"))).isNull();
+        assertThat(parts.schedule.find(parts.ref("d1"))).isNull();
         assertThat(parts.total(TtlMetrics.STALE)).isEqualTo(1);
     }
 }

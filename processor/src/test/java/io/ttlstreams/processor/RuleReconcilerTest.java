@@ -40,7 +40,7 @@ class RuleReconcilerTest {
         ScheduleEntry kept = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, parts.ref("d1")), entry, NOW);
 
         assertThat(kept).isEqualTo(entry);
-        assertThat(parts.schedule.position(parts.ref("d1"))).isNotNull();
+        assertThat(parts.schedule.find(parts.ref("d1"))).isNotNull();
     }
 
     @Test
@@ -53,7 +53,7 @@ class RuleReconcilerTest {
         ScheduleEntry kept = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, parts.ref("d1")), entry, NOW);
 
         assertThat(kept).isNull();
-        assertThat(parts.schedule.position(parts.ref("d1"))).isNull();
+        assertThat(parts.schedule.find(parts.ref("d1"))).isNull();
         assertThat(parts.total(TtlMetrics.RULE_REMOVED)).isEqualTo(1);
     }
 
@@ -78,7 +78,8 @@ class RuleReconcilerTest {
                 reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, noDefault.ref("d1")), entry, NOW - 10_000);
 
         assertThat(due).as("not moved by -1 s, nor emitted").isNull();
-        assertThat(Timeline.of(noDefault.schedule.position(noDefault.ref("d1")).getTimeline()))
+        assertThat(Timeline.of(
+                        noDefault.schedule.find(noDefault.ref("d1")).position().getTimeline()))
                 .as("held for its document: without a ttl of its own it no longer expires")
                 .isEqualTo(Timeline.HELD);
     }

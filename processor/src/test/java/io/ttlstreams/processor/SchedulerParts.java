@@ -1,15 +1,15 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.schema.GuardState;
-import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.state.UnscheduledNotes;
@@ -38,18 +38,21 @@ final class SchedulerParts {
     static final Namespace SESSIONS = Namespace.parse(TestConfigs.NAMESPACE);
 
     final MockProcessorContext<String, Object> context = new MockProcessorContext<>();
+    /** Where the parts' meters are, to read what they counted. */
+    final MeterRegistry meters = new SimpleMeterRegistry();
+
     final KeyValueStore<String, Long> namespaceEpochs =
             store(ScheduleStores.NAMESPACE_EPOCHS, Serdes.String(), Serdes.Long());
     final KeyValueStore<String, RuleVersion> ruleVersions =
-            store(ScheduleStores.RULE_VERSIONS, Serdes.String(), ScheduleStores.values(RuleVersion.class));
+            store(ScheduleStores.RULE_VERSIONS, Serdes.String(), ScheduleStores.RULE_VERSION_VALUES);
     final KeyValueStore<String, GuardState> guardStates =
-            store(ScheduleStores.GUARD_STATE, Serdes.String(), ScheduleStores.values(GuardState.class));
+            store(ScheduleStores.GUARD_STATE, Serdes.String(), ScheduleStores.GUARD_STATE_VALUES);
     final ExpirySchedule schedule = new ExpirySchedule(
-            store(ScheduleStores.SCHEDULE, Serdes.Bytes(), ScheduleStores.values(ScheduleEntry.class)),
-            store(ScheduleStores.INDEX, Serdes.Bytes(), ScheduleStores.values(IndexEntry.class)),
-            guardStates);
+            store(ScheduleStores.SCHEDULE, Serdes.Bytes(), ScheduleStores.SCHEDULE_VALUES),
+            store(ScheduleStores.INDEX, Serdes.Bytes(), ScheduleStores.INDEX_VALUES),
+            store(ScheduleStores.TASK, Serdes.Bytes(), ScheduleStores.TASK_VALUES));
     final UnscheduledNotes notes = new UnscheduledNotes(
-            store(ScheduleStores.UNSCHEDULED_NOTES, Serdes.Integer(), ScheduleStores.values(UnscheduledNote.class)));
+            store(ScheduleStores.UNSCHEDULED_NOTES, Serdes.Integer(), ScheduleStores.UNSCHEDULED_NOTE_VALUES));
     final SchedulerSettings settings;
     final SchedulerSensors sensors;
     final AuditWriter audit;
@@ -64,7 +67,7 @@ final class SchedulerParts {
         // A clock that stands still: no test here spends a punctuation's time budget.
         this.settings = new SchedulerSettings(config, 1, () -> 0, Optional.empty());
         this.sensors = new SchedulerSensors(
-                TtlMetrics.forTask(context),
+                TtlMetrics.forTask(meters, context.taskId().toString()),
                 List.of("sessions"),
                 settings.readBack().isPresent());
         this.audit = new AuditWriter(config.auditTopic().isPresent(), context, TtlTopology.AUDIT_SINK, schedule);
@@ -117,7 +120,7 @@ final class SchedulerParts {
 
     /** The total a counter of the sensors recorded. */
     double total(String counter) {
-        return ExpiryFigures.of(context.metrics().metrics()).total(counter);
+        return ExpiryFigures.of(meters).total(counter);
     }
 
     private <K, V> KeyValueStore<K, V> store(String name, Serde<K> keys, Serde<V> values) {

@@ -64,6 +64,19 @@ class PeerClientTest {
     }
 
     @Test
+    void shouldPassARedirectThroughWithoutFollowingIt() throws Exception {
+        HostInfo host = peer(exchange -> {
+            exchange.getResponseHeaders().add("Location", "/v1/elsewhere");
+            exchange.sendResponseHeaders(exchange.getRequestURI().getPath().equals("/v1/elsewhere") ? 200 : 302, -1);
+            exchange.close();
+        });
+
+        Response response = new PeerClient(Optional.empty()).get(host, "/v1/documents/app.sessions/s1");
+
+        assertThat(response.status()).isEqualTo(302);
+    }
+
+    @Test
     void shouldPassAnAnswerOfExactlyTheLimitWhenItFits() throws Exception {
         byte[] body = new byte[PeerClient.MAX_ANSWER_BYTES];
         Arrays.fill(body, (byte) 'x');

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 class CompactValueSerdeTest implements StoredFormatContract {
 
-    private final Serde<ScheduleEntry> schedule = ScheduleStores.values(ScheduleEntry.class);
-    private final Serde<IndexEntry> index = ScheduleStores.values(IndexEntry.class);
+    private final Serde<ScheduleEntry> schedule = ScheduleStores.SCHEDULE_VALUES;
+    private final Serde<IndexEntry> index = ScheduleStores.INDEX_VALUES;
     private final Serde<ScheduleEntry> scheduleV1 = VersionedAvroSerde.of(ScheduleEntry.class, 1);
     private final Serde<IndexEntry> indexV1 = VersionedAvroSerde.of(IndexEntry.class, 1);
 

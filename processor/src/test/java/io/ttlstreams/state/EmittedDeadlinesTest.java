@@ -1,10 +1,12 @@
 package io.ttlstreams.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -23,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A first delete command leaves its entry where it is ({@link ExpirySchedule#emittedInPlace}): the entry reads as
+ * A first delete command leaves its entry where it is ({@link ExpirySchedule#awaitFirstConfirmation}): the entry reads as
  * awaiting confirmation from the emitted position's checkpoint, its overdue first confirmation is found by a range,
  * nothing put later reads as emitted, and all of it survives a restart (a new {@link ExpirySchedule} over the stores).
  */
@@ -37,12 +39,14 @@ class EmittedDeadlinesTest {
     private StoreHarness harness;
     private KeyValueStore<Bytes, ScheduleEntry> schedule;
     private KeyValueStore<Bytes, IndexEntry> index;
+    private KeyValueStore<Bytes, TaskRecord> task;
 
     @BeforeEach
     void openStores() {
-        harness = new StoreHarness(stateDir, ScheduleStores.schedule(), ScheduleStores.index());
+        harness = new StoreHarness(stateDir, ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.task());
         schedule = harness.store(ScheduleStores.SCHEDULE);
         index = harness.store(ScheduleStores.INDEX);
+        task = harness.store(ScheduleStores.TASK);
     }
 
     @AfterEach
@@ -67,7 +71,7 @@ class EmittedDeadlinesTest {
     }
 
     private ExpirySchedule restarted() {
-        return new ExpirySchedule(schedule, index, null);
+        return new ExpirySchedule(schedule, index, task);
     }
 
     private static void put(ExpirySchedule expiry, int id, long deadline) {
@@ -80,7 +84,7 @@ class EmittedDeadlinesTest {
         try (KeyValueIterator<Bytes, ScheduleEntry> due = expiry.due(Timeline.DEADLINES, now)) {
             while (due.hasNext()) {
                 Bytes key = due.next().key;
-                expiry.emittedInPlace(key, now);
+                expiry.awaitFirstConfirmation(key, now);
                 expiry.passed(key);
                 emitted.add(key);
             }
@@ -107,9 +111,9 @@ class EmittedDeadlinesTest {
 
     /** The document's entry awaits confirmation, as it stands after {@code attempts} commands, the first at {@code at}. */
     private static void assertAwaiting(ExpirySchedule expiry, int id, int attempts, long at) {
-        IndexEntry position = expiry.position(ref(id));
-        assertThat(expiry.timelineOf(ref(id), position)).isEqualTo(Timeline.CONFIRMATIONS);
-        ScheduleEntry asItStands = expiry.entryAt(ref(id), position);
+        DocumentEntry found = expiry.find(ref(id));
+        assertThat(found.state().awaitsConfirmation()).isTrue();
+        ScheduleEntry asItStands = expiry.entryOf(found);
         assertThat(asItStands.getAttempts()).isEqualTo(attempts);
         assertThat(asItStands.getFirstEmittedAt()).isEqualTo(Instant.ofEpochMilli(at));
     }
@@ -134,12 +138,14 @@ class EmittedDeadlinesTest {
         assertThat(emitDue(expiry, 2_000)).hasSize(2);
 
         assertThat(stored(schedule)).as("the entries stay where they were").isEqualTo(3);
-        assertThat(stored(index)).as("three documents and one checkpoint").isEqualTo(4);
+        assertThat(stored(index)).as("three documents").isEqualTo(3);
+        assertThat(stored(task)).as("one checkpoint").isEqualTo(1);
         for (int id : new int[] {1, 2}) {
-            assertThat(Timeline.of(expiry.position(ref(id)).getTimeline())).isEqualTo(Timeline.DEADLINES);
+            assertThat(Timeline.of(expiry.find(ref(id)).position().getTimeline()))
+                    .isEqualTo(Timeline.DEADLINES);
             assertAwaiting(expiry, id, 1, 2_000);
         }
-        assertThat(expiry.timelineOf(ref(3), expiry.position(ref(3)))).isEqualTo(Timeline.DEADLINES);
+        assertThat(expiry.find(ref(3)).state()).isEqualTo(EntryState.SCHEDULED);
         assertThat(emitDue(expiry, 2_000)).as("each deadline emitted once").isEmpty();
     }
 
@@ -169,10 +175,8 @@ class EmittedDeadlinesTest {
 
         put(expiry, 1, 500);
 
-        IndexEntry position = expiry.position(ref(1));
-        assertThat(expiry.timelineOf(ref(1), position))
-                .as("never read as emitted")
-                .isEqualTo(Timeline.DEADLINES);
+        IndexEntry position = expiry.find(ref(1)).position();
+        assertThat(expiry.find(ref(1)).state()).as("never read as emitted").isEqualTo(EntryState.SCHEDULED);
         assertThat(position.getDueAt())
                 .as("later than its deadline, never earlier")
                 .isEqualTo(Instant.ofEpochMilli(1_001));
@@ -212,13 +216,81 @@ class EmittedDeadlinesTest {
         }
         expiry.firstConfirmationsDrained(2_000);
 
-        assertThat(stored(index)).as("one document, no checkpoint").isEqualTo(1);
+        assertThat(stored(index)).as("one document").isEqualTo(1);
+        assertThat(stored(task)).as("no checkpoint").isZero();
         assertAwaiting(expiry, 2, 2, 2_000);
         assertAwaiting(restarted(), 2, 2, 2_000);
     }
 
     @Test
-    void shouldNeverBeginADocumentReferenceWithTheCheckpointPrefix() {
-        assertThat(ref(1).get()[0]).isNotEqualTo(EmittedDeadlines.KEY_PREFIX);
+    void shouldRefuseAnIndexHoldingARecordOfAnEarlierBuildWhenTheTaskStarts() {
+        put(restarted(), 1, 5_000);
+        // A checkpoint as builds before the task store wrote it: in the index, under a key beginning with 0.
+        Bytes checkpoint = Bytes.wrap(new byte[] {0, 3, 0, 0});
+        index.put(checkpoint, new IndexEntry(0, Instant.ofEpochMilli(1_000), null, 0L));
+
+        assertThatThrownBy(() -> restarted().namespaces())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("first byte 0")
+                .hasMessageContaining("Reset the application's state");
+        assertThatThrownBy(() -> restarted().due(Timeline.DEADLINES, 10_000))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Reset the application's state");
+
+        index.delete(checkpoint);
+        assertThat(restarted().namespaces().find(SESSIONS, new BsonDocument("_id", new BsonInt32(1))))
+                .as("references alone: accepted")
+                .isEmpty();
+    }
+
+    /** One drain at {@code now} handling up to {@code budget} entries: what it handed over, in order, as kind:id. */
+    private static List<String> drainDue(ExpirySchedule expiry, long now, long firstEmittedBy, int budget) {
+        List<String> handed = new ArrayList<>();
+        expiry.drainDue(now, firstEmittedBy, new ExpirySchedule.DueHandler() {
+            @Override
+            public boolean more() {
+                return handed.size() < budget;
+            }
+
+            @Override
+            public void deadlinePassed(Bytes key, ScheduleEntry entry) {
+                handed.add("deadline:" + idOf(key));
+                expiry.awaitFirstConfirmation(key, now);
+            }
+
+            @Override
+            public void confirmationOverdue(Bytes key, ScheduleEntry entry) {
+                handed.add("confirmation:" + idOf(key) + "@" + entry.getAttempts());
+                expiry.move(key, Timeline.CONFIRMATIONS, now + 10_000, ExpirySchedule.emitted(entry, now));
+            }
+        });
+        return handed;
+    }
+
+    private static int idOf(Bytes scheduleKey) {
+        return DocumentRef.documentKeyOf(ScheduleKey.documentRefOf(scheduleKey))
+                .getInt32("_id")
+                .getValue();
+    }
+
+    @Test
+    void shouldHandOverDeadlinesThenOverdueFirstConfirmationsThenConfirmationsAndGoOnWhereABudgetStoppedWhenDrained() {
+        ExpirySchedule expiry = restarted();
+        put(expiry, 1, 1_000);
+        put(expiry, 2, 1_500);
+        put(expiry, 4, 9_000);
+        expiry.put(ref(3), null, Timeline.CONFIRMATIONS, 1_200, entry(1_000), null);
+
+        assertThat(drainDue(expiry, 2_000, 0, 10)).containsExactly("deadline:1", "deadline:2", "confirmation:3@0");
+        assertThat(drainDue(expiry, 3_000, 2_000, 1))
+                .as("first confirmations overdue, as they stand, within the budget")
+                .containsExactly("confirmation:1@1");
+        assertThat(drainDue(restarted(), 3_000, 2_000, 10))
+                .as("after a restart too, where the last drain stopped")
+                .containsExactly("confirmation:2@1");
+        assertThat(drainDue(expiry, 3_000, 2_000, 10))
+                .as("each entry handed over once")
+                .isEmpty();
+        assertThat(expiry.find(ref(4)).state()).isEqualTo(EntryState.SCHEDULED);
     }
 }

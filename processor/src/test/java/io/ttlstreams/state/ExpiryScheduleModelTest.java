@@ -3,9 +3,10 @@ package io.ttlstreams.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.schema.GuardState;
+import io.ttlstreams.schema.HeldCount;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -63,8 +64,7 @@ class ExpiryScheduleModelTest {
     @BeforeContainer
     static void openStores() throws IOException {
         stateDir = Files.createTempDirectory("expiry-schedule-model");
-        harness = new StoreHarness(
-                stateDir, ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.guardState());
+        harness = new StoreHarness(stateDir, ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.task());
     }
 
     @AfterContainer
@@ -94,7 +94,7 @@ class ExpiryScheduleModelTest {
     static final class Harness {
         final KeyValueStore<Bytes, ScheduleEntry> scheduleStore = harness.store(ScheduleStores.SCHEDULE);
         final KeyValueStore<Bytes, IndexEntry> indexStore = harness.store(ScheduleStores.INDEX);
-        final KeyValueStore<String, GuardState> heldStore = harness.store(ScheduleStores.GUARD_STATE);
+        final KeyValueStore<Bytes, TaskRecord> taskStore = harness.store(ScheduleStores.TASK);
         final ExpirySchedule schedule;
         /** Schedule key to entry, in the stores' order. */
         final TreeMap<Bytes, ScheduleEntry> model = new TreeMap<>();
@@ -108,10 +108,8 @@ class ExpiryScheduleModelTest {
         Harness() {
             clear(scheduleStore);
             clear(indexStore);
-            for (int variant = 0; variant < 10; variant++) {
-                heldStore.delete("r" + variant);
-            }
-            schedule = new ExpirySchedule(scheduleStore, indexStore, heldStore);
+            clear(taskStore);
+            schedule = new ExpirySchedule(scheduleStore, indexStore, taskStore);
         }
 
         private static <V> void clear(KeyValueStore<Bytes, V> store) {
@@ -139,7 +137,7 @@ class ExpiryScheduleModelTest {
         }
 
         void put(Bytes ref, Timeline timeline, long requestedAt, ScheduleEntry entry) {
-            schedule.put(ref, schedule.position(ref), timeline, requestedAt, entry, null);
+            schedule.put(ref, schedule.find(ref), timeline, requestedAt, entry, null);
             long dueAt = placed(timeline, requestedAt, ref);
             Bytes previous = positions.put(ref, ScheduleKey.of(timeline, dueAt, ref));
             if (previous != null) {
@@ -153,19 +151,23 @@ class ExpiryScheduleModelTest {
             Map<Bytes, Bytes> indexed = new HashMap<>();
             try (KeyValueIterator<Bytes, IndexEntry> all = indexStore.all()) {
                 all.forEachRemaining(entry -> {
-                    if (entry.key.get()[0] == EmittedDeadlines.KEY_PREFIX) {
-                        return; // a checkpoint of the emitted position
-                    }
                     indexed.put(
                             entry.key,
                             ScheduleKey.of(
                                     Timeline.of(entry.value.getTimeline()),
                                     entry.value.getDueAt().toEpochMilli(),
                                     entry.key));
-                    Timeline expected = emitted(indexed.get(entry.key))
-                            ? Timeline.CONFIRMATIONS
-                            : Timeline.of(entry.value.getTimeline());
-                    assertThat(schedule.timelineOf(entry.key, entry.value)).isEqualTo(expected);
+                    EntryState expected = switch (Timeline.of(entry.value.getTimeline())) {
+                        case DEADLINES ->
+                            emitted(indexed.get(entry.key))
+                                    ? EntryState.AWAITING_FIRST_CONFIRMATION
+                                    : EntryState.SCHEDULED;
+                        case CONFIRMATIONS -> EntryState.AWAITING_CONFIRMATION;
+                        case HELD -> EntryState.HELD;
+                        case AWAITING_APPROVAL -> EntryState.AWAITING_APPROVAL;
+                        case NOTICES -> throw new AssertionError("a document's entry on the notices timeline");
+                    };
+                    assertThat(schedule.find(entry.key).state()).isEqualTo(expected);
                 });
             }
             assertThat(indexed).isEqualTo(positions);
@@ -188,13 +190,17 @@ class ExpiryScheduleModelTest {
                         .map(entry -> ScheduleKey.dueAtOf(entry.getKey()))
                         .toList();
                 assertThat(schedule.held(rule, nobody)).as("held of %s", rule).isEqualTo(held.size());
-                GuardState counts = heldStore.get(rule);
+                HeldCount counts = schedule.holds().stream()
+                        .filter(hold -> hold.key.equals(rule))
+                        .map(hold -> hold.value)
+                        .findFirst()
+                        .orElse(null);
                 if (held.isEmpty()) {
-                    assertThat(counts == null || counts.getEarliestHeld() == null)
-                            .isTrue();
+                    assertThat(counts).as("no record of %s", rule).isNull();
                 } else {
-                    assertThat(counts.getEarliestHeld().toEpochMilli()).isLessThanOrEqualTo(Collections.min(held));
-                    assertThat(counts.getLatestHeld().toEpochMilli()).isGreaterThanOrEqualTo(Collections.max(held));
+                    assertThat(counts.getCount()).isEqualTo(held.size());
+                    assertThat(counts.getEarliest().toEpochMilli()).isLessThanOrEqualTo(Collections.min(held));
+                    assertThat(counts.getLatest().toEpochMilli()).isGreaterThanOrEqualTo(Collections.max(held));
                 }
                 for (Bytes ref : positions.keySet()) {
                     Bytes key = positions.get(ref);
@@ -258,7 +264,8 @@ class ExpiryScheduleModelTest {
         public Arbitrary<Transformer<Harness>> transformer() {
             return Combinators.combine(
                             refs(),
-                            Arbitraries.of(Timeline.class),
+                            // A document's entry is never put on the notices timeline: a notice is a copy of one.
+                            Arbitraries.of(Timeline.class).filter(timeline -> timeline != Timeline.NOTICES),
                             Arbitraries.longs().between(-20, 120),
                             Arbitraries.integers().between(0, 9))
                     .as((ref, timeline, offset, variant) -> Transformer.mutate(
@@ -373,7 +380,7 @@ class ExpiryScheduleModelTest {
                 while (handled < budget && due.hasNext()) {
                     Bytes key = due.next().key;
                     assertThat(key).isEqualTo(expected.get(handled));
-                    harness.schedule.emittedInPlace(key, harness.now);
+                    harness.schedule.awaitFirstConfirmation(key, harness.now);
                     harness.schedule.passed(key);
                     harness.emittedThrough = key;
                     handled++;

@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.schema.IndexEntry;
+import io.ttlstreams.schema.TaskRecord;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -37,7 +36,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonString;
 
 /**
- * The namespace dictionary over a real (RocksDB) {@code index} store: references round-trip through it, distinct
+ * The namespace dictionary over a real (RocksDB) {@code task} store: references round-trip through it, distinct
  * namespaces get distinct ids in first-seen order, a dictionary read again from the store (a restart, a restore) gives
  * the same ids and never gives one twice, a namespace it does not know has no references, and a corrupted record is
  * refused with an {@link IllegalArgumentException} only.
@@ -46,13 +45,13 @@ class NamespaceIdsTest {
 
     private static Path stateDir;
     private static StoreHarness harness;
-    private static KeyValueStore<Bytes, IndexEntry> index;
+    private static KeyValueStore<Bytes, TaskRecord> task;
 
     @BeforeContainer
     static void openStore() throws IOException {
         stateDir = Files.createTempDirectory("namespace-ids");
-        harness = new StoreHarness(stateDir, ScheduleStores.index());
-        index = harness.store(ScheduleStores.INDEX);
+        harness = new StoreHarness(stateDir, ScheduleStores.task());
+        task = harness.store(ScheduleStores.TASK);
     }
 
     @AfterContainer
@@ -64,16 +63,16 @@ class NamespaceIdsTest {
     @BeforeTry
     void emptyTheStore() {
         List<Bytes> keys = new ArrayList<>();
-        try (KeyValueIterator<Bytes, IndexEntry> all = index.all()) {
+        try (KeyValueIterator<Bytes, TaskRecord> all = task.all()) {
             all.forEachRemaining(entry -> keys.add(entry.key));
         }
-        keys.forEach(index::delete);
+        keys.forEach(task::delete);
     }
 
     @Property(tries = 300)
     void shouldRoundTripEveryDocumentThroughTheDictionaryAndGiveDistinctNamespacesDistinctIds(
             @ForAll("documents") @Size(min = 1, max = 30) List<Document> documents) {
-        NamespaceIds ids = NamespaceIds.of(index);
+        NamespaceIds ids = NamespaceIds.of(task);
         Map<Namespace, Bytes> prefixes = new HashMap<>();
 
         for (Document document : documents) {
@@ -111,14 +110,14 @@ class NamespaceIdsTest {
     @Property(tries = 300)
     void shouldGiveTheSameIdsAfterARestartAndNewIdsOnlyToNewNamespaces(
             @ForAll("namespaceLists") List<Namespace> before, @ForAll("namespaceLists") List<Namespace> after) {
-        NamespaceIds first = NamespaceIds.of(index);
+        NamespaceIds first = NamespaceIds.of(task);
         Map<Namespace, Bytes> given = new HashMap<>();
         for (Namespace namespace : before) {
             first.ref(namespace, KEY);
             given.put(namespace, first.collectionPrefix(namespace).orElseThrow());
         }
 
-        NamespaceIds restarted = NamespaceIds.of(index);
+        NamespaceIds restarted = NamespaceIds.of(task);
         for (Namespace namespace : given.keySet()) {
             assertThat(restarted.collectionPrefix(namespace)).contains(given.get(namespace));
         }
@@ -135,7 +134,7 @@ class NamespaceIdsTest {
             }
             assertThat(restarted.namespaceOf(ref)).isEqualTo(namespace);
         }
-        NamespaceIds readOnly = NamespaceIds.readOnly(index);
+        NamespaceIds readOnly = NamespaceIds.readOnly(task);
         for (Map.Entry<Namespace, Bytes> namespace : given.entrySet()) {
             assertThat(readOnly.collectionPrefix(namespace.getKey())).contains(namespace.getValue());
         }
@@ -145,9 +144,9 @@ class NamespaceIdsTest {
     void shouldKnowNoReferenceOfANamespaceItHasNotSeen(
             @ForAll("namespaceLists") List<Namespace> seen,
             @ForAll @From(supplier = DocumentRefTest.KeySupplier.class) BsonDocument key) {
-        NamespaceIds ids = NamespaceIds.of(index);
+        NamespaceIds ids = NamespaceIds.of(task);
         seen.forEach(namespace -> ids.ref(namespace, key));
-        NamespaceIds readOnly = NamespaceIds.readOnly(index);
+        NamespaceIds readOnly = NamespaceIds.readOnly(task);
 
         for (Namespace namespace : Refs.NAMESPACES) {
             boolean known = seen.contains(namespace);
@@ -168,9 +167,9 @@ class NamespaceIdsTest {
             @ForAll @IntRange(min = 0, max = 40) int flipped,
             @ForAll byte flip,
             @ForAll @IntRange(min = 0, max = 2) int which) {
-        NamespaceIds.of(index).ref(Namespace.parse("café.ünïcode"), KEY);
+        NamespaceIds.of(task).ref(Namespace.parse("café.ünïcode"), KEY);
         byte[] valid = dictionaryKeys().get(0).get();
-        index.delete(Bytes.wrap(valid));
+        task.delete(Bytes.wrap(valid));
         byte[] bytes = switch (which) {
             case 0 -> Arrays.copyOf(valid, Math.min(cut, valid.length));
             case 1 -> {
@@ -187,11 +186,11 @@ class NamespaceIdsTest {
         if (bytes.length == 0) {
             return; // no key at all: nothing a store can hold
         }
-        index.put(Bytes.wrap(bytes), new IndexEntry(0, Instant.EPOCH, null, 0L));
+        task.put(Bytes.wrap(bytes), new TaskRecord(null, null));
 
         for (boolean readOnly : new boolean[] {false, true}) {
             try {
-                NamespaceIds read = readOnly ? NamespaceIds.readOnly(index) : NamespaceIds.of(index);
+                NamespaceIds read = readOnly ? NamespaceIds.readOnly(task) : NamespaceIds.of(task);
                 read.collectionPrefix(Namespace.parse("café.ünïcode"));
             } catch (IllegalArgumentException refused) {
                 // refused: what every malformed record must give
@@ -201,37 +200,37 @@ class NamespaceIdsTest {
 
     @Example
     void shouldGiveIdsInFirstSeenOrderADatabaseIdThenACollectionId() {
-        NamespaceIds ids = NamespaceIds.of(index);
+        NamespaceIds ids = NamespaceIds.of(task);
 
         assertThat(ids.ref(Namespace.parse("app.sessions"), KEY).get()).startsWith(3, 0, 0);
         assertThat(ids.ref(Namespace.parse("other.x"), KEY).get()).startsWith(3, 1, 0);
         assertThat(ids.ref(Namespace.parse("app.s"), KEY).get()).startsWith(3, 0, 1);
         assertThat(ids.ref(Namespace.parse("app.sessions"), KEY).get()).startsWith(3, 0, 0);
         assertThat(ids.databasePrefix("app")).contains(DocumentRef.databasePrefix(0));
-        // One record per namespace: the marker, the ids as a reference writes them, the text.
+        // One record per namespace: its kind, the ids as a reference writes them, the text.
         assertThat(dictionaryKeys())
                 .extracting(Bytes::get)
                 .containsExactlyInAnyOrder(
-                        new byte[] {0, 0, 3, 0, 0, 'a', 'p', 'p', '.', 's', 'e', 's', 's', 'i', 'o', 'n', 's'},
-                        new byte[] {0, 0, 3, 1, 0, 'o', 't', 'h', 'e', 'r', '.', 'x'},
-                        new byte[] {0, 0, 3, 0, 1, 'a', 'p', 'p', '.', 's'});
+                        new byte[] {2, 3, 0, 0, 'a', 'p', 'p', '.', 's', 'e', 's', 's', 'i', 'o', 'n', 's'},
+                        new byte[] {2, 3, 1, 0, 'o', 't', 'h', 'e', 'r', '.', 'x'},
+                        new byte[] {2, 3, 0, 1, 'a', 'p', 'p', '.', 's'});
     }
 
     @Example
     void shouldKeepItsRecordsOutOfTheEmittedCheckpointsAndOutOfEveryReferencePrefix() {
-        NamespaceIds ids = NamespaceIds.of(index);
+        NamespaceIds ids = NamespaceIds.of(task);
         ids.ref(Namespace.parse("app.sessions"), KEY);
 
-        assertThat(EmittedDeadlines.of(index).position()).as("no checkpoint").isNull();
-        try (KeyValueIterator<Bytes, IndexEntry> references =
-                index.prefixScan(DocumentRef.databasePrefix(0), new BytesSerializer())) {
+        assertThat(EmittedDeadlines.of(task).position()).as("no checkpoint").isNull();
+        try (KeyValueIterator<Bytes, TaskRecord> references =
+                task.prefixScan(DocumentRef.databasePrefix(0), new BytesSerializer())) {
             assertThat(references.hasNext()).isFalse();
         }
     }
 
     @Example
     void shouldRefuseAReferenceOfIdsItDoesNotHoldAndGiveNoIdsWhenReadOnly() {
-        NamespaceIds ids = NamespaceIds.of(index);
+        NamespaceIds ids = NamespaceIds.of(task);
         ids.ref(Namespace.parse("app.sessions"), KEY);
 
         assertThatThrownBy(() -> ids.namespaceOf(DocumentRef.of(DocumentRef.collectionPrefix(0, 1), KEY)))
@@ -239,36 +238,35 @@ class NamespaceIdsTest {
                 .hasMessageContaining("0.1");
         assertThatThrownBy(() -> ids.namespaceOf(DocumentRef.of(DocumentRef.collectionPrefix(4, 0), KEY)))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> NamespaceIds.readOnly(index).ref(Namespace.parse("app.other"), KEY))
+        assertThatThrownBy(() -> NamespaceIds.readOnly(task).ref(Namespace.parse("app.other"), KEY))
                 .isInstanceOf(IllegalStateException.class);
     }
 
     @Example
     void shouldRefuseRecordsThatGiveOneIdTwiceOrOneNamespaceTwoIdsOrIdsNeverGiven() {
-        assertRefused("one id, two namespaces", "conflicts", new byte[] {0, 0, 3, 0, 0, 'a', '.', 'b'}, new byte[] {
-            0, 0, 3, 0, 0, 'a', '.', 'c'
+        assertRefused("one id, two namespaces", "conflicts", new byte[] {2, 3, 0, 0, 'a', '.', 'b'}, new byte[] {
+            2, 3, 0, 0, 'a', '.', 'c'
         });
         assertRefused(
-                "one database, two database ids", "conflicts", new byte[] {0, 0, 3, 0, 0, 'a', '.', 'b'}, new byte[] {
-                    0, 0, 3, 1, 0, 'a', '.', 'c'
+                "one database, two database ids", "conflicts", new byte[] {2, 3, 0, 0, 'a', '.', 'b'}, new byte[] {
+                    2, 3, 1, 0, 'a', '.', 'c'
                 });
         assertRefused(
                 "an id the task never gave: the largest int, read without allocating up to it",
                 "from 0 up",
-                new byte[] {0, 0, 3, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 7, 0, 'a', '.', 'b'});
-        assertRefused("a collection id skipped", "from 0 up", new byte[] {0, 0, 3, 0, 1, 'a', '.', 'b'});
+                new byte[] {2, 3, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 7, 0, 'a', '.', 'b'});
+        assertRefused("a collection id skipped", "from 0 up", new byte[] {2, 3, 0, 1, 'a', '.', 'b'});
         assertRefused(
-                "a record of another format", "Reset the application's state", new byte[] {0, 0, 2, 0, 0, 'a', '.', 'b'
-                });
+                "a record of another format", "Reset the application's state", new byte[] {2, 2, 0, 0, 'a', '.', 'b'});
     }
 
     /** A dictionary of just {@code records} is refused, with {@code message}. */
     private void assertRefused(String why, String message, byte[]... records) {
         emptyTheStore();
         for (byte[] record : records) {
-            index.put(Bytes.wrap(record), new IndexEntry(0, Instant.EPOCH, null, 0L));
+            task.put(Bytes.wrap(record), new TaskRecord(null, null));
         }
-        assertThatThrownBy(() -> NamespaceIds.of(index))
+        assertThatThrownBy(() -> NamespaceIds.of(task))
                 .as(why)
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(message);
@@ -303,9 +301,9 @@ class NamespaceIdsTest {
 
     private static List<Bytes> dictionaryKeys() {
         List<Bytes> keys = new ArrayList<>();
-        try (KeyValueIterator<Bytes, IndexEntry> records =
-                index.prefixScan(Bytes.wrap(new byte[] {0, 0}), new BytesSerializer())) {
-            records.forEachRemaining((KeyValue<Bytes, IndexEntry> record) -> keys.add(record.key));
+        try (KeyValueIterator<Bytes, TaskRecord> records =
+                task.prefixScan(Bytes.wrap(new byte[] {TaskKeys.NAMESPACE}), new BytesSerializer())) {
+            records.forEachRemaining((KeyValue<Bytes, TaskRecord> record) -> keys.add(record.key));
         }
         return keys;
     }

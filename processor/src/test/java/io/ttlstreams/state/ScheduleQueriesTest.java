@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -33,12 +34,14 @@ class ScheduleQueriesTest {
     private StoreHarness harness;
     private KeyValueStore<Bytes, ScheduleEntry> schedule;
     private KeyValueStore<Bytes, IndexEntry> index;
+    private KeyValueStore<Bytes, TaskRecord> task;
 
     @BeforeEach
     void openStores() {
-        harness = new StoreHarness(stateDir, ScheduleStores.schedule(), ScheduleStores.index());
+        harness = new StoreHarness(stateDir, ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.task());
         schedule = harness.store(ScheduleStores.SCHEDULE);
         index = harness.store(ScheduleStores.INDEX);
+        task = harness.store(ScheduleStores.TASK);
     }
 
     @AfterEach
@@ -61,7 +64,7 @@ class ScheduleQueriesTest {
                 ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}),
                 timeline == Timeline.CONFIRMATIONS ? 1 : 0,
                 null);
-        ExpirySchedule expiry = new ExpirySchedule(schedule, index, null);
+        ExpirySchedule expiry = new ExpirySchedule(schedule, index, task);
         expiry.put(expiry.namespaces().ref(namespace, key), null, timeline, deadline, entry, null);
     }
 
@@ -72,6 +75,7 @@ class ScheduleQueriesTest {
         assertThat(ScheduleQueries.find(
                         index,
                         schedule,
+                        task,
                         SESSIONS,
                         new BsonDocument("_id", new BsonInt32(1)),
                         rule -> OptionalLong.empty()))
@@ -83,6 +87,7 @@ class ScheduleQueriesTest {
         assertThat(ScheduleQueries.find(
                         index,
                         schedule,
+                        task,
                         EVENTS,
                         new BsonDocument("_id", new BsonInt32(1)),
                         rule -> OptionalLong.empty()))
@@ -90,6 +95,7 @@ class ScheduleQueriesTest {
         assertThat(ScheduleQueries.find(
                         index,
                         schedule,
+                        task,
                         SESSIONS,
                         new BsonDocument("_id", new BsonString("1")),
                         rule -> OptionalLong.empty()))
@@ -104,13 +110,13 @@ class ScheduleQueriesTest {
         schedule(EVENTS, 4, 2_500);
         schedule(SESSIONS, 5, 4_000); // at the exclusive end
 
-        assertThat(ScheduleQueries.upcoming(index, schedule, 1_000, 4_000, 1_000, Optional.empty(), 100))
+        assertThat(ScheduleQueries.upcoming(task, schedule, 1_000, 4_000, 1_000, Optional.empty(), 100))
                 .isEqualTo(
                         new ScheduleQueries.Histogram(new java.util.TreeMap<>(Map.of(1_000L, 2L, 2_000L, 1L)), true));
-        assertThat(ScheduleQueries.upcoming(index, schedule, 1_000, 4_000, 1_000, Optional.of(EVENTS), 100)
+        assertThat(ScheduleQueries.upcoming(task, schedule, 1_000, 4_000, 1_000, Optional.of(EVENTS), 100)
                         .counts())
                 .containsExactly(Map.entry(2_000L, 1L));
-        assertThat(ScheduleQueries.upcoming(index, schedule, 1_000, 4_000, 1_000, Optional.empty(), 2)
+        assertThat(ScheduleQueries.upcoming(task, schedule, 1_000, 4_000, 1_000, Optional.empty(), 2)
                         .complete())
                 .isFalse();
     }
@@ -123,11 +129,12 @@ class ScheduleQueriesTest {
         schedule(SESSIONS, 4, Timeline.CONFIRMATIONS, 500);
         schedule(EVENTS, 5, Timeline.CONFIRMATIONS, 99_000);
 
-        assertThat(ScheduleQueries.due(index, schedule, 2_000, 100).due()).isEqualTo(2);
-        assertThat(ScheduleQueries.awaitingConfirmation(index, schedule, 100)).isEqualTo(2);
+        assertThat(ScheduleQueries.due(task, schedule, 2_000, 100).due()).isEqualTo(2);
+        assertThat(ScheduleQueries.awaitingConfirmation(task, schedule, 100)).isEqualTo(2);
         assertThat(ScheduleQueries.find(
                         index,
                         schedule,
+                        task,
                         SESSIONS,
                         new BsonDocument("_id", new BsonInt32(4)),
                         rule -> OptionalLong.empty()))
@@ -141,10 +148,10 @@ class ScheduleQueriesTest {
         schedule(SESSIONS, 3, 2_000); // due exactly at now
         schedule(SESSIONS, 4, 2_001); // not yet
 
-        assertThat(ScheduleQueries.due(index, schedule, 2_000, 100))
+        assertThat(ScheduleQueries.due(task, schedule, 2_000, 100))
                 .isEqualTo(new ScheduleQueries.Backlog(3, true, OptionalLong.of(1_000)));
-        assertThat(ScheduleQueries.due(index, schedule, 999, 100)).isEqualTo(ScheduleQueries.Backlog.NONE);
-        assertThat(ScheduleQueries.due(index, schedule, 2_000, 2))
+        assertThat(ScheduleQueries.due(task, schedule, 999, 100)).isEqualTo(ScheduleQueries.Backlog.NONE);
+        assertThat(ScheduleQueries.due(task, schedule, 2_000, 2))
                 .as("a capped scan says so")
                 .isEqualTo(new ScheduleQueries.Backlog(2, false, OptionalLong.of(1_000)));
     }

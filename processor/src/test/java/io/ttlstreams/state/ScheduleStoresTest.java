@@ -33,6 +33,7 @@ class ScheduleStoresTest {
     void shouldNameTheStores() {
         assertThat(ScheduleStores.schedule().name()).isEqualTo("schedule").isEqualTo(ScheduleStores.SCHEDULE);
         assertThat(ScheduleStores.index().name()).isEqualTo("index").isEqualTo(ScheduleStores.INDEX);
+        assertThat(ScheduleStores.task().name()).isEqualTo("task").isEqualTo(ScheduleStores.TASK);
         assertThat(ScheduleStores.namespaceEpochs().name())
                 .isEqualTo("namespace-epochs")
                 .isEqualTo(ScheduleStores.NAMESPACE_EPOCHS);
@@ -46,8 +47,11 @@ class ScheduleStoresTest {
         for (StoreBuilder<?> builder : List.of(
                 ScheduleStores.schedule(),
                 ScheduleStores.index(),
+                ScheduleStores.task(),
                 ScheduleStores.namespaceEpochs(),
-                ScheduleStores.ruleVersions())) {
+                ScheduleStores.ruleVersions(),
+                ScheduleStores.guardState(),
+                ScheduleStores.unscheduledNotes())) {
             assertThat(builder.loggingEnabled()).as(builder.name()).isTrue();
             // Kafka Streams exposes no caching flag; the built store's layers show it.
             List<Class<?>> layers = layers(builder.build());
@@ -75,6 +79,7 @@ class ScheduleStoresTest {
                 stateDir,
                 ScheduleStores.schedule(),
                 ScheduleStores.index(),
+                ScheduleStores.task(),
                 ScheduleStores.namespaceEpochs(),
                 ScheduleStores.ruleVersions())) {
             KeyValueStore<Bytes, ScheduleEntry> schedule = harness.store(ScheduleStores.SCHEDULE);
@@ -87,7 +92,7 @@ class ScheduleStoresTest {
             ScheduleEntry entry = new ScheduleEntry(
                     "sessions", 3L, deadline, 0L, true, ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}), 0, null);
 
-            new ExpirySchedule(schedule, index, null)
+            new ExpirySchedule(schedule, index, harness.store(ScheduleStores.TASK))
                     .put(ref, null, Timeline.DEADLINES, deadline.toEpochMilli(), entry, 42L);
             epochs.put("app.sessions", 7L);
             versions.put("sessions", new RuleVersion(3L, 0L));

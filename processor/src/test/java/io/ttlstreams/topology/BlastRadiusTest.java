@@ -8,9 +8,10 @@ import io.ttlstreams.processor.GuardDecision;
 import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.ExpiryOutcome;
-import io.ttlstreams.schema.GuardState;
-import io.ttlstreams.state.ScheduleStores;
+import io.ttlstreams.schema.HeldCount;
+import io.ttlstreams.state.ScheduleQueries;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.test.TestRecord;
@@ -73,10 +74,13 @@ class BlastRadiusTest {
                 .toList();
     }
 
-    private static GuardState state(TopologyFixture fixture) {
-        return fixture.driver
-                .<String, GuardState>getKeyValueStore(ScheduleStores.GUARD_STATE)
-                .get("sessions");
+    /** The schedule's holds of the sessions rule: its count and deadline bounds, zero when it holds none. */
+    private static HeldCount state(TopologyFixture fixture) {
+        return ScheduleQueries.holds(fixture.taskStore()).stream()
+                .filter(hold -> hold.key.equals("sessions"))
+                .map(hold -> hold.value)
+                .findFirst()
+                .orElse(new HeldCount(0L, Instant.EPOCH, Instant.EPOCH));
     }
 
     @Test
@@ -87,7 +91,7 @@ class BlastRadiusTest {
             fixture.wallClockAt(Duration.ofSeconds(1));
 
             assertThat(deletedIds(fixture)).containsExactlyInAnyOrder(0, 1, 2, 3, 4);
-            assertThat(fixture.metric(TtlMetrics.HELD_FOR_APPROVAL + "-total")).isZero();
+            assertThat(fixture.metric(TtlMetrics.HELD_FOR_APPROVAL)).isZero();
         }
     }
 
@@ -102,20 +106,20 @@ class BlastRadiusTest {
             fixture.wallClockAt(Duration.ofMinutes(5));
 
             assertThat(deletedIds(fixture)).as("organic ones expire on time").containsExactlyInAnyOrder(100, 101, 102);
-            assertThat(fixture.metric(TtlMetrics.HELD_FOR_APPROVAL + "-total")).isEqualTo(15);
+            assertThat(fixture.metric(TtlMetrics.HELD_FOR_APPROVAL)).isEqualTo(15);
             assertThat(outcomes(fixture))
                     .filteredOn(ExpiryOutcome.HELD_FOR_APPROVAL::equals)
                     .hasSize(15);
-            GuardState state = state(fixture);
-            assertThat(state.getHeld()).isEqualTo(15);
-            assertThat(state.getEarliestHeld()).isEqualTo(START.minus(Duration.ofHours(1)));
-            assertThat(state.getLatestHeld()).isEqualTo(START.minus(Duration.ofHours(1)));
+            HeldCount state = state(fixture);
+            assertThat(state.getCount()).isEqualTo(15);
+            assertThat(state.getEarliest()).isEqualTo(START.minus(Duration.ofHours(1)));
+            assertThat(state.getLatest()).isEqualTo(START.minus(Duration.ofHours(1)));
 
             // Later arrivals of the tripped rule are held too, even after the window has passed.
             insert(fixture, 20, 21, Duration.ofHours(-1));
             fixture.wallClockAt(Duration.ofMinutes(6));
             assertThat(fixture.deletes()).isEmpty();
-            assertThat(state(fixture).getHeld()).isEqualTo(16);
+            assertThat(state(fixture).getCount()).isEqualTo(16);
         }
     }
 
@@ -134,8 +138,8 @@ class BlastRadiusTest {
             assertThat(outcomes(fixture))
                     .filteredOn(ExpiryOutcome.APPROVED::equals)
                     .hasSize(15);
-            assertThat(fixture.metric(TtlMetrics.APPROVED + "-total")).isEqualTo(15);
-            assertThat(state(fixture).getHeld()).isZero();
+            assertThat(fixture.metric(TtlMetrics.APPROVED)).isEqualTo(15);
+            assertThat(state(fixture).getCount()).isZero();
 
             // The same decision again, as a redelivery or a second run of the command, changes nothing.
             insert(fixture, 20, 40, Duration.ofHours(-1));
@@ -144,7 +148,7 @@ class BlastRadiusTest {
             decide(fixture, true, "approval-1");
             fixture.wallClockAt(Duration.ofSeconds(4));
             assertThat(fixture.deletes()).isEmpty();
-            assertThat(state(fixture).getHeld()).isEqualTo(15);
+            assertThat(state(fixture).getCount()).isEqualTo(15);
         }
     }
 
@@ -161,8 +165,8 @@ class BlastRadiusTest {
 
             assertThat(fixture.deletes()).isEmpty();
             assertThat(outcomes(fixture)).containsOnly(ExpiryOutcome.REJECTED).hasSize(15);
-            assertThat(fixture.metric(TtlMetrics.REJECTED + "-total")).isEqualTo(15);
-            assertThat(state(fixture).getHeld()).isZero();
+            assertThat(fixture.metric(TtlMetrics.REJECTED)).isEqualTo(15);
+            assertThat(state(fixture).getCount()).isZero();
             assertThat(fixture.position(Namespace.parse("app.sessions"), new BsonInt32(7)))
                     .as("a rejected entry leaves the schedule")
                     .isNull();
@@ -188,7 +192,7 @@ class BlastRadiusTest {
             insert(fixture, 0, 10, Duration.ofHours(-1));
             fixture.wallClockAt(Duration.ofSeconds(1));
             fixture.deletes();
-            assertThat(state(fixture).getHeld()).isEqualTo(5);
+            assertThat(state(fixture).getCount()).isEqualTo(5);
 
             ChangeEvents events = new ChangeEvents("app.sessions", START.plusSeconds(1));
             BsonInt32 renewed = new BsonInt32(9);
@@ -204,7 +208,7 @@ class BlastRadiusTest {
             fixture.wallClockAt(Duration.ofSeconds(30));
 
             assertThat(deletedIds(fixture)).containsExactly(9);
-            assertThat(state(fixture).getHeld()).isEqualTo(4);
+            assertThat(state(fixture).getCount()).isEqualTo(4);
         }
     }
 
@@ -218,7 +222,7 @@ class BlastRadiusTest {
         try (TopologyFixture after = before.restarted()) {
             after.wallClockAt(Duration.ofMinutes(5));
             assertThat(after.deletes()).as("still held after the restart").isEmpty();
-            assertThat(state(after).getHeld()).isEqualTo(15);
+            assertThat(state(after).getCount()).isEqualTo(15);
 
             decide(after, true, "after-restart");
             after.wallClockAt(Duration.ofMinutes(6));
@@ -233,7 +237,7 @@ class BlastRadiusTest {
             fixture.wallClockAt(Duration.ofSeconds(1));
 
             assertThat(deletedIds(fixture)).hasSize(20);
-            assertThat(fixture.metric(TtlMetrics.HELD_FOR_APPROVAL + "-total")).isZero();
+            assertThat(fixture.metric(TtlMetrics.HELD_FOR_APPROVAL)).isZero();
         }
     }
 
@@ -248,7 +252,7 @@ class BlastRadiusTest {
         try (TopologyFixture after = before.restarted("ttl.rule.sessions.expire.after.seconds", "0")) {
             after.wallClockAt(Duration.ofSeconds(2));
             assertThat(deletedIds(after)).as("the limit's worth flows").hasSize(LIMIT);
-            assertThat(state(after).getHeld()).isEqualTo(15);
+            assertThat(state(after).getCount()).isEqualTo(15);
 
             after.wallClockAt(Duration.ofMinutes(10));
             assertThat(deletedIds(after)).as("organic, on time").containsExactly(100);

@@ -21,6 +21,7 @@ import io.ttlstreams.state.ScheduleStores;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
@@ -86,7 +87,7 @@ class ExpiryLifecycleTest {
             assertThat(fixture.deletes()).as("not before its deadline").isEmpty();
             fixture.wallClockAt(Duration.ofSeconds(1));
             assertThat(fixture.deletes()).hasSize(1);
-            assertThat(fixture.metric(TtlMetrics.EMITTED + "-total")).isEqualTo(1);
+            assertThat(fixture.metric(TtlMetrics.EMITTED)).isEqualTo(1);
             assertThat(fixture.scheduled("app.sessions", ID)).hasValueSatisfying(entry -> {
                 assertThat(entry.state()).isEqualTo("awaiting-confirmation");
                 assertThat(entry.attempts()).isEqualTo(1);
@@ -104,15 +105,20 @@ class ExpiryLifecycleTest {
                     .extracting(ExpiryEvent::getOutcome)
                     .containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.CONFIRMED);
             assertThat(audit.get(1).getConfirmedLagMillis()).isEqualTo(250L);
-            assertThat(fixture.metric(TtlMetrics.CONFIRMED + "-total")).isEqualTo(1);
-            assertThat(fixture.metric(TtlMetrics.CONFIRMED_LAG_MS + "-max")).isEqualTo(250);
+            assertThat(fixture.metric(TtlMetrics.CONFIRMED)).isEqualTo(1);
+            assertThat(fixture.metrics
+                            .registry()
+                            .get(TtlMetrics.meterName(TtlMetrics.CONFIRMED_LAG))
+                            .timer()
+                            .max(TimeUnit.MILLISECONDS))
+                    .isEqualTo(250);
             fixture.wallClockAt(Duration.ofMinutes(5));
             assertThat(fixture.deletes()).as("never emitted again").isEmpty();
         }
     }
 
     @Test
-    void shouldWriteNoScheduleRecordAndOneIndexRecordForAPunctuationThatEmitsMany() {
+    void shouldWriteNoScheduleOrIndexRecordAndOneTaskRecordForAPunctuationThatEmitsMany() {
         try (TopologyFixture fixture = fixture()) {
             ChangeEvents events = new ChangeEvents("app.sessions", START);
             for (int id = 0; id < 10; id++) {
@@ -123,8 +129,11 @@ class ExpiryLifecycleTest {
             }
             assertThat(fixture.changelog(ScheduleStores.SCHEDULE)).hasSize(10);
             assertThat(fixture.changelog(ScheduleStores.INDEX))
-                    .as("ten entries and the namespace dictionary's record of app.sessions")
-                    .hasSize(11);
+                    .as("ten entries")
+                    .hasSize(10);
+            assertThat(fixture.changelog(ScheduleStores.TASK))
+                    .as("the namespace dictionary's record of app.sessions")
+                    .hasSize(1);
 
             fixture.wallClockAt(Duration.ofSeconds(1));
 
@@ -133,6 +142,9 @@ class ExpiryLifecycleTest {
                     .as("no entry moved")
                     .isEmpty();
             assertThat(fixture.changelog(ScheduleStores.INDEX))
+                    .as("no entry moved")
+                    .isEmpty();
+            assertThat(fixture.changelog(ScheduleStores.TASK))
                     .as("the emitted position's checkpoint")
                     .hasSize(1);
             assertThat(fixture.scheduled("app.sessions", new BsonInt32(7)))
@@ -158,7 +170,7 @@ class ExpiryLifecycleTest {
             });
             after.wallClockAt(Duration.ofSeconds(11));
             assertThat(after.deletes()).hasSize(1);
-            assertThat(after.metric(TtlMetrics.REEMITTED + "-total")).isEqualTo(1);
+            assertThat(after.metric(TtlMetrics.REEMITTED)).isEqualTo(1);
 
             after.input("app.sessions")
                     .pipeInput(
@@ -191,7 +203,7 @@ class ExpiryLifecycleTest {
             assertThat(DeleteCommand.parse(again.get(0).key(), again.get(0).value()))
                     .as("same command, issued anew")
                     .isEqualTo(withIssueTime(DeleteCommand.parse(first.key(), first.value()), Duration.ofSeconds(11)));
-            assertThat(fixture.metric(TtlMetrics.REEMITTED + "-total")).isEqualTo(1);
+            assertThat(fixture.metric(TtlMetrics.REEMITTED)).isEqualTo(1);
             fixture.wallClockAt(Duration.ofMillis(30_900));
             assertThat(fixture.deletes()).as("the second wait doubles to 20 s").isEmpty();
             fixture.wallClockAt(Duration.ofSeconds(31));
@@ -209,7 +221,7 @@ class ExpiryLifecycleTest {
 
             assertThat(fixture.deletes()).as("two attempts").hasSize(2);
             assertThat(position(fixture, ID)).as("given up").isNull();
-            assertThat(fixture.metric(TtlMetrics.UNCONFIRMED + "-total")).isEqualTo(1);
+            assertThat(fixture.metric(TtlMetrics.UNCONFIRMED)).isEqualTo(1);
             List<ExpiryEvent> audit = fixture.audit().readValuesToList();
             assertThat(audit)
                     .extracting(ExpiryEvent::getOutcome)
@@ -256,7 +268,7 @@ class ExpiryLifecycleTest {
             BsonDocument sameDeadline = expiringAt(Duration.ofSeconds(30)).append("views", new BsonInt32(7));
             input.pipeInput(ChangeEvents.key(ID), events.update(ID, sameDeadline));
             assertThat(fixture.changelogRecords()).as("no-op update").isEqualTo(changelogRecords);
-            assertThat(fixture.metric(TtlMetrics.UNCHANGED + "-total")).isEqualTo(1);
+            assertThat(fixture.metric(TtlMetrics.UNCHANGED)).isEqualTo(1);
 
             input.pipeInput(ChangeEvents.key(ID), events.insert(ID, sameDeadline));
             assertThat(fixture.changelogRecords()).as("an insert is written").isGreaterThan(changelogRecords);
@@ -274,7 +286,7 @@ class ExpiryLifecycleTest {
 
             assertThat(fixture.deletes()).isEmpty();
             assertThat(outcomes(fixture)).containsExactly(ExpiryOutcome.DRY_RUN);
-            assertThat(fixture.metric(TtlMetrics.DRY_RUN + "-total")).isEqualTo(1);
+            assertThat(fixture.metric(TtlMetrics.DRY_RUN)).isEqualTo(1);
             assertThat(position(fixture, ID)).isNull();
         }
     }
@@ -291,7 +303,7 @@ class ExpiryLifecycleTest {
                     ChangeEvents.key(ID), events.resync(ID, expiringAt(Duration.ofSeconds(5)), readBeforeRenewal));
 
             assertThat(position(fixture, ID).getDueAt()).isEqualTo(START.plusSeconds(60));
-            assertThat(fixture.metric(TtlMetrics.RESYNC_STALE + "-total")).isEqualTo(1);
+            assertThat(fixture.metric(TtlMetrics.RESYNC_STALE)).isEqualTo(1);
             input.pipeInput(
                     ChangeEvents.key(ID),
                     events.resync(ID, expiringAt(Duration.ofSeconds(5)), events.nextClusterTime()));
@@ -351,10 +363,8 @@ class ExpiryLifecycleTest {
      */
     private static void scheduledBefore(TopologyFixture fixture, Namespace namespace, Duration dateOffset, int... ids) {
         TtlStreamsConfig before = before();
-        ExpirySchedule schedule = new ExpirySchedule(
-                fixture.scheduleStore(),
-                fixture.indexStore(),
-                fixture.driver.getKeyValueStore(ScheduleStores.GUARD_STATE));
+        ExpirySchedule schedule =
+                new ExpirySchedule(fixture.scheduleStore(), fixture.indexStore(), fixture.taskStore());
         for (int id : ids) {
             BsonDocument key = new BsonDocument("_id", new BsonInt64(id));
             BsonDocument document =
@@ -393,7 +403,7 @@ class ExpiryLifecycleTest {
             fixture.wallClockAt(Duration.ofMinutes(1));
 
             assertThat(fixture.deletes()).isEmpty();
-            assertThat(fixture.metric(TtlMetrics.RULE_REMOVED + "-total")).isEqualTo(3);
+            assertThat(fixture.metric(TtlMetrics.RULE_REMOVED)).isEqualTo(3);
             assertThat(outcomes(fixture))
                     .containsOnly(ExpiryOutcome.RULE_REMOVED)
                     .hasSize(3);
@@ -414,7 +424,7 @@ class ExpiryLifecycleTest {
             assertThat(shortened.deletes()).isEmpty();
             shortened.wallClockAt(Duration.ofSeconds(60));
             assertThat(shortened.deletes()).as("due at the date itself now").hasSize(1);
-            assertThat(shortened.metric(TtlMetrics.RESCHEDULED + "-total")).isEqualTo(1);
+            assertThat(shortened.metric(TtlMetrics.RESCHEDULED)).isEqualTo(1);
         }
         try (TopologyFixture lengthened = after("ttl.rule.sessions.expire.after.seconds", "30")) {
             scheduledBefore(lengthened, SESSIONS, Duration.ofSeconds(60), 1);
@@ -440,7 +450,7 @@ class ExpiryLifecycleTest {
             fixture.wallClockAt(Duration.ofMinutes(5));
 
             assertThat(fixture.deletes()).as("held, not emitted").isEmpty();
-            assertThat(fixture.metric(TtlMetrics.HELD + "-total")).isEqualTo(2);
+            assertThat(fixture.metric(TtlMetrics.HELD)).isEqualTo(2);
             assertThat(fixture.position(SESSIONS, new BsonInt64(1)).getTimeline())
                     .isEqualTo(Timeline.HELD.ordinal());
 

@@ -49,6 +49,7 @@ class ExpiryNoticesTest {
         return ScheduleQueries.find(
                         fixture.indexStore(),
                         fixture.scheduleStore(),
+                        fixture.taskStore(),
                         Namespace.parse("app.sessions"),
                         new BsonDocument("_id", ID),
                         rule -> OptionalLong.of(5))
@@ -79,7 +80,7 @@ class ExpiryNoticesTest {
             assertThat(notice.getString("noticeAt").getValue())
                     .isEqualTo(START.plusSeconds(15).toString());
             assertThat(notice.getDocument("documentKey")).isEqualTo(new BsonDocument("_id", ID));
-            assertThat(fixture.metric(TtlMetrics.NOTICES + "-total")).isEqualTo(1);
+            assertThat(fixture.metric(TtlMetrics.NOTICES)).isEqualTo(1);
 
             assertThat(pendingNotice(fixture)).as("sent, no longer pending").isNull();
             fixture.wallClockAt(Duration.ofSeconds(20));

@@ -129,7 +129,7 @@ class OversizedCommandTest {
 
             assertThat(deletedIds()).containsExactly("canary");
             assertThat(scheduled()).as("the canary, awaiting confirmation").isEqualTo(1L);
-            assertThat(fixture.metric(TtlMetrics.DEAD_LETTERED + "-total")).isEqualTo(1.0);
+            assertThat(fixture.metric(TtlMetrics.DEAD_LETTERED)).isEqualTo(1.0);
         }
     }
 }

@@ -63,7 +63,7 @@ class ResyncRaceTest {
             assertThat(fixture.audit().readValuesToList())
                     .extracting(ExpiryEvent::getOutcome)
                     .containsExactly(ExpiryOutcome.EMITTED, ExpiryOutcome.CONFIRMED);
-            assertThat(fixture.metric(TtlMetrics.UNCONFIRMED + "-total")).isZero();
+            assertThat(fixture.metric(TtlMetrics.UNCONFIRMED)).isZero();
         }
     }
 }

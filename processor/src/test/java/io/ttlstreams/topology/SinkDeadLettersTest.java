@@ -2,12 +2,9 @@ package io.ttlstreams.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.contract.SinkRefusal;
 import io.ttlstreams.metrics.ExpiryFigures;
-import io.ttlstreams.metrics.TtlStreamsCollector;
 import io.ttlstreams.secrets.LogCapture;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -43,10 +40,8 @@ class SinkDeadLettersTest {
 
     @Test
     void shouldCountTheSinksDeadLettersByReasonAndLogEachReasonOnceWhenTheyArrive() {
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (TopologyFixture fixture = TopologyFixture.sessions();
                 LogCapture log = LogCapture.start()) {
-            registry.getPrometheusRegistry().register(new TtlStreamsCollector(fixture.driver::metrics));
             TestInputTopic<byte[], byte[]> sinkDlq = fixture.driver.createInputTopic(
                     ConnectorConfigs.SINK_DLQ_TOPIC, new ByteArraySerializer(), new ByteArraySerializer());
             String unsigned = SinkRefusal.SIGNATURE.reason("unsigned: the record has no ttl.signature header");
@@ -62,12 +57,12 @@ class SinkDeadLettersTest {
             sinkDlq.pipeInput(deadLetter("Bulk write operation error", "com.mongodb.MongoBulkWriteException"));
             sinkDlq.pipeInput(deadLetter(null, null));
 
-            assertThat(ExpiryFigures.of(fixture.driver.metrics())
+            assertThat(ExpiryFigures.of(fixture.metrics.registry())
                             .sinkDeadLetters()
                             .byReason())
                     .containsExactlyEntriesOf(new java.util.TreeMap<>(
                             Map.of("guard", 1.0, "mongodb", 1.0, "namespace", 1.0, "other", 1.0, "signature", 492.0)));
-            assertThat(registry.scrape())
+            assertThat(fixture.metrics.registry().scrape())
                     .contains("ttl_sink_dead_letters_total{reason=\"signature\",task=\"0_0\"} 492.0")
                     .contains("ttl_sink_dead_letters_total{reason=\"namespace\",task=\"0_0\"} 1.0")
                     .contains("ttl_sink_dead_letters_total{reason=\"stale\",task=\"0_0\"} 0.0");
@@ -83,8 +78,6 @@ class SinkDeadLettersTest {
                             .contains("no __connect.errors.exception.message header"));
             // The schedule's task never saw them: nothing was dead-lettered as a change event.
             assertThat(fixture.dlq.isEmpty()).isTrue();
-        } finally {
-            registry.close();
         }
     }
 }

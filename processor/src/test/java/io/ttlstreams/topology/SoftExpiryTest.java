@@ -83,8 +83,8 @@ class SoftExpiryTest {
                             events.at(START.plusMillis(1_100))
                                     .update(ID, marked(Duration.ofSeconds(1), Duration.ofSeconds(1))));
 
-            assertThat(fixture.metric(TtlMetrics.MARKED + "-total")).isEqualTo(1);
-            assertThat(fixture.metric(TtlMetrics.CONFIRMED + "-total")).isEqualTo(1);
+            assertThat(fixture.metric(TtlMetrics.MARKED)).isEqualTo(1);
+            assertThat(fixture.metric(TtlMetrics.CONFIRMED)).isEqualTo(1);
             BsonDocument record = BsonDocument.parse(
                     fixture.output(EXPIRED).readRecordsToList().get(0).value());
             assertThat(record.getString("type").getValue()).isEqualTo("EXPIRED");

@@ -3,15 +3,17 @@ package io.ttlstreams.topology;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.metrics.ExpiryFigures;
+import io.ttlstreams.metrics.PrometheusMetrics;
 import io.ttlstreams.processor.ScheduleEntries;
 import io.ttlstreams.processor.SchedulerSettings;
+import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.schema.ExpiryEvent;
-import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.IndexEntry;
-import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.state.ExpirySchedule;
@@ -31,6 +33,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -59,6 +63,10 @@ final class TopologyFixture implements AutoCloseable {
     final TopologyTestDriver driver;
     final TestOutputTopic<String, String> deletes;
     final TestOutputTopic<String, String> dlq;
+    /** An MBean server of this fixture's own, where its meters' JMX side is. */
+    final MBeanServer mbeans = MBeanServerFactory.newMBeanServer();
+    /** The meters the topology records into, as {@code run} exports them. */
+    final PrometheusMetrics metrics = new PrometheusMetrics(mbeans);
     /** Nanoseconds the punctuation clock advances on each read; 0 means it stands still, negative that it fails. */
     final AtomicLong nanosPerClockRead = new AtomicLong();
 
@@ -88,8 +96,10 @@ final class TopologyFixture implements AutoCloseable {
         this.elapsedMs = Duration.between(START, wallClock).toMillis();
         Properties streamsProps = TtlTopology.streamsProperties(config);
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        streamsProps.put(TtlMetrics.REGISTRY_CONFIG, metrics.events());
         SchedulerSettings schedulerSettings = new SchedulerSettings(config, 1, this::readNanoClock, readBack);
         this.driver = new TopologyTestDriver(TtlTopology.build(config, schedulerSettings), streamsProps, wallClock);
+        metrics.countSendFailures(driver::metrics);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
     }
@@ -132,6 +142,7 @@ final class TopologyFixture implements AutoCloseable {
         List<String> stores = List.of(
                 ScheduleStores.SCHEDULE,
                 ScheduleStores.INDEX,
+                ScheduleStores.TASK,
                 ScheduleStores.NAMESPACE_EPOCHS,
                 ScheduleStores.RULE_VERSIONS,
                 ScheduleStores.GUARD_STATE,
@@ -141,18 +152,16 @@ final class TopologyFixture implements AutoCloseable {
             changelogs.put(store, changelog(store));
         }
         driver.close();
+        metrics.close();
         TopologyFixture restarted = new TopologyFixture(
                 with(settings, changedSettings), Optional.empty(), newStateDir(), START.plusMillis(elapsedMs));
         restore(
                 restarted.scheduleStore(),
                 changelogs.get(ScheduleStores.SCHEDULE),
                 Bytes::wrap,
-                ScheduleStores.values(ScheduleEntry.class));
-        restore(
-                restarted.indexStore(),
-                changelogs.get(ScheduleStores.INDEX),
-                Bytes::wrap,
-                ScheduleStores.values(IndexEntry.class));
+                ScheduleStores.SCHEDULE_VALUES);
+        restore(restarted.indexStore(), changelogs.get(ScheduleStores.INDEX), Bytes::wrap, ScheduleStores.INDEX_VALUES);
+        restore(restarted.taskStore(), changelogs.get(ScheduleStores.TASK), Bytes::wrap, ScheduleStores.TASK_VALUES);
         restore(
                 restarted.driver.getKeyValueStore(ScheduleStores.NAMESPACE_EPOCHS),
                 changelogs.get(ScheduleStores.NAMESPACE_EPOCHS),
@@ -162,17 +171,17 @@ final class TopologyFixture implements AutoCloseable {
                 restarted.driver.getKeyValueStore(ScheduleStores.RULE_VERSIONS),
                 changelogs.get(ScheduleStores.RULE_VERSIONS),
                 TopologyFixture::string,
-                ScheduleStores.values(RuleVersion.class));
+                ScheduleStores.RULE_VERSION_VALUES);
         restore(
                 restarted.driver.getKeyValueStore(ScheduleStores.GUARD_STATE),
                 changelogs.get(ScheduleStores.GUARD_STATE),
                 TopologyFixture::string,
-                ScheduleStores.values(GuardState.class));
+                ScheduleStores.GUARD_STATE_VALUES);
         restore(
                 restarted.notesStore(),
                 changelogs.get(ScheduleStores.UNSCHEDULED_NOTES),
                 bytes -> Serdes.Integer().deserializer().deserialize(null, bytes),
-                ScheduleStores.values(UnscheduledNote.class));
+                ScheduleStores.UNSCHEDULED_NOTE_VALUES);
         try {
             Utils.delete(stateDir.toFile());
         } catch (IOException e) {
@@ -290,8 +299,7 @@ final class TopologyFixture implements AutoCloseable {
         BsonDocument document =
                 new BsonDocument("_id", id).append("expireAt", new BsonDateTime(deadline.toEpochMilli()));
         ExpiryDecision decision = config.rules().evaluate(ns, document, START);
-        ExpirySchedule schedule =
-                new ExpirySchedule(scheduleStore(), indexStore(), driver.getKeyValueStore(ScheduleStores.GUARD_STATE));
+        ExpirySchedule schedule = new ExpirySchedule(scheduleStore(), indexStore(), taskStore());
         schedule.put(
                 schedule.namespaces().ref(ns, new BsonDocument("_id", id)),
                 null,
@@ -310,23 +318,21 @@ final class TopologyFixture implements AutoCloseable {
         return ScheduleQueries.find(
                 indexStore(),
                 scheduleStore(),
+                taskStore(),
                 Namespace.parse(namespace),
                 new BsonDocument("_id", id),
                 rule -> java.util.OptionalLong.empty());
     }
 
-    /** The sum over tasks of one of Kafka Streams' metrics, e.g. {@code deletes-emitted-total}. */
-    double metric(String name) {
-        return driver.metrics().entrySet().stream()
-                .filter(e -> e.getKey().name().equals(name))
-                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
-                .sum();
+    /** The sum over tasks of one of ttl-streams' counters, e.g. {@value TtlMetrics#EMITTED}. */
+    double metric(String counter) {
+        return ExpiryFigures.of(metrics.registry()).total(counter);
     }
 
-    /** Records written so far to the schedule's and index's changelogs: what the stores cost the broker. */
+    /** Records written so far to the schedule's, index's and task's changelogs: what the stores cost the broker. */
     int changelogRecords() {
         String applicationId = config.streamsProperties().getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
-        for (String store : List.of(ScheduleStores.SCHEDULE, ScheduleStores.INDEX)) {
+        for (String store : List.of(ScheduleStores.SCHEDULE, ScheduleStores.INDEX, ScheduleStores.TASK)) {
             changelogRecords += driver.createOutputTopic(
                             applicationId + "-" + store + "-changelog",
                             new ByteArrayDeserializer(),
@@ -351,20 +357,22 @@ final class TopologyFixture implements AutoCloseable {
         return driver.getKeyValueStore(ScheduleStores.INDEX);
     }
 
-    /** The reference of the document {@code {_id: id}} in the task's dictionary; empty when it has no namespace ids. */
-    Optional<Bytes> ref(Namespace namespace, org.bson.BsonValue id) {
-        return NamespaceIds.readOnly(indexStore()).find(namespace, new BsonDocument("_id", id));
+    KeyValueStore<Bytes, TaskRecord> taskStore() {
+        return driver.getKeyValueStore(ScheduleStores.TASK);
     }
 
-    /**
-     * How many documents' entries the index holds: the task's own records (keys that begin with 0: the emitted
-     * checkpoints and the namespace dictionary) left out.
-     */
+    /** The reference of the document {@code {_id: id}} in the task's dictionary; empty when it has no namespace ids. */
+    Optional<Bytes> ref(Namespace namespace, org.bson.BsonValue id) {
+        return NamespaceIds.readOnly(taskStore()).find(namespace, new BsonDocument("_id", id));
+    }
+
+    /** How many documents' entries the index holds: every record of it. */
     int documentEntries() {
         int count = 0;
         try (KeyValueIterator<Bytes, IndexEntry> all = indexStore().all()) {
             while (all.hasNext()) {
-                count += all.next().key.get()[0] == 0 ? 0 : 1;
+                all.next();
+                count++;
             }
         }
         return count;
@@ -378,6 +386,7 @@ final class TopologyFixture implements AutoCloseable {
     @Override
     public void close() {
         driver.close();
+        metrics.close();
         try {
             Utils.delete(stateDir.toFile());
         } catch (IOException e) {

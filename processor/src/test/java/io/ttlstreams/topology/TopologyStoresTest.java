@@ -37,6 +37,7 @@ class TopologyStoresTest {
                                 Set.of(
                                         ScheduleStores.SCHEDULE,
                                         ScheduleStores.INDEX,
+                                        ScheduleStores.TASK,
                                         ScheduleStores.NAMESPACE_EPOCHS,
                                         ScheduleStores.RULE_VERSIONS,
                                         ScheduleStores.GUARD_STATE,

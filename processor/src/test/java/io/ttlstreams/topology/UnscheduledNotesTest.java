@@ -122,6 +122,7 @@ class UnscheduledNotesTest {
             assertThat(ScheduleQueries.find(
                             fixture.indexStore(),
                             fixture.scheduleStore(),
+                            fixture.taskStore(),
                             SESSIONS,
                             new BsonDocument("_id", new BsonString("fixed")),
                             rule -> OptionalLong.empty()))

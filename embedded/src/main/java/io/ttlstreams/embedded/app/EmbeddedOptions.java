@@ -5,7 +5,10 @@ import io.ttlstreams.config.OptionGroup;
 import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.embedded.KafkaSecurity;
+import io.ttlstreams.embedded.standin.ServerVersion;
+import io.ttlstreams.embedded.standin.StandInSettings;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -13,7 +16,8 @@ import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 
 /**
- * The options of the embedded local stack behind {@code run --embedded}: its ports, data directory and partitions. A
+ * The options of the embedded local stack behind {@code run --embedded}: its ports, data directory, partitions and
+ * how its MongoDB stand-in plays MongoDB. A
  * {@link ConfigFragment}, so that the processor's configuration validates and documents them wherever this module is
  * on the classpath, and refuses them where it is not.
  */
@@ -25,6 +29,27 @@ public final class EmbeddedOptions implements ConfigFragment {
     public static final String EMBEDDED_MONGODB_PORT_DOC =
             "Embedded stack: port of the MongoDB stand-in; 0 picks a" + " free port.";
     public static final int EMBEDDED_MONGODB_PORT_DEFAULT = 27017;
+
+    public static final String EMBEDDED_MONGODB_VERSION_CONFIG = "embedded.mongodb.version";
+    public static final String EMBEDDED_MONGODB_VERSION_DOC = "Embedded stack: the MongoDB release the stand-in"
+            + " plays: 5.0, 6.0, 7.0 or 8.0. It reports that release in buildInfo and hello (maxWireVersion 13, 17, 21,"
+            + " 25) and refuses what the release lacks as it does: before 6.0, fullDocumentBeforeChange and"
+            + " showExpandedEvents in $changeStream, changeStreamPreAndPostImages in create and collMod, and the"
+            + " cluster-parameter commands. Otherwise it behaves alike in every release.";
+    public static final String EMBEDDED_MONGODB_VERSION_DEFAULT = "7.0";
+
+    public static final String EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_CONFIG = "embedded.mongodb.cursor.timeout.ms";
+    public static final String EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_DOC = "Embedded stack: how long a cursor of the"
+            + " MongoDB stand-in may stay idle (no getMore) before it is killed and a getMore of it answers"
+            + " CursorNotFound (43), as MongoDB's cursorTimeoutMillis. Cursors opened with noCursorTimeout are exempt.";
+    public static final long EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_DEFAULT = 600_000L;
+
+    public static final String EMBEDDED_MONGODB_CLOCK_OFFSET_MS_CONFIG = "embedded.mongodb.clock.offset.ms";
+    public static final String EMBEDDED_MONGODB_CLOCK_OFFSET_MS_DOC = "Embedded stack: how far the MongoDB"
+            + " stand-in's clock is off the machine's, in milliseconds, positive ahead and negative behind: every time"
+            + " it stamps (clusterTime, wallTime, operationTime, $$NOW, hello's localTime) follows it, as on a primary"
+            + " whose clock is off the Connect worker's.";
+    public static final long EMBEDDED_MONGODB_CLOCK_OFFSET_MS_DEFAULT = 0L;
 
     public static final String EMBEDDED_KAFKA_PORT_CONFIG = "embedded.kafka.port";
     public static final String EMBEDDED_KAFKA_PORT_DOC =
@@ -90,6 +115,29 @@ public final class EmbeddedOptions implements ConfigFragment {
                         Importance.LOW,
                         EMBEDDED_MONGODB_PORT_DOC)
                 .define(
+                        EMBEDDED_MONGODB_VERSION_CONFIG,
+                        Type.STRING,
+                        EMBEDDED_MONGODB_VERSION_DEFAULT,
+                        ConfigDef.ValidString.in(ServerVersion.configValues().toArray(String[]::new)),
+                        Importance.LOW,
+                        EMBEDDED_MONGODB_VERSION_DOC)
+                .define(
+                        EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_CONFIG,
+                        Type.LONG,
+                        EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_DEFAULT,
+                        Range.between(1L, Duration.ofDays(1).toMillis()),
+                        Importance.LOW,
+                        EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_DOC)
+                .define(
+                        EMBEDDED_MONGODB_CLOCK_OFFSET_MS_CONFIG,
+                        Type.LONG,
+                        EMBEDDED_MONGODB_CLOCK_OFFSET_MS_DEFAULT,
+                        Range.between(
+                                -Duration.ofDays(365).toMillis(),
+                                Duration.ofDays(365).toMillis()),
+                        Importance.LOW,
+                        EMBEDDED_MONGODB_CLOCK_OFFSET_MS_DOC)
+                .define(
                         EMBEDDED_KAFKA_PORT_CONFIG,
                         Type.INT,
                         EMBEDDED_KAFKA_PORT_DEFAULT,
@@ -144,6 +192,14 @@ public final class EmbeddedOptions implements ConfigFragment {
 
     public static int mongodbPort(TtlStreamsConfig config) {
         return config.getInt(EMBEDDED_MONGODB_PORT_CONFIG);
+    }
+
+    /** How the MongoDB stand-in plays MongoDB. */
+    public static StandInSettings standIn(TtlStreamsConfig config) {
+        return new StandInSettings(
+                ServerVersion.of(config.getString(EMBEDDED_MONGODB_VERSION_CONFIG)),
+                Duration.ofMillis(config.getLong(EMBEDDED_MONGODB_CURSOR_TIMEOUT_MS_CONFIG)),
+                Duration.ofMillis(config.getLong(EMBEDDED_MONGODB_CLOCK_OFFSET_MS_CONFIG)));
     }
 
     public static int kafkaPort(TtlStreamsConfig config) {

@@ -83,6 +83,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 .partitions(EmbeddedOptions.partitions(config))
                 .brokers(brokers)
                 .profile(EmbeddedOptions.profile(config))
+                .standIn(EmbeddedOptions.standIn(config))
                 .kafkaSecurity(EmbeddedOptions.kafkaSecurity(config));
         EmbeddedOptions.dataDir(config).ifPresent(builder::dataDir);
         // The user's key, or one made for this run: either way the guard is on and the processor signs.

@@ -81,7 +81,8 @@ final class ChangeStreamCursor extends AbstractCursor {
     /**
      * The event after the stream's stages, which must leave its {@code _id}, the resume token, as it was.
      *
-     * @throws StandInError ChangeStreamFatalError (280), not resumable, when a stage changed or removed the token
+     * @throws StandInError ChangeStreamFatalError (280), not resumable, when a stage changed or removed the token;
+     *     BSONObjectTooLarge (10334) when the event is too large to return ({@link BsonLimits})
      */
     private Optional<Document> transformed(Document event) {
         Document token = ((Document) event.get("_id")).cloneDeeply();
@@ -97,6 +98,7 @@ final class ChangeStreamCursor extends AbstractCursor {
                     List.of(StandInError.NON_RESUMABLE_CHANGE_STREAM_ERROR),
                     null);
         }
+        out.ifPresent(BsonLimits::checkEvent);
         return out;
     }
 

@@ -42,10 +42,7 @@ record ChangeStreamOptions(
     static ChangeStreamOptions parse(String database, String collection, Document stage) {
         for (String field : stage.keySet()) {
             if (!FIELDS.contains(field)) {
-                throw new MongoServerError(
-                        ErrorCodes.UNKNOWN_FIELD,
-                        "Location40415",
-                        "BSON field '$changeStream." + field + "' is an unknown field.");
+                throw StandInError.unknownField("$changeStream." + field);
             }
         }
         long resumeOptions = Set.of("resumeAfter", "startAfter", "startAtOperationTime").stream()

@@ -17,6 +17,8 @@ import de.bwaldvogel.mongo.oplog.Oplog;
 import io.netty.channel.Channel;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
@@ -27,19 +29,24 @@ import java.util.UUID;
 import java.util.function.UnaryOperator;
 
 /**
- * mongo-java-server's in-memory backend answering as MongoDB 7.0 does where the project relies on it.
+ * mongo-java-server's in-memory backend answering as MongoDB (7.0 unless told to play another release, {@link
+ * ServerVersion}) does where the project relies on it.
  *
  * <ul>
- *   <li>One identity ({@link StandInIdentity}): the primary of a one-member replica set running 7.0, every reply
+ *   <li>One identity ({@link StandInIdentity}): the primary of a one-member replica set, every reply
  *       carrying {@code operationTime} and {@code $clusterTime} as a replica set's do.</li>
  *   <li>Change streams of its own: events recorded when written ({@link ChangeRecorder}) into a bounded history
  *       indexed by position ({@link ChangeHistory}), shaped like MongoDB's ({@link ChangeEvents}), with pre- and
  *       post-images and expanded events, on collections, databases and the deployment, with await {@code getMore}s
  *       ({@link ChangeStreams}); mongo-java-server's own oplog and change streams are not used.</li>
- *   <li>Errors as MongoDB answers them, with {@code errorLabels} where drivers read them.</li>
+ *   <li>Errors as MongoDB answers them, with the {@code errorLabels} a server attaches ({@link ErrorLabels}), and
+ *       failures on command: MongoDB's {@code failCommand} fail point ({@link FailCommand}).</li>
  *   <li>{@code renameCollection} recorded as one {@code rename} (with {@code dropTarget}, the target is replaced
  *       without a {@code drop} event), {@code let} and a per-command {@code $$NOW} ({@link CommandVariables}), the
  *       {@code changeStreamOptions} cluster parameter ({@link ImageRetention}).</li>
+ *   <li>What MongoDB enforces: the 16 MB limits ({@link BsonLimits}), the idle cursor timeout ({@link IdleCursors}),
+ *       and the features of the release it plays ({@link ServerVersion}); every time it stamps from a clock of its
+ *       own, which may be set off the machine's ({@link StandInSettings#clockOffset()}, {@link CurrentDates}).</li>
  *   <li>What it cannot do it refuses instead of answering wrongly: multi-document transactions, and collations other
  *       than {@code simple} (mongo-java-server compares strings by their code points only).</li>
  * </ul>
@@ -61,11 +68,17 @@ public final class StandInBackend extends MemoryBackend {
     private final ChangeStreams changeStreams;
     private final StandInIdentity identity;
     private final ImageRetention retention;
+    private final FailCommand failCommand = new FailCommand();
     private volatile boolean shuttingDown;
     /** What an emulated service refuses of a change stream: its error reply for the command, or null to open it. */
     private volatile UnaryOperator<Document> changeStreamRefusals = command -> null;
 
-    private StandInBackend(int historyChanges, Optional<StandInSnapshot.Contents> snapshot) {
+    private final ServerVersion version;
+    private final IdleCursors idleCursors;
+
+    private StandInBackend(
+            int historyChanges, Optional<StandInSnapshot.Contents> snapshot, StandInSettings settings, Clock clock) {
+        super(clock);
         this.history = snapshot.map(contents -> new ChangeHistory(
                         historyChanges,
                         getClock(),
@@ -78,8 +91,10 @@ public final class StandInBackend extends MemoryBackend {
                 snapshot.map(contents -> contents.header().expireAfterSeconds()).orElse(null));
         ChangeEvents events = new ChangeEvents(history.epoch(), this::findById, retention);
         this.changeStreams = new ChangeStreams(history, events, getCursorRegistry(), this::aggregation);
-        this.identity = new StandInIdentity(getClock());
-        version(StandInIdentity.VERSION);
+        this.version = settings.version();
+        this.idleCursors = new IdleCursors(getClock(), settings.cursorTimeout(), getCursorRegistry());
+        this.identity = new StandInIdentity(getClock(), version);
+        version(version);
         snapshot.ifPresent(this::restore);
     }
 
@@ -89,14 +104,23 @@ public final class StandInBackend extends MemoryBackend {
      *
      * @param historyChanges how many changes the history keeps before the oldest fall off
      * @param snapshotFile   where an earlier run left its data, if anywhere
+     * @param settings       how it plays MongoDB
      * @throws IOException when the file exists but cannot be read or is corrupt
      */
-    public static StandInBackend create(int historyChanges, Optional<Path> snapshotFile) throws IOException {
+    public static StandInBackend create(int historyChanges, Optional<Path> snapshotFile, StandInSettings settings)
+            throws IOException {
+        return create(historyChanges, snapshotFile, settings, Clock.systemUTC());
+    }
+
+    /** A backend whose clock is {@code machine}'s, off by the settings' clock offset: a test drives its own. */
+    static StandInBackend create(
+            int historyChanges, Optional<Path> snapshotFile, StandInSettings settings, Clock machine)
+            throws IOException {
         Optional<StandInSnapshot.Contents> contents = Optional.empty();
         if (snapshotFile.isPresent()) {
             contents = StandInSnapshot.read(snapshotFile.get());
         }
-        return new StandInBackend(historyChanges, contents);
+        return new StandInBackend(historyChanges, contents, settings, Clock.offset(machine, settings.clockOffset()));
     }
 
     /**
@@ -184,17 +208,72 @@ public final class StandInBackend extends MemoryBackend {
 
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+        // Read before dispatch strips the session fields.
+        boolean retryableWrite = query.containsKey("txnNumber") && !query.containsKey("autocommit");
+        boolean changeStream = false;
+        List<String> labels = null;
         Document response;
         try {
-            response = dispatch(channel, databaseName, command, query);
+            if (command.equals("getMore")) {
+                idleCursors.reap(); // MongoDB's reaper works whatever becomes of this command
+            }
+            changeStream = isChangeStream(command, query);
+            if (FailCommand.answers(command)) {
+                response = failCommand.configure(databaseName, query);
+            } else {
+                FailCommand.Firing firing = failCommand.beforeRunning(channel, command);
+                if (firing != null) {
+                    labels = firing.labels();
+                    fail(channel, firing);
+                }
+                if (command.equals("hello") || command.equalsIgnoreCase("isMaster")) {
+                    failCommand.handshake(channel, query);
+                }
+                if (command.equals("getMore")) {
+                    idleCursors.use(query.get(command));
+                }
+                response = dispatch(channel, databaseName, command, query);
+                idleCursors.afterCommand(command, query, response);
+                if (Utils.isTrue(response.get("ok"))) {
+                    List<String> afterLabels = failCommand.afterRunning(channel, command, response);
+                    labels = afterLabels != null ? afterLabels : labels;
+                }
+            }
         } catch (MongoServerError e) {
             response = StandInError.reply(e);
         }
+        ErrorLabels.attach(response, retryableWrite, changeStream, labels);
         // As a replica set answers every command.
         BsonTimestamp now = history.now();
         response.putIfAbsent("operationTime", now);
         response.put("$clusterTime", new Document("clusterTime", now).append("signature", UNSIGNED));
         return response;
+    }
+
+    /**
+     * Does to a command what the fail point says before it runs: blocks the connection's event loop, closes the
+     * connection (the reply, written to a closed channel, never arrives, as MongoDB ends the session), or fails it.
+     */
+    private static void fail(Channel channel, FailCommand.Firing firing) {
+        firing.block();
+        if (firing.closeConnection()) {
+            if (channel != null) {
+                channel.close(); // on the channel's own event loop: closed before the reply is written
+            }
+            throw new MongoServerError(
+                    ErrorCodes.FAIL_COMMAND_CLOSED_CONNECTION,
+                    ErrorCodes.name(ErrorCodes.FAIL_COMMAND_CLOSED_CONNECTION),
+                    FailCommand.MESSAGE);
+        }
+        if (firing.error() != null) {
+            throw firing.error();
+        }
+    }
+
+    /** Whether {@code command} opens or continues a change stream: what MongoDB labels resumable errors of. */
+    private boolean isChangeStream(String command, Document query) {
+        return (command.equals("aggregate") && ChangeStreams.isChangeStream(query))
+                || (command.equals("getMore") && changeStreamCursor(query.get(command)) instanceof ChangeStreamCursor);
     }
 
     private Document dispatch(Channel channel, String databaseName, String command, Document query) {
@@ -213,6 +292,7 @@ public final class StandInBackend extends MemoryBackend {
         if (StandInIdentity.answers(databaseName, command)) {
             return identity.answer(channel, command, query, history.now());
         }
+        version.refuseWhatItLacks(command, query);
         if (ImageRetention.answers(command)) {
             return retention.handle(databaseName, command, query, history.now());
         }
@@ -246,8 +326,10 @@ public final class StandInBackend extends MemoryBackend {
         if (name.equals("renamecollection") && databaseName.equals("admin")) {
             return rename(query);
         }
-        Document substituted =
-                CommandVariables.applyTo(command, query, getClock().instant(), history.now());
+        Instant now = getClock().instant();
+        BsonTimestamp clusterTime = history.now();
+        Document substituted = CommandVariables.applyTo(
+                command, CurrentDates.applyTo(command, query, now, clusterTime), now, clusterTime);
         return super.handleCommand(channel, databaseName, command, substituted);
     }
 

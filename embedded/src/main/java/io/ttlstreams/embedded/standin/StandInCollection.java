@@ -159,7 +159,10 @@ final class StandInCollection extends MemoryCollection {
             Oplog oplog) {
         Effects done = begin();
         try {
-            return super.updateDocuments(selector, updateQuery, arrayFilters, isMulti, isUpsert, NoopOplog.get());
+            Document result =
+                    super.updateDocuments(selector, updateQuery, arrayFilters, isMulti, isUpsert, NoopOplog.get());
+            refuseTooLarge(done);
+            return result;
         } catch (DuplicateKeyError e) {
             throw duplicateOnUpdate(e, selector, updateQuery, arrayFilters, done);
         } finally {
@@ -205,7 +208,9 @@ final class StandInCollection extends MemoryCollection {
         }
         Effects done = begin();
         try {
-            return super.findAndModify(query);
+            Document result = super.findAndModify(query);
+            refuseTooLarge(done);
+            return result;
         } catch (FindAndModifyPlanExecutorError e) {
             if (!(e.getCause() instanceof DuplicateKeyError duplicate)) {
                 throw e;
@@ -276,6 +281,9 @@ final class StandInCollection extends MemoryCollection {
         if (DocumentDiff.sameBson(before, after)) {
             return false;
         }
+        if (BsonLimits.tooLargeToStore(after)) {
+            throw BsonLimits.updateTooLarge();
+        }
         Effects done = begin();
         try {
             super.updateDocuments(
@@ -307,6 +315,37 @@ final class StandInCollection extends MemoryCollection {
             }
         }
         return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+    }
+
+    /**
+     * Undoes the documents a stock update made larger than MongoDB stores, from the first such one on (MongoDB stops
+     * there: the documents a multi-update changed before it stay changed), and fails the update as MongoDB does. (An
+     * upsert cannot make one: its document is made of the statement, which the wire decoder bounds to 16 MiB.)
+     * mongo-java-server checks no size, and its update hook runs after the document changed in place, so the
+     * result is checked afterwards and the old version written back; neither write is recorded.
+     */
+    private void refuseTooLarge(Effects done) {
+        int first = -1;
+        for (int i = 0; i < done.updated.size() && first < 0; i++) {
+            if (BsonLimits.tooLargeToStore(done.updated.get(i)[1])) {
+                first = i;
+            }
+        }
+        if (first < 0) {
+            return;
+        }
+        effects.remove();
+        while (done.updated.size() > first) {
+            Document before = done.updated.remove(done.updated.size() - 1)[0];
+            super.updateDocuments(
+                    new Document(getIdField(), before.get(getIdField())),
+                    before,
+                    ArrayFilters.empty(),
+                    false,
+                    false,
+                    NoopOplog.get());
+        }
+        throw BsonLimits.updateTooLarge();
     }
 
     private Effects begin() {

@@ -31,6 +31,12 @@ final class StandInError extends MongoServerError {
         this(code, codeName, message, List.of(), null);
     }
 
+    /** MongoDB's refusal of a field a strictly parsed command or stage does not know ({@code a.b}: its path). */
+    static MongoServerError unknownField(String path) {
+        return new MongoServerError(
+                ErrorCodes.UNKNOWN_FIELD, "Location40415", "BSON field '" + path + "' is an unknown field.");
+    }
+
     /** The error's {@code errorLabels}. */
     List<String> labels() {
         return labels;

@@ -1,6 +1,5 @@
 package io.ttlstreams.embedded.standin;
 
-import de.bwaldvogel.mongo.MongoVersion;
 import de.bwaldvogel.mongo.bson.BsonTimestamp;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.bson.ObjectId;
@@ -15,13 +14,13 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * What the stand-in says it is, the same in every answer: the primary of a one-member replica set running MongoDB
- * 7.0, the version whose behaviour it plays. {@code hello} and the legacy {@code isMaster} report the set ({@code
- * setName}, {@code hosts}, {@code primary}, {@code me}, {@code isWritablePrimary}/{@code ismaster}), sessions
- * ({@code logicalSessionTimeoutMinutes}) and the wire version of 7.0 (21); {@code buildInfo} reports 7.0.0 and
- * {@code replSetGetStatus} the one member. A driver therefore enables what it enables against MongoDB 7.0: sessions,
- * retryable writes, change-stream options up to 7.0, and resuming change streams by the error labels the stand-in
- * attaches.
+ * What the stand-in says it is, the same in every answer: the primary of a one-member replica set running the MongoDB
+ * release it plays ({@link ServerVersion}, 7.0 by default). {@code hello} and the legacy {@code isMaster} report the
+ * set ({@code setName}, {@code hosts}, {@code primary}, {@code me}, {@code isWritablePrimary}/{@code ismaster}),
+ * sessions ({@code logicalSessionTimeoutMinutes}) and the release's wire version (21 for 7.0); {@code buildInfo}
+ * reports the release (7.0.0) and {@code replSetGetStatus} the one member. A driver therefore enables what it enables
+ * against that release: sessions, retryable writes, change-stream options, and resuming change streams by the error
+ * labels the stand-in attaches.
  *
  * <p>No {@code topologyVersion} is reported: with one, drivers would switch to streaming monitoring, which needs
  * exhaust cursors mongo-java-server does not serve.
@@ -31,19 +30,6 @@ final class StandInIdentity {
     /** The replica set's name. */
     static final String SET_NAME = "ttl-streams-standin";
 
-    /** MongoDB 7.0.0, wire version 21. */
-    static final MongoVersion VERSION = new MongoVersion() {
-        @Override
-        public List<Integer> getVersionArray() {
-            return List.of(7, 0, 0);
-        }
-
-        @Override
-        public int getWireVersion() {
-            return 21;
-        }
-    };
-
     private static final AttributeKey<Integer> CONNECTION_ID = AttributeKey.valueOf("ttl-streams-standin-connection");
     /** MongoDB's default lifetime of an idle session. */
     private static final int SESSION_TIMEOUT_MINUTES = 30;
@@ -51,10 +37,12 @@ final class StandInIdentity {
     private static final ObjectId ELECTION_ID = new ObjectId("7fffffff0000000000000001");
 
     private final Clock clock;
+    private final ServerVersion version;
     private final AtomicInteger connections = new AtomicInteger();
 
-    StandInIdentity(Clock clock) {
+    StandInIdentity(Clock clock, ServerVersion version) {
         this.clock = clock;
+        this.version = version;
     }
 
     /** True for the commands this class answers. */
@@ -95,7 +83,7 @@ final class StandInIdentity {
                 .append("logicalSessionTimeoutMinutes", SESSION_TIMEOUT_MINUTES)
                 .append("connectionId", connectionId(channel))
                 .append("minWireVersion", 0)
-                .append("maxWireVersion", VERSION.getWireVersion())
+                .append("maxWireVersion", version.getWireVersion())
                 .append("readOnly", false);
         if (legacy && Boolean.TRUE.equals(query.get("helloOk"))) {
             response.append("helloOk", true);
@@ -104,9 +92,9 @@ final class StandInIdentity {
     }
 
     private Document buildInfo() {
-        List<Integer> version = VERSION.getVersionArray();
-        return new Document("version", VERSION.toVersionString())
-                .append("versionArray", List.of(version.get(0), version.get(1), version.get(2), 0))
+        List<Integer> array = version.getVersionArray();
+        return new Document("version", version.toVersionString())
+                .append("versionArray", List.of(array.get(0), array.get(1), array.get(2), 0))
                 .append("modules", List.of())
                 .append("bits", 64)
                 .append("debug", false)

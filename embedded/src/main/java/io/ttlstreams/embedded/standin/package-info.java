@@ -9,6 +9,13 @@
  * ({@link io.ttlstreams.embedded.standin.PipelineUpdates}, described by
  * {@link io.ttlstreams.embedded.standin.DocumentDiff}); the commands and error replies mongo-java-server lacks or
  * answers otherwise ({@link io.ttlstreams.embedded.standin.StandInDatabase},
- * {@link io.ttlstreams.embedded.standin.StandInCollection}).
+ * {@link io.ttlstreams.embedded.standin.StandInCollection}); the {@code errorLabels} a server attaches
+ * ({@link io.ttlstreams.embedded.standin.ErrorLabels}) and failures on command, MongoDB's {@code failCommand} fail point
+ * ({@link io.ttlstreams.embedded.standin.FailCommand}); what MongoDB enforces, its 16 MB limits
+ * ({@link io.ttlstreams.embedded.standin.BsonLimits}) and idle cursor timeout
+ * ({@link io.ttlstreams.embedded.standin.IdleCursors}); and how it plays MongoDB
+ * ({@link io.ttlstreams.embedded.standin.StandInSettings}): the release ({@link
+ * io.ttlstreams.embedded.standin.ServerVersion}) and a clock of its own, which {@code $currentDate} follows too
+ * ({@link io.ttlstreams.embedded.standin.CurrentDates}).
  */
 package io.ttlstreams.embedded.standin;

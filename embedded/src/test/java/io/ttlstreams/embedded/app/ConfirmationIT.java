@@ -53,8 +53,7 @@ class ConfirmationIT {
 
     /** A counter of the processor's, summed over its tasks ({@code <name>-total}). */
     private double total(String name) {
-        return ExpiryFigures.of(PIPELINE.pipeline().processor().streams().metrics())
-                .total(name);
+        return ExpiryFigures.of(PIPELINE.pipeline().processor().metrics()).total(name);
     }
 
     /** The delete commands read so far, by the document id they delete. */

@@ -54,8 +54,7 @@ class CosmosEmulationIT {
             .and(SchedulerOptions.CONFIRM_READ_DELAY_MS_CONFIG, Long.toString(READ_DELAY.toMillis()));
 
     private double total(String name) {
-        return ExpiryFigures.of(PIPELINE.pipeline().processor().streams().metrics())
-                .total(name);
+        return ExpiryFigures.of(PIPELINE.pipeline().processor().metrics()).total(name);
     }
 
     @Test

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.embedded.standin.ServerVersion;
+import io.ttlstreams.embedded.standin.StandInSettings;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,6 +30,7 @@ class EmbeddedOptionsTest {
         assertThat(EmbeddedOptions.connectPort(config)).isEqualTo(8083);
         assertThat(EmbeddedOptions.dataDir(config)).isEmpty();
         assertThat(EmbeddedOptions.partitions(config)).isEqualTo(2);
+        assertThat(EmbeddedOptions.standIn(config)).isEqualTo(StandInSettings.DEFAULTS);
     }
 
     @Test
@@ -36,13 +40,18 @@ class EmbeddedOptionsTest {
                 "embedded.kafka.port", "19092",
                 "embedded.connect.port", "18083",
                 "embedded.data.dir", "/tmp/stack",
-                "embedded.partitions", "4");
+                "embedded.partitions", "4",
+                "embedded.mongodb.version", "5.0",
+                "embedded.mongodb.cursor.timeout.ms", "1000",
+                "embedded.mongodb.clock.offset.ms", "-60000");
 
         assertThat(EmbeddedOptions.mongodbPort(config)).isZero();
         assertThat(EmbeddedOptions.kafkaPort(config)).isEqualTo(19092);
         assertThat(EmbeddedOptions.connectPort(config)).isEqualTo(18083);
         assertThat(EmbeddedOptions.dataDir(config)).contains(Path.of("/tmp/stack"));
         assertThat(EmbeddedOptions.partitions(config)).isEqualTo(4);
+        assertThat(EmbeddedOptions.standIn(config))
+                .isEqualTo(new StandInSettings(ServerVersion.V5_0, Duration.ofSeconds(1), Duration.ofMinutes(-1)));
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -55,6 +64,10 @@ class EmbeddedOptionsTest {
                 "embedded.partitions   | 0",
                 "embedded.kafka.brokers | 0",
                 "embedded.kafka.brokers | 10",
+                "embedded.mongodb.version | 4.4",
+                "embedded.mongodb.version | 7",
+                "embedded.mongodb.cursor.timeout.ms | 0",
+                "embedded.mongodb.clock.offset.ms | 31536000001",
             })
     void shouldRejectABadValueNamingTheOption(String option, String value) {
         assertThatThrownBy(() -> config(option, value))

@@ -13,6 +13,7 @@ import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.state.ScheduleQueries;
 import io.ttlstreams.state.ScheduleStores;
 import java.time.Duration;
@@ -182,6 +183,8 @@ final class ExpiryProbe {
                                 ScheduleStores.INDEX, QueryableStoreTypes.<Bytes, IndexEntry>keyValueStore())),
                         streams.store(StoreQueryParameters.fromNameAndType(
                                 ScheduleStores.SCHEDULE, QueryableStoreTypes.<Bytes, ScheduleEntry>keyValueStore())),
+                        streams.store(StoreQueryParameters.fromNameAndType(
+                                ScheduleStores.TASK, QueryableStoreTypes.<Bytes, TaskRecord>keyValueStore())),
                         namespace,
                         documentKey(id),
                         rule -> OptionalLong.empty())

@@ -236,7 +236,7 @@ class ResyncIT {
 
     /** The running processor's resyncs-stale-total, over its tasks. */
     private double resyncsStale() {
-        return ExpiryFigures.of(pipeline.processor().streams().metrics()).total(TtlMetrics.RESYNC_STALE);
+        return ExpiryFigures.of(pipeline.processor().metrics()).total(TtlMetrics.RESYNC_STALE);
     }
 
     /** The processor's configuration as a file, for the command line. */
