@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -73,7 +74,12 @@ final class ChaosBench {
             long brokerDownMs,
             String instanceHeap,
             Map<String, String> streams,
-            boolean staticMembership) {}
+            boolean staticMembership,
+            Set<String> scenarios) {}
+
+    /** The scenarios, by the names {@code --scenarios} takes, in the order they run. */
+    static final List<String> SCENARIOS =
+            List.of("rolling-restart", "scale", "kill-one", "kill-two", "broker", "controller", "connect");
 
     /** A disturbance's window: from its start to when the last thing it did is done. */
     record Window(String scenario, long start, long end) {}
@@ -164,7 +170,7 @@ final class ChaosBench {
     private void scenarios(Instances instances, EmbeddedKafka kafka, ConnectProcess connect, List<String> connectors)
             throws Exception {
         int n = settings.instances();
-        disturb("rolling restart of " + n + " instances (SIGTERM, start, ready)", () -> {
+        disturb("rolling-restart", "rolling restart of " + n + " instances (SIGTERM, start, ready)", () -> {
             for (int i = 0; i < n; i++) {
                 instances.stop(i);
                 instances.start(i);
@@ -172,12 +178,12 @@ final class ChaosBench {
             }
         });
         int half = Math.max(1, n / 2);
-        disturb("scale in " + n + " -> " + half, () -> {
+        disturb("scale", "scale in " + n + " -> " + half, () -> {
             for (int i = half; i < n; i++) {
                 instances.stop(i);
             }
         });
-        disturb("scale out " + half + " -> " + n, () -> {
+        disturb("scale", "scale out " + half + " -> " + n, () -> {
             for (int i = half; i < n; i++) {
                 instances.start(i);
             }
@@ -185,13 +191,13 @@ final class ChaosBench {
                 instances.awaitReady(i);
             }
         });
-        disturb("kill -9 of one instance", () -> {
+        disturb("kill-one", "kill -9 of one instance", () -> {
             instances.kill(0);
             Thread.sleep(settings.brokerDownMs());
             instances.start(0);
             instances.awaitReady(0);
         });
-        disturb("kill -9 of two instances at once", () -> {
+        disturb("kill-two", "kill -9 of two instances at once", () -> {
             instances.kill(0);
             instances.kill(1);
             Thread.sleep(settings.brokerDownMs());
@@ -200,8 +206,9 @@ final class ChaosBench {
             instances.awaitReady(0);
             instances.awaitReady(1);
         });
-        int broker = kafka.transactionCoordinatorBroker();
+        int broker = settings.scenarios().contains("broker") ? kafka.transactionCoordinatorBroker() : 0;
         disturb(
+                "broker",
                 "broker " + broker + " stopped hard (transaction coordinator / most changelog leaders), back after "
                         + settings.brokerDownMs() / 1000 + " s",
                 () -> {
@@ -209,24 +216,34 @@ final class ChaosBench {
                     Thread.sleep(settings.brokerDownMs());
                     kafka.startBroker(broker);
                 });
-        disturb("active controller lost, back after " + settings.brokerDownMs() / 1000 + " s", () -> {
+        disturb("controller", "active controller lost, back after " + settings.brokerDownMs() / 1000 + " s", () -> {
             int controller = kafka.activeController();
             kafka.killController(controller);
             Thread.sleep(settings.brokerDownMs());
             kafka.startController(controller);
         });
-        disturb("Connect worker killed (kill -9), back after " + settings.brokerDownMs() / 1000 + " s", () -> {
-            connect.kill();
-            Thread.sleep(settings.brokerDownMs());
-            connect.start();
-            Duration back = connect.awaitConnectors(connectors, Duration.ofMinutes(3));
-            log.accept(String.format(
-                    "[%s] Connect worker's connectors RUNNING %d ms after its start", variant, back.toMillis()));
-        });
+        disturb(
+                "connect",
+                "Connect worker killed (kill -9), back after " + settings.brokerDownMs() / 1000 + " s",
+                () -> {
+                    connect.kill();
+                    Thread.sleep(settings.brokerDownMs());
+                    connect.start();
+                    Duration back = connect.awaitConnectors(connectors, Duration.ofMinutes(3));
+                    log.accept(String.format(
+                            "[%s] Connect worker's connectors RUNNING %d ms after its start",
+                            variant, back.toMillis()));
+                });
     }
 
-    /** A disturbance, then quiet time so that its late deletions settle before the next one. */
-    private void disturb(String scenario, Disturbance disturbance) throws Exception {
+    /**
+     * A disturbance, then quiet time so that its late deletions settle before the next one; nothing unless {@code
+     * name} is among the scenarios asked for.
+     */
+    private void disturb(String name, String scenario, Disturbance disturbance) throws Exception {
+        if (!settings.scenarios().contains(name)) {
+            return;
+        }
         long start = System.currentTimeMillis();
         log.accept(String.format("[%s] +%d s %s", variant, (start - runStart) / 1000, scenario));
         disturbance.run();

@@ -7,10 +7,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -47,6 +49,13 @@ final class ChaosCommand implements Callable<Integer> {
      */
     static final Map<String, String> STATIC_MEMBERSHIP =
             Map.of("num.standby.replicas", "1", "session.timeout.ms", "45000");
+
+    /**
+     * The streams rebalance protocol (KIP-1071): the brokers' group coordinator assigns the tasks. The group's standbys
+     * (1), session timeout (10 s) and heartbeat interval (3 s) are the embedded broker's settings of streams groups,
+     * the same as the processor's defaults under the classic protocol.
+     */
+    static final Map<String, String> STREAMS_PROTOCOL = Map.of("group.protocol", "streams");
 
     /** Without standby replicas: every takeover restores from the changelogs first. */
     static final Map<String, String> WITHOUT_STANDBYS = Map.of("num.standby.replicas", "0");
@@ -90,10 +99,21 @@ final class ChaosCommand implements Callable<Integer> {
             defaultValue = "standbys,no-standbys,static-membership",
             split = ",",
             description = "Settings to run with, in order: standbys (the defaults: num.standby.replicas=1, leave the"
-                    + " group on close), no-standbys (num.standby.replicas=0) and static-membership (standbys,"
+                    + " group on close), no-standbys (num.standby.replicas=0), static-membership (standbys,"
                     + " group.instance.id per instance as the StatefulSet sets it, which stays in the group on close,"
-                    + " and session.timeout.ms=45000, above an instance's restart) (default: ${DEFAULT-VALUE}).")
+                    + " and session.timeout.ms=45000, above an instance's restart) and streams (group.protocol=streams,"
+                    + " the streams rebalance protocol, with the embedded broker's one standby, 10 s session and 3 s"
+                    + " heartbeat for streams groups) (default: ${DEFAULT-VALUE}).")
     private List<String> variants;
+
+    @Option(
+            names = "--scenarios",
+            defaultValue = "rolling-restart,scale,kill-one,kill-two,broker,controller,connect",
+            split = ",",
+            description = "The disturbances to run, in their fixed order: rolling-restart, scale (in, then out),"
+                    + " kill-one, kill-two, broker, controller, connect (default: ${DEFAULT-VALUE}). With one broker,"
+                    + " leave out broker and controller.")
+    private List<String> scenarios;
 
     @Option(
             names = "--out",
@@ -124,7 +144,14 @@ final class ChaosCommand implements Callable<Integer> {
         for (String variant : variants) {
             if (streamsSettings(variant) == null) {
                 System.err.println("ttl-streams bench chaos: --variants: unknown variant " + variant
-                        + " (standbys, no-standbys, static-membership)");
+                        + " (standbys, no-standbys, static-membership, streams)");
+                return 2;
+            }
+        }
+        for (String scenario : scenarios) {
+            if (!ChaosBench.SCENARIOS.contains(scenario)) {
+                System.err.println("ttl-streams bench chaos: --scenarios: unknown scenario " + scenario + " "
+                        + ChaosBench.SCENARIOS);
                 return 2;
             }
         }
@@ -135,10 +162,14 @@ final class ChaosCommand implements Callable<Integer> {
         List<ChaosBench.Window> firstWindows = null;
         long firstStart = 0;
         List<String> memory = new ArrayList<>();
+        Map<String, Integer> runs = new HashMap<>();
         for (String variant : variants) {
             Map<String, String> streams = streamsSettings(variant);
+            // A variant named again (protocols alternated) is told from its earlier runs: streams, streams-2, ...
+            int run = runs.merge(variant, 1, Integer::sum);
+            String label = run == 1 ? variant : variant + "-" + run;
             ChaosBench bench = new ChaosBench(
-                    variant,
+                    label,
                     new ChaosBench.Settings(
                             rate,
                             instances,
@@ -148,24 +179,25 @@ final class ChaosCommand implements Callable<Integer> {
                             downSeconds * 1000L,
                             instanceHeap,
                             streams,
-                            variant.equals("static-membership")),
+                            variant.equals("static-membership"),
+                            Set.copyOf(scenarios)),
                     Files.createTempDirectory("ttl-streams-chaos-"),
                     console::println);
             bench.run();
             for (ChaosBench.Window window : bench.windows) {
                 figures.add(bench.ledger.figures(
-                        variant, window.scenario(), bench.runStart, window.start(), window.end() + SETTLE_MS));
+                        label, window.scenario(), bench.runStart, window.start(), window.end() + SETTLE_MS));
             }
             figures.add(bench.ledger.figures(
-                    variant, "whole run", bench.runStart, bench.runStart, bench.ledger.lastDeadline() + 1));
-            bench.ledger.writeCsv(out.resolve("documents-" + variant + ".csv"), variant, bench.runStart);
-            plotted.put(variant, bench.ledger.worstLatenessPerSecond(bench.runStart));
+                    label, "whole run", bench.runStart, bench.runStart, bench.ledger.lastDeadline() + 1));
+            bench.ledger.writeCsv(out.resolve("documents-" + label + ".csv"), label, bench.runStart);
+            plotted.put(label, bench.ledger.worstLatenessPerSecond(bench.runStart));
             if (firstWindows == null) {
                 firstWindows = bench.windows;
                 firstStart = bench.runStart;
             }
-            bench.memory.forEach((jvm, rss) -> memory.add(variant + ": " + jvm + " " + rss));
-            console.printf(Locale.ROOT, "[%s] %d documents%n", variant, bench.ledger.size());
+            bench.memory.forEach((jvm, rss) -> memory.add(label + ": " + jvm + " " + rss));
+            console.printf(Locale.ROOT, "[%s] %d documents%n", label, bench.ledger.size());
             // After each variant, so that a run cut short keeps what it measured.
             report(console, figures, plotted, firstWindows, firstStart, memory, load);
         }
@@ -231,6 +263,7 @@ final class ChaosCommand implements Callable<Integer> {
             case "standbys" -> RECOMMENDED;
             case "static-membership" -> STATIC_MEMBERSHIP;
             case "no-standbys" -> WITHOUT_STANDBYS;
+            case "streams" -> STREAMS_PROTOCOL;
             default -> null;
         };
     }

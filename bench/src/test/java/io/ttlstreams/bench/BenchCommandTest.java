@@ -3,13 +3,9 @@ package io.ttlstreams.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class BenchCommandTest {
 
@@ -50,16 +46,7 @@ class BenchCommandTest {
                 .contains("--rounds must be positive");
     }
 
-    /** Runs the command, expects exit code 2, returns what it wrote to stderr. */
     private static String runFailing(String... args) {
-        PrintStream stderr = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            assertThat(new CommandLine(new BenchCommand()).execute(args)).isEqualTo(2);
-        } finally {
-            System.setErr(stderr);
-        }
-        return captured.toString(StandardCharsets.UTF_8);
+        return RefusedRun.stderr(new BenchCommand(), args);
     }
 }

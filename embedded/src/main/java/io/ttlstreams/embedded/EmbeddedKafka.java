@@ -1,5 +1,6 @@
 package io.ttlstreams.embedded;
 
+import io.ttlstreams.config.StreamsDefaults;
 import io.ttlstreams.platform.TopicPlan;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -152,18 +153,34 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw new IllegalArgumentException(
                     "The embedded Kafka cluster enforces security with one broker only, not " + brokers);
         }
+        Path directory = directory(dataDir);
+        return brokers == 1
+                ? startSingleNode(directory, port, partitions, security, Map.of())
+                : startCluster(directory, port, partitions, brokers);
+    }
+
+    /**
+     * One broker on a free port, configured as {@link #start(Path, int)} configures it but with {@code settings} over
+     * its configuration: a broker unlike the stack's in what a test is about (one without the streams rebalance
+     * protocol, say).
+     */
+    public static EmbeddedKafka startWith(Path dataDir, Map<String, String> settings) {
+        return startSingleNode(directory(dataDir), 0, 1, KafkaSecurity.NONE, settings);
+    }
+
+    /** The cluster's directory in the stack's data directory, created. */
+    private static Path directory(Path dataDir) {
         Path directory = dataDir.resolve("kafka").toAbsolutePath();
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
             throw new EmbeddedStackException("Embedded Kafka could not prepare its directory " + directory, e);
         }
-        return brokers == 1
-                ? startSingleNode(directory, port, partitions, security)
-                : startCluster(directory, port, partitions, brokers);
+        return directory;
     }
 
-    private static EmbeddedKafka startSingleNode(Path directory, int port, int partitions, KafkaSecurity security) {
+    private static EmbeddedKafka startSingleNode(
+            Path directory, int port, int partitions, KafkaSecurity security, Map<String, String> settings) {
         Path logDir = directory.resolve("logs");
         int brokerPort = LocalPorts.resolve(port);
         boolean formatted = Files.exists(logDir.resolve("meta.properties"));
@@ -175,6 +192,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 brokerPort, security.enforced() ? LocalPorts.pickFree() : brokerPort, controllerPort, security);
         Properties props = brokerProperties(logDir, listeners);
         props.put("num.partitions", Integer.toString(partitions));
+        props.putAll(settings);
         try {
             if (!formatted) {
                 format(directory, props, Uuid.randomUuid().toString(), true);
@@ -734,6 +752,21 @@ public final class EmbeddedKafka implements AutoCloseable {
         props.put("share.coordinator.state.topic.num.partitions", "1");
         // No other group members are coming: rebalance at once instead of after 3 s.
         props.put("group.initial.rebalance.delay.ms", "0");
+        // The streams rebalance protocol (KIP-1071, group.protocol=streams) needs nothing enabled on Kafka 4.4: its
+        // group coordinator is on by default (group.coordinator.rebalance.protocols) and formatting finalizes
+        // streams.version=1, the latest production level. Its groups have their own initial delay, 3 s by default.
+        props.put("group.streams.initial.rebalance.delay.ms", "0");
+        // Under that protocol a group's standby replicas are the broker's to set, and Kafka Streams ignores its own
+        // num.standby.replicas: every streams group here gets the one standby the processor asks for by default.
+        props.put("group.streams.num.standby.replicas", "1");
+        // And its session timeout and heartbeat interval too (at least 45 s and 5 s by default): the processor's
+        // defaults, so that an instance killed without leaving holds its tasks as long under either protocol.
+        String session = Integer.toString(StreamsDefaults.DEFAULT_SESSION_TIMEOUT_MS);
+        String heartbeat = Integer.toString(StreamsDefaults.DEFAULT_HEARTBEAT_INTERVAL_MS);
+        props.put("group.streams.min.session.timeout.ms", session);
+        props.put("group.streams.session.timeout.ms", session);
+        props.put("group.streams.min.heartbeat.interval.ms", heartbeat);
+        props.put("group.streams.heartbeat.interval.ms", heartbeat);
         // A processor killed mid-transaction leaves it open until transaction.timeout.ms (10 s under Kafka Streams'
         // exactly-once) and the broker's next check for timed-out transactions (every 10 s by default); until then
         // read_committed consumers, the delete sink among them, see nothing after it. Checking every second bounds

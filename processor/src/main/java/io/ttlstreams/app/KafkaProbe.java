@@ -22,7 +22,8 @@ import org.apache.kafka.streams.StreamsConfig;
  * Asks the Kafka cluster in {@code bootstrap.servers} to describe itself before anything of the processor starts, so
  * that a cluster nobody listens on ends {@code run} with one line naming {@code bootstrap.servers} within {@value
  * OperationsOptions#STARTUP_TIMEOUT_MS_CONFIG}, instead of a minute of reconnect warnings and a stack trace from the
- * first topic look-up.
+ * first topic look-up; and that a cluster without the streams rebalance protocol, when {@code group.protocol=streams}
+ * asks for it, ends it with one line naming {@code group.protocol} ({@link StreamsProtocolCheck}).
  */
 final class KafkaProbe {
 
@@ -39,7 +40,8 @@ final class KafkaProbe {
     /**
      * @throws ConfigException naming {@code bootstrap.servers} when no broker answers within the start-up timeout,
      *     a broker refuses this client's credentials, or the setting itself is unusable; naming the security setting
-     *     that cannot work ({@link KafkaClientSecurity})
+     *     that cannot work ({@link KafkaClientSecurity}); naming {@code group.protocol} when the cluster lacks the
+     *     streams rebalance protocol it asks for
      */
     static void check(TtlStreamsConfig config) throws InterruptedException {
         KafkaClientSecurity.of(config);
@@ -58,6 +60,7 @@ final class KafkaProbe {
                     .clusterId()
                     // The admin call times out itself; this bound only guards against a client that does not.
                     .get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+            StreamsProtocolCheck.check(admin, config, timeout);
         } catch (TimeoutException e) {
             throw unreachable(servers, timeout);
         } catch (ExecutionException e) {

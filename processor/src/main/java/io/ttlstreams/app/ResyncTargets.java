@@ -18,12 +18,14 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * Checks that the topics a resync publishes to are ones the processor reads: a resync against a configuration with
  * another topic prefix would otherwise write where nobody reads, and say it succeeded. What the processor reads is
- * what its consumer group ({@code application.id}) is assigned or has committed offsets for.
+ * what its consumer group ({@code application.id}) is assigned or has committed offsets for; under the streams
+ * rebalance protocol, the source topics of its streams group's topology.
  */
 final class ResyncTargets {
 
@@ -39,20 +41,10 @@ final class ResyncTargets {
         long timeoutMs = config.startupTimeout().toMillis();
         try (Admin admin =
                 Admin.create(KafkaProbe.adminProperties(config.streamsProperties(), config.startupTimeout()))) {
-            admin
-                    .listConsumerGroupOffsets(applicationId)
-                    .partitionsToOffsetAndMetadata()
-                    .get(timeoutMs, TimeUnit.MILLISECONDS)
-                    .keySet()
-                    .stream()
-                    .map(TopicPartition::topic)
-                    .forEach(read::add);
-            ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(applicationId))
-                    .describedGroups()
-                    .get(applicationId)
-                    .get(timeoutMs, TimeUnit.MILLISECONDS);
-            for (MemberDescription member : group.members()) {
-                member.assignment().topicPartitions().forEach(partition -> read.add(partition.topic()));
+            if (config.streamsRebalanceProtocol()) {
+                read.addAll(streamsGroupSources(admin, applicationId, timeoutMs));
+            } else {
+                read.addAll(consumerGroupTopics(admin, applicationId, timeoutMs));
             }
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
@@ -69,6 +61,54 @@ final class ResyncTargets {
                                     : e.getCause().getMessage()));
         }
         return refusal(config.sourceTopics(), read, applicationId);
+    }
+
+    /**
+     * The topics a consumer group (the classic protocol's) has committed offsets for or is assigned partitions of;
+     * none for a group that does not exist.
+     */
+    private static Set<String> consumerGroupTopics(Admin admin, String applicationId, long timeoutMs)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        Set<String> read = new TreeSet<>();
+        admin
+                .listConsumerGroupOffsets(applicationId)
+                .partitionsToOffsetAndMetadata()
+                .get(timeoutMs, TimeUnit.MILLISECONDS)
+                .keySet()
+                .stream()
+                .map(TopicPartition::topic)
+                .forEach(read::add);
+        ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(applicationId))
+                .describedGroups()
+                .get(applicationId)
+                .get(timeoutMs, TimeUnit.MILLISECONDS);
+        for (MemberDescription member : group.members()) {
+            member.assignment().topicPartitions().forEach(partition -> read.add(partition.topic()));
+        }
+        return read;
+    }
+
+    /**
+     * The source topics of a streams group's topology (KIP-1071, {@code group.protocol=streams}), as its members
+     * declared it to the group coordinator: what the group reads, assigned or not. None when the group does not exist
+     * (a processor never started); a streams group is no consumer group, so the classic look-up fails on it.
+     */
+    private static Set<String> streamsGroupSources(Admin admin, String applicationId, long timeoutMs)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        Set<String> sources = new TreeSet<>();
+        try {
+            admin.describeStreamsGroups(List.of(applicationId))
+                    .describedGroups()
+                    .get(applicationId)
+                    .get(timeoutMs, TimeUnit.MILLISECONDS)
+                    .subtopologies()
+                    .forEach(subtopology -> sources.addAll(subtopology.sourceTopics()));
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                throw e;
+            }
+        }
+        return sources;
     }
 
     /** The decision on its own: {@code targets} against the topics {@code read} by the group. */

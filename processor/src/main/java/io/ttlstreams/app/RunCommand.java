@@ -51,7 +51,8 @@ import picocli.CommandLine.Spec;
                     + " refused the connectors or stayed unavailable, within ttl.startup.timeout.ms; Kafka stopped"
                     + " answering while the topics were provisioned; Kafka refused an operation for want of an ACL,"
                     + " at start-up or later (the message names the principal, the operation, the resource and the"
-                    + " ACL ttl-streams platform renders for it)",
+                    + " ACL ttl-streams platform renders for it); the cluster does not offer the streams rebalance"
+                    + " protocol that group.protocol=streams asks for, at start-up or when a broker refuses it",
             "3:the processor failed (Kafka Streams state ERROR, e.g. stream threads failed more often than"
                     + " ttl.thread.replacements.max allows): restart it"
         })
@@ -218,13 +219,17 @@ public final class RunCommand implements Callable<Integer> {
 
     /**
      * Says why the processor failed, stops it and returns the exit code that gets it restarted; or, when the broker
-     * refused it an operation, names the missing ACL and returns the exit code of a bad configuration, since a restart
-     * alone would meet the same refusal.
+     * refused it an operation or the streams rebalance protocol, names the missing ACL or {@code group.protocol} and
+     * returns the exit code of a bad configuration, since a restart alone would meet the same refusal.
      */
     private int exitFailed(TtlStreamsApp app, AutoCloseable running) {
         if (app.accessDenied().isPresent()) {
             closeQuietly(running);
             return fail(app.accessDenied().get().message());
+        }
+        if (app.protocolRefused().isPresent()) {
+            closeQuietly(running);
+            return fail(app.protocolRefused().get());
         }
         spec.commandLine()
                 .getErr()

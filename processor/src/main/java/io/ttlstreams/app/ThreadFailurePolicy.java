@@ -6,6 +6,7 @@ import java.util.Deque;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 
 /**
@@ -13,7 +14,9 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThr
  * last commit, at most {@code maxReplacements} times within a sliding {@code window}; the next failure, or any
  * failure of the JVM itself (a {@link VirtualMachineError} such as running out of memory, which a new thread would
  * not cure), shuts this instance down instead. So does a broker's refusal (an authorization or authentication
- * failure: a missing ACL, a revoked user), which a new thread would meet again at once.
+ * failure: a missing ACL, a revoked user; a request or protocol it does not support, such as {@code
+ * group.protocol=streams} on brokers without the streams rebalance protocol), which a new thread would meet again at
+ * once.
  *
  * <p>Shutting down this instance ({@link StreamThreadExceptionResponse#SHUTDOWN_CLIENT}) rather than every instance
  * of the application: a cause local to one machine (a full disk, a broken state directory) then costs one instance,
@@ -82,11 +85,16 @@ final class ThreadFailurePolicy {
         return Duration.ofMillis(windowMillis);
     }
 
-    /** A broker refused this instance's credentials or an operation: replacing the thread cannot help. */
+    /**
+     * A broker refused this instance's credentials, an operation, or a request it does not support: replacing the
+     * thread cannot help.
+     */
     static boolean isRefusal(Throwable error) {
         Throwable cause = error;
         for (int link = 0; cause != null && link < MAX_CAUSES; link++, cause = cause.getCause()) {
-            if (cause instanceof AuthorizationException || cause instanceof AuthenticationException) {
+            if (cause instanceof AuthorizationException
+                    || cause instanceof AuthenticationException
+                    || cause instanceof UnsupportedVersionException) {
                 return true;
             }
         }

@@ -70,6 +70,8 @@ public final class TtlStreamsApp implements AutoCloseable {
     private volatile Throwable lastThreadFailure;
     /** The broker's refusal that stopped a stream thread, said as the ACL it lacks; null while there is none. */
     private volatile AccessDenied accessDenied;
+    /** A broker's refusal of {@code group.protocol=streams} that stopped a stream thread; null while there is none. */
+    private volatile String protocolRefused;
 
     /**
      * Provisions the topics and creates (does not start) Kafka Streams, watching no connectors.
@@ -184,6 +186,10 @@ public final class TtlStreamsApp implements AutoCloseable {
             accessDenied = denied;
             LOG.error("{}", denied.message());
         });
+        StreamsProtocolCheck.refusal(error, config).ifPresent(refused -> {
+            protocolRefused = refused;
+            LOG.error("{}", refused);
+        });
         StreamThreadExceptionResponse response = policy.decide(error);
         if (response == StreamThreadExceptionResponse.REPLACE_THREAD) {
             LOG.error(
@@ -229,6 +235,14 @@ public final class TtlStreamsApp implements AutoCloseable {
      */
     public Optional<AccessDenied> accessDenied() {
         return Optional.ofNullable(accessDenied);
+    }
+
+    /**
+     * A broker's refusal of the streams rebalance protocol that {@code group.protocol=streams} asked for, which stopped
+     * a stream thread, as a line naming the option; empty unless one did.
+     */
+    public Optional<String> protocolRefused() {
+        return Optional.ofNullable(protocolRefused);
     }
 
     /** How the Kafka clients authenticate, for people: protocol, mechanism and user, never a secret. */

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.GroupProtocol;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
@@ -20,7 +21,9 @@ import org.apache.kafka.streams.StreamsConfig;
  *       instance that dies without leaving the group holds its partitions until the session times out, and
  *       every document due meanwhile is late by that much;</li>
  *   <li>{@code num.standby.replicas=1}: another instance keeps a warm copy of each task's stores, so that a
- *       takeover does not first replay the changelogs (no effect with a single instance);</li>
+ *       takeover does not first replay the changelogs (no effect with a single instance); not under the streams
+ *       rebalance protocol ({@code group.protocol=streams}), whose groups take their standbys from the brokers
+ *       ({@code streams.num.standby.replicas}) and where Kafka Streams ignores the setting with a warning;</li>
  *   <li>{@code batch.size=262144} (Kafka's: 16 KiB): a mass expiry sends a delete command and its changelog
  *       records per due document, tens of thousands per punctuation, and the commit waits until the producer has
  *       sent them all; with 16 KiB batches a produce request carries at most 16 KiB per partition, so the broker
@@ -41,10 +44,27 @@ public final class StreamsDefaults {
     public static final int DEFAULT_SESSION_TIMEOUT_MS = 10_000;
     /** The consumer's {@code heartbeat.interval.ms} unless the configuration sets one. */
     public static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 3_000;
+    /**
+     * Standby replicas of each task unless the configuration sets {@code num.standby.replicas}; under the streams
+     * rebalance protocol, what the group's {@code streams.num.standby.replicas} should be.
+     */
+    public static final int DEFAULT_NUM_STANDBY_REPLICAS = 1;
     /** The producer's {@code batch.size} in bytes unless the configuration sets one. */
     public static final int DEFAULT_PRODUCER_BATCH_SIZE_BYTES = 256 * 1024;
 
     private StreamsDefaults() {}
+
+    /**
+     * Whether {@code settings} ask for the streams rebalance protocol (KIP-1071, {@code group.protocol=streams}, in
+     * any case), in which the brokers' group coordinator assigns the tasks, rather than the classic one.
+     */
+    static boolean streamsProtocol(Map<?, ?> settings) {
+        Object protocol = settings.get(StreamsConfig.GROUP_PROTOCOL_CONFIG);
+        return protocol != null
+                && GroupProtocol.STREAMS
+                        .name()
+                        .equalsIgnoreCase(String.valueOf(protocol).trim());
+    }
 
     /** The defaults with the Kafka Streams settings among {@code originals} over them; a fresh copy. */
     static Properties over(Map<String, Object> originals) {
@@ -56,7 +76,9 @@ public final class StreamsDefaults {
         // main.consumer.session.timeout.ms wins, as Kafka Streams lets the more specific setting win.
         properties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Integer.toString(DEFAULT_SESSION_TIMEOUT_MS));
         properties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Integer.toString(DEFAULT_HEARTBEAT_INTERVAL_MS));
-        properties.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1");
+        if (!streamsProtocol(originals)) {
+            properties.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, Integer.toString(DEFAULT_NUM_STANDBY_REPLICAS));
+        }
         // Unprefixed too: producer.batch.size wins over it in Kafka Streams.
         properties.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(DEFAULT_PRODUCER_BATCH_SIZE_BYTES));
         originals.forEach((key, value) -> {

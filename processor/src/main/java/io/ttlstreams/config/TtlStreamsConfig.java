@@ -391,6 +391,14 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return StreamsDefaults.over(originals());
     }
 
+    /**
+     * Whether Kafka Streams joins its group with the streams rebalance protocol (KIP-1071, {@code
+     * group.protocol=streams}), in which the brokers' group coordinator assigns the tasks, rather than the classic one.
+     */
+    public boolean streamsRebalanceProtocol() {
+        return StreamsDefaults.streamsProtocol(originals());
+    }
+
     /** {@code value}, unless it is null or blank. */
     static Optional<String> nonEmpty(String value) {
         return value == null || value.isBlank() ? Optional.empty() : Optional.of(value);

@@ -1,14 +1,19 @@
 package io.ttlstreams.platform;
 
+import io.ttlstreams.config.StreamsDefaults;
+import io.ttlstreams.config.TtlStreamsConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.regex.Pattern;
+import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * The deployment's topics and ACLs as a reviewable bash script of {@code kafka-topics} and {@code kafka-acls} calls
- * (the Kafka distribution's tools), each topic with the reasons for its settings. Also the ACL part alone, and the
- * ACLs as a Markdown table, which docs/trust-model.md shows (a test keeps them equal).
+ * (the Kafka distribution's tools), each topic with the reasons for its settings; under {@code group.protocol=streams}
+ * also the {@code kafka-configs} call that gives the streams group its standbys, which that protocol takes from the
+ * brokers. Also the ACL part alone, and the ACLs as a Markdown table, which docs/trust-model.md shows (a test keeps
+ * them equal).
  */
 public final class KafkaCliScript {
 
@@ -25,9 +30,9 @@ public final class KafkaCliScript {
                         "# The topics and ACLs of ttl-streams, rendered by `ttl-streams platform --format kafka-cli`.\n")
                 .append(
                         "# Review, then run with BOOTSTRAP=<brokers>, and ADMIN_CONFIG=<admin client properties> on a\n")
-                .append("# secured cluster. Kafka Streams creates its own internal topics (")
+                .append("# secured cluster. Kafka Streams' internal topics (")
                 .append(Platform.applicationId(platform.config()))
-                .append("-*) under the processor's ACL.\n")
+                .append("-*) are created under the processor's ACL.\n")
                 .append("set -euo pipefail\n")
                 .append("admin=(--bootstrap-server \"${BOOTSTRAP:?set BOOTSTRAP to the brokers}\")\n")
                 .append("if [ -n \"${ADMIN_CONFIG:-}\" ]; then admin+=(--command-config \"$ADMIN_CONFIG\"); fi\n\n")
@@ -36,7 +41,32 @@ public final class KafkaCliScript {
             script.append(topicCommand(topic)).append('\n');
         }
         script.append("# --- ACLs: one principal per role ---\n").append(aclCommands(platform.acls()));
+        if (platform.config().streamsRebalanceProtocol()) {
+            script.append('\n').append(streamsGroupCommand(platform.config()));
+        }
         return script.toString();
+    }
+
+    /**
+     * The {@code kafka-configs} call that gives the streams group (group.protocol=streams) the standbys the
+     * configuration asks for ({@code num.standby.replicas}, ttl-streams' default unless set), which Kafka Streams
+     * ignores under that protocol: there the group's {@code streams.num.standby.replicas} decides, on the brokers.
+     */
+    static String streamsGroupCommand(TtlStreamsConfig config) {
+        String standbys = config.streamsProperties()
+                .getProperty(
+                        StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG,
+                        Integer.toString(StreamsDefaults.DEFAULT_NUM_STANDBY_REPLICAS));
+        String setting = "streams.num.standby.replicas=" + standbys;
+        String group = Platform.applicationId(config);
+        return "# --- The streams group (group.protocol=streams): settings the brokers keep ---\n"
+                + comment(
+                        setting,
+                        "each task's stores kept warm on another instance, as num.standby.replicas under the classic"
+                                + " protocol; the group's session timeout and heartbeat interval stay the brokers'"
+                                + " (docs/deployment.md, \"The streams rebalance protocol\")")
+                + "kafka-configs \"${admin[@]}\" --alter --entity-type groups --entity-name " + word(group)
+                + " --add-config " + word(setting) + "\n";
     }
 
     /** One topic's comment lines and {@code kafka-topics --create} call, ending with a newline. */

@@ -189,6 +189,20 @@ class TtlStreamsConfigTest {
     }
 
     @Test
+    void shouldLeaveStandbysToTheBrokersWhenTheGroupRunsTheStreamsProtocol() {
+        Properties streams = config("group.protocol", "streams").streamsProperties();
+
+        assertThat(streams)
+                .as("under group.protocol=streams a group's standbys are the brokers' streams.num.standby.replicas")
+                .doesNotContainKey("num.standby.replicas")
+                .containsEntry("group.protocol", "streams");
+        assertThat(config("group.protocol", "streams", "num.standby.replicas", "2")
+                        .streamsProperties())
+                .as("what the configuration sets is passed through, for Kafka Streams to warn about")
+                .containsEntry("num.standby.replicas", "2");
+    }
+
+    @Test
     void shouldLetUsersOverrideTheStreamsDefaults() {
         Properties streams = config(
                         "application.id",

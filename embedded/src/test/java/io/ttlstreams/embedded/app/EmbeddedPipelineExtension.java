@@ -214,6 +214,14 @@ public final class EmbeddedPipelineExtension
      * operator starts an instance, its output and errors going to {@code log}.
      */
     public Process startRun(Map<String, String> settings, Path log, String... options) throws IOException {
+        return startRun(propertiesFile(settings), log, options);
+    }
+
+    /**
+     * Starts {@code ttl-streams run --config config} and {@code options} in a JVM of its own, its output and errors
+     * going to {@code log}: an instance against any cluster, the pipeline's or another.
+     */
+    public static Process startRun(Path config, Path log, String... options) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",
@@ -222,7 +230,7 @@ public final class EmbeddedPipelineExtension
                 TtlStreamsCli.class.getName(),
                 "run",
                 "--config",
-                propertiesFile(settings).toString()));
+                config.toString()));
         command.addAll(List.of(options));
         return new ProcessBuilder(command)
                 .redirectErrorStream(true)
