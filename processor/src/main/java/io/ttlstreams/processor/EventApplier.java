@@ -146,7 +146,7 @@ final class EventApplier {
             return;
         }
         TtlRule rule = rules.rule(decision.rule()).orElseThrow();
-        ScheduleEntry entry = ScheduleEntries.of(decision, rule, rules.shape(rule));
+        ScheduleEntry entry = ScheduleEntries.of(decision, rule, rules.shape(rule), event.documentKey());
         if (current != null && keepsCurrentEntry(event, rule, decision, current, entry)) {
             sensors.unchanged.record();
             return;
