@@ -4,6 +4,7 @@ import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.contract.DeleteCommand;
+import io.ttlstreams.state.ScheduleQueries.ScheduledDocument;
 import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.streams.TestInputTopic;
@@ -42,7 +43,10 @@ class ShardedIdentityTest {
      */
     private static void assertDeletedOnceAtLastTouchPlusTtl(TopologyFixture fixture, BsonDocument latestKey) {
         assertThat(fixture.documentEntries()).isEqualTo(1);
-        assertThat(fixture.scheduled(NAMESPACE, ID).orElseThrow().deadline()).isEqualTo(START.plusSeconds(30 + 60));
+        // Found by its _id (as /v1/documents asks), named by the latest documentKey.
+        ScheduledDocument scheduled = fixture.scheduled(NAMESPACE, ID).orElseThrow();
+        assertThat(scheduled.deadline()).isEqualTo(START.plusSeconds(30 + 60));
+        assertThat(scheduled.documentKey()).isEqualTo(latestKey);
         fixture.wallClockAt(Duration.ofSeconds(89));
         assertThat(fixture.deletes()).isEmpty();
         fixture.wallClockAt(Duration.ofSeconds(90));
