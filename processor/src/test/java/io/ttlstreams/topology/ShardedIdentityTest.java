@@ -38,6 +38,28 @@ class ShardedIdentityTest {
     }
 
     /**
+     * MongoDB leaves {@code _id} uniqueness across shards to the application: two documents sharing an {@code _id} on
+     * two shards share one entry, the later event's, whose command pins that document's shard key value, so it can
+     * never match the other one (late for that one, never early).
+     */
+    @Test
+    void shouldPinTheLaterDocumentsShardKeyWhenTwoDocumentsShareAnIdOnDifferentShards() {
+        try (TopologyFixture fixture = lastModifiedWithoutWitness()) {
+            ChangeEvents events = new ChangeEvents(NAMESPACE, START);
+            TestInputTopic<String, String> input = fixture.input(NAMESPACE);
+            input.pipeInput(SHARDED_KEY.toJson(), events.insert(SHARDED_KEY, document(1)));
+            BsonString other = new BsonString("t2");
+            BsonDocument otherKey = new BsonDocument("tenant", other).append("_id", ID);
+            input.pipeInput(
+                    otherKey.toJson(),
+                    events.at(START.plusSeconds(30))
+                            .insert(otherKey, document(1).append("tenant", other)));
+
+            assertDeletedOnceAtLastTouchPlusTtl(fixture, otherKey);
+        }
+    }
+
+    /**
      * The document has one entry, due 60 s after its last touch (30 s): nothing is deleted before (the first event's
      * deadline, 60 s, passes too), then one command whose filter pins {@code latestKey}, the latest documentKey.
      */
