@@ -37,7 +37,7 @@ final class AuditWriter {
         if (!enabled) {
             return;
         }
-        String documentKey = CanonicalJson.of(DocumentRef.documentKeyOf(ref));
+        String documentKey = CanonicalJson.of(DocumentRef.documentKeyOf(ref, entry));
         context.forward(
                 new Record<String, Object>(
                         documentKey,

@@ -312,7 +312,8 @@ final class DueDrain implements AutoCloseable {
             LOG.warn(
                     "Task {}: could not evaluate the rules on {} of {} as read back; retrying its delete",
                     context.taskId(),
-                    DocumentRef.documentKeyOf(answer.request().documentRef()).toJson(),
+                    DocumentRef.documentKeyOf(answer.request().documentRef(), entry)
+                            .toJson(),
                     answer.request().namespace(),
                     e);
             return ReadBackVerdict.FAILED;
@@ -340,7 +341,7 @@ final class DueDrain implements AutoCloseable {
         LOG.warn(
                 "Task {}: no delete of {} in {} confirmed after {} delete commands (rule {}, deadline {}); giving up",
                 context.taskId(),
-                DocumentRef.documentKeyOf(ref).toJson(),
+                DocumentRef.documentKeyOf(ref, entry).toJson(),
                 schedule.namespaces().namespaceOf(ref),
                 entry.getAttempts(),
                 entry.getRule(),

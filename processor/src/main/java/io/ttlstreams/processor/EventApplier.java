@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * cancels the namespace's entries.
  *
  * <p>For each document event it evaluates the TTL rules on the current document (latest value wins) and moves the
- * document's single schedule entry: the {@code index} store says where the entry is, so an update reschedules and a
+ * document's single schedule entry, found by namespace and {@code _id} whatever shard key fields the event's {@code
+ * documentKey} holds ({@link io.ttlstreams.state.DocumentRef}), the entry keeping that latest {@code documentKey} for
+ * its delete filter: the {@code index} store says where the entry is, so an update reschedules and a
  * delete cancels with point lookups, never a scan; an update that leaves the entry exactly as it was writes nothing.
  * Namespace-wide events (from the control topic) cancel every entry of the namespace changed before them, with a
  * prefix scan of the index, and are remembered ({@link NamespaceDrops}) so that older events of that namespace
@@ -146,7 +148,7 @@ final class EventApplier {
             return;
         }
         TtlRule rule = rules.rule(decision.rule()).orElseThrow();
-        ScheduleEntry entry = ScheduleEntries.of(decision, rule, rules.shape(rule));
+        ScheduleEntry entry = ScheduleEntries.of(decision, rule, rules.shape(rule), event.documentKey());
         if (current != null && keepsCurrentEntry(event, rule, decision, current, entry)) {
             sensors.unchanged.record();
             return;

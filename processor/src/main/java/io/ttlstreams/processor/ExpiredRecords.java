@@ -155,7 +155,7 @@ final class ExpiredRecords {
             return false;
         }
         Namespace namespace = schedule.namespaces().namespaceOf(ref);
-        BsonDocument documentKey = DocumentRef.documentKeyOf(ref);
+        BsonDocument documentKey = DocumentRef.documentKeyOf(ref, notice);
         TtlRule rule = rules.rule(notice.getRule()).orElse(null);
         boolean marks = rule != null && rule.marks(ScheduleEntries.conditionOf(notice));
         BsonDocument value = new BsonDocument()
@@ -189,7 +189,7 @@ final class ExpiredRecords {
             String documentState,
             long now) {
         Namespace namespace = schedule.namespaces().namespaceOf(ref);
-        BsonDocument documentKey = DocumentRef.documentKeyOf(ref);
+        BsonDocument documentKey = DocumentRef.documentKeyOf(ref, entry);
         long deadline = ScheduleEntries.deadlineOf(entry);
         TtlRule rule = rules.rule(entry.getRule()).orElse(null);
         boolean marks = rule != null && rule.marks(ScheduleEntries.conditionOf(entry));

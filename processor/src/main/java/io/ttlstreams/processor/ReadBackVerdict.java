@@ -70,6 +70,8 @@ record ReadBackVerdict(Kind kind, ScheduleEntry entry, long deadline) {
                 }
                 ScheduleEntry read =
                         ScheduleEntries.of(decision, rules.rule(decision.rule()).orElseThrow());
+                // The document read back is the one the entry names: its shard key as the entry keeps it.
+                read.setDocumentKey(entry.getDocumentKey());
                 if (ScheduleEntries.sameCommand(entry, read)) {
                     return SAME;
                 }

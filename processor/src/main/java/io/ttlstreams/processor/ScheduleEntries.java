@@ -25,8 +25,10 @@ import org.bson.io.BasicOutputBuffer;
  * Schedule entries and the {@link DeleteCommand}s they turn into.
  *
  * <p>An entry keeps the delete filter's condition as BSON, written on every change event, and becomes JSON only when
- * its command is emitted: writing JSON for every change was the largest cost of scheduling. The document key is not
- * repeated in the entry; the store key's {@link DocumentRef} holds it.
+ * its command is emitted: writing JSON for every change was the largest cost of scheduling. A document key that is
+ * {@code _id} alone is not repeated in the entry, the store key's {@link DocumentRef} holds it; one with more fields (a
+ * sharded collection's shard key, then {@code _id}) is kept in the entry as the latest event reported it, because the
+ * reference holds the {@code _id} alone.
  */
 public final class ScheduleEntries {
 
@@ -46,6 +48,14 @@ public final class ScheduleEntries {
      * io.ttlstreams.rules.TtlRules#shape}): it is a SHA-256 of the rule's definition, too dear for every event.
      */
     public static ScheduleEntry of(ExpiryDecision decision, TtlRule rule, long shape) {
+        return of(decision, rule, shape, null);
+    }
+
+    /**
+     * {@link #of(ExpiryDecision, TtlRule, long)} for the document whose latest event reported {@code documentKey}:
+     * kept in the entry when it holds more than {@code _id} (see {@link DocumentRef#documentKeyOf}); null keeps none.
+     */
+    public static ScheduleEntry of(ExpiryDecision decision, TtlRule rule, long shape, BsonDocument documentKey) {
         if (!decision.expires() || !rule.name().equals(decision.rule())) {
             throw new IllegalArgumentException("An entry needs an expiring decision of rule " + rule.name());
         }
@@ -57,7 +67,8 @@ public final class ScheduleEntries {
                 decision.offsetFromRule(),
                 bson(decision.condition()),
                 0,
-                null);
+                null,
+                beyondId(documentKey));
     }
 
     /**
@@ -124,7 +135,7 @@ public final class ScheduleEntries {
      */
     public static DeleteCommand command(
             Bytes documentRef, Namespace namespace, ScheduleEntry entry, long issuedAtMillis, String markField) {
-        BsonDocument documentKey = DocumentRef.documentKeyOf(documentRef);
+        BsonDocument documentKey = DocumentRef.documentKeyOf(documentRef, entry);
         BsonDocument filter = new BsonDocument();
         for (Map.Entry<String, BsonValue> field : documentKey.entrySet()) {
             filter.append(field.getKey(), field.getValue());
@@ -144,6 +155,17 @@ public final class ScheduleEntries {
                 deadlineOf(entry),
                 OptionalLong.of(issuedAtMillis),
                 markField);
+    }
+
+    /** The key's BSON when it holds more than {@code _id}; null when it is {@code {_id}} alone (or null). */
+    private static ByteBuffer beyondId(BsonDocument documentKey) {
+        if (documentKey == null || (documentKey.size() == 1 && documentKey.containsKey("_id"))) {
+            return null;
+        }
+        if (documentKey instanceof RawBsonDocument raw) {
+            return raw.getByteBuffer().asNIO().duplicate();
+        }
+        return bson(documentKey);
     }
 
     private static ByteBuffer bson(BsonDocument document) {

@@ -31,6 +31,6 @@ public record ReadRequest(Bytes documentRef, Namespace namespace, long fingerpri
 
     /** The document's {@code _id}; null if its key has none, which a change event's key always has. */
     public BsonValue id() {
-        return DocumentRef.documentKeyOf(documentRef).get("_id");
+        return DocumentRef.idKeyOf(documentRef).get("_id");
     }
 }

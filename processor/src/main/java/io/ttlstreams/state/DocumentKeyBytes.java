@@ -24,9 +24,10 @@ import org.bson.io.BasicOutputBuffer;
 import org.bson.types.ObjectId;
 
 /**
- * A document key as the tail of a {@link DocumentRef}: one tag byte, then the key. A key that is just an {@code _id}
- * of a common type is written without BSON framing; every other key (other types, sharded collections' compound
- * keys) is written as the whole BSON document, as format 1 wrote every key.
+ * A document's {@code _id} as the tail of a {@link DocumentRef}: one tag byte, then the {@code _id}. Only the {@code
+ * _id} of a document key is written (a sharded collection's shard key fields are not: the document is the same
+ * whatever they are, see {@link DocumentRef}); one of a common type without BSON framing, any other as the BSON
+ * document {@code {_id: ...}}, as format 1 wrote every key.
  *
  * <p>The tags are the BSON type numbers of what follows: {@code 0x07} ObjectId (12 bytes), {@code 0x02} string
  * (its UTF-8 bytes, to the end), {@code 0x10} 32-bit integer (4 bytes), {@code 0x12} 64-bit integer (8 bytes),
@@ -61,9 +62,22 @@ final class DocumentKeyBytes {
 
     private DocumentKeyBytes() {}
 
-    /** The tagged bytes of {@code documentKey}. */
-    static byte[] of(BsonDocument documentKey) {
+    /**
+     * The tagged bytes of the {@code _id} of {@code documentKey}.
+     *
+     * @throws IllegalArgumentException when the key has no {@code _id}
+     */
+    static byte[] ofId(BsonDocument documentKey) {
         BsonValue id = soleId(documentKey);
+        if (id == null) {
+            BsonValue anyId = documentKey.get(ID);
+            if (anyId == null) {
+                throw new IllegalArgumentException("A document key without _id");
+            }
+            if (documentKey.size() != 1) {
+                return ofId(new BsonDocument(ID, anyId));
+            }
+        }
         if (id != null) {
             switch (id.getBsonType()) {
                 case OBJECT_ID:
@@ -128,7 +142,7 @@ final class DocumentKeyBytes {
     }
 
     /**
-     * The document key of the tagged bytes {@code length} bytes from {@code offset} in {@code bytes}; refuses an
+     * The key {@code {_id: ...}} of the tagged bytes {@code length} bytes from {@code offset} in {@code bytes}; refuses an
      * unknown tag, a wrong length for the tag and BSON that is not exactly one document.
      */
     static BsonDocument read(byte[] bytes, int offset, int length) {

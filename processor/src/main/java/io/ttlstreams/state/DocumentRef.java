@@ -1,5 +1,6 @@
 package io.ttlstreams.state;
 
+import io.ttlstreams.schema.ScheduleEntry;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
@@ -7,28 +8,46 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.bson.BsonDocument;
+import org.bson.RawBsonDocument;
 
 /**
  * Identifies one document of a task's schedule: a format-version byte, the namespace as two ids of the task's
- * dictionary ({@link NamespaceIds}: its database's, then its collection's, each an unsigned varint), then the document
- * key in {@link DocumentKeyBytes}' tagged form (an {@code _id} of a common type without BSON framing, any other key as
- * BSON).
+ * dictionary ({@link NamespaceIds}: its database's, then its collection's, each an unsigned varint), then the
+ * document's {@code _id} in {@link DocumentKeyBytes}' tagged form (an {@code _id} of a common type without BSON
+ * framing, any other as the BSON document {@code {_id: ...}}).
  *
  * <p>Varints are prefix-free (no id's bytes begin another's), so every reference of a database starts with {@link
  * #databasePrefix} and every reference of a collection with {@link #collectionPrefix}: a drop is one prefix scan. The
  * ids mean something only in the task whose dictionary gave them; the text of a namespace comes back from that
- * dictionary. One document key (the same fields, order and types, as the change stream reports it) gives one
- * reference, and distinct keys or namespaces give distinct ones.
+ * dictionary.
  *
- * <p>Format 3 (this one) differs from format 2 in the namespace (format 2 wrote its text and a 0x00, 13 bytes for
- * {@code app.sessions} against 2 now), format 2 from format 1 in the document key (format 1 held it as BSON always).
- * A reference of another format is refused, with the advice to reset the application's state: there was no release,
- * so no build reads a format it does not write (State formats in docs/operating.md).
+ * <p><b>A document is its namespace and its {@code _id}</b>, whatever its {@code documentKey} holds besides. On a
+ * sharded collection {@code documentKey} is the shard key fields and then {@code _id}, and its shape changes over the
+ * collection's life ({@code {_id}} before {@code shardCollection}, {@code {tenant, _id}} after, {@code {tenant,
+ * region, _id}} after {@code refineCollectionShardKey}, anything after {@code reshardCollection}, a missing shard key
+ * value left out): keyed by the whole {@code documentKey}, the same document would get a second entry at each change
+ * and the first would never be renewed, its command deleting the renewed document early. The latest {@code
+ * documentKey} is kept in the entry instead ({@code ScheduleEntry.documentKey}), for the delete filter.
+ *
+ * <p>{@code _id} is unique per shard only when it is not the shard key: MongoDB leaves uniqueness across shards to
+ * the application. Two documents sharing an {@code _id} on different shards share one reference here, so one entry:
+ * the later event of either replaces the entry, which then holds that document's deadline and {@code documentKey}.
+ * That can only delete late, never early: the delete filter pins every field of the {@code documentKey} it was built
+ * from (the shard key values included) and the rule's condition, so it matches only the document whose event set the
+ * entry, and only while it still holds those values; the other document, which lost its entry, is not deleted until
+ * an event of its own (or a resync) schedules it again.
+ *
+ * <p>Format 4 (this one) differs from format 3 in the document part (format 3 held the whole {@code documentKey}, so
+ * a sharded collection's documents were identified by their shard key values too), format 3 from format 2 in the
+ * namespace (format 2 wrote its text and a 0x00, 13 bytes for {@code app.sessions} against 2 now), format 2 from
+ * format 1 in the document key (format 1 held it as BSON always). A reference of another format is refused, with the
+ * advice to reset the application's state: there was no release, so no build reads a format it does not write (State
+ * formats in docs/operating.md).
  */
 public final class DocumentRef {
 
     /** The format this build writes and reads. */
-    static final byte FORMAT_VERSION = 3;
+    static final byte FORMAT_VERSION = 4;
 
     /** What a refusal of a key of another format advises. */
     static final String RESET_ADVICE =
@@ -39,13 +58,33 @@ public final class DocumentRef {
 
     private DocumentRef() {}
 
-    /** The reference of the document with this key in the collection of {@code collectionPrefix}. */
+    /**
+     * The reference of the document with this key in the collection of {@code collectionPrefix}: of its {@code _id}
+     * alone, whatever else the key holds.
+     *
+     * @throws IllegalArgumentException when the key has no {@code _id}
+     */
     public static Bytes of(Bytes collectionPrefix, BsonDocument documentKey) {
         byte[] prefix = collectionPrefix.get();
-        byte[] key = DocumentKeyBytes.of(documentKey);
+        byte[] key = DocumentKeyBytes.ofId(documentKey);
         byte[] ref = Arrays.copyOf(prefix, prefix.length + key.length);
         System.arraycopy(key, 0, ref, prefix.length, key.length);
         return Bytes.wrap(ref);
+    }
+
+    /**
+     * The document key of the document at {@code ref} as its entry keeps it: the latest {@code documentKey} its events
+     * reported when that held more than {@code _id} (a sharded collection's shard key fields, then {@code _id}), else
+     * the reference's {@code {_id}}. What a delete command pins and what the audit, logs and queries name.
+     */
+    public static BsonDocument documentKeyOf(Bytes ref, ScheduleEntry entry) {
+        ByteBuffer kept = entry.getDocumentKey();
+        if (kept == null) {
+            return idKeyOf(ref);
+        }
+        byte[] bytes = new byte[kept.remaining()];
+        kept.duplicate().get(bytes);
+        return new RawBsonDocument(bytes);
     }
 
     /** The prefix of every reference in the collection with these ids, and of no other. */
@@ -74,8 +113,8 @@ public final class DocumentRef {
         return id(bytes, idEnd(bytes, 1));
     }
 
-    /** The document key part of a reference. */
-    public static BsonDocument documentKeyOf(Bytes ref) {
+    /** The document's {@code _id}, as the key {@code {_id: ...}}: what the reference holds of its document key. */
+    public static BsonDocument idKeyOf(Bytes ref) {
         byte[] bytes = checkVersion(ref);
         int start = idEnd(bytes, idEnd(bytes, 1));
         return DocumentKeyBytes.read(bytes, start, bytes.length - start);

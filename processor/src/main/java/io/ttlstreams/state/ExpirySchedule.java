@@ -106,11 +106,13 @@ public final class ExpirySchedule {
                 entry.getOffsetFromRule(),
                 entry.getCondition(),
                 entry.getAttempts() + 1,
-                entry.getFirstEmittedAt() == null ? Instant.ofEpochMilli(now) : entry.getFirstEmittedAt());
+                entry.getFirstEmittedAt() == null ? Instant.ofEpochMilli(now) : entry.getFirstEmittedAt(),
+                entry.getDocumentKey());
     }
 
     /**
-     * The fingerprint of what an entry was computed from (rule, rule shape, base, offset, condition) — not of its
+     * The fingerprint of what an entry was computed from (rule, rule shape, base, offset, condition, the document key
+     * it keeps, so that an event reporting a new shard key shape rewrites the entry) — not of its
      * emission attempts: an event whose decision has the fingerprint the index holds changes nothing. FNV-1a, 64 bits:
      * cheap on every event; a collision could only leave a document on its previous, still conditional, entry.
      */
@@ -124,6 +126,12 @@ public final class ExpirySchedule {
         ByteBuffer condition = entry.getCondition().duplicate();
         while (condition.hasRemaining()) {
             hash = (hash ^ (condition.get() & 0xff)) * 0x100000001b3L;
+        }
+        if (entry.getDocumentKey() != null) {
+            ByteBuffer key = entry.getDocumentKey().duplicate();
+            while (key.hasRemaining()) {
+                hash = (hash ^ (key.get() & 0xff)) * 0x100000001b3L;
+            }
         }
         return hash;
     }

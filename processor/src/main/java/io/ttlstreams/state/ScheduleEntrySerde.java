@@ -8,7 +8,7 @@ import java.time.Instant;
 /**
  * The {@code schedule} store's values, format version 2 (see {@link CompactValueSerde}): a flags byte, the rule
  * name, the rule shape (8 bytes), base, offset and attempts as varints, the first emission time when there is one,
- * then the condition.
+ * then the condition, then the document key when the entry keeps one (a sharded collection's, flag 8).
  *
  * <p>A field rule's condition is almost always one date pinned as found, {@code {<field>: {"$eq": <base>}}}: its
  * date is the base already, so only the field name is written, and reading rebuilds the same BSON bytes. Any other
@@ -19,7 +19,8 @@ final class ScheduleEntrySerde extends CompactValueSerde<ScheduleEntry> {
     private static final int OFFSET_FROM_RULE = 1;
     private static final int EMITTED = 1 << 1;
     private static final int PINNED_BASE = 1 << 2;
-    private static final int KNOWN_FLAGS = OFFSET_FROM_RULE | EMITTED | PINNED_BASE;
+    private static final int DOCUMENT_KEY = 1 << 3;
+    private static final int KNOWN_FLAGS = OFFSET_FROM_RULE | EMITTED | PINNED_BASE | DOCUMENT_KEY;
 
     ScheduleEntrySerde() {
         super(ScheduleEntry.class);
@@ -35,7 +36,10 @@ final class ScheduleEntrySerde extends CompactValueSerde<ScheduleEntry> {
                 + 3 * 10
                 + 5
                 + 5
-                + entry.getCondition().remaining();
+                + entry.getCondition().remaining()
+                + (entry.getDocumentKey() == null
+                        ? 0
+                        : 5 + entry.getDocumentKey().remaining());
     }
 
     @Override
@@ -45,7 +49,8 @@ final class ScheduleEntrySerde extends CompactValueSerde<ScheduleEntry> {
         int field = PinnedDate.fieldLength(condition, base);
         int flags = (entry.getOffsetFromRule() ? OFFSET_FROM_RULE : 0)
                 | (entry.getFirstEmittedAt() != null ? EMITTED : 0)
-                | (field > 0 ? PINNED_BASE : 0);
+                | (field > 0 ? PINNED_BASE : 0)
+                | (entry.getDocumentKey() != null ? DOCUMENT_KEY : 0);
         out.put((byte) flags);
         byte[] rule = entry.getRule().getBytes(StandardCharsets.UTF_8);
         writeUnsignedVarint(rule.length, out);
@@ -67,6 +72,11 @@ final class ScheduleEntrySerde extends CompactValueSerde<ScheduleEntry> {
             writeUnsignedVarint(bytes.remaining(), out);
             out.put(bytes);
         }
+        if (entry.getDocumentKey() != null) {
+            ByteBuffer key = entry.getDocumentKey().duplicate();
+            writeUnsignedVarint(key.remaining(), out);
+            out.put(key);
+        }
     }
 
     @Override
@@ -86,6 +96,12 @@ final class ScheduleEntrySerde extends CompactValueSerde<ScheduleEntry> {
         in.get(stored);
         ByteBuffer condition =
                 (flags & PINNED_BASE) != 0 ? PinnedDate.condition(stored, base) : ByteBuffer.wrap(stored);
+        ByteBuffer documentKey = null;
+        if ((flags & DOCUMENT_KEY) != 0) {
+            byte[] key = new byte[length(in)];
+            in.get(key);
+            documentKey = ByteBuffer.wrap(key);
+        }
         return new ScheduleEntry(
                 new String(rule, StandardCharsets.UTF_8),
                 shape,
@@ -94,6 +110,7 @@ final class ScheduleEntrySerde extends CompactValueSerde<ScheduleEntry> {
                 (flags & OFFSET_FROM_RULE) != 0,
                 condition,
                 attempts,
-                emitted);
+                emitted,
+                documentKey);
     }
 }

@@ -17,10 +17,10 @@ import org.apache.kafka.common.utils.Bytes;
 public final class ScheduleKey {
 
     /**
-     * The format this build writes and reads: 3 since the {@link DocumentRef} it ends with is of format 3 (the
+     * The format this build writes and reads: 4 since the {@link DocumentRef} it ends with is of format 4 (the
      * header is unchanged since format 1).
      */
-    static final byte FORMAT_VERSION = 3;
+    static final byte FORMAT_VERSION = 4;
 
     private static final int HEADER_BYTES = 2;
     private static final int TIME_BYTES = Long.BYTES;

@@ -35,7 +35,8 @@ public final class ScheduleQueries {
      * One document's entry in the schedule.
      *
      * @param namespace the document's collection
-     * @param documentKey the document key
+     * @param documentKey the document key as the latest event reported it (a sharded collection's shard key fields
+     *     and {@code _id}), whatever key the document was asked by: a document is found by its {@code _id}
      * @param state {@code scheduled} (waiting for its deadline), {@code awaiting-confirmation} (its delete command
      *     went out; the change stream has not reported the delete yet) or {@code held} (its rule changed in a way
      *     that needs the document again)
@@ -94,7 +95,7 @@ public final class ScheduleQueries {
         }
         return Optional.of(new ScheduledDocument(
                 namespace,
-                documentKey,
+                DocumentRef.documentKeyOf(ref, entry),
                 state.label(),
                 Instant.ofEpochMilli(deadline),
                 entry.getRule(),

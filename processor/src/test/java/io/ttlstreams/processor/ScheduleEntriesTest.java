@@ -66,6 +66,6 @@ class ScheduleEntriesTest {
     }
 
     private static ScheduleEntry entry(long base, ByteBuffer condition) {
-        return new ScheduleEntry("sessions", 1L, Instant.ofEpochMilli(base), 60L, false, condition, 0, null);
+        return new ScheduleEntry("sessions", 1L, Instant.ofEpochMilli(base), 60L, false, condition, 0, null, null);
     }
 }

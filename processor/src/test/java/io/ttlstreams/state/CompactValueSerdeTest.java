@@ -71,6 +71,7 @@ class CompactValueSerdeTest implements StoredFormatContract {
                 true,
                 StoredValues.bson(new BsonDocument("expireAt", StoredValues.eq(new BsonDateTime(base)))),
                 0,
+                null,
                 null);
         IndexEntry position = new IndexEntry(0, Instant.ofEpochMilli(base), 0x6b0c6a7000000003L, 0x5c3a9f11e2d4b687L);
 

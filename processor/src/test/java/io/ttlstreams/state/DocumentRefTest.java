@@ -74,7 +74,7 @@ class DocumentRefTest {
     }
 
     @Property
-    void shouldRoundTripNamespaceIdsAndDocumentKey(
+    void shouldRoundTripNamespaceIdsAndTheDocumentKeysId(
             @ForAll("ids") int database,
             @ForAll("ids") int collection,
             @ForAll @From(supplier = KeySupplier.class) BsonDocument documentKey) {
@@ -82,8 +82,7 @@ class DocumentRefTest {
 
         assertThat(DocumentRef.databaseIdOf(ref)).isEqualTo(database);
         assertThat(DocumentRef.collectionIdOf(ref)).isEqualTo(collection);
-        assertThat(DocumentRef.documentKeyOf(ref)).isEqualTo(documentKey);
-        assertThat(DocumentRef.documentKeyOf(ref).keySet()).containsExactlyElementsOf(documentKey.keySet());
+        assertThat(DocumentRef.idKeyOf(ref)).isEqualTo(idKey(documentKey));
     }
 
     @net.jqwik.api.Provide
@@ -101,7 +100,29 @@ class DocumentRefTest {
         // The change-event parser hands on the key as the BSON it measured.
         assertThat(DocumentRef.of(namespace, new RawBsonDocument(documentKey, new BsonDocumentCodec())))
                 .isEqualTo(parsed);
-        assertThat(DocumentRef.of(namespace, DocumentRef.documentKeyOf(parsed))).isEqualTo(parsed);
+        assertThat(DocumentRef.of(namespace, DocumentRef.idKeyOf(parsed))).isEqualTo(parsed);
+    }
+
+    /** A sharded collection's key changes shape ({@code shardCollection}, refine, reshard): the document does not. */
+    @Test
+    void shouldGiveOneDocumentOneReferenceWhateverItsShardKeyFieldsWhenCollectionIsSharded() {
+        Bytes namespace = DocumentRef.collectionPrefix(0, 1);
+        BsonString id = new BsonString("s1");
+        Bytes unsharded = DocumentRef.of(namespace, new BsonDocument("_id", id));
+
+        for (BsonDocument key : List.of(
+                new BsonDocument("tenant", new BsonString("t1")).append("_id", id),
+                new BsonDocument("tenant", new BsonString("t1"))
+                        .append("region", new BsonString("eu"))
+                        .append("_id", id),
+                new BsonDocument("region", new BsonString("eu")).append("_id", id))) {
+            assertThat(DocumentRef.of(namespace, key)).as("%s", key).isEqualTo(unsharded);
+            assertThat(DocumentRef.of(namespace, new RawBsonDocument(key, new BsonDocumentCodec())))
+                    .isEqualTo(unsharded);
+        }
+        assertThatThrownBy(() -> DocumentRef.of(namespace, new BsonDocument("tenant", new BsonString("t1"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("without _id");
     }
 
     @Property
@@ -114,7 +135,7 @@ class DocumentRefTest {
             @ForAll @From(supplier = KeySupplier.class) BsonDocument secondKey) {
         boolean sameDocument = firstDatabase == secondDatabase
                 && firstCollection == secondCollection
-                && exact(firstKey).equals(exact(secondKey));
+                && exact(idKey(firstKey)).equals(exact(idKey(secondKey)));
 
         assertThat(DocumentRef.of(DocumentRef.collectionPrefix(firstDatabase, firstCollection), firstKey)
                         .equals(DocumentRef.of(
@@ -182,15 +203,15 @@ class DocumentRefTest {
         ref[0] = (byte) version;
 
         if (version == DocumentRef.FORMAT_VERSION) {
-            assertThat(DocumentRef.documentKeyOf(Bytes.wrap(ref))).isEqualTo(documentKey);
+            assertThat(DocumentRef.idKeyOf(Bytes.wrap(ref))).isEqualTo(idKey(documentKey));
         } else {
             for (ThrowingCallable read : List.<ThrowingCallable>of(
                     () -> DocumentRef.databaseIdOf(Bytes.wrap(ref)),
                     () -> DocumentRef.collectionIdOf(Bytes.wrap(ref)),
-                    () -> DocumentRef.documentKeyOf(Bytes.wrap(ref)))) {
+                    () -> DocumentRef.idKeyOf(Bytes.wrap(ref)))) {
                 assertThatThrownBy(read)
                         .isInstanceOf(IllegalArgumentException.class)
-                        .hasMessageContaining("format version 3: version " + version)
+                        .hasMessageContaining("format version 4: version " + version)
                         .hasMessageContaining("Reset the application's state");
             }
         }
@@ -201,7 +222,7 @@ class DocumentRefTest {
     void shouldRefuseAFormatTwoReferenceAdvisingAReset() {
         Bytes formatTwo = Bytes.wrap(new byte[] {2, 'a', '.', 'b', 0, 0x02, 'k'});
 
-        assertThatThrownBy(() -> DocumentRef.documentKeyOf(formatTwo))
+        assertThatThrownBy(() -> DocumentRef.idKeyOf(formatTwo))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Reset the application's state");
     }
@@ -209,25 +230,25 @@ class DocumentRefTest {
     @Test
     void shouldStartWithTheFormatVersionThenTheNamespaceIdsAsVarints() {
         assertThat(DocumentRef.of(DocumentRef.collectionPrefix(0, 1), KEY).get())
-                .startsWith(3, 0, 1, 0x02, 'k');
-        assertThat(DocumentRef.collectionPrefix(129, 0).get()).containsExactly(3, 0x81, 0x01, 0);
-        assertThat(DocumentRef.collectionPrefix(1, 16_384).get()).containsExactly(3, 1, 0x80, 0x80, 0x01);
-        assertThat(DocumentRef.databasePrefix(5).get()).containsExactly(3, 5);
+                .startsWith(4, 0, 1, 0x02, 'k');
+        assertThat(DocumentRef.collectionPrefix(129, 0).get()).containsExactly(4, 0x81, 0x01, 0);
+        assertThat(DocumentRef.collectionPrefix(1, 16_384).get()).containsExactly(4, 1, 0x80, 0x80, 0x01);
+        assertThat(DocumentRef.databasePrefix(5).get()).containsExactly(4, 5);
         assertThat(DocumentRef.databasePrefix(Integer.MAX_VALUE).get())
-                .containsExactly(3, 0xFF, 0xFF, 0xFF, 0xFF, 0x07);
+                .containsExactly(4, 0xFF, 0xFF, 0xFF, 0xFF, 0x07);
         assertThatThrownBy(() -> DocumentRef.databasePrefix(-1)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void shouldRefuseNamespaceIdsOfNonCanonicalOrOversizedForm() {
         // 0 as two bytes (0x80 0x00), an id past an int, an id whose bytes never end.
-        Bytes nonCanonical = Bytes.wrap(new byte[] {3, (byte) 0x80, 0, 0, 0x02, 'k'});
-        Bytes pastAnInt = Bytes.wrap(new byte[] {3, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x08, 0, 0x02});
-        Bytes endless = Bytes.wrap(new byte[] {3, 0, (byte) 0x80, (byte) 0x80});
+        Bytes nonCanonical = Bytes.wrap(new byte[] {4, (byte) 0x80, 0, 0, 0x02, 'k'});
+        Bytes pastAnInt = Bytes.wrap(new byte[] {4, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x08, 0, 0x02});
+        Bytes endless = Bytes.wrap(new byte[] {4, 0, (byte) 0x80, (byte) 0x80});
 
         assertThatThrownBy(() -> DocumentRef.databaseIdOf(nonCanonical)).hasMessageContaining("non-canonical");
         assertThatThrownBy(() -> DocumentRef.databaseIdOf(pastAnInt)).hasMessageContaining("beyond an int");
-        assertThatThrownBy(() -> DocumentRef.documentKeyOf(endless)).hasMessageContaining("cut short");
+        assertThatThrownBy(() -> DocumentRef.idKeyOf(endless)).hasMessageContaining("cut short");
     }
 
     @Test
@@ -250,18 +271,21 @@ class DocumentRefTest {
     }
 
     @Test
-    void shouldKeepEveryOtherKeyAsBson() {
-        BsonDocument compound = new BsonDocument("tenant", new BsonString("t")).append("_id", new BsonInt32(1));
+    void shouldKeepEveryOtherIdAsBson() {
         BsonDocument legacyUuid = new BsonDocument("_id", new BsonBinary(BsonBinarySubType.UUID_LEGACY, new byte[16]));
         BsonDocument unpairedSurrogate = new BsonDocument("_id", new BsonString("a\uD800"));
 
-        for (BsonDocument key : List.of(compound, legacyUuid, unpairedSurrogate)) {
-            byte[] ref = DocumentRef.of(DocumentRef.collectionPrefix(0, 0), key).get();
-            assertThat(ref[3]).as("tag of %s", key).isEqualTo((byte) 0x03);
+        for (BsonDocument key : List.of(legacyUuid, unpairedSurrogate)) {
+            Bytes ref = DocumentRef.of(DocumentRef.collectionPrefix(0, 0), key);
+            assertThat(ref.get()[3]).as("tag of %s", key).isEqualTo((byte) 0x03);
         }
-        assertThat(DocumentRef.documentKeyOf(DocumentRef.of(DocumentRef.collectionPrefix(0, 0), compound))
-                        .keySet())
-                .containsExactly("tenant", "_id");
+        assertThat(DocumentRef.idKeyOf(DocumentRef.of(DocumentRef.collectionPrefix(0, 0), legacyUuid)))
+                .isEqualTo(legacyUuid);
+    }
+
+    /** What a reference holds of a document key: its {@code _id}. */
+    private static BsonDocument idKey(BsonDocument documentKey) {
+        return new BsonDocument("_id", documentKey.get("_id"));
     }
 
     private static byte[] keyBytes(BsonValue id) {
@@ -274,7 +298,7 @@ class DocumentRefTest {
         try {
             DocumentRef.databaseIdOf(ref);
             DocumentRef.collectionIdOf(ref);
-            DocumentRef.documentKeyOf(ref);
+            DocumentRef.idKeyOf(ref);
         } catch (IllegalArgumentException refused) {
             // refused: what every malformed input must give
         }
@@ -328,18 +352,17 @@ class DocumentRefTest {
 
     @Test
     void shouldRefuseBytesWithoutKeyOrOfAnUnknownTagOrLength() {
-        Bytes noKey = Bytes.wrap(new byte[] {3, 0, 0});
-        Bytes unknownTag = Bytes.wrap(new byte[] {3, 0, 0, 0x01});
-        Bytes shortInt64 = Bytes.wrap(new byte[] {3, 0, 0, 0x12, 1, 2, 3});
-        Bytes invalidUtf8 = Bytes.wrap(new byte[] {3, 0, 0, 0x02, (byte) 0xC3});
-        Bytes bsonShorterThanItSays = Bytes.wrap(new byte[] {3, 0, 0, 0x03, 6, 0, 0, 0, 0});
+        Bytes noKey = Bytes.wrap(new byte[] {4, 0, 0});
+        Bytes unknownTag = Bytes.wrap(new byte[] {4, 0, 0, 0x01});
+        Bytes shortInt64 = Bytes.wrap(new byte[] {4, 0, 0, 0x12, 1, 2, 3});
+        Bytes invalidUtf8 = Bytes.wrap(new byte[] {4, 0, 0, 0x02, (byte) 0xC3});
+        Bytes bsonShorterThanItSays = Bytes.wrap(new byte[] {4, 0, 0, 0x03, 6, 0, 0, 0, 0});
 
-        assertThatThrownBy(() -> DocumentRef.documentKeyOf(noKey)).hasMessageContaining("no document key");
-        assertThatThrownBy(() -> DocumentRef.documentKeyOf(unknownTag))
-                .hasMessageContaining("unknown document key tag");
-        assertThatThrownBy(() -> DocumentRef.documentKeyOf(shortInt64)).hasMessageContaining("8 bytes, not 3");
-        assertThatThrownBy(() -> DocumentRef.documentKeyOf(invalidUtf8)).hasMessageContaining("not UTF-8");
-        assertThatThrownBy(() -> DocumentRef.documentKeyOf(bsonShorterThanItSays))
+        assertThatThrownBy(() -> DocumentRef.idKeyOf(noKey)).hasMessageContaining("no document key");
+        assertThatThrownBy(() -> DocumentRef.idKeyOf(unknownTag)).hasMessageContaining("unknown document key tag");
+        assertThatThrownBy(() -> DocumentRef.idKeyOf(shortInt64)).hasMessageContaining("8 bytes, not 3");
+        assertThatThrownBy(() -> DocumentRef.idKeyOf(invalidUtf8)).hasMessageContaining("not UTF-8");
+        assertThatThrownBy(() -> DocumentRef.idKeyOf(bsonShorterThanItSays))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not exactly the rest");
     }

@@ -67,6 +67,7 @@ class EmittedDeadlinesTest {
                 false,
                 ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}),
                 0,
+                null,
                 null);
     }
 
@@ -268,7 +269,7 @@ class EmittedDeadlinesTest {
     }
 
     private static int idOf(Bytes scheduleKey) {
-        return DocumentRef.documentKeyOf(ScheduleKey.documentRefOf(scheduleKey))
+        return DocumentRef.idKeyOf(ScheduleKey.documentRefOf(scheduleKey))
                 .getInt32("_id")
                 .getValue();
     }

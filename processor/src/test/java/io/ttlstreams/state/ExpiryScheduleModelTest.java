@@ -256,6 +256,7 @@ class ExpiryScheduleModelTest {
                 true,
                 ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}),
                 variant % 3,
+                null,
                 null);
     }
 

@@ -79,7 +79,8 @@ class NamespaceIdsTest {
             Bytes ref = ids.ref(document.namespace(), document.key());
 
             assertThat(ids.namespaceOf(ref)).isEqualTo(document.namespace());
-            assertThat(DocumentRef.documentKeyOf(ref)).isEqualTo(document.key());
+            assertThat(DocumentRef.idKeyOf(ref))
+                    .isEqualTo(new BsonDocument("_id", document.key().get("_id")));
             Bytes prefix = ids.collectionPrefix(document.namespace()).orElseThrow();
             assertThat(startsWith(ref, prefix)).isTrue();
             assertThat(startsWith(
@@ -202,18 +203,18 @@ class NamespaceIdsTest {
     void shouldGiveIdsInFirstSeenOrderADatabaseIdThenACollectionId() {
         NamespaceIds ids = NamespaceIds.of(task);
 
-        assertThat(ids.ref(Namespace.parse("app.sessions"), KEY).get()).startsWith(3, 0, 0);
-        assertThat(ids.ref(Namespace.parse("other.x"), KEY).get()).startsWith(3, 1, 0);
-        assertThat(ids.ref(Namespace.parse("app.s"), KEY).get()).startsWith(3, 0, 1);
-        assertThat(ids.ref(Namespace.parse("app.sessions"), KEY).get()).startsWith(3, 0, 0);
+        assertThat(ids.ref(Namespace.parse("app.sessions"), KEY).get()).startsWith(4, 0, 0);
+        assertThat(ids.ref(Namespace.parse("other.x"), KEY).get()).startsWith(4, 1, 0);
+        assertThat(ids.ref(Namespace.parse("app.s"), KEY).get()).startsWith(4, 0, 1);
+        assertThat(ids.ref(Namespace.parse("app.sessions"), KEY).get()).startsWith(4, 0, 0);
         assertThat(ids.databasePrefix("app")).contains(DocumentRef.databasePrefix(0));
         // One record per namespace: its kind, the ids as a reference writes them, the text.
         assertThat(dictionaryKeys())
                 .extracting(Bytes::get)
                 .containsExactlyInAnyOrder(
-                        new byte[] {2, 3, 0, 0, 'a', 'p', 'p', '.', 's', 'e', 's', 's', 'i', 'o', 'n', 's'},
-                        new byte[] {2, 3, 1, 0, 'o', 't', 'h', 'e', 'r', '.', 'x'},
-                        new byte[] {2, 3, 0, 1, 'a', 'p', 'p', '.', 's'});
+                        new byte[] {2, 4, 0, 0, 'a', 'p', 'p', '.', 's', 'e', 's', 's', 'i', 'o', 'n', 's'},
+                        new byte[] {2, 4, 1, 0, 'o', 't', 'h', 'e', 'r', '.', 'x'},
+                        new byte[] {2, 4, 0, 1, 'a', 'p', 'p', '.', 's'});
     }
 
     @Example
@@ -244,20 +245,20 @@ class NamespaceIdsTest {
 
     @Example
     void shouldRefuseRecordsThatGiveOneIdTwiceOrOneNamespaceTwoIdsOrIdsNeverGiven() {
-        assertRefused("one id, two namespaces", "conflicts", new byte[] {2, 3, 0, 0, 'a', '.', 'b'}, new byte[] {
-            2, 3, 0, 0, 'a', '.', 'c'
+        assertRefused("one id, two namespaces", "conflicts", new byte[] {2, 4, 0, 0, 'a', '.', 'b'}, new byte[] {
+            2, 4, 0, 0, 'a', '.', 'c'
         });
         assertRefused(
-                "one database, two database ids", "conflicts", new byte[] {2, 3, 0, 0, 'a', '.', 'b'}, new byte[] {
-                    2, 3, 1, 0, 'a', '.', 'c'
+                "one database, two database ids", "conflicts", new byte[] {2, 4, 0, 0, 'a', '.', 'b'}, new byte[] {
+                    2, 4, 1, 0, 'a', '.', 'c'
                 });
         assertRefused(
                 "an id the task never gave: the largest int, read without allocating up to it",
                 "from 0 up",
-                new byte[] {2, 3, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 7, 0, 'a', '.', 'b'});
-        assertRefused("a collection id skipped", "from 0 up", new byte[] {2, 3, 0, 1, 'a', '.', 'b'});
+                new byte[] {2, 4, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 7, 0, 'a', '.', 'b'});
+        assertRefused("a collection id skipped", "from 0 up", new byte[] {2, 4, 0, 1, 'a', '.', 'b'});
         assertRefused(
-                "a record of another format", "Reset the application's state", new byte[] {2, 2, 0, 0, 'a', '.', 'b'});
+                "a record of another format", "Reset the application's state", new byte[] {2, 3, 0, 0, 'a', '.', 'b'});
     }
 
     /** A dictionary of just {@code records} is refused, with {@code message}. */

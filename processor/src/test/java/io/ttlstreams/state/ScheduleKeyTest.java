@@ -101,9 +101,9 @@ class ScheduleKeyTest {
     void shouldStartWithTheFormatVersionAndTheTimeline() {
         Bytes ref = Refs.refs().sample();
 
-        assertThat(ScheduleKey.of(Timeline.CONFIRMATIONS, 0, ref).get()).startsWith(3, 1, 0x80, 0, 0, 0, 0, 0, 0, 0);
+        assertThat(ScheduleKey.of(Timeline.CONFIRMATIONS, 0, ref).get()).startsWith(4, 1, 0x80, 0, 0, 0, 0, 0, 0, 0);
         assertThat(ScheduleKey.of(Timeline.DEADLINES, -1, ref).get())
-                .startsWith(3, 0, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF);
+                .startsWith(4, 0, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF);
         assertThat(ScheduleKey.of(Timeline.HELD, 0, ref).get()).endsWith(ref.get());
     }
 
@@ -111,14 +111,14 @@ class ScheduleKeyTest {
     void shouldRefuseAnUnknownFormatVersionOrTimelineRatherThanMisreadIt() {
         byte[] key = ScheduleKey.of(Timeline.DEADLINES, 0, Refs.refs().sample()).get();
         byte[] otherVersion = key.clone();
-        otherVersion[0] = 2;
+        otherVersion[0] = 3;
         byte[] otherTimeline = key.clone();
         otherTimeline[1] = 7;
 
         assertThatThrownBy(() -> ScheduleKey.dueAtOf(Bytes.wrap(otherVersion)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("format version 3")
-                .hasMessageContaining("version 2")
+                .hasMessageContaining("format version 4")
+                .hasMessageContaining("version 3")
                 .hasMessageContaining("Reset the application's state");
         assertThatThrownBy(() -> ScheduleKey.timelineOf(Bytes.wrap(otherTimeline)))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -139,7 +139,7 @@ class ScheduleKeyTest {
         } else {
             assertThatThrownBy(() -> ScheduleKey.timelineOf(Bytes.wrap(key)))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("format version 3: version " + version)
+                    .hasMessageContaining("format version 4: version " + version)
                     .hasMessageContaining("Reset the application's state");
         }
     }

@@ -63,6 +63,7 @@ class ScheduleQueriesTest {
                 true,
                 ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}),
                 timeline == Timeline.CONFIRMATIONS ? 1 : 0,
+                null,
                 null);
         ExpirySchedule expiry = new ExpirySchedule(schedule, index, task);
         expiry.put(expiry.namespaces().ref(namespace, key), null, timeline, deadline, entry, null);

@@ -90,7 +90,7 @@ class ScheduleStoresTest {
                     DocumentRef.of(DocumentRef.collectionPrefix(0, 0), new BsonDocument("_id", new BsonString("d1")));
             Instant deadline = Instant.ofEpochMilli(1_900_000_000_000L);
             ScheduleEntry entry = new ScheduleEntry(
-                    "sessions", 3L, deadline, 0L, true, ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}), 0, null);
+                    "sessions", 3L, deadline, 0L, true, ByteBuffer.wrap(new byte[] {5, 0, 0, 0, 0}), 0, null, null);
 
             new ExpirySchedule(schedule, index, harness.store(ScheduleStores.TASK))
                     .put(ref, null, Timeline.DEADLINES, deadline.toEpochMilli(), entry, 42L);

@@ -46,8 +46,23 @@ public final class StoredValues {
         }
     }
 
-    /** Schedule entries over the whole range of every field, with conditions of every kind (see {@link #conditions}). */
+    /**
+     * Schedule entries over the whole range of every field, with conditions of every kind (see {@link #conditions}),
+     * half of them keeping a sharded collection's document key.
+     */
     public static Arbitrary<ScheduleEntry> scheduleEntries() {
+        Arbitrary<ByteBuffer> documentKeys = Combinators.combine(
+                        Arbitraries.strings().ofMaxLength(20),
+                        Arbitraries.strings().ofMaxLength(20))
+                .as((tenant, id) ->
+                        bson(new BsonDocument("tenant", new BsonString(tenant)).append("_id", new BsonString(id))))
+                .injectNull(0.5);
+        return Combinators.combine(entriesWithoutKey(), documentKeys)
+                .as((entry, key) ->
+                        ScheduleEntry.newBuilder(entry).setDocumentKey(key).build());
+    }
+
+    private static Arbitrary<ScheduleEntry> entriesWithoutKey() {
         Arbitrary<Long> bases = Arbitraries.longs().between(-100_000_000_000_000L, 100_000_000_000_000L);
         return Combinators.combine(
                         Arbitraries.strings().ofMinLength(1).ofMaxLength(20),
@@ -66,7 +81,8 @@ public final class StoredValues {
                         fromRule,
                         condition.apply(base),
                         attempts,
-                        emitted == null ? null : Instant.ofEpochMilli(emitted)));
+                        emitted == null ? null : Instant.ofEpochMilli(emitted),
+                        null));
     }
 
     /** Conditions of a base: the base pinned under a field name (the compact case), near misses, and others. */

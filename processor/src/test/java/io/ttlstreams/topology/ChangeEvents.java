@@ -1,6 +1,7 @@
 package io.ttlstreams.topology;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -53,6 +54,27 @@ final class ChangeEvents {
                 .append("documentKey", documentKey)
                 .append("fullDocument", fullDocument)
                 .toJson(CANONICAL);
+    }
+
+    /** An update in a sharded collection: its document key holds the shard key fields before {@code _id}. */
+    String updateKeyed(BsonDocument documentKey, BsonDocument fullDocument) {
+        return envelope("update")
+                .append("documentKey", documentKey)
+                .append("fullDocument", fullDocument)
+                .toJson(CANONICAL);
+    }
+
+    /**
+     * A change of a document's shard key value that moves it to another shard, as MongoDB reports it (the stand-in's
+     * {@code ShardKeys}): a delete under the old document key and an insert of the new document under the new one,
+     * both at one clusterTime, as a transaction's events are.
+     */
+    List<String> moveKeyed(BsonDocument oldKey, BsonDocument newKey, BsonDocument fullDocument) {
+        BsonDocument delete = envelope("delete").append("documentKey", oldKey);
+        BsonDocument insert = envelope("insert");
+        insert.put("clusterTime", delete.get("clusterTime"));
+        insert.append("documentKey", newKey).append("fullDocument", fullDocument);
+        return List.of(delete.toJson(CANONICAL), insert.toJson(CANONICAL));
     }
 
     String update(BsonValue id, BsonDocument documentAfter) {

@@ -81,16 +81,16 @@ class NamespaceDictionaryTest {
         Map<String, Bytes> stored = refs(before, NAMESPACES);
         assertThat(stored.get("app.b").get())
                 .as("first seen: database 0, collection 0")
-                .startsWith(3, 0, 0);
-        assertThat(stored.get("apple.x").get()).startsWith(3, 1, 0);
-        assertThat(stored.get("app.a").get()).startsWith(3, 0, 1);
+                .startsWith(4, 0, 0);
+        assertThat(stored.get("apple.x").get()).startsWith(4, 1, 0);
+        assertThat(stored.get("app.a").get()).startsWith(4, 0, 1);
 
         try (TopologyFixture after = before.restarted()) {
             assertThat(refs(after, NAMESPACES)).as("restored, not renumbered").isEqualTo(stored);
             insert(after, "app.c", Duration.ofSeconds(10));
             assertThat(after.ref(Namespace.parse("app.c"), ID).orElseThrow().get())
                     .as("a new collection of a known database: the next id")
-                    .startsWith(3, 0, 2);
+                    .startsWith(4, 0, 2);
             assertThat(after.scheduled("apple.x", ID)).isPresent();
             assertThat(after.scheduled("other.x", ID))
                     .as("a namespace the task never saw")
@@ -138,7 +138,7 @@ class NamespaceDictionaryTest {
                             .ref(Namespace.parse("app.c"), ID)
                             .orElseThrow()
                             .get())
-                    .startsWith(3, 0, 2);
+                    .startsWith(4, 0, 2);
             withAppAgain.wallClockAt(Duration.ofSeconds(20));
             assertThat(namespacesOf(withAppAgain.deletes()))
                     .contains("app.c", "app.a")
