@@ -8,6 +8,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.ProductionExceptionHandler.Response;
 import org.apache.kafka.streams.errors.ProductionExceptionHandler.Result;
@@ -28,7 +29,7 @@ class SendFailureHandlerTest {
 
     SendFailureHandlerTest() {
         handler.configure(Map.of(
-                SendFailureHandler.DLQ_TOPIC_CONFIG,
+                StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG,
                 "ttl.dlq",
                 "application.id",
                 "ttl-streams",
