@@ -1,5 +1,6 @@
 package io.ttlstreams.topology;
 
+import static io.ttlstreams.topology.PoisonRecordTest.header;
 import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,12 +52,6 @@ class ProcessingFailureTest {
             }
             context.forward(record);
         }
-    }
-
-    private static String header(TestRecord<String, String> record, String name) {
-        return record.headers().lastHeader(name) == null
-                ? null
-                : new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
     }
 
     @Test
