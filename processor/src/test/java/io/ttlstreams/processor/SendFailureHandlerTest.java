@@ -2,6 +2,7 @@ package io.ttlstreams.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -19,6 +20,7 @@ class SendFailureHandlerTest {
 
     private static final int PRODUCER_LIMIT = 20_000;
 
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final SendFailureHandler handler = new SendFailureHandler();
     /** A punctuation's context: it has no source record. */
     private final ErrorHandlerContext punctuation = context(null, null, null);
@@ -34,7 +36,9 @@ class SendFailureHandlerTest {
                 "application.id",
                 "ttl-streams",
                 "max.request.size",
-                Integer.toString(PRODUCER_LIMIT)));
+                Integer.toString(PRODUCER_LIMIT),
+                TtlMetrics.REGISTRY_CONFIG,
+                registry));
     }
 
     /** The context Kafka Streams gives: a record read at {@code topic}-1@42, or a punctuation (no topic). */
@@ -99,6 +103,12 @@ class SendFailureHandlerTest {
                 headers);
     }
 
+    private double sendFailures() {
+        return registry.get(TtlMetrics.meterName(TtlMetrics.SEND_FAILURES))
+                .counter()
+                .count();
+    }
+
     private static String header(ProducerRecord<byte[], byte[]> record, String name) {
         return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
     }
@@ -120,6 +130,7 @@ class SendFailureHandlerTest {
                     .as("a punctuation has no source record")
                     .isNull();
         });
+        assertThat(sendFailures()).isEqualTo(1.0);
     }
 
     @Test
@@ -142,6 +153,7 @@ class SendFailureHandlerTest {
 
         assertThat(response.result()).isEqualTo(Result.RESUME);
         assertThat(response.deadLetterQueueRecords()).isEmpty();
+        assertThat(sendFailures()).isEqualTo(1.0);
     }
 
     @Test
@@ -150,5 +162,6 @@ class SendFailureHandlerTest {
 
         assertThat(response.result()).isEqualTo(Result.FAIL);
         assertThat(response.deadLetterQueueRecords()).isEmpty();
+        assertThat(sendFailures()).as("the thread fails instead").isZero();
     }
 }
