@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * dead-letters itself ({@link DeadLetterRoute}), so that a malformed event is dead-lettered whichever handler an
  * operator configures.
  *
- * <p>Configured from the Kafka Streams settings: the dead-letter topic ({@code errors.dead.letter.queue.topic.name}), the producer's {@code
- * max.request.size} and the meter registry ({@value TtlMetrics#REGISTRY_CONFIG}).
+ * <p>Configured from the Kafka Streams settings: the dead-letter topic ({@code errors.dead.letter.queue.topic.name}),
+ * the producer's {@code max.request.size} and the meter registry ({@value TtlMetrics#REGISTRY_CONFIG}).
  */
 public final class ProcessingFailureHandler implements ProcessingExceptionHandler {
 

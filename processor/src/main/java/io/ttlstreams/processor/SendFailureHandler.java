@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * line and the count are what is left. That is why oversized delete commands are refused before they are scheduled
  * ({@link CommandSizeBound}); this handler keeps a failure that slips through from being silent.
  *
- * <p>Configured from the Kafka Streams settings: the dead-letter topic ({@code errors.dead.letter.queue.topic.name}), {@code application.id}, the
- * producer's {@code max.request.size} and the meter registry ({@value TtlMetrics#REGISTRY_CONFIG}).
+ * <p>Configured from the Kafka Streams settings: the dead-letter topic ({@code errors.dead.letter.queue.topic.name}),
+ * {@code application.id}, the producer's {@code max.request.size} and the meter registry ({@value
+ * TtlMetrics#REGISTRY_CONFIG}).
  */
 public final class SendFailureHandler implements ProductionExceptionHandler {
 
