@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * it would look healthy while expiring nothing. Kafka Streams hands this handler exceptions only: an {@link Error}
  * (out of memory, say) fails the thread without it.
  *
- * <p>What a parser rejects is not this handler's: checking a claim and finding it false is the parser's result, which it
- * dead-letters itself ({@link DeadLetterRoute}), so that a malformed event is dead-lettered whichever handler an
+ * <p>What a parser rejects is not this handler's: checking a claim and finding it false is the parser's result, which
+ * it dead-letters itself ({@link DeadLetterRoute}), so that a malformed event is dead-lettered whichever handler an
  * operator configures.
  *
  * <p>Configured from the Kafka Streams settings: the dead-letter topic ({@code errors.dead.letter.queue.topic.name}),
