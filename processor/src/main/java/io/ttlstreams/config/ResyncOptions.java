@@ -38,7 +38,7 @@ public final class ResyncOptions {
     public static final String REWRITE_CHECK_INTERVAL_MS_DOC = "Automatic resync after a rewrite: every this many"
             + " milliseconds run lists the collections of the rules' databases on ttl.mongodb.uri (the listCollections"
             + " action) and compares each covered collection's UUID with the last list's. A collection that appeared or"
-            + " whose UUID changed was replaced ($out, $merge into a new collection, a rename into it) or dropped and"
+            + " whose UUID changed was replaced ($out, a rename into it) or dropped and"
             + " re-created (drop, dropDatabase), which the change stream does not report to the processor, or reports"
             + " before it restarts without its resume token: it is resynced, alone, ttl.resync.rewrite.delay.ms later."
             + " 0: off. Needs ttl.mongodb.uri; without it, off.";

@@ -11,7 +11,7 @@ import org.bson.BsonValue;
 /**
  * The collection UUIDs of the rules' namespaces from one check to the next, and which namespaces were rewritten in
  * between: a collection keeps its UUID for its whole life, through every insert, update and delete, and gets a new
- * one only when it is replaced (the temporary collection of {@code $out} or {@code $merge} renamed over it, any
+ * one only when it is replaced (the temporary collection of {@code $out} renamed over it, any
  * {@code renameCollection} into it) or dropped and created again ({@code drop}, {@code dropDatabase}). Those are
  * exactly the changes the processor cannot follow from the change stream alone: a rename into a watched collection is
  * reported under the source collection's namespace, and a drop invalidates the stream, which mongo-kafka 2.0.1 then
@@ -27,9 +27,7 @@ final class CollectionIdentities {
     /** Why a namespace needs a resync, as the metric's tag and the log line say it. */
     enum Reason {
         /** Present at both checks, under another UUID: replaced, or dropped and re-created in between. */
-        REPLACED(
-                "replaced",
-                "its collection UUID changed: replaced by $out or $merge, renamed into, or dropped and re-created"),
+        REPLACED("replaced", "its collection UUID changed: replaced by $out, renamed into, or dropped and re-created"),
         /** Absent at the last check, present now: re-created after a drop or dropDatabase, or created by a rename. */
         CREATED(
                 "created",
