@@ -72,6 +72,14 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String UNCHANGED = "events-unchanged";
     /** Counter: resync events older than the latest change already applied to their document, ignored. */
     public static final String RESYNC_STALE = "resyncs-stale";
+    /**
+     * Counter, per instance (not per task) and {@value #REASON_TAG}: automatic resyncs of one collection after a rewrite
+     * ({@code io.ttlstreams.resync.RewriteResync}): reason {@code replaced}, {@code created} or {@code too-large} (left
+     * out, over its size bound).
+     */
+    public static final String RESYNCS_AUTOMATIC = "resyncs-automatic";
+    /** Counter, per instance: checks of the rules' collections for a rewrite, done. */
+    public static final String REWRITE_CHECKS = "rewrite-checks";
     /** Counter: delete commands emitted again because no confirmation came in time. */
     public static final String REEMITTED = "deletes-reemitted";
     /** Counter, per rule: deletes the change stream confirmed while their command awaited confirmation. */
@@ -223,7 +231,19 @@ public final class TtlMetrics implements AutoCloseable {
 
     /** The counter of {@value #SEND_FAILURES} in {@code registry}, registered at start-up to show 0 at once. */
     public static Count sendFailures(MeterRegistry registry) {
-        return new Count(counter(registry, SEND_FAILURES, Tags.empty()));
+        return instanceCounter(registry, SEND_FAILURES, Map.of());
+    }
+
+    /**
+     * The counter {@code name} of this instance, belonging to no task, with {@code extraTags} (e.g. {@value
+     * #REASON_TAG}): for what runs beside the stream threads, such as {@link #RESYNCS_AUTOMATIC}.
+     */
+    public static Count instanceCounter(MeterRegistry registry, String name, Map<String, String> extraTags) {
+        Tags all = Tags.empty();
+        for (Map.Entry<String, String> tag : extraTags.entrySet()) {
+            all = all.and(tag.getKey(), tag.getValue());
+        }
+        return new Count(counter(registry, name, all));
     }
 
     private static Counter counter(MeterRegistry registry, String name, Tags tags) {
@@ -239,6 +259,8 @@ public final class TtlMetrics implements AutoCloseable {
             case DEAD_LETTERED -> "Records sent to the dead-letter topic";
             case PUNCTUATION_FAILURES -> "Punctuations that threw, each failing its stream thread";
             case SEND_FAILURES -> "Records the producer failed to send";
+            case RESYNCS_AUTOMATIC -> "Automatic resyncs of one collection after it was replaced or re-created";
+            case REWRITE_CHECKS -> "Checks of the rules' collections for a replacement or re-creation";
             default -> "Total " + name;
         };
     }
