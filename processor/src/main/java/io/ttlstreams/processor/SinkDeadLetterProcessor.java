@@ -68,11 +68,16 @@ public final class SinkDeadLetterProcessor implements Processor<byte[], byte[], 
         // Once per reason, not per record: a key mismatch refuses every command, and one line says it all.
         if (logged.add(reason)) {
             LOG.error(
-                    "The sink connector dead-lettered a delete command ({}, at {}), so it deleted nothing: {}. To check:"
+                    "The sink connector dead-lettered a delete command ({}, at {}), {}: {}. To check:"
                             + " {}. Further ones of this reason are counted in ttl_sink_dead_letters_total{reason=\"{}\"}"
                             + " and on /v1/status, not logged",
                     reason.label(),
                     Instant.ofEpochMilli(record.timestamp()),
+                    reason.notTheCommands()
+                            ? "which failed for a reason not its own (it may have been applied: its confirmation"
+                                    + " decides; unconfirmed commands wait without spending attempts, new ones are"
+                                    + " paced)"
+                            : "so it deleted nothing",
                     message == null
                             ? "no " + SinkDeadLetterReason.MESSAGE_HEADER + " header"
                             : DeadLetters.cut(message, MAX_LOGGED_CHARS),

@@ -109,8 +109,9 @@ public final class TtlMetrics implements AutoCloseable {
      */
     public static final String DELETES_NOT_CAUSED = "deletes-not-caused";
     /**
-     * Counter, per {@code reason}: delete commands the sink connector dead-lettered to {@code ttl.sink.dlq} (refused
-     * by the sink guard, or rejected by MongoDB), which deleted nothing.
+     * Counter, per {@code reason}: delete commands the sink connector dead-lettered to {@code ttl.sink.dlq}: refused
+     * by the sink guard or rejected by MongoDB, which deleted nothing, or failed for a reason not their own (a
+     * write-concern error, an unreachable MongoDB), which their confirmation decides.
      */
     public static final String SINK_DEAD_LETTERS = "sink-dead-letters";
     /**
