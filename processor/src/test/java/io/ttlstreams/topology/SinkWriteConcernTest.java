@@ -36,13 +36,6 @@ class SinkWriteConcernTest {
     private static final String WRITE_CONCERN_MESSAGE = "v=1, code=64, codeName=WriteConcernFailed,"
             + " message=waiting for replication timed out, details={\"wtimeout\": true}";
 
-    private static TopologyFixture fixture() {
-        return new TopologyFixture(TopologyFixture.sessionsSettings(
-                SchedulerOptions.CONFIRM_TIMEOUT_MS_CONFIG, "10000",
-                SchedulerOptions.CONFIRM_MAX_ATTEMPTS_CONFIG, "2",
-                ConnectOptions.CONNECT_SINK_RECOVERY_MS_CONFIG, "30000"));
-    }
-
     private static TestRecord<byte[], byte[]> deadLetter(String message, String exceptionClass, Instant parkedAt) {
         RecordHeaders headers = new RecordHeaders();
         headers.add("__connect.errors.exception.message", message.getBytes(StandardCharsets.UTF_8));
@@ -59,7 +52,12 @@ class SinkWriteConcernTest {
                 ConnectorConfigs.SINK_DLQ_TOPIC, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
-    private static void insertDueIn1s(TopologyFixture fixture) {
+    /** A fixture whose one document, due at 1 s, got its first delete command then; close it. */
+    private static TopologyFixture firstCommandSent() {
+        TopologyFixture fixture = new TopologyFixture(TopologyFixture.sessionsSettings(
+                SchedulerOptions.CONFIRM_TIMEOUT_MS_CONFIG, "10000",
+                SchedulerOptions.CONFIRM_MAX_ATTEMPTS_CONFIG, "2",
+                ConnectOptions.CONNECT_SINK_RECOVERY_MS_CONFIG, "30000"));
         fixture.input("app.sessions")
                 .pipeInput(
                         ChangeEvents.key(ID),
@@ -70,14 +68,14 @@ class SinkWriteConcernTest {
                                                 "expireAt",
                                                 new BsonDateTime(
                                                         START.plusSeconds(1).toEpochMilli()))));
+        fixture.wallClockAt(Duration.ofSeconds(1));
+        assertThat(fixture.deletes()).as("the first command").hasSize(1);
+        return fixture;
     }
 
     @Test
     void shouldSpendNoAttemptWhileTheSinkReportsWriteConcernErrorsAndCountNoRefusal() {
-        try (TopologyFixture fixture = fixture()) {
-            insertDueIn1s(fixture);
-            fixture.wallClockAt(Duration.ofSeconds(1));
-            assertThat(fixture.deletes()).as("the first command").hasSize(1);
+        try (TopologyFixture fixture = firstCommandSent()) {
 
             // The sink applied it on the primary, but w:majority timed out: the command is parked.
             fixture.wallClockAt(Duration.ofMillis(1_100));
@@ -115,10 +113,7 @@ class SinkWriteConcernTest {
 
     @Test
     void shouldRetryAsUsualWhenTheWriteConcernDeadLettersAreOld() {
-        try (TopologyFixture fixture = fixture()) {
-            insertDueIn1s(fixture);
-            fixture.wallClockAt(Duration.ofSeconds(1));
-            assertThat(fixture.deletes()).hasSize(1);
+        try (TopologyFixture fixture = firstCommandSent()) {
 
             // Read again long after it was written (a new consumer group, say): it tells nothing of the sink now.
             sinkDlq(fixture)
@@ -131,10 +126,7 @@ class SinkWriteConcernTest {
 
     @Test
     void shouldCountAnUnreachableMongoDbAsNotTheCommandsOwnWhenASinkParksIt() {
-        try (TopologyFixture fixture = fixture()) {
-            insertDueIn1s(fixture);
-            fixture.wallClockAt(Duration.ofSeconds(1));
-            assertThat(fixture.deletes()).hasSize(1);
+        try (TopologyFixture fixture = firstCommandSent()) {
 
             // A sink configured errors.tolerance=all alone parks a whole batch when no primary is found.
             sinkDlq(fixture)

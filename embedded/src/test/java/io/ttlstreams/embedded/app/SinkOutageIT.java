@@ -66,11 +66,7 @@ class SinkOutageIT {
 
     /** MongoDB's test hook: every {@code delete} command fails as on a primary that stepped down, until turned off. */
     private void failDeletes(boolean on) {
-        Document command = new Document("configureFailPoint", "failCommand").append("mode", on ? "alwaysOn" : "off");
-        if (on) {
-            command.append("data", new Document("failCommands", List.of("delete")).append("errorCode", 10107));
-        }
-        PIPELINE.mongo().getDatabase("admin").runCommand(command);
+        failPointOnDeletes(on ? new Document("errorCode", 10107) : null);
     }
 
     /**
@@ -78,19 +74,52 @@ class SinkOutageIT {
      * times out with members down or lagging, until turned off.
      */
     private void writeConcernErrorsOnDeletes(boolean on) {
-        Document command = new Document("configureFailPoint", "failCommand").append("mode", on ? "alwaysOn" : "off");
-        if (on) {
-            command.append(
-                    "data",
-                    new Document("failCommands", List.of("delete"))
-                            .append(
-                                    "writeConcernError",
-                                    new Document("code", 64)
-                                            .append("codeName", "WriteConcernFailed")
-                                            .append("errmsg", "waiting for replication timed out")
-                                            .append("errInfo", new Document("wtimeout", true))));
+        failPointOnDeletes(
+                on
+                        ? new Document(
+                                "writeConcernError",
+                                new Document("code", 64)
+                                        .append("codeName", "WriteConcernFailed")
+                                        .append("errmsg", "waiting for replication timed out")
+                                        .append("errInfo", new Document("wtimeout", true)))
+                        : null);
+    }
+
+    /** The {@code failCommand} fail point on every {@code delete}, failing it as {@code how} says; null: off. */
+    private static void failPointOnDeletes(Document how) {
+        Document command =
+                new Document("configureFailPoint", "failCommand").append("mode", how == null ? "off" : "alwaysOn");
+        if (how != null) {
+            Document data = new Document("failCommands", List.of("delete"));
+            data.putAll(how);
+            command.append("data", data);
         }
         PIPELINE.mongo().getDatabase("admin").runCommand(command);
+    }
+
+    /** Inserts {@link #DOCUMENTS} documents expiring at {@code deadline}, named {@code prefix} and a number. */
+    private static List<String> insertDue(String prefix, Instant deadline) {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < DOCUMENTS; i++) {
+            ids.add(prefix + i);
+            PIPELINE.collection(SESSIONS)
+                    .insertOne(new Document("_id", ids.get(i)).append("expireAt", Date.from(deadline)));
+        }
+        return ids;
+    }
+
+    /**
+     * Once the fault is off: every document gone, every delete confirmed by its change event since {@code confirmed}
+     * was read, and none given up on since {@code unconfirmed} was.
+     */
+    private void assertDeletedAndConfirmed(List<String> ids, double confirmed, double unconfirmed) {
+        await("every document deleted once deletes succeed again").atMost(WAIT).until(() -> present(ids) == 0);
+        await("every delete confirmed by its change event")
+                .atMost(WAIT)
+                .until(() -> total(TtlMetrics.CONFIRMED) - confirmed, count -> count == DOCUMENTS);
+        assertThat(total(TtlMetrics.UNCONFIRMED) - unconfirmed)
+                .as("deletes given up on")
+                .isZero();
     }
 
     /** The sink's dead letters this instance counted with {@code reason}. */
@@ -114,16 +143,12 @@ class SinkOutageIT {
             throws Exception {
         double confirmed = total(TtlMetrics.CONFIRMED);
         double unconfirmed = total(TtlMetrics.UNCONFIRMED);
-        List<String> ids = new ArrayList<>();
         AtomicBoolean sinkFailed = new AtomicBoolean();
         Instant deadline = ExpiryProbe.deadlineIn(2);
         failDeletes(true);
+        List<String> ids;
         try {
-            for (int i = 0; i < DOCUMENTS; i++) {
-                ids.add("outage-" + i);
-                PIPELINE.collection(SESSIONS)
-                        .insertOne(new Document("_id", ids.get(i)).append("expireAt", Date.from(deadline)));
-            }
+            ids = insertDue("outage-", deadline);
             Instant cleared = deadline.plus(OUTAGE);
             await("every document still present while MongoDB refuses deletes, until " + cleared)
                     .atMost(Duration.between(Instant.now(), cleared).plus(WAIT))
@@ -143,13 +168,7 @@ class SinkOutageIT {
             failDeletes(false);
         }
 
-        await("every document deleted once deletes succeed again").atMost(WAIT).until(() -> present(ids) == 0);
-        await("every delete confirmed by its change event")
-                .atMost(WAIT)
-                .until(() -> total(TtlMetrics.CONFIRMED) - confirmed, count -> count == DOCUMENTS);
-        assertThat(total(TtlMetrics.UNCONFIRMED) - unconfirmed)
-                .as("deletes given up on")
-                .isZero();
+        assertDeletedAndConfirmed(ids, confirmed, unconfirmed);
         assertThat(sinkFailed)
                 .as("the sink's task seen FAILED on NotWritablePrimary (then restarted)")
                 .isTrue();
@@ -162,15 +181,11 @@ class SinkOutageIT {
         double unconfirmed = total(TtlMetrics.UNCONFIRMED);
         double refused = sinkDeadLetters("mongodb");
         double writeConcern = sinkDeadLetters("write-concern");
-        List<String> ids = new ArrayList<>();
         Instant deadline = ExpiryProbe.deadlineIn(2);
         writeConcernErrorsOnDeletes(true);
+        List<String> ids;
         try {
-            for (int i = 0; i < DOCUMENTS; i++) {
-                ids.add("write-concern-" + i);
-                PIPELINE.collection(SESSIONS)
-                        .insertOne(new Document("_id", ids.get(i)).append("expireAt", Date.from(deadline)));
-            }
+            ids = insertDue("write-concern-", deadline);
             Instant cleared = deadline.plus(OUTAGE);
             await("every command parked as a write-concern error, none before its deadline, until " + cleared)
                     .atMost(Duration.between(Instant.now(), cleared).plus(WAIT))
@@ -190,13 +205,7 @@ class SinkOutageIT {
             writeConcernErrorsOnDeletes(false);
         }
 
-        await("every document deleted").atMost(WAIT).until(() -> present(ids) == 0);
-        await("every delete confirmed by its change event")
-                .atMost(WAIT)
-                .until(() -> total(TtlMetrics.CONFIRMED) - confirmed, count -> count == DOCUMENTS);
-        assertThat(total(TtlMetrics.UNCONFIRMED) - unconfirmed)
-                .as("deletes given up on")
-                .isZero();
+        assertDeletedAndConfirmed(ids, confirmed, unconfirmed);
         assertThat(sinkDeadLetters("mongodb") - refused)
                 .as("commands counted as refused by MongoDB")
                 .isZero();
