@@ -32,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * the due entries, not in the size of the schedule. A due deadline emits the delete command and its entry stays
  * where it is, awaiting its first confirmation ({@link ExpirySchedule#awaitFirstConfirmation}); the document's
  * delete event confirms it; a first confirmation that does not come in time is handed over again by the next drains
- * ({@link ExpirySchedule#drainDue}), and then moves to the confirmations timeline as it emits the command again, with a doubling wait, until the attempts are spent. Each run is bounded in entries and in
- * time, throttled when asked and paced while the sink does not write ({@link EmissionPacer}), so a backlog drains over several runs while records keep being processed.
+ * ({@link ExpirySchedule#drainDue}), and then moves to the confirmations timeline as it emits the command again,
+ * with a doubling wait, until the attempts are spent. Each run is bounded in entries and in time, throttled when
+ * asked, and paced while the sink does not write and as it recovers ({@link EmissionPacer}), so a backlog drains over
+ * several runs while records keep being processed.
  *
  * <p>With read-back ({@link SchedulerSettings#readBack()}), a confirmation that does not come in time first asks
  * MongoDB what the document holds, off the stream thread, and the entry waits one more confirmation timeout for the
