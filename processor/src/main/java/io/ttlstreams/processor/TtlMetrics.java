@@ -51,6 +51,12 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String DEAD_LETTERED = "events-dead-lettered";
     /** Counter, per instance (not per task: the failure ends the task's thread): punctuations that threw. */
     public static final String PUNCTUATION_FAILURES = "punctuation-failures";
+    /**
+     * Counter, per instance (Kafka Streams' handler counts it, outside the tasks whose meters go when they move):
+     * records the producer failed to send, which {@code SendFailureHandler} had dead-lettered, or dropped if a dead
+     * letter itself.
+     */
+    public static final String SEND_FAILURES = "send-failures";
     /** Counter: events of operation types that do not affect expiry. */
     public static final String SKIPPED = "events-skipped";
     /** Counter: events older than a drop of their namespace, ignored. */
@@ -168,11 +174,15 @@ public final class TtlMetrics implements AutoCloseable {
 
     /** Metrics of the task the given processor context belongs to, in the registry its configs carry. */
     public static TtlMetrics forTask(ProcessingContext context) {
-        return forTask(
-                context.appConfigs().get(REGISTRY_CONFIG) instanceof MeterRegistry registry
-                        ? registry
-                        : Metrics.globalRegistry,
-                context.taskId().toString());
+        return forTask(registry(context.appConfigs()), context.taskId().toString());
+    }
+
+    /**
+     * The registry that Kafka Streams' {@code configs} carry ({@value #REGISTRY_CONFIG}), as the processors and the
+     * exception handlers are given them; Micrometer's global registry without one.
+     */
+    public static MeterRegistry registry(Map<String, ?> configs) {
+        return configs.get(REGISTRY_CONFIG) instanceof MeterRegistry registry ? registry : Metrics.globalRegistry;
     }
 
     /** Metrics of task {@code taskId} in {@code registry}. */
@@ -217,6 +227,11 @@ public final class TtlMetrics implements AutoCloseable {
         return new Count(counter(registry, PUNCTUATION_FAILURES, Tags.empty()));
     }
 
+    /** The counter of {@value #SEND_FAILURES} in {@code registry}, registered at start-up to show 0 at once. */
+    public static Count sendFailures(MeterRegistry registry) {
+        return new Count(counter(registry, SEND_FAILURES, Tags.empty()));
+    }
+
     private static Counter counter(MeterRegistry registry, String name, Tags tags) {
         return Counter.builder(meterName(name))
                 .description(help(name))
@@ -229,6 +244,7 @@ public final class TtlMetrics implements AutoCloseable {
         return switch (name) {
             case DEAD_LETTERED -> "Records sent to the dead-letter topic";
             case PUNCTUATION_FAILURES -> "Punctuations that threw, each failing its stream thread";
+            case SEND_FAILURES -> "Records the producer failed to send";
             default -> "Total " + name;
         };
     }
