@@ -215,6 +215,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return SchedulerOptions.maxDeletesPerSecond(this);
     }
 
+    /** Delete commands each task emits per second while the sink does not write, before it ramps up again. */
+    public int outageDeletesPerSecond() {
+        return getInt(SchedulerOptions.OUTAGE_DELETES_PER_SECOND_CONFIG);
+    }
+
     /** The key that signs delete commands; empty when commands go unsigned. */
     public Optional<SigningKey> commandSigningKey() {
         return commandSigningKey;

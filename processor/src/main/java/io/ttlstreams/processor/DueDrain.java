@@ -32,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * the due entries, not in the size of the schedule. A due deadline emits the delete command and its entry stays
  * where it is, awaiting its first confirmation ({@link ExpirySchedule#awaitFirstConfirmation}); the document's
  * delete event confirms it; a first confirmation that does not come in time is handed over again by the next drains
- * ({@link ExpirySchedule#drainDue}), and then moves to the confirmations timeline as it emits the command again, with a doubling wait, until the attempts are spent. Each run is bounded in entries and in
- * time, and throttled when asked, so a backlog drains over several runs while records keep being processed.
+ * ({@link ExpirySchedule#drainDue}), and then moves to the confirmations timeline as it emits the command again,
+ * with a doubling wait, until the attempts are spent. Each run is bounded in entries and in time, throttled when
+ * asked, and paced while the sink does not write and as it recovers ({@link EmissionPacer}), so a backlog drains over
+ * several runs while records keep being processed.
  *
  * <p>With read-back ({@link SchedulerSettings#readBack()}), a confirmation that does not come in time first asks
  * MongoDB what the document holds, off the stream thread, and the entry waits one more confirmation timeout for the
@@ -58,6 +60,7 @@ final class DueDrain implements AutoCloseable {
     private final CommandSizeBound commandBound;
     private final ExpirySchedule schedule;
     private final Optional<DeleteThrottle> throttle;
+    private final EmissionPacer pacer;
     private final RuleCheck rules;
     private final Admission guard;
     private final SchedulerSensors sensors;
@@ -78,6 +81,7 @@ final class DueDrain implements AutoCloseable {
             CommandSizeBound commandBound,
             ExpirySchedule schedule,
             Optional<DeleteThrottle> throttle,
+            EmissionPacer pacer,
             RuleCheck rules,
             Admission guard,
             SchedulerSensors sensors,
@@ -91,6 +95,7 @@ final class DueDrain implements AutoCloseable {
         this.commandBound = commandBound;
         this.schedule = schedule;
         this.throttle = throttle;
+        this.pacer = pacer;
         this.rules = rules;
         this.guard = guard;
         this.sensors = sensors;
@@ -113,6 +118,7 @@ final class DueDrain implements AutoCloseable {
         if (throttle.isPresent()) {
             budget = Math.min(budget, throttle.get().available(now));
         }
+        budget = pacer.budget(now, settings.sink().writing(now), budget);
         PunctuationBudget run = new PunctuationBudget(budget, startedNanos, maxNanos, settings.nanoClock());
         readBackAnswers(now, run);
         notices(now, startedNanos, maxNanos);
@@ -139,6 +145,7 @@ final class DueDrain implements AutoCloseable {
             sensors.emittedCounted(now);
         }
         throttle.ifPresent(t -> t.consume(now, run.commands()));
+        pacer.ran(run.commands(), run.spent());
         if (run.commands() > 0) {
             LOG.debug("Punctuation at {} in task {} emitted {} delete commands", now, context.taskId(), run.commands());
         }
@@ -326,7 +333,7 @@ final class DueDrain implements AutoCloseable {
      * it, and an outage must not use up the attempts.
      */
     private void retryOrGiveUp(Bytes key, Bytes ref, ScheduleEntry entry, long now, PunctuationBudget run) {
-        if (!settings.sink().writing()) {
+        if (!settings.sink().writing(now)) {
             waitAnotherTimeout(key, entry, now);
             return;
         }

@@ -134,11 +134,18 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         Optional<DeleteThrottle> throttle = config.maxDeletesPerSecond().stream()
                 .mapToObj(limit -> new DeleteThrottle(throttleShare(limit)))
                 .findFirst();
+        EmissionPacer pacer = new EmissionPacer(
+                config.outageDeletesPerSecond(),
+                (long) config.punctuateMaxEntries()
+                        * Math.max(1, 1_000 / config.punctuateInterval().toMillis()),
+                metrics.counter(TtlMetrics.EMISSIONS_PACED),
+                context.taskId());
         this.drain = new DueDrain(
                 settings,
                 commandBound,
                 schedule,
                 throttle,
+                pacer,
                 reconciler,
                 guard,
                 sensors,

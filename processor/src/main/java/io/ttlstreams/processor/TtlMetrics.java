@@ -123,10 +123,16 @@ public final class TtlMetrics implements AutoCloseable {
      */
     public static final String DELETES_NOT_CAUSED = "deletes-not-caused";
     /**
-     * Counter, per {@code reason}: delete commands the sink connector dead-lettered to {@code ttl.sink.dlq} (refused
-     * by the sink guard, or rejected by MongoDB), which deleted nothing.
+     * Counter, per {@code reason}: delete commands the sink connector dead-lettered to {@code ttl.sink.dlq}: refused
+     * by the sink guard or rejected by MongoDB, which deleted nothing, or failed for a reason not their own (a
+     * write-concern error, an unreachable MongoDB), which their confirmation decides.
      */
     public static final String SINK_DEAD_LETTERS = "sink-dead-letters";
+    /**
+     * Counter: punctuations whose due delete commands the outage pacer held back for later ones, while the sink did
+     * not write or recovered ({@code EmissionPacer}).
+     */
+    public static final String EMISSIONS_PACED = "emissions-paced";
     /** Distribution, per rule: delete command emitted minus deadline (see {@link #lag}). */
     public static final String EXPIRY_LAG = "expiry-lag";
     /** Distribution, per rule: the change stream's delete event minus the deadline, for confirmed deletes. */

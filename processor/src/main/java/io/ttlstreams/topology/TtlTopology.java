@@ -15,6 +15,7 @@ import io.ttlstreams.processor.ProcessingFailureHandler;
 import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.processor.SendFailureHandler;
 import io.ttlstreams.processor.SinkDeadLetterProcessor;
+import io.ttlstreams.processor.SinkWriteFailures;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.serde.ChangeEventSerde;
@@ -158,8 +159,12 @@ public final class TtlTopology {
                 CONTROL_PARSER,
                 () -> new ControlEventProcessor(window, sourceClock, deadLetters, OUTPUTS),
                 CONTROL_SOURCE);
+        // What the sink's dead letters say of its writes, for the scheduler beside what the connector monitor says.
+        SinkWriteFailures writeFailures = new SinkWriteFailures(config.sinkRecovery());
+        SchedulerSettings scheduling = settings.withSink(settings.sink().and(writeFailures));
         // The supplier brings the scheduler's stores (ProcessorSupplier#stores), so they are attached with it.
-        topology.addProcessor(SCHEDULER, ExpirySchedulerProcessor.supplier(settings, OUTPUTS), PARSER, CONTROL_PARSER);
+        topology.addProcessor(
+                SCHEDULER, ExpirySchedulerProcessor.supplier(scheduling, OUTPUTS), PARSER, CONTROL_PARSER);
         topology.addSink(
                 DELETES_SINK,
                 config.deleteTopic(),
@@ -185,7 +190,7 @@ public final class TtlTopology {
                 new ByteArrayDeserializer(),
                 new ByteArrayDeserializer(),
                 ConnectorConfigs.SINK_DLQ_TOPIC);
-        topology.addProcessor(SINK_DLQ_COUNTER, SinkDeadLetterProcessor::new, SINK_DLQ_SOURCE);
+        topology.addProcessor(SINK_DLQ_COUNTER, () -> new SinkDeadLetterProcessor(writeFailures), SINK_DLQ_SOURCE);
         return topology;
     }
 
