@@ -1,6 +1,7 @@
 package io.ttlstreams.connect;
 
 import io.ttlstreams.config.SourceProfile;
+import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.rules.PartialFilter;
 import io.ttlstreams.rules.TtlRule;
 import java.util.ArrayList;
@@ -49,6 +50,33 @@ public final class ChangeStreamPipeline {
     /** The change event's pre-image, which expired records with the document need. */
     static final String PRE_IMAGE = "fullDocumentBeforeChange";
 
+    /**
+     * The marker that replaces a pre-image larger than {@link #PRE_IMAGE_MAX_BYTES}: the pre-image projected to
+     * {@link #documentPaths} ({@code _id} and every field the rules read), so that the processor can still tell the
+     * command's delete from another writer's, and its expired record says the document was too large to carry.
+     */
+    public static final String PRE_IMAGE_TOO_LARGE = "fullDocumentBeforeChangeTooLarge";
+
+    /**
+     * The largest pre-image an event carries whole, in bytes of BSON ({@code $bsonSize}). A whole document of up to
+     * 16 MiB in the event would fail the change stream at 16 MiB + 16 KiB (BSONObjectTooLarge, at every resume) and
+     * exceed any producer's {@code max.request.size}; 256 KiB keeps the largest event, as extended JSON in the worst
+     * case, within what the source connector's producer is rendered to send ({@link #maxRecordBytes}).
+     */
+    public static final int PRE_IMAGE_MAX_BYTES = 256 * 1024;
+
+    /**
+     * What the record's key and value are allowed for the fields the rules read, in bytes of BSON: twice this (the
+     * document's in {@code fullDocument}, and the marker's) is what the rendered producer limit leaves them. These
+     * are dates, numbers and the values partial filters compare, far smaller in any sane collection; an event whose
+     * rule fields are larger may still exceed the limit, and Connect skips it ({@code errors.tolerance=all}): that
+     * document is not scheduled, late and never early.
+     */
+    static final int RULE_FIELDS_ALLOWANCE_BYTES = 64 * 1024;
+
+    /** The event's own fields around the documents: operation type, namespace, rename target, times, field names. */
+    private static final int EVENT_OVERHEAD_BYTES = 1024;
+
     /** Namespace-wide events that carry no {@code ns.coll}, which a collection filter would otherwise drop. */
     private static final List<String> DATABASE_WIDE_TYPES = List.of("dropDatabase", "invalidate");
 
@@ -63,17 +91,24 @@ public final class ChangeStreamPipeline {
      * @param rules the rules whose namespaces lie in the connector's database; at least one
      * @param maxDocumentKeyBytes the largest document key, in bytes of BSON, whose events pass
      * @param preImages whether some rule's expired records carry the pre-image: the projection then keeps {@code
-     *     fullDocumentBeforeChange}, the whole of it, which the connector adds to delete events
+     *     fullDocumentBeforeChange}, whole up to {@link #PRE_IMAGE_MAX_BYTES} and else as the {@link #PRE_IMAGE_TOO_LARGE} marker
      */
     static String json(List<TtlRule> rules, int maxDocumentKeyBytes, SourceProfile profile, boolean preImages) {
         List<BsonDocument> stages;
         if (profile.requiresFixedPipeline()) {
             stages = COSMOS_PIPELINE;
         } else if (profile.takesFullPipeline()) {
-            stages = List.of(
-                    new BsonDocument("$match", match(rules)),
-                    new BsonDocument("$match", keySizeMatch(maxDocumentKeyBytes)),
-                    new BsonDocument("$project", projection(rules, preImages)));
+            stages = new ArrayList<>();
+            stages.add(new BsonDocument("$match", match(rules)));
+            stages.add(new BsonDocument("$match", keySizeMatch(maxDocumentKeyBytes)));
+            if (preImages) {
+                // A copy of the pre-image, which the projection cuts down to the rules' fields: the marker.
+                stages.add(new BsonDocument("$addFields", new BsonDocument(PRE_IMAGE_TOO_LARGE, fieldPath(PRE_IMAGE))));
+            }
+            stages.add(new BsonDocument("$project", projection(rules, preImages)));
+            if (preImages) {
+                stages.add(new BsonDocument("$set", preImageBound()));
+            }
         } else {
             // $expr and $bsonSize are not among what these services document for change streams: the processor's
             // own bound (it dead-letters larger keys) is what remains.
@@ -104,6 +139,26 @@ public final class ChangeStreamPipeline {
      */
     public static List<String> cosmosStages() {
         return COSMOS_PIPELINE.stream().map(stage -> stage.toJson(COMPACT)).toList();
+    }
+
+    /**
+     * The largest source record (key and value, as extended JSON) the pipeline can produce, which the
+     * source connector's producer is rendered to send ({@code producer.override.max.request.size}) and its topics to
+     * take ({@code max.message.bytes}): the pre-image (at most {@link #PRE_IMAGE_MAX_BYTES}) or else the marker
+     * (its rule fields), the rule fields of {@code fullDocument} ({@link #RULE_FIELDS_ALLOWANCE_BYTES} each), the document key four times
+     * (the record key, {@code documentKey}, the resume token, which encodes it, and {@code _id}) and the event's own
+     * fields, times the most one byte of BSON becomes as extended JSON ({@link CanonicalJson#MAX_GROWTH}).
+     * Typical documents grow by a fraction, not sixteenfold: the bound is what can be proven, not what is expected.
+     *
+     * @param maxDocumentKeyBytes the largest document key an event passes, in bytes of BSON
+     * @param preImages whether the events carry pre-images (or their markers)
+     */
+    public static int maxRecordBytes(int maxDocumentKeyBytes, boolean preImages) {
+        long bson = (preImages ? (long) PRE_IMAGE_MAX_BYTES + RULE_FIELDS_ALLOWANCE_BYTES : 0)
+                + RULE_FIELDS_ALLOWANCE_BYTES
+                + 4L * maxDocumentKeyBytes
+                + EVENT_OVERHEAD_BYTES;
+        return Math.toIntExact(bson * CanonicalJson.MAX_GROWTH);
     }
 
     /** The exact collections the rules name, in rule order; empty when some rule covers the whole database. */
@@ -189,7 +244,33 @@ public final class ChangeStreamPipeline {
             projection.append(PRE_IMAGE, new BsonInt32(1));
         }
         documentPaths(rules).forEach(path -> projection.append("fullDocument." + path, new BsonInt32(1)));
+        if (preImages) {
+            documentPaths(rules).forEach(path -> projection.append(PRE_IMAGE_TOO_LARGE + "." + path, new BsonInt32(1)));
+        }
         return projection;
+    }
+
+    /**
+     * Keeps either the whole pre-image, when {@code $bsonSize} (MongoDB 4.4+) gives at most {@link
+     * #PRE_IMAGE_MAX_BYTES}, or the marker, never both. An event without a pre-image has neither: the size of a
+     * missing value is null, which sorts before every number, and a missing value sets nothing.
+     */
+    private static BsonDocument preImageBound() {
+        BsonDocument fits = new BsonDocument(
+                "$lte",
+                new BsonArray(List.of(
+                        new BsonDocument("$bsonSize", fieldPath(PRE_IMAGE)), new BsonInt32(PRE_IMAGE_MAX_BYTES))));
+        BsonString remove = new BsonString("$$REMOVE");
+        return new BsonDocument(PRE_IMAGE, cond(fits, fieldPath(PRE_IMAGE), remove))
+                .append(PRE_IMAGE_TOO_LARGE, cond(fits, remove, fieldPath(PRE_IMAGE_TOO_LARGE)));
+    }
+
+    private static BsonDocument cond(BsonValue condition, BsonValue then, BsonValue otherwise) {
+        return new BsonDocument("$cond", new BsonArray(List.of(condition, then, otherwise)));
+    }
+
+    private static BsonString fieldPath(String field) {
+        return new BsonString("$" + field);
     }
 
     /** Field paths of a partial filter: keys outside operators, and those inside {@code $and}'s and {@code $or}'s. */

@@ -57,8 +57,14 @@ public final class ChangeEventParser {
 
     private static final BsonDocumentCodec KEY_CODEC = new BsonDocumentCodec();
     /** The event's fields this parser reads, besides {@code fullDocument}. */
-    private static final Set<String> EVENT_FIELDS =
-            Set.of("operationType", "ns", "documentKey", "clusterTime", "wallTime", "fullDocumentBeforeChange");
+    private static final Set<String> EVENT_FIELDS = Set.of(
+            "operationType",
+            "ns",
+            "documentKey",
+            "clusterTime",
+            "wallTime",
+            "fullDocumentBeforeChange",
+            ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE);
 
     private static final String FULL_DOCUMENT = "fullDocument";
     private static final String DOCUMENT_ID = "_id";
@@ -151,7 +157,19 @@ public final class ChangeEventParser {
         BsonTimestamp clusterTime = clusterTimeOf(topic, event);
         Instant eventTime = eventTimeOf(topic, event, clusterTime, recordTimestamp);
         BsonDocument before = operationType.isNamespaceWide() ? null : beforeChangeOf(topic, event);
-        return new ChangeEvent(operationType, namespace, documentKey, fullDocument, eventTime, clusterTime, before);
+        BsonDocument marker = operationType.isNamespaceWide() ? null : preImageMarkerOf(topic, event);
+        if (before != null && marker != null) {
+            throw invalid(topic, "it has both a pre-image and the marker of one too large to carry");
+        }
+        return new ChangeEvent(
+                operationType,
+                namespace,
+                documentKey,
+                fullDocument,
+                eventTime,
+                clusterTime,
+                marker != null ? marker : before,
+                marker != null);
     }
 
     /** Of a document, the top-level fields of {@code paths}, each whole. */
@@ -265,6 +283,17 @@ public final class ChangeEventParser {
         BsonValue before =
                 optional(topic, event, "fullDocumentBeforeChange", "fullDocumentBeforeChange", BsonType.DOCUMENT);
         return before == null ? null : before.asDocument();
+    }
+
+    /**
+     * The marker the source pipeline puts in place of a pre-image too large to carry ({@link
+     * ChangeStreamPipeline#PRE_IMAGE_TOO_LARGE}): the pre-image's {@code _id} and the fields the rules read; null
+     * when the event has none.
+     */
+    private static BsonDocument preImageMarkerOf(String topic, BsonDocument event) {
+        String field = ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE;
+        BsonValue marker = optional(topic, event, field, field, BsonType.DOCUMENT);
+        return marker == null ? null : marker.asDocument();
     }
 
     private static BsonDocument fullDocumentOf(String topic, BsonDocument event) {

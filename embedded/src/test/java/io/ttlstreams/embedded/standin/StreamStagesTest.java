@@ -9,7 +9,9 @@ import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ChangeStreamPipeline;
 import io.ttlstreams.connect.ConnectorConfigs;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
@@ -29,12 +31,14 @@ class StreamStagesTest {
     private static final int MAX_KEY_BYTES = 64;
 
     /** The production pipeline for one field rule with a partial filter on {@code app.sessions}. */
-    private static List<Document> productionStages() {
-        TtlStreamsConfig config = TestConfigs.config(
+    private static List<Document> productionStages(String... settings) {
+        List<String> all = new ArrayList<>(List.of(
                 "ttl.rule.sessions.partial.filter",
                 "{\"meta.kind\": \"web\"}",
                 "ttl.document.key.max.bytes",
-                Integer.toString(MAX_KEY_BYTES));
+                Integer.toString(MAX_KEY_BYTES)));
+        all.addAll(List.of(settings));
+        TtlStreamsConfig config = TestConfigs.config(all.toArray(String[]::new));
         String pipeline = ConnectorConfigs.render(config, "mongodb://localhost", false)
                 .sources()
                 .get(0)
@@ -176,6 +180,43 @@ class StreamStagesTest {
                     .as(comparison)
                     .isEqualTo(List.of("$lte", "$gte", "$eq").contains(comparison));
         }
+    }
+
+    @Test
+    void shouldReplaceAPreImageLargerThanTheBoundByItsRuleFieldsWhenThePipelineKeepsPreImages() {
+        List<Document> stages =
+                productionStages("ttl.expired.topic", "ttl.expired", "ttl.rule.sessions.expired.document", "pre-image");
+        assertThat(stages)
+                .extracting(stage -> stage.keySet().iterator().next())
+                .containsExactly("$match", "$match", "$addFields", "$project", "$set");
+        StreamStages compiled = new StreamStages(stages, StreamStagesTest::general);
+        // As the stand-in stores them: a date is an Instant.
+        Instant expireAt = Instant.ofEpochMilli(5_000);
+        Document small = session(1L).append("expireAt", expireAt);
+        Document large = session(2L)
+                .append("expireAt", expireAt)
+                .append("payload", "x".repeat(ChangeStreamPipeline.PRE_IMAGE_MAX_BYTES));
+
+        Document kept = compiled.apply(
+                        event("delete", "sessions", 1L, Optional.empty()).append("fullDocumentBeforeChange", small))
+                .orElseThrow();
+        Document replaced = compiled.apply(
+                        event("delete", "sessions", 2L, Optional.empty()).append("fullDocumentBeforeChange", large))
+                .orElseThrow();
+        Document none =
+                compiled.apply(event("insert", "sessions", 3L, session(3L))).orElseThrow();
+
+        assertThat(kept.get("fullDocumentBeforeChange")).isEqualTo(small);
+        assertThat(kept).doesNotContainKey(ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE);
+        assertThat(replaced).doesNotContainKey("fullDocumentBeforeChange");
+        assertThat(sorted(replaced.get(ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE)))
+                .as("the marker: the _id and what the rules read, nothing else")
+                .isEqualTo(sorted(new Document("_id", 2L)
+                        .append("expireAt", expireAt)
+                        .append("meta", new Document("kind", "web"))));
+        assertThat(none)
+                .doesNotContainKeys("fullDocumentBeforeChange", ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE)
+                .containsKey("fullDocument");
     }
 
     @Test
