@@ -23,8 +23,10 @@ import org.bson.json.JsonWriterSettings;
  * The change-stream pipeline of one source connector, as its {@link SourceProfile} accepts it. On MongoDB: a {@code $match} that keeps the operations and
  * namespaces the processor acts on, a {@code $match} that drops events whose document key is larger than the
  * processor schedules (its {@code ttl.document.key.max.bytes}: such an event could exceed what the connector may
- * produce and fail its task), and a {@code $project} that keeps only the fields it reads, so that large documents
- * never cross Kafka. Services that document fewer stages get the first and last; Cosmos DB gets exactly the pipeline
+ * produce and fail its task), a {@code $project} that keeps only the fields it reads, so that large documents
+ * never cross Kafka, and a {@code $set} that bounds by {@code $bsonSize} what is left ({@code fullDocument}, and the
+ * pre-image where a rule's expired records want it), so that every event fits what MongoDB returns and what the
+ * rendered producer sends ({@link #maxRecordBytes}). Services that document fewer stages get the first and last; Cosmos DB gets exactly the pipeline
  * it requires. {@link #documentPaths} is public: {@code ttl-streams resync} reads documents with the
  * same projection, so that a resync carries exactly what a change event would.
  */
@@ -47,6 +49,8 @@ public final class ChangeStreamPipeline {
      */
     private static final String DOCUMENT_ID = "_id";
 
+    private static final String FULL_DOCUMENT = "fullDocument";
+
     /** The change event's pre-image, which expired records with the document need. */
     static final String PRE_IMAGE = "fullDocumentBeforeChange";
 
@@ -66,13 +70,15 @@ public final class ChangeStreamPipeline {
     public static final int PRE_IMAGE_MAX_BYTES = 256 * 1024;
 
     /**
-     * What the record's key and value are allowed for the fields the rules read, in bytes of BSON: twice this (the
-     * document's in {@code fullDocument}, and the marker's) is what the rendered producer limit leaves them. These
-     * are dates, numbers and the values partial filters compare, far smaller in any sane collection; an event whose
-     * rule fields are larger may still exceed the limit, and Connect skips it ({@code errors.tolerance=all}): that
-     * document is not scheduled, late and never early.
+     * The largest {@code fullDocument} an event carries, in bytes of BSON: the fields the rules read (dates, numbers,
+     * the values partial filters compare), far smaller in any sane collection. A larger one is dropped from the
+     * event, which says so in {@link #FULL_DOCUMENT_TOO_LARGE}, and the processor dead-letters and counts it; so is
+     * a pre-image's marker cut to its {@code _id}.
      */
-    static final int RULE_FIELDS_ALLOWANCE_BYTES = 64 * 1024;
+    public static final int RULE_FIELDS_MAX_BYTES = 64 * 1024;
+
+    /** Present, with {@code fullDocument}'s size, when the pipeline dropped a {@code fullDocument} too large to carry. */
+    public static final String FULL_DOCUMENT_TOO_LARGE = "fullDocumentTooLarge";
 
     /** The event's own fields around the documents: operation type, namespace, rename target, times, field names. */
     private static final int EVENT_OVERHEAD_BYTES = 1024;
@@ -106,9 +112,7 @@ public final class ChangeStreamPipeline {
                 stages.add(new BsonDocument("$addFields", new BsonDocument(PRE_IMAGE_TOO_LARGE, fieldPath(PRE_IMAGE))));
             }
             stages.add(new BsonDocument("$project", projection(rules, preImages)));
-            if (preImages) {
-                stages.add(new BsonDocument("$set", preImageBound()));
-            }
+            stages.add(new BsonDocument("$set", sizeBounds(preImages)));
         } else {
             // $expr and $bsonSize are not among what these services document for change streams: the processor's
             // own bound (it dead-letters larger keys) is what remains.
@@ -145,8 +149,8 @@ public final class ChangeStreamPipeline {
      * The largest source record (key and value, as extended JSON) the pipeline can produce, which the
      * source connector's producer is rendered to send ({@code producer.override.max.request.size}) and its topics to
      * take ({@code max.message.bytes}): the pre-image (at most {@link #PRE_IMAGE_MAX_BYTES}) or else the marker
-     * (its rule fields), the rule fields of {@code fullDocument} ({@link #RULE_FIELDS_ALLOWANCE_BYTES} each), the document key four times
-     * (the record key, {@code documentKey}, the resume token, which encodes it, and {@code _id}) and the event's own
+     * (at most {@link #RULE_FIELDS_MAX_BYTES}), {@code fullDocument} (as much), the document key four times (the
+     * record key, {@code documentKey}, and the resume token, which encodes it in hexadecimal) and the event's own
      * fields, times the most one byte of BSON becomes as extended JSON ({@link CanonicalJson#MAX_GROWTH}).
      * Typical documents grow by a fraction, not sixteenfold: the bound is what can be proven, not what is expected.
      *
@@ -154,8 +158,8 @@ public final class ChangeStreamPipeline {
      * @param preImages whether the events carry pre-images (or their markers)
      */
     public static int maxRecordBytes(int maxDocumentKeyBytes, boolean preImages) {
-        long bson = (preImages ? (long) PRE_IMAGE_MAX_BYTES + RULE_FIELDS_ALLOWANCE_BYTES : 0)
-                + RULE_FIELDS_ALLOWANCE_BYTES
+        long bson = (preImages ? (long) Math.max(PRE_IMAGE_MAX_BYTES, RULE_FIELDS_MAX_BYTES) : 0)
+                + RULE_FIELDS_MAX_BYTES
                 + 4L * maxDocumentKeyBytes
                 + EVENT_OVERHEAD_BYTES;
         return Math.toIntExact(bson * CanonicalJson.MAX_GROWTH);
@@ -251,18 +255,42 @@ public final class ChangeStreamPipeline {
     }
 
     /**
-     * Keeps either the whole pre-image, when {@code $bsonSize} (MongoDB 4.4+) gives at most {@link
-     * #PRE_IMAGE_MAX_BYTES}, or the marker, never both. An event without a pre-image has neither: the size of a
-     * missing value is null, which sorts before every number, and a missing value sets nothing.
+     * The bounds, by {@code $bsonSize} (MongoDB 4.4+): {@code fullDocument} of at most {@link #RULE_FIELDS_MAX_BYTES},
+     * else none and its size in {@link #FULL_DOCUMENT_TOO_LARGE}; with pre-images, either the whole pre-image, of at
+     * most {@link #PRE_IMAGE_MAX_BYTES}, or the marker, never both, the marker cut to its {@code _id} beyond {@link
+     * #RULE_FIELDS_MAX_BYTES}. An event without one of them has none of its fields: the size of a missing value is
+     * null, which sorts before every number, and a missing value ({@code $$REMOVE}) sets nothing.
      */
-    private static BsonDocument preImageBound() {
-        BsonDocument fits = new BsonDocument(
-                "$lte",
-                new BsonArray(List.of(
-                        new BsonDocument("$bsonSize", fieldPath(PRE_IMAGE)), new BsonInt32(PRE_IMAGE_MAX_BYTES))));
+    private static BsonDocument sizeBounds(boolean preImages) {
         BsonString remove = new BsonString("$$REMOVE");
-        return new BsonDocument(PRE_IMAGE, cond(fits, fieldPath(PRE_IMAGE), remove))
-                .append(PRE_IMAGE_TOO_LARGE, cond(fits, remove, fieldPath(PRE_IMAGE_TOO_LARGE)));
+        BsonDocument documentFits = fits(FULL_DOCUMENT, RULE_FIELDS_MAX_BYTES);
+        BsonDocument bounds = new BsonDocument(FULL_DOCUMENT, cond(documentFits, fieldPath(FULL_DOCUMENT), remove))
+                .append(
+                        FULL_DOCUMENT_TOO_LARGE,
+                        cond(documentFits, remove, new BsonDocument("$bsonSize", fieldPath(FULL_DOCUMENT))));
+        if (preImages) {
+            BsonDocument preImageFits = fits(PRE_IMAGE, PRE_IMAGE_MAX_BYTES);
+            BsonDocument markerIdOnly =
+                    new BsonDocument(DOCUMENT_ID, fieldPath(PRE_IMAGE_TOO_LARGE + "." + DOCUMENT_ID));
+            bounds.append(PRE_IMAGE, cond(preImageFits, fieldPath(PRE_IMAGE), remove))
+                    .append(
+                            PRE_IMAGE_TOO_LARGE,
+                            cond(
+                                    preImageFits,
+                                    remove,
+                                    cond(
+                                            fits(PRE_IMAGE_TOO_LARGE, RULE_FIELDS_MAX_BYTES),
+                                            fieldPath(PRE_IMAGE_TOO_LARGE),
+                                            markerIdOnly)));
+        }
+        return bounds;
+    }
+
+    /** {@code $bsonSize} of {@code field} at most {@code maxBytes}. */
+    private static BsonDocument fits(String field, int maxBytes) {
+        return new BsonDocument(
+                "$lte",
+                new BsonArray(List.of(new BsonDocument("$bsonSize", fieldPath(field)), new BsonInt32(maxBytes))));
     }
 
     private static BsonDocument cond(BsonValue condition, BsonValue then, BsonValue otherwise) {

@@ -64,7 +64,8 @@ public final class ChangeEventParser {
             "clusterTime",
             "wallTime",
             "fullDocumentBeforeChange",
-            ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE);
+            ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE,
+            ChangeStreamPipeline.FULL_DOCUMENT_TOO_LARGE);
 
     private static final String FULL_DOCUMENT = "fullDocument";
     private static final String DOCUMENT_ID = "_id";
@@ -297,6 +298,19 @@ public final class ChangeEventParser {
     }
 
     private static BsonDocument fullDocumentOf(String topic, BsonDocument event) {
+        BsonValue tooLarge = event.get(ChangeStreamPipeline.FULL_DOCUMENT_TOO_LARGE);
+        if (tooLarge != null) {
+            // Undecidable: nothing is scheduled from it. The earlier entry, if any, stays: its delete pins the values
+            // it was computed from and re-checks the partial filter, so the changed document does not match it.
+            throw invalid(
+                    topic,
+                    "the source pipeline dropped its fullDocument, "
+                            + (tooLarge.isNumber()
+                                    ? Long.toString(tooLarge.asNumber().longValue())
+                                    : "too many")
+                            + " bytes of BSON of the fields the rules read, over the "
+                            + ChangeStreamPipeline.RULE_FIELDS_MAX_BYTES + " an event carries");
+        }
         // Null or missing is legitimate: a delete has none, and updateLookup finds none when the document was
         // deleted in the meantime.
         BsonValue fullDocument = optional(topic, event, FULL_DOCUMENT, FULL_DOCUMENT, BsonType.DOCUMENT);

@@ -81,11 +81,18 @@ class ConnectorConfigsTest {
                 .doesNotContainKey(marker);
         String fits = "{\"$lte\": [{\"$bsonSize\": \"$fullDocumentBeforeChange\"}, "
                 + ChangeStreamPipeline.PRE_IMAGE_MAX_BYTES + "]}";
+        String markerFits = "{\"$lte\": [{\"$bsonSize\": \"$" + marker + "\"}, "
+                + ChangeStreamPipeline.RULE_FIELDS_MAX_BYTES + "]}";
         assertThat(stage(source, "$set"))
-                .as("the whole pre-image when it fits, else the marker; never both")
-                .isEqualTo(BsonDocument.parse("{\"fullDocumentBeforeChange\": {\"$cond\": [" + fits
-                        + ", \"$fullDocumentBeforeChange\", \"$$REMOVE\"]}, \"" + marker + "\": {\"$cond\": ["
-                        + fits + ", \"$$REMOVE\", \"$" + marker + "\"]}}"));
+                .as(
+                        "the whole pre-image when it fits, else the marker (cut to its _id if that is too large); never both")
+                .containsEntry(
+                        "fullDocumentBeforeChange",
+                        BsonDocument.parse("{\"$cond\": [" + fits + ", \"$fullDocumentBeforeChange\", \"$$REMOVE\"]}"))
+                .containsEntry(
+                        marker,
+                        BsonDocument.parse("{\"$cond\": [" + fits + ", \"$$REMOVE\", {\"$cond\": [" + markerFits
+                                + ", \"$" + marker + "\", {\"_id\": \"$" + marker + "._id\"}]}]}"));
 
         int limit = Integer.parseInt(source.config().get(ConnectorConfigs.SOURCE_MAX_REQUEST_SIZE));
         assertThat(limit)
@@ -99,6 +106,24 @@ class ConnectorConfigsTest {
                         .get(ConnectorConfigs.SOURCE_MAX_REQUEST_SIZE)))
                 .as("without pre-images, less")
                 .isLessThan(limit);
+    }
+
+    @Test
+    void shouldDropAFullDocumentOverTheBoundAndSaySoWhenTheProfileTakesTheFullPipeline() {
+        ConnectorDefinition source =
+                ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sources().get(0);
+        String fits =
+                "{\"$lte\": [{\"$bsonSize\": \"$fullDocument\"}, " + ChangeStreamPipeline.RULE_FIELDS_MAX_BYTES + "]}";
+
+        assertThat(stage(source, "$set"))
+                .as("after the projection, the rule fields bounded; the processor dead-letters what was dropped")
+                .isEqualTo(BsonDocument.parse("{\"fullDocument\": {\"$cond\": [" + fits
+                        + ", \"$fullDocument\", \"$$REMOVE\"]}, \"" + ChangeStreamPipeline.FULL_DOCUMENT_TOO_LARGE
+                        + "\": {\"$cond\": [" + fits + ", \"$$REMOVE\", {\"$bsonSize\": \"$fullDocument\"}]}}"));
+        assertThat(pipeline(source).stream()
+                        .map(stage -> stage.asDocument().getFirstKey())
+                        .toList())
+                .containsExactly("$match", "$match", "$project", "$set");
     }
 
     @Test
@@ -338,7 +363,7 @@ class ConnectorConfigsTest {
         BsonArray pipeline =
                 pipeline(ConnectorConfigs.render(config, URI, false).sources().get(0));
 
-        assertThat(pipeline).hasSize(3);
+        assertThat(pipeline).hasSize(4);
         assertThat(pipeline.get(0).asDocument()).containsKey("$match");
         assertThat(pipeline.get(1).asDocument())
                 .isEqualTo(BsonDocument.parse(

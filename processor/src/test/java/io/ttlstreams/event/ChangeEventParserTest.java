@@ -95,6 +95,13 @@ class ChangeEventParserTest {
     }
 
     @Test
+    void shouldRefuseAnEventWhoseFullDocumentThePipelineDroppedAsTooLarge() {
+        assertRejected("""
+                {"operationType": "update", "ns": {"db": "app", "coll": "sessions"}, "documentKey": {"_id": "s1"},
+                 "fullDocumentTooLarge": {"$numberInt": "70000"}}""", "dropped its fullDocument, 70000 bytes of BSON");
+    }
+
+    @Test
     void shouldTakeUpdateDocumentFromFullDocumentAndTimeFromWallTime() {
         ChangeEvent event = parse("""
                 {"operationType": "update", "ns": {"db": "app", "coll": "sessions"},

@@ -13,7 +13,6 @@ import io.ttlstreams.connect.ChangeStreamPipeline;
 import io.ttlstreams.connect.ConnectorConfigs;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -73,7 +72,7 @@ class StreamStagesTest {
         Document event = new Document("_id", new Document("_data", "82" + id))
                 .append("operationType", type)
                 .append("clusterTime", new BsonTimestamp(7L << 32 | 1))
-                .append("wallTime", new Date(1_000))
+                .append("wallTime", Instant.ofEpochMilli(1_000))
                 .append("ns", new Document("db", "app").append("coll", collection))
                 .append("documentKey", new Document("_id", id));
         if (fullDocument != Optional.empty()) {
@@ -82,10 +81,11 @@ class StreamStagesTest {
         return event.append("updateDescription", new Document("updatedFields", new Document("v", 2)));
     }
 
+    /** A session as the stand-in stores it (a date is an {@link Instant}, which $bsonSize can encode). */
     private static Document session(Object id) {
         return new Document("_id", id)
                 .append("user", "u")
-                .append("expireAt", new Date(5_000))
+                .append("expireAt", Instant.ofEpochMilli(5_000))
                 .append("meta", new Document("kind", "web").append("size", 3))
                 .append("payload", "x".repeat(100));
     }
@@ -95,9 +95,10 @@ class StreamStagesTest {
         List<Document> stages = productionStages();
         assertThat(stages)
                 .extracting(stage -> stage.keySet().iterator().next())
-                .containsExactly("$match", "$match", "$project");
+                .containsExactly("$match", "$match", "$project", "$set");
         StreamStages compiled = new StreamStages(stages, StreamStagesTest::general);
-        // The general aggregation lacks $bsonSize: the reference runs the other two stages, the key size by hand.
+        // The general aggregation lacks $bsonSize: the reference runs the match and the projection, the key size by
+        // hand; the size bounds of $set change none of these small events.
         Aggregation reference = general(List.of(stages.get(0), stages.get(2)));
         List<Document> events = List.of(
                 event("insert", "sessions", 1L, session(1L)),
@@ -190,12 +191,9 @@ class StreamStagesTest {
                 .extracting(stage -> stage.keySet().iterator().next())
                 .containsExactly("$match", "$match", "$addFields", "$project", "$set");
         StreamStages compiled = new StreamStages(stages, StreamStagesTest::general);
-        // As the stand-in stores them: a date is an Instant.
         Instant expireAt = Instant.ofEpochMilli(5_000);
-        Document small = session(1L).append("expireAt", expireAt);
-        Document large = session(2L)
-                .append("expireAt", expireAt)
-                .append("payload", "x".repeat(ChangeStreamPipeline.PRE_IMAGE_MAX_BYTES));
+        Document small = session(1L);
+        Document large = session(2L).append("payload", "x".repeat(ChangeStreamPipeline.PRE_IMAGE_MAX_BYTES));
 
         Document kept = compiled.apply(
                         event("delete", "sessions", 1L, Optional.empty()).append("fullDocumentBeforeChange", small))
@@ -215,8 +213,33 @@ class StreamStagesTest {
                         .append("expireAt", expireAt)
                         .append("meta", new Document("kind", "web"))));
         assertThat(none)
-                .doesNotContainKeys("fullDocumentBeforeChange", ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE)
+                .doesNotContainKeys(
+                        "fullDocumentBeforeChange",
+                        ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE,
+                        ChangeStreamPipeline.FULL_DOCUMENT_TOO_LARGE)
                 .containsKey("fullDocument");
+
+        // A field the rules read (the partial filter's meta.kind) beyond the bound: the event says so, or the marker
+        // keeps the _id alone.
+        Document hugeKind = new Document("kind", "k".repeat(ChangeStreamPipeline.RULE_FIELDS_MAX_BYTES));
+        Document dropped = compiled.apply(
+                        event("update", "sessions", 4L, session(4L).append("meta", hugeKind)))
+                .orElseThrow();
+        Document cut = compiled.apply(event("delete", "sessions", 5L, Optional.empty())
+                        .append(
+                                "fullDocumentBeforeChange",
+                                session(5L)
+                                        .append("meta", hugeKind)
+                                        .append("payload", "x".repeat(ChangeStreamPipeline.PRE_IMAGE_MAX_BYTES))))
+                .orElseThrow();
+
+        assertThat(dropped).doesNotContainKey("fullDocument");
+        assertThat(dropped.get(ChangeStreamPipeline.FULL_DOCUMENT_TOO_LARGE))
+                .isInstanceOf(Integer.class)
+                .satisfies(
+                        size -> assertThat((Integer) size).isGreaterThan(ChangeStreamPipeline.RULE_FIELDS_MAX_BYTES));
+        assertThat(cut).doesNotContainKey("fullDocumentBeforeChange");
+        assertThat(cut.get(ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE)).isEqualTo(new Document("_id", 5L));
     }
 
     @Test
