@@ -43,6 +43,9 @@ import org.bson.json.JsonReader;
  *       would match elements or a pattern), and so is a key larger than the configured bound (bytes of BSON).</li>
  *   <li>Event time: {@code wallTime}, else the end of the {@code clusterTime} second, else the record
  *       timestamp.</li>
+ *   <li>Size bounds of the source pipeline ({@link ChangeStreamPipeline}): a pre-image too large to carry arrives as
+ *       its marker, which becomes the event's pre-image with {@link ChangeEvent#preImageTooLarge()}; an event whose
+ *       {@code fullDocument} was too large to carry is refused, since nothing can be decided from it.</li>
  * </ul>
  *
  * <p>The JSON is read within {@link BoundedJson}'s nesting limit, so that no value can overflow the stack. Only the
