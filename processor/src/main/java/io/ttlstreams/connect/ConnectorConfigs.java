@@ -63,6 +63,13 @@ public final class ConnectorConfigs {
     /** The Kafka user the sink connector runs as: its consumer, and its dead-letter producer and admin client. */
     public static final String SINK_USER = "ttl-sink";
 
+    /**
+     * The source connector's producer limit, rendered where the pipeline bounds its events ({@link
+     * ChangeStreamPipeline#maxRecordBytes}); the worker must allow client overrides ({@code
+     * connector.client.config.override.policy=All}), as the sink's read-committed consumer needs anyway.
+     */
+    public static final String SOURCE_MAX_REQUEST_SIZE = "producer.override.max.request.size";
+
     /** The source connector's clients that reach Kafka for it. */
     static final List<String> SOURCE_CLIENTS = List.of("producer");
 
@@ -289,9 +296,17 @@ public final class ConnectorConfigs {
         // a silent gap in which deletes go unseen and documents are never scheduled. "none" fails the task instead.
         // mongo.errors.tolerance overrides errors.tolerance for these.
         source.put("mongo.errors.tolerance", "none");
-        // Connect's: an event the worker's producer cannot send (over max.request.size: a huge document) is
-        // skipped, logged and counted in task-error-metrics (KIP-779) instead of failing the task and with it the
-        // expiry of every namespace it watches. The skipped document is never scheduled: never deleted, not early.
+        if (profile.takesFullPipeline()) {
+            // Every record the bounded pipeline can produce, pre-image or marker included, is one the producer sends
+            // (the worker's default is 1 MiB, less than one event with a 256 KiB pre-image may take as JSON).
+            source.put(
+                    SOURCE_MAX_REQUEST_SIZE,
+                    Integer.toString(ChangeStreamPipeline.maxRecordBytes(config.documentKeyMaxBytes(), preImages)));
+        }
+        // Connect's: an event the worker's producer cannot send (over max.request.size: rule fields beyond the
+        // pipeline's allowance, or a service whose pipeline cannot bound them) is skipped, logged and counted in
+        // task-error-metrics (KIP-779) instead of failing the task and with it the expiry of every namespace it
+        // watches. The skipped document is never scheduled: never deleted, not early.
         source.put("errors.tolerance", "all");
         source.put("errors.log.enable", "true");
         return source;

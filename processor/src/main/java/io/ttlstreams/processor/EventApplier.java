@@ -286,7 +286,8 @@ final class EventApplier {
         long lag = Math.max(0, event.eventTime().toEpochMilli() - ScheduleEntries.deadlineOf(entry));
         sensors.confirmed(entry.getRule(), lag, now);
         audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
-        expired.confirmedByChangeStream(ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), now);
+        expired.confirmedByChangeStream(
+                ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), event.preImageTooLarge(), now);
     }
 
     /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */

@@ -11,6 +11,7 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.OptionalLong;
 import org.apache.kafka.common.utils.Bytes;
@@ -51,6 +52,12 @@ final class ExpiredRecords {
     static final String STATE_NOT_REQUESTED = "not-requested";
     /** {@code documentState}: the rule asks for the pre-image, and the delete event carried none. */
     static final String STATE_NO_PRE_IMAGE = "no-pre-image";
+    /**
+     * {@code documentState}: the rule asks for the pre-image, and it was too large to carry: the source pipeline put a
+     * marker in its place (a pre-image over {@code ChangeStreamPipeline.PRE_IMAGE_MAX_BYTES} of BSON), or the record
+     * with it as extended JSON would exceed what the producer sends.
+     */
+    static final String STATE_TOO_LARGE = "too-large";
     /** {@code documentState}: confirmed by a read, which finds nothing, so there is no last state to give. */
     static final String STATE_READ_BACK = "confirmed-by-read-back";
 
@@ -63,15 +70,20 @@ final class ExpiredRecords {
     private final ProcessorContext<String, Object> context;
     private final SchedulerSensors sensors;
     private final String sink;
+    /** The most bytes a record's key and value may take: the producer's limit less its framing. */
+    private final int maxRecordBytes;
 
+    /** @param maxRecordBytes the largest record the producer sends: its {@code max.request.size} */
     ExpiredRecords(
             ExpiryEvents events,
             ExpirySchedule schedule,
             TtlRules rules,
             ProcessorContext<String, Object> context,
             SchedulerSensors sensors,
-            String sink) {
+            String sink,
+            int maxRecordBytes) {
         this.events = events;
+        this.maxRecordBytes = maxRecordBytes - CommandSizeBound.RESERVED_BYTES;
         this.schedule = schedule;
         this.rules = rules;
         this.context = context;
@@ -107,13 +119,24 @@ final class ExpiredRecords {
      *
      * @param deletedAt the delete event's time
      * @param preImage the event's pre-image; null when it carried none
+     * @param preImageTooLarge whether {@code preImage} is the marker of a pre-image too large to carry
      * @param now when the processor saw the event
      */
-    void confirmedByChangeStream(Bytes ref, ScheduleEntry entry, Instant deletedAt, BsonDocument preImage, long now) {
+    void confirmedByChangeStream(
+            Bytes ref,
+            ScheduleEntry entry,
+            Instant deletedAt,
+            BsonDocument preImage,
+            boolean preImageTooLarge,
+            long now) {
         if (events.topic().isEmpty()) {
             return;
         }
         boolean wanted = events.document(entry.getRule()) == ExpiredDocument.PRE_IMAGE;
+        if (wanted && preImageTooLarge) {
+            write(ref, entry, deletedAt, BY_CHANGE_STREAM, null, STATE_TOO_LARGE, now);
+            return;
+        }
         String state = !wanted ? STATE_NOT_REQUESTED : preImage == null ? STATE_NO_PRE_IMAGE : STATE_PRE_IMAGE;
         write(ref, entry, deletedAt, BY_CHANGE_STREAM, wanted ? preImage : null, state, now);
     }
@@ -211,7 +234,16 @@ final class ExpiredRecords {
                 .append("attempts", new BsonInt32(entry.getAttempts()))
                 .append("documentState", new BsonString(documentState))
                 .append("document", orNull(document));
-        context.forward(new Record<String, Object>(key(namespace, documentKey), value.toJson(RELAXED), now), sink);
+        String key = key(namespace, documentKey);
+        String json = value.toJson(RELAXED);
+        if (document != null && utf8Length(key) + utf8Length(json) > maxRecordBytes) {
+            // One record the producer cannot send would fail the transaction, and the task, at every retry: the
+            // document goes, the record stays, and says why.
+            value.put("documentState", new BsonString(STATE_TOO_LARGE));
+            value.put("document", BsonNull.VALUE);
+            json = value.toJson(RELAXED);
+        }
+        context.forward(new Record<String, Object>(key, json, now), sink);
         sensors.expiredRecords.record();
     }
 
@@ -222,6 +254,10 @@ final class ExpiredRecords {
     static String key(Namespace namespace, BsonDocument documentKey) {
         return CanonicalJson.of(
                 new BsonDocument("namespace", new BsonString(namespace.toString())).append("documentKey", documentKey));
+    }
+
+    private static int utf8Length(String text) {
+        return text.getBytes(StandardCharsets.UTF_8).length;
     }
 
     private static BsonValue orNull(BsonDocument document) {

@@ -103,7 +103,13 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 context.getStateStore(ScheduleStores.TASK));
         AuditWriter audit = new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit(), schedule);
         ExpiredRecords expired = new ExpiredRecords(
-                config.expiryEvents(), schedule, config.rules(), context, sensors, outputs.expired());
+                config.expiryEvents(),
+                schedule,
+                config.rules(),
+                context,
+                sensors,
+                outputs.expired(),
+                settings.maxRecordBytes());
         CommandSizeBound commandBound = new CommandSizeBound(settings.maxRecordBytes());
         this.guard = new BlastRadiusGuard(
                 settings,

@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.connect.converters.ByteArrayConverter;
 import org.apache.kafka.connect.runtime.ConnectorConfig;
 import org.apache.kafka.connect.runtime.SinkConnectorConfig;
@@ -125,14 +126,17 @@ class ConnectorOptionNamesTest {
                 .contains("errors.deadletterqueue.topic.name", "errors.deadletterqueue.context.headers.enable");
     }
 
-    /** Keys neither defined nor a client override whose remainder is a consumer option. */
+    /** Keys neither defined nor a client override whose remainder is a consumer or producer option. */
     private static Set<String> undefined(Map<String, String> config, Set<String> defined) {
         Set<String> undefined = new HashSet<>();
         for (String key : config.keySet()) {
             String prefix = ConnectorConfig.CONNECTOR_CLIENT_CONSUMER_OVERRIDES_PREFIX;
             boolean consumerOverride =
                     key.startsWith(prefix) && ConsumerConfig.configNames().contains(key.substring(prefix.length()));
-            if (!defined.contains(key) && !consumerOverride) {
+            String producerPrefix = ConnectorConfig.CONNECTOR_CLIENT_PRODUCER_OVERRIDES_PREFIX;
+            boolean producerOverride = key.startsWith(producerPrefix)
+                    && ProducerConfig.configNames().contains(key.substring(producerPrefix.length()));
+            if (!defined.contains(key) && !consumerOverride && !producerOverride) {
                 undefined.add(key);
             }
         }

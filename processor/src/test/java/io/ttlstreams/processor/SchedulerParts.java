@@ -91,7 +91,8 @@ final class SchedulerParts {
                         settings.config().rules(),
                         context,
                         sensors,
-                        TtlTopology.EXPIRED_SINK),
+                        TtlTopology.EXPIRED_SINK,
+                        settings.maxRecordBytes()),
                 context);
     }
 
