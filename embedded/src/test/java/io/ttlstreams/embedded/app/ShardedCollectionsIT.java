@@ -10,12 +10,14 @@ import com.mongodb.client.MongoCollection;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.contract.PercentEncoding;
 import io.ttlstreams.embedded.TopicReader;
 import io.ttlstreams.resync.KafkaResyncPublisher;
 import io.ttlstreams.resync.Resync;
 import io.ttlstreams.resync.ResyncProgress;
 import io.ttlstreams.resync.ResyncReport;
 import io.ttlstreams.resync.ResyncSelection;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -89,7 +91,7 @@ class ShardedCollectionsIT {
     }
 
     @Test
-    void shouldDeleteEachDocumentOnceAfterItsLastTouchWhenItsCollectionIsShardedThenRefinedMidRun() {
+    void shouldDeleteEachDocumentOnceAfterItsLastTouchWhenItsCollectionIsShardedThenRefinedMidRun() throws Exception {
         MongoCollection<Document> devices = PIPELINE.collection(DEVICES);
         List<String> ids = idsMovedByEveryShape(
                 "device-", id -> List.of(key(id), key(id, "tenant", "t1"), key(id, "tenant", "t1", "region", "eu")), 3);
@@ -107,6 +109,23 @@ class ShardedCollectionsIT {
         admin(new Document("refineCollectionShardKey", DEVICES.toString())
                 .append("key", new Document("tenant", 1).append("region", 1)));
         ids.forEach(id -> devices.updateOne(eq("_id", id), inc("n", 1)));
+        OperationsHttp http = new OperationsHttp(PIPELINE::pipeline);
+        for (String id : ids) {
+            // /v1/documents finds the owner of a document by its _id, whatever document key it is asked with.
+            for (BsonDocument documentKey : List.of(key(id), key(id, "tenant", "t1", "region", "eu"))) {
+                String path = "/v1/documents/" + DEVICES + "/" + PercentEncoding.encode(CanonicalJson.of(documentKey));
+                // Awaited: a query that falls between the old entry's removal and the new one's write misses it.
+                HttpResponse<String> found = await(documentKey + " found by " + path)
+                        .atMost(Duration.ofSeconds(5))
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> http.get(path), response -> response.statusCode() == 200);
+                assertThat(BsonDocument.parse(found.body())
+                                .getInt32("partition")
+                                .getValue())
+                        .as("%s: %s", documentKey, found.body())
+                        .isEqualTo(partitionOf(key(id)));
+            }
+        }
 
         ExpiryProbe.assertExpireOnTime(devices, ids, lastTouch.plusSeconds(TTL_SECONDS), WITHIN);
         assertOnePartitionAndOneCommandEach(DEVICES, ids, 3);
