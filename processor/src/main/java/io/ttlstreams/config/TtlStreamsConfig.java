@@ -287,6 +287,24 @@ public final class TtlStreamsConfig extends AbstractConfig {
     }
 
     /**
+     * How often the rules' collections are checked for a rewrite (a new UUID) that needs an automatic resync; empty
+     * when that check is off.
+     */
+    public Optional<Duration> rewriteCheckInterval() {
+        return ResyncOptions.rewriteCheckInterval(this);
+    }
+
+    /** How long after a rewrite is seen its collection's automatic resync waits. */
+    public Duration rewriteResyncDelay() {
+        return Duration.ofMillis(getLong(ResyncOptions.REWRITE_DELAY_MS_CONFIG));
+    }
+
+    /** The largest collection, in estimated documents, an automatic resync reads. */
+    public long rewriteResyncMaxDocuments() {
+        return getLong(ResyncOptions.REWRITE_MAX_DOCUMENTS_CONFIG);
+    }
+
+    /**
      * The Kafka Connect REST URL whose connectors ttl-streams manages, without user info, so safe to print; empty for
      * none.
      */

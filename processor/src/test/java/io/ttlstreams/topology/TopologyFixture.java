@@ -107,7 +107,6 @@ final class TopologyFixture implements AutoCloseable {
                 new SchedulerSettings(config, 1, this::readNanoClock, readBack, sinkWriting::get);
         this.driver = new TopologyTestDriver(
                 TtlTopology.build(config, schedulerSettings, sourceClock), streamsProps, wallClock);
-        metrics.countSendFailures(driver::metrics);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
     }
