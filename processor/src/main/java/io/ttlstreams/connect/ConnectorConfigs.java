@@ -106,6 +106,13 @@ public final class ConnectorConfigs {
      */
     public static final String UNUSED_DEFAULT_NAMESPACE = "ttl_streams_unmapped";
 
+    /**
+     * The source connectors' key transformation (module sink-guard, installed with the guard's plugin): every event of
+     * a document keyed by its {@code _id} alone, so that a sharded collection's changing {@code documentKey} never
+     * sends one document's events to several partitions (tasks).
+     */
+    public static final String SOURCE_KEY = "io.ttlstreams.sourcekey.DocumentIdKey";
+
     /** The sink guard plugin's write model, which applies mark commands as well as deletes. */
     public static final String COMMAND_WRITE_MODEL = "io.ttlstreams.guard.CommandWriteModel";
 
@@ -278,6 +285,10 @@ public final class ConnectorConfigs {
         source.put("output.json.formatter", "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson");
         source.put("key.converter", STRING_CONVERTER);
         source.put("value.converter", STRING_CONVERTER);
+        // The key is the documentKey, whose shape a sharded collection changes: keyed by _id alone, the processor's
+        // identity of a document, all its events and its resync events land on one partition.
+        source.put("transforms", "documentIdKey");
+        source.put("transforms.documentIdKey.type", SOURCE_KEY);
         String prefix = config.getString(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG);
         if (!prefix.isBlank()) {
             source.put("topic.prefix", prefix);

@@ -7,6 +7,7 @@ import com.mongodb.kafka.connect.MongoSourceConnector;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.guard.DeleteCommandGuard;
 import io.ttlstreams.guard.SinkGuardConfig;
+import io.ttlstreams.sourcekey.DocumentIdKey;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -52,9 +53,23 @@ class ConnectorOptionNamesTest {
     void shouldRenderOnlySourceOptionsTheConnectorOrConnectDefines() {
         Set<String> defined = new HashSet<>(new MongoSourceConnector().config().names());
         defined.addAll(SourceConnectorConfig.configDef().names());
+        defined.add("transforms.documentIdKey.type");
+        new DocumentIdKey<>().config().names().forEach(name -> defined.add("transforms.documentIdKey." + name));
 
         for (ConnectorDefinition source : CONNECTORS.sources()) {
             assertThat(undefined(source.config(), defined)).as(source.name()).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldKeySourceRecordsThroughTheDocumentIdKeyTransformationNamedByItsClass() {
+        for (ConnectorDefinition source : CONNECTORS.sources()) {
+            assertThat(source.config())
+                    .as(source.name())
+                    .containsEntry("transforms", "documentIdKey")
+                    .containsEntry("transforms.documentIdKey.type", DocumentIdKey.class.getName())
+                    .containsEntry("output.format.key", "json")
+                    .containsEntry("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         }
     }
 
