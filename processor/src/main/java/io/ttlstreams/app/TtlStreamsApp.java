@@ -54,8 +54,8 @@ public final class TtlStreamsApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TtlStreamsApp.class);
 
     /**
-     * How long {@link #close()} lets Kafka Streams commit, checkpoint and leave the group (1-6 s from SIGTERM to exit
-     * measured in a rolling restart, docs/deployment.md); a pod's termination grace must be longer.
+     * How long {@link #close()} lets Kafka Streams commit, checkpoint and leave the group (0.6-7.7 s from SIGTERM to
+     * exit measured in rolling restarts, docs/deployment.md); a pod's termination grace must be longer.
      */
     public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
