@@ -22,6 +22,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.HashMap;
@@ -75,7 +78,12 @@ final class ChaosBench {
             String instanceHeap,
             Map<String, String> streams,
             boolean staticMembership,
-            Set<String> scenarios) {}
+            Set<String> scenarios,
+            Path instanceLogConfig) {}
+
+    /** Wall-clock times as the instances' logs print them (log4j's %d{HH:mm:ss.SSS}, the local zone). */
+    private static final DateTimeFormatter CLOCK =
+            DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
 
     /** The scenarios, by the names {@code --scenarios} takes, in the order they run. */
     static final List<String> SCENARIOS =
@@ -137,6 +145,9 @@ final class ChaosBench {
                 }
                 instances.awaitAllReady();
                 runStart = System.currentTimeMillis();
+                log.accept(String.format(
+                        "[%s] %s workload started (time 0 of documents-%s.csv)",
+                        variant, CLOCK.format(Instant.ofEpochMilli(runStart)), variant));
                 write(writer, sessions);
                 quiet();
                 scenarios(
@@ -381,12 +392,20 @@ final class ChaosBench {
         private final Process[] processes = new Process[settings.instances()];
         private final Path[] logs = new Path[settings.instances()];
         private final int[] starts = new int[settings.instances()];
+        private final long[] started = new long[settings.instances()];
 
         Instances(Map<String, String> settingsBase) {
             this.settingsBase = settingsBase;
         }
 
         void start(int i) throws IOException {
+            List<String> command = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx" + settings.instanceHeap()));
+            if (settings.instanceLogConfig() != null) {
+                command.add("-Dlog4j2.configurationFile="
+                        + settings.instanceLogConfig().toAbsolutePath());
+            }
             Map<String, String> props = new HashMap<>(settingsBase);
             // Its own state directory, kept across its restarts, as a StatefulSet pod keeps its volume.
             props.put(
@@ -403,19 +422,18 @@ final class ChaosBench {
                 properties.store(writer, null);
             }
             logs[i] = dir.resolve("instance-" + i + "-" + (++starts[i]) + ".log");
-            processes[i] = new ProcessBuilder(
-                            Path.of(System.getProperty("java.home"), "bin", "java")
-                                    .toString(),
-                            "-Xmx" + settings.instanceHeap(),
-                            "-cp",
-                            System.getProperty("java.class.path"),
-                            TtlStreamsCli.class.getName(),
-                            "run",
-                            "--config",
-                            config.toString())
+            command.addAll(List.of(
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    TtlStreamsCli.class.getName(),
+                    "run",
+                    "--config",
+                    config.toString()));
+            processes[i] = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(logs[i].toFile())
                     .start();
+            started[i] = act(i, "started, log " + logs[i].getFileName());
         }
 
         void awaitReady(int i) throws InterruptedException {
@@ -426,6 +444,7 @@ final class ChaosBench {
                 }
                 try {
                     if (Files.readString(logs[i]).contains("ttl-streams ready")) {
+                        act(i, "ready " + (System.currentTimeMillis() - started[i]) + " ms after its start");
                         return;
                     }
                 } catch (IOException e) {
@@ -445,10 +464,23 @@ final class ChaosBench {
         /** SIGTERM, as Kubernetes stops a pod, and wait for the exit. */
         void stop(int i) throws InterruptedException {
             memory.put("instance " + i, ProcessMemory.describe(processes[i].pid()));
+            long signalled = act(i, "SIGTERM");
             processes[i].destroy();
             if (!processes[i].waitFor(60, TimeUnit.SECONDS)) {
                 processes[i].destroyForcibly().waitFor();
             }
+            act(i, "exited " + (System.currentTimeMillis() - signalled) + " ms after SIGTERM");
+        }
+
+        /**
+         * Logs what happened to instance {@code i} with the wall-clock time, so that a restart's steps can be matched
+         * with the instances' own logs (bench/scripts/restart_timeline.py); returns that time.
+         */
+        private long act(int i, String what) {
+            long now = System.currentTimeMillis();
+            log.accept(String.format(
+                    "[%s] %s instance %d: %s", variant, CLOCK.format(Instant.ofEpochMilli(now)), i, what));
+            return now;
         }
 
         /** SIGKILL: no goodbye to the group, the open transaction left to time out. */

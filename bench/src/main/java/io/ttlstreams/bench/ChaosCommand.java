@@ -52,10 +52,17 @@ final class ChaosCommand implements Callable<Integer> {
 
     /**
      * The streams rebalance protocol (KIP-1071): the brokers' group coordinator assigns the tasks. The group's standbys
-     * (1), session timeout (10 s) and heartbeat interval (3 s) are the embedded broker's settings of streams groups,
+     * (1), session timeout (10 s) and heartbeat interval (1 s) are the embedded broker's settings of streams groups,
      * the same as the processor's defaults under the classic protocol.
      */
     static final Map<String, String> STREAMS_PROTOCOL = Map.of("group.protocol", "streams");
+
+    /**
+     * The defaults before issue 46 measured a rolling restart: standbys and Kafka's 3 s heartbeat (now 1 s), so that
+     * one alternated run compares the two ({@code --variants heartbeat-3s,standbys,heartbeat-3s,standbys}).
+     */
+    static final Map<String, String> HEARTBEAT_3S =
+            Map.of("num.standby.replicas", "1", "heartbeat.interval.ms", "3000");
 
     /** Without standby replicas: every takeover restores from the changelogs first. */
     static final Map<String, String> WITHOUT_STANDBYS = Map.of("num.standby.replicas", "0");
@@ -102,8 +109,9 @@ final class ChaosCommand implements Callable<Integer> {
                     + " group on close), no-standbys (num.standby.replicas=0), static-membership (standbys,"
                     + " group.instance.id per instance as the StatefulSet sets it, which stays in the group on close,"
                     + " and session.timeout.ms=45000, above an instance's restart) and streams (group.protocol=streams,"
-                    + " the streams rebalance protocol, with the embedded broker's one standby, 10 s session and 3 s"
-                    + " heartbeat for streams groups) (default: ${DEFAULT-VALUE}).")
+                    + " the streams rebalance protocol, with the embedded broker's one standby, 10 s session and 1 s"
+                    + " heartbeat for streams groups, the processor's defaults) and heartbeat-3s (standbys with"
+                    + " heartbeat.interval.ms=3000, the default before issue 46) (default: ${DEFAULT-VALUE}).")
     private List<String> variants;
 
     @Option(
@@ -114,6 +122,15 @@ final class ChaosCommand implements Callable<Integer> {
                     + " kill-one, kill-two, broker, controller, connect (default: ${DEFAULT-VALUE}). With one broker,"
                     + " leave out broker and controller.")
     private List<String> scenarios;
+
+    @Option(
+            names = "--instance-log-config",
+            paramLabel = "FILE",
+            description = "A log4j2 configuration for the instances' JVMs, e.g."
+                    + " bench/scripts/restart-timeline-log4j2.xml, which logs Kafka's rebalances for"
+                    + " bench/scripts/restart_timeline.py; the instances' logs stay in the run's temporary directory"
+                    + " (default: the production logging).")
+    private Path instanceLogConfig;
 
     @Option(
             names = "--out",
@@ -144,7 +161,7 @@ final class ChaosCommand implements Callable<Integer> {
         for (String variant : variants) {
             if (streamsSettings(variant) == null) {
                 System.err.println("ttl-streams bench chaos: --variants: unknown variant " + variant
-                        + " (standbys, no-standbys, static-membership, streams)");
+                        + " (standbys, no-standbys, static-membership, streams, heartbeat-3s)");
                 return 2;
             }
         }
@@ -154,6 +171,10 @@ final class ChaosCommand implements Callable<Integer> {
                         + ChaosBench.SCENARIOS);
                 return 2;
             }
+        }
+        if (instanceLogConfig != null && !Files.isReadable(instanceLogConfig)) {
+            System.err.println("ttl-streams bench chaos: --instance-log-config: cannot read " + instanceLogConfig);
+            return 2;
         }
         Files.createDirectories(out);
         String load = loadAverage();
@@ -168,6 +189,8 @@ final class ChaosCommand implements Callable<Integer> {
             // A variant named again (protocols alternated) is told from its earlier runs: streams, streams-2, ...
             int run = runs.merge(variant, 1, Integer::sum);
             String label = run == 1 ? variant : variant + "-" + run;
+            Path runDir = Files.createTempDirectory("ttl-streams-chaos-");
+            console.println("[" + label + "] instances' configurations, logs and state in " + runDir);
             ChaosBench bench = new ChaosBench(
                     label,
                     new ChaosBench.Settings(
@@ -180,8 +203,9 @@ final class ChaosCommand implements Callable<Integer> {
                             instanceHeap,
                             streams,
                             variant.equals("static-membership"),
-                            Set.copyOf(scenarios)),
-                    Files.createTempDirectory("ttl-streams-chaos-"),
+                            Set.copyOf(scenarios),
+                            instanceLogConfig),
+                    runDir,
                     console::println);
             bench.run();
             for (ChaosBench.Window window : bench.windows) {
@@ -264,6 +288,7 @@ final class ChaosCommand implements Callable<Integer> {
             case "static-membership" -> STATIC_MEMBERSHIP;
             case "no-standbys" -> WITHOUT_STANDBYS;
             case "streams" -> STREAMS_PROTOCOL;
+            case "heartbeat-3s" -> HEARTBEAT_3S;
             default -> null;
         };
     }

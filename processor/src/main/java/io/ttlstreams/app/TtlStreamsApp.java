@@ -54,6 +54,12 @@ public final class TtlStreamsApp implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TtlStreamsApp.class);
 
+    /**
+     * How long {@link #close()} lets Kafka Streams commit, checkpoint and leave the group (0.6-7.7 s from SIGTERM to
+     * exit measured in rolling restarts, docs/deployment.md); a pod's termination grace must be longer.
+     */
+    public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
     private final TtlStreamsConfig config;
     /** How the Kafka clients authenticate, checked before anything starts. */
     private final KafkaClientSecurity security;
@@ -311,7 +317,7 @@ public final class TtlStreamsApp implements AutoCloseable {
         try {
             streams.close(
                     CloseOptions.groupMembershipOperation(membershipOnClose(TtlTopology.streamsProperties(config)))
-                            .withTimeout(Duration.ofSeconds(30)));
+                            .withTimeout(CLOSE_TIMEOUT));
         } finally {
             rewriteResync.ifPresent(RewriteResync::close);
             readBack.ifPresent(ReadBack::close);

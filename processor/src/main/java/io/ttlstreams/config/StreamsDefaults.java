@@ -17,9 +17,15 @@ import org.apache.kafka.streams.StreamsConfig;
  *   <li>{@code max.task.idle.ms=-1}: every task also reads the control topic, which is nearly always empty, and
  *       waiting on it would only delay change events; their order against namespace drops is settled by
  *       clusterTime (see the namespace-epochs store), not by arrival;</li>
- *   <li>{@code session.timeout.ms=10000} and {@code heartbeat.interval.ms=3000} (Kafka's: 45 s and 3 s): an
- *       instance that dies without leaving the group holds its partitions until the session times out, and
- *       every document due meanwhile is late by that much;</li>
+ *   <li>{@code session.timeout.ms=10000} (Kafka's: 45 s): an instance that dies without leaving the group holds its
+ *       partitions until the session times out, and every document due meanwhile is late by that much;</li>
+ *   <li>{@code heartbeat.interval.ms=1000} (Kafka's: 3 s): a member learns that the group is rebalancing from its
+ *       next heartbeat (or its next commit or poll that meets the coordinator), so each rebalance may wait up to
+ *       this interval per member before it can complete, and a rolling restart costs at least two per instance
+ *       (the leave, then the return, each with a cooperative follow-up when a task changes owner); deadlines of
+ *       the moving tasks wait for all of them. One heartbeat a second per stream thread is nothing to a broker, and
+ *       the session timeout stays ten heartbeats long, well above Kafka's advice of three. Measured in {@code bench
+ *       chaos} (bench/README.md, rolling restarts);</li>
  *   <li>{@code num.standby.replicas=1}: another instance keeps a warm copy of each task's stores, so that a
  *       takeover does not first replay the changelogs (no effect with a single instance); not under the streams
  *       rebalance protocol ({@code group.protocol=streams}), whose groups take their standbys from the brokers
@@ -43,7 +49,7 @@ public final class StreamsDefaults {
     /** The consumer's {@code session.timeout.ms} unless the configuration sets one. */
     public static final int DEFAULT_SESSION_TIMEOUT_MS = 10_000;
     /** The consumer's {@code heartbeat.interval.ms} unless the configuration sets one. */
-    public static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 3_000;
+    public static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
     /**
      * Standby replicas of each task unless the configuration sets {@code num.standby.replicas}; under the streams
      * rebalance protocol, what the group's {@code streams.num.standby.replicas} should be.

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
@@ -180,7 +181,7 @@ class TtlStreamsConfigTest {
                         "processing.guarantee", "exactly_once_v2",
                         "max.task.idle.ms", "-1",
                         "session.timeout.ms", "10000",
-                        "heartbeat.interval.ms", "3000",
+                        "heartbeat.interval.ms", "1000",
                         "num.standby.replicas", "1",
                         "batch.size", "262144",
                         "bootstrap.servers", "broker:9092",
@@ -236,6 +237,38 @@ class TtlStreamsConfigTest {
                 .containsEntry(ProducerConfig.BATCH_SIZE_CONFIG, "65536");
         assertThat(producerOf(config("bootstrap.servers", "broker:9092", "producer.batch.size", "16384")))
                 .containsEntry(ProducerConfig.BATCH_SIZE_CONFIG, "16384");
+    }
+
+    @Test
+    void shouldHeartbeatEverySecondWithinTheSessionWhenNoHeartbeatIsSet() {
+        StreamsConfig streams =
+                new StreamsConfig(config("bootstrap.servers", "broker:9092").streamsProperties());
+        Map<String, Object> consumer = streams.getMainConsumerConfigs("group", "client", 0);
+
+        assertThat(consumer)
+                .as("a member learns of a rebalance at its next heartbeat: every second, not Kafka's every 3 s")
+                .containsEntry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000")
+                .containsEntry(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+        assertThat(Integer.parseInt((String) consumer.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG)))
+                .as("Kafka's advice: a session at least three heartbeats long")
+                .isGreaterThanOrEqualTo(
+                        3 * Integer.parseInt((String) consumer.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG)));
+    }
+
+    @Test
+    void shouldLetTheUsersHeartbeatWinWhenSetWithOrWithoutThePrefix() {
+        assertThat(new StreamsConfig(config("bootstrap.servers", "broker:9092", "heartbeat.interval.ms", "3000")
+                                .streamsProperties())
+                        .getMainConsumerConfigs("group", "client", 0))
+                .containsEntry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "3000");
+        assertThat(new StreamsConfig(config(
+                                        "bootstrap.servers",
+                                        "broker:9092",
+                                        "main.consumer.heartbeat.interval.ms",
+                                        "2000")
+                                .streamsProperties())
+                        .getMainConsumerConfigs("group", "client", 0))
+                .containsEntry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "2000");
     }
 
     /** What Kafka Streams hands its producer, from the configuration's streams properties. */

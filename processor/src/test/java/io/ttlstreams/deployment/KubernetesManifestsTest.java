@@ -2,6 +2,7 @@ package io.ttlstreams.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.ConfigLayers;
 import io.ttlstreams.config.ConnectOptions;
 import io.ttlstreams.config.OperationsOptions;
@@ -68,6 +69,14 @@ class KubernetesManifestsTest {
     @SuppressWarnings("unchecked")
     private static List<Object> list(Map<String, Object> parent, String key) {
         return (List<Object>) parent.get(key);
+    }
+
+    @Test
+    void shouldGiveAStoppingPodMoreGraceThanKafkaStreamsHasToCloseWhenRolled() {
+        // A close cut short by SIGKILL leaves the pod's transaction open and its tasks unserved until its session
+        // times out: the grace must never be what bounds the close.
+        assertThat(((Number) pod.get("terminationGracePeriodSeconds")).longValue())
+                .isGreaterThan(TtlStreamsApp.CLOSE_TIMEOUT.toSeconds());
     }
 
     private static Properties processorProperties() throws IOException {

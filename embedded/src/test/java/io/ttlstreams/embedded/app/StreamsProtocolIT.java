@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ttlstreams.app.TtlStreamsApp;
+import io.ttlstreams.config.StreamsDefaults;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.PercentEncoding;
 import java.io.IOException;
@@ -63,8 +64,11 @@ class StreamsProtocolIT extends EmbeddedPipelineScenarios {
         assertThat(groupConfigs())
                 .as("the embedded broker's settings of streams groups: the processor's defaults")
                 .containsEntry("streams.num.standby.replicas", "1")
-                .containsEntry("streams.session.timeout.ms", "10000")
-                .containsEntry("streams.heartbeat.interval.ms", "3000");
+                .containsEntry(
+                        "streams.session.timeout.ms", Integer.toString(StreamsDefaults.DEFAULT_SESSION_TIMEOUT_MS))
+                .containsEntry(
+                        "streams.heartbeat.interval.ms",
+                        Integer.toString(StreamsDefaults.DEFAULT_HEARTBEAT_INTERVAL_MS));
 
         Instant deadline = ExpiryProbe.deadlineIn(3);
         PIPELINE.collection(SESSIONS).insertOne(expiring("confirmed", deadline));
