@@ -2,6 +2,7 @@ package io.ttlstreams.processor;
 
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
+import io.ttlstreams.readback.ReadResult;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
@@ -9,6 +10,7 @@ import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentEntry;
+import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey.Timeline;
@@ -53,6 +55,7 @@ final class EventApplier {
     private final SchedulerSensors sensors;
     private final AuditWriter audit;
     private final ExpiredRecords expired;
+    private final LookupRereads rereads;
     private final ProcessorContext<?, ?> context;
 
     EventApplier(
@@ -65,6 +68,7 @@ final class EventApplier {
             SchedulerSensors sensors,
             AuditWriter audit,
             ExpiredRecords expired,
+            LookupRereads rereads,
             ProcessorContext<?, ?> context) {
         this.rules = rules;
         this.commandBound = commandBound;
@@ -75,6 +79,7 @@ final class EventApplier {
         this.sensors = sensors;
         this.audit = audit;
         this.expired = expired;
+        this.rereads = rereads;
         this.context = context;
     }
 
@@ -122,6 +127,11 @@ final class EventApplier {
             // confirms an awaited command; anything else has nothing left to expire.
             if (current != null && !current.state().awaitsConfirmation()) {
                 unschedule(current);
+            }
+            // Or its look-up missed it (a shard key changed): read it again by _id (LookupRereads).
+            if (event.operationType() == OperationType.UPDATE
+                    && (current == null || !current.state().awaitsConfirmation())) {
+                rereads.ask(ref, event.namespace());
             }
             return;
         }
@@ -185,6 +195,32 @@ final class EventApplier {
                     context.currentSystemTimeMs(),
                     superseded.getAttempts(),
                     null);
+        }
+    }
+
+    /**
+     * Applies a read asked by {@link LookupRereads}: a document found is scheduled as a resync's would be, at {@code
+     * now}, unless a later event gave it an entry meanwhile; one absent or unread stays unscheduled.
+     */
+    void reread(ReadResult answer, long now) {
+        Bytes ref = answer.request().documentRef();
+        if (answer.kind() != ReadResult.Kind.PRESENT || schedule.find(ref) != null) {
+            return;
+        }
+        ChangeEvent read = new ChangeEvent(
+                OperationType.RESYNC,
+                answer.request().namespace(),
+                DocumentRef.idKeyOf(ref),
+                answer.document(),
+                Instant.ofEpochMilli(now),
+                null);
+        try {
+            applyToDocument(read, now);
+        } catch (RuntimeException | Error e) {
+            if (!DeadLetters.isCausedByRecord(e)) {
+                throw e;
+            }
+            LOG.warn("Could not schedule {} of {} as read again", read.documentKeyJson(), read.namespace(), e);
         }
     }
 

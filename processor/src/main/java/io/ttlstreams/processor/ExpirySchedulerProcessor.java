@@ -46,6 +46,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     private SchedulerSensors sensors;
     private TtlMetrics.Count punctuationFailures;
     private EventApplier applier;
+    private LookupRereads rereads;
     private RuleReconciler reconciler;
     private DueDrain drain;
     private BlastRadiusGuard guard;
@@ -118,6 +119,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 sensors,
                 audit,
                 context.taskId());
+        this.rereads = new LookupRereads(settings.readBack(), metrics);
         this.applier = new EventApplier(
                 config.rules(),
                 commandBound,
@@ -128,6 +130,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 sensors,
                 audit,
                 expired,
+                rereads,
                 context);
         this.reconciler = new RuleReconciler(
                 settings,
@@ -173,6 +176,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         try {
             long started = settings.nanoClock().getAsLong();
             long maxNanos = timeShare.maxNanos();
+            rereads.answers(answer -> applier.reread(answer, now));
             reconciler.goOn(now, started, maxNanos);
             drain.punctuate(now, started, maxNanos);
             guard.punctuate();
@@ -223,6 +227,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         }
         if (drain != null) {
             drain.close();
+        }
+        if (rereads != null) {
+            rereads.close();
         }
         if (metrics != null) {
             metrics.close();

@@ -93,6 +93,9 @@ final class SchedulerParts {
                         sensors,
                         TtlTopology.EXPIRED_SINK,
                         settings.maxRecordBytes()),
+                new LookupRereads(
+                        settings.readBack(),
+                        TtlMetrics.forTask(meters, context.taskId().toString())),
                 context);
     }
 
