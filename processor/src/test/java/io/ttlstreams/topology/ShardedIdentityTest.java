@@ -32,6 +32,11 @@ class ShardedIdentityTest {
     private static final BsonDocument UNSHARDED_KEY = new BsonDocument("_id", ID);
     private static final BsonDocument SHARDED_KEY = new BsonDocument("tenant", TENANT).append("_id", ID);
 
+    /** The MongoDB the read-back reads, for the tests that have one. */
+    private final MapDocumentReader mongo = new MapDocumentReader();
+
+    private final DocumentReadBack readBack = new DocumentReadBack(mongo, 100, 1_000);
+
     /** A last-modified rule without a witness ({@code modified.field}): its command pins nothing but the key. */
     private static TopologyFixture lastModifiedWithoutWitness() {
         return new TopologyFixture(TopologyFixture.eventsSettings("ttl.rule.events.expire.after.seconds", "60"));
@@ -63,12 +68,25 @@ class ShardedIdentityTest {
         }
     }
 
-    /** {@link #lastModifiedWithoutWitness} with a MongoDB to read, answering from {@code mongo} through {@code readBack}. */
-    private static TopologyFixture lastModifiedWithoutWitnessReading(DocumentReadBack readBack) {
+    /** {@link #lastModifiedWithoutWitness} with a MongoDB to read, answering from {@code mongo}. */
+    private TopologyFixture lastModifiedWithoutWitnessReading() {
         return new TopologyFixture(
                 TopologyFixture.eventsSettings(
                         "ttl.rule.events.expire.after.seconds", "60", "ttl.mongodb.uri", ReadBackTest.MONGODB_URI),
                 Optional.of(readBack));
+    }
+
+    /**
+     * Inserts the document at {@code START}, then, at 30 s, an update whose lookup under the old documentKey missed it,
+     * has the read-back read what that asked, and runs the clock to 31 s, where the answer is applied.
+     */
+    private void insertThenUpdateWhoseLookupMissed(TopologyFixture fixture) {
+        ChangeEvents events = new ChangeEvents(NAMESPACE, START);
+        TestInputTopic<String, String> input = fixture.input(NAMESPACE);
+        input.pipeInput(SHARDED_KEY.toJson(), events.insert(SHARDED_KEY, document(1)));
+        input.pipeInput(SHARDED_KEY.toJson(), events.at(START.plusSeconds(30)).updateLookupMissed(SHARDED_KEY));
+        readBack.readQueued();
+        fixture.wallClockAt(Duration.ofSeconds(31));
     }
 
     /**
@@ -78,19 +96,10 @@ class ShardedIdentityTest {
      */
     @Test
     void shouldDeleteAfterTheReadAgainWhenAnUpdatesLookupMissedTheDocument() {
-        MapDocumentReader mongo = new MapDocumentReader();
-        DocumentReadBack readBack = new DocumentReadBack(mongo, 100, 1_000);
-        try (TopologyFixture fixture = lastModifiedWithoutWitnessReading(readBack)) {
-            ChangeEvents events = new ChangeEvents(NAMESPACE, START);
-            TestInputTopic<String, String> input = fixture.input(NAMESPACE);
-            input.pipeInput(SHARDED_KEY.toJson(), events.insert(SHARDED_KEY, document(1)));
-            fixture.wallClockAt(Duration.ofSeconds(30));
-            mongo.put(Namespace.parse(NAMESPACE), document(2).append("region", new BsonString("eu")));
-            input.pipeInput(
-                    SHARDED_KEY.toJson(), events.at(START.plusSeconds(30)).updateLookupMissed(SHARDED_KEY));
+        mongo.put(Namespace.parse(NAMESPACE), document(2).append("region", new BsonString("eu")));
+        try (TopologyFixture fixture = lastModifiedWithoutWitnessReading()) {
+            insertThenUpdateWhoseLookupMissed(fixture);
 
-            readBack.readQueued();
-            fixture.wallClockAt(Duration.ofSeconds(31));
             fixture.wallClockAt(Duration.ofSeconds(30 + 60).minusMillis(1));
             assertThat(fixture.deletes())
                     .as("nothing before the last touch + TTL")
@@ -105,17 +114,9 @@ class ShardedIdentityTest {
 
     @Test
     void shouldLeaveTheDocumentUnscheduledWhenTheReadAgainFindsItGone() {
-        MapDocumentReader mongo = new MapDocumentReader();
-        DocumentReadBack readBack = new DocumentReadBack(mongo, 100, 1_000);
-        try (TopologyFixture fixture = lastModifiedWithoutWitnessReading(readBack)) {
-            ChangeEvents events = new ChangeEvents(NAMESPACE, START);
-            TestInputTopic<String, String> input = fixture.input(NAMESPACE);
-            input.pipeInput(SHARDED_KEY.toJson(), events.insert(SHARDED_KEY, document(1)));
-            input.pipeInput(
-                    SHARDED_KEY.toJson(), events.at(START.plusSeconds(30)).updateLookupMissed(SHARDED_KEY));
+        try (TopologyFixture fixture = lastModifiedWithoutWitnessReading()) {
+            insertThenUpdateWhoseLookupMissed(fixture);
 
-            readBack.readQueued();
-            fixture.wallClockAt(Duration.ofSeconds(31));
             assertThat(mongo.lookUps()).as("read again, found gone").hasSize(1);
             assertThat(fixture.scheduled(NAMESPACE, ID)).isEmpty();
             fixture.wallClockAt(Duration.ofSeconds(120));
