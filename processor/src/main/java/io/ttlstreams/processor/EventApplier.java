@@ -11,7 +11,6 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentEntry;
 import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
-import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.UnscheduledNotes;
 import java.time.Instant;
 import java.util.Locale;
@@ -105,9 +104,7 @@ final class EventApplier {
         DocumentEntry current = schedule.find(ref);
         Long clusterTime = clusterTimeOf(event);
         boolean resync = event.operationType() == OperationType.RESYNC;
-        if (resync
-                && current != null
-                && NamespaceDrops.isNotNewer(clusterTime, current.position().getSourceClusterTime())) {
+        if (resync && current != null && NamespaceDrops.isNotNewer(clusterTime, current.changedAt())) {
             sensors.resyncStale.record();
             return;
         }
@@ -169,10 +166,10 @@ final class EventApplier {
         long deadline = decision.deadline().toEpochMilli();
         // Due on arrival is judged against the change itself: a lagging pipeline makes a deadline pass in transit,
         // which is organic expiry come late, not a mistake.
-        Timeline timeline =
+        EntryState admitted =
                 guard.admit(ref, entry, deadline, event.eventTime().toEpochMilli(), context.currentSystemTimeMs());
-        schedule.put(ref, current, timeline, deadline, entry, clusterTime);
-        if (timeline == Timeline.DEADLINES) {
+        schedule.schedule(ref, current, admitted, deadline, entry, clusterTime);
+        if (admitted == EntryState.SCHEDULED) {
             expired.scheduleNotice(ref, entry, deadline, context.currentSystemTimeMs());
         }
         notes.forget(ref);
@@ -218,13 +215,11 @@ final class EventApplier {
             }
             if (rule.mode() == TtlMode.LAST_MODIFIED
                     && current.state() == EntryState.SCHEDULED
-                    && decision.deadline().toEpochMilli()
-                            < current.position().getDueAt().toEpochMilli()) {
+                    && decision.deadline().toEpochMilli() < current.dueAt()) {
                 return true;
             }
         }
-        return event.operationType() != OperationType.INSERT
-                && current.position().getFingerprint() == ExpirySchedule.fingerprint(entry);
+        return event.operationType() != OperationType.INSERT && current.computedFrom(entry);
     }
 
     /**
@@ -239,7 +234,7 @@ final class EventApplier {
         Bytes ref = current.documentRef();
         boolean awaited = current.state().awaitsConfirmation();
         ScheduleEntry entry = schedule.entryOf(current);
-        schedule.remove(ref);
+        schedule.remove(current);
         if (!awaited || entry == null) {
             sensors.cancelled.record();
             return;
@@ -275,7 +270,7 @@ final class EventApplier {
         if (!marked) {
             return false;
         }
-        schedule.remove(ref);
+        schedule.remove(current);
         sensors.marked.record();
         confirm(ref, entry, event, context.currentSystemTimeMs());
         return true;
@@ -293,7 +288,7 @@ final class EventApplier {
     private void unschedule(DocumentEntry current) {
         Bytes ref = current.documentRef();
         ScheduleEntry entry = current.state().awaitsConfirmation() ? schedule.entryOf(current) : null;
-        schedule.remove(ref);
+        schedule.remove(current);
         sensors.cancelled.record();
         if (entry != null) {
             audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, context.currentSystemTimeMs(), entry.getAttempts(), null);

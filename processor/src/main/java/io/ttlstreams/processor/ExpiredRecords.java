@@ -10,7 +10,6 @@ import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
-import io.ttlstreams.state.ScheduleKey;
 import java.time.Instant;
 import java.util.OptionalLong;
 import org.apache.kafka.common.utils.Bytes;
@@ -145,15 +144,10 @@ final class ExpiredRecords {
     }
 
     /**
-     * Publishes the {@code EXPIRING} record of the notice at {@code noticeKey} if the document still has the deadline
-     * it announces; either way the notice goes. Returns whether it was published.
+     * Publishes the {@code EXPIRING} record of the notice of the document at {@code ref}, due at {@code noticeAt}, of
+     * the deadline it still has.
      */
-    boolean notice(Bytes noticeKey, ScheduleEntry notice, long now) {
-        Bytes ref = ScheduleKey.documentRefOf(noticeKey);
-        schedule.removeNotice(noticeKey);
-        if (!schedule.isCurrent(ref, notice)) {
-            return false;
-        }
+    void notice(Bytes ref, ScheduleEntry notice, long noticeAt, long now) {
         Namespace namespace = schedule.namespaces().namespaceOf(ref);
         BsonDocument documentKey = DocumentRef.documentKeyOf(ref, notice);
         TtlRule rule = rules.rule(notice.getRule()).orElse(null);
@@ -172,12 +166,10 @@ final class ExpiredRecords {
                                 .toString()))
                 .append(
                         "noticeAt",
-                        new BsonString(Instant.ofEpochMilli(ScheduleKey.dueAtOf(noticeKey))
-                                .toString()))
+                        new BsonString(Instant.ofEpochMilli(noticeAt).toString()))
                 .append("sentAt", new BsonString(Instant.ofEpochMilli(now).toString()));
         context.forward(new Record<String, Object>(key(namespace, documentKey), value.toJson(RELAXED), now), sink);
         sensors.notices.record();
-        return true;
     }
 
     private void write(

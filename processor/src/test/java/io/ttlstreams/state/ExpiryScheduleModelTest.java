@@ -279,10 +279,11 @@ class ExpiryScheduleModelTest {
         @Override
         public Arbitrary<Transformer<Harness>> transformer() {
             return refs().map(ref -> Transformer.mutate("remove " + ref, harness -> {
-                IndexEntry removed = harness.schedule.remove(ref);
+                DocumentEntry found = harness.schedule.find(ref);
                 Bytes key = harness.positions.remove(ref);
-                assertThat(removed != null).isEqualTo(key != null);
+                assertThat(found != null).isEqualTo(key != null);
                 if (key != null) {
+                    harness.schedule.remove(found);
                     harness.model.remove(key);
                 }
             }));
