@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -348,17 +347,24 @@ public final class ExpirySchedule {
         }
     }
 
-    /** Hands each entry of {@code scan} over while {@code more}, tells the scan's cursor, and {@code drained} at its end. */
+    /**
+     * Hands each entry of {@code scan} over as it stands while {@code more}, tells the scan's cursor, and {@code
+     * drained} at its end; a null scan has no entries.
+     */
     private void drain(
             KeyValueIterator<Bytes, ScheduleEntry> scan,
             BooleanSupplier more,
             BiConsumer<DocumentEntry, ScheduleEntry> handle,
             Consumer<Bytes> passed,
             Runnable drained) {
+        if (scan == null) {
+            drained.run();
+            return;
+        }
         try (KeyValueIterator<Bytes, ScheduleEntry> due = scan) {
             while (more.getAsBoolean() && due.hasNext()) {
                 KeyValue<Bytes, ScheduleEntry> next = due.next();
-                handle.accept(handed(next.key), next.value);
+                handle.accept(handed(next.key), emitted().asItStands(next.key, next.value));
                 passed.accept(next.key);
             }
             if (!due.hasNext()) {
@@ -400,20 +406,17 @@ public final class ExpirySchedule {
 
     /**
      * The emitted deadlines whose first command went out at or before {@code emittedBy} (now less the first
-     * confirmation wait), in key order, as they stand (see {@link #entryOf}): their first confirmation is overdue. The
-     * caller handles them as it handles due entries of the confirmations timeline — each leaves the deadlines
-     * timeline — tells each one {@link #passed}, calls {@link #firstConfirmationsDrained} if it reached the end, and
-     * closes the iterator.
+     * confirmation wait), in key order, as stored (their first command is not counted: {@link #entryOf}), null when
+     * there are none: their first confirmation is overdue. The caller handles them as it handles due entries of the
+     * confirmations timeline — each leaves the deadlines timeline — tells each one {@link #passed}, calls {@link
+     * #firstConfirmationsDrained} if it reached the end, and closes the iterator.
      */
     KeyValueIterator<Bytes, ScheduleEntry> firstConfirmationsDue(long emittedBy) {
         Bytes through = emitted().emittedBy(emittedBy);
         Bytes from = firstConfirmationsFrom == null
                 ? ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE)
                 : firstConfirmationsFrom;
-        if (through == null || from.compareTo(through) > 0) {
-            return new AsItStands(null, emitted());
-        }
-        return new AsItStands(schedule.range(from, through), emitted());
+        return through == null || from.compareTo(through) > 0 ? null : schedule.range(from, through);
     }
 
     /**
@@ -471,11 +474,11 @@ public final class ExpirySchedule {
     public boolean walk(BooleanSupplier more, BiConsumer<DocumentEntry, ScheduleEntry> each) {
         Bytes last = null;
         // Up to the notices, which are copies of entries, not entries of their own.
-        try (KeyValueIterator<Bytes, ScheduleEntry> entries = new AsItStands(
-                schedule.range(walkFrom, ScheduleKey.lowerBound(Timeline.NOTICES, Long.MIN_VALUE)), emitted())) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> entries =
+                schedule.range(walkFrom, ScheduleKey.lowerBound(Timeline.NOTICES, Long.MIN_VALUE))) {
             while (more.getAsBoolean() && entries.hasNext()) {
                 KeyValue<Bytes, ScheduleEntry> next = entries.next();
-                each.accept(handed(next.key), next.value);
+                each.accept(handed(next.key), emitted().asItStands(next.key, next.value));
                 last = next.key;
             }
             if (!entries.hasNext()) {
@@ -586,46 +589,5 @@ public final class ExpirySchedule {
         }
         // The length ends the field, so that ("ab", "c") and ("a", "bc") differ.
         return mix(hash, bytes.length);
-    }
-
-    /** A scan's entries as they stand ({@link EmittedDeadlines#asItStands}); none for a null scan. */
-    private static final class AsItStands implements KeyValueIterator<Bytes, ScheduleEntry> {
-
-        private final KeyValueIterator<Bytes, ScheduleEntry> scan;
-        private final EmittedDeadlines emitted;
-
-        AsItStands(KeyValueIterator<Bytes, ScheduleEntry> scan, EmittedDeadlines emitted) {
-            this.scan = scan;
-            this.emitted = emitted;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return scan != null && scan.hasNext();
-        }
-
-        @Override
-        public KeyValue<Bytes, ScheduleEntry> next() {
-            if (scan == null) {
-                throw new NoSuchElementException();
-            }
-            KeyValue<Bytes, ScheduleEntry> next = scan.next();
-            return KeyValue.pair(next.key, emitted.asItStands(next.key, next.value));
-        }
-
-        @Override
-        public Bytes peekNextKey() {
-            if (scan == null) {
-                throw new NoSuchElementException();
-            }
-            return scan.peekNextKey();
-        }
-
-        @Override
-        public void close() {
-            if (scan != null) {
-                scan.close();
-            }
-        }
     }
 }

@@ -232,6 +232,9 @@ class ExpiryScheduleModelTest {
 
         private static List<Bytes> keysOf(KeyValueIterator<Bytes, ScheduleEntry> entries) {
             List<Bytes> keys = new ArrayList<>();
+            if (entries == null) {
+                return keys;
+            }
             try (entries) {
                 entries.forEachRemaining(entry -> keys.add(entry.key));
             }
