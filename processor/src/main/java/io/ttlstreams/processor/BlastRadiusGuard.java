@@ -1,7 +1,6 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.config.GuardLimit;
-import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.HeldCount;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -39,8 +38,7 @@ final class BlastRadiusGuard implements Admission {
     private final SchedulerSettings settings;
     private final ExpirySchedule schedule;
     private final KeyValueStore<String, GuardState> states;
-    private final SchedulerSensors sensors;
-    private final AuditWriter audit;
+    private final Outcomes outcomes;
     private final TaskId task;
     /** Per rule, the held count at the previous punctuation and the one last logged: a mass is logged once settled. */
     private final Map<String, long[]> heldSeen = new HashMap<>();
@@ -49,14 +47,12 @@ final class BlastRadiusGuard implements Admission {
             SchedulerSettings settings,
             ExpirySchedule schedule,
             KeyValueStore<String, GuardState> states,
-            SchedulerSensors sensors,
-            AuditWriter audit,
+            Outcomes outcomes,
             TaskId task) {
         this.settings = settings;
         this.schedule = schedule;
         this.states = states;
-        this.sensors = sensors;
-        this.audit = audit;
+        this.outcomes = outcomes;
         this.task = task;
     }
 
@@ -79,8 +75,7 @@ final class BlastRadiusGuard implements Admission {
             return EntryState.SCHEDULED;
         }
         states.put(entry.getRule(), state);
-        sensors.heldForApproval.record();
-        audit.write(ref, entry, ExpiryOutcome.HELD_FOR_APPROVAL, now, entry.getAttempts(), null);
+        outcomes.heldForApproval(ref, entry, now);
         return EntryState.AWAITING_APPROVAL;
     }
 
@@ -101,18 +96,10 @@ final class BlastRadiusGuard implements Admission {
             }
             if (decision.approve()) {
                 schedule.moveTo(held, EntryState.SCHEDULED, held.dueAt(), entry);
-                sensors.approved.record();
             } else {
                 schedule.remove(held);
-                sensors.rejected.record();
             }
-            audit.write(
-                    held.documentRef(),
-                    entry,
-                    decision.approve() ? ExpiryOutcome.APPROVED : ExpiryOutcome.REJECTED,
-                    now,
-                    entry.getAttempts(),
-                    null);
+            outcomes.decided(held.documentRef(), entry, decision.approve(), now);
             count[0]++;
         });
         // Read after the entries left: the schedule counted them out.

@@ -6,7 +6,6 @@ import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.readback.ReadBackInbox;
 import io.ttlstreams.readback.ReadRequest;
 import io.ttlstreams.readback.ReadResult;
-import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentEntry;
 import io.ttlstreams.state.DocumentRef;
@@ -59,9 +58,7 @@ final class DueDrain implements AutoCloseable {
     private final Optional<DeleteThrottle> throttle;
     private final RuleCheck rules;
     private final Admission guard;
-    private final SchedulerSensors sensors;
-    private final AuditWriter audit;
-    private final ExpiredRecords expired;
+    private final Outcomes outcomes;
     private final ProcessorContext<String, Object> context;
     private final String deletesSink;
     /** Answers of the read-back thread for this task; drained by the punctuator. */
@@ -79,9 +76,7 @@ final class DueDrain implements AutoCloseable {
             Optional<DeleteThrottle> throttle,
             RuleCheck rules,
             Admission guard,
-            SchedulerSensors sensors,
-            AuditWriter audit,
-            ExpiredRecords expired,
+            Outcomes outcomes,
             ProcessorContext<String, Object> context,
             String deletesSink) {
         this.settings = settings;
@@ -92,9 +87,7 @@ final class DueDrain implements AutoCloseable {
         this.throttle = throttle;
         this.rules = rules;
         this.guard = guard;
-        this.sensors = sensors;
-        this.audit = audit;
-        this.expired = expired;
+        this.outcomes = outcomes;
         this.context = context;
         this.deletesSink = deletesSink;
     }
@@ -135,7 +128,7 @@ final class DueDrain implements AutoCloseable {
                 }
             });
         } finally {
-            sensors.emittedCounted(now);
+            outcomes.punctuated();
         }
         throttle.ifPresent(t -> t.consume(now, run.commands()));
         if (run.commands() > 0) {
@@ -153,7 +146,7 @@ final class DueDrain implements AutoCloseable {
                 new PunctuationBudget(config.punctuateMaxEntries(), startedNanos, maxNanos, settings.nanoClock());
         schedule.drainNotices(now, run::left, (ref, notice, noticeAt, current) -> {
             if (current) {
-                expired.notice(ref, notice, noticeAt, now);
+                outcomes.noticeDue(ref, notice, noticeAt, now);
             }
             run.handled();
         });
@@ -170,13 +163,11 @@ final class DueDrain implements AutoCloseable {
         }
         if (dryRun) {
             schedule.remove(due);
-            sensors.dryRuns.record();
-            audit.write(due.documentRef(), entry, ExpiryOutcome.DRY_RUN, now, 0, null);
+            outcomes.dryRun(due.documentRef(), entry, now);
             return;
         }
         ScheduleEntry sent = send(due.documentRef(), entry, now, run);
-        long deadline = ScheduleEntries.deadlineOf(entry);
-        sensors.emitted(entry.getRule(), now - deadline, now);
+        outcomes.emitted(due.documentRef(), sent, now);
         if (entry == scanned && entry.getAttempts() == 0) {
             // What the store holds is what a first command needs: it stays, and reads as emitted now.
             schedule.firstCommandOut(due, now);
@@ -231,15 +222,15 @@ final class DueDrain implements AutoCloseable {
         Bytes ref = due.documentRef();
         ReadRequest previous = pendingReads.remove(ref);
         if (previous != null && previous.isFor(entry)) {
-            sensors.readBacksFailed.record();
+            outcomes.readBackFailed();
             return false;
         }
         ReadRequest request = ReadRequest.of(ref, schedule.namespaces().namespaceOf(ref), entry, inbox);
         if (!settings.readBack().orElseThrow().submit(request)) {
-            sensors.readBacksFailed.record();
+            outcomes.readBackFailed();
             return false;
         }
-        sensors.readBacks.record();
+        outcomes.readBackAsked();
         pendingReads.put(ref, request);
         waitAnotherTimeout(due, entry, now);
         return true;
@@ -275,29 +266,20 @@ final class DueDrain implements AutoCloseable {
         switch (verdict.kind()) {
             case GONE -> {
                 schedule.remove(current);
-                // The document was gone by the read, which came before this punctuation: a bound, not the delete's
-                // own time, which only its (lost) event would tell.
-                long lag = Math.max(0, now - ScheduleEntries.deadlineOf(entry));
-                sensors.confirmedByRead.record();
-                sensors.confirmed(entry.getRule(), lag, now);
-                audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
-                expired.confirmedByReadBack(ref, entry, now);
+                outcomes.confirmedByRead(ref, entry, now);
             }
             case MOVED -> {
-                sensors.rescheduledByRead.record();
-                audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+                outcomes.rescheduledByRead(ref, entry, false, now);
                 // The schedule learns the read's deadline now: one already passed is due on arrival.
                 EntryState admitted = guard.admit(ref, verdict.entry(), verdict.deadline(), now, now);
                 schedule.moveTo(current, admitted, verdict.deadline(), verdict.entry());
             }
             case NOT_EXPIRING -> {
                 schedule.remove(current);
-                sensors.cancelled.record();
-                sensors.rescheduledByRead.record();
-                audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+                outcomes.rescheduledByRead(ref, entry, true, now);
             }
             case FAILED -> {
-                sensors.readBacksFailed.record();
+                outcomes.readBackFailed();
                 if (settings.readsFirst()) {
                     waitAnotherTimeout(current, entry, now);
                 } else {
@@ -343,12 +325,12 @@ final class DueDrain implements AutoCloseable {
         Bytes ref = current.documentRef();
         if (entry.getAttempts() < config.confirmMaxAttempts()) {
             ScheduleEntry sent = send(ref, entry, now, run);
-            sensors.reemitted.record();
+            outcomes.reemitted(ref, sent, now);
             awaitConfirmation(current, sent, now);
             return;
         }
         schedule.remove(current);
-        sensors.unconfirmed(entry.getRule(), now);
+        outcomes.unconfirmed(ref, entry, now);
         LOG.warn(
                 "Task {}: no delete of {} in {} confirmed after {} delete commands (rule {}, deadline {}); giving up",
                 context.taskId(),
@@ -357,7 +339,6 @@ final class DueDrain implements AutoCloseable {
                 entry.getAttempts(),
                 entry.getRule(),
                 Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry)));
-        audit.write(ref, entry, ExpiryOutcome.UNCONFIRMED, now, entry.getAttempts(), null);
     }
 
     /**
@@ -373,7 +354,7 @@ final class DueDrain implements AutoCloseable {
             return false;
         }
         schedule.remove(due);
-        sensors.deadLettered.record();
+        outcomes.tooLargeToSend();
         LOG.warn(
                 "Task {}: the entry of a document in {} (rule {}) is dropped: {}",
                 context.taskId(),
@@ -385,17 +366,14 @@ final class DueDrain implements AutoCloseable {
 
     /**
      * Emits the entry's delete command, issued at {@code now} (a re-emission is a new command with its own issue
-     * time, which the sink guard's validity counts from), and its audit event; returns the entry counting this
-     * attempt.
+     * time, which the sink guard's validity counts from); returns the entry counting this attempt.
      */
     private ScheduleEntry send(Bytes ref, ScheduleEntry entry, long now, PunctuationBudget run) {
         DeleteCommand command =
                 ScheduleEntries.command(ref, schedule.namespaces().namespaceOf(ref), entry, now, markField(entry));
         context.forward(new Record<String, Object>(command.keyJson(), command, now), deletesSink);
-        ScheduleEntry sent = ExpirySchedule.emitted(entry, now);
-        audit.write(ref, sent, ExpiryOutcome.EMITTED, now, sent.getAttempts(), null);
         run.commandSent();
-        return sent;
+        return ExpirySchedule.emitted(entry, now);
     }
 
     /** The field the entry's command marks, for an entry of a mark rule not yet marked; null for a delete. */

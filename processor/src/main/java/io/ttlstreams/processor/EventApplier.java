@@ -6,7 +6,6 @@ import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
-import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentEntry;
 import io.ttlstreams.state.EntryState;
@@ -18,6 +17,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,9 +49,7 @@ final class EventApplier {
     private final UnscheduledNotes notes;
     private final NamespaceDrops drops;
     private final Admission guard;
-    private final SchedulerSensors sensors;
-    private final AuditWriter audit;
-    private final ExpiredRecords expired;
+    private final Outcomes outcomes;
     private final ProcessorContext<?, ?> context;
 
     EventApplier(
@@ -61,9 +59,7 @@ final class EventApplier {
             UnscheduledNotes notes,
             NamespaceDrops drops,
             Admission guard,
-            SchedulerSensors sensors,
-            AuditWriter audit,
-            ExpiredRecords expired,
+            Outcomes outcomes,
             ProcessorContext<?, ?> context) {
         this.rules = rules;
         this.commandBound = commandBound;
@@ -71,9 +67,7 @@ final class EventApplier {
         this.notes = notes;
         this.drops = drops;
         this.guard = guard;
-        this.sensors = sensors;
-        this.audit = audit;
-        this.expired = expired;
+        this.outcomes = outcomes;
         this.context = context;
     }
 
@@ -87,7 +81,7 @@ final class EventApplier {
         if (event.isNamespaceWide()) {
             cancelNamespace(event);
         } else if (drops.precede(clusterTimeOf(event), event.namespace())) {
-            sensors.stale.record();
+            outcomes.stale();
         } else {
             applyToDocument(event, recordTimestamp);
         }
@@ -105,7 +99,7 @@ final class EventApplier {
         Long clusterTime = clusterTimeOf(event);
         boolean resync = event.operationType() == OperationType.RESYNC;
         if (resync && current != null && NamespaceDrops.isNotNewer(clusterTime, current.changedAt())) {
-            sensors.resyncStale.record();
+            outcomes.resyncStale();
             return;
         }
         if (event.operationType() == OperationType.DELETE) {
@@ -132,10 +126,10 @@ final class EventApplier {
                 ? rules.evaluateResync(event.namespace(), event.fullDocument(), changeTime)
                 : rules.evaluate(event.namespace(), event.fullDocument(), changeTime);
         if (decision.documentTtlIgnored()) {
-            sensors.documentTtlIgnored.record();
+            outcomes.documentTtlIgnored();
         }
         if (decision.implausibleValue()) {
-            sensors.implausible.record();
+            outcomes.implausible();
         }
         if (!decision.expires()) {
             notes.note(ref, decision.reason(), operationOf(event), event.eventTime());
@@ -147,7 +141,7 @@ final class EventApplier {
         TtlRule rule = rules.rule(decision.rule()).orElseThrow();
         ScheduleEntry entry = ScheduleEntries.of(decision, rule, rules.shape(rule), event.documentKey());
         if (current != null && keepsCurrentEntry(event, rule, decision, current, entry)) {
-            sensors.unchanged.record();
+            outcomes.unchanged();
             return;
         }
         OptionalInt commandBytes = commandBound.excess(ref, event.namespace(), entry);
@@ -169,19 +163,10 @@ final class EventApplier {
         EntryState admitted =
                 guard.admit(ref, entry, deadline, event.eventTime().toEpochMilli(), context.currentSystemTimeMs());
         schedule.schedule(ref, current, admitted, deadline, entry, clusterTime);
-        if (admitted == EntryState.SCHEDULED) {
-            expired.scheduleNotice(ref, entry, deadline, context.currentSystemTimeMs());
-        }
         notes.forget(ref);
-        sensors.scheduled.record();
+        outcomes.scheduled(ref, entry, admitted, deadline, context.currentSystemTimeMs());
         if (superseded != null) {
-            audit.write(
-                    ref,
-                    superseded,
-                    ExpiryOutcome.SUPERSEDED,
-                    context.currentSystemTimeMs(),
-                    superseded.getAttempts(),
-                    null);
+            outcomes.superseded(ref, superseded, context.currentSystemTimeMs());
         }
     }
 
@@ -236,17 +221,33 @@ final class EventApplier {
         ScheduleEntry entry = schedule.entryOf(current);
         schedule.remove(current);
         if (!awaited || entry == null) {
-            sensors.cancelled.record();
+            outcomes.cancelled(1);
             return;
         }
         long now = context.currentSystemTimeMs();
-        if (!expired.causedByCommand(ref, entry, event.fullDocumentBeforeChange(), event.eventTime())) {
-            // Another writer deleted it holding values the command would not have matched: not an expiry.
-            sensors.cancelled.record();
-            audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+        if (!causedByCommand(entry, event)) {
+            outcomes.deletedByAnotherWriter(ref, entry, now);
             return;
         }
-        confirm(ref, entry, event, now);
+        outcomes.confirmed(ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), false, now);
+    }
+
+    /**
+     * Whether the delete event of a document whose command awaited confirmation is that command's delete, as far as
+     * its pre-image tells: with none, it is taken to be; with one, only when the rules give the document as it was
+     * the entry's rule and condition, which the conditional delete requires. A document holding other values was
+     * deleted by another writer (the command could not have matched it).
+     */
+    private boolean causedByCommand(ScheduleEntry entry, ChangeEvent event) {
+        BsonDocument preImage = event.fullDocumentBeforeChange();
+        if (preImage == null) {
+            return true;
+        }
+        ExpiryDecision decision = rules.evaluate(event.namespace(), preImage, event.eventTime());
+        return decision.expires()
+                && ScheduleEntries.sameCommand(
+                        entry,
+                        ScheduleEntries.of(decision, rules.rule(decision.rule()).orElseThrow()));
     }
 
     /**
@@ -271,17 +272,9 @@ final class EventApplier {
             return false;
         }
         schedule.remove(current);
-        sensors.marked.record();
-        confirm(ref, entry, event, context.currentSystemTimeMs());
+        outcomes.confirmed(
+                ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), true, context.currentSystemTimeMs());
         return true;
-    }
-
-    /** The change stream confirmed the command of {@code entry}, already removed: counted, audited and recorded. */
-    private void confirm(Bytes ref, ScheduleEntry entry, ChangeEvent event, long now) {
-        long lag = Math.max(0, event.eventTime().toEpochMilli() - ScheduleEntries.deadlineOf(entry));
-        sensors.confirmed(entry.getRule(), lag, now);
-        audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
-        expired.confirmedByChangeStream(ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), now);
     }
 
     /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */
@@ -289,9 +282,9 @@ final class EventApplier {
         Bytes ref = current.documentRef();
         ScheduleEntry entry = current.state().awaitsConfirmation() ? schedule.entryOf(current) : null;
         schedule.remove(current);
-        sensors.cancelled.record();
+        outcomes.cancelled(1);
         if (entry != null) {
-            audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, context.currentSystemTimeMs(), entry.getAttempts(), null);
+            outcomes.superseded(ref, entry, context.currentSystemTimeMs());
         }
     }
 
@@ -307,7 +300,7 @@ final class EventApplier {
                 : schedule.namespaces().collectionPrefix(event.namespace());
         int count = prefix.map(known -> schedule.removeAll(known, dropTime)).orElse(0);
         prefix.ifPresent(notes::forgetAll);
-        sensors.cancelled.record(count);
+        outcomes.cancelled(count);
         if (dropTime != null) {
             drops.dropped(event.namespace(), dropTime);
         }

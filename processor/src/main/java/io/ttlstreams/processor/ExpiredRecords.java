@@ -4,7 +4,6 @@ import io.ttlstreams.config.ExpiredDocument;
 import io.ttlstreams.config.ExpiryEvents;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -12,6 +11,7 @@ import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
 import java.time.Instant;
 import java.util.OptionalLong;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -60,7 +60,6 @@ final class ExpiredRecords {
     private final ExpirySchedule schedule;
     private final TtlRules rules;
     private final ProcessorContext<String, Object> context;
-    private final SchedulerSensors sensors;
     private final String sink;
 
     ExpiredRecords(
@@ -68,35 +67,12 @@ final class ExpiredRecords {
             ExpirySchedule schedule,
             TtlRules rules,
             ProcessorContext<String, Object> context,
-            SchedulerSensors sensors,
             String sink) {
         this.events = events;
         this.schedule = schedule;
         this.rules = rules;
         this.context = context;
-        this.sensors = sensors;
         this.sink = sink;
-    }
-
-    /**
-     * Whether a delete event of a document whose command awaited confirmation is that command's delete, as far as
-     * its pre-image tells: with none, it is taken to be; with one, only when the rules give the document as it was
-     * the entry's rule and condition, which the conditional delete requires. A document holding other values was
-     * deleted by another writer (the command could not have matched it); counted.
-     */
-    boolean causedByCommand(Bytes ref, ScheduleEntry entry, BsonDocument preImage, Instant eventTime) {
-        if (preImage == null) {
-            return true;
-        }
-        ExpiryDecision decision = rules.evaluate(schedule.namespaces().namespaceOf(ref), preImage, eventTime);
-        boolean caused = decision.expires()
-                && ScheduleEntries.sameCommand(
-                        entry,
-                        ScheduleEntries.of(decision, rules.rule(decision.rule()).orElseThrow()));
-        if (!caused) {
-            sensors.deletesNotCaused.record();
-        }
-        return caused;
     }
 
     /**
@@ -107,40 +83,38 @@ final class ExpiredRecords {
      * @param deletedAt the delete event's time
      * @param preImage the event's pre-image; null when it carried none
      * @param now when the processor saw the event
+     * @return whether a record was written: false when expired records are off
      */
-    void confirmedByChangeStream(Bytes ref, ScheduleEntry entry, Instant deletedAt, BsonDocument preImage, long now) {
+    boolean confirmedByChangeStream(
+            Bytes ref, ScheduleEntry entry, Instant deletedAt, BsonDocument preImage, long now) {
         if (events.topic().isEmpty()) {
-            return;
+            return false;
         }
         boolean wanted = events.document(entry.getRule()) == ExpiredDocument.PRE_IMAGE;
         String state = !wanted ? STATE_NOT_REQUESTED : preImage == null ? STATE_NO_PRE_IMAGE : STATE_PRE_IMAGE;
         write(ref, entry, deletedAt, BY_CHANGE_STREAM, wanted ? preImage : null, state, now);
-    }
-
-    /** A read found the document at {@code ref} gone at {@code now}: its record carries no document, and says so. */
-    void confirmedByReadBack(Bytes ref, ScheduleEntry entry, long now) {
-        if (events.topic().isEmpty()) {
-            return;
-        }
-        write(ref, entry, Instant.ofEpochMilli(now), BY_READ_BACK, null, STATE_READ_BACK, now);
+        return true;
     }
 
     /**
-     * Puts the notice of the document's new deadline entry on the notices timeline, when its rule publishes notices
-     * and the notice's time is still ahead: a deadline already closer than the notice period gets none.
+     * A read found the document at {@code ref} gone at {@code now}: its record carries no document, and says so.
+     * Returns whether a record was written.
      */
-    void scheduleNotice(Bytes ref, ScheduleEntry entry, long deadline, long now) {
+    boolean confirmedByReadBack(Bytes ref, ScheduleEntry entry, long now) {
         if (events.topic().isEmpty()) {
-            return;
+            return false;
+        }
+        write(ref, entry, Instant.ofEpochMilli(now), BY_READ_BACK, null, STATE_READ_BACK, now);
+        return true;
+    }
+
+    /** When the notice of {@code entry}'s {@code deadline} is due; empty when its rule publishes none. */
+    OptionalLong noticeAt(ScheduleEntry entry, long deadline) {
+        if (events.topic().isEmpty()) {
+            return OptionalLong.empty();
         }
         OptionalLong before = events.noticeBeforeSeconds(entry.getRule());
-        if (before.isEmpty()) {
-            return;
-        }
-        long noticeAt = deadline - before.getAsLong() * 1000;
-        if (noticeAt > now) {
-            schedule.putNotice(ref, noticeAt, entry);
-        }
+        return before.isEmpty() ? before : OptionalLong.of(deadline - before.getAsLong() * 1000);
     }
 
     /**
@@ -148,28 +122,17 @@ final class ExpiredRecords {
      * the deadline it still has.
      */
     void notice(Bytes ref, ScheduleEntry notice, long noticeAt, long now) {
-        Namespace namespace = schedule.namespaces().namespaceOf(ref);
-        BsonDocument documentKey = DocumentRef.documentKeyOf(ref, notice);
-        TtlRule rule = rules.rule(notice.getRule()).orElse(null);
-        boolean marks = rule != null && rule.marks(ScheduleEntries.conditionOf(notice));
-        BsonDocument value = new BsonDocument()
-                .append("version", new BsonInt32(VERSION))
-                .append("type", new BsonString("EXPIRING"))
-                .append("action", new BsonString(marks ? "mark" : "delete"))
-                .append("cause", new BsonString("ttl"))
-                .append("namespace", new BsonString(namespace.toString()))
-                .append("documentKey", documentKey)
-                .append("rule", new BsonString(notice.getRule()))
-                .append(
-                        "deadline",
-                        new BsonString(Instant.ofEpochMilli(ScheduleEntries.deadlineOf(notice))
-                                .toString()))
-                .append(
-                        "noticeAt",
-                        new BsonString(Instant.ofEpochMilli(noticeAt).toString()))
-                .append("sentAt", new BsonString(Instant.ofEpochMilli(now).toString()));
-        context.forward(new Record<String, Object>(key(namespace, documentKey), value.toJson(RELAXED), now), sink);
-        sensors.notices.record();
+        publish(
+                ref,
+                notice,
+                "EXPIRING",
+                now,
+                value -> value.append(
+                                "noticeAt",
+                                new BsonString(Instant.ofEpochMilli(noticeAt).toString()))
+                        .append(
+                                "sentAt",
+                                new BsonString(Instant.ofEpochMilli(now).toString())));
     }
 
     private void write(
@@ -180,31 +143,49 @@ final class ExpiredRecords {
             BsonDocument document,
             String documentState,
             long now) {
+        TtlRule rule = rules.rule(entry.getRule()).orElse(null);
+        boolean purges = rule != null && rule.mark() != null && !marks(rule, entry);
+        long deadline = ScheduleEntries.deadlineOf(entry);
+        publish(
+                ref,
+                entry,
+                purges ? "PURGED" : "EXPIRED",
+                now,
+                value -> value.append("confirmedAt", new BsonString(confirmedAt.toString()))
+                        .append("confirmedBy", new BsonString(confirmedBy))
+                        .append("lateMillis", new BsonInt64(Math.max(0, confirmedAt.toEpochMilli() - deadline)))
+                        .append("attempts", new BsonInt32(entry.getAttempts()))
+                        .append("documentState", new BsonString(documentState))
+                        .append("document", orNull(document)));
+    }
+
+    /** Forwards a record of {@code type} on {@code entry}: the fields every record has, then those {@code rest} adds. */
+    private void publish(Bytes ref, ScheduleEntry entry, String type, long now, UnaryOperator<BsonDocument> rest) {
         Namespace namespace = schedule.namespaces().namespaceOf(ref);
         BsonDocument documentKey = DocumentRef.documentKeyOf(ref, entry);
-        long deadline = ScheduleEntries.deadlineOf(entry);
-        TtlRule rule = rules.rule(entry.getRule()).orElse(null);
-        boolean marks = rule != null && rule.marks(ScheduleEntries.conditionOf(entry));
-        boolean purges = rule != null && rule.mark() != null && !marks;
         BsonDocument value = new BsonDocument()
                 .append("version", new BsonInt32(VERSION))
-                .append("type", new BsonString(purges ? "PURGED" : "EXPIRED"))
-                .append("action", new BsonString(marks ? "mark" : "delete"))
+                .append("type", new BsonString(type))
+                .append(
+                        "action",
+                        new BsonString(marks(rules.rule(entry.getRule()).orElse(null), entry) ? "mark" : "delete"))
                 .append("cause", new BsonString("ttl"))
                 .append("namespace", new BsonString(namespace.toString()))
                 .append("documentKey", documentKey)
                 .append("rule", new BsonString(entry.getRule()))
                 .append(
                         "deadline",
-                        new BsonString(Instant.ofEpochMilli(deadline).toString()))
-                .append("confirmedAt", new BsonString(confirmedAt.toString()))
-                .append("confirmedBy", new BsonString(confirmedBy))
-                .append("lateMillis", new BsonInt64(Math.max(0, confirmedAt.toEpochMilli() - deadline)))
-                .append("attempts", new BsonInt32(entry.getAttempts()))
-                .append("documentState", new BsonString(documentState))
-                .append("document", orNull(document));
-        context.forward(new Record<String, Object>(key(namespace, documentKey), value.toJson(RELAXED), now), sink);
-        sensors.expiredRecords.record();
+                        new BsonString(Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry))
+                                .toString()));
+        context.forward(
+                new Record<String, Object>(
+                        key(namespace, documentKey), rest.apply(value).toJson(RELAXED), now),
+                sink);
+    }
+
+    /** Whether {@code entry}'s command marks (its rule, null when gone, has an action mark it has not yet set). */
+    private static boolean marks(TtlRule rule, ScheduleEntry entry) {
+        return rule != null && rule.marks(ScheduleEntries.conditionOf(entry));
     }
 
     /**

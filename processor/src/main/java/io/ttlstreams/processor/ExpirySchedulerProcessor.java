@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * reconciles the schedule with changed rules (its {@link RuleCheck} is how the drain asks), and the {@link
  * BlastRadiusGuard} holds what comes due on arrival past its rule's limit until an operator's {@link GuardDecision}
  * (from the control topic); its {@link Admission} is how the others ask. They share the task's {@link ExpirySchedule},
- * which counts what it holds for approval, the {@link AuditWriter} and the {@link SchedulerSensors}.
+ * which counts what it holds for approval, and report what happens to its entries to one sink, the {@link Outcomes}.
  * Here an event that cannot be applied is dead-lettered, so that the task goes on.
  */
 public final class ExpirySchedulerProcessor implements Processor<String, Object, String, Object> {
@@ -46,7 +46,6 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
 
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
-    private SchedulerSensors sensors;
     private DeadLetterRoute deadLetterRoute;
     private TtlMetrics.Count punctuationFailures;
     private EventApplier applier;
@@ -101,25 +100,20 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         this.context = context;
         TtlStreamsConfig config = settings.config();
         this.metrics = TtlMetrics.forTask(context);
-        this.sensors =
-                new SchedulerSensors(metrics, ruleNames(), settings.readBack().isPresent());
         this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
         this.punctuationFailures = metrics.punctuationFailures();
         ExpirySchedule schedule = new ExpirySchedule(
                 context.getStateStore(ScheduleStores.SCHEDULE),
                 context.getStateStore(ScheduleStores.INDEX),
                 context.getStateStore(ScheduleStores.TASK));
-        AuditWriter audit = new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit(), schedule);
-        ExpiredRecords expired = new ExpiredRecords(
-                config.expiryEvents(), schedule, config.rules(), context, sensors, outputs.expired());
+        Outcomes outcomes = new Outcomes(
+                new SchedulerSensors(metrics, ruleNames(), settings.readBack().isPresent()),
+                new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit(), schedule),
+                new ExpiredRecords(config.expiryEvents(), schedule, config.rules(), context, outputs.expired()),
+                schedule);
         CommandSizeBound commandBound = new CommandSizeBound(settings.maxRecordBytes());
         this.guard = new BlastRadiusGuard(
-                settings,
-                schedule,
-                context.getStateStore(ScheduleStores.GUARD_STATE),
-                sensors,
-                audit,
-                context.taskId());
+                settings, schedule, context.getStateStore(ScheduleStores.GUARD_STATE), outcomes, context.taskId());
         this.applier = new EventApplier(
                 config.rules(),
                 commandBound,
@@ -127,33 +121,20 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 new UnscheduledNotes(context.getStateStore(ScheduleStores.UNSCHEDULED_NOTES)),
                 new NamespaceDrops(context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS)),
                 guard,
-                sensors,
-                audit,
-                expired,
+                outcomes,
                 context);
         this.reconciler = new RuleReconciler(
                 settings,
                 schedule,
                 context.getStateStore(ScheduleStores.RULE_VERSIONS),
                 guard,
-                sensors,
-                audit,
+                outcomes,
                 context.taskId());
         Optional<DeleteThrottle> throttle = config.maxDeletesPerSecond().stream()
                 .mapToObj(limit -> new DeleteThrottle(throttleShare(limit)))
                 .findFirst();
         this.drain = new DueDrain(
-                settings,
-                commandBound,
-                schedule,
-                throttle,
-                reconciler,
-                guard,
-                sensors,
-                audit,
-                expired,
-                context,
-                outputs.deletes());
+                settings, commandBound, schedule, throttle, reconciler, guard, outcomes, context, outputs.deletes());
         // Wall-clock time, not stream time: stream time only advances when records arrive, and documents must
         // expire at their deadline even when no change event arrives for hours.
         context.schedule(config.punctuateInterval(), PunctuationType.WALL_CLOCK_TIME, this::punctuate);

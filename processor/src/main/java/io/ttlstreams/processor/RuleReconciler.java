@@ -1,7 +1,6 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.rules.TtlRule;
-import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentEntry;
@@ -35,8 +34,7 @@ final class RuleReconciler implements RuleCheck {
     private final ExpirySchedule schedule;
     private final KeyValueStore<String, RuleVersion> ruleVersions;
     private final Admission guard;
-    private final SchedulerSensors sensors;
-    private final AuditWriter audit;
+    private final Outcomes outcomes;
     private final TaskId task;
     /**
      * Whether the first punctuation is still to compare the rules with those the schedule was reconciled with: there,
@@ -51,15 +49,13 @@ final class RuleReconciler implements RuleCheck {
             ExpirySchedule schedule,
             KeyValueStore<String, RuleVersion> ruleVersions,
             Admission guard,
-            SchedulerSensors sensors,
-            AuditWriter audit,
+            Outcomes outcomes,
             TaskId task) {
         this.settings = settings;
         this.schedule = schedule;
         this.ruleVersions = ruleVersions;
         this.guard = guard;
-        this.sensors = sensors;
-        this.audit = audit;
+        this.outcomes = outcomes;
         this.task = task;
     }
 
@@ -153,7 +149,7 @@ final class RuleReconciler implements RuleCheck {
             }
             case HOLD -> {
                 schedule.moveTo(due, EntryState.HELD, ScheduleEntries.deadlineOf(entry), entry);
-                sensors.held.record();
+                outcomes.heldForDocument();
                 changesOf(entry.getRule()).held++;
                 return null;
             }
@@ -164,7 +160,7 @@ final class RuleReconciler implements RuleCheck {
                     return null;
                 }
                 long deadline = movedDeadline.getAsLong();
-                sensors.rescheduled.record();
+                outcomes.rescheduled();
                 RuleChanges changes = changesOf(entry.getRule());
                 changes.moved++;
                 if (deadline <= now) {
@@ -189,9 +185,8 @@ final class RuleReconciler implements RuleCheck {
 
     /** Counts and audits an entry cancelled because its rule is gone, its removal being the caller's. */
     private void ruleRemoved(DocumentEntry removed, ScheduleEntry entry, long now) {
-        sensors.ruleRemoved.record();
+        outcomes.ruleRemoved(removed.documentRef(), entry, now);
         changesOf(entry.getRule()).cancelled++;
-        audit.write(removed.documentRef(), entry, ExpiryOutcome.RULE_REMOVED, now, entry.getAttempts(), null);
     }
 
     /**
@@ -264,7 +259,7 @@ final class RuleReconciler implements RuleCheck {
         OptionalLong deadline = ScheduleEntries.movedDeadlineOf(entry);
         if (deadline.isEmpty()) {
             schedule.remove(current);
-            sensors.cancelled.record();
+            outcomes.cancelled(1);
         }
         return deadline;
     }

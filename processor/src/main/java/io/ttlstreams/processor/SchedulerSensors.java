@@ -13,10 +13,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Emissions, confirmations and their lags are per rule ({@link #emitted}, {@link #confirmed}, {@link
  * #unconfirmed}): the configured rules' meters exist from the start, at zero, as Prometheus wants; a rule met only in
  * a stored entry (removed since) gets its meters when first recorded. The read-back counters exist only when read-back
- * is on (they are null otherwise), so that a processor without read-back reports no read-back metrics.
- *
- * <p>The {@code now} the parts pass in is not needed: Micrometer's windows (the lags' maximum and percentiles) keep
- * their own clock. It stays in the signatures until the parts are reshaped around one outcome sink.
+ * is on (they are null otherwise), so that a processor without read-back reports no read-back metrics. Only the
+ * {@link Outcomes} record into them.
  */
 final class SchedulerSensors {
 
@@ -93,9 +91,9 @@ final class SchedulerSensors {
      * Recording per command, and looking its rule's meters up, was 8 % of the punctuation (the {@code
      * CommandCostBench} profile).
      */
-    void emitted(String rule, long lagMillis, long now) {
+    void emitted(String rule, long lagMillis) {
         if (!rule.equals(countingRule)) {
-            emittedCounted(now);
+            emittedCounted();
             countingRule = rule;
             counting = forRule(rule);
         }
@@ -103,8 +101,8 @@ final class SchedulerSensors {
         uncounted++;
     }
 
-    /** Counts the first commands {@link #emitted} since the last call, at {@code now}; at the end of a punctuation. */
-    void emittedCounted(long now) {
+    /** Counts the first commands {@link #emitted} since the last call; at the end of a punctuation. */
+    void emittedCounted() {
         if (uncounted > 0) {
             counting.emitted().record(uncounted);
             uncounted = 0;
@@ -112,14 +110,14 @@ final class SchedulerSensors {
     }
 
     /** A delete of a document of {@code rule} was confirmed {@code lagMillis} after its deadline. */
-    void confirmed(String rule, long lagMillis, long now) {
+    void confirmed(String rule, long lagMillis) {
         RuleSensors sensors = forRule(rule);
         sensors.confirmed().record();
         sensors.confirmedLag().record(Math.max(0, lagMillis), TimeUnit.MILLISECONDS);
     }
 
     /** A document of {@code rule} was given up on: no confirmation after the last attempt. */
-    void unconfirmed(String rule, long now) {
+    void unconfirmed(String rule) {
         forRule(rule).unconfirmed().record();
     }
 

@@ -56,19 +56,17 @@ class SchedulerSensorsTest {
             lags.put(rule, reference.lag(TtlMetrics.EXPIRY_LAG, "expiry lag (command emitted minus deadline)", rule));
         }
         List<String> rules = List.of("a", "a", "b", "a", "c", "c", "b", "a", "a", "a");
-        long now = 1_767_225_600_000L;
 
         for (int punctuation = 0; punctuation < 3; punctuation++) {
-            now += 100;
             for (int i = 0; i < rules.size(); i++) {
                 // Rule names as a stored entry gives them: a new String each time.
                 String rule = new String(rules.get(i).toCharArray());
                 long lag = 10L * i + punctuation;
-                sensors.emitted(rule, lag, now);
+                sensors.emitted(rule, lag);
                 emitted.get(rule).record();
                 lags.get(rule).record(lag, TimeUnit.MILLISECONDS);
             }
-            sensors.emittedCounted(now);
+            sensors.emittedCounted();
 
             assertThat(figures(counted)).isEqualTo(figures(perCommand));
         }
@@ -82,7 +80,7 @@ class SchedulerSensorsTest {
         MeterRegistry registry = new SimpleMeterRegistry();
         SchedulerSensors sensors = new SchedulerSensors(TtlMetrics.forTask(registry, "0_0"), List.of("a"), false);
 
-        sensors.confirmed("a", -5_000, 0);
+        sensors.confirmed("a", -5_000);
 
         Timer lag = registry.get(TtlMetrics.meterName(TtlMetrics.CONFIRMED_LAG)).timer();
         assertThat(lag.count()).isEqualTo(1);
