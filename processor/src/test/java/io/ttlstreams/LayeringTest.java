@@ -131,7 +131,7 @@ class LayeringTest {
             .that(SCHEDULER_PART)
             .should()
             .dependOnClassesThat(HasName.Predicates.nameMatching(
-                    "io\\.ttlstreams\\.processor\\.(SchedulerSensors|AuditWriter|ExpiredRecords|TtlMetrics)"))
+                    "io\\.ttlstreams\\.processor\\.(AuditWriter|ExpiredRecords|TtlMetrics)"))
             .because("an outcome's count, audit event and expired record are said once, in Outcomes");
 
     /**

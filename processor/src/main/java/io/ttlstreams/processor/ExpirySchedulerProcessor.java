@@ -107,7 +107,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 context.getStateStore(ScheduleStores.INDEX),
                 context.getStateStore(ScheduleStores.TASK));
         Outcomes outcomes = new Outcomes(
-                new SchedulerSensors(metrics, ruleNames(), settings.readBack().isPresent()),
+                metrics,
+                ruleNames(),
+                settings.readBack().isPresent(),
                 new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit(), schedule),
                 new ExpiredRecords(config.expiryEvents(), schedule, config.rules(), context, outputs.expired()),
                 schedule);

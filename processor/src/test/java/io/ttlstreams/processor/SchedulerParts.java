@@ -69,10 +69,9 @@ final class SchedulerParts {
         this.settings = new SchedulerSettings(config, 1, () -> 0, Optional.empty(), SinkAvailability.ASSUMED);
         this.audit = new AuditWriter(config.auditTopic().isPresent(), context, TtlTopology.AUDIT_SINK, schedule);
         this.outcomes = new Outcomes(
-                new SchedulerSensors(
-                        TtlMetrics.forTask(meters, context.taskId().toString()),
-                        List.of("sessions"),
-                        settings.readBack().isPresent()),
+                TtlMetrics.forTask(meters, context.taskId().toString()),
+                List.of("sessions"),
+                settings.readBack().isPresent(),
                 audit,
                 new ExpiredRecords(config.expiryEvents(), schedule, config.rules(), context, TtlTopology.EXPIRED_SINK),
                 schedule);
