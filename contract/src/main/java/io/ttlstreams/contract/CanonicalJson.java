@@ -44,6 +44,14 @@ import org.bson.json.JsonWriterSettings;
 public final class CanonicalJson {
 
     /**
+     * More than one byte of BSON ever becomes in canonical extended JSON. The worst cases are small values in long
+     * wrappers: an empty regular expression under a one-letter name is 5 bytes of BSON and 62 characters of JSON
+     * (12.4 times), an undefined 3 bytes and 22 characters, a control character in a string 1 byte and a 6-character
+     * escape.
+     */
+    public static final int MAX_GROWTH = 16;
+
+    /**
      * The writer settings: extended JSON, a double written as {@link Double#toString(double)} writes it ({@code
      * {"$numberDouble": "1.0E7"}}). That is what the BSON library of the source connector's driver (4.7) writes, so
      * a resync's record key equals the connector's byte for byte and lands on the same partition; the BSON library

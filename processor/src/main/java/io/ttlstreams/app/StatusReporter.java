@@ -124,6 +124,10 @@ final class StatusReporter implements AutoCloseable {
         if (held > 0) {
             line.append(" held-for-approval=").append(held);
         }
+        double paced = figures.total(TtlMetrics.EMISSIONS_PACED);
+        if (paced > 0) {
+            line.append(String.format(" emissions-paced=%.0f", paced));
+        }
         line.append(String.format(
                 " confirmed=%.0f unconfirmed=%.0f dead-lettered=%.0f",
                 figures.total(TtlMetrics.CONFIRMED),

@@ -15,6 +15,7 @@ import io.ttlstreams.processor.TtlMetrics;
 import io.ttlstreams.readback.DocumentReadBack;
 import io.ttlstreams.readback.MongoDocumentReader;
 import io.ttlstreams.resync.Resync;
+import io.ttlstreams.resync.RewriteResync;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.topology.TtlTopology;
@@ -61,6 +62,8 @@ public final class TtlStreamsApp implements AutoCloseable {
     private final KafkaStreams streams;
     /** Reads unconfirmed deletes' documents back, with its own MongoDB client; empty without read-back. */
     private final Optional<ReadBack> readBack;
+    /** The automatic resync after a rewrite, from {@link #start} on; empty before, or when it is off. */
+    private volatile Optional<RewriteResync> rewriteResync = Optional.empty();
 
     private final ThreadFailurePolicy policy;
     private final CompletableFuture<String> failed = new CompletableFuture<>();
@@ -216,6 +219,7 @@ public final class TtlStreamsApp implements AutoCloseable {
         operations.start(streams);
         readBack.ifPresent(r -> r.service().start());
         streams.start();
+        rewriteResync = RewriteResync.start(config, metrics());
         LOG.info(
                 "ttl-streams started: application.id={}, reading {}, Kafka clients {}",
                 config.streamsProperties().getProperty("application.id"),
@@ -309,6 +313,7 @@ public final class TtlStreamsApp implements AutoCloseable {
                     CloseOptions.groupMembershipOperation(membershipOnClose(TtlTopology.streamsProperties(config)))
                             .withTimeout(Duration.ofSeconds(30)));
         } finally {
+            rewriteResync.ifPresent(RewriteResync::close);
             readBack.ifPresent(ReadBack::close);
             operations.close();
         }

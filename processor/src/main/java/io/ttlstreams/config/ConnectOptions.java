@@ -50,9 +50,11 @@ public final class ConnectOptions {
             + " must run without failing after a failure before ttl-streams counts it as writing again. While it"
             + " fails (MongoDB unreachable, no primary, a refused login: the sink's task fails with its commands"
             + " unapplied) and for this long after, ttl-streams restarts its failed task with backoff and re-emits no"
-            + " unconfirmed delete command, spending none of ttl.confirm.max.attempts. Keep it above the sink's"
-            + " serverSelectionTimeoutMS (30 s by default), within which a restarted task that cannot reach a primary"
-            + " fails again.";
+            + " unconfirmed delete command, spending none of ttl.confirm.max.attempts, and paces new ones"
+            + " (ttl.outage.deletes.per.second). The same holds from the record time of each dead letter the sink"
+            + " parks for a write-concern error or an unreachable MongoDB, until this long after the last. Keep it"
+            + " above the sink's serverSelectionTimeoutMS (30 s by default), within which a restarted task that cannot"
+            + " reach a primary fails again.";
     public static final long CONNECT_SINK_RECOVERY_MS_DEFAULT = 60_000L;
 
     private ConnectOptions() {}

@@ -34,6 +34,30 @@ public final class ResyncOptions {
             + " is stamped with a cluster time taken just before it is read.";
     public static final int RESYNC_BATCH_SIZE_DEFAULT = 1_000;
 
+    public static final String REWRITE_CHECK_INTERVAL_MS_CONFIG = "ttl.resync.rewrite.check.interval.ms";
+    public static final String REWRITE_CHECK_INTERVAL_MS_DOC = "Automatic resync after a rewrite: every this many"
+            + " milliseconds run lists the collections of the rules' databases on ttl.mongodb.uri (the listCollections"
+            + " action) and compares each covered collection's UUID with the last list's. A collection that appeared or"
+            + " whose UUID changed was replaced ($out, a rename into it) or dropped and"
+            + " re-created (drop, dropDatabase), which the change stream does not report to the processor, or reports"
+            + " before it restarts without its resume token: it is resynced, alone, ttl.resync.rewrite.delay.ms later."
+            + " 0: off. Needs ttl.mongodb.uri; without it, off.";
+    public static final long REWRITE_CHECK_INTERVAL_MS_DEFAULT = 5_000L;
+
+    public static final String REWRITE_DELAY_MS_CONFIG = "ttl.resync.rewrite.delay.ms";
+    public static final String REWRITE_DELAY_MS_DOC = "How long after a rewrite is seen its collection's automatic"
+            + " resync waits, so that the source connector's change stream, restarted without its resume token after"
+            + " an invalidate, is open again when the collection is read: writes after the read then arrive as change"
+            + " events. Longer than the connector's poll.await.time.ms (5000 by default) plus one poll; a later"
+            + " rewrite of the same collection moves its resync later again.";
+    public static final long REWRITE_DELAY_MS_DEFAULT = 15_000L;
+
+    public static final String REWRITE_MAX_DOCUMENTS_CONFIG = "ttl.resync.rewrite.max.documents";
+    public static final String REWRITE_MAX_DOCUMENTS_DOC = "The largest collection, by its estimated document count,"
+            + " an automatic resync reads; a larger one is left out with a WARN naming it (run ttl-streams resync"
+            + " --namespace for it when MongoDB can afford the read).";
+    public static final long REWRITE_MAX_DOCUMENTS_DEFAULT = 1_000_000L;
+
     private ResyncOptions() {}
 
     static void embedInto(ConfigDef definition) {
@@ -58,7 +82,28 @@ public final class ResyncOptions {
                         RESYNC_BATCH_SIZE_DEFAULT,
                         Range.atLeast(1),
                         Importance.LOW,
-                        RESYNC_BATCH_SIZE_DOC);
+                        RESYNC_BATCH_SIZE_DOC)
+                .define(
+                        REWRITE_CHECK_INTERVAL_MS_CONFIG,
+                        Type.LONG,
+                        REWRITE_CHECK_INTERVAL_MS_DEFAULT,
+                        Range.atLeast(0),
+                        Importance.LOW,
+                        REWRITE_CHECK_INTERVAL_MS_DOC)
+                .define(
+                        REWRITE_DELAY_MS_CONFIG,
+                        Type.LONG,
+                        REWRITE_DELAY_MS_DEFAULT,
+                        Range.atLeast(0),
+                        Importance.LOW,
+                        REWRITE_DELAY_MS_DOC)
+                .define(
+                        REWRITE_MAX_DOCUMENTS_CONFIG,
+                        Type.LONG,
+                        REWRITE_MAX_DOCUMENTS_DEFAULT,
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        REWRITE_MAX_DOCUMENTS_DOC);
     }
 
     /** {@value #MONGODB_URI_CONFIG}, credentials and all: never print it. Empty when none is configured. */
@@ -66,6 +111,12 @@ public final class ResyncOptions {
         return Optional.ofNullable(config.getPassword(MONGODB_URI_CONFIG))
                 .map(Password::value)
                 .filter(uri -> !uri.isBlank());
+    }
+
+    /** {@value #REWRITE_CHECK_INTERVAL_MS_CONFIG}; empty when the check is off (0). */
+    static Optional<Duration> rewriteCheckInterval(AbstractConfig config) {
+        long millis = config.getLong(REWRITE_CHECK_INTERVAL_MS_CONFIG);
+        return millis == 0 ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
     }
 
     /** {@value #RESYNC_INTERVAL_MS_CONFIG}; empty when the sweep is off (0). */

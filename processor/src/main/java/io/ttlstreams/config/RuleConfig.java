@@ -103,7 +103,8 @@ public final class RuleConfig {
             + " the document: \"pre-image\", the document as it was just before its delete, from the change stream's"
             + " fullDocumentBeforeChange (the collection needs changeStreamPreAndPostImages, MongoDB 6.0+; the source"
             + " connector is rendered to ask for it; refused at start-up on a service without pre-images, and without"
-            + " ttl.expired.topic); \"none\", no document.";
+            + " ttl.expired.topic; a pre-image over 256 KiB of BSON is not carried, and the record says"
+            + " documentState too-large); \"none\", no document.";
     public static final String EXPIRED_DOCUMENT_DEFAULT = "none";
 
     public static final String GUARD_MAX_DUE_ON_ARRIVAL_CONFIG = "guard.max.due.on.arrival";

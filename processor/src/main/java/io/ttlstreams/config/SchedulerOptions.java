@@ -54,6 +54,17 @@ public final class SchedulerOptions {
             + " must be at least the number of source partitions; start-up refuses a smaller value. Unset:"
             + " unthrottled.";
 
+    public static final String OUTAGE_DELETES_PER_SECOND_CONFIG = "ttl.outage.deletes.per.second";
+    public static final String OUTAGE_DELETES_PER_SECOND_DOC = "Pacing while MongoDB cannot be written: while the"
+            + " sink does not write (its task FAILED, as the connector monitor sees it, or its dead letters report"
+            + " write-concern errors or an unreachable MongoDB, both until ttl.connect.sink.recovery.ms after the"
+            + " last), each task emits at most this many delete commands per second, probing, instead of its whole"
+            + " backlog; once the sink writes again, each task's limit doubles every second until it exceeds what"
+            + " the task can emit anyway (ttl.punctuate.max.entries per punctuation), so that a recovering primary"
+            + " is not met by the whole backlog at once. Pacing only ever delays a command, never brings one"
+            + " forward; ttl.max.deletes.per.second applies as well.";
+    public static final int OUTAGE_DELETES_PER_SECOND_DEFAULT = 10;
+
     public static final String CONFIRM_TIMEOUT_MS_CONFIG = "ttl.confirm.timeout.ms";
     public static final String CONFIRM_TIMEOUT_MS_DOC = "How long, in milliseconds, a delete command awaits the change"
             + " stream's delete event before it is emitted again (same filter); each further wait doubles, up to an"
@@ -152,6 +163,13 @@ public final class SchedulerOptions {
                         Validators.nullOr(Range.atLeast(1)),
                         Importance.MEDIUM,
                         MAX_DELETES_PER_SECOND_DOC)
+                .define(
+                        OUTAGE_DELETES_PER_SECOND_CONFIG,
+                        Type.INT,
+                        OUTAGE_DELETES_PER_SECOND_DEFAULT,
+                        Range.between(1, 1_000_000),
+                        Importance.LOW,
+                        OUTAGE_DELETES_PER_SECOND_DOC)
                 .define(
                         CONFIRM_TIMEOUT_MS_CONFIG,
                         Type.LONG,

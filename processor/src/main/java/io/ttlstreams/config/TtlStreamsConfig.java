@@ -215,6 +215,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return SchedulerOptions.maxDeletesPerSecond(this);
     }
 
+    /** Delete commands each task emits per second while the sink does not write, before it ramps up again. */
+    public int outageDeletesPerSecond() {
+        return getInt(SchedulerOptions.OUTAGE_DELETES_PER_SECOND_CONFIG);
+    }
+
     /** The key that signs delete commands; empty when commands go unsigned. */
     public Optional<SigningKey> commandSigningKey() {
         return commandSigningKey;
@@ -284,6 +289,24 @@ public final class TtlStreamsConfig extends AbstractConfig {
     /** Documents a resync reads per batch. */
     public int resyncBatchSize() {
         return getInt(ResyncOptions.RESYNC_BATCH_SIZE_CONFIG);
+    }
+
+    /**
+     * How often the rules' collections are checked for a rewrite (a new UUID) that needs an automatic resync; empty
+     * when that check is off.
+     */
+    public Optional<Duration> rewriteCheckInterval() {
+        return ResyncOptions.rewriteCheckInterval(this);
+    }
+
+    /** How long after a rewrite is seen its collection's automatic resync waits. */
+    public Duration rewriteResyncDelay() {
+        return Duration.ofMillis(getLong(ResyncOptions.REWRITE_DELAY_MS_CONFIG));
+    }
+
+    /** The largest collection, in estimated documents, an automatic resync reads. */
+    public long rewriteResyncMaxDocuments() {
+        return getLong(ResyncOptions.REWRITE_MAX_DOCUMENTS_CONFIG);
     }
 
     /**

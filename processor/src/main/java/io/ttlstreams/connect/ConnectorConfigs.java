@@ -63,6 +63,13 @@ public final class ConnectorConfigs {
     /** The Kafka user the sink connector runs as: its consumer, and its dead-letter producer and admin client. */
     public static final String SINK_USER = "ttl-sink";
 
+    /**
+     * The source connector's producer limit, rendered where the pipeline bounds its events ({@link
+     * ChangeStreamPipeline#maxRecordBytes}); the worker must allow client overrides ({@code
+     * connector.client.config.override.policy=All}), as the sink's read-committed consumer needs anyway.
+     */
+    public static final String SOURCE_MAX_REQUEST_SIZE = "producer.override.max.request.size";
+
     /** The source connector's clients that reach Kafka for it. */
     static final List<String> SOURCE_CLIENTS = List.of("producer");
 
@@ -98,6 +105,13 @@ public final class ConnectorConfigs {
      * instead, so it is never written; a foreign name keeps a misconfiguration from deleting in a real one.
      */
     public static final String UNUSED_DEFAULT_NAMESPACE = "ttl_streams_unmapped";
+
+    /**
+     * The source connectors' key transformation (module sink-guard, installed with the guard's plugin): every event of
+     * a document keyed by its {@code _id} alone, so that a sharded collection's changing {@code documentKey} never
+     * sends one document's events to several partitions (tasks).
+     */
+    public static final String SOURCE_KEY = "io.ttlstreams.sourcekey.DocumentIdKey";
 
     /** The sink guard plugin's write model, which applies mark commands as well as deletes. */
     public static final String COMMAND_WRITE_MODEL = "io.ttlstreams.guard.CommandWriteModel";
@@ -271,6 +285,10 @@ public final class ConnectorConfigs {
         source.put("output.json.formatter", "com.mongodb.kafka.connect.source.json.formatter.ExtendedJson");
         source.put("key.converter", STRING_CONVERTER);
         source.put("value.converter", STRING_CONVERTER);
+        // The key is the documentKey, whose shape a sharded collection changes: keyed by _id alone, the processor's
+        // identity of a document, all its events and its resync events land on one partition.
+        source.put("transforms", "documentIdKey");
+        source.put("transforms.documentIdKey.type", SOURCE_KEY);
         String prefix = config.getString(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG);
         if (!prefix.isBlank()) {
             source.put("topic.prefix", prefix);
@@ -289,9 +307,17 @@ public final class ConnectorConfigs {
         // a silent gap in which deletes go unseen and documents are never scheduled. "none" fails the task instead.
         // mongo.errors.tolerance overrides errors.tolerance for these.
         source.put("mongo.errors.tolerance", "none");
-        // Connect's: an event the worker's producer cannot send (over max.request.size: a huge document) is
-        // skipped, logged and counted in task-error-metrics (KIP-779) instead of failing the task and with it the
-        // expiry of every namespace it watches. The skipped document is never scheduled: never deleted, not early.
+        if (profile.takesFullPipeline()) {
+            // Every record the bounded pipeline can produce, pre-image or marker included, is one the producer sends
+            // (the worker's default is 1 MiB, less than one event with a 256 KiB pre-image may take as JSON).
+            source.put(
+                    SOURCE_MAX_REQUEST_SIZE,
+                    Integer.toString(ChangeStreamPipeline.maxRecordBytes(config.documentKeyMaxBytes(), preImages)));
+        }
+        // Connect's: an event the worker's producer cannot send (over max.request.size: rule fields beyond the
+        // pipeline's allowance, or a service whose pipeline cannot bound them) is skipped, logged and counted in
+        // task-error-metrics (KIP-779) instead of failing the task and with it the expiry of every namespace it
+        // watches. The skipped document is never scheduled: never deleted, not early.
         source.put("errors.tolerance", "all");
         source.put("errors.log.enable", "true");
         return source;

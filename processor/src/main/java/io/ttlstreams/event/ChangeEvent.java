@@ -27,7 +27,9 @@ import org.bson.BsonTimestamp;
  * @param clusterTime   the event's {@code clusterTime}; null when it has none
  * @param fullDocumentBeforeChange the pre-image, the document just before the change (a delete, or the update that
  *                      marks it), where the collection keeps pre-images and the connector asks for them; null
- *                      otherwise
+ *                      otherwise. When {@code preImageTooLarge}, only its {@code _id} and the fields the rules read
+ * @param preImageTooLarge whether the pre-image was too large for the event to carry (the source pipeline's bound),
+ *                      so that {@code fullDocumentBeforeChange} is the marker the pipeline put in its place
  */
 public record ChangeEvent(
         OperationType operationType,
@@ -36,7 +38,28 @@ public record ChangeEvent(
         BsonDocument fullDocument,
         Instant eventTime,
         BsonTimestamp clusterTime,
-        BsonDocument fullDocumentBeforeChange) {
+        BsonDocument fullDocumentBeforeChange,
+        boolean preImageTooLarge) {
+
+    /** An event whose pre-image, if any, is whole. */
+    public ChangeEvent(
+            OperationType operationType,
+            Namespace namespace,
+            BsonDocument documentKey,
+            BsonDocument fullDocument,
+            Instant eventTime,
+            BsonTimestamp clusterTime,
+            BsonDocument fullDocumentBeforeChange) {
+        this(
+                operationType,
+                namespace,
+                documentKey,
+                fullDocument,
+                eventTime,
+                clusterTime,
+                fullDocumentBeforeChange,
+                false);
+    }
 
     /** An event without a pre-image. */
     public ChangeEvent(
@@ -66,6 +89,9 @@ public record ChangeEvent(
             throw new IllegalArgumentException(
                     "A " + operationType + " event needs a collection, not database " + namespace);
         }
+        if (preImageTooLarge && fullDocumentBeforeChange == null) {
+            throw new IllegalArgumentException("A pre-image too large to carry leaves its marker");
+        }
         if (operationType.isNamespaceWide() && documentKey != null) {
             throw new IllegalArgumentException("A namespace-wide " + operationType + " event has no document key");
         }
@@ -88,6 +114,13 @@ public record ChangeEvent(
     /** This event with {@code time} as its event time, everything else as it is. */
     public ChangeEvent withEventTime(Instant time) {
         return new ChangeEvent(
-                operationType, namespace, documentKey, fullDocument, time, clusterTime, fullDocumentBeforeChange);
+                operationType,
+                namespace,
+                documentKey,
+                fullDocument,
+                time,
+                clusterTime,
+                fullDocumentBeforeChange,
+                preImageTooLarge);
     }
 }

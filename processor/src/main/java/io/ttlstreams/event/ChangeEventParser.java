@@ -43,6 +43,9 @@ import org.bson.json.JsonReader;
  *       would match elements or a pattern), and so is a key larger than the configured bound (bytes of BSON).</li>
  *   <li>Event time: {@code wallTime}, else the end of the {@code clusterTime} second, else the record
  *       timestamp.</li>
+ *   <li>Size bounds of the source pipeline ({@link ChangeStreamPipeline}): a pre-image too large to carry arrives as
+ *       its marker, which becomes the event's pre-image with {@link ChangeEvent#preImageTooLarge()}; an event whose
+ *       {@code fullDocument} was too large to carry is refused, since nothing can be decided from it.</li>
  * </ul>
  *
  * <p>The JSON is read within {@link BoundedJson}'s nesting limit, so that no value can overflow the stack. Only the
@@ -57,8 +60,15 @@ public final class ChangeEventParser {
 
     private static final BsonDocumentCodec KEY_CODEC = new BsonDocumentCodec();
     /** The event's fields this parser reads, besides {@code fullDocument}. */
-    private static final Set<String> EVENT_FIELDS =
-            Set.of("operationType", "ns", "documentKey", "clusterTime", "wallTime", "fullDocumentBeforeChange");
+    private static final Set<String> EVENT_FIELDS = Set.of(
+            "operationType",
+            "ns",
+            "documentKey",
+            "clusterTime",
+            "wallTime",
+            "fullDocumentBeforeChange",
+            ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE,
+            ChangeStreamPipeline.FULL_DOCUMENT_TOO_LARGE);
 
     private static final String FULL_DOCUMENT = "fullDocument";
     private static final String DOCUMENT_ID = "_id";
@@ -151,7 +161,19 @@ public final class ChangeEventParser {
         BsonTimestamp clusterTime = clusterTimeOf(topic, event);
         Instant eventTime = eventTimeOf(topic, event, clusterTime, recordTimestamp);
         BsonDocument before = operationType.isNamespaceWide() ? null : beforeChangeOf(topic, event);
-        return new ChangeEvent(operationType, namespace, documentKey, fullDocument, eventTime, clusterTime, before);
+        BsonDocument marker = operationType.isNamespaceWide() ? null : preImageMarkerOf(topic, event);
+        if (before != null && marker != null) {
+            throw invalid(topic, "it has both a pre-image and the marker of one too large to carry");
+        }
+        return new ChangeEvent(
+                operationType,
+                namespace,
+                documentKey,
+                fullDocument,
+                eventTime,
+                clusterTime,
+                marker != null ? marker : before,
+                marker != null);
     }
 
     /** Of a document, the top-level fields of {@code paths}, each whole. */
@@ -267,7 +289,31 @@ public final class ChangeEventParser {
         return before == null ? null : before.asDocument();
     }
 
+    /**
+     * The marker the source pipeline puts in place of a pre-image too large to carry ({@link
+     * ChangeStreamPipeline#PRE_IMAGE_TOO_LARGE}): the pre-image's {@code _id} and the fields the rules read; null
+     * when the event has none.
+     */
+    private static BsonDocument preImageMarkerOf(String topic, BsonDocument event) {
+        String field = ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE;
+        BsonValue marker = optional(topic, event, field, field, BsonType.DOCUMENT);
+        return marker == null ? null : marker.asDocument();
+    }
+
     private static BsonDocument fullDocumentOf(String topic, BsonDocument event) {
+        BsonValue tooLarge = event.get(ChangeStreamPipeline.FULL_DOCUMENT_TOO_LARGE);
+        if (tooLarge != null) {
+            // Undecidable: nothing is scheduled from it. The earlier entry, if any, stays: its delete pins the values
+            // it was computed from and re-checks the partial filter, so the changed document does not match it.
+            throw invalid(
+                    topic,
+                    "the source pipeline dropped its fullDocument, "
+                            + (tooLarge.isNumber()
+                                    ? Long.toString(tooLarge.asNumber().longValue())
+                                    : "too many")
+                            + " bytes of BSON of the fields the rules read, over the "
+                            + ChangeStreamPipeline.RULE_FIELDS_MAX_BYTES + " an event carries");
+        }
         // Null or missing is legitimate: a delete has none, and updateLookup finds none when the document was
         // deleted in the meantime.
         BsonValue fullDocument = optional(topic, event, FULL_DOCUMENT, FULL_DOCUMENT, BsonType.DOCUMENT);

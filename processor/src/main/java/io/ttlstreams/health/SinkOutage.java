@@ -34,9 +34,15 @@ public final class SinkOutage implements SinkAvailability {
         lastFailedNanos = nanoClock.getAsLong();
     }
 
-    @Override
+    /** Whether the sink counts as writing now, on the monitor's own clock. */
     public boolean writing() {
         long failed = lastFailedNanos;
         return failed == NEVER || nanoClock.getAsLong() - failed >= recoveryNanos;
+    }
+
+    /** As {@link #writing()}: the monitor's clock, not the punctuator's {@code now}, judges its checks. */
+    @Override
+    public boolean writing(long now) {
+        return writing();
     }
 }

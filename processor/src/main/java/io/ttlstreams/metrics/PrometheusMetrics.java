@@ -3,7 +3,6 @@ package io.ttlstreams.metrics;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.jmx.JmxReporter;
 import io.micrometer.core.instrument.Clock;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -28,13 +27,9 @@ import io.ttlstreams.processor.TtlMetrics;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Supplier;
 import javax.management.MBeanServer;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
@@ -90,8 +85,9 @@ public final class PrometheusMetrics implements AutoCloseable {
             }
         });
         events = new CompositeMeterRegistry(Clock.SYSTEM, List.of(registry, jmx));
-        // Present from the start, as Prometheus wants, though no punctuation may have failed yet.
+        // Present from the start, as Prometheus wants, though no punctuation or send may have failed yet.
         TtlMetrics.punctuationFailures(events);
+        TtlMetrics.sendFailures(events);
     }
 
     /** The MBean name of a ttl-streams meter: its tags as keys (the task as {@value #JMX_TASK_KEY}), then its name. */
@@ -144,28 +140,6 @@ public final class PrometheusMetrics implements AutoCloseable {
         new ClassLoaderMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
-        countSendFailures(streams::metrics);
-    }
-
-    /**
-     * Registers {@code ttl_send_failures_total}: the records Kafka Streams dropped after the producer failed to send
-     * them and {@code SendFailureHandler} had them dead-lettered (its task metric {@code dropped-records-total}, which
-     * nothing else in this topology records), summed over the tasks of {@code metrics} ({@code KafkaStreams::metrics};
-     * {@link #bind} registers it).
-     */
-    public void countSendFailures(Supplier<Map<MetricName, ? extends Metric>> metrics) {
-        FunctionCounter.builder(TtlMetrics.meterName("send-failures"), this, self -> droppedRecords(metrics.get()))
-                .description("Records the producer failed to send")
-                .register(registry);
-    }
-
-    /** Kafka Streams' count of records dropped after an exception handler said to go on, over this instance's tasks. */
-    private static double droppedRecords(Map<MetricName, ? extends Metric> metrics) {
-        return metrics.entrySet().stream()
-                .filter(e -> e.getKey().group().equals("stream-task-metrics")
-                        && e.getKey().name().equals("dropped-records-total"))
-                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
-                .sum();
     }
 
     /** Serves {@code GET /metrics} on {@code server}. */

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -68,14 +69,9 @@ public final class TopicPlan {
         Topics topics = new Topics(replicationFactor);
         long sourceRetention =
                 Math.max(WEEK.toMillis(), config.eventTimeMaxLag().toMillis());
+        OptionalInt sourceRecordLimit = sourceRecordLimit(config);
         for (String source : config.sourceTopics()) {
-            topics.add(
-                    source,
-                    Role.SOURCE,
-                    sourcePartitions,
-                    Check.ADVISORY,
-                    "the processor's parallelism: one task per partition, so at most this many instances share the"
-                            + " work",
+            List<TopicSetting> sourceSettings = new ArrayList<>(List.of(
                     setting(
                             TopicConfig.CLEANUP_POLICY_CONFIG,
                             TopicConfig.CLEANUP_POLICY_DELETE,
@@ -88,7 +84,22 @@ public final class TopicPlan {
                             Check.ADVISORY,
                             "a processor down (or reset) for up to this long resumes from its committed offsets"
                                     + " without a gap; at least " + SourceOptions.EVENT_TIME_MAX_LAG_MS_CONFIG
-                                    + ", past which events are dead-lettered as implausible anyway"));
+                                    + ", past which events are dead-lettered as implausible anyway")));
+            sourceRecordLimit.ifPresent(limit -> sourceSettings.add(setting(
+                    TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+                    Integer.toString(limit),
+                    Check.ADVISORY,
+                    "the largest change event the rendered pipeline can produce, its pre-image bounded (the source"
+                            + " connector's " + ConnectorConfigs.SOURCE_MAX_REQUEST_SIZE + "); a larger event"
+                            + " the topic refuses is skipped by Connect, and its document not scheduled")));
+            topics.add(
+                    source,
+                    Role.SOURCE,
+                    sourcePartitions,
+                    Check.ADVISORY,
+                    "the processor's parallelism: one task per partition, so at most this many instances share the"
+                            + " work",
+                    sourceSettings.toArray(TopicSetting[]::new));
         }
         for (String heartbeat : heartbeatTopics(config)) {
             topics.add(
@@ -171,6 +182,19 @@ public final class TopicPlan {
                         Check.ADVISORY,
                         "one expired record per confirmed expiry, by namespace and document key"));
         return new TopicPlan(topics.specs);
+    }
+
+    /**
+     * The largest producer limit of the rendered source connectors ({@link ConnectorConfigs#SOURCE_MAX_REQUEST_SIZE}),
+     * which every source topic takes; empty where no connector renders one (a service whose pipeline cannot bound
+     * its events).
+     */
+    private static OptionalInt sourceRecordLimit(TtlStreamsConfig config) {
+        return ConnectorConfigs.render(config, ConnectorConfigs.DEFAULT_MONGODB_URI, false).sources().stream()
+                .map(source -> source.config().get(ConnectorConfigs.SOURCE_MAX_REQUEST_SIZE))
+                .filter(Objects::nonNull)
+                .mapToInt(Integer::parseInt)
+                .max();
     }
 
     /** The heartbeat topics of the rendered source connectors, each once, in connector order. */

@@ -4,6 +4,7 @@ import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
 import io.ttlstreams.event.EventTimeWindow;
+import io.ttlstreams.event.InvalidChangeEventException;
 import io.ttlstreams.event.OperationType;
 import io.ttlstreams.event.SourceClock;
 import java.util.HashSet;
@@ -29,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * time it claims reaches the scheduler. An event that passes goes on with its event time on this processor's clock.
  *
  * <p>Parsing is total: whatever the record holds, even JSON nested deep enough to overflow a recursive decoder, it
- * ends as a routed event or a dead letter ({@link DeadLetterRoute}), and the next record is processed.
+ * ends as a routed event or, rejected ({@link InvalidChangeEventException}), as a dead letter ({@link
+ * DeadLetterRoute}), and the next record is processed. Anything else that throws here is a bug, which Kafka Streams
+ * hands to {@link ProcessingFailureHandler}.
  */
 public final class ChangeEventProcessor implements Processor<String, String, String, Object> {
 
@@ -70,11 +73,31 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
 
     @Override
     public void process(Record<String, String> record) {
-        // Whatever the cause, a malformed record must not stop the processor: park it, count it.
-        deadLetterRoute.guard(record, "a change event", record::value, () -> route(record));
+        ChangeEvent event;
+        try {
+            event = parse(record);
+        } catch (InvalidChangeEventException e) {
+            deadLetterRoute.reject(record, "a change event", e);
+            return;
+        }
+        if (event.operationType() == OperationType.OTHER) {
+            skipped.record();
+        } else if (event.isNamespaceWide()) {
+            context.forward(
+                    new Record<String, ChangeEvent>(
+                            event.namespace().toString(), event, record.timestamp(), record.headers()),
+                    outputs.control());
+        } else {
+            context.forward(record.withValue(event), outputs.scheduler());
+        }
     }
 
-    private void route(Record<String, String> record) {
+    /**
+     * The record's event, its times checked, on this processor's clock.
+     *
+     * @throws InvalidChangeEventException if it is no usable change event, or its times are implausible
+     */
+    private ChangeEvent parse(Record<String, String> record) {
         String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
         ChangeEvent parsed = parser.parse(topic, record.key(), record.value(), record.timestamp());
         // The record's timestamp, capped at the processor's clock: the time an event's claimed times are checked at.
@@ -90,19 +113,9 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
         }
         // On this processor's clock, as the deadlines and the blast-radius guard compare it; clusterTime stays as
         // MongoDB stamped it, the order between its own events.
-        ChangeEvent event = offset.isEmpty()
+        return offset.isEmpty()
                 ? parsed
                 : parsed.withEventTime(parsed.eventTime().minusMillis(offset.getAsLong()));
-        if (event.operationType() == OperationType.OTHER) {
-            skipped.record();
-        } else if (event.isNamespaceWide()) {
-            context.forward(
-                    new Record<String, ChangeEvent>(
-                            event.namespace().toString(), event, record.timestamp(), record.headers()),
-                    outputs.control());
-        } else {
-            context.forward(record.withValue(event), outputs.scheduler());
-        }
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -28,13 +29,8 @@ public final class CommandSizeBound {
      */
     static final int RESERVED_BYTES = 2_048;
 
-    /**
-     * More than one byte of BSON ever becomes in canonical extended JSON. The worst cases are small values in long
-     * wrappers: an empty regular expression under a one-letter name is 5 bytes of BSON and 62 characters of JSON
-     * (12.4 times), an undefined 3 bytes and 22 characters, a control character in a string 1 byte and a 6-character
-     * escape.
-     */
-    static final int MAX_JSON_GROWTH = 16;
+    /** More than one byte of BSON ever becomes in canonical extended JSON ({@link CanonicalJson#MAX_GROWTH}). */
+    static final int MAX_JSON_GROWTH = CanonicalJson.MAX_GROWTH;
 
     /** What a command's value adds around filter and namespace: field names, the rule, the deadline, the issue time. */
     private static final int VALUE_OVERHEAD_BYTES = 256;

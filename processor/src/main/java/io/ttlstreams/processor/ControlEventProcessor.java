@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * Reads the control topic: each record should be a namespace-wide event that {@link ChangeEventProcessor} wrote
  * there (through {@link ChangeEventSerde}), or an operator's {@link GuardDecision} that {@code ttl-streams approve}
  * wrote; it goes on to the scheduler. Anything else that reached the topic, a
- * record that is no such event, one with an invalid namespace or one about a single document, is dead-lettered,
- * so that no record on the control topic can stop a task.
+ * record that is no such event, one with an invalid namespace or one about a single document, is rejected: this
+ * processor dead-letters it ({@link DeadLetterRoute}), so that no record on the control topic can stop a task.
  *
  * <p>The parse checked a source event's times before writing it here, but a record on this topic is a claim like any
  * other: its times are checked again against the {@link EventTimeWindow}, with the record's timestamp (the source
@@ -54,10 +54,19 @@ public final class ControlEventProcessor implements Processor<String, String, St
 
     @Override
     public void process(Record<String, String> record) {
-        deadLetterRoute.guard(record, "a control record", record::value, () -> route(record));
+        Object command;
+        try {
+            command = check(record);
+        } catch (RuntimeException e) {
+            // Every failure of the parse or the check is the record's: it is a claim this processor found false.
+            deadLetterRoute.reject(record, "a control record", e);
+            return;
+        }
+        context.forward(record.withValue(command), outputs.scheduler());
     }
 
-    private void route(Record<String, String> record) {
+    /** The record's event, its times checked, or its decision. */
+    private Object check(Record<String, String> record) {
         Object command = parse(record.value());
         if (command instanceof ChangeEvent event) {
             String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
@@ -69,7 +78,7 @@ public final class ControlEventProcessor implements Processor<String, String, St
         } else if (command instanceof GuardDecision decision) {
             LOG.info("Guard decision {} on rule {}: {}", decision.id(), decision.rule(), decision.verb());
         }
-        context.forward(record.<Object>withValue(command), outputs.scheduler());
+        return command;
     }
 
     @Override

@@ -2,13 +2,16 @@ package io.ttlstreams.processor;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.TaskCorruptedException;
 import org.apache.kafka.streams.errors.TaskMigratedException;
 import org.apache.kafka.streams.processor.api.Record;
@@ -100,6 +103,15 @@ public final class DeadLetters {
         return limit;
     }
 
+    /**
+     * The dead-letter topic that Kafka Streams' configs name to the exception handlers: Kafka Streams' own {@code
+     * errors.dead.letter.queue.topic.name} (KIP-1034), which the topology sets to {@code ttl.dlq.topic}.
+     */
+    static String topic(Map<String, ?> configs) {
+        String name = StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG;
+        return Objects.requireNonNull((String) configs.get(name), name);
+    }
+
     /** An error's text as dead letters and logs show it: its first {@value #MAX_ERROR_CHARS} characters. */
     static String errorText(String text) {
         return cut(text, MAX_ERROR_CHARS);
@@ -146,6 +158,41 @@ public final class DeadLetters {
         String keptKey = truncate(key, Math.min(keyBytes, room / 2));
         String keptValue = truncate(value, room - utf8Length(keptKey));
         return new Record<>(keptKey, keptValue, original.timestamp(), merge(keptHeaders, own));
+    }
+
+    /**
+     * The dead letter of {@code failed} as an exception handler returns it to Kafka Streams (KIP-1034), which sends it
+     * in the task's transaction: a record for {@code topic}, with the source record that the handler's context names
+     * (none in a punctuation).
+     */
+    ProducerRecord<byte[], byte[]> letter(
+            String topic, ErrorHandlerContext context, Record<String, String> failed, Exception error) {
+        Optional<RecordMetadata> source = context.topic() == null ? Optional.empty() : Optional.of(new Source(context));
+        Record<String, String> letter = letter(failed, failed.value(), source, error);
+        return new ProducerRecord<>(
+                topic, null, letter.timestamp(), bytes(letter.key()), bytes(letter.value()), letter.headers());
+    }
+
+    /** Where the record being processed was read, as an exception handler's context says. */
+    private record Source(ErrorHandlerContext context) implements RecordMetadata {
+        @Override
+        public String topic() {
+            return context.topic();
+        }
+
+        @Override
+        public int partition() {
+            return context.partition();
+        }
+
+        @Override
+        public long offset() {
+            return context.offset();
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Bytes left for the original headers, key and value next to {@code own} headers. */

@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * size of the schedule. A due deadline emits the delete command and its entry awaits its first confirmation ({@link
  * ExpirySchedule#firstCommandOut}); the document's delete event confirms it; a confirmation that does not come in
  * time is handed over again, and the command goes out again, {@link EntryState#AWAITING_CONFIRMATION} with a doubling
- * wait, until the attempts are spent. Each run is bounded in entries and in
- * time, and throttled when asked, so a backlog drains over several runs while records keep being processed.
+ * wait, until the attempts are spent. Each run is bounded in entries and in time, throttled when asked, and paced
+ * while the sink does not write and as it recovers ({@link EmissionPacer}), so a backlog drains over several runs
+ * while records keep being processed.
  *
  * <p>With read-back ({@link SchedulerSettings#readBack()}), a confirmation that does not come in time first asks
  * MongoDB what the document holds, off the stream thread, and the entry waits one more confirmation timeout for the
@@ -56,6 +57,7 @@ final class DueDrain implements AutoCloseable {
     private final CommandSizeBound commandBound;
     private final ExpirySchedule schedule;
     private final Optional<DeleteThrottle> throttle;
+    private final EmissionPacer pacer;
     private final RuleCheck rules;
     private final Admission guard;
     private final Outcomes outcomes;
@@ -74,6 +76,7 @@ final class DueDrain implements AutoCloseable {
             CommandSizeBound commandBound,
             ExpirySchedule schedule,
             Optional<DeleteThrottle> throttle,
+            EmissionPacer pacer,
             RuleCheck rules,
             Admission guard,
             Outcomes outcomes,
@@ -85,6 +88,7 @@ final class DueDrain implements AutoCloseable {
         this.commandBound = commandBound;
         this.schedule = schedule;
         this.throttle = throttle;
+        this.pacer = pacer;
         this.rules = rules;
         this.guard = guard;
         this.outcomes = outcomes;
@@ -105,6 +109,7 @@ final class DueDrain implements AutoCloseable {
         if (throttle.isPresent()) {
             budget = Math.min(budget, throttle.get().available(now));
         }
+        budget = pacer.budget(now, settings.sink().writing(now), budget);
         PunctuationBudget run = new PunctuationBudget(budget, startedNanos, maxNanos, settings.nanoClock());
         readBackAnswers(now, run);
         notices(now, startedNanos, maxNanos);
@@ -131,6 +136,7 @@ final class DueDrain implements AutoCloseable {
             outcomes.punctuated();
         }
         throttle.ifPresent(t -> t.consume(now, run.commands()));
+        pacer.ran(run.commands(), run.spent());
         if (run.commands() > 0) {
             LOG.debug("Punctuation at {} in task {} emitted {} delete commands", now, context.taskId(), run.commands());
         }
@@ -318,7 +324,7 @@ final class DueDrain implements AutoCloseable {
      * it, and an outage must not use up the attempts.
      */
     private void retryOrGiveUp(DocumentEntry current, ScheduleEntry entry, long now, PunctuationBudget run) {
-        if (!settings.sink().writing()) {
+        if (!settings.sink().writing(now)) {
             waitAnotherTimeout(current, entry, now);
             return;
         }

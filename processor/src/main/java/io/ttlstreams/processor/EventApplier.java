@@ -229,7 +229,7 @@ final class EventApplier {
             outcomes.deletedByAnotherWriter(ref, entry, now);
             return;
         }
-        outcomes.confirmed(ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), false, now);
+        outcomes.confirmed(ref, entry, event, false, now);
     }
 
     /**
@@ -272,8 +272,7 @@ final class EventApplier {
             return false;
         }
         schedule.remove(current);
-        outcomes.confirmed(
-                ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), true, context.currentSystemTimeMs());
+        outcomes.confirmed(ref, entry, event, true, context.currentSystemTimeMs());
         return true;
     }
 

@@ -9,9 +9,9 @@ import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.OptionalLong;
-import java.util.function.UnaryOperator;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -50,6 +50,12 @@ final class ExpiredRecords {
     static final String STATE_NOT_REQUESTED = "not-requested";
     /** {@code documentState}: the rule asks for the pre-image, and the delete event carried none. */
     static final String STATE_NO_PRE_IMAGE = "no-pre-image";
+    /**
+     * {@code documentState}: the rule asks for the pre-image, and it was too large to carry: the source pipeline put a
+     * marker in its place (a pre-image over {@code ChangeStreamPipeline.PRE_IMAGE_MAX_BYTES} of BSON), or the record
+     * with it as extended JSON would exceed what the producer sends.
+     */
+    static final String STATE_TOO_LARGE = "too-large";
     /** {@code documentState}: confirmed by a read, which finds nothing, so there is no last state to give. */
     static final String STATE_READ_BACK = "confirmed-by-read-back";
 
@@ -61,14 +67,19 @@ final class ExpiredRecords {
     private final TtlRules rules;
     private final ProcessorContext<String, Object> context;
     private final String sink;
+    /** The most bytes a record's key and value may take: the producer's limit less its framing. */
+    private final int maxRecordBytes;
 
+    /** @param maxRecordBytes the largest record the producer sends: its {@code max.request.size} */
     ExpiredRecords(
             ExpiryEvents events,
             ExpirySchedule schedule,
             TtlRules rules,
             ProcessorContext<String, Object> context,
-            String sink) {
+            String sink,
+            int maxRecordBytes) {
         this.events = events;
+        this.maxRecordBytes = maxRecordBytes - CommandSizeBound.RESERVED_BYTES;
         this.schedule = schedule;
         this.rules = rules;
         this.context = context;
@@ -82,15 +93,25 @@ final class ExpiredRecords {
      *
      * @param deletedAt the delete event's time
      * @param preImage the event's pre-image; null when it carried none
+     * @param preImageTooLarge whether {@code preImage} is the marker of a pre-image too large to carry
      * @param now when the processor saw the event
      * @return whether a record was written: false when expired records are off
      */
     boolean confirmedByChangeStream(
-            Bytes ref, ScheduleEntry entry, Instant deletedAt, BsonDocument preImage, long now) {
+            Bytes ref,
+            ScheduleEntry entry,
+            Instant deletedAt,
+            BsonDocument preImage,
+            boolean preImageTooLarge,
+            long now) {
         if (events.topic().isEmpty()) {
             return false;
         }
         boolean wanted = events.document(entry.getRule()) == ExpiredDocument.PRE_IMAGE;
+        if (wanted && preImageTooLarge) {
+            write(ref, entry, deletedAt, BY_CHANGE_STREAM, null, STATE_TOO_LARGE, now);
+            return true;
+        }
         String state = !wanted ? STATE_NOT_REQUESTED : preImage == null ? STATE_NO_PRE_IMAGE : STATE_PRE_IMAGE;
         write(ref, entry, deletedAt, BY_CHANGE_STREAM, wanted ? preImage : null, state, now);
         return true;
@@ -122,17 +143,27 @@ final class ExpiredRecords {
      * the deadline it still has.
      */
     void notice(Bytes ref, ScheduleEntry notice, long noticeAt, long now) {
-        publish(
-                ref,
-                notice,
-                "EXPIRING",
-                now,
-                value -> value.append(
-                                "noticeAt",
-                                new BsonString(Instant.ofEpochMilli(noticeAt).toString()))
-                        .append(
-                                "sentAt",
-                                new BsonString(Instant.ofEpochMilli(now).toString())));
+        Namespace namespace = schedule.namespaces().namespaceOf(ref);
+        BsonDocument documentKey = DocumentRef.documentKeyOf(ref, notice);
+        TtlRule rule = rules.rule(notice.getRule()).orElse(null);
+        boolean marks = rule != null && rule.marks(ScheduleEntries.conditionOf(notice));
+        BsonDocument value = new BsonDocument()
+                .append("version", new BsonInt32(VERSION))
+                .append("type", new BsonString("EXPIRING"))
+                .append("action", new BsonString(marks ? "mark" : "delete"))
+                .append("cause", new BsonString("ttl"))
+                .append("namespace", new BsonString(namespace.toString()))
+                .append("documentKey", documentKey)
+                .append("rule", new BsonString(notice.getRule()))
+                .append(
+                        "deadline",
+                        new BsonString(Instant.ofEpochMilli(ScheduleEntries.deadlineOf(notice))
+                                .toString()))
+                .append(
+                        "noticeAt",
+                        new BsonString(Instant.ofEpochMilli(noticeAt).toString()))
+                .append("sentAt", new BsonString(Instant.ofEpochMilli(now).toString()));
+        context.forward(new Record<String, Object>(key(namespace, documentKey), value.toJson(RELAXED), now), sink);
     }
 
     private void write(
@@ -143,49 +174,39 @@ final class ExpiredRecords {
             BsonDocument document,
             String documentState,
             long now) {
-        TtlRule rule = rules.rule(entry.getRule()).orElse(null);
-        boolean purges = rule != null && rule.mark() != null && !marks(rule, entry);
-        long deadline = ScheduleEntries.deadlineOf(entry);
-        publish(
-                ref,
-                entry,
-                purges ? "PURGED" : "EXPIRED",
-                now,
-                value -> value.append("confirmedAt", new BsonString(confirmedAt.toString()))
-                        .append("confirmedBy", new BsonString(confirmedBy))
-                        .append("lateMillis", new BsonInt64(Math.max(0, confirmedAt.toEpochMilli() - deadline)))
-                        .append("attempts", new BsonInt32(entry.getAttempts()))
-                        .append("documentState", new BsonString(documentState))
-                        .append("document", orNull(document)));
-    }
-
-    /** Forwards a record of {@code type} on {@code entry}: the fields every record has, then those {@code rest} adds. */
-    private void publish(Bytes ref, ScheduleEntry entry, String type, long now, UnaryOperator<BsonDocument> rest) {
         Namespace namespace = schedule.namespaces().namespaceOf(ref);
         BsonDocument documentKey = DocumentRef.documentKeyOf(ref, entry);
+        long deadline = ScheduleEntries.deadlineOf(entry);
+        TtlRule rule = rules.rule(entry.getRule()).orElse(null);
+        boolean marks = rule != null && rule.marks(ScheduleEntries.conditionOf(entry));
+        boolean purges = rule != null && rule.mark() != null && !marks;
         BsonDocument value = new BsonDocument()
                 .append("version", new BsonInt32(VERSION))
-                .append("type", new BsonString(type))
-                .append(
-                        "action",
-                        new BsonString(marks(rules.rule(entry.getRule()).orElse(null), entry) ? "mark" : "delete"))
+                .append("type", new BsonString(purges ? "PURGED" : "EXPIRED"))
+                .append("action", new BsonString(marks ? "mark" : "delete"))
                 .append("cause", new BsonString("ttl"))
                 .append("namespace", new BsonString(namespace.toString()))
                 .append("documentKey", documentKey)
                 .append("rule", new BsonString(entry.getRule()))
                 .append(
                         "deadline",
-                        new BsonString(Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry))
-                                .toString()));
-        context.forward(
-                new Record<String, Object>(
-                        key(namespace, documentKey), rest.apply(value).toJson(RELAXED), now),
-                sink);
-    }
-
-    /** Whether {@code entry}'s command marks (its rule, null when gone, has an action mark it has not yet set). */
-    private static boolean marks(TtlRule rule, ScheduleEntry entry) {
-        return rule != null && rule.marks(ScheduleEntries.conditionOf(entry));
+                        new BsonString(Instant.ofEpochMilli(deadline).toString()))
+                .append("confirmedAt", new BsonString(confirmedAt.toString()))
+                .append("confirmedBy", new BsonString(confirmedBy))
+                .append("lateMillis", new BsonInt64(Math.max(0, confirmedAt.toEpochMilli() - deadline)))
+                .append("attempts", new BsonInt32(entry.getAttempts()))
+                .append("documentState", new BsonString(documentState))
+                .append("document", orNull(document));
+        String key = key(namespace, documentKey);
+        String json = value.toJson(RELAXED);
+        if (document != null && utf8Length(key) + utf8Length(json) > maxRecordBytes) {
+            // One record the producer cannot send would fail the transaction, and the task, at every retry: the
+            // document goes, the record stays, and says why.
+            value.put("documentState", new BsonString(STATE_TOO_LARGE));
+            value.put("document", BsonNull.VALUE);
+            json = value.toJson(RELAXED);
+        }
+        context.forward(new Record<String, Object>(key, json, now), sink);
     }
 
     /**
@@ -195,6 +216,10 @@ final class ExpiredRecords {
     static String key(Namespace namespace, BsonDocument documentKey) {
         return CanonicalJson.of(
                 new BsonDocument("namespace", new BsonString(namespace.toString())).append("documentKey", documentKey));
+    }
+
+    private static int utf8Length(String text) {
+        return text.getBytes(StandardCharsets.UTF_8).length;
     }
 
     private static BsonValue orNull(BsonDocument document) {

@@ -3,11 +3,9 @@ package io.ttlstreams.processor;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.rules.TtlRule;
-import io.ttlstreams.serde.ChangeEventSerde;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.state.UnscheduledNotes;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -32,21 +30,19 @@ import org.slf4j.LoggerFactory;
  * BlastRadiusGuard} holds what comes due on arrival past its rule's limit until an operator's {@link GuardDecision}
  * (from the control topic); its {@link Admission} is how the others ask. They share the task's {@link ExpirySchedule},
  * which counts what it holds for approval, and report what happens to its entries to one sink, the {@link Outcomes}.
- * Here an event that cannot be applied is dead-lettered, so that the task goes on.
+ * An event that cannot be applied throws: Kafka Streams hands it to {@link ProcessingFailureHandler}, which
+ * dead-letters it, and the task goes on.
  */
 public final class ExpirySchedulerProcessor implements Processor<String, Object, String, Object> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ExpirySchedulerProcessor.class);
 
     private final SchedulerSettings settings;
-    private final DeadLetters deadLetters;
     private final Outputs outputs;
     private final PunctuationTimeShare timeShare;
-    private final ChangeEventSerde eventSerde = new ChangeEventSerde();
 
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
-    private DeadLetterRoute deadLetterRoute;
     private TtlMetrics.Count punctuationFailures;
     private EventApplier applier;
     private RuleReconciler reconciler;
@@ -55,11 +51,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     /** The thread this task joined the time share on, to leave it when closed. */
     private Thread timeShareThread;
 
-    private ExpirySchedulerProcessor(
-            SchedulerSettings settings, DeadLetters deadLetters, Outputs outputs, PunctuationTimeShare timeShare) {
+    private ExpirySchedulerProcessor(SchedulerSettings settings, Outputs outputs, PunctuationTimeShare timeShare) {
         this.settings = settings;
         this.timeShare = timeShare;
-        this.deadLetters = deadLetters;
         this.outputs = outputs;
     }
 
@@ -68,16 +62,15 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
      * to the node the supplier is added as.
      *
      * @param settings rules, punctuation bounds, throttle, confirmation
-     * @param deadLetters builds the dead letters of events that cannot be applied, sized for the producer
      * @param outputs the nodes the scheduler forwards to
      */
     public static ProcessorSupplier<String, Object, String, Object> supplier(
-            SchedulerSettings settings, DeadLetters deadLetters, Outputs outputs) {
+            SchedulerSettings settings, Outputs outputs) {
         PunctuationTimeShare timeShare = new PunctuationTimeShare(settings.config());
         return new ProcessorSupplier<>() {
             @Override
             public Processor<String, Object, String, Object> get() {
-                return new ExpirySchedulerProcessor(settings, deadLetters, outputs, timeShare);
+                return new ExpirySchedulerProcessor(settings, outputs, timeShare);
             }
 
             @Override
@@ -100,7 +93,6 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         this.context = context;
         TtlStreamsConfig config = settings.config();
         this.metrics = TtlMetrics.forTask(context);
-        this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
         this.punctuationFailures = metrics.punctuationFailures();
         ExpirySchedule schedule = new ExpirySchedule(
                 context.getStateStore(ScheduleStores.SCHEDULE),
@@ -111,7 +103,13 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 ruleNames(),
                 settings.readBack().isPresent(),
                 new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit(), schedule),
-                new ExpiredRecords(config.expiryEvents(), schedule, config.rules(), context, outputs.expired()),
+                new ExpiredRecords(
+                        config.expiryEvents(),
+                        schedule,
+                        config.rules(),
+                        context,
+                        outputs.expired(),
+                        settings.maxRecordBytes()),
                 schedule);
         CommandSizeBound commandBound = new CommandSizeBound(settings.maxRecordBytes());
         this.guard = new BlastRadiusGuard(
@@ -135,8 +133,23 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         Optional<DeleteThrottle> throttle = config.maxDeletesPerSecond().stream()
                 .mapToObj(limit -> new DeleteThrottle(throttleShare(limit)))
                 .findFirst();
+        EmissionPacer pacer = new EmissionPacer(
+                config.outageDeletesPerSecond(),
+                (long) config.punctuateMaxEntries()
+                        * Math.max(1, 1_000 / config.punctuateInterval().toMillis()),
+                metrics.counter(TtlMetrics.EMISSIONS_PACED),
+                context.taskId());
         this.drain = new DueDrain(
-                settings, commandBound, schedule, throttle, reconciler, guard, outcomes, context, outputs.deletes());
+                settings,
+                commandBound,
+                schedule,
+                throttle,
+                pacer,
+                reconciler,
+                guard,
+                outcomes,
+                context,
+                outputs.deletes());
         // Wall-clock time, not stream time: stream time only advances when records arrive, and documents must
         // expire at their deadline even when no change event arrives for hours.
         context.schedule(config.punctuateInterval(), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
@@ -185,20 +198,12 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
 
     @Override
     public void process(Record<String, Object> record) {
-        // The rules are total functions, so a failure is a bug, or a document beyond what they can handle (a stack
-        // overflow on a pathologically nested document): the event is parked, not lost, and the task goes on.
+        // The rules are total functions, so a failure is a bug, or a document beyond what they can handle: it is
+        // thrown on to Kafka Streams, whose processing exception handler dead-letters the record.
         if (record.value() instanceof GuardDecision decision) {
-            deadLetterRoute.guard(
-                    record,
-                    "a guard decision",
-                    decision::toJson,
-                    () -> guard.decide(decision, context.currentSystemTimeMs()));
+            guard.decide(decision, context.currentSystemTimeMs());
         } else if (record.value() instanceof ChangeEvent event) {
-            deadLetterRoute.guard(
-                    record,
-                    "a " + event.operationType() + " event of " + event.namespace(),
-                    () -> new String(eventSerde.serializer().serialize(null, event), StandardCharsets.UTF_8),
-                    () -> applier.apply(event, record.timestamp()));
+            applier.apply(event, record.timestamp());
         }
     }
 

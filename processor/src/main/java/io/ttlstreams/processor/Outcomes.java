@@ -1,6 +1,7 @@
 package io.ttlstreams.processor;
 
 import io.micrometer.core.instrument.Timer;
+import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.processor.TtlMetrics.Count;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -13,7 +14,6 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.utils.Bytes;
-import org.bson.BsonDocument;
 
 /**
  * The one sink of what happens to a document's entry: each outcome, one method, counts it in the task's meters,
@@ -146,18 +146,18 @@ final class Outcomes {
     }
 
     /**
-     * The change stream confirmed the command of {@code entry} at {@code deletedAt} (a mark command's mark when {@code
-     * mark}): counted with its lag, audited, and its expired record written.
-     *
-     * @param preImage the delete event's pre-image; null when it carried none
+     * The change stream confirmed the command of {@code entry} by {@code event}, its delete (a mark command's mark
+     * when {@code mark}): counted with its lag, audited, and its expired record written.
      */
-    void confirmed(Bytes ref, ScheduleEntry entry, Instant deletedAt, BsonDocument preImage, boolean mark, long now) {
+    void confirmed(Bytes ref, ScheduleEntry entry, ChangeEvent event, boolean mark, long now) {
         if (mark) {
             marked.record();
         }
+        Instant deletedAt = event.eventTime();
         long lag = Math.max(0, deletedAt.toEpochMilli() - ScheduleEntries.deadlineOf(entry));
         confirmedLate(ref, entry, lag, now);
-        if (expired.confirmedByChangeStream(ref, entry, deletedAt, preImage, now)) {
+        if (expired.confirmedByChangeStream(
+                ref, entry, deletedAt, event.fullDocumentBeforeChange(), event.preImageTooLarge(), now)) {
             expiredRecords.record();
         }
     }

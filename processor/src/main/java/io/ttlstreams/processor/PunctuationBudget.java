@@ -30,6 +30,11 @@ final class PunctuationBudget {
         return handled % CLOCK_CHECK_EVERY != 0 || handled == 0 || nanoClock.getAsLong() - startedNanos < maxNanos;
     }
 
+    /** Whether the run handled every entry it was allowed. */
+    boolean spent() {
+        return handled >= entries;
+    }
+
     /** Counts one entry handled. */
     void handled() {
         handled++;

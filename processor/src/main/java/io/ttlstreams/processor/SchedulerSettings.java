@@ -35,6 +35,11 @@ public record SchedulerSettings(
         this(config, partitions, System::nanoTime, Optional.empty(), SinkAvailability.ASSUMED);
     }
 
+    /** These settings with {@code other} as what tells whether the sink writes. */
+    public SchedulerSettings withSink(SinkAvailability other) {
+        return new SchedulerSettings(config, partitions, nanoClock, readBack, other);
+    }
+
     /** The largest record the producer sends ({@code max.request.size}), which bounds a delete command. */
     int maxRecordBytes() {
         return DeadLetters.producerLimit(config.streamsProperties());

@@ -4,14 +4,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.ProductionExceptionHandler;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,12 +20,12 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>A record of the processor's own topics (delete commands, audit, control) is dead-lettered, cut to fit as
- *       {@link DeadLetters} does, logged with its topic and size, and processing goes on (Kafka Streams counts it
- *       in its task's {@code dropped-records}, which {@code /metrics} shows as {@code ttl_send_failures_total}). A delete command
- *       that was not sent is not lost: its schedule entry already waits for the document's delete event, and without
- *       it the command goes out again after {@code ttl.confirm.timeout.ms}, until {@code ttl.confirm.max.attempts}
- *       ends it as unconfirmed (audited and logged).</li>
- *   <li>A dead letter that could not be written is logged, not dead-lettered again.</li>
+ *       {@link DeadLetters} does, logged with its topic and size, counted as {@value TtlMetrics#SEND_FAILURES}
+ *       ({@code ttl_send_failures_total}), and processing goes on. A delete command that was not sent is not lost: its
+ *       schedule entry already waits for the document's delete event, and without it the command goes out again after
+ *       {@code ttl.confirm.timeout.ms}, until {@code ttl.confirm.max.attempts} ends it as unconfirmed (audited and
+ *       logged).</li>
+ *   <li>A dead letter that could not be written is logged and counted, not dead-lettered again.</li>
  *   <li>A record of Kafka Streams' own topics (store changelogs, repartition topics) fails the stream thread: a
  *       changelog missing a write would restore a schedule that differs from the one the task kept.</li>
  * </ul>
@@ -37,27 +35,27 @@ import org.slf4j.LoggerFactory;
  * line and the count are what is left. That is why oversized delete commands are refused before they are scheduled
  * ({@link CommandSizeBound}); this handler keeps a failure that slips through from being silent.
  *
- * <p>Configured from the Kafka Streams settings: {@value #DLQ_TOPIC_CONFIG}, {@code application.id} and the
- * producer's {@code max.request.size}.
+ * <p>Configured from the Kafka Streams settings: the dead-letter topic ({@code errors.dead.letter.queue.topic.name}),
+ * {@code application.id}, the producer's {@code max.request.size} and the meter registry ({@value
+ * TtlMetrics#REGISTRY_CONFIG}).
  */
 public final class SendFailureHandler implements ProductionExceptionHandler {
-
-    /** Setting: the dead-letter topic. */
-    public static final String DLQ_TOPIC_CONFIG = "ttl.dlq.topic";
 
     private static final Logger LOG = LoggerFactory.getLogger(SendFailureHandler.class);
 
     private String dlqTopic;
-    private String internalTopicPrefix;
     private DeadLetters deadLetters;
+    private String internalTopicPrefix;
+    private TtlMetrics.Count sendFailures;
 
     @Override
     public void configure(Map<String, ?> configs) {
-        this.dlqTopic = Objects.requireNonNull((String) configs.get(DLQ_TOPIC_CONFIG), DLQ_TOPIC_CONFIG);
+        this.dlqTopic = DeadLetters.topic(configs);
+        this.deadLetters = new DeadLetters(DeadLetters.producerLimit(configs));
         this.internalTopicPrefix = Objects.requireNonNull(
                         configs.get(StreamsConfig.APPLICATION_ID_CONFIG), StreamsConfig.APPLICATION_ID_CONFIG)
                 + "-";
-        this.deadLetters = new DeadLetters(DeadLetters.producerLimit(configs));
+        this.sendFailures = TtlMetrics.sendFailures(TtlMetrics.registry(configs));
     }
 
     @Override
@@ -75,6 +73,7 @@ public final class SendFailureHandler implements ProductionExceptionHandler {
                     error);
             return Response.fail();
         }
+        sendFailures.record();
         if (topic.equals(dlqTopic)) {
             LOG.error(
                     "Task {} could not write a {}-byte dead letter to {}; it is dropped: {}",
@@ -92,7 +91,12 @@ public final class SendFailureHandler implements ProductionExceptionHandler {
                 topic,
                 dlqTopic,
                 error);
-        return Response.resume(List.of(deadLetter(context, record, exception)));
+        Record<String, String> failed = new Record<>(
+                text(record.key()),
+                text(record.value()),
+                record.timestamp() == null ? context.timestamp() : record.timestamp(),
+                new RecordHeaders(record.headers().toArray()));
+        return Response.resume(List.of(deadLetters.letter(dlqTopic, context, failed, exception)));
     }
 
     /** Store changelogs and repartition topics, named {@code <application.id>-<name>-changelog|repartition}. */
@@ -101,44 +105,8 @@ public final class SendFailureHandler implements ProductionExceptionHandler {
                 && (topic.endsWith("-changelog") || topic.endsWith("-repartition"));
     }
 
-    private ProducerRecord<byte[], byte[]> deadLetter(
-            ErrorHandlerContext context, ProducerRecord<byte[], byte[]> record, Exception exception) {
-        Record<String, String> failed = new Record<>(
-                text(record.key()),
-                text(record.value()),
-                record.timestamp() == null ? context.timestamp() : record.timestamp(),
-                new RecordHeaders(record.headers().toArray()));
-        // A punctuation's records have no source record; those of a record's processing point to it.
-        Optional<RecordMetadata> source = context.topic() == null ? Optional.empty() : Optional.of(new Source(context));
-        Record<String, String> letter = deadLetters.letter(failed, failed.value(), source, exception);
-        return new ProducerRecord<>(
-                dlqTopic, null, letter.timestamp(), bytes(letter.key()), bytes(letter.value()), letter.headers());
-    }
-
     private static String text(byte[] bytes) {
         return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
-    }
-
-    private static byte[] bytes(String text) {
-        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Where the record whose processing produced the failed one was read, as {@link DeadLetters} takes it. */
-    private record Source(ErrorHandlerContext context) implements RecordMetadata {
-        @Override
-        public String topic() {
-            return context.topic();
-        }
-
-        @Override
-        public int partition() {
-            return context.partition();
-        }
-
-        @Override
-        public long offset() {
-            return context.offset();
-        }
     }
 
     private static int length(byte[] bytes) {

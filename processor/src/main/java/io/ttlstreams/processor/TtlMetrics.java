@@ -51,6 +51,12 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String DEAD_LETTERED = "events-dead-lettered";
     /** Counter, per instance (not per task: the failure ends the task's thread): punctuations that threw. */
     public static final String PUNCTUATION_FAILURES = "punctuation-failures";
+    /**
+     * Counter, per instance (Kafka Streams' handler counts it, outside the tasks whose meters go when they move):
+     * records the producer failed to send, which {@code SendFailureHandler} had dead-lettered, or dropped if a dead
+     * letter itself.
+     */
+    public static final String SEND_FAILURES = "send-failures";
     /** Counter: events of operation types that do not affect expiry. */
     public static final String SKIPPED = "events-skipped";
     /** Counter: events older than a drop of their namespace, ignored. */
@@ -66,6 +72,14 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String UNCHANGED = "events-unchanged";
     /** Counter: resync events older than the latest change already applied to their document, ignored. */
     public static final String RESYNC_STALE = "resyncs-stale";
+    /**
+     * Counter, per instance (not per task) and {@value #REASON_TAG}: automatic resyncs of one collection after a rewrite
+     * ({@code io.ttlstreams.resync.RewriteResync}): reason {@code replaced}, {@code created} or {@code too-large} (left
+     * out, over its size bound).
+     */
+    public static final String RESYNCS_AUTOMATIC = "resyncs-automatic";
+    /** Counter, per instance: checks of the rules' collections for a rewrite, done. */
+    public static final String REWRITE_CHECKS = "rewrite-checks";
     /** Counter: delete commands emitted again because no confirmation came in time. */
     public static final String REEMITTED = "deletes-reemitted";
     /** Counter, per rule: deletes the change stream confirmed while their command awaited confirmation. */
@@ -109,10 +123,16 @@ public final class TtlMetrics implements AutoCloseable {
      */
     public static final String DELETES_NOT_CAUSED = "deletes-not-caused";
     /**
-     * Counter, per {@code reason}: delete commands the sink connector dead-lettered to {@code ttl.sink.dlq} (refused
-     * by the sink guard, or rejected by MongoDB), which deleted nothing.
+     * Counter, per {@code reason}: delete commands the sink connector dead-lettered to {@code ttl.sink.dlq}: refused
+     * by the sink guard or rejected by MongoDB, which deleted nothing, or failed for a reason not their own (a
+     * write-concern error, an unreachable MongoDB), which their confirmation decides.
      */
     public static final String SINK_DEAD_LETTERS = "sink-dead-letters";
+    /**
+     * Counter: punctuations whose due delete commands the outage pacer held back for later ones, while the sink did
+     * not write or recovered ({@code EmissionPacer}).
+     */
+    public static final String EMISSIONS_PACED = "emissions-paced";
     /** Distribution, per rule: delete command emitted minus deadline (see {@link #lag}). */
     public static final String EXPIRY_LAG = "expiry-lag";
     /** Distribution, per rule: the change stream's delete event minus the deadline, for confirmed deletes. */
@@ -162,11 +182,15 @@ public final class TtlMetrics implements AutoCloseable {
 
     /** Metrics of the task the given processor context belongs to, in the registry its configs carry. */
     public static TtlMetrics forTask(ProcessingContext context) {
-        return forTask(
-                context.appConfigs().get(REGISTRY_CONFIG) instanceof MeterRegistry registry
-                        ? registry
-                        : Metrics.globalRegistry,
-                context.taskId().toString());
+        return forTask(registry(context.appConfigs()), context.taskId().toString());
+    }
+
+    /**
+     * The registry that Kafka Streams' {@code configs} carry ({@value #REGISTRY_CONFIG}), as the processors and the
+     * exception handlers are given them; Micrometer's global registry without one.
+     */
+    public static MeterRegistry registry(Map<String, ?> configs) {
+        return configs.get(REGISTRY_CONFIG) instanceof MeterRegistry registry ? registry : Metrics.globalRegistry;
     }
 
     /** Metrics of task {@code taskId} in {@code registry}. */
@@ -211,6 +235,23 @@ public final class TtlMetrics implements AutoCloseable {
         return new Count(counter(registry, PUNCTUATION_FAILURES, Tags.empty()));
     }
 
+    /** The counter of {@value #SEND_FAILURES} in {@code registry}, registered at start-up to show 0 at once. */
+    public static Count sendFailures(MeterRegistry registry) {
+        return instanceCounter(registry, SEND_FAILURES, Map.of());
+    }
+
+    /**
+     * The counter {@code name} of this instance, belonging to no task, with {@code extraTags} (e.g. {@value
+     * #REASON_TAG}): for what runs beside the stream threads, such as {@link #RESYNCS_AUTOMATIC}.
+     */
+    public static Count instanceCounter(MeterRegistry registry, String name, Map<String, String> extraTags) {
+        Tags all = Tags.empty();
+        for (Map.Entry<String, String> tag : extraTags.entrySet()) {
+            all = all.and(tag.getKey(), tag.getValue());
+        }
+        return new Count(counter(registry, name, all));
+    }
+
     private static Counter counter(MeterRegistry registry, String name, Tags tags) {
         return Counter.builder(meterName(name))
                 .description(help(name))
@@ -223,6 +264,9 @@ public final class TtlMetrics implements AutoCloseable {
         return switch (name) {
             case DEAD_LETTERED -> "Records sent to the dead-letter topic";
             case PUNCTUATION_FAILURES -> "Punctuations that threw, each failing its stream thread";
+            case SEND_FAILURES -> "Records the producer failed to send";
+            case RESYNCS_AUTOMATIC -> "Automatic resyncs of one collection after it was replaced or re-created";
+            case REWRITE_CHECKS -> "Checks of the rules' collections for a replacement or re-creation";
             default -> "Total " + name;
         };
     }

@@ -73,11 +73,15 @@ final class DocumentEndpoint {
         return new Lookup() {
             @Override
             public KeyQueryMetadata owner(BsonDocument documentKey) {
-                // The source connector keys each change event with the document key in canonical extended JSON, and
-                // the default partitioner spreads those bytes: the same bytes name the partition, hence the owner.
+                // The source connectors key each change event with {"_id": ...} in canonical extended JSON, whatever
+                // shard key fields its documentKey holds (DocumentIdKey), and the default partitioner spreads those
+                // bytes: the same bytes name the partition, hence the owner.
                 return streams.queryMetadataForKey(
                         ScheduleStores.INDEX,
-                        CanonicalJson.of(documentKey),
+                        CanonicalJson.of(
+                                documentKey.containsKey("_id")
+                                        ? new BsonDocument("_id", documentKey.get("_id"))
+                                        : documentKey),
                         Serdes.String().serializer());
             }
 

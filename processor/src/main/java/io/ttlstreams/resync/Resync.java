@@ -17,9 +17,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoCursor;
 import com.mongodb.client.MongoDatabase;
-import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
-import com.mongodb.connection.ClusterType;
 import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ChangeStreamPipeline;
@@ -31,7 +29,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.config.ConfigException;
 import org.bson.BsonDocument;
@@ -51,6 +48,14 @@ import org.slf4j.LoggerFactory;
  * a batch ends where the driver's buffer does, and the stamp of the next one is taken before the {@code getMore} that
  * fetches it. A cursor lost on the way ({@link #cursorLost}) is replaced by a new read, stamped again, of the documents
  * after the last {@code _id} read, at most {@value #RESUMES_WITHOUT_PROGRESS_MAX} times in a row without progress.
+ *
+ * <p>A sharded collection is read as any other, through the {@code mongos} the URI names, as an application reads it:
+ * the same {@code find} in {@code _id} order, nothing but the find action on the rules' namespaces (and {@code
+ * listCollections} for {@code db.*} rules). Its resync events carry {@code {"_id": ...}} as their document key, not
+ * the shard key fields its change events carry: a read does not say which fields are the shard key (the sharding
+ * catalog, {@code config.collections}, is not for an application's user), and a document is one document by
+ * namespace and {@code _id} whatever its key's shape, so the event reaches the document's entry, on the partition of
+ * its change events (their key is {@code {"_id": ...}} too). See {@link ResyncEvent} for the delete filter it leaves.
  *
  * <p>Not thread-safe: one pass at a time per instance.
  */
@@ -142,14 +147,6 @@ public final class Resync {
             ResyncPlan plan = ResyncPlan.of(config, selection, this::collectionsOf);
             plan.skipped().forEach(report::skipped);
             for (ResyncTarget target : plan.targets()) {
-                Optional<BsonDocument> shardKey = shardKeyOf(target.namespace());
-                if (shardKey.isPresent()) {
-                    report.skipped(
-                            target.namespace(),
-                            "sharded on " + shardKey.get().toJson() + ": its change events' document keys carry the"
-                                    + " shard key, which a resync by _id cannot reproduce");
-                    continue;
-                }
                 read(target, stamps, sink, progress, report);
             }
         }
@@ -250,26 +247,5 @@ public final class Resync {
             }
         }
         return collections;
-    }
-
-    /**
-     * The shard key of a collection sharded on more than {@code _id}, from {@code config.collections}; empty for an
-     * unsharded collection or anything but a sharded cluster.
-     */
-    private Optional<BsonDocument> shardKeyOf(Namespace namespace) {
-        if (client.getClusterDescription().getType() != ClusterType.SHARDED) {
-            return Optional.empty();
-        }
-        BsonDocument entry = client.getDatabase("config")
-                .getCollection("collections", BsonDocument.class)
-                .find(Filters.eq("_id", namespace.toString()))
-                .first();
-        if (entry == null
-                || entry.getBoolean("dropped", org.bson.BsonBoolean.FALSE).getValue()
-                || !entry.isDocument("key")) {
-            return Optional.empty();
-        }
-        BsonDocument key = entry.getDocument("key");
-        return key.keySet().equals(Set.of("_id")) ? Optional.empty() : Optional.of(key);
     }
 }

@@ -16,9 +16,10 @@ import org.bson.BsonTimestamp;
  *         "documentKey": {"_id": ...}, "fullDocument": {...}}
  * }</pre>
  *
- * <p>The key is the document key in canonical extended JSON, byte for byte the key the MongoDB source connector
- * writes with its {@code ExtendedJson} formatter, so the record lands on the partition of the document's change
- * events and is processed in order with them. The value has no {@code wallTime}: the processor counts last-modified
+ * <p>The key is {@code {"_id": ...}} in canonical extended JSON, byte for byte the key the source connectors give every
+ * change event of the document (their {@code ExtendedJson} formatter, then the {@code DocumentIdKey} transformation,
+ * which leaves out a sharded collection's shard key fields), so the record lands on the partition of the document's
+ * change events and is processed in order with them. The value has no {@code wallTime}: the processor counts last-modified
  * rules from the {@code clusterTime}, the batch's {@link ReadStamp}.
  *
  * @param topic the namespace's source topic

@@ -11,6 +11,7 @@ import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonNull;
 import org.bson.BsonString;
@@ -22,7 +23,8 @@ import org.bson.BsonValue;
  *
  * <p>The form is {@code {"operationType": "DROP", "namespace": "db.coll", "documentKey": {...} | null,
  * "fullDocument": {...} | null, "eventTime": "<ISO-8601 instant>", "clusterTime": {"$timestamp": ...} | null}}, and a
- * document event's pre-image as {@code "fullDocumentBeforeChange"} when it has one. The
+ * document event's pre-image as {@code "fullDocumentBeforeChange"} when it has one (with {@code "preImageTooLarge":
+ * true} when it is the marker of one too large to carry). The
  * event time is an ISO-8601 string rather than a BSON date, because an {@link Instant} may hold nanoseconds. Null
  * serializes to null and back. Thread-safe.
  *
@@ -31,6 +33,9 @@ import org.bson.BsonValue;
  * the control topic can be dead-lettered.
  */
 public final class ChangeEventSerde implements Serde<ChangeEvent> {
+
+    /** Present, and true, when the pre-image is the marker of one too large to carry. */
+    private static final String PRE_IMAGE_TOO_LARGE = "preImageTooLarge";
 
     @Override
     public Serializer<ChangeEvent> serializer() {
@@ -60,7 +65,8 @@ public final class ChangeEventSerde implements Serde<ChangeEvent> {
                     documentOrNull(document, "fullDocument"),
                     Instant.parse(document.getString("eventTime").getValue()),
                     clusterTime == null ? null : clusterTime.asTimestamp(),
-                    documentOrNull(document, "fullDocumentBeforeChange"));
+                    documentOrNull(document, "fullDocumentBeforeChange"),
+                    document.getBoolean(PRE_IMAGE_TOO_LARGE, BsonBoolean.FALSE).getValue());
         } catch (RuntimeException e) {
             // Malformed JSON, a missing or mistyped field, an unknown operation type or a broken invariant.
             throw new SerializationException(
@@ -81,6 +87,9 @@ public final class ChangeEventSerde implements Serde<ChangeEvent> {
         if (event.fullDocumentBeforeChange() != null) {
             // Only when there is one, so that every other event keeps the form it always had.
             document.append("fullDocumentBeforeChange", event.fullDocumentBeforeChange());
+        }
+        if (event.preImageTooLarge()) {
+            document.append(PRE_IMAGE_TOO_LARGE, BsonBoolean.TRUE);
         }
         return CanonicalJson.of(document).getBytes(StandardCharsets.UTF_8);
     }

@@ -11,9 +11,11 @@ import io.ttlstreams.processor.ControlEventProcessor;
 import io.ttlstreams.processor.DeadLetters;
 import io.ttlstreams.processor.ExpirySchedulerProcessor;
 import io.ttlstreams.processor.Outputs;
+import io.ttlstreams.processor.ProcessingFailureHandler;
 import io.ttlstreams.processor.SchedulerSettings;
 import io.ttlstreams.processor.SendFailureHandler;
 import io.ttlstreams.processor.SinkDeadLetterProcessor;
+import io.ttlstreams.processor.SinkWriteFailures;
 import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.serde.AvroSerde;
 import io.ttlstreams.serde.ChangeEventSerde;
@@ -39,7 +41,7 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  *                            │  │          ├──► ttl.audit.topic (optional)
  *                            │  │          └──► ttl.expired.topic (optional)
  *                            │  └── control-parse ◄── control-source ◄── ttl.control.topic ◄── (to every partition)
- *                            └──► ttl.dlq.topic  (and so do control-parse and the scheduler)
+ *                            └──► ttl.dlq.topic  (and so does control-parse: what they reject)
  *
  *  ttl.sink.dlq ──► sink-dead-letter-count   (the commands the sink refused, counted by reason)
  * </pre>
@@ -50,7 +52,9 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  * source topic, which the launcher ensures.
  *
  * <p>Both sources read plain strings, which cannot fail to deserialize; parsing happens in processors that
- * dead-letter what they cannot parse, so that no record on any input stops a task.
+ * dead-letter what they reject, so that no record on any input stops a task. A record on which a processor throws
+ * (the scheduler, say) is dead-lettered by Kafka Streams' processing exception handler ({@link
+ * ProcessingFailureHandler}), in the same format, outside the topology's nodes.
  */
 public final class TtlTopology {
 
@@ -72,7 +76,7 @@ public final class TtlTopology {
     public static final String AUDIT_SINK = "audit-sink";
     /** Sink node writing expired records, when their topic is on. */
     public static final String EXPIRED_SINK = "expired-sink";
-    /** Sink node writing dead letters; every processor that dead-letters forwards to it. */
+    /** Sink node writing the dead letters of what the parsers reject; both forward to it. */
     public static final String DLQ_SINK = "dlq-sink";
     /** Source node reading the sink connector's dead letters. */
     public static final String SINK_DLQ_SOURCE = "sink-dead-letters";
@@ -93,17 +97,21 @@ public final class TtlTopology {
 
     /**
      * The Kafka Streams settings to run the topology with: {@link TtlStreamsConfig#streamsProperties()}, plus {@code
-     * production.exception.handler} {@link SendFailureHandler}, which dead-letters and logs a record of the
-     * processor's topics the producer failed to send (such as one over {@code max.request.size}) instead of failing
-     * the stream thread, with the dead-letter topic passed on as {@value SendFailureHandler#DLQ_TOPIC_CONFIG} (a
-     * user's own handler wins). The processors dead-letter what fails on a record themselves. A fresh copy on each
-     * call.
+     * processing.exception.handler} {@link ProcessingFailureHandler}, which dead-letters a record a processor threw
+     * on and goes on, and {@code production.exception.handler} {@link SendFailureHandler}, which dead-letters and
+     * logs a record of the processor's topics the producer failed to send (such as one over {@code
+     * max.request.size}) instead of failing the stream thread; and the dead-letter topic as Kafka Streams' {@code
+     * errors.dead.letter.queue.topic.name}, where both write (so does a handler of Kafka Streams' own, in its own
+     * format, if a user configures one: a user's own handlers win). What the parsers reject they dead-letter
+     * themselves. A fresh copy on each call.
      */
     public static Properties streamsProperties(TtlStreamsConfig config) {
         Properties properties = config.streamsProperties();
         properties.putIfAbsent(
+                StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, ProcessingFailureHandler.class.getName());
+        properties.putIfAbsent(
                 StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, SendFailureHandler.class.getName());
-        properties.put(SendFailureHandler.DLQ_TOPIC_CONFIG, config.dlqTopic());
+        properties.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, config.dlqTopic());
         return properties;
     }
 
@@ -151,9 +159,12 @@ public final class TtlTopology {
                 CONTROL_PARSER,
                 () -> new ControlEventProcessor(window, sourceClock, deadLetters, OUTPUTS),
                 CONTROL_SOURCE);
+        // What the sink's dead letters say of its writes, for the scheduler beside what the connector monitor says.
+        SinkWriteFailures writeFailures = new SinkWriteFailures(config.sinkRecovery());
+        SchedulerSettings scheduling = settings.withSink(settings.sink().and(writeFailures));
         // The supplier brings the scheduler's stores (ProcessorSupplier#stores), so they are attached with it.
         topology.addProcessor(
-                SCHEDULER, ExpirySchedulerProcessor.supplier(settings, deadLetters, OUTPUTS), PARSER, CONTROL_PARSER);
+                SCHEDULER, ExpirySchedulerProcessor.supplier(scheduling, OUTPUTS), PARSER, CONTROL_PARSER);
         topology.addSink(
                 DELETES_SINK,
                 config.deleteTopic(),
@@ -172,20 +183,14 @@ public final class TtlTopology {
                 .ifPresent(topic -> topology.addSink(
                         EXPIRED_SINK, topic, new StringSerializer(), new StringSerializer(), SCHEDULER));
         topology.addSink(
-                DLQ_SINK,
-                config.dlqTopic(),
-                new StringSerializer(),
-                new StringSerializer(),
-                PARSER,
-                CONTROL_PARSER,
-                SCHEDULER);
+                DLQ_SINK, config.dlqTopic(), new StringSerializer(), new StringSerializer(), PARSER, CONTROL_PARSER);
         // The sink's refusals, where the operator looks: its own sub-topology, as it shares nothing with the schedule.
         topology.addSource(
                 SINK_DLQ_SOURCE,
                 new ByteArrayDeserializer(),
                 new ByteArrayDeserializer(),
                 ConnectorConfigs.SINK_DLQ_TOPIC);
-        topology.addProcessor(SINK_DLQ_COUNTER, SinkDeadLetterProcessor::new, SINK_DLQ_SOURCE);
+        topology.addProcessor(SINK_DLQ_COUNTER, () -> new SinkDeadLetterProcessor(writeFailures), SINK_DLQ_SOURCE);
         return topology;
     }
 

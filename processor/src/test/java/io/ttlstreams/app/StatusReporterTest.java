@@ -135,19 +135,34 @@ class StatusReporterTest {
         deadLettered.record();
         deadLettered.record();
         deadLettered.record();
-        try (KafkaStreams streams = streams(stateDir)) {
-            StatusReporter status = new StatusReporter(
-                    streams,
-                    registry,
-                    () -> 0,
-                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                    Clock.systemUTC(),
-                    OptionalLong::empty);
+        assertThat(statusLine(registry, stateDir))
+                .isEqualTo("status: state=CREATED active=- standby=- deletes-emitted=0 confirmed=0 unconfirmed=0"
+                        + " dead-lettered=3 expiry-lag-ms p50=0 p99=0 confirmed-lag-ms p99=0");
+    }
 
-            assertThat(status.statusLine())
-                    .isEqualTo("status: state=CREATED active=- standby=- deletes-emitted=0 confirmed=0 unconfirmed=0"
-                            + " dead-lettered=3 expiry-lag-ms p50=0 p99=0 confirmed-lag-ms p99=0");
-            status.close();
+    /** The status line of a topology not yet started, with the counters of {@code registry}. */
+    private static String statusLine(MeterRegistry registry, Path stateDir) {
+        try (KafkaStreams streams = streams(stateDir);
+                StatusReporter status = new StatusReporter(
+                        streams,
+                        registry,
+                        () -> 0,
+                        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                        Clock.systemUTC(),
+                        OptionalLong::empty)) {
+            return status.statusLine();
         }
+    }
+
+    @Test
+    void shouldShowThePacedPunctuationsWhenTheOutagePacerHeldCommandsBack(@TempDir Path stateDir) {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        TtlMetrics.Count paced = TtlMetrics.forTask(registry, "0_0").counter(TtlMetrics.EMISSIONS_PACED);
+        paced.record();
+        paced.record();
+        assertThat(statusLine(registry, stateDir))
+                .isEqualTo("status: state=CREATED active=- standby=- deletes-emitted=0 emissions-paced=2"
+                        + " confirmed=0 unconfirmed=0 dead-lettered=0 expiry-lag-ms p50=0 p99=0"
+                        + " confirmed-lag-ms p99=0");
     }
 }

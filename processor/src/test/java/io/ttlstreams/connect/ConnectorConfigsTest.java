@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.kafka.connect.sink.MongoSinkConfig;
 import com.mongodb.kafka.connect.source.MongoSourceConfig;
+import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.contract.CanonicalJson;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +16,7 @@ import java.util.regex.Pattern;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
 
@@ -58,6 +61,69 @@ class ConnectorConfigsTest {
         assertThat(stage(source, "$project"))
                 .as("the projection that keeps large documents out of Kafka must not drop the pre-image")
                 .containsEntry("fullDocumentBeforeChange", new BsonInt32(1));
+    }
+
+    @Test
+    void shouldReplaceAPreImageOverTheBoundByItsRuleFieldsAndLetTheProducerSendTheLargestEventWhenPreImagesAreKept() {
+        TtlStreamsConfig preImages = TestConfigs.config(
+                "ttl.expired.topic", "ttl.expired", "ttl.rule.sessions.expired.document", "pre-image");
+        ConnectorDefinition source =
+                ConnectorConfigs.render(preImages, URI, false).sources().get(0);
+        String marker = ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE;
+
+        assertThat(stage(source, "$addFields"))
+                .as("a copy of the pre-image, for the marker")
+                .isEqualTo(new BsonDocument(marker, new BsonString("$fullDocumentBeforeChange")));
+        assertThat(stage(source, "$project"))
+                .as("the marker: the pre-image's _id and what the rules read")
+                .containsEntry(marker + "._id", new BsonInt32(1))
+                .containsEntry(marker + ".expireAt", new BsonInt32(1))
+                .doesNotContainKey(marker);
+        String fits = "{\"$lte\": [{\"$bsonSize\": \"$fullDocumentBeforeChange\"}, "
+                + ChangeStreamPipeline.PRE_IMAGE_MAX_BYTES + "]}";
+        String markerFits = "{\"$lte\": [{\"$bsonSize\": \"$" + marker + "\"}, "
+                + ChangeStreamPipeline.RULE_FIELDS_MAX_BYTES + "]}";
+        assertThat(stage(source, "$set"))
+                .as(
+                        "the whole pre-image when it fits, else the marker (cut to its _id if that is too large); never both")
+                .containsEntry(
+                        "fullDocumentBeforeChange",
+                        BsonDocument.parse("{\"$cond\": [" + fits + ", \"$fullDocumentBeforeChange\", \"$$REMOVE\"]}"))
+                .containsEntry(
+                        marker,
+                        BsonDocument.parse("{\"$cond\": [" + fits + ", \"$$REMOVE\", {\"$cond\": [" + markerFits
+                                + ", \"$" + marker + "\", {\"_id\": \"$" + marker + "._id\"}]}]}"));
+
+        int limit = Integer.parseInt(source.config().get(ConnectorConfigs.SOURCE_MAX_REQUEST_SIZE));
+        assertThat(limit)
+                .as("the largest pre-image kept, as extended JSON at its worst")
+                .isGreaterThan(ChangeStreamPipeline.PRE_IMAGE_MAX_BYTES * CanonicalJson.MAX_GROWTH)
+                .isEqualTo(ChangeStreamPipeline.maxRecordBytes(OperationsOptions.DOCUMENT_KEY_MAX_BYTES_DEFAULT, true));
+        assertThat(Integer.parseInt(ConnectorConfigs.render(TWO_COLLECTIONS, URI, false)
+                        .sources()
+                        .get(0)
+                        .config()
+                        .get(ConnectorConfigs.SOURCE_MAX_REQUEST_SIZE)))
+                .as("without pre-images, less")
+                .isLessThan(limit);
+    }
+
+    @Test
+    void shouldDropAFullDocumentOverTheBoundAndSaySoWhenTheProfileTakesTheFullPipeline() {
+        ConnectorDefinition source =
+                ConnectorConfigs.render(TWO_COLLECTIONS, URI, false).sources().get(0);
+        String fits =
+                "{\"$lte\": [{\"$bsonSize\": \"$fullDocument\"}, " + ChangeStreamPipeline.RULE_FIELDS_MAX_BYTES + "]}";
+
+        assertThat(stage(source, "$set"))
+                .as("after the projection, the rule fields bounded; the processor dead-letters what was dropped")
+                .isEqualTo(BsonDocument.parse("{\"fullDocument\": {\"$cond\": [" + fits
+                        + ", \"$fullDocument\", \"$$REMOVE\"]}, \"" + ChangeStreamPipeline.FULL_DOCUMENT_TOO_LARGE
+                        + "\": {\"$cond\": [" + fits + ", \"$$REMOVE\", {\"$bsonSize\": \"$fullDocument\"}]}}"));
+        assertThat(pipeline(source).stream()
+                        .map(stage -> stage.asDocument().getFirstKey())
+                        .toList())
+                .containsExactly("$match", "$match", "$project", "$set");
     }
 
     @Test
@@ -297,7 +363,7 @@ class ConnectorConfigsTest {
         BsonArray pipeline =
                 pipeline(ConnectorConfigs.render(config, URI, false).sources().get(0));
 
-        assertThat(pipeline).hasSize(3);
+        assertThat(pipeline).hasSize(4);
         assertThat(pipeline.get(0).asDocument()).containsKey("$match");
         assertThat(pipeline.get(1).asDocument())
                 .isEqualTo(BsonDocument.parse(

@@ -7,11 +7,13 @@ import com.mongodb.kafka.connect.MongoSourceConnector;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.guard.DeleteCommandGuard;
 import io.ttlstreams.guard.SinkGuardConfig;
+import io.ttlstreams.sourcekey.DocumentIdKey;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.connect.converters.ByteArrayConverter;
 import org.apache.kafka.connect.runtime.ConnectorConfig;
 import org.apache.kafka.connect.runtime.SinkConnectorConfig;
@@ -51,9 +53,23 @@ class ConnectorOptionNamesTest {
     void shouldRenderOnlySourceOptionsTheConnectorOrConnectDefines() {
         Set<String> defined = new HashSet<>(new MongoSourceConnector().config().names());
         defined.addAll(SourceConnectorConfig.configDef().names());
+        defined.add("transforms.documentIdKey.type");
+        new DocumentIdKey<>().config().names().forEach(name -> defined.add("transforms.documentIdKey." + name));
 
         for (ConnectorDefinition source : CONNECTORS.sources()) {
             assertThat(undefined(source.config(), defined)).as(source.name()).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldKeySourceRecordsThroughTheDocumentIdKeyTransformationNamedByItsClass() {
+        for (ConnectorDefinition source : CONNECTORS.sources()) {
+            assertThat(source.config())
+                    .as(source.name())
+                    .containsEntry("transforms", "documentIdKey")
+                    .containsEntry("transforms.documentIdKey.type", DocumentIdKey.class.getName())
+                    .containsEntry("output.format.key", "json")
+                    .containsEntry("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         }
     }
 
@@ -125,14 +141,17 @@ class ConnectorOptionNamesTest {
                 .contains("errors.deadletterqueue.topic.name", "errors.deadletterqueue.context.headers.enable");
     }
 
-    /** Keys neither defined nor a client override whose remainder is a consumer option. */
+    /** Keys neither defined nor a client override whose remainder is a consumer or producer option. */
     private static Set<String> undefined(Map<String, String> config, Set<String> defined) {
         Set<String> undefined = new HashSet<>();
         for (String key : config.keySet()) {
             String prefix = ConnectorConfig.CONNECTOR_CLIENT_CONSUMER_OVERRIDES_PREFIX;
             boolean consumerOverride =
                     key.startsWith(prefix) && ConsumerConfig.configNames().contains(key.substring(prefix.length()));
-            if (!defined.contains(key) && !consumerOverride) {
+            String producerPrefix = ConnectorConfig.CONNECTOR_CLIENT_PRODUCER_OVERRIDES_PREFIX;
+            boolean producerOverride = key.startsWith(producerPrefix)
+                    && ProducerConfig.configNames().contains(key.substring(producerPrefix.length()));
+            if (!defined.contains(key) && !consumerOverride && !producerOverride) {
                 undefined.add(key);
             }
         }

@@ -87,8 +87,9 @@ class DockerComposeTest {
                                 + " \\\n    /opt/connect-plugins/ttl-streams-sink-guard\n");
         assertThat(Files.readString(ROOT.resolve("sink-guard/src/main/resources/META-INF/services/"
                                 + "org.apache.kafka.connect.transforms.Transformation"))
-                        .strip())
-                .isEqualTo(ConnectorConfigs.SINK_GUARD);
+                        .strip()
+                        .lines())
+                .containsExactly(ConnectorConfigs.SINK_GUARD, ConnectorConfigs.SOURCE_KEY);
     }
 
     @Test

@@ -72,6 +72,36 @@ class ChangeEventParserTest {
     }
 
     @Test
+    void shouldTakeTheMarkerAsThePreImageTooLargeToCarryWhenThePipelineReplacedIt() {
+        ChangeEvent whole = parse("""
+                {"operationType": "delete", "ns": {"db": "app", "coll": "sessions"}, "documentKey": {"_id": "s1"},
+                 "fullDocumentBeforeChange": {"_id": "s1", "expireAt": {"$date": "2026-01-01T00:00:00Z"}, "p": "x"}}""");
+        ChangeEvent marked = parse("""
+                {"operationType": "delete", "ns": {"db": "app", "coll": "sessions"}, "documentKey": {"_id": "s1"},
+                 "fullDocumentBeforeChangeTooLarge": {"_id": "s1", "expireAt": {"$date": "2026-01-01T00:00:00Z"}}}""");
+
+        assertThat(whole.preImageTooLarge()).isFalse();
+        assertThat(whole.fullDocumentBeforeChange()).containsKey("p");
+        assertThat(marked.preImageTooLarge()).isTrue();
+        assertThat(marked.fullDocumentBeforeChange())
+                .isEqualTo(
+                        BsonDocument.parse("{\"_id\": \"s1\", \"expireAt\": {\"$date\": \"2026-01-01T00:00:00Z\"}}"));
+        assertRejected("""
+                {"operationType": "delete", "ns": {"db": "app", "coll": "sessions"}, "documentKey": {"_id": "s1"},
+                 "fullDocumentBeforeChange": {"_id": "s1"}, "fullDocumentBeforeChangeTooLarge": {"_id": "s1"}}""", "both a pre-image and the marker");
+        assertRejected("""
+                {"operationType": "delete", "ns": {"db": "app", "coll": "sessions"}, "documentKey": {"_id": "s1"},
+                 "fullDocumentBeforeChangeTooLarge": true}""", "fullDocumentBeforeChangeTooLarge is a BOOLEAN");
+    }
+
+    @Test
+    void shouldRefuseAnEventWhoseFullDocumentThePipelineDroppedAsTooLarge() {
+        assertRejected("""
+                {"operationType": "update", "ns": {"db": "app", "coll": "sessions"}, "documentKey": {"_id": "s1"},
+                 "fullDocumentTooLarge": {"$numberInt": "70000"}}""", "dropped its fullDocument, 70000 bytes of BSON");
+    }
+
+    @Test
     void shouldTakeUpdateDocumentFromFullDocumentAndTimeFromWallTime() {
         ChangeEvent event = parse("""
                 {"operationType": "update", "ns": {"db": "app", "coll": "sessions"},

@@ -15,6 +15,20 @@ class ChangeEventTest {
     private static final BsonDocument KEY = BsonDocument.parse("{\"_id\": {\"$oid\": \"5f1b2c3d4e5f607182930a4b\"}}");
 
     @Test
+    void shouldRejectAPreImageTooLargeToCarryWithoutItsMarker() {
+        assertThatThrownBy(() -> new ChangeEvent(
+                        OperationType.DELETE, Namespace.valueOf("app.sessions"), KEY, null, T, null, null, true))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("marker");
+        assertThat(new ChangeEvent(
+                                OperationType.DELETE, Namespace.valueOf("app.sessions"), KEY, null, T, null, KEY, true)
+                        .withEventTime(T.plusSeconds(1))
+                        .preImageTooLarge())
+                .as("kept when the time changes")
+                .isTrue();
+    }
+
+    @Test
     void shouldWriteDocumentKeyAsCanonicalExtendedJson() {
         ChangeEvent event =
                 new ChangeEvent(OperationType.DELETE, Namespace.valueOf("app.sessions"), KEY, null, T, null);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.platform.TopicSetting.Check;
 import io.ttlstreams.platform.TopicSpec.Role;
 import java.util.Map;
@@ -82,6 +83,23 @@ class TopicPlanTest {
         assertThat(setting(only(TopicPlan.of(config(), 6, OptionalInt.empty()), Role.SOURCE), "retention.ms")
                         .value())
                 .isEqualTo("604800000");
+    }
+
+    @Test
+    void shouldLetSourceTopicsTakeTheLargestEventThePipelineProducesWhenItBoundsThem() {
+        TtlStreamsConfig preImages =
+                config("ttl.expired.topic", "ttl.expired", "ttl.rule.sessions.expired.document", "pre-image");
+        TopicSpec source = only(TopicPlan.of(preImages, 6, OptionalInt.empty()), Role.SOURCE);
+        TopicSetting limit = setting(source, "max.message.bytes");
+
+        assertThat(limit.value())
+                .isEqualTo(ConnectorConfigs.render(preImages, ConnectorConfigs.DEFAULT_MONGODB_URI, false)
+                        .sources()
+                        .get(0)
+                        .config()
+                        .get(ConnectorConfigs.SOURCE_MAX_REQUEST_SIZE));
+        assertThat(limit.check()).isEqualTo(Check.ADVISORY);
+        assertThat(limit.reason()).contains(ConnectorConfigs.SOURCE_MAX_REQUEST_SIZE);
     }
 
     @Test

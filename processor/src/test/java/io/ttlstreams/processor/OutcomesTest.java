@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.event.OperationType;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.schema.ScheduleEntry;
 import java.nio.ByteBuffer;
@@ -18,6 +20,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.utils.Bytes;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
 
 /** What {@link Outcomes} counts: its meters, and the emitted counts recorded once per punctuation. */
@@ -100,13 +104,15 @@ class OutcomesTest {
         MeterRegistry registry = parts.meters;
         Instant deadline = Instant.parse("2026-01-01T00:00:00Z");
 
-        parts.outcomes.confirmed(
-                parts.ref("d1"),
-                parts.entry("d1", deadline),
-                deadline.minusSeconds(5),
+        ChangeEvent deleted = new ChangeEvent(
+                OperationType.DELETE,
+                SchedulerParts.SESSIONS,
+                new BsonDocument("_id", new BsonString("d1")),
                 null,
-                false,
-                deadline.toEpochMilli());
+                deadline.minusSeconds(5),
+                null);
+
+        parts.outcomes.confirmed(parts.ref("d1"), parts.entry("d1", deadline), deleted, false, deadline.toEpochMilli());
 
         Timer lag = registry.get(TtlMetrics.meterName(TtlMetrics.CONFIRMED_LAG)).timer();
         assertThat(lag.count()).isEqualTo(1);

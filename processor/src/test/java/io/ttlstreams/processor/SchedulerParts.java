@@ -73,7 +73,13 @@ final class SchedulerParts {
                 List.of("sessions"),
                 settings.readBack().isPresent(),
                 audit,
-                new ExpiredRecords(config.expiryEvents(), schedule, config.rules(), context, TtlTopology.EXPIRED_SINK),
+                new ExpiredRecords(
+                        config.expiryEvents(),
+                        schedule,
+                        config.rules(),
+                        context,
+                        TtlTopology.EXPIRED_SINK,
+                        settings.maxRecordBytes()),
                 schedule);
         this.guard = new BlastRadiusGuard(settings, schedule, guardStates, outcomes, context.taskId());
     }

@@ -2,12 +2,14 @@ package io.ttlstreams.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.ProductionExceptionHandler.Response;
 import org.apache.kafka.streams.errors.ProductionExceptionHandler.Result;
@@ -18,6 +20,7 @@ class SendFailureHandlerTest {
 
     private static final int PRODUCER_LIMIT = 20_000;
 
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final SendFailureHandler handler = new SendFailureHandler();
     /** A punctuation's context: it has no source record. */
     private final ErrorHandlerContext punctuation = context(null, null, null);
@@ -28,12 +31,14 @@ class SendFailureHandlerTest {
 
     SendFailureHandlerTest() {
         handler.configure(Map.of(
-                SendFailureHandler.DLQ_TOPIC_CONFIG,
+                StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG,
                 "ttl.dlq",
                 "application.id",
                 "ttl-streams",
                 "max.request.size",
-                Integer.toString(PRODUCER_LIMIT)));
+                Integer.toString(PRODUCER_LIMIT),
+                TtlMetrics.REGISTRY_CONFIG,
+                registry));
     }
 
     /** The context Kafka Streams gives: a record read at {@code topic}-1@42, or a punctuation (no topic). */
@@ -98,6 +103,12 @@ class SendFailureHandlerTest {
                 headers);
     }
 
+    private double sendFailures() {
+        return registry.get(TtlMetrics.meterName(TtlMetrics.SEND_FAILURES))
+                .counter()
+                .count();
+    }
+
     private static String header(ProducerRecord<byte[], byte[]> record, String name) {
         return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
     }
@@ -119,6 +130,7 @@ class SendFailureHandlerTest {
                     .as("a punctuation has no source record")
                     .isNull();
         });
+        assertThat(sendFailures()).isEqualTo(1.0);
     }
 
     @Test
@@ -141,6 +153,7 @@ class SendFailureHandlerTest {
 
         assertThat(response.result()).isEqualTo(Result.RESUME);
         assertThat(response.deadLetterQueueRecords()).isEmpty();
+        assertThat(sendFailures()).isEqualTo(1.0);
     }
 
     @Test
@@ -149,5 +162,6 @@ class SendFailureHandlerTest {
 
         assertThat(response.result()).isEqualTo(Result.FAIL);
         assertThat(response.deadLetterQueueRecords()).isEmpty();
+        assertThat(sendFailures()).as("the thread fails instead").isZero();
     }
 }

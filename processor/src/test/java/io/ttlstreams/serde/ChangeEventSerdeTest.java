@@ -85,6 +85,19 @@ class ChangeEventSerdeTest {
     }
 
     @Test
+    void shouldRoundTripAPreImageAndTheMarkerOfOneTooLargeToCarry() {
+        BsonDocument key = BsonDocument.parse("{\"_id\": 1}");
+        BsonDocument before = BsonDocument.parse("{\"_id\": 1, \"expireAt\": {\"$date\": 0}}");
+        ChangeEvent whole =
+                new ChangeEvent(OperationType.DELETE, Namespace.valueOf("a.b"), key, null, T, null, before, false);
+        ChangeEvent marked =
+                new ChangeEvent(OperationType.DELETE, Namespace.valueOf("a.b"), key, null, T, null, before, true);
+
+        assertThat(roundTrip(whole)).isEqualTo(whole);
+        assertThat(roundTrip(marked)).isEqualTo(marked);
+    }
+
+    @Test
     void shouldRoundTripNamespaceWideEvents() {
         BsonTimestamp clusterTime = new BsonTimestamp(1_700_000_000, 9);
         for (ChangeEvent event : new ChangeEvent[] {

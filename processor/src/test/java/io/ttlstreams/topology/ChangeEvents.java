@@ -1,5 +1,6 @@
 package io.ttlstreams.topology;
 
+import io.ttlstreams.connect.ChangeStreamPipeline;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -121,6 +122,19 @@ final class ChangeEvents {
         return envelope("delete")
                 .append("documentKey", new BsonDocument("_id", id))
                 .append("fullDocumentBeforeChange", before)
+                .toJson(CANONICAL);
+    }
+
+    /**
+     * A delete whose pre-image was too large for the source pipeline to carry: in its place the marker, the
+     * pre-image's {@code _id} and {@code ruleFields}.
+     */
+    String deleteWithPreImageMarker(BsonValue id, BsonDocument ruleFields) {
+        BsonDocument marker = new BsonDocument("_id", id);
+        ruleFields.forEach(marker::append);
+        return envelope("delete")
+                .append("documentKey", new BsonDocument("_id", id))
+                .append(ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE, marker)
                 .toJson(CANONICAL);
     }
 

@@ -165,6 +165,61 @@ class ExpiredRecordsTest {
     }
 
     @Test
+    void shouldSayTheDocumentWasTooLargeWhenThePipelineReplacedThePreImageByItsMarker() {
+        try (TopologyFixture fixture = fixture()) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            commandSent(fixture, events);
+            BsonDocument ruleFields = new BsonDocument(
+                    "expireAt", new BsonDateTime(START.plusSeconds(1).toEpochMilli()));
+            send(fixture, events.at(START.plusMillis(1_250)).deleteWithPreImageMarker(ID, ruleFields));
+
+            List<TestRecord<String, String>> records = expired(fixture);
+            assertThat(records).hasSize(1);
+            BsonDocument value = BsonDocument.parse(records.get(0).value());
+            assertThat(value.getString("documentState").getValue()).isEqualTo("too-large");
+            assertThat(value.isNull("document")).isTrue();
+            assertThat(value.getString("confirmedBy").getValue()).isEqualTo("change-stream");
+            assertThat(fixture.metric(TtlMetrics.DELETES_NOT_CAUSED)).isZero();
+        }
+    }
+
+    @Test
+    void shouldPublishNothingWhenTheMarkerHoldsValuesTheCommandWouldNotHaveMatched() {
+        try (TopologyFixture fixture = fixture()) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            commandSent(fixture, events);
+
+            // The marker keeps the fields the rules read: renewed, then deleted by the application, as with a
+            // pre-image.
+            BsonDocument renewed = new BsonDocument(
+                    "expireAt", new BsonDateTime(START.plus(Duration.ofHours(1)).toEpochMilli()));
+            send(fixture, events.at(START.plusSeconds(2)).deleteWithPreImageMarker(ID, renewed));
+            expire(fixture, events, MARKER, Duration.ofSeconds(20));
+
+            assertThat(expiredIds(fixture)).containsExactly(MARKER);
+            assertThat(fixture.metric(TtlMetrics.DELETES_NOT_CAUSED)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldSayTheDocumentWasTooLargeWhenItsRecordWouldExceedWhatTheProducerSends() {
+        try (TopologyFixture fixture = fixture()) {
+            ChangeEvents events = new ChangeEvents("app.sessions", START);
+            commandSent(fixture, events);
+            // A pre-image the pipeline did not bound (a connector registered by hand), over the producer's 1 MiB.
+            BsonDocument before = session(Duration.ofSeconds(1), "x".repeat(1_100_000));
+            send(fixture, events.at(START.plusMillis(1_250)).deleteWithPreImage(ID, before));
+
+            List<TestRecord<String, String>> records = expired(fixture);
+            assertThat(records).hasSize(1);
+            BsonDocument value = BsonDocument.parse(records.get(0).value());
+            assertThat(value.getString("documentState").getValue()).isEqualTo("too-large");
+            assertThat(value.isNull("document")).isTrue();
+            assertThat(records.get(0).value().length()).isLessThan(2_048);
+        }
+    }
+
+    @Test
     void shouldCarryNoDocumentWhenTheRuleAsksForNone() {
         try (TopologyFixture fixture = fixture("ttl.rule.sessions.expired.document", "none")) {
             expire(fixture, new ChangeEvents("app.sessions", START), ID, Duration.ofSeconds(1));

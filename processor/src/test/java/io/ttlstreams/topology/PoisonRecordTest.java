@@ -60,7 +60,8 @@ class PoisonRecordTest {
         }
     }
 
-    private static String header(TestRecord<String, String> record, String name) {
+    /** The text of {@code record}'s last header {@code name}, or null. */
+    static String header(TestRecord<String, String> record, String name) {
         return record.headers().lastHeader(name) == null
                 ? null
                 : new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);

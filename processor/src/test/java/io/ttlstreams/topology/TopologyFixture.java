@@ -104,10 +104,9 @@ final class TopologyFixture implements AutoCloseable {
         streamsProps.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         streamsProps.put(TtlMetrics.REGISTRY_CONFIG, metrics.events());
         SchedulerSettings schedulerSettings =
-                new SchedulerSettings(config, 1, this::readNanoClock, readBack, sinkWriting::get);
+                new SchedulerSettings(config, 1, this::readNanoClock, readBack, now -> sinkWriting.get());
         this.driver = new TopologyTestDriver(
                 TtlTopology.build(config, schedulerSettings, sourceClock), streamsProps, wallClock);
-        metrics.countSendFailures(driver::metrics);
         this.deletes = output(config.deleteTopic());
         this.dlq = output(config.dlqTopic());
     }

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.processor.ProcessingFailureHandler;
 import io.ttlstreams.processor.SendFailureHandler;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
 class TopologyStreamsPropertiesTest {
@@ -16,21 +18,22 @@ class TopologyStreamsPropertiesTest {
     }
 
     @Test
-    void shouldAddTheDeadLetteringSendHandlerWhenTheTopologyRuns() {
+    void shouldAddTheDeadLetteringHandlersWhenTheTopologyRuns() {
         TtlStreamsConfig config = config(Map.of("bootstrap.servers", "broker:9092"));
 
         Properties streams = TtlTopology.streamsProperties(config);
 
         Properties expected = config.streamsProperties();
+        expected.put("processing.exception.handler", ProcessingFailureHandler.class.getName());
         expected.put("production.exception.handler", SendFailureHandler.class.getName());
-        expected.put("ttl.dlq.topic", "ttl.dlq");
+        expected.put("errors.dead.letter.queue.topic.name", "ttl.dlq");
         assertThat(streams).containsExactlyInAnyOrderEntriesOf(expected);
     }
 
     @Test
-    void shouldPassTheDeadLetterTopicToTheExceptionHandler() {
+    void shouldPassTheDeadLetterTopicToTheExceptionHandlers() {
         assertThat(TtlTopology.streamsProperties(config(Map.of("ttl.dlq.topic", "errors"))))
-                .containsEntry(SendFailureHandler.DLQ_TOPIC_CONFIG, "errors");
+                .containsEntry(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, "errors");
     }
 
     @Test

@@ -42,7 +42,8 @@ import java.util.function.UnaryOperator;
  *   <li>Errors as MongoDB answers them, with the {@code errorLabels} a server attaches ({@link ErrorLabels}), and
  *       failures on command: MongoDB's {@code failCommand} fail point ({@link FailCommand}).</li>
  *   <li>{@code renameCollection} recorded as one {@code rename} (with {@code dropTarget}, the target is replaced
- *       without a {@code drop} event), {@code let} and a per-command {@code $$NOW} ({@link CommandVariables}), the
+ *       without a {@code drop} event), {@code $out} through a temporary collection renamed over its target ({@link
+ *       OutStage}), {@code let} and a per-command {@code $$NOW} ({@link CommandVariables}), the
  *       {@code changeStreamOptions} cluster parameter ({@link ImageRetention}).</li>
  *   <li>Sharded collections ({@link ShardKeys}): {@code shardCollection}, {@code refineCollectionShardKey} and {@code
  *       reshardCollection} key the events of a collection as a sharded cluster's, while the stand-in goes on answering
@@ -346,6 +347,24 @@ public final class StandInBackend extends MemoryBackend {
         BsonTimestamp clusterTime = history.now();
         Document substituted = CommandVariables.applyTo(
                 command, CurrentDates.applyTo(command, query, now, clusterTime), now, clusterTime);
+        if (name.equals("aggregate") && OutStage.endsIn(substituted)) {
+            return OutStage.run(databaseName, substituted, new OutStage.Backend() {
+                @Override
+                public Document command(String database, String commandName, Document body) {
+                    return StandInBackend.super.handleCommand(channel, database, commandName, body);
+                }
+
+                @Override
+                public List<Document> aggregate(List<Document> stages, String database, String collection) {
+                    return aggregation(stages, database, collection).computeResult();
+                }
+
+                @Override
+                public Document rename(Document renameCollection) {
+                    return StandInBackend.this.rename(renameCollection);
+                }
+            });
+        }
         return super.handleCommand(channel, databaseName, command, substituted);
     }
 

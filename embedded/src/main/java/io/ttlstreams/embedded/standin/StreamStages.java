@@ -23,7 +23,8 @@ import java.util.stream.Stream;
  * number, and an inclusion {@code $project} of field paths. Every other stage MongoDB allows in a change stream,
  * and an event one of those shapes does not cover (a projected path through an array), goes
  * through mongo-java-server's aggregation, with {@code $bsonSize} of a field path, which it lacks, computed onto the
- * event first. A stage MongoDB does not allow there fails the stream's opening.
+ * event first, and {@code $$REMOVE}, which it lacks too, read as the missing value it is; an {@code $addFields}/{@code
+ * $set} with these is evaluated as any other. A stage MongoDB does not allow there fails the stream's opening.
  */
 final class StreamStages {
 
@@ -87,12 +88,21 @@ final class StreamStages {
                 };
             }
         }
-        if ((name.equals("$addFields") || name.equals("$set")) && FieldStages.evaluates(specification)) {
-            Document spec = (Document) specification;
-            return event -> {
-                Document added = FieldStages.addFields(event, spec);
-                return added != null ? added : general.apply(event);
-            };
+        if ((name.equals("$addFields") || name.equals("$set")) && specification instanceof Document original) {
+            Sizes sizes = new Sizes();
+            Document spec = (Document) sizes.rewrite(original);
+            if (FieldStages.evaluates(spec)) {
+                return event -> {
+                    sizes.computeOnto(event);
+                    Document added = FieldStages.addFields(event, spec);
+                    sizes.removeFrom(event);
+                    if (added == null) {
+                        return general.apply(event);
+                    }
+                    sizes.removeFrom(added);
+                    return added;
+                };
+            }
         }
         return general;
     }
@@ -152,39 +162,53 @@ final class StreamStages {
     }
 
     /**
-     * One stage through mongo-java-server's aggregation, each {@code $bsonSize} of a field path replaced by a
-     * reference to a field computed onto the event first and removed from what comes out.
+     * One stage through mongo-java-server's aggregation, its expressions {@linkplain Sizes rewritten} to what that
+     * evaluates.
      */
     private static final class General implements Stage {
 
         private final Aggregation aggregation;
-        /** The field paths whose BSON sizes are computed, by index of the replaced expression. */
-        private final List<String> sizedPaths = new ArrayList<>();
+        private final Sizes sizes = new Sizes();
 
         General(Document stage, Function<List<Document>, Aggregation> assemble) {
-            this.aggregation = assemble.apply(List.of((Document) rewrite(AggregationStages.forLibrary(stage))));
+            this.aggregation = assemble.apply(List.of((Document) sizes.rewrite(AggregationStages.forLibrary(stage))));
         }
 
         @Override
         public Document apply(Document event) {
-            for (int i = 0; i < sizedPaths.size(); i++) {
-                event.put(SIZE_FIELD + i, bsonSize(event, sizedPaths.get(i)));
-            }
+            sizes.computeOnto(event);
             List<Document> out = aggregation.runStages(Stream.of(event));
-            for (int i = 0; i < sizedPaths.size(); i++) {
-                event.remove(SIZE_FIELD + i);
-            }
+            sizes.removeFrom(event);
             if (out.isEmpty()) {
                 return null;
             }
             Document result = out.get(0);
-            for (int i = 0; i < sizedPaths.size(); i++) {
-                result.remove(SIZE_FIELD + i);
-            }
+            sizes.removeFrom(result);
             return result;
         }
+    }
 
-        private Object rewrite(Object value) {
+    /**
+     * What mongo-java-server does not evaluate in an expression, rewritten to what it does: each {@code $bsonSize} of
+     * a field path becomes a reference to a field computed onto the event first ({@link #computeOnto}) and removed
+     * from what comes out ({@link #removeFrom}); {@code $$REMOVE} (MongoDB's missing value, which unsets the field it
+     * is assigned to, as in a {@code $cond} that keeps a field only when small: MongoDB manual, "Variables in
+     * Aggregation Expressions") becomes a reference to a field no event has, which evaluates to the same missing value.
+     * The change-stream pipeline's size bounds use both ({@code $bsonSize} is MongoDB 4.4+, manual page
+     * "$bsonSize (aggregation)").
+     */
+    private static final class Sizes {
+
+        /** A field no event has: a path to it evaluates to missing, as {@code $$REMOVE} does. */
+        private static final String MISSING = "$__standin_missing_";
+
+        /** The field paths whose BSON sizes are computed, by index of the replaced expression. */
+        private final List<String> sizedPaths = new ArrayList<>();
+
+        Object rewrite(Object value) {
+            if ("$$REMOVE".equals(value)) {
+                return MISSING;
+            }
             if (value instanceof Document document) {
                 if (document.size() == 1 && document.containsKey("$bsonSize")) {
                     Object argument = document.get("$bsonSize");
@@ -207,6 +231,18 @@ final class StreamStages {
                 return list.stream().map(this::rewrite).toList();
             }
             return value;
+        }
+
+        void computeOnto(Document event) {
+            for (int i = 0; i < sizedPaths.size(); i++) {
+                event.put(SIZE_FIELD + i, bsonSize(event, sizedPaths.get(i)));
+            }
+        }
+
+        void removeFrom(Document document) {
+            for (int i = 0; i < sizedPaths.size(); i++) {
+                document.remove(SIZE_FIELD + i);
+            }
         }
     }
 

@@ -37,19 +37,16 @@ import org.apache.logging.log4j.core.appender.AbstractAppender;
 import org.apache.logging.log4j.core.config.Configuration;
 import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * What the embedded broker's authorizer decided, as it logs it ({@code kafka.authorizer.logger}: a grant of access at
  * DEBUG, a refusal of an access asked for at INFO): each grant once, with the step of the test it came in, and every
- * refusal. Registered before the pipeline, it sees the stack's start-up too.
+ * refusal. Watching the pipeline ({@link EmbeddedPipelineExtension#watchedBy}), it sees the stack's start-up too.
  *
  * <p>{@link #refusedWithout} replays the grants through Kafka's own {@code StandardAuthorizer} loaded with a plan less
  * one ACL: which requests of the run would have been refused without it.
  */
-final class AuthorizationLog implements BeforeAllCallback, AfterAllCallback {
+final class AuthorizationLog implements EmbeddedPipelineExtension.Watch {
 
     /** The logger StandardAuthorizer audits with. */
     private static final String LOGGER = "kafka.authorizer.logger";
@@ -96,7 +93,7 @@ final class AuthorizationLog implements BeforeAllCallback, AfterAllCallback {
     private LoggerContext context;
 
     @Override
-    public void beforeAll(ExtensionContext extension) {
+    public void beforeStart() {
         context = LoggerContext.getContext(false);
         Configuration configuration = context.getConfiguration();
         AbstractAppender appender = new AbstractAppender("authorizations", null, null, true, Property.EMPTY_ARRAY) {
@@ -114,7 +111,7 @@ final class AuthorizationLog implements BeforeAllCallback, AfterAllCallback {
     }
 
     @Override
-    public void afterAll(ExtensionContext extension) {
+    public void afterStop() {
         Configuration configuration = context.getConfiguration();
         configuration.removeLogger(LOGGER);
         context.updateLoggers();

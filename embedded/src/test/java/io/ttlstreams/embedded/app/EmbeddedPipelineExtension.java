@@ -45,6 +45,7 @@ public final class EmbeddedPipelineExtension
         implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
 
     private final Map<String, String> settings;
+    private final List<Watch> watches;
     private final AtomicInteger files = new AtomicInteger();
     private boolean perClass;
     private Map<String, String> running;
@@ -52,8 +53,21 @@ public final class EmbeddedPipelineExtension
     private MongoClient mongo;
     private TopicReader deletes;
 
-    private EmbeddedPipelineExtension(Map<String, String> settings) {
+    /**
+     * What watches a pipeline from before it starts until after it stops, such as a log of the broker's decisions: one
+     * extension that orders both, so that a test registers one extension, not two whose order matters.
+     */
+    public interface Watch {
+        /** Called before the pipeline starts. */
+        void beforeStart();
+
+        /** Called once the pipeline has stopped. */
+        void afterStop();
+    }
+
+    private EmbeddedPipelineExtension(Map<String, String> settings, List<Watch> watches) {
         this.settings = onFreePorts(settings);
+        this.watches = List.copyOf(watches);
     }
 
     /**
@@ -61,14 +75,21 @@ public final class EmbeddedPipelineExtension
      * processor option), the embedded MongoDB, Kafka and Connect on free ports.
      */
     public static EmbeddedPipelineExtension with(Map<String, String> settings) {
-        return new EmbeddedPipelineExtension(settings);
+        return new EmbeddedPipelineExtension(settings, List.of());
     }
 
     /** This pipeline with one more setting ({@code key} set to {@code value}). */
     public EmbeddedPipelineExtension and(String key, String value) {
         Map<String, String> more = new HashMap<>(settings);
         more.put(key, value);
-        return new EmbeddedPipelineExtension(more);
+        return new EmbeddedPipelineExtension(more, watches);
+    }
+
+    /** This pipeline, watched by {@code watch} from before each start until after each stop. */
+    public EmbeddedPipelineExtension watchedBy(Watch watch) {
+        List<Watch> more = new ArrayList<>(watches);
+        more.add(watch);
+        return new EmbeddedPipelineExtension(settings, more);
     }
 
     private static Map<String, String> onFreePorts(Map<String, String> settings) {
@@ -105,6 +126,7 @@ public final class EmbeddedPipelineExtension
     }
 
     private void start(ExtensionContext context) {
+        watches.forEach(Watch::beforeStart);
         running = settings;
         pipeline = assertTimeoutPreemptively(
                 TimeoutDefaults.lifecycle(context),
@@ -114,7 +136,12 @@ public final class EmbeddedPipelineExtension
     }
 
     private void stop(ExtensionContext context) {
-        assertTimeoutPreemptively(TimeoutDefaults.lifecycle(context), this::close, "shutdown of the embedded pipeline");
+        try {
+            assertTimeoutPreemptively(
+                    TimeoutDefaults.lifecycle(context), this::close, "shutdown of the embedded pipeline");
+        } finally {
+            watches.forEach(Watch::afterStop);
+        }
     }
 
     private void close() {

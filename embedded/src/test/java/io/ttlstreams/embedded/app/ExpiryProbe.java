@@ -8,6 +8,7 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import io.ttlstreams.app.TtlStreamsApp;
+import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.DeleteCommand;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.embedded.TopicReader;
@@ -25,6 +26,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -175,16 +177,28 @@ final class ExpiryProbe {
         return before;
     }
 
-    /** The deadline the running processor has scheduled for the document (interactive queries on its stores). */
+    /**
+     * The deadline the running processor has scheduled for the document (interactive queries on the stores of the
+     * partition its events are keyed to, {@code {"_id": ...}}: each task numbers its namespaces its own way).
+     */
     Optional<Instant> scheduledDeadline(Object id) {
         KafkaStreams streams = processor.get().streams();
+        int partition = streams.queryMetadataForKey(
+                        ScheduleStores.INDEX,
+                        CanonicalJson.of(documentKey(id)),
+                        Serdes.String().serializer())
+                .partition();
         return ScheduleQueries.find(
                         streams.store(StoreQueryParameters.fromNameAndType(
-                                ScheduleStores.INDEX, QueryableStoreTypes.<Bytes, IndexEntry>keyValueStore())),
+                                        ScheduleStores.INDEX, QueryableStoreTypes.<Bytes, IndexEntry>keyValueStore())
+                                .withPartition(partition)),
                         streams.store(StoreQueryParameters.fromNameAndType(
-                                ScheduleStores.SCHEDULE, QueryableStoreTypes.<Bytes, ScheduleEntry>keyValueStore())),
+                                        ScheduleStores.SCHEDULE,
+                                        QueryableStoreTypes.<Bytes, ScheduleEntry>keyValueStore())
+                                .withPartition(partition)),
                         streams.store(StoreQueryParameters.fromNameAndType(
-                                ScheduleStores.TASK, QueryableStoreTypes.<Bytes, TaskRecord>keyValueStore())),
+                                        ScheduleStores.TASK, QueryableStoreTypes.<Bytes, TaskRecord>keyValueStore())
+                                .withPartition(partition)),
                         namespace,
                         documentKey(id),
                         rule -> OptionalLong.empty())

@@ -31,7 +31,6 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.bson.Document;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,13 +45,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class LeastPrivilegeIT extends LeastPrivilegeScenarios {
 
-    @RegisterExtension
-    @Order(1)
     static final AuthorizationLog AUTHORIZATIONS = new AuthorizationLog();
 
     @RegisterExtension
-    @Order(2)
-    static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(settings());
+    static final EmbeddedPipelineExtension PIPELINE =
+            EmbeddedPipelineExtension.with(settings()).watchedBy(AUTHORIZATIONS);
 
     LeastPrivilegeIT() {
         super(AUTHORIZATIONS, PIPELINE);

@@ -74,9 +74,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       and resource.</li>
  * </ul>
  *
- * <p>The positive run happens once, in whichever test of the class comes first (each needs it), and its grants are
- * frozen before anything is tried on purpose that the plan refuses. Each subclass registers the authorization log and
- * the pipeline (started with {@link #settings()} and its own) on static fields of its own.
+ * <p>No test depends on another's order: the positive run happens once, in whichever test of the class comes first
+ * (each needs it), and its grants are frozen before anything is tried on purpose that the plan refuses; a test that
+ * takes an ACL away or stops the processor gives them back before it ends. Each subclass registers the pipeline
+ * (started with {@link #settings()} and its own), watched by its authorization log from before start-up
+ * ({@link EmbeddedPipelineExtension#watchedBy}), on static fields of its own.
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
@@ -85,7 +87,7 @@ abstract class LeastPrivilegeScenarios {
     private final AuthorizationLog authorizations;
     private final EmbeddedPipelineExtension pipeline;
 
-    /** The subclass's authorization log and pipeline, registered on its static fields, the log first. */
+    /** The subclass's authorization log and the pipeline it watches, on its static fields. */
     LeastPrivilegeScenarios(AuthorizationLog authorizations, EmbeddedPipelineExtension pipeline) {
         this.authorizations = authorizations;
         this.pipeline = pipeline;

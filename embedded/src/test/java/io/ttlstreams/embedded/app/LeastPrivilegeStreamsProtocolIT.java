@@ -2,7 +2,6 @@ package io.ttlstreams.embedded.app;
 
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -13,13 +12,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class LeastPrivilegeStreamsProtocolIT extends LeastPrivilegeScenarios {
 
-    @RegisterExtension
-    @Order(1)
     static final AuthorizationLog AUTHORIZATIONS = new AuthorizationLog();
 
     @RegisterExtension
-    @Order(2)
-    static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(streamsProtocol());
+    static final EmbeddedPipelineExtension PIPELINE =
+            EmbeddedPipelineExtension.with(streamsProtocol()).watchedBy(AUTHORIZATIONS);
 
     private static Map<String, String> streamsProtocol() {
         Map<String, String> settings = new HashMap<>(settings());

@@ -50,8 +50,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The records that once stopped all expiry of a task (issue 8), produced straight to the topics of a live embedded
- * pipeline, as an operator would: each lands in the dead-letter topic (truncated where it must be), and documents due
- * afterwards in every partition are still deleted on time. A dead-letter topic too small for a dead letter stops
+ * pipeline, as an operator would: each lands in the dead-letter topic (truncated where it must be), whether a parser
+ * rejected it or the scheduler threw on it (Kafka Streams' processing exception handler), and documents due afterwards
+ * in every partition are still deleted on time. A dead-letter topic too small for a dead letter stops
  * start-up; a processor whose stream thread keeps failing ends {@code run} with a non-zero exit code instead of
  * looking healthy.
  */
@@ -104,6 +105,14 @@ class PoisonRecordsIT {
                             .get();
                     expectedDead.add(source + ":" + poison.length());
                 }
+                // Parsed, but its delete command would be too large to send: the scheduler throws on it, and Kafka
+                // Streams' processing exception handler dead-letters it, in the task's transaction.
+                producer.send(new ProducerRecord<>(
+                                source,
+                                partition,
+                                utf8("{\"_id\": \"too-large-" + partition + "\"}"),
+                                utf8(tooLargeToDelete("too-large-" + partition))))
+                        .get();
                 for (String poison : List.of("not json", controlNul)) {
                     producer.send(new ProducerRecord<>(control, partition, utf8("app"), utf8(poison)))
                             .get();
@@ -124,7 +133,25 @@ class PoisonRecordsIT {
             await("every poison record in the dead-letter topic")
                     .atMost(Duration.ofSeconds(30))
                     .until(() -> dlq.poll(r -> true).size() >= expectedDead.size());
-            List<ConsumerRecord<String, String>> dead = dlq.poll(r -> true);
+            await("the scheduler's dead letters too")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> dlq.poll(r -> true).size() >= expectedDead.size() + partitions);
+            List<ConsumerRecord<String, String>> all = dlq.poll(r -> true);
+            List<ConsumerRecord<String, String>> thrown = all.stream()
+                    .filter(r -> String.valueOf(header(r, DeadLetters.ERROR_HEADER))
+                            .contains("its delete command would take"))
+                    .toList();
+            assertThat(thrown)
+                    .as("one per partition, from the scheduler through the processing exception handler")
+                    .hasSize(partitions)
+                    .allSatisfy(r -> {
+                        assertThat(header(r, DeadLetters.SOURCE_TOPIC_HEADER)).isEqualTo(source);
+                        assertThat(header(r, DeadLetters.ERROR_CLASS_HEADER))
+                                .isEqualTo(IllegalArgumentException.class.getName());
+                        assertThat(r.key()).startsWith("{\"_id\": \"too-large-");
+                    });
+            List<ConsumerRecord<String, String>> dead =
+                    all.stream().filter(r -> !thrown.contains(r)).toList();
             assertThat(dead)
                     .extracting(r -> header(r, DeadLetters.SOURCE_TOPIC_HEADER) + ":" + originalSize(r))
                     .containsExactlyInAnyOrderElementsOf(expectedDead);
@@ -137,6 +164,24 @@ class PoisonRecordsIT {
         // Every document due after the poison: none deleted before the deadline, all within WITHIN after it.
         ExpiryProbe.assertExpireOnTime(sessions, ids, deadline, WITHIN);
         assertThat(sourcePartitionsOf(ids)).as("documents in every partition").hasSize(partitions);
+    }
+
+    /**
+     * An insert of a document whose expireAt holds 35,000 dates an hour ahead: under 1 MB as the event's relaxed JSON,
+     * over the producer's limit as the delete command's pinned values (canonical JSON), so the scheduler refuses it.
+     */
+    private static String tooLargeToDelete(String id) {
+        long inAnHour = Instant.now().plus(Duration.ofHours(1)).toEpochMilli();
+        StringBuilder dates = new StringBuilder();
+        for (int i = 0; i < 35_000; i++) {
+            dates.append(i == 0 ? "" : ",")
+                    .append("{\"$date\":")
+                    .append(inAnHour + i * 1_000L)
+                    .append('}');
+        }
+        return "{\"operationType\": \"insert\", \"ns\": {\"db\": \"app\", \"coll\": \"sessions\"},"
+                + " \"documentKey\": {\"_id\": \"" + id + "\"}, \"fullDocument\": {\"_id\": \"" + id + "\","
+                + " \"expireAt\": [" + dates + "]}}";
     }
 
     /** The partitions of the source topic the documents' events landed in. */

@@ -26,11 +26,13 @@ import org.junit.jupiter.api.TestInstance.Lifecycle;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue 43: MongoDB refuses every delete as a primary that stepped down does ({@code NotWritablePrimary}, 10107,
- * through the stand-in's {@code failCommand} fail point) for longer than the whole confirmation schedule, shortened
- * here to two attempts two seconds apart. The sink's task fails with its commands unapplied, the processor restarts
- * it with backoff and spends no attempt meanwhile; once the fail point is off, every document is deleted, none
- * before its deadline, every delete is confirmed and none is given up on.
+ * Issue 43, MongoDB failing the sink's deletes through the stand-in's {@code failCommand} fail point for longer than
+ * the whole confirmation schedule, shortened here to two attempts two seconds apart: once every delete is refused as
+ * a primary that stepped down does ({@code NotWritablePrimary}, 10107), and the sink's task fails with its commands
+ * unapplied; once every delete comes back with a write-concern error ({@code WriteConcernFailed}, 64, as w:majority
+ * timing out), and the sink parks its commands in {@code ttl.sink.dlq}. Either way the processor spends no attempt
+ * meanwhile and paces its commands; once the fail point is off, every document is deleted, none before its deadline,
+ * every delete is confirmed and none is given up on.
  */
 @Tag("integration")
 @TestInstance(Lifecycle.PER_CLASS)
@@ -64,11 +66,68 @@ class SinkOutageIT {
 
     /** MongoDB's test hook: every {@code delete} command fails as on a primary that stepped down, until turned off. */
     private void failDeletes(boolean on) {
-        Document command = new Document("configureFailPoint", "failCommand").append("mode", on ? "alwaysOn" : "off");
-        if (on) {
-            command.append("data", new Document("failCommands", List.of("delete")).append("errorCode", 10107));
+        failPointOnDeletes(on ? new Document("errorCode", 10107) : null);
+    }
+
+    /**
+     * MongoDB's test hook: every {@code delete} runs, but its reply carries a write-concern error, as when w:majority
+     * times out with members down or lagging, until turned off.
+     */
+    private void writeConcernErrorsOnDeletes(boolean on) {
+        failPointOnDeletes(
+                on
+                        ? new Document(
+                                "writeConcernError",
+                                new Document("code", 64)
+                                        .append("codeName", "WriteConcernFailed")
+                                        .append("errmsg", "waiting for replication timed out")
+                                        .append("errInfo", new Document("wtimeout", true)))
+                        : null);
+    }
+
+    /** The {@code failCommand} fail point on every {@code delete}, failing it as {@code how} says; null: off. */
+    private static void failPointOnDeletes(Document how) {
+        Document command =
+                new Document("configureFailPoint", "failCommand").append("mode", how == null ? "off" : "alwaysOn");
+        if (how != null) {
+            Document data = new Document("failCommands", List.of("delete"));
+            data.putAll(how);
+            command.append("data", data);
         }
         PIPELINE.mongo().getDatabase("admin").runCommand(command);
+    }
+
+    /** Inserts {@link #DOCUMENTS} documents expiring at {@code deadline}, named {@code prefix} and a number. */
+    private static List<String> insertDue(String prefix, Instant deadline) {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < DOCUMENTS; i++) {
+            ids.add(prefix + i);
+            PIPELINE.collection(SESSIONS)
+                    .insertOne(new Document("_id", ids.get(i)).append("expireAt", Date.from(deadline)));
+        }
+        return ids;
+    }
+
+    /**
+     * Once the fault is off: every document gone, every delete confirmed by its change event since {@code confirmed}
+     * was read, and none given up on since {@code unconfirmed} was.
+     */
+    private void assertDeletedAndConfirmed(List<String> ids, double confirmed, double unconfirmed) {
+        await("every document deleted once deletes succeed again").atMost(WAIT).until(() -> present(ids) == 0);
+        await("every delete confirmed by its change event")
+                .atMost(WAIT)
+                .until(() -> total(TtlMetrics.CONFIRMED) - confirmed, count -> count == DOCUMENTS);
+        assertThat(total(TtlMetrics.UNCONFIRMED) - unconfirmed)
+                .as("deletes given up on")
+                .isZero();
+    }
+
+    /** The sink's dead letters this instance counted with {@code reason}. */
+    private double sinkDeadLetters(String reason) {
+        return ExpiryFigures.of(PIPELINE.pipeline().processor().metrics())
+                .sinkDeadLetters()
+                .byReason()
+                .getOrDefault(reason, 0.0);
     }
 
     private ConnectorStatus sinkStatus() throws Exception {
@@ -84,16 +143,12 @@ class SinkOutageIT {
             throws Exception {
         double confirmed = total(TtlMetrics.CONFIRMED);
         double unconfirmed = total(TtlMetrics.UNCONFIRMED);
-        List<String> ids = new ArrayList<>();
         AtomicBoolean sinkFailed = new AtomicBoolean();
         Instant deadline = ExpiryProbe.deadlineIn(2);
         failDeletes(true);
+        List<String> ids;
         try {
-            for (int i = 0; i < DOCUMENTS; i++) {
-                ids.add("outage-" + i);
-                PIPELINE.collection(SESSIONS)
-                        .insertOne(new Document("_id", ids.get(i)).append("expireAt", Date.from(deadline)));
-            }
+            ids = insertDue("outage-", deadline);
             Instant cleared = deadline.plus(OUTAGE);
             await("every document still present while MongoDB refuses deletes, until " + cleared)
                     .atMost(Duration.between(Instant.now(), cleared).plus(WAIT))
@@ -113,16 +168,46 @@ class SinkOutageIT {
             failDeletes(false);
         }
 
-        await("every document deleted once deletes succeed again").atMost(WAIT).until(() -> present(ids) == 0);
-        await("every delete confirmed by its change event")
-                .atMost(WAIT)
-                .until(() -> total(TtlMetrics.CONFIRMED) - confirmed, count -> count == DOCUMENTS);
-        assertThat(total(TtlMetrics.UNCONFIRMED) - unconfirmed)
-                .as("deletes given up on")
-                .isZero();
+        assertDeletedAndConfirmed(ids, confirmed, unconfirmed);
         assertThat(sinkFailed)
                 .as("the sink's task seen FAILED on NotWritablePrimary (then restarted)")
                 .isTrue();
         await("the sink running again").atMost(WAIT).until(() -> sinkStatus().running());
+    }
+
+    @Test
+    void shouldDeleteEveryDueDocumentWhenDeletesReturnWriteConcernErrorsNoneRefusedNoneEarlyNoneUnconfirmed() {
+        double confirmed = total(TtlMetrics.CONFIRMED);
+        double unconfirmed = total(TtlMetrics.UNCONFIRMED);
+        double refused = sinkDeadLetters("mongodb");
+        double writeConcern = sinkDeadLetters("write-concern");
+        Instant deadline = ExpiryProbe.deadlineIn(2);
+        writeConcernErrorsOnDeletes(true);
+        List<String> ids;
+        try {
+            ids = insertDue("write-concern-", deadline);
+            Instant cleared = deadline.plus(OUTAGE);
+            await("every command parked as a write-concern error, none before its deadline, until " + cleared)
+                    .atMost(Duration.between(Instant.now(), cleared).plus(WAIT))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        long present = present(ids);
+                        if (present < DOCUMENTS && Instant.now().isBefore(deadline)) {
+                            throw new AssertionError("Deleted before the deadline " + deadline);
+                        }
+                        assertThat(total(TtlMetrics.UNCONFIRMED) - unconfirmed)
+                                .as("deletes given up on while MongoDB reports write-concern errors")
+                                .isZero();
+                        return !Instant.now().isBefore(cleared)
+                                && sinkDeadLetters("write-concern") - writeConcern >= DOCUMENTS;
+                    });
+        } finally {
+            writeConcernErrorsOnDeletes(false);
+        }
+
+        assertDeletedAndConfirmed(ids, confirmed, unconfirmed);
+        assertThat(sinkDeadLetters("mongodb") - refused)
+                .as("commands counted as refused by MongoDB")
+                .isZero();
     }
 }

@@ -9,9 +9,10 @@ import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.connect.ChangeStreamPipeline;
 import io.ttlstreams.connect.ConnectorConfigs;
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,12 +30,14 @@ class StreamStagesTest {
     private static final int MAX_KEY_BYTES = 64;
 
     /** The production pipeline for one field rule with a partial filter on {@code app.sessions}. */
-    private static List<Document> productionStages() {
-        TtlStreamsConfig config = TestConfigs.config(
+    private static List<Document> productionStages(String... settings) {
+        List<String> all = new ArrayList<>(List.of(
                 "ttl.rule.sessions.partial.filter",
                 "{\"meta.kind\": \"web\"}",
                 "ttl.document.key.max.bytes",
-                Integer.toString(MAX_KEY_BYTES));
+                Integer.toString(MAX_KEY_BYTES)));
+        all.addAll(List.of(settings));
+        TtlStreamsConfig config = TestConfigs.config(all.toArray(String[]::new));
         String pipeline = ConnectorConfigs.render(config, "mongodb://localhost", false)
                 .sources()
                 .get(0)
@@ -69,7 +72,7 @@ class StreamStagesTest {
         Document event = new Document("_id", new Document("_data", "82" + id))
                 .append("operationType", type)
                 .append("clusterTime", new BsonTimestamp(7L << 32 | 1))
-                .append("wallTime", new Date(1_000))
+                .append("wallTime", Instant.ofEpochMilli(1_000))
                 .append("ns", new Document("db", "app").append("coll", collection))
                 .append("documentKey", new Document("_id", id));
         if (fullDocument != Optional.empty()) {
@@ -78,10 +81,11 @@ class StreamStagesTest {
         return event.append("updateDescription", new Document("updatedFields", new Document("v", 2)));
     }
 
+    /** A session as the stand-in stores it (a date is an {@link Instant}, which $bsonSize can encode). */
     private static Document session(Object id) {
         return new Document("_id", id)
                 .append("user", "u")
-                .append("expireAt", new Date(5_000))
+                .append("expireAt", Instant.ofEpochMilli(5_000))
                 .append("meta", new Document("kind", "web").append("size", 3))
                 .append("payload", "x".repeat(100));
     }
@@ -91,9 +95,10 @@ class StreamStagesTest {
         List<Document> stages = productionStages();
         assertThat(stages)
                 .extracting(stage -> stage.keySet().iterator().next())
-                .containsExactly("$match", "$match", "$project");
+                .containsExactly("$match", "$match", "$project", "$set");
         StreamStages compiled = new StreamStages(stages, StreamStagesTest::general);
-        // The general aggregation lacks $bsonSize: the reference runs the other two stages, the key size by hand.
+        // The general aggregation lacks $bsonSize: the reference runs the match and the projection, the key size by
+        // hand; the size bounds of $set change none of these small events.
         Aggregation reference = general(List.of(stages.get(0), stages.get(2)));
         List<Document> events = List.of(
                 event("insert", "sessions", 1L, session(1L)),
@@ -176,6 +181,65 @@ class StreamStagesTest {
                     .as(comparison)
                     .isEqualTo(List.of("$lte", "$gte", "$eq").contains(comparison));
         }
+    }
+
+    @Test
+    void shouldReplaceAPreImageLargerThanTheBoundByItsRuleFieldsWhenThePipelineKeepsPreImages() {
+        List<Document> stages =
+                productionStages("ttl.expired.topic", "ttl.expired", "ttl.rule.sessions.expired.document", "pre-image");
+        assertThat(stages)
+                .extracting(stage -> stage.keySet().iterator().next())
+                .containsExactly("$match", "$match", "$addFields", "$project", "$set");
+        StreamStages compiled = new StreamStages(stages, StreamStagesTest::general);
+        Instant expireAt = Instant.ofEpochMilli(5_000);
+        Document small = session(1L);
+        Document large = session(2L).append("payload", "x".repeat(ChangeStreamPipeline.PRE_IMAGE_MAX_BYTES));
+
+        Document kept = compiled.apply(
+                        event("delete", "sessions", 1L, Optional.empty()).append("fullDocumentBeforeChange", small))
+                .orElseThrow();
+        Document replaced = compiled.apply(
+                        event("delete", "sessions", 2L, Optional.empty()).append("fullDocumentBeforeChange", large))
+                .orElseThrow();
+        Document none =
+                compiled.apply(event("insert", "sessions", 3L, session(3L))).orElseThrow();
+
+        assertThat(kept.get("fullDocumentBeforeChange")).isEqualTo(small);
+        assertThat(kept).doesNotContainKey(ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE);
+        assertThat(replaced).doesNotContainKey("fullDocumentBeforeChange");
+        assertThat(sorted(replaced.get(ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE)))
+                .as("the marker: the _id and what the rules read, nothing else")
+                .isEqualTo(sorted(new Document("_id", 2L)
+                        .append("expireAt", expireAt)
+                        .append("meta", new Document("kind", "web"))));
+        assertThat(none)
+                .doesNotContainKeys(
+                        "fullDocumentBeforeChange",
+                        ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE,
+                        ChangeStreamPipeline.FULL_DOCUMENT_TOO_LARGE)
+                .containsKey("fullDocument");
+
+        // A field the rules read (the partial filter's meta.kind) beyond the bound: the event says so, or the marker
+        // keeps the _id alone.
+        Document hugeKind = new Document("kind", "k".repeat(ChangeStreamPipeline.RULE_FIELDS_MAX_BYTES));
+        Document dropped = compiled.apply(
+                        event("update", "sessions", 4L, session(4L).append("meta", hugeKind)))
+                .orElseThrow();
+        Document cut = compiled.apply(event("delete", "sessions", 5L, Optional.empty())
+                        .append(
+                                "fullDocumentBeforeChange",
+                                session(5L)
+                                        .append("meta", hugeKind)
+                                        .append("payload", "x".repeat(ChangeStreamPipeline.PRE_IMAGE_MAX_BYTES))))
+                .orElseThrow();
+
+        assertThat(dropped).doesNotContainKey("fullDocument");
+        assertThat(dropped.get(ChangeStreamPipeline.FULL_DOCUMENT_TOO_LARGE))
+                .isInstanceOf(Integer.class)
+                .satisfies(
+                        size -> assertThat((Integer) size).isGreaterThan(ChangeStreamPipeline.RULE_FIELDS_MAX_BYTES));
+        assertThat(cut).doesNotContainKey("fullDocumentBeforeChange");
+        assertThat(cut.get(ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE)).isEqualTo(new Document("_id", 5L));
     }
 
     @Test
