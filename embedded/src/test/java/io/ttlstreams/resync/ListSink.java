@@ -3,7 +3,10 @@ package io.ttlstreams.resync;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** Keeps what a resync would publish, for this module's resync tests (the processor's test sink is not in its test-jar). */
+/**
+ * Keeps what a resync would publish, for this module's resync tests (the processor's test sink is not in its
+ * test-jar).
+ */
 final class ListSink implements ResyncSink {
 
     final List<ResyncEvent> events = new CopyOnWriteArrayList<>();
