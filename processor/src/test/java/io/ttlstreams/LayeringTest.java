@@ -122,6 +122,32 @@ class LayeringTest {
             .allowEmptyShould(false)
             .because("ExpirySchedulerProcessor wires the parts; they meet through Admission and RuleCheck");
 
+    /**
+     * What happens to an entry goes to one sink: the scheduler's parts report to {@code Outcomes}, which counts,
+     * audits and writes the expired record as the outcome calls for, never to its collaborators themselves.
+     */
+    @ArchTest
+    static final ArchRule schedulerPartsReportToOneSink = noClasses()
+            .that(SCHEDULER_PART)
+            .should()
+            .dependOnClassesThat(HasName.Predicates.nameMatching(
+                    "io\\.ttlstreams\\.processor\\.(AuditWriter|ExpiredRecords|TtlMetrics)"))
+            .because("an outcome's count, audit event and expired record are said once, in Outcomes");
+
+    /**
+     * Where an entry lies (its schedule key, its index entry, the emission checkpoints) is the state package's own:
+     * everyone else sees entries in their {@code EntryState} and changes them through {@code ExpirySchedule}'s
+     * operations.
+     */
+    @ArchTest
+    static final ArchRule onlyTheStateKnowsWhereEntriesLie = noClasses()
+            .that()
+            .resideOutsideOfPackages("io.ttlstreams.state..", "io.ttlstreams.schema..")
+            .should()
+            .dependOnClassesThat(HasName.Predicates.nameMatching(
+                    "io\\.ttlstreams\\.(state\\.ScheduleKey.*|state\\.EmittedDeadlines|schema\\.IndexEntry)"))
+            .because("ExpirySchedule's operations take entries in their state, not positions");
+
     /** Kafka's utilities under {@code internals} are no API: they move or change between releases without notice. */
     @ArchTest
     static final ArchRule noKafkaInternalUtilities = noClasses()

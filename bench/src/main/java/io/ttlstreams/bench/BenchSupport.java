@@ -16,8 +16,8 @@ import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.schema.TaskRecord;
+import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
-import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.topology.TtlTopology;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -169,7 +169,7 @@ final class BenchSupport {
         ExpirySchedule expirySchedule = new ExpirySchedule(schedule, index, task);
         Bytes ref = expirySchedule.namespaces().ref(namespace, key);
         long deadline = decision.deadline().toEpochMilli();
-        expirySchedule.put(ref, null, ScheduleKey.Timeline.DEADLINES, deadline, entry, clusterTime);
+        expirySchedule.schedule(ref, null, EntryState.SCHEDULED, deadline, entry, clusterTime);
         if (noticeBeforeMs > 0) {
             expirySchedule.putNotice(ref, deadline - noticeBeforeMs, entry);
         }

@@ -64,6 +64,17 @@ final class ChaosCommand implements Callable<Integer> {
     static final Map<String, String> HEARTBEAT_3S =
             Map.of("num.standby.replicas", "1", "heartbeat.interval.ms", "3000");
 
+    /**
+     * Standbys with Kafka Streams' sticky task assignor (KIP-924) instead of the high-availability one: a restart's
+     * timeline showed survivors handing healthy tasks to each other for balance, each handover idle until a follow-up
+     * rebalance; the sticky assignor moves only the tasks that must move.
+     */
+    static final Map<String, String> STICKY_ASSIGNOR = Map.of(
+            "num.standby.replicas",
+            "1",
+            "task.assignor.class",
+            "org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor");
+
     /** Without standby replicas: every takeover restores from the changelogs first. */
     static final Map<String, String> WITHOUT_STANDBYS = Map.of("num.standby.replicas", "0");
 
@@ -111,7 +122,8 @@ final class ChaosCommand implements Callable<Integer> {
                     + " and session.timeout.ms=45000, above an instance's restart) and streams (group.protocol=streams,"
                     + " the streams rebalance protocol, with the embedded broker's one standby, 10 s session and 1 s"
                     + " heartbeat for streams groups, the processor's defaults) and heartbeat-3s (standbys with"
-                    + " heartbeat.interval.ms=3000, the default before issue 46) (default: ${DEFAULT-VALUE}).")
+                    + " heartbeat.interval.ms=3000, the default before issue 46) and sticky (standbys with Kafka Streams' sticky"
+                    + " task assignor) (default: ${DEFAULT-VALUE}).")
     private List<String> variants;
 
     @Option(
@@ -161,7 +173,7 @@ final class ChaosCommand implements Callable<Integer> {
         for (String variant : variants) {
             if (streamsSettings(variant) == null) {
                 System.err.println("ttl-streams bench chaos: --variants: unknown variant " + variant
-                        + " (standbys, no-standbys, static-membership, streams, heartbeat-3s)");
+                        + " (standbys, no-standbys, static-membership, streams, heartbeat-3s, sticky)");
                 return 2;
             }
         }
@@ -289,6 +301,7 @@ final class ChaosCommand implements Callable<Integer> {
             case "no-standbys" -> WITHOUT_STANDBYS;
             case "streams" -> STREAMS_PROTOCOL;
             case "heartbeat-3s" -> HEARTBEAT_3S;
+            case "sticky" -> STICKY_ASSIGNOR;
             default -> null;
         };
     }

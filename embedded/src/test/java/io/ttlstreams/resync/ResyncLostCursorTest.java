@@ -13,7 +13,6 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -37,23 +36,6 @@ class ResyncLostCursorTest {
     private static final List<BsonValue> IDS = IntStream.range(0, 10)
             .mapToObj(i -> i < 5 ? (BsonValue) new BsonInt32(i) : new BsonString("s" + i))
             .toList();
-
-    /** Keeps what would be published (the processor's test sink is not in its test-jar). */
-    private static final class ListSink implements ResyncSink {
-
-        final List<ResyncEvent> events = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void publish(ResyncEvent event) {
-            events.add(event);
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    }
 
     private EmbeddedMongo mongo;
     private MongoClient client;

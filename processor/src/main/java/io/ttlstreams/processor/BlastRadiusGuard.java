@@ -1,20 +1,17 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.config.GuardLimit;
-import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.GuardState;
 import io.ttlstreams.schema.HeldCount;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
-import io.ttlstreams.state.ScheduleKey;
-import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.TaskId;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,9 +21,9 @@ import org.slf4j.LoggerFactory;
  * already passed when the schedule learnt of it, or of its new deadline (a shortened offset, a resync of old data, a
  * value in the wrong unit); organic deadlines, which the schedule knew before they came, are not its business. Per
  * rule, due-on-arrival entries flow up to the task's share of the rule's limit in a sliding window; past it, the rule
- * is tripped and every due-on-arrival entry of it is held on the {@link Timeline#AWAITING_APPROVAL} timeline: no
+ * is tripped and every due-on-arrival entry of it is held, {@link EntryState#AWAITING_APPROVAL}: no
  * delete command, counted, audited, logged once the mass settles, until an operator's {@link GuardDecision} releases
- * the entries (to the deadlines timeline, where the throttle applies) or rejects them (they leave the schedule, and
+ * the entries (scheduled again, where the throttle applies) or rejects them (they leave the schedule, and
  * their document's next change schedules them again).
  *
  * <p>Its state is the held entries themselves, in the schedule, which counts them ({@link ExpirySchedule#held},
@@ -41,8 +38,7 @@ final class BlastRadiusGuard implements Admission {
     private final SchedulerSettings settings;
     private final ExpirySchedule schedule;
     private final KeyValueStore<String, GuardState> states;
-    private final SchedulerSensors sensors;
-    private final AuditWriter audit;
+    private final Outcomes outcomes;
     private final TaskId task;
     /** Per rule, the held count at the previous punctuation and the one last logged: a mass is logged once settled. */
     private final Map<String, long[]> heldSeen = new HashMap<>();
@@ -51,25 +47,23 @@ final class BlastRadiusGuard implements Admission {
             SchedulerSettings settings,
             ExpirySchedule schedule,
             KeyValueStore<String, GuardState> states,
-            SchedulerSensors sensors,
-            AuditWriter audit,
+            Outcomes outcomes,
             TaskId task) {
         this.settings = settings;
         this.schedule = schedule;
         this.states = states;
-        this.sensors = sensors;
-        this.audit = audit;
+        this.outcomes = outcomes;
         this.task = task;
     }
 
     @Override
-    public Timeline admit(Bytes ref, ScheduleEntry entry, long deadline, long learntAt, long now) {
+    public EntryState admit(Bytes ref, ScheduleEntry entry, long deadline, long learntAt, long now) {
         if (deadline > Math.min(learntAt, now)) {
-            return Timeline.DEADLINES;
+            return EntryState.SCHEDULED;
         }
         GuardLimit limit = settings.guardLimit(entry.getRule());
         if (!limit.enabled()) {
-            return Timeline.DEADLINES;
+            return EntryState.SCHEDULED;
         }
         GuardState state = stateOf(entry.getRule(), now);
         long window = limit.window().toMillis();
@@ -78,17 +72,16 @@ final class BlastRadiusGuard implements Admission {
                 && flowed(state, now, window) < limit.share(settings.partitions())) {
             state.setWindowCount(state.getWindowCount() + 1);
             states.put(entry.getRule(), state);
-            return Timeline.DEADLINES;
+            return EntryState.SCHEDULED;
         }
         states.put(entry.getRule(), state);
-        sensors.heldForApproval.record();
-        audit.write(ref, entry, ExpiryOutcome.HELD_FOR_APPROVAL, now, entry.getAttempts(), null);
-        return Timeline.AWAITING_APPROVAL;
+        outcomes.heldForApproval(ref, entry, now);
+        return EntryState.AWAITING_APPROVAL;
     }
 
     /**
-     * Applies an operator's decision to the rule's held entries in this task: approved ones go to the deadlines
-     * timeline at their (passed) deadline, so the next punctuation emits them within the throttle; rejected ones
+     * Applies an operator's decision to the rule's held entries in this task: approved ones are scheduled again at
+     * their (passed) deadline, so the next punctuation emits them within the throttle; rejected ones
      * leave the schedule. Either way the rule's window starts afresh. A decision already applied changes nothing.
      */
     void decide(GuardDecision decision, long now) {
@@ -96,31 +89,19 @@ final class BlastRadiusGuard implements Admission {
             LOG.debug("Task {}: guard decision {} on rule {} already applied", task, decision.id(), decision.rule());
             return;
         }
-        long count = 0;
-        try (KeyValueIterator<Bytes, ScheduleEntry> held = schedule.all(Timeline.AWAITING_APPROVAL)) {
-            while (held.hasNext()) {
-                KeyValue<Bytes, ScheduleEntry> next = held.next();
-                if (!next.value.getRule().equals(decision.rule())) {
-                    continue;
-                }
-                Bytes ref = ScheduleKey.documentRefOf(next.key);
-                if (decision.approve()) {
-                    schedule.move(next.key, Timeline.DEADLINES, ScheduleKey.dueAtOf(next.key), next.value);
-                    sensors.approved.record();
-                } else {
-                    schedule.removeAt(next.key);
-                    sensors.rejected.record();
-                }
-                audit.write(
-                        ref,
-                        next.value,
-                        decision.approve() ? ExpiryOutcome.APPROVED : ExpiryOutcome.REJECTED,
-                        now,
-                        next.value.getAttempts(),
-                        null);
-                count++;
+        long[] count = {0};
+        schedule.forEachAwaitingApproval((held, entry) -> {
+            if (!entry.getRule().equals(decision.rule())) {
+                return;
             }
-        }
+            if (decision.approve()) {
+                schedule.moveTo(held, EntryState.SCHEDULED, held.dueAt(), entry);
+            } else {
+                schedule.remove(held);
+            }
+            outcomes.decided(held.documentRef(), entry, decision.approve(), now);
+            count[0]++;
+        });
         // Read after the entries left: the schedule counted them out.
         GuardState state = stateOf(decision.rule(), now);
         state.setWindowStart(Instant.ofEpochMilli(now));
@@ -134,7 +115,7 @@ final class BlastRadiusGuard implements Admission {
                 task,
                 decision.id(),
                 decision.approve() ? "released" : "rejected",
-                count,
+                count[0],
                 decision.rule());
     }
 

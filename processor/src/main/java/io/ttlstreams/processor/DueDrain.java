@@ -6,13 +6,11 @@ import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.readback.ReadBackInbox;
 import io.ttlstreams.readback.ReadRequest;
 import io.ttlstreams.readback.ReadResult;
-import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentEntry;
 import io.ttlstreams.state.DocumentRef;
+import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
-import io.ttlstreams.state.ScheduleKey;
-import io.ttlstreams.state.ScheduleKey.Timeline;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -28,14 +26,13 @@ import org.slf4j.LoggerFactory;
  * Drains what is due in the expiry schedule at each punctuation: emits the delete commands of passed deadlines and
  * follows each until the change stream confirms the delete, with retries and, when on, read-backs.
  *
- * <p>It range-scans each {@link Timeline timeline} of the schedule from its lowest key to "now" only: the cost is in
- * the due entries, not in the size of the schedule. A due deadline emits the delete command and its entry stays
- * where it is, awaiting its first confirmation ({@link ExpirySchedule#awaitFirstConfirmation}); the document's
- * delete event confirms it; a first confirmation that does not come in time is handed over again by the next drains
- * ({@link ExpirySchedule#drainDue}), and then moves to the confirmations timeline as it emits the command again,
- * with a doubling wait, until the attempts are spent. Each run is bounded in entries and in time, throttled when
- * asked, and paced while the sink does not write and as it recovers ({@link EmissionPacer}), so a backlog drains over
- * several runs while records keep being processed.
+ * <p>The schedule hands it what is due ({@link ExpirySchedule#drainDue}): the cost is in the due entries, not in the
+ * size of the schedule. A due deadline emits the delete command and its entry awaits its first confirmation ({@link
+ * ExpirySchedule#firstCommandOut}); the document's delete event confirms it; a confirmation that does not come in
+ * time is handed over again, and the command goes out again, {@link EntryState#AWAITING_CONFIRMATION} with a doubling
+ * wait, until the attempts are spent. Each run is bounded in entries and in time, throttled when asked, and paced
+ * while the sink does not write and as it recovers ({@link EmissionPacer}), so a backlog drains over several runs
+ * while records keep being processed.
  *
  * <p>With read-back ({@link SchedulerSettings#readBack()}), a confirmation that does not come in time first asks
  * MongoDB what the document holds, off the stream thread, and the entry waits one more confirmation timeout for the
@@ -63,9 +60,7 @@ final class DueDrain implements AutoCloseable {
     private final EmissionPacer pacer;
     private final RuleCheck rules;
     private final Admission guard;
-    private final SchedulerSensors sensors;
-    private final AuditWriter audit;
-    private final ExpiredRecords expired;
+    private final Outcomes outcomes;
     private final ProcessorContext<String, Object> context;
     private final String deletesSink;
     /** Answers of the read-back thread for this task; drained by the punctuator. */
@@ -84,9 +79,7 @@ final class DueDrain implements AutoCloseable {
             EmissionPacer pacer,
             RuleCheck rules,
             Admission guard,
-            SchedulerSensors sensors,
-            AuditWriter audit,
-            ExpiredRecords expired,
+            Outcomes outcomes,
             ProcessorContext<String, Object> context,
             String deletesSink) {
         this.settings = settings;
@@ -98,9 +91,7 @@ final class DueDrain implements AutoCloseable {
         this.pacer = pacer;
         this.rules = rules;
         this.guard = guard;
-        this.sensors = sensors;
-        this.audit = audit;
-        this.expired = expired;
+        this.outcomes = outcomes;
         this.context = context;
         this.deletesSink = deletesSink;
     }
@@ -130,19 +121,19 @@ final class DueDrain implements AutoCloseable {
                 }
 
                 @Override
-                public void deadlinePassed(Bytes key, ScheduleEntry entry) {
-                    DueDrain.this.deadlinePassed(key, entry, now, run);
+                public void deadlinePassed(DocumentEntry due, ScheduleEntry entry) {
+                    DueDrain.this.deadlinePassed(due, entry, now, run);
                     run.handled();
                 }
 
                 @Override
-                public void confirmationOverdue(Bytes key, ScheduleEntry entry) {
-                    DueDrain.this.confirmationOverdue(key, entry, now, run);
+                public void confirmationOverdue(DocumentEntry due, ScheduleEntry entry) {
+                    DueDrain.this.confirmationOverdue(due, entry, now, run);
                     run.handled();
                 }
             });
         } finally {
-            sensors.emittedCounted(now);
+            outcomes.punctuated();
         }
         throttle.ifPresent(t -> t.consume(now, run.commands()));
         pacer.ran(run.commands(), run.spent());
@@ -159,55 +150,60 @@ final class DueDrain implements AutoCloseable {
     private void notices(long now, long startedNanos, long maxNanos) {
         PunctuationBudget run =
                 new PunctuationBudget(config.punctuateMaxEntries(), startedNanos, maxNanos, settings.nanoClock());
-        schedule.drainNotices(now, run::left, (key, notice) -> {
-            expired.notice(key, notice, now);
+        schedule.drainNotices(now, run::left, (ref, notice, noticeAt, current) -> {
+            if (current) {
+                outcomes.noticeDue(ref, notice, noticeAt, now);
+            }
             run.handled();
         });
     }
 
     /**
      * A deadline passed: the command goes out (unless the rules changed meanwhile), and awaits confirmation — where
-     * the entry is, for a first command of the entry as stored; moved to the confirmations timeline otherwise.
+     * the entry is, for a first command of the entry as stored; with the entry as sent otherwise.
      */
-    private void deadlinePassed(Bytes key, ScheduleEntry scanned, long now, PunctuationBudget run) {
-        ScheduleEntry entry = rules.current(key, scanned, now);
-        if (entry == null || isTooLargeToSend(key, entry)) {
+    private void deadlinePassed(DocumentEntry due, ScheduleEntry scanned, long now, PunctuationBudget run) {
+        ScheduleEntry entry = rules.current(due, scanned, now);
+        if (entry == null || isTooLargeToSend(due, entry)) {
             return;
         }
         if (dryRun) {
-            schedule.removeAt(key);
-            sensors.dryRuns.record();
-            audit.write(ScheduleKey.documentRefOf(key), entry, ExpiryOutcome.DRY_RUN, now, 0, null);
+            schedule.remove(due);
+            outcomes.dryRun(due.documentRef(), entry, now);
             return;
         }
-        ScheduleEntry sent = send(key, entry, now, run);
-        long deadline = ScheduleEntries.deadlineOf(entry);
-        sensors.emitted(entry.getRule(), now - deadline, now);
+        ScheduleEntry sent = send(due.documentRef(), entry, now, run);
+        outcomes.emitted(due.documentRef(), sent, now);
         if (entry == scanned && entry.getAttempts() == 0) {
             // What the store holds is what a first command needs: it stays, and reads as emitted now.
-            schedule.awaitFirstConfirmation(key, now);
+            schedule.firstCommandOut(due, now);
         } else {
-            schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
+            awaitConfirmation(due, sent, now);
         }
+    }
+
+    /** The command of {@code sent} went out: its confirmation is awaited for the wait of its attempt. */
+    private void awaitConfirmation(DocumentEntry current, ScheduleEntry sent, long now) {
+        schedule.moveTo(
+                current, EntryState.AWAITING_CONFIRMATION, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
     }
 
     /**
      * No delete event came in time: the document is read back, or, without read-back, the same command goes out again,
      * or, after the last attempt, the entry goes.
      */
-    private void confirmationOverdue(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
-        Bytes ref = ScheduleKey.documentRefOf(key);
-        if (rules.current(key, entry, now) == null) {
+    private void confirmationOverdue(DocumentEntry due, ScheduleEntry entry, long now, PunctuationBudget run) {
+        if (rules.current(due, entry, now) == null) {
             return;
         }
-        if (settings.readBack().isPresent() && readBackAsked(key, ref, entry, now)) {
+        if (settings.readBack().isPresent() && readBackAsked(due, entry, now)) {
             return;
         }
         if (settings.readsFirst()) {
-            waitAnotherTimeout(key, entry, now);
+            waitAnotherTimeout(due, entry, now);
             return;
         }
-        retryOrGiveUp(key, ref, entry, now, run);
+        retryOrGiveUp(due, entry, now, run);
     }
 
     /**
@@ -215,8 +211,12 @@ final class DueDrain implements AutoCloseable {
      * could not be asked or told nothing (without delete events only a read can confirm, so a MongoDB that cannot be
      * read delays the confirmation), and whenever the sink does not write.
      */
-    private void waitAnotherTimeout(Bytes key, ScheduleEntry entry, long now) {
-        schedule.move(key, Timeline.CONFIRMATIONS, now + config.confirmTimeout().toMillis(), entry);
+    private void waitAnotherTimeout(DocumentEntry current, ScheduleEntry entry, long now) {
+        schedule.moveTo(
+                current,
+                EntryState.AWAITING_CONFIRMATION,
+                now + config.confirmTimeout().toMillis(),
+                entry);
     }
 
     /**
@@ -224,20 +224,21 @@ final class DueDrain implements AutoCloseable {
      * answer. Returns false, to retry as without read-back, when the service refuses the request or the entry's
      * previous read went unanswered for that long.
      */
-    private boolean readBackAsked(Bytes key, Bytes ref, ScheduleEntry entry, long now) {
+    private boolean readBackAsked(DocumentEntry due, ScheduleEntry entry, long now) {
+        Bytes ref = due.documentRef();
         ReadRequest previous = pendingReads.remove(ref);
         if (previous != null && previous.isFor(entry)) {
-            sensors.readBacksFailed.record();
+            outcomes.readBackFailed();
             return false;
         }
         ReadRequest request = ReadRequest.of(ref, schedule.namespaces().namespaceOf(ref), entry, inbox);
         if (!settings.readBack().orElseThrow().submit(request)) {
-            sensors.readBacksFailed.record();
+            outcomes.readBackFailed();
             return false;
         }
-        sensors.readBacks.record();
+        outcomes.readBackAsked();
         pendingReads.put(ref, request);
-        schedule.move(key, Timeline.CONFIRMATIONS, now + config.confirmTimeout().toMillis(), entry);
+        waitAnotherTimeout(due, entry, now);
         return true;
     }
 
@@ -267,41 +268,31 @@ final class DueDrain implements AutoCloseable {
         if (entry == null || !request.isFor(entry)) {
             return;
         }
-        Bytes key = current.key();
         ReadBackVerdict verdict = verdictOn(answer, entry, now);
         switch (verdict.kind()) {
             case GONE -> {
-                schedule.removeAt(key);
-                // The document was gone by the read, which came before this punctuation: a bound, not the delete's
-                // own time, which only its (lost) event would tell.
-                long lag = Math.max(0, now - ScheduleEntries.deadlineOf(entry));
-                sensors.confirmedByRead.record();
-                sensors.confirmed(entry.getRule(), lag, now);
-                audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
-                expired.confirmedByReadBack(ref, entry, now);
+                schedule.remove(current);
+                outcomes.confirmedByRead(ref, entry, now);
             }
             case MOVED -> {
-                sensors.rescheduledByRead.record();
-                audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+                outcomes.rescheduledByRead(ref, entry, false, now);
                 // The schedule learns the read's deadline now: one already passed is due on arrival.
-                Timeline timeline = guard.admit(ref, verdict.entry(), verdict.deadline(), now, now);
-                schedule.move(key, timeline, verdict.deadline(), verdict.entry());
+                EntryState admitted = guard.admit(ref, verdict.entry(), verdict.deadline(), now, now);
+                schedule.moveTo(current, admitted, verdict.deadline(), verdict.entry());
             }
             case NOT_EXPIRING -> {
-                schedule.removeAt(key);
-                sensors.cancelled.record();
-                sensors.rescheduledByRead.record();
-                audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+                schedule.remove(current);
+                outcomes.rescheduledByRead(ref, entry, true, now);
             }
             case FAILED -> {
-                sensors.readBacksFailed.record();
+                outcomes.readBackFailed();
                 if (settings.readsFirst()) {
-                    waitAnotherTimeout(key, entry, now);
+                    waitAnotherTimeout(current, entry, now);
                 } else {
-                    retryOrGiveUp(key, ref, entry, now, run);
+                    retryOrGiveUp(current, entry, now, run);
                 }
             }
-            default -> retryOrGiveUp(key, ref, entry, now, run);
+            default -> retryOrGiveUp(current, entry, now, run);
         }
     }
 
@@ -332,19 +323,20 @@ final class DueDrain implements AutoCloseable {
      * entry waits a confirmation timeout instead, spending no attempt: the commands already sent are still queued for
      * it, and an outage must not use up the attempts.
      */
-    private void retryOrGiveUp(Bytes key, Bytes ref, ScheduleEntry entry, long now, PunctuationBudget run) {
+    private void retryOrGiveUp(DocumentEntry current, ScheduleEntry entry, long now, PunctuationBudget run) {
         if (!settings.sink().writing(now)) {
-            waitAnotherTimeout(key, entry, now);
+            waitAnotherTimeout(current, entry, now);
             return;
         }
+        Bytes ref = current.documentRef();
         if (entry.getAttempts() < config.confirmMaxAttempts()) {
-            ScheduleEntry sent = send(key, entry, now, run);
-            sensors.reemitted.record();
-            schedule.move(key, Timeline.CONFIRMATIONS, now + settings.confirmWaitMillis(sent.getAttempts()), sent);
+            ScheduleEntry sent = send(ref, entry, now, run);
+            outcomes.reemitted(ref, sent, now);
+            awaitConfirmation(current, sent, now);
             return;
         }
-        schedule.removeAt(key);
-        sensors.unconfirmed(entry.getRule(), now);
+        schedule.remove(current);
+        outcomes.unconfirmed(ref, entry, now);
         LOG.warn(
                 "Task {}: no delete of {} in {} confirmed after {} delete commands (rule {}, deadline {}); giving up",
                 context.taskId(),
@@ -353,7 +345,6 @@ final class DueDrain implements AutoCloseable {
                 entry.getAttempts(),
                 entry.getRule(),
                 Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry)));
-        audit.write(ref, entry, ExpiryOutcome.UNCONFIRMED, now, entry.getAttempts(), null);
     }
 
     /**
@@ -361,15 +352,15 @@ final class DueDrain implements AutoCloseable {
      * is scheduled, but the bound is the producer's {@code max.request.size}, which may have been lowered since, and
      * an entry too large to send would otherwise fail every punctuation that tries to send it.
      */
-    private boolean isTooLargeToSend(Bytes key, ScheduleEntry entry) {
-        Bytes ref = ScheduleKey.documentRefOf(key);
+    private boolean isTooLargeToSend(DocumentEntry due, ScheduleEntry entry) {
+        Bytes ref = due.documentRef();
         Namespace namespace = schedule.namespaces().namespaceOf(ref);
         OptionalInt commandBytes = commandBound.excess(ref, namespace, entry);
         if (commandBytes.isEmpty()) {
             return false;
         }
-        schedule.removeAt(key);
-        sensors.deadLettered.record();
+        schedule.remove(due);
+        outcomes.tooLargeToSend();
         LOG.warn(
                 "Task {}: the entry of a document in {} (rule {}) is dropped: {}",
                 context.taskId(),
@@ -381,18 +372,14 @@ final class DueDrain implements AutoCloseable {
 
     /**
      * Emits the entry's delete command, issued at {@code now} (a re-emission is a new command with its own issue
-     * time, which the sink guard's validity counts from), and its audit event; returns the entry counting this
-     * attempt.
+     * time, which the sink guard's validity counts from); returns the entry counting this attempt.
      */
-    private ScheduleEntry send(Bytes key, ScheduleEntry entry, long now, PunctuationBudget run) {
-        Bytes ref = ScheduleKey.documentRefOf(key);
+    private ScheduleEntry send(Bytes ref, ScheduleEntry entry, long now, PunctuationBudget run) {
         DeleteCommand command =
                 ScheduleEntries.command(ref, schedule.namespaces().namespaceOf(ref), entry, now, markField(entry));
         context.forward(new Record<String, Object>(command.keyJson(), command, now), deletesSink);
-        ScheduleEntry sent = ExpirySchedule.emitted(entry, now);
-        audit.write(ref, sent, ExpiryOutcome.EMITTED, now, sent.getAttempts(), null);
         run.commandSent();
-        return sent;
+        return ExpirySchedule.emitted(entry, now);
     }
 
     /** The field the entry's command marks, for an entry of a mark rule not yet marked; null for a delete. */

@@ -7,13 +7,11 @@ import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
-import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
-import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.UnscheduledNotes;
 import java.time.Instant;
 import java.util.Locale;
@@ -21,6 +19,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,9 +51,7 @@ final class EventApplier {
     private final UnscheduledNotes notes;
     private final NamespaceDrops drops;
     private final Admission guard;
-    private final SchedulerSensors sensors;
-    private final AuditWriter audit;
-    private final ExpiredRecords expired;
+    private final Outcomes outcomes;
     private final LookupRereads rereads;
     private final ProcessorContext<?, ?> context;
 
@@ -65,9 +62,7 @@ final class EventApplier {
             UnscheduledNotes notes,
             NamespaceDrops drops,
             Admission guard,
-            SchedulerSensors sensors,
-            AuditWriter audit,
-            ExpiredRecords expired,
+            Outcomes outcomes,
             LookupRereads rereads,
             ProcessorContext<?, ?> context) {
         this.rules = rules;
@@ -76,9 +71,7 @@ final class EventApplier {
         this.notes = notes;
         this.drops = drops;
         this.guard = guard;
-        this.sensors = sensors;
-        this.audit = audit;
-        this.expired = expired;
+        this.outcomes = outcomes;
         this.rereads = rereads;
         this.context = context;
     }
@@ -93,7 +86,7 @@ final class EventApplier {
         if (event.isNamespaceWide()) {
             cancelNamespace(event);
         } else if (drops.precede(clusterTimeOf(event), event.namespace())) {
-            sensors.stale.record();
+            outcomes.stale();
         } else {
             applyToDocument(event, recordTimestamp);
         }
@@ -110,10 +103,8 @@ final class EventApplier {
         DocumentEntry current = schedule.find(ref);
         Long clusterTime = clusterTimeOf(event);
         boolean resync = event.operationType() == OperationType.RESYNC;
-        if (resync
-                && current != null
-                && NamespaceDrops.isNotNewer(clusterTime, current.position().getSourceClusterTime())) {
-            sensors.resyncStale.record();
+        if (resync && current != null && NamespaceDrops.isNotNewer(clusterTime, current.changedAt())) {
+            outcomes.resyncStale();
             return;
         }
         if (event.operationType() == OperationType.DELETE) {
@@ -145,10 +136,10 @@ final class EventApplier {
                 ? rules.evaluateResync(event.namespace(), event.fullDocument(), changeTime)
                 : rules.evaluate(event.namespace(), event.fullDocument(), changeTime);
         if (decision.documentTtlIgnored()) {
-            sensors.documentTtlIgnored.record();
+            outcomes.documentTtlIgnored();
         }
         if (decision.implausibleValue()) {
-            sensors.implausible.record();
+            outcomes.implausible();
         }
         if (!decision.expires()) {
             notes.note(ref, decision.reason(), operationOf(event), event.eventTime());
@@ -160,7 +151,7 @@ final class EventApplier {
         TtlRule rule = rules.rule(decision.rule()).orElseThrow();
         ScheduleEntry entry = ScheduleEntries.of(decision, rule, rules.shape(rule), event.documentKey());
         if (current != null && keepsCurrentEntry(event, rule, decision, current, entry)) {
-            sensors.unchanged.record();
+            outcomes.unchanged();
             return;
         }
         OptionalInt commandBytes = commandBound.excess(ref, event.namespace(), entry);
@@ -179,22 +170,13 @@ final class EventApplier {
         long deadline = decision.deadline().toEpochMilli();
         // Due on arrival is judged against the change itself: a lagging pipeline makes a deadline pass in transit,
         // which is organic expiry come late, not a mistake.
-        Timeline timeline =
+        EntryState admitted =
                 guard.admit(ref, entry, deadline, event.eventTime().toEpochMilli(), context.currentSystemTimeMs());
-        schedule.put(ref, current, timeline, deadline, entry, clusterTime);
-        if (timeline == Timeline.DEADLINES) {
-            expired.scheduleNotice(ref, entry, deadline, context.currentSystemTimeMs());
-        }
+        schedule.schedule(ref, current, admitted, deadline, entry, clusterTime);
         notes.forget(ref);
-        sensors.scheduled.record();
+        outcomes.scheduled(ref, entry, admitted, deadline, context.currentSystemTimeMs());
         if (superseded != null) {
-            audit.write(
-                    ref,
-                    superseded,
-                    ExpiryOutcome.SUPERSEDED,
-                    context.currentSystemTimeMs(),
-                    superseded.getAttempts(),
-                    null);
+            outcomes.superseded(ref, superseded, context.currentSystemTimeMs());
         }
     }
 
@@ -254,13 +236,11 @@ final class EventApplier {
             }
             if (rule.mode() == TtlMode.LAST_MODIFIED
                     && current.state() == EntryState.SCHEDULED
-                    && decision.deadline().toEpochMilli()
-                            < current.position().getDueAt().toEpochMilli()) {
+                    && decision.deadline().toEpochMilli() < current.dueAt()) {
                 return true;
             }
         }
-        return event.operationType() != OperationType.INSERT
-                && current.position().getFingerprint() == ExpirySchedule.fingerprint(entry);
+        return event.operationType() != OperationType.INSERT && current.computedFrom(entry);
     }
 
     /**
@@ -275,19 +255,35 @@ final class EventApplier {
         Bytes ref = current.documentRef();
         boolean awaited = current.state().awaitsConfirmation();
         ScheduleEntry entry = schedule.entryOf(current);
-        schedule.remove(ref);
+        schedule.remove(current);
         if (!awaited || entry == null) {
-            sensors.cancelled.record();
+            outcomes.cancelled(1);
             return;
         }
         long now = context.currentSystemTimeMs();
-        if (!expired.causedByCommand(ref, entry, event.fullDocumentBeforeChange(), event.eventTime())) {
-            // Another writer deleted it holding values the command would not have matched: not an expiry.
-            sensors.cancelled.record();
-            audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, now, entry.getAttempts(), null);
+        if (!causedByCommand(entry, event)) {
+            outcomes.deletedByAnotherWriter(ref, entry, now);
             return;
         }
-        confirm(ref, entry, event, now);
+        outcomes.confirmed(ref, entry, event, false, now);
+    }
+
+    /**
+     * Whether the delete event of a document whose command awaited confirmation is that command's delete, as far as
+     * its pre-image tells: with none, it is taken to be; with one, only when the rules give the document as it was
+     * the entry's rule and condition, which the conditional delete requires. A document holding other values was
+     * deleted by another writer (the command could not have matched it).
+     */
+    private boolean causedByCommand(ScheduleEntry entry, ChangeEvent event) {
+        BsonDocument preImage = event.fullDocumentBeforeChange();
+        if (preImage == null) {
+            return true;
+        }
+        ExpiryDecision decision = rules.evaluate(event.namespace(), preImage, event.eventTime());
+        return decision.expires()
+                && ScheduleEntries.sameCommand(
+                        entry,
+                        ScheduleEntries.of(decision, rules.rule(decision.rule()).orElseThrow()));
     }
 
     /**
@@ -311,29 +307,19 @@ final class EventApplier {
         if (!marked) {
             return false;
         }
-        schedule.remove(ref);
-        sensors.marked.record();
-        confirm(ref, entry, event, context.currentSystemTimeMs());
+        schedule.remove(current);
+        outcomes.confirmed(ref, entry, event, true, context.currentSystemTimeMs());
         return true;
-    }
-
-    /** The change stream confirmed the command of {@code entry}, already removed: counted, audited and recorded. */
-    private void confirm(Bytes ref, ScheduleEntry entry, ChangeEvent event, long now) {
-        long lag = Math.max(0, event.eventTime().toEpochMilli() - ScheduleEntries.deadlineOf(entry));
-        sensors.confirmed(entry.getRule(), lag, now);
-        audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
-        expired.confirmedByChangeStream(
-                ref, entry, event.eventTime(), event.fullDocumentBeforeChange(), event.preImageTooLarge(), now);
     }
 
     /** The document no longer expires (or is gone): its entry goes; an awaited command is superseded. */
     private void unschedule(DocumentEntry current) {
         Bytes ref = current.documentRef();
         ScheduleEntry entry = current.state().awaitsConfirmation() ? schedule.entryOf(current) : null;
-        schedule.remove(ref);
-        sensors.cancelled.record();
+        schedule.remove(current);
+        outcomes.cancelled(1);
         if (entry != null) {
-            audit.write(ref, entry, ExpiryOutcome.SUPERSEDED, context.currentSystemTimeMs(), entry.getAttempts(), null);
+            outcomes.superseded(ref, entry, context.currentSystemTimeMs());
         }
     }
 
@@ -349,7 +335,7 @@ final class EventApplier {
                 : schedule.namespaces().collectionPrefix(event.namespace());
         int count = prefix.map(known -> schedule.removeAll(known, dropTime)).orElse(0);
         prefix.ifPresent(notes::forgetAll);
-        sensors.cancelled.record(count);
+        outcomes.cancelled(count);
         if (dropTime != null) {
             drops.dropped(event.namespace(), dropTime);
         }

@@ -4,13 +4,11 @@ import io.ttlstreams.config.ExpiredDocument;
 import io.ttlstreams.config.ExpiryEvents;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.ExpirySchedule;
-import io.ttlstreams.state.ScheduleKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.OptionalLong;
@@ -68,7 +66,6 @@ final class ExpiredRecords {
     private final ExpirySchedule schedule;
     private final TtlRules rules;
     private final ProcessorContext<String, Object> context;
-    private final SchedulerSensors sensors;
     private final String sink;
     /** The most bytes a record's key and value may take: the producer's limit less its framing. */
     private final int maxRecordBytes;
@@ -79,7 +76,6 @@ final class ExpiredRecords {
             ExpirySchedule schedule,
             TtlRules rules,
             ProcessorContext<String, Object> context,
-            SchedulerSensors sensors,
             String sink,
             int maxRecordBytes) {
         this.events = events;
@@ -87,29 +83,7 @@ final class ExpiredRecords {
         this.schedule = schedule;
         this.rules = rules;
         this.context = context;
-        this.sensors = sensors;
         this.sink = sink;
-    }
-
-    /**
-     * Whether a delete event of a document whose command awaited confirmation is that command's delete, as far as
-     * its pre-image tells: with none, it is taken to be; with one, only when the rules give the document as it was
-     * the entry's rule and condition, which the conditional delete requires. A document holding other values was
-     * deleted by another writer (the command could not have matched it); counted.
-     */
-    boolean causedByCommand(Bytes ref, ScheduleEntry entry, BsonDocument preImage, Instant eventTime) {
-        if (preImage == null) {
-            return true;
-        }
-        ExpiryDecision decision = rules.evaluate(schedule.namespaces().namespaceOf(ref), preImage, eventTime);
-        boolean caused = decision.expires()
-                && ScheduleEntries.sameCommand(
-                        entry,
-                        ScheduleEntries.of(decision, rules.rule(decision.rule()).orElseThrow()));
-        if (!caused) {
-            sensors.deletesNotCaused.record();
-        }
-        return caused;
     }
 
     /**
@@ -121,8 +95,9 @@ final class ExpiredRecords {
      * @param preImage the event's pre-image; null when it carried none
      * @param preImageTooLarge whether {@code preImage} is the marker of a pre-image too large to carry
      * @param now when the processor saw the event
+     * @return whether a record was written: false when expired records are off
      */
-    void confirmedByChangeStream(
+    boolean confirmedByChangeStream(
             Bytes ref,
             ScheduleEntry entry,
             Instant deletedAt,
@@ -130,53 +105,44 @@ final class ExpiredRecords {
             boolean preImageTooLarge,
             long now) {
         if (events.topic().isEmpty()) {
-            return;
+            return false;
         }
         boolean wanted = events.document(entry.getRule()) == ExpiredDocument.PRE_IMAGE;
         if (wanted && preImageTooLarge) {
             write(ref, entry, deletedAt, BY_CHANGE_STREAM, null, STATE_TOO_LARGE, now);
-            return;
+            return true;
         }
         String state = !wanted ? STATE_NOT_REQUESTED : preImage == null ? STATE_NO_PRE_IMAGE : STATE_PRE_IMAGE;
         write(ref, entry, deletedAt, BY_CHANGE_STREAM, wanted ? preImage : null, state, now);
-    }
-
-    /** A read found the document at {@code ref} gone at {@code now}: its record carries no document, and says so. */
-    void confirmedByReadBack(Bytes ref, ScheduleEntry entry, long now) {
-        if (events.topic().isEmpty()) {
-            return;
-        }
-        write(ref, entry, Instant.ofEpochMilli(now), BY_READ_BACK, null, STATE_READ_BACK, now);
+        return true;
     }
 
     /**
-     * Puts the notice of the document's new deadline entry on the notices timeline, when its rule publishes notices
-     * and the notice's time is still ahead: a deadline already closer than the notice period gets none.
+     * A read found the document at {@code ref} gone at {@code now}: its record carries no document, and says so.
+     * Returns whether a record was written.
      */
-    void scheduleNotice(Bytes ref, ScheduleEntry entry, long deadline, long now) {
+    boolean confirmedByReadBack(Bytes ref, ScheduleEntry entry, long now) {
         if (events.topic().isEmpty()) {
-            return;
-        }
-        OptionalLong before = events.noticeBeforeSeconds(entry.getRule());
-        if (before.isEmpty()) {
-            return;
-        }
-        long noticeAt = deadline - before.getAsLong() * 1000;
-        if (noticeAt > now) {
-            schedule.putNotice(ref, noticeAt, entry);
-        }
-    }
-
-    /**
-     * Publishes the {@code EXPIRING} record of the notice at {@code noticeKey} if the document still has the deadline
-     * it announces; either way the notice goes. Returns whether it was published.
-     */
-    boolean notice(Bytes noticeKey, ScheduleEntry notice, long now) {
-        Bytes ref = ScheduleKey.documentRefOf(noticeKey);
-        schedule.removeNotice(noticeKey);
-        if (!schedule.isCurrent(ref, notice)) {
             return false;
         }
+        write(ref, entry, Instant.ofEpochMilli(now), BY_READ_BACK, null, STATE_READ_BACK, now);
+        return true;
+    }
+
+    /** When the notice of {@code entry}'s {@code deadline} is due; empty when its rule publishes none. */
+    OptionalLong noticeAt(ScheduleEntry entry, long deadline) {
+        if (events.topic().isEmpty()) {
+            return OptionalLong.empty();
+        }
+        OptionalLong before = events.noticeBeforeSeconds(entry.getRule());
+        return before.isEmpty() ? before : OptionalLong.of(deadline - before.getAsLong() * 1000);
+    }
+
+    /**
+     * Publishes the {@code EXPIRING} record of the notice of the document at {@code ref}, due at {@code noticeAt}, of
+     * the deadline it still has.
+     */
+    void notice(Bytes ref, ScheduleEntry notice, long noticeAt, long now) {
         Namespace namespace = schedule.namespaces().namespaceOf(ref);
         BsonDocument documentKey = DocumentRef.documentKeyOf(ref, notice);
         TtlRule rule = rules.rule(notice.getRule()).orElse(null);
@@ -195,12 +161,9 @@ final class ExpiredRecords {
                                 .toString()))
                 .append(
                         "noticeAt",
-                        new BsonString(Instant.ofEpochMilli(ScheduleKey.dueAtOf(noticeKey))
-                                .toString()))
+                        new BsonString(Instant.ofEpochMilli(noticeAt).toString()))
                 .append("sentAt", new BsonString(Instant.ofEpochMilli(now).toString()));
         context.forward(new Record<String, Object>(key(namespace, documentKey), value.toJson(RELAXED), now), sink);
-        sensors.notices.record();
-        return true;
     }
 
     private void write(
@@ -244,7 +207,6 @@ final class ExpiredRecords {
             json = value.toJson(RELAXED);
         }
         context.forward(new Record<String, Object>(key, json, now), sink);
-        sensors.expiredRecords.record();
     }
 
     /**

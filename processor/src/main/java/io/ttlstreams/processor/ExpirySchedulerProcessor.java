@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * reconciles the schedule with changed rules (its {@link RuleCheck} is how the drain asks), and the {@link
  * BlastRadiusGuard} holds what comes due on arrival past its rule's limit until an operator's {@link GuardDecision}
  * (from the control topic); its {@link Admission} is how the others ask. They share the task's {@link ExpirySchedule},
- * which counts what it holds for approval, the {@link AuditWriter} and the {@link SchedulerSensors}.
+ * which counts what it holds for approval, and report what happens to its entries to one sink, the {@link Outcomes}.
  * An event that cannot be applied throws: Kafka Streams hands it to {@link ProcessingFailureHandler}, which
  * dead-letters it, and the task goes on.
  */
@@ -43,7 +43,6 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
 
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
-    private SchedulerSensors sensors;
     private TtlMetrics.Count punctuationFailures;
     private EventApplier applier;
     private LookupRereads rereads;
@@ -95,30 +94,27 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         this.context = context;
         TtlStreamsConfig config = settings.config();
         this.metrics = TtlMetrics.forTask(context);
-        this.sensors =
-                new SchedulerSensors(metrics, ruleNames(), settings.readBack().isPresent());
         this.punctuationFailures = metrics.punctuationFailures();
         ExpirySchedule schedule = new ExpirySchedule(
                 context.getStateStore(ScheduleStores.SCHEDULE),
                 context.getStateStore(ScheduleStores.INDEX),
                 context.getStateStore(ScheduleStores.TASK));
-        AuditWriter audit = new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit(), schedule);
-        ExpiredRecords expired = new ExpiredRecords(
-                config.expiryEvents(),
-                schedule,
-                config.rules(),
-                context,
-                sensors,
-                outputs.expired(),
-                settings.maxRecordBytes());
+        Outcomes outcomes = new Outcomes(
+                metrics,
+                ruleNames(),
+                settings.readBack().isPresent(),
+                new AuditWriter(config.auditTopic().isPresent(), context, outputs.audit(), schedule),
+                new ExpiredRecords(
+                        config.expiryEvents(),
+                        schedule,
+                        config.rules(),
+                        context,
+                        outputs.expired(),
+                        settings.maxRecordBytes()),
+                schedule);
         CommandSizeBound commandBound = new CommandSizeBound(settings.maxRecordBytes());
         this.guard = new BlastRadiusGuard(
-                settings,
-                schedule,
-                context.getStateStore(ScheduleStores.GUARD_STATE),
-                sensors,
-                audit,
-                context.taskId());
+                settings, schedule, context.getStateStore(ScheduleStores.GUARD_STATE), outcomes, context.taskId());
         this.rereads = new LookupRereads(settings.readBack(), metrics);
         this.applier = new EventApplier(
                 config.rules(),
@@ -127,9 +123,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 new UnscheduledNotes(context.getStateStore(ScheduleStores.UNSCHEDULED_NOTES)),
                 new NamespaceDrops(context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS)),
                 guard,
-                sensors,
-                audit,
-                expired,
+                outcomes,
                 rereads,
                 context);
         this.reconciler = new RuleReconciler(
@@ -137,8 +131,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 schedule,
                 context.getStateStore(ScheduleStores.RULE_VERSIONS),
                 guard,
-                sensors,
-                audit,
+                outcomes,
                 context.taskId());
         Optional<DeleteThrottle> throttle = config.maxDeletesPerSecond().stream()
                 .mapToObj(limit -> new DeleteThrottle(throttleShare(limit)))
@@ -157,9 +150,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 pacer,
                 reconciler,
                 guard,
-                sensors,
-                audit,
-                expired,
+                outcomes,
                 context,
                 outputs.deletes());
         // Wall-clock time, not stream time: stream time only advances when records arrive, and documents must

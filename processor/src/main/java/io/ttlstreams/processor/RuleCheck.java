@@ -1,7 +1,7 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.schema.ScheduleEntry;
-import org.apache.kafka.common.utils.Bytes;
+import io.ttlstreams.state.DocumentEntry;
 
 /**
  * What the current rules make of a due entry, computed under possibly older ones: the {@link RuleReconciler}'s check,
@@ -11,8 +11,8 @@ import org.apache.kafka.common.utils.Bytes;
 interface RuleCheck {
 
     /**
-     * Returns the entry at {@code key}, due at {@code now}, to go on with (possibly with a recomputed deadline; it
-     * stays at its key, which the caller then moves); null when it left (cancelled, held) or moved to another time.
+     * Returns the entry {@code due} at {@code now}, to go on with (possibly with a recomputed deadline; it stays where
+     * it is, for the caller to move); null when it left (cancelled, held) or moved to another time.
      */
-    ScheduleEntry current(Bytes key, ScheduleEntry entry, long now);
+    ScheduleEntry current(DocumentEntry due, ScheduleEntry entry, long now);
 }

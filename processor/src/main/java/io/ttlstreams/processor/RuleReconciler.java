@@ -1,20 +1,16 @@
 package io.ttlstreams.processor;
 
 import io.ttlstreams.rules.TtlRule;
-import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
+import io.ttlstreams.state.DocumentEntry;
 import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
-import io.ttlstreams.state.ScheduleKey;
-import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.ScheduleStores;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -38,11 +34,8 @@ final class RuleReconciler implements RuleCheck {
     private final ExpirySchedule schedule;
     private final KeyValueStore<String, RuleVersion> ruleVersions;
     private final Admission guard;
-    private final SchedulerSensors sensors;
-    private final AuditWriter audit;
+    private final Outcomes outcomes;
     private final TaskId task;
-    /** Where the walk reconciling the schedule with changed rules goes on; null when there is none to do. */
-    private Bytes walkCursor;
     /**
      * Whether the first punctuation is still to compare the rules with those the schedule was reconciled with: there,
      * inside a transaction, rather than in the processor's init, which runs before the task's first transaction.
@@ -56,15 +49,13 @@ final class RuleReconciler implements RuleCheck {
             ExpirySchedule schedule,
             KeyValueStore<String, RuleVersion> ruleVersions,
             Admission guard,
-            SchedulerSensors sensors,
-            AuditWriter audit,
+            Outcomes outcomes,
             TaskId task) {
         this.settings = settings;
         this.schedule = schedule;
         this.ruleVersions = ruleVersions;
         this.guard = guard;
-        this.sensors = sensors;
-        this.audit = audit;
+        this.outcomes = outcomes;
         this.task = task;
     }
 
@@ -80,7 +71,7 @@ final class RuleReconciler implements RuleCheck {
             rulesToCompare = false;
             compareRules();
         }
-        if (walkCursor != null) {
+        if (schedule.walking()) {
             walk(
                     now,
                     new PunctuationBudget(
@@ -130,47 +121,46 @@ final class RuleReconciler implements RuleCheck {
      * #reconcileDeadline} does for an emission; a confirmation awaited for a rule that is gone is cancelled.
      */
     @Override
-    public ScheduleEntry current(Bytes key, ScheduleEntry entry, long now) {
-        if (schedule.stateAt(key) == EntryState.SCHEDULED) {
-            return reconcileDeadline(key, entry, now, true);
+    public ScheduleEntry current(DocumentEntry due, ScheduleEntry entry, long now) {
+        if (due.state() == EntryState.SCHEDULED) {
+            return reconcileDeadline(due, entry, now, true);
         }
         if (settings.config().rules().rule(entry.getRule()).isEmpty()) {
-            schedule.removeAt(key);
-            ruleRemoved(ScheduleKey.documentRefOf(key), entry, now);
+            schedule.remove(due);
+            ruleRemoved(due, entry, now);
             return null;
         }
         return entry;
     }
 
     /**
-     * Reconciles an entry of the deadlines timeline, found by a scan, with the current rules. Returns the entry still
+     * Reconciles a {@link EntryState#SCHEDULED} entry, found by a scan, with the current rules. Returns the entry still
      * due at {@code now}, possibly with a recomputed deadline, when the caller is to emit it ({@code emitting}: it
-     * stays at its key, which the caller then moves); null when it left (cancelled, held) or moved to another time.
+     * stays where it is, for the caller to move); null when it left (cancelled, held) or moved to another time.
      * Without {@code emitting} (the walk), a recomputed deadline always moves the entry, to an earlier time too.
      */
-    private ScheduleEntry reconcileDeadline(Bytes key, ScheduleEntry entry, long now, boolean emitting) {
+    private ScheduleEntry reconcileDeadline(DocumentEntry due, ScheduleEntry entry, long now, boolean emitting) {
         Reconciliation reconciliation = reconcile(entry);
-        Bytes ref = ScheduleKey.documentRefOf(key);
         switch (reconciliation.kind()) {
             case CANCEL -> {
-                schedule.removeAt(key);
-                ruleRemoved(ref, entry, now);
+                schedule.remove(due);
+                ruleRemoved(due, entry, now);
                 return null;
             }
             case HOLD -> {
-                schedule.move(key, Timeline.HELD, ScheduleEntries.deadlineOf(entry), entry);
-                sensors.held.record();
+                schedule.moveTo(due, EntryState.HELD, ScheduleEntries.deadlineOf(entry), entry);
+                outcomes.heldForDocument();
                 changesOf(entry.getRule()).held++;
                 return null;
             }
             case MOVE -> {
                 ScheduleEntry moved = ScheduleEntries.withOffset(entry, reconciliation.offsetSeconds());
-                OptionalLong movedDeadline = deadlineUnlessBeyondTime(key, moved);
+                OptionalLong movedDeadline = deadlineUnlessBeyondTime(due, moved);
                 if (movedDeadline.isEmpty()) {
                     return null;
                 }
                 long deadline = movedDeadline.getAsLong();
-                sensors.rescheduled.record();
+                outcomes.rescheduled();
                 RuleChanges changes = changesOf(entry.getRule());
                 changes.moved++;
                 if (deadline <= now) {
@@ -181,10 +171,10 @@ final class RuleReconciler implements RuleCheck {
                     }
                 }
                 // Due on arrival only when the shortened offset made it so: one already due stays as it was.
-                Timeline timeline = ScheduleKey.dueAtOf(key) > now
-                        ? guard.admit(ref, moved, deadline, now, now)
-                        : Timeline.DEADLINES;
-                schedule.move(key, timeline, deadline, moved);
+                EntryState admitted = due.dueAt() > now
+                        ? guard.admit(due.documentRef(), moved, deadline, now, now)
+                        : EntryState.SCHEDULED;
+                schedule.moveTo(due, admitted, deadline, moved);
                 return null;
             }
             default -> {
@@ -194,10 +184,9 @@ final class RuleReconciler implements RuleCheck {
     }
 
     /** Counts and audits an entry cancelled because its rule is gone, its removal being the caller's. */
-    private void ruleRemoved(Bytes ref, ScheduleEntry entry, long now) {
-        sensors.ruleRemoved.record();
+    private void ruleRemoved(DocumentEntry removed, ScheduleEntry entry, long now) {
+        outcomes.ruleRemoved(removed.documentRef(), entry, now);
         changesOf(entry.getRule()).cancelled++;
-        audit.write(ref, entry, ExpiryOutcome.RULE_REMOVED, now, entry.getAttempts(), null);
     }
 
     /**
@@ -217,7 +206,7 @@ final class RuleReconciler implements RuleCheck {
             }
         }
         if (changed) {
-            walkCursor = ExpirySchedule.walkStart();
+            schedule.startWalk();
             LOG.info("Task {}: the rules changed since the schedule was last reconciled; reconciling it", task);
         } else {
             recordRuleVersions();
@@ -230,60 +219,47 @@ final class RuleReconciler implements RuleCheck {
      * reshaped rules leave the deadlines timeline before they come due. Logs a summary per rule when done.
      */
     private void walk(long now, PunctuationBudget run) {
-        Bytes last = null;
-        boolean exhausted;
-        try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.walkFrom(walkCursor)) {
-            while (run.left() && entries.hasNext()) {
-                KeyValue<Bytes, ScheduleEntry> next = entries.next();
-                walkOver(next.key, next.value, now);
-                last = next.key;
-                run.handled();
-            }
-            exhausted = !entries.hasNext();
-        }
-        if (exhausted) {
-            walkCursor = null;
+        boolean done = schedule.walk(run::left, (walked, entry) -> {
+            walkOver(walked, entry, now);
+            run.handled();
+        });
+        if (done) {
             recordRuleVersions();
             ruleChanges.forEach((rule, changes) -> LOG.info("Task {}: rule {} {}", task, rule, changes));
             ruleChanges.clear();
-        } else if (last != null) {
-            walkCursor = successor(last);
         }
     }
 
-    private void walkOver(Bytes key, ScheduleEntry entry, long now) {
-        EntryState state = schedule.stateAt(key);
+    private void walkOver(DocumentEntry walked, ScheduleEntry entry, long now) {
+        EntryState state = walked.state();
         if (state == EntryState.SCHEDULED) {
-            reconcileDeadline(key, entry, now, false);
+            reconcileDeadline(walked, entry, now, false);
             return;
         }
         Reconciliation reconciliation = reconcile(entry);
         if (reconciliation.kind() == Reconciliation.Kind.CANCEL) {
-            schedule.removeAt(key);
-            ruleRemoved(ScheduleKey.documentRefOf(key), entry, now);
+            schedule.remove(walked);
+            ruleRemoved(walked, entry, now);
         } else if (state == EntryState.HELD && reconciliation.kind() != Reconciliation.Kind.HOLD) {
             // The rule is back to the shape the entry was computed under: it needs no document after all.
             ScheduleEntry back = reconciliation.kind() == Reconciliation.Kind.MOVE
                     ? ScheduleEntries.withOffset(entry, reconciliation.offsetSeconds())
                     : entry;
-            deadlineUnlessBeyondTime(key, back)
-                    .ifPresent(deadline -> schedule.move(
-                            key,
-                            guard.admit(ScheduleKey.documentRefOf(key), back, deadline, now, now),
-                            deadline,
-                            back));
+            deadlineUnlessBeyondTime(walked, back)
+                    .ifPresent(deadline -> schedule.moveTo(
+                            walked, guard.admit(walked.documentRef(), back, deadline, now, now), deadline, back));
         }
     }
 
     /**
-     * The deadline of {@code entry}, whose offset the current rule set; empty, with the entry at {@code key}
-     * cancelled, when it lies beyond the last representable instant: never, as the rules say of such a deadline.
+     * The deadline of {@code entry}, whose offset the current rule set; empty, with {@code current} cancelled, when it
+     * lies beyond the last representable instant: never, as the rules say of such a deadline.
      */
-    private OptionalLong deadlineUnlessBeyondTime(Bytes key, ScheduleEntry entry) {
+    private OptionalLong deadlineUnlessBeyondTime(DocumentEntry current, ScheduleEntry entry) {
         OptionalLong deadline = ScheduleEntries.movedDeadlineOf(entry);
         if (deadline.isEmpty()) {
-            schedule.removeAt(key);
-            sensors.cancelled.record();
+            schedule.remove(current);
+            outcomes.cancelled(1);
         }
         return deadline;
     }
@@ -322,11 +298,5 @@ final class RuleReconciler implements RuleCheck {
                     + " documents are evaluated again (rule reshaped), " + moved + " deadlines moved (offset changed),"
                     + " of which " + dueAtOnce + " became due at once";
         }
-    }
-
-    /** The smallest key after {@code key}: the key followed by a 0x00 byte. */
-    private static Bytes successor(Bytes key) {
-        byte[] bytes = key.get();
-        return Bytes.wrap(Arrays.copyOf(bytes, bytes.length + 1));
     }
 }

@@ -22,7 +22,7 @@ import org.apache.kafka.streams.processor.api.ProcessingContext;
  * {@code ttl.expiry.lag}, the histogram {@code ttl_expiry_lag_seconds}.
  *
  * <p>Adding a metric: a name constant here and a {@link #counter} (or {@link #lag}) call where it is recorded (for
- * the scheduler, a field of {@code SchedulerSensors}); JMX and Prometheus see it with no further change.
+ * the scheduler, a field of {@code Outcomes}); JMX and Prometheus see it with no further change.
  *
  * <p>Each processor instance owns one {@code TtlMetrics} and removes its task's meters when it closes, so that a task
  * that moves away stops reporting here; the processors of one task share its meters.

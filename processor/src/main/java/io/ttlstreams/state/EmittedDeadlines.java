@@ -15,13 +15,13 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * How far the scan of the deadlines timeline has emitted, and when: a first delete command leaves its entry where it
  * is, on the deadlines timeline at its deadline, and only this position moves.
  *
- * <p><b>The invariant</b>: an entry of the deadlines timeline lies at or before the position if and only if its
- * first delete command went out and its confirmation is awaited ({@link EntryState#AWAITING_FIRST_CONFIRMATION}).
- * The position moves only over an entry emitted in place; nothing is ever put at or before it (below); an entry
- * leaves when confirmed, superseded or moved to the confirmations timeline. {@code EmittedDeadlinesTest} and {@code
- * ExpiryScheduleModelTest} check it, across restarts. Every entry of the deadlines timeline
- * at or before the position awaits the confirmation of its first command (attempt 1, the timeline it is on in effect
- * is the confirmations timeline); every entry after it waits for its deadline.
+ * <p><b>The invariant</b>, stated here only and kept here only: an entry of the deadlines timeline lies at or before
+ * the position if and only if its first delete command went out and its confirmation is awaited ({@link
+ * EntryState#AWAITING_FIRST_CONFIRMATION}, attempt 1, emitted at its checkpoint's time: {@link #asItStands}); every
+ * entry after it waits for its deadline ({@link EntryState#SCHEDULED}). It holds because the position moves only over
+ * an entry emitted in place ({@link #emittedInPlace}), because nothing is ever put at or before it ({@link #placed}
+ * puts such a deadline just after it), and because an entry leaves only when confirmed, superseded or moved to the
+ * confirmations timeline. {@code EmittedDeadlinesTest} and {@code ExpiryScheduleModelTest} check it, across restarts.
  *
  * <p>The position is kept as checkpoints, one per punctuation that emitted: the last deadline key emitted, and the
  * time the punctuation emitted it. An entry at or before the position was emitted at the time of the first checkpoint
@@ -31,10 +31,6 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * A checkpoint goes once every entry it covers has left the deadlines timeline (confirmed, superseded, emitted again
  * on the confirmations timeline or given up): so the store holds one small record per recent punctuation that
  * emitted, not one per command.
- *
- * <p>Nothing is put at or before the position: a deadline that lies there (a document due on arrival, or renewed to a
- * passed deadline) is put just after it ({@link #afterPosition}), which is later than its deadline, never earlier, and
- * still due at the next punctuation.
  *
  * <p>The position in memory runs ahead of the checkpoints during a punctuation: between the last checkpoint and the
  * position there are then only the entries emitted in the running punctuation, at {@link #openAt}. After a checkpoint
@@ -114,14 +110,17 @@ final class EmittedDeadlines {
         return position;
     }
 
-    /** The first due time after the position, {@link #emitted}: where a deadline at or before it is put instead. */
-    long afterPosition() {
-        return ScheduleKey.dueAtOf(position) + 1;
-    }
-
-    /** The first deadline key the deadline scan has not passed; null to start at the timeline's start. */
-    Bytes scanStart() {
-        return position == null ? null : successor(position);
+    /**
+     * Where the deadline entry of {@code documentRef} meant for {@code scheduleKey} is put: there, unless that lies at
+     * or before the position and would read as emitted (a document due on arrival, or renewed to a passed deadline),
+     * in which case 1 ms after the last deadline emitted: later than its deadline, never earlier, and due at the next
+     * drain.
+     */
+    Bytes placed(Bytes scheduleKey, Bytes documentRef) {
+        if (!emitted(scheduleKey)) {
+            return scheduleKey;
+        }
+        return ScheduleKey.of(ScheduleKey.Timeline.DEADLINES, ScheduleKey.dueAtOf(position) + 1, documentRef);
     }
 
     /**

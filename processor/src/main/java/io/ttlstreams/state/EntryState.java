@@ -5,7 +5,8 @@ import org.apache.kafka.common.utils.Bytes;
 
 /**
  * Where a document's entry stands in its lifecycle, derived by one rule ({@link #at}) from where the entry is stored
- * and how far the task's deadline scan has emitted ({@link EmittedDeadlines}):
+ * and how far the task's deadline scan has emitted ({@link EmittedDeadlines}, whose invariant makes the rule true);
+ * the same rule gives the key range of each state ({@link #firstKey}, {@link #lastKey}):
  *
  * <ul>
  *   <li>{@link #SCHEDULED}: on the deadlines timeline after the emitted position, waiting for its deadline;
@@ -20,16 +21,18 @@ import org.apache.kafka.common.utils.Bytes;
  * <p>A pending notice is not a state of the entry: it is a copy of a scheduled entry on the notices timeline.
  */
 public enum EntryState {
-    SCHEDULED("scheduled"),
-    AWAITING_FIRST_CONFIRMATION("awaiting-confirmation"),
-    AWAITING_CONFIRMATION("awaiting-confirmation"),
-    HELD("held"),
-    AWAITING_APPROVAL("awaiting-approval");
+    SCHEDULED("scheduled", Timeline.DEADLINES),
+    AWAITING_FIRST_CONFIRMATION("awaiting-confirmation", Timeline.DEADLINES),
+    AWAITING_CONFIRMATION("awaiting-confirmation", Timeline.CONFIRMATIONS),
+    HELD("held", Timeline.HELD),
+    AWAITING_APPROVAL("awaiting-approval", Timeline.AWAITING_APPROVAL);
 
     private final String label;
+    private final Timeline timeline;
 
-    EntryState(String label) {
+    EntryState(String label, Timeline timeline) {
         this.label = label;
+        this.timeline = timeline;
     }
 
     /** How {@code GET /v1/documents} names it: both waits for a confirmation read {@code awaiting-confirmation}. */
@@ -58,5 +61,32 @@ public enum EntryState {
             case AWAITING_APPROVAL -> AWAITING_APPROVAL;
             case NOTICES -> throw new IllegalArgumentException("A notice is a copy of an entry, not an entry");
         };
+    }
+
+    /** The timeline an entry in this state is stored on. */
+    Timeline timeline() {
+        return timeline;
+    }
+
+    /** The first key an entry in this state can have. */
+    Bytes firstKey(EmittedDeadlines emitted) {
+        Bytes position = emitted.position();
+        if (this == SCHEDULED && position != null) {
+            return EmittedDeadlines.successor(position);
+        }
+        return ScheduleKey.lowerBound(timeline, Long.MIN_VALUE);
+    }
+
+    /** The last key an entry in this state due at or before {@code dueBy} can have; null when none can. */
+    Bytes lastKey(EmittedDeadlines emitted, long dueBy) {
+        Bytes last = ScheduleKey.dueUpperBound(timeline, dueBy);
+        if (this != AWAITING_FIRST_CONFIRMATION) {
+            return last;
+        }
+        Bytes position = emitted.position();
+        if (position == null) {
+            return null;
+        }
+        return last.compareTo(position) < 0 ? last : position;
     }
 }

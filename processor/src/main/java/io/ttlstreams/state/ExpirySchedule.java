@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -19,12 +18,23 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
- * The expiry schedule over its two stores, keeping them consistent: every document has at most one entry in {@code
+ * The expiry schedule over its stores, keeping them consistent: every document has at most one entry in {@code
  * schedule} (keyed by timeline, due time, then document) and the {@code index} entry that points to it. Updates move
  * the entry with point lookups; finding due entries is a range scan of one timeline up to "now", never a scan of the
  * whole store.
+ *
+ * <p>Callers see entries in their {@link EntryState lifecycle state} only, and change them through a closed set of
+ * operations on a {@link DocumentEntry} that {@link #find} or a drain handed them: {@link #schedule} (a new deadline,
+ * or held for approval), {@link #moveTo} another state, {@link #firstCommandOut}, {@link #remove}, {@link #removeAll}
+ * of a namespace, {@link #putNotice}; what is due comes from {@link #drainDue} and {@link #drainNotices}, the rule
+ * walk from {@link #walk}, what awaits approval from {@link #forEachAwaitingApproval}. Timelines, keys, scan
+ * positions, the walk's cursor and the emission checkpoints stay here. A first delete command moves nothing, so that
+ * emitting writes one checkpoint per punctuation instead of a tombstone, an entry and an index entry per command:
+ * {@link EmittedDeadlines} states and keeps the invariant that makes that safe, and {@link EntryState#at} is the one
+ * rule that reads a state from where an entry lies.
  *
  * <p>The scan of each timeline starts where the last one left off, not at its lowest key: every expiry deletes the
  * head of the key space, and RocksDB would otherwise step over all those tombstones, until the next compaction, on
@@ -34,17 +44,6 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>It is the one writer of the task's {@code task} store, which holds its own records, never a document's: the
  * namespace dictionary ({@link NamespaceIds}), the emission checkpoints ({@link EmittedDeadlines}) and what each rule
  * holds for approval ({@link HeldCounts}), all written in the same transaction as the entries they describe.
- *
- * <p>Every entry is in one {@link EntryState lifecycle state}, which {@link #find} and {@link #stateAt} give by
- * the one rule of {@link EntryState#at}. A first delete command moves nothing: its entry stays on the deadlines
- * timeline ({@link #awaitFirstConfirmation}), and the scan's position, kept in a few checkpoints ({@link
- * EmittedDeadlines}, whose javadoc states the invariant), says that every deadline at or before it was emitted; {@link
- * #entryOf} answers for such an entry as it stands (attempt 1, emitted at its checkpoint's time). {@link #drainDue}
- * finds those whose first confirmation is overdue by a range of the deadlines timeline, up to the last checkpoint old
- * enough. Only then, or when its document changes, does the entry move: so emitting writes one checkpoint per
- * punctuation instead of a tombstone, an entry and an index entry per command. Callers see none of it: they drain
- * what is due with {@link #drainDue} and {@link #drainNotices}, and the positions, cursors and checkpoints stay
- * here.
  */
 public final class ExpirySchedule {
 
@@ -63,6 +62,8 @@ public final class ExpirySchedule {
     private NamespaceIds namespaces;
     /** No emitted deadline whose first confirmation is overdue lies before this key; null for the timeline's start. */
     private Bytes firstConfirmationsFrom;
+    /** Where the walk ({@link #walk}) goes on; null when none is under way. */
+    private Bytes walkFrom;
 
     public ExpirySchedule(
             KeyValueStore<Bytes, ScheduleEntry> schedule,
@@ -136,14 +137,20 @@ public final class ExpirySchedule {
         return hash;
     }
 
-    /** The document's entry, where it is and its state; null when it has none. */
+    /** The document's entry and its state; null when it has none. */
     public DocumentEntry find(Bytes documentRef) {
+        return find(index, documentRef, emitted());
+    }
+
+    /** The entry of {@code documentRef} in {@code index}, in its state by {@code emitted}; null when it has none. */
+    static DocumentEntry find(
+            ReadOnlyKeyValueStore<Bytes, IndexEntry> index, Bytes documentRef, EmittedDeadlines emitted) {
         IndexEntry position = index.get(documentRef);
         if (position == null) {
             return null;
         }
         Bytes key = key(documentRef, position);
-        return new DocumentEntry(documentRef, position, key, EntryState.at(key, emitted()));
+        return new DocumentEntry(documentRef, key, EntryState.at(key, emitted), position);
     }
 
     /**
@@ -154,21 +161,61 @@ public final class ExpirySchedule {
         return emitted().asItStands(found.key(), schedule.get(found.key()));
     }
 
-    /** The lifecycle state of the entry at {@code scheduleKey}, found by a scan or a walk ({@link EntryState#at}). */
-    public EntryState stateAt(Bytes scheduleKey) {
-        return EntryState.at(scheduleKey, emitted());
-    }
-
     /**
-     * Puts the document's entry, replacing the one at {@code previous}. A deadline at or before the emitted position
-     * (due on arrival, or renewed to a passed deadline) is put just after it instead, 1 ms after the last deadline
-     * emitted, so that it never reads as emitted ({@link EmittedDeadlines}' invariant): later than its deadline, never
-     * earlier, and due at the next drain.
+     * Gives the document a new entry, replacing {@code previous}: {@link EntryState#SCHEDULED} for its deadline, or
+     * {@link EntryState#AWAITING_APPROVAL} when the blast-radius guard holds it.
      *
      * @param previous the document's entry ({@link #find}), or null when it has none
      * @param clusterTime the clusterTime of the event that set the entry, or null
      */
-    public void put(
+    public void schedule(
+            Bytes documentRef,
+            DocumentEntry previous,
+            EntryState state,
+            long deadline,
+            ScheduleEntry entry,
+            Long clusterTime) {
+        put(documentRef, previous, admitted(state), deadline, entry, clusterTime);
+    }
+
+    /**
+     * Moves an entry handed over by {@link #find}, a drain or a walk into {@code state}, due at {@code dueAt}, keeping
+     * the source clusterTime the index holds: {@link EntryState#SCHEDULED} or {@link EntryState#AWAITING_APPROVAL}
+     * for a new deadline, {@link EntryState#AWAITING_CONFIRMATION} for a later command (or read) out, {@link
+     * EntryState#HELD} when its rule needs the document again.
+     */
+    public void moveTo(DocumentEntry current, EntryState state, long dueAt, ScheduleEntry entry) {
+        move(current.key(), state.timeline(), dueAt, entry);
+    }
+
+    /**
+     * The first delete command of {@code due}, handed to {@link DueHandler#deadlinePassed} as stored, went out at
+     * {@code now}: the entry stays where it is and is {@link EntryState#AWAITING_FIRST_CONFIRMATION} from now on.
+     */
+    public void firstCommandOut(DocumentEntry due, long now) {
+        if (due.state() != EntryState.SCHEDULED) {
+            throw new IllegalArgumentException("Only a scheduled entry has its first command out");
+        }
+        awaitFirstConfirmation(due.key(), now);
+    }
+
+    /** Removes the document's entry (confirmed, given up, cancelled, rejected) and its index entry. */
+    public void remove(DocumentEntry current) {
+        removeAt(current.key());
+    }
+
+    private static Timeline admitted(EntryState state) {
+        if (state != EntryState.SCHEDULED && state != EntryState.AWAITING_APPROVAL) {
+            throw new IllegalArgumentException("A new entry is scheduled or awaits approval, not " + state);
+        }
+        return state.timeline();
+    }
+
+    /**
+     * Puts the document's entry, replacing the one at {@code previous}; a deadline is placed by {@link
+     * EmittedDeadlines#placed}.
+     */
+    void put(
             Bytes documentRef,
             DocumentEntry previous,
             Timeline timeline,
@@ -181,28 +228,16 @@ public final class ExpirySchedule {
         write(documentRef, timeline, dueAt, entry, clusterTime);
     }
 
-    /**
-     * Moves an entry handed over by a drain ({@link #drainDue}) or a walk ({@link #walkFrom}) to another timeline or due time, keeping the
-     * source clusterTime the index holds.
-     */
-    public void move(Bytes scheduleKey, Timeline timeline, long dueAt, ScheduleEntry entry) {
+    /** Moves the entry at {@code scheduleKey}, keeping the source clusterTime the index holds. */
+    void move(Bytes scheduleKey, Timeline timeline, long dueAt, ScheduleEntry entry) {
         delete(scheduleKey);
         Bytes ref = ScheduleKey.documentRefOf(scheduleKey);
         IndexEntry position = index.get(ref);
         write(ref, timeline, dueAt, entry, position == null ? null : position.getSourceClusterTime());
     }
 
-    /** Removes the document's entry; returns where it was, or null when it had none. */
-    public IndexEntry remove(Bytes documentRef) {
-        IndexEntry previous = index.delete(documentRef);
-        if (previous != null) {
-            delete(key(documentRef, previous));
-        }
-        return previous;
-    }
-
-    /** Removes an entry handed over by a drain ({@link #drainDue}) or a walk ({@link #walkFrom}), and its index entry. */
-    public void removeAt(Bytes scheduleKey) {
+    /** Removes the entry at {@code scheduleKey} and its index entry. */
+    void removeAt(Bytes scheduleKey) {
         delete(scheduleKey);
         index.delete(ScheduleKey.documentRefOf(scheduleKey));
     }
@@ -232,21 +267,32 @@ public final class ExpirySchedule {
     }
 
     /**
-     * What a drain ({@link #drainDue}, {@link #drainNotices}) hands each due entry to, in due order, while {@link
-     * #more} allows. The handler of a due entry removes it ({@link #removeAt}), moves it to a time after now ({@link
-     * #move}), or, for a passed deadline whose first command it emitted, leaves it awaiting its first confirmation
-     * ({@link #awaitFirstConfirmation}); the next drain goes on after the last entry handed over.
+     * What {@link #drainDue} hands each due entry to, in due order, while {@link #more} allows. The handler of a due
+     * entry removes it, moves it to a time after now, or, for a passed deadline whose first command it emitted, calls
+     * {@link #firstCommandOut}; the next drain goes on after the last entry handed over.
      */
     public interface DueHandler {
 
         /** Whether the run may handle one more entry. */
         boolean more();
 
-        /** The deadline of the entry at {@code scheduleKey}, as stored, has passed (for notices: the notice is due). */
-        void deadlinePassed(Bytes scheduleKey, ScheduleEntry entry);
+        /** The deadline of the {@link EntryState#SCHEDULED} entry {@code due}, as stored, has passed. */
+        void deadlinePassed(DocumentEntry due, ScheduleEntry entry);
 
-        /** The confirmation awaited for the entry at {@code scheduleKey}, as it stands, is overdue. */
-        void confirmationOverdue(Bytes scheduleKey, ScheduleEntry entry);
+        /** The confirmation awaited for the entry {@code due}, as it stands, is overdue. */
+        void confirmationOverdue(DocumentEntry due, ScheduleEntry entry);
+    }
+
+    /** What {@link #drainNotices} hands each due notice to; the notice is gone by then. */
+    @FunctionalInterface
+    public interface NoticeHandler {
+
+        /**
+         * The notice of the document's deadline, due at {@code noticeAt}, came due; {@code current} when the document
+         * still has that deadline entry (on the deadlines timeline, computed from the same values), else the notice
+         * is stale and to be dropped unsent.
+         */
+        void noticeDue(Bytes documentRef, ScheduleEntry notice, long noticeAt, boolean current);
     }
 
     /**
@@ -278,30 +324,59 @@ public final class ExpirySchedule {
     }
 
     /**
-     * Hands the notices due at {@code nowMs} to {@code notice}, which removes each ({@link #removeNotice}), in due
-     * order while {@code more} allows.
+     * Hands the notices due at {@code nowMs} to {@code handler}, removing each, in due order while {@code more}
+     * allows.
      */
-    public void drainNotices(long nowMs, BooleanSupplier more, BiConsumer<Bytes, ScheduleEntry> notice) {
-        drain(due(Timeline.NOTICES, nowMs), more, notice, this::passed, () -> drained(Timeline.NOTICES, nowMs));
+    public void drainNotices(long nowMs, BooleanSupplier more, NoticeHandler handler) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = due(Timeline.NOTICES, nowMs)) {
+            while (more.getAsBoolean() && due.hasNext()) {
+                KeyValue<Bytes, ScheduleEntry> next = due.next();
+                schedule.delete(next.key);
+                Bytes ref = ScheduleKey.documentRefOf(next.key);
+                DocumentEntry current = find(ref);
+                handler.noticeDue(
+                        ref,
+                        next.value,
+                        ScheduleKey.dueAtOf(next.key),
+                        current != null && current.state() == EntryState.SCHEDULED && current.computedFrom(next.value));
+                passed(next.key);
+            }
+            if (!due.hasNext()) {
+                drained(Timeline.NOTICES, nowMs);
+            }
+        }
     }
 
-    /** Hands each entry of {@code scan} over while {@code more}, tells the scan's cursor, and {@code drained} at its end. */
-    private static void drain(
+    /**
+     * Hands each entry of {@code scan} over as it stands while {@code more}, tells the scan's cursor, and {@code
+     * drained} at its end; a null scan has no entries.
+     */
+    private void drain(
             KeyValueIterator<Bytes, ScheduleEntry> scan,
             BooleanSupplier more,
-            BiConsumer<Bytes, ScheduleEntry> handle,
+            BiConsumer<DocumentEntry, ScheduleEntry> handle,
             Consumer<Bytes> passed,
             Runnable drained) {
+        if (scan == null) {
+            drained.run();
+            return;
+        }
         try (KeyValueIterator<Bytes, ScheduleEntry> due = scan) {
             while (more.getAsBoolean() && due.hasNext()) {
                 KeyValue<Bytes, ScheduleEntry> next = due.next();
-                handle.accept(next.key, next.value);
+                handle.accept(handed(next.key), emitted().asItStands(next.key, next.value));
                 passed.accept(next.key);
             }
             if (!due.hasNext()) {
                 drained.run();
             }
         }
+    }
+
+    /** The entry at {@code scheduleKey}, found by a scan or a walk, in its state. */
+    private DocumentEntry handed(Bytes scheduleKey) {
+        return new DocumentEntry(
+                ScheduleKey.documentRefOf(scheduleKey), scheduleKey, EntryState.at(scheduleKey, emitted()), null);
     }
 
     /**
@@ -312,9 +387,11 @@ public final class ExpirySchedule {
      */
     KeyValueIterator<Bytes, ScheduleEntry> due(Timeline timeline, long nowMs) {
         Bytes from = ScheduleKey.lowerBound(timeline, scanFrom[timeline.ordinal()]);
-        Bytes afterEmitted = timeline == Timeline.DEADLINES ? emitted().scanStart() : null;
-        if (afterEmitted != null && afterEmitted.compareTo(from) > 0) {
-            from = afterEmitted;
+        if (timeline == Timeline.DEADLINES) {
+            Bytes scheduled = EntryState.SCHEDULED.firstKey(emitted());
+            if (scheduled.compareTo(from) > 0) {
+                from = scheduled;
+            }
         }
         return schedule.range(from, ScheduleKey.dueUpperBound(timeline, nowMs));
     }
@@ -323,26 +400,23 @@ public final class ExpirySchedule {
      * The entry at {@code scheduleKey}, handed to {@link DueHandler#deadlinePassed} as stored, had its first command
      * emitted at {@code nowMs}: it stays where it is, awaiting its first confirmation.
      */
-    public void awaitFirstConfirmation(Bytes scheduleKey, long nowMs) {
+    void awaitFirstConfirmation(Bytes scheduleKey, long nowMs) {
         emitted().emittedInPlace(scheduleKey, nowMs);
     }
 
     /**
      * The emitted deadlines whose first command went out at or before {@code emittedBy} (now less the first
-     * confirmation wait), in key order, as they stand (see {@link #entryOf}): their first confirmation is overdue. The
-     * caller handles them as it handles due entries of the confirmations timeline — each leaves the deadlines
-     * timeline — tells each one {@link #passed}, calls {@link #firstConfirmationsDrained} if it reached the end, and
-     * closes the iterator.
+     * confirmation wait), in key order, as stored (their first command is not counted: {@link #entryOf}), null when
+     * there are none: their first confirmation is overdue. The caller handles them as it handles due entries of the
+     * confirmations timeline — each leaves the deadlines timeline — tells each one {@link #passed}, calls {@link
+     * #firstConfirmationsDrained} if it reached the end, and closes the iterator.
      */
     KeyValueIterator<Bytes, ScheduleEntry> firstConfirmationsDue(long emittedBy) {
         Bytes through = emitted().emittedBy(emittedBy);
         Bytes from = firstConfirmationsFrom == null
                 ? ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE)
                 : firstConfirmationsFrom;
-        if (through == null || from.compareTo(through) > 0) {
-            return new AsItStands(null, emitted());
-        }
-        return new AsItStands(schedule.range(from, through), emitted());
+        return through == null || from.compareTo(through) > 0 ? null : schedule.range(from, through);
     }
 
     /**
@@ -375,48 +449,60 @@ public final class ExpirySchedule {
 
     /**
      * Puts a notice of the document's deadline entry, due at {@code noticeAt}, on the {@link Timeline#NOTICES
-     * notices} timeline; the index is left alone.
+     * notices} timeline, where {@link #drainNotices} finds it; the document's entry is left alone.
      */
     public void putNotice(Bytes documentRef, long noticeAt, ScheduleEntry entry) {
         schedule.put(ScheduleKey.of(Timeline.NOTICES, noticeAt, documentRef), entry);
         scanFrom[Timeline.NOTICES.ordinal()] = Math.min(scanFrom[Timeline.NOTICES.ordinal()], noticeAt);
     }
 
-    /** Removes a notice handed over by {@link #drainNotices}, leaving the document's entry and index alone. */
-    public void removeNotice(Bytes noticeKey) {
-        schedule.delete(noticeKey);
+    /** Starts a walk over every entry of the schedule ({@link #walk}), from its first key. */
+    public void startWalk() {
+        walkFrom = ScheduleKey.lowerBound(Timeline.values()[0], Long.MIN_VALUE);
+    }
+
+    /** Whether a walk is started and not yet at its end. */
+    public boolean walking() {
+        return walkFrom != null;
     }
 
     /**
-     * Whether {@code notice} is of the deadline entry the document still has: on the deadlines timeline, computed
-     * from the same values (its fingerprint).
+     * Goes on with the walk ({@link #startWalk}), handing {@code each} entry, as it stands, in key order (timelines
+     * one after another) while {@code more} allows; the handler may move or remove it. Returns true when the walk
+     * reached the end of the schedule, which ends it.
      */
-    public boolean isCurrent(Bytes documentRef, ScheduleEntry notice) {
-        DocumentEntry current = find(documentRef);
-        return current != null
-                && current.state() == EntryState.SCHEDULED
-                && current.position().getFingerprint() == fingerprint(notice);
-    }
-
-    /**
-     * Every entry from {@code fromKey} (inclusive) to the end of the schedule, in key order: timelines one after
-     * another, for the walk that reconciles the schedule with changed rules.
-     */
-    public KeyValueIterator<Bytes, ScheduleEntry> walkFrom(Bytes fromKey) {
+    public boolean walk(BooleanSupplier more, BiConsumer<DocumentEntry, ScheduleEntry> each) {
+        Bytes last = null;
         // Up to the notices, which are copies of entries, not entries of their own.
-        return new AsItStands(
-                schedule.range(fromKey, ScheduleKey.lowerBound(Timeline.NOTICES, Long.MIN_VALUE)), emitted());
+        try (KeyValueIterator<Bytes, ScheduleEntry> entries =
+                schedule.range(walkFrom, ScheduleKey.lowerBound(Timeline.NOTICES, Long.MIN_VALUE))) {
+            while (more.getAsBoolean() && entries.hasNext()) {
+                KeyValue<Bytes, ScheduleEntry> next = entries.next();
+                each.accept(handed(next.key), emitted().asItStands(next.key, next.value));
+                last = next.key;
+            }
+            if (!entries.hasNext()) {
+                walkFrom = null;
+                return true;
+            }
+        }
+        if (last != null) {
+            walkFrom = EmittedDeadlines.successor(last);
+        }
+        return false;
     }
 
-    /** Every entry of {@code timeline}, in due order. */
-    public KeyValueIterator<Bytes, ScheduleEntry> all(Timeline timeline) {
-        return schedule.range(
-                ScheduleKey.lowerBound(timeline, Long.MIN_VALUE), ScheduleKey.dueUpperBound(timeline, Long.MAX_VALUE));
-    }
-
-    /** The first key of the schedule's key space, where a walk starts. */
-    public static Bytes walkStart() {
-        return ScheduleKey.lowerBound(Timeline.values()[0], Long.MIN_VALUE);
+    /** Hands {@code each} entry awaiting approval, in due order; the handler may move or remove it. */
+    public void forEachAwaitingApproval(BiConsumer<DocumentEntry, ScheduleEntry> each) {
+        Timeline timeline = Timeline.AWAITING_APPROVAL;
+        try (KeyValueIterator<Bytes, ScheduleEntry> held = schedule.range(
+                ScheduleKey.lowerBound(timeline, Long.MIN_VALUE),
+                ScheduleKey.dueUpperBound(timeline, Long.MAX_VALUE))) {
+            while (held.hasNext()) {
+                KeyValue<Bytes, ScheduleEntry> next = held.next();
+                each.accept(handed(next.key), next.value);
+            }
+        }
     }
 
     /**
@@ -459,10 +545,12 @@ public final class ExpirySchedule {
             throw new IllegalArgumentException("A document's entry is never a notice: putNotice puts a copy");
         }
         Bytes key = ScheduleKey.of(timeline, dueAt, documentRef);
-        if (timeline == Timeline.DEADLINES && emitted().emitted(key)) {
-            // Never at or before the emitted position, which would read as emitted (see EmittedDeadlines): just after.
-            dueAt = emitted().afterPosition();
-            key = ScheduleKey.of(timeline, dueAt, documentRef);
+        if (timeline == Timeline.DEADLINES) {
+            Bytes placed = emitted().placed(key, documentRef);
+            if (placed != key) {
+                key = placed;
+                dueAt = ScheduleKey.dueAtOf(key);
+            }
         }
         schedule.put(key, entry);
         if (timeline == Timeline.AWAITING_APPROVAL) {
@@ -476,7 +564,7 @@ public final class ExpirySchedule {
 
     /**
      * Tells that the due entry at {@code scheduleKey} was handled: due entries are handled in key order, so nothing on
-     * its timeline before it is left. Only for entries from {@link #due}, never from a {@link #walkFrom walk}.
+     * its timeline before it is left. Only for entries from {@link #due}, never from a {@link #walk}.
      */
     void passed(Bytes scheduleKey) {
         Timeline timeline = ScheduleKey.timelineOf(scheduleKey);
@@ -501,46 +589,5 @@ public final class ExpirySchedule {
         }
         // The length ends the field, so that ("ab", "c") and ("a", "bc") differ.
         return mix(hash, bytes.length);
-    }
-
-    /** A scan's entries as they stand ({@link EmittedDeadlines#asItStands}); none for a null scan. */
-    private static final class AsItStands implements KeyValueIterator<Bytes, ScheduleEntry> {
-
-        private final KeyValueIterator<Bytes, ScheduleEntry> scan;
-        private final EmittedDeadlines emitted;
-
-        AsItStands(KeyValueIterator<Bytes, ScheduleEntry> scan, EmittedDeadlines emitted) {
-            this.scan = scan;
-            this.emitted = emitted;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return scan != null && scan.hasNext();
-        }
-
-        @Override
-        public KeyValue<Bytes, ScheduleEntry> next() {
-            if (scan == null) {
-                throw new NoSuchElementException();
-            }
-            KeyValue<Bytes, ScheduleEntry> next = scan.next();
-            return KeyValue.pair(next.key, emitted.asItStands(next.key, next.value));
-        }
-
-        @Override
-        public Bytes peekNextKey() {
-            if (scan == null) {
-                throw new NoSuchElementException();
-            }
-            return scan.peekNextKey();
-        }
-
-        @Override
-        public void close() {
-            if (scan != null) {
-                scan.close();
-            }
-        }
     }
 }

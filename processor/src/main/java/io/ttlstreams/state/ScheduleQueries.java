@@ -71,16 +71,13 @@ public final class ScheduleQueries {
             return Optional.empty(); // a namespace this partition has never seen
         }
         Bytes ref = known.get();
-        IndexEntry position = index.get(ref);
-        if (position == null) {
+        EmittedDeadlines emitted = EmittedDeadlines.readOnly(task);
+        DocumentEntry found = ExpirySchedule.find(index, ref, emitted);
+        if (found == null) {
             return Optional.empty();
         }
-        // An emitted deadline awaits its confirmation where it is (see ExpirySchedule).
-        EmittedDeadlines emitted = EmittedDeadlines.readOnly(task);
-        Bytes key = ScheduleKey.of(
-                Timeline.of(position.getTimeline()), position.getDueAt().toEpochMilli(), ref);
-        EntryState state = EntryState.at(key, emitted);
-        ScheduleEntry entry = emitted.asItStands(key, schedule.get(key));
+        EntryState state = found.state();
+        ScheduleEntry entry = emitted.asItStands(found.key(), schedule.get(found.key()));
         if (entry == null) {
             return Optional.empty(); // moved between the two reads
         }
@@ -161,17 +158,9 @@ public final class ScheduleQueries {
             ReadOnlyKeyValueStore<Bytes, TaskRecord> task,
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
             long cap) {
-        Bytes emitted = EmittedDeadlines.readOnly(task).position();
-        // The deadlines up to the emitted position await their first confirmation (EntryState).
-        long count = emitted == null
-                ? 0
-                : count(schedule, ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE), emitted, cap);
-        return count
-                + count(
-                        schedule,
-                        ScheduleKey.lowerBound(Timeline.CONFIRMATIONS, Long.MIN_VALUE),
-                        ScheduleKey.dueUpperBound(Timeline.CONFIRMATIONS, Long.MAX_VALUE),
-                        cap - count);
+        EmittedDeadlines emitted = EmittedDeadlines.readOnly(task);
+        long count = count(schedule, emitted, EntryState.AWAITING_FIRST_CONFIRMATION, Long.MAX_VALUE, cap);
+        return count + count(schedule, emitted, EntryState.AWAITING_CONFIRMATION, Long.MAX_VALUE, cap - count);
     }
 
     /**
@@ -182,7 +171,18 @@ public final class ScheduleQueries {
         return HeldCounts.all(task);
     }
 
-    private static long count(ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule, Bytes from, Bytes to, long cap) {
+    /** The entries in {@code state} due at or before {@code dueBy}, counted up to {@code cap}. */
+    private static long count(
+            ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
+            EmittedDeadlines emitted,
+            EntryState state,
+            long dueBy,
+            long cap) {
+        Bytes from = state.firstKey(emitted);
+        Bytes to = state.lastKey(emitted, dueBy);
+        if (to == null || from.compareTo(to) > 0) {
+            return 0;
+        }
         long count = 0;
         try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.range(from, to)) {
             while (count < cap && entries.hasNext()) {
@@ -224,10 +224,9 @@ public final class ScheduleQueries {
             long maxEntries) {
         long count = 0;
         long oldest = Long.MAX_VALUE;
-        Bytes scheduled = EmittedDeadlines.readOnly(task).scanStart();
+        EmittedDeadlines emitted = EmittedDeadlines.readOnly(task);
         try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.range(
-                scheduled == null ? ScheduleKey.lowerBound(Timeline.DEADLINES, Long.MIN_VALUE) : scheduled,
-                ScheduleKey.dueUpperBound(Timeline.DEADLINES, nowMillis))) {
+                EntryState.SCHEDULED.firstKey(emitted), EntryState.SCHEDULED.lastKey(emitted, nowMillis))) {
             while (due.hasNext()) {
                 if (count == maxEntries) {
                     return new Backlog(count, false, OptionalLong.of(oldest));

@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.schema.RuleVersion;
 import io.ttlstreams.schema.ScheduleEntry;
-import io.ttlstreams.state.ScheduleKey;
-import io.ttlstreams.state.ScheduleKey.Timeline;
+import io.ttlstreams.state.EntryState;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
@@ -35,9 +34,9 @@ class RuleReconcilerTest {
     @Test
     void shouldKeepADueEntryWhenItsRuleIsUnchanged() {
         ScheduleEntry entry = parts.entry("d1", DEADLINE);
-        parts.schedule.put(parts.ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
+        parts.schedule.schedule(parts.ref("d1"), null, EntryState.SCHEDULED, NOW, entry, null);
 
-        ScheduleEntry kept = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, parts.ref("d1")), entry, NOW);
+        ScheduleEntry kept = reconciler.current(parts.schedule.find(parts.ref("d1")), entry, NOW);
 
         assertThat(kept).isEqualTo(entry);
         assertThat(parts.schedule.find(parts.ref("d1"))).isNotNull();
@@ -48,9 +47,9 @@ class RuleReconcilerTest {
         ScheduleEntry entry = ScheduleEntry.newBuilder(parts.entry("d1", DEADLINE))
                 .setRule("gone")
                 .build();
-        parts.schedule.put(parts.ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
+        parts.schedule.schedule(parts.ref("d1"), null, EntryState.SCHEDULED, NOW, entry, null);
 
-        ScheduleEntry kept = reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, parts.ref("d1")), entry, NOW);
+        ScheduleEntry kept = reconciler.current(parts.schedule.find(parts.ref("d1")), entry, NOW);
 
         assertThat(kept).isNull();
         assertThat(parts.schedule.find(parts.ref("d1"))).isNull();
@@ -72,15 +71,13 @@ class RuleReconcilerTest {
         lastModified[7] = "-1";
         SchedulerParts noDefault = new SchedulerParts(lastModified);
         RuleReconciler reconciler = noDefault.reconciler();
-        noDefault.schedule.put(noDefault.ref("d1"), null, Timeline.DEADLINES, NOW, entry, null);
+        noDefault.schedule.schedule(noDefault.ref("d1"), null, EntryState.SCHEDULED, NOW, entry, null);
 
-        ScheduleEntry due =
-                reconciler.current(ScheduleKey.of(Timeline.DEADLINES, NOW, noDefault.ref("d1")), entry, NOW - 10_000);
+        ScheduleEntry due = reconciler.current(noDefault.schedule.find(noDefault.ref("d1")), entry, NOW - 10_000);
 
         assertThat(due).as("not moved by -1 s, nor emitted").isNull();
-        assertThat(Timeline.of(
-                        noDefault.schedule.find(noDefault.ref("d1")).position().getTimeline()))
+        assertThat(noDefault.schedule.find(noDefault.ref("d1")).state())
                 .as("held for its document: without a ttl of its own it no longer expires")
-                .isEqualTo(Timeline.HELD);
+                .isEqualTo(EntryState.HELD);
     }
 }

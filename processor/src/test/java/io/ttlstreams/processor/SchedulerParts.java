@@ -31,7 +31,8 @@ import org.bson.BsonString;
 
 /**
  * The scheduler's parts' collaborators for unit tests: a mock context, in-memory stores with the schedule's serdes,
- * settings with one field rule "sessions" on app.sessions (field expireAt), sensors, an audit writer and the guard.
+ * settings with one field rule "sessions" on app.sessions (field expireAt), the outcomes sink (with its audit writer) and
+ * the guard.
  */
 final class SchedulerParts {
 
@@ -54,8 +55,8 @@ final class SchedulerParts {
     final UnscheduledNotes notes = new UnscheduledNotes(
             store(ScheduleStores.UNSCHEDULED_NOTES, Serdes.Integer(), ScheduleStores.UNSCHEDULED_NOTE_VALUES));
     final SchedulerSettings settings;
-    final SchedulerSensors sensors;
     final AuditWriter audit;
+    final Outcomes outcomes;
     final BlastRadiusGuard guard;
 
     /** Parts with the sessions rule and {@code extra} settings (key, value, ...). */
@@ -66,12 +67,21 @@ final class SchedulerParts {
         TtlStreamsConfig config = new TtlStreamsConfig(props);
         // A clock that stands still: no test here spends a punctuation's time budget.
         this.settings = new SchedulerSettings(config, 1, () -> 0, Optional.empty(), SinkAvailability.ASSUMED);
-        this.sensors = new SchedulerSensors(
+        this.audit = new AuditWriter(config.auditTopic().isPresent(), context, TtlTopology.AUDIT_SINK, schedule);
+        this.outcomes = new Outcomes(
                 TtlMetrics.forTask(meters, context.taskId().toString()),
                 List.of("sessions"),
-                settings.readBack().isPresent());
-        this.audit = new AuditWriter(config.auditTopic().isPresent(), context, TtlTopology.AUDIT_SINK, schedule);
-        this.guard = new BlastRadiusGuard(settings, schedule, guardStates, sensors, audit, context.taskId());
+                settings.readBack().isPresent(),
+                audit,
+                new ExpiredRecords(
+                        config.expiryEvents(),
+                        schedule,
+                        config.rules(),
+                        context,
+                        TtlTopology.EXPIRED_SINK,
+                        settings.maxRecordBytes()),
+                schedule);
+        this.guard = new BlastRadiusGuard(settings, schedule, guardStates, outcomes, context.taskId());
     }
 
     /** The event applier of these parts, as a task (re)started on their stores builds it. */
@@ -83,16 +93,7 @@ final class SchedulerParts {
                 notes,
                 new NamespaceDrops(namespaceEpochs),
                 guard,
-                sensors,
-                audit,
-                new ExpiredRecords(
-                        settings.config().expiryEvents(),
-                        schedule,
-                        settings.config().rules(),
-                        context,
-                        sensors,
-                        TtlTopology.EXPIRED_SINK,
-                        settings.maxRecordBytes()),
+                outcomes,
                 new LookupRereads(
                         settings.readBack(),
                         TtlMetrics.forTask(meters, context.taskId().toString())),
@@ -101,7 +102,7 @@ final class SchedulerParts {
 
     /** The rule reconciler of these parts. */
     RuleReconciler reconciler() {
-        return new RuleReconciler(settings, schedule, ruleVersions, guard, sensors, audit, context.taskId());
+        return new RuleReconciler(settings, schedule, ruleVersions, guard, outcomes, context.taskId());
     }
 
     /** The reference of the sessions document with {@code _id} {@code id}, in these parts' dictionary. */

@@ -11,8 +11,6 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.config.ConfigException;
-import org.bson.BsonDocument;
-import org.bson.BsonString;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,11 +27,7 @@ class ResyncSweepTest {
     @BeforeEach
     @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
     void start() {
-        mongo = new StandInMongo();
-        mongo.client()
-                .getDatabase("app")
-                .getCollection("sessions", BsonDocument.class)
-                .insertOne(new BsonDocument("_id", new BsonString("s1")));
+        mongo = StandInMongo.withOneSession();
     }
 
     @AfterEach

@@ -34,11 +34,7 @@ class RewriteResyncTest {
     @BeforeEach
     @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
     void start() {
-        mongo = new StandInMongo();
-        mongo.client()
-                .getDatabase("app")
-                .getCollection("sessions", BsonDocument.class)
-                .insertOne(new BsonDocument("_id", new BsonString("s1")));
+        mongo = StandInMongo.withOneSession();
     }
 
     @AfterEach

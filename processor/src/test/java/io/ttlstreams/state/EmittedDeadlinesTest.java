@@ -97,7 +97,11 @@ class EmittedDeadlinesTest {
 
     private static List<KeyValue<Bytes, ScheduleEntry>> firstConfirmationsDue(ExpirySchedule expiry, long emittedBy) {
         List<KeyValue<Bytes, ScheduleEntry>> due = new ArrayList<>();
-        try (KeyValueIterator<Bytes, ScheduleEntry> overdue = expiry.firstConfirmationsDue(emittedBy)) {
+        KeyValueIterator<Bytes, ScheduleEntry> scan = expiry.firstConfirmationsDue(emittedBy);
+        if (scan == null) {
+            return due;
+        }
+        try (KeyValueIterator<Bytes, ScheduleEntry> overdue = scan) {
             overdue.forEachRemaining(due::add);
         }
         return due;
@@ -142,8 +146,7 @@ class EmittedDeadlinesTest {
         assertThat(stored(index)).as("three documents").isEqualTo(3);
         assertThat(stored(task)).as("one checkpoint").isEqualTo(1);
         for (int id : new int[] {1, 2}) {
-            assertThat(Timeline.of(expiry.find(ref(id)).position().getTimeline()))
-                    .isEqualTo(Timeline.DEADLINES);
+            assertThat(ScheduleKey.timelineOf(expiry.find(ref(id)).key())).isEqualTo(Timeline.DEADLINES);
             assertAwaiting(expiry, id, 1, 2_000);
         }
         assertThat(expiry.find(ref(3)).state()).isEqualTo(EntryState.SCHEDULED);
@@ -162,9 +165,7 @@ class EmittedDeadlinesTest {
                 .as("nothing emitted that early")
                 .isEmpty();
         assertThat(overdue(expiry, 2_999)).containsExactly(ref(1));
-        assertThat(firstConfirmationsDue(expiry, 2_999).get(0).value.getAttempts())
-                .as("as it stands")
-                .isEqualTo(1);
+        assertAwaiting(expiry, 1, 1, 2_000);
         assertThat(overdue(expiry, 3_000)).containsExactly(ref(1), ref(2));
     }
 
@@ -176,11 +177,10 @@ class EmittedDeadlinesTest {
 
         put(expiry, 1, 500);
 
-        IndexEntry position = expiry.find(ref(1)).position();
         assertThat(expiry.find(ref(1)).state()).as("never read as emitted").isEqualTo(EntryState.SCHEDULED);
-        assertThat(position.getDueAt())
+        assertThat(expiry.find(ref(1)).dueAt())
                 .as("later than its deadline, never earlier")
-                .isEqualTo(Instant.ofEpochMilli(1_001));
+                .isEqualTo(1_001);
         assertThat(emitDue(expiry, 2_001))
                 .extracting(ScheduleKey::documentRefOf)
                 .containsExactly(ref(1));
@@ -209,10 +209,11 @@ class EmittedDeadlinesTest {
         put(expiry, 1, 1_000);
         put(expiry, 2, 1_100);
         emitDue(expiry, 2_000);
-        expiry.remove(ref(1));
+        expiry.remove(expiry.find(ref(1)));
 
         for (KeyValue<Bytes, ScheduleEntry> overdue : firstConfirmationsDue(expiry, 2_000)) {
-            expiry.move(overdue.key, Timeline.CONFIRMATIONS, 50_000, ExpirySchedule.emitted(overdue.value, 12_000));
+            ScheduleEntry asItStands = expiry.entryOf(expiry.find(ScheduleKey.documentRefOf(overdue.key)));
+            expiry.move(overdue.key, Timeline.CONFIRMATIONS, 50_000, ExpirySchedule.emitted(asItStands, 12_000));
             expiry.passed(overdue.key);
         }
         expiry.firstConfirmationsDrained(2_000);
@@ -254,15 +255,15 @@ class EmittedDeadlinesTest {
             }
 
             @Override
-            public void deadlinePassed(Bytes key, ScheduleEntry entry) {
-                handed.add("deadline:" + idOf(key));
-                expiry.awaitFirstConfirmation(key, now);
+            public void deadlinePassed(DocumentEntry due, ScheduleEntry entry) {
+                handed.add("deadline:" + idOf(due.key()));
+                expiry.firstCommandOut(due, now);
             }
 
             @Override
-            public void confirmationOverdue(Bytes key, ScheduleEntry entry) {
-                handed.add("confirmation:" + idOf(key) + "@" + entry.getAttempts());
-                expiry.move(key, Timeline.CONFIRMATIONS, now + 10_000, ExpirySchedule.emitted(entry, now));
+            public void confirmationOverdue(DocumentEntry due, ScheduleEntry entry) {
+                handed.add("confirmation:" + idOf(due.key()) + "@" + entry.getAttempts());
+                expiry.moveTo(due, EntryState.AWAITING_CONFIRMATION, now + 10_000, ExpirySchedule.emitted(entry, now));
             }
         });
         return handed;

@@ -15,6 +15,7 @@ import io.ttlstreams.schema.ExpiryEvent;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.IndexEntry;
 import io.ttlstreams.schema.RuleVersion;
+import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.ScheduleKey.Timeline;
 import io.ttlstreams.state.ScheduleStores;
@@ -405,10 +406,10 @@ class ExpiryLifecycleTest {
                     key.clone().append("expireAt", expiringAt(dateOffset).get("expireAt"));
             ExpiryDecision decision = before.rules().evaluate(namespace, document, START);
             TtlRule rule = before.rules().rule(decision.rule()).orElseThrow();
-            schedule.put(
+            schedule.schedule(
                     schedule.namespaces().ref(namespace, key),
                     null,
-                    Timeline.DEADLINES,
+                    EntryState.SCHEDULED,
                     decision.deadline().toEpochMilli(),
                     ScheduleEntries.of(decision, rule),
                     null);

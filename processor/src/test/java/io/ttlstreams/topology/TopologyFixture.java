@@ -17,9 +17,9 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.serde.AvroSerde;
+import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.NamespaceIds;
-import io.ttlstreams.state.ScheduleKey;
 import io.ttlstreams.state.ScheduleQueries;
 import io.ttlstreams.state.ScheduleStores;
 import java.io.IOException;
@@ -307,10 +307,10 @@ final class TopologyFixture implements AutoCloseable {
                 new BsonDocument("_id", id).append("expireAt", new BsonDateTime(deadline.toEpochMilli()));
         ExpiryDecision decision = config.rules().evaluate(ns, document, START);
         ExpirySchedule schedule = new ExpirySchedule(scheduleStore(), indexStore(), taskStore());
-        schedule.put(
+        schedule.schedule(
                 schedule.namespaces().ref(ns, new BsonDocument("_id", id)),
                 null,
-                ScheduleKey.Timeline.DEADLINES,
+                EntryState.SCHEDULED,
                 decision.deadline().toEpochMilli(),
                 ScheduleEntries.of(
                         decision, config.rules().rule(decision.rule()).orElseThrow()),

@@ -69,7 +69,9 @@ import java.util.function.BiFunction;
  * {@code mongos}), which no real deployment does under its clients; and the events a stream on {@code mongos} returns
  * are the shards' events, merged: the same shapes as here. A shard's own members hold no {@code config.collections}
  * entries either, so what a client can learn of a shard key is what an application without the cluster's privileges
- * learns: the expanded events above.
+ * learns: the expanded events above. A test that needs a client to see a sharded cluster, as one reading through
+ * {@code mongos} does, starts the stand-in as a {@code mongos} from the start ({@link StandInSettings#mongos()}),
+ * which also serves {@code config.collections} ({@link ShardingCatalog}).
  */
 final class ShardKeys {
 

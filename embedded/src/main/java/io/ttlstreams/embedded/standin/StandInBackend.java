@@ -47,7 +47,8 @@ import java.util.function.UnaryOperator;
  *       {@code changeStreamOptions} cluster parameter ({@link ImageRetention}).</li>
  *   <li>Sharded collections ({@link ShardKeys}): {@code shardCollection}, {@code refineCollectionShardKey} and {@code
  *       reshardCollection} key the events of a collection as a sharded cluster's, while the stand-in goes on answering
- *       as a replica set's primary.</li>
+ *       as a replica set's primary; or, told to ({@link StandInSettings#mongos()}), as a {@code mongos}, which also
+ *       serves the sharding catalog's {@code config.collections} ({@link ShardingCatalog}).</li>
  *   <li>What MongoDB enforces: the 16 MB limits ({@link BsonLimits}), the idle cursor timeout ({@link IdleCursors}),
  *       and the features of the release it plays ({@link ServerVersion}); every time it stamps from a clock of its
  *       own, which may be set off the machine's ({@link StandInSettings#clockOffset()}, {@link CurrentDates}).</li>
@@ -79,6 +80,8 @@ public final class StandInBackend extends MemoryBackend {
 
     private final ServerVersion version;
     private final IdleCursors idleCursors;
+    /** Whether it answers as a {@code mongos} ({@link StandInSettings#mongos()}). */
+    private final boolean mongos;
 
     private StandInBackend(
             int historyChanges, Optional<StandInSnapshot.Contents> snapshot, StandInSettings settings, Clock clock) {
@@ -97,7 +100,8 @@ public final class StandInBackend extends MemoryBackend {
         this.changeStreams = new ChangeStreams(history, events, getCursorRegistry(), this::aggregation);
         this.version = settings.version();
         this.idleCursors = new IdleCursors(getClock(), settings.cursorTimeout(), getCursorRegistry());
-        this.identity = new StandInIdentity(getClock(), version);
+        this.mongos = settings.mongos();
+        this.identity = new StandInIdentity(getClock(), version, mongos);
         version(version);
         snapshot.ifPresent(this::restore);
     }
@@ -298,7 +302,7 @@ public final class StandInBackend extends MemoryBackend {
         query.remove("lsid");
         query.remove("txnNumber");
         query.remove("autocommit");
-        if (StandInIdentity.answers(databaseName, command)) {
+        if (identity.answers(databaseName, command)) {
             return identity.answer(channel, command, query, history.now());
         }
         version.refuseWhatItLacks(command, query);
@@ -334,6 +338,9 @@ public final class StandInBackend extends MemoryBackend {
         }
         if (name.equals("renamecollection") && databaseName.equals("admin")) {
             return rename(query);
+        }
+        if (mongos && ShardingCatalog.answers(databaseName, command, query)) {
+            return ShardingCatalog.find(query, liveCollections());
         }
         if (ShardKeys.answers(databaseName, command)) {
             return ShardKeys.handle(

@@ -3,6 +3,7 @@ package io.ttlstreams.embedded.standin;
 import de.bwaldvogel.mongo.bson.BsonTimestamp;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.bson.ObjectId;
+import de.bwaldvogel.mongo.exception.MongoServerError;
 import de.bwaldvogel.mongo.wire.BsonConstants;
 import de.bwaldvogel.mongo.wire.MongoWireProtocolHandler;
 import io.netty.channel.Channel;
@@ -22,6 +23,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * against that release: sessions, retryable writes, change-stream options, and resuming change streams by the error
  * labels the stand-in attaches.
  *
+ * <p>Told to ({@link StandInSettings#mongos()}), it says it is a sharded cluster's {@code mongos} instead, as MongoDB's
+ * manual describes one's {@code hello} (the {@code hello} command's "Sharded Instances" output, and the {@code isdbgrid}
+ * command's page: "When connected to a mongos, the hello command returns a document that contains the string isdbgrid
+ * in the msg field"): {@code isWritablePrimary: true} and {@code msg: "isdbgrid"}, with the limits, sessions and wire
+ * version above but nothing of a replica set ({@code setName}, {@code hosts}, {@code primary}, {@code me}, {@code
+ * electionId}, {@code lastWrite}); {@code replSetGetStatus}, which a {@code mongos} does not have, then fails with
+ * CommandNotFound (59). A driver then describes the deployment as sharded (the Java
+ * driver's {@code ClusterType.SHARDED}, its server a {@code SHARD_ROUTER}).
+ *
  * <p>No {@code topologyVersion} is reported: with one, drivers would switch to streaming monitoring, which needs
  * exhaust cursors mongo-java-server does not serve.
  */
@@ -38,15 +48,17 @@ final class StandInIdentity {
 
     private final Clock clock;
     private final ServerVersion version;
+    private final boolean mongos;
     private final AtomicInteger connections = new AtomicInteger();
 
-    StandInIdentity(Clock clock, ServerVersion version) {
+    StandInIdentity(Clock clock, ServerVersion version, boolean mongos) {
         this.clock = clock;
         this.version = version;
+        this.mongos = mongos;
     }
 
     /** True for the commands this class answers. */
-    static boolean answers(String databaseName, String command) {
+    boolean answers(String databaseName, String command) {
         return command.equalsIgnoreCase("hello")
                 || command.equalsIgnoreCase("isMaster")
                 || command.equalsIgnoreCase("buildInfo")
@@ -64,19 +76,29 @@ final class StandInIdentity {
         }
         String me = address(channel);
         if (command.equalsIgnoreCase("replSetGetStatus")) {
+            if (mongos) {
+                throw new MongoServerError(
+                        ErrorCodes.COMMAND_NOT_FOUND,
+                        ErrorCodes.name(ErrorCodes.COMMAND_NOT_FOUND),
+                        "no such command: '" + command + "'");
+            }
             return status(me, lastWrite);
         }
         boolean legacy = command.equalsIgnoreCase("isMaster");
-        Document response = new Document(legacy ? "ismaster" : "isWritablePrimary", true)
-                .append("hosts", List.of(me))
-                .append("setName", SET_NAME)
-                .append("setVersion", 1)
-                .append("secondary", false)
-                .append("primary", me)
-                .append("me", me)
-                .append("electionId", ELECTION_ID)
-                .append("lastWrite", lastWrite(lastWrite))
-                .append("maxBsonObjectSize", BsonConstants.MAX_BSON_OBJECT_SIZE)
+        Document response = new Document(legacy ? "ismaster" : "isWritablePrimary", true);
+        if (mongos) {
+            response.append("msg", "isdbgrid");
+        } else {
+            response.append("hosts", List.of(me))
+                    .append("setName", SET_NAME)
+                    .append("setVersion", 1)
+                    .append("secondary", false)
+                    .append("primary", me)
+                    .append("me", me)
+                    .append("electionId", ELECTION_ID)
+                    .append("lastWrite", lastWrite(lastWrite));
+        }
+        response.append("maxBsonObjectSize", BsonConstants.MAX_BSON_OBJECT_SIZE)
                 .append("maxMessageSizeBytes", MongoWireProtocolHandler.MAX_MESSAGE_SIZE_BYTES)
                 .append("maxWriteBatchSize", MongoWireProtocolHandler.MAX_WRITE_BATCH_SIZE)
                 .append("localTime", clock.instant())

@@ -1,7 +1,7 @@
 /**
  * The MongoDB stand-in's own layer over mongo-java-server, answering as MongoDB 7.0 does where the project and its
  * users rely on it, all behind {@link io.ttlstreams.embedded.standin.StandInBackend}: one identity (a one-member
- * replica set, {@link io.ttlstreams.embedded.standin.StandInIdentity}); change streams recorded when written
+ * replica set, or for tests a {@code mongos}, {@link io.ttlstreams.embedded.standin.StandInIdentity}); change streams recorded when written
  * ({@link io.ttlstreams.embedded.standin.ChangeRecorder}) into a bounded history indexed by position
  * ({@link io.ttlstreams.embedded.standin.ChangeHistory}), rendered as MongoDB's change events with pre- and
  * post-images and expanded events ({@link io.ttlstreams.embedded.standin.ChangeEvents}) and read with await getMores

@@ -9,6 +9,7 @@ import com.mongodb.client.ClientSession;
 import com.mongodb.connection.ClusterType;
 import com.mongodb.connection.ServerDescription;
 import com.mongodb.connection.ServerType;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
@@ -75,6 +76,56 @@ class StandInIdentityTest {
                 .extracting(ServerDescription::getType)
                 .containsExactly(ServerType.REPLICA_SET_PRIMARY);
         assertThat(cluster.getLogicalSessionTimeoutMinutes()).isNotNull();
+    }
+
+    @Test
+    void shouldBeSeenByTheDriverAsAMongosWhenToldToPlayOne() {
+        try (DrivenStandIn mongos = new DrivenStandIn(StandInSettings.DEFAULTS.asMongos())) {
+            Document hello = mongos.client.getDatabase("admin").runCommand(new Document("hello", 1));
+
+            assertThat(hello.getString("msg")).isEqualTo("isdbgrid");
+            assertThat(hello.getBoolean("isWritablePrimary")).isTrue();
+            assertThat(hello).doesNotContainKeys("setName", "hosts", "primary", "me", "electionId");
+            var cluster = mongos.client.getClusterDescription();
+            assertThat(cluster.getType()).isEqualTo(ClusterType.SHARDED);
+            assertThat(cluster.getServerDescriptions())
+                    .extracting(ServerDescription::getType)
+                    .containsExactly(ServerType.SHARD_ROUTER);
+            assertThatThrownBy(() -> mongos.client.getDatabase("admin").runCommand(new Document("replSetGetStatus", 1)))
+                    .isInstanceOfSatisfying(
+                            MongoCommandException.class,
+                            e -> assertThat(e.getErrorCode()).isEqualTo(59));
+        }
+    }
+
+    @Test
+    void shouldServeEachShardKeyInConfigCollectionsWhenPlayingAMongos() {
+        try (DrivenStandIn mongos = new DrivenStandIn(StandInSettings.DEFAULTS.asMongos())) {
+            mongos.client.getDatabase("app").getCollection("plain").insertOne(new Document("_id", 1));
+            mongos.client
+                    .getDatabase("admin")
+                    .runCommand(new Document("shardCollection", "app.docs").append("key", new Document("tenant", 1)));
+
+            List<Document> entries = mongos.client
+                    .getDatabase("config")
+                    .getCollection("collections")
+                    .find(new Document("_id", "app.docs"))
+                    .into(new ArrayList<>());
+            List<Document> all = mongos.client
+                    .getDatabase("config")
+                    .getCollection("collections")
+                    .find()
+                    .into(new ArrayList<>());
+
+            assertThat(entries).singleElement().satisfies(entry -> {
+                assertThat(entry.get("key", Document.class)).isEqualTo(new Document("tenant", 1));
+                assertThat(entry.getBoolean("unique")).isFalse();
+            });
+            assertThat(all)
+                    .as("the unsharded collection has no entry")
+                    .extracting(entry -> entry.get("_id"))
+                    .containsExactly("app.docs");
+        }
     }
 
     /** As a replica set, every reply carries the cluster time; a causally consistent session takes it up. */

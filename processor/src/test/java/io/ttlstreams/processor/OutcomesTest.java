@@ -7,26 +7,48 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ttlstreams.event.ChangeEvent;
+import io.ttlstreams.event.OperationType;
 import io.ttlstreams.metrics.ExpiryFigures;
+import io.ttlstreams.schema.ScheduleEntry;
+import java.nio.ByteBuffer;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.utils.Bytes;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
 
-class SchedulerSensorsTest {
+/** What {@link Outcomes} counts: its meters, and the emitted counts recorded once per punctuation. */
+class OutcomesTest {
+
+    /** Audit off: what is counted alone. */
+    private static final AuditWriter NO_AUDIT = new AuditWriter(false, null, null, null);
+
+    private static final Bytes REF = Bytes.wrap(new byte[] {1});
+
+    /** Outcomes counting into {@code registry}, audit off, with no expired records nor schedule. */
+    private static Outcomes outcomes(MeterRegistry registry, List<String> rules, boolean readBack) {
+        return new Outcomes(TtlMetrics.forTask(registry, "0_0"), rules, readBack, NO_AUDIT, null, null);
+    }
+
+    /** An entry of {@code rule} whose deadline is {@code deadline}. */
+    private static ScheduleEntry entry(String rule, long deadline) {
+        return new ScheduleEntry(
+                rule, 1L, Instant.ofEpochMilli(deadline), 0L, false, ByteBuffer.wrap(new byte[0]), 1, null, null);
+    }
 
     @Test
     void shouldRegisterNoReadBackSensorsWhenReadBackIsOff() {
         MeterRegistry registry = new SimpleMeterRegistry();
 
-        SchedulerSensors sensors =
-                new SchedulerSensors(TtlMetrics.forTask(registry, "0_0"), List.of("sessions"), false);
+        outcomes(registry, List.of("sessions"), false);
 
-        assertThat(sensors.scheduled).isNotNull();
-        assertThat(sensors.readBacks).isNull();
         assertThat(registry.find(TtlMetrics.meterName(TtlMetrics.SCHEDULED)).counter())
                 .isNotNull();
         assertThat(registry.find(TtlMetrics.meterName(TtlMetrics.READ_BACKS)).counter())
@@ -37,8 +59,7 @@ class SchedulerSensorsTest {
     void shouldRegisterTheReadBackSensorsWhenReadBackIsOn() {
         MeterRegistry registry = new SimpleMeterRegistry();
 
-        SchedulerSensors sensors = new SchedulerSensors(TtlMetrics.forTask(registry, "0_0"), List.of("sessions"), true);
-        sensors.readBacks.record();
+        outcomes(registry, List.of("sessions"), true).readBackAsked();
 
         assertThat(ExpiryFigures.of(registry).total(TtlMetrics.READ_BACKS)).isEqualTo(1);
     }
@@ -47,7 +68,7 @@ class SchedulerSensorsTest {
     void shouldRecordWhatOneRecordPerCommandRecordedWhenCommandsOfSeveralRulesAreCountedAtTheEnd() {
         MeterRegistry counted = new SimpleMeterRegistry();
         MeterRegistry perCommand = new SimpleMeterRegistry();
-        SchedulerSensors sensors = new SchedulerSensors(TtlMetrics.forTask(counted, "0_0"), List.of("a", "b"), false);
+        Outcomes outcomes = outcomes(counted, List.of("a", "b"), false);
         TtlMetrics reference = TtlMetrics.forTask(perCommand, "0_0");
         Map<String, TtlMetrics.Count> emitted = new HashMap<>();
         Map<String, Timer> lags = new HashMap<>();
@@ -64,11 +85,11 @@ class SchedulerSensorsTest {
                 // Rule names as a stored entry gives them: a new String each time.
                 String rule = new String(rules.get(i).toCharArray());
                 long lag = 10L * i + punctuation;
-                sensors.emitted(rule, lag, now);
+                outcomes.emitted(REF, entry(rule, now - lag), now);
                 emitted.get(rule).record();
                 lags.get(rule).record(lag, TimeUnit.MILLISECONDS);
             }
-            sensors.emittedCounted(now);
+            outcomes.punctuated();
 
             assertThat(figures(counted)).isEqualTo(figures(perCommand));
         }
@@ -79,10 +100,19 @@ class SchedulerSensorsTest {
 
     @Test
     void shouldCountANegativeLagAsZeroWhenADocumentWentBeforeItsDeadline() {
-        MeterRegistry registry = new SimpleMeterRegistry();
-        SchedulerSensors sensors = new SchedulerSensors(TtlMetrics.forTask(registry, "0_0"), List.of("a"), false);
+        SchedulerParts parts = new SchedulerParts();
+        MeterRegistry registry = parts.meters;
+        Instant deadline = Instant.parse("2026-01-01T00:00:00Z");
 
-        sensors.confirmed("a", -5_000, 0);
+        ChangeEvent deleted = new ChangeEvent(
+                OperationType.DELETE,
+                SchedulerParts.SESSIONS,
+                new BsonDocument("_id", new BsonString("d1")),
+                null,
+                deadline.minusSeconds(5),
+                null);
+
+        parts.outcomes.confirmed(parts.ref("d1"), parts.entry("d1", deadline), deleted, false, deadline.toEpochMilli());
 
         Timer lag = registry.get(TtlMetrics.meterName(TtlMetrics.CONFIRMED_LAG)).timer();
         assertThat(lag.count()).isEqualTo(1);
