@@ -43,7 +43,9 @@ final class EventApplier {
 
     /** Why an update whose document was gone when the source connector looked it up is not scheduled. */
     static final String GONE_AT_LOOKUP = "the change event carries no full document: the document was deleted (or"
-            + " replaced) before the source connector looked it up; its delete event follows";
+            + " replaced) before the source connector looked it up, and its delete event follows; or, on a sharded"
+            + " collection, the look-up missed it after a shard key change, and it is read again by _id where"
+            + " read-back is on";
 
     private final TtlRules rules;
     private final CommandSizeBound commandBound;

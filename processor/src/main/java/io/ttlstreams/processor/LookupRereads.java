@@ -66,10 +66,11 @@ final class LookupRereads implements AutoCloseable {
             }
             return false;
         }
-        if ((!pending.containsKey(ref) && pending.size() >= MAX_PENDING)) {
+        if (!pending.containsKey(ref) && pending.size() >= MAX_PENDING) {
             dropped.record();
             return false;
         }
+        // No entry to match the answer against (fingerprint and attempts 0): this inbox is the rereads' own.
         ReadRequest request = new ReadRequest(ref, namespace, 0, 0, inbox);
         if (!reader.get().submit(request)) {
             dropped.record();
