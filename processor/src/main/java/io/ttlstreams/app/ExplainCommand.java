@@ -163,7 +163,9 @@ final class ExplainCommand implements Callable<Integer> {
             decision = ExpiryDecision.never("an event of an operation the processor ignores");
         } else if (parsed.fullDocument() == null) {
             decision = ExpiryDecision.never("the event carries no full document (fullDocument null or missing): the"
-                    + " document was gone when the source connector looked it up, and its delete event follows");
+                    + " document was gone when the source connector looked it up, and its delete event follows; or, on a"
+                    + " sharded collection, the look-up missed it after a shard key change, and the processor reads it"
+                    + " again by _id where read-back is on");
         } else {
             decision = ttlConfig.rules().evaluate(parsed.namespace(), parsed.fullDocument(), changeTime);
         }

@@ -2,12 +2,14 @@ package io.ttlstreams.processor;
 
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
+import io.ttlstreams.readback.ReadResult;
 import io.ttlstreams.rules.ExpiryDecision;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.DocumentEntry;
+import io.ttlstreams.state.DocumentRef;
 import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
 import io.ttlstreams.state.UnscheduledNotes;
@@ -41,7 +43,9 @@ final class EventApplier {
 
     /** Why an update whose document was gone when the source connector looked it up is not scheduled. */
     static final String GONE_AT_LOOKUP = "the change event carries no full document: the document was deleted (or"
-            + " replaced) before the source connector looked it up; its delete event follows";
+            + " replaced) before the source connector looked it up, and its delete event follows; or, on a sharded"
+            + " collection, the look-up missed it after a shard key change, and it is read again by _id where"
+            + " read-back is on";
 
     private final TtlRules rules;
     private final CommandSizeBound commandBound;
@@ -50,6 +54,7 @@ final class EventApplier {
     private final NamespaceDrops drops;
     private final Admission guard;
     private final Outcomes outcomes;
+    private final LookupRereads rereads;
     private final ProcessorContext<?, ?> context;
 
     EventApplier(
@@ -60,6 +65,7 @@ final class EventApplier {
             NamespaceDrops drops,
             Admission guard,
             Outcomes outcomes,
+            LookupRereads rereads,
             ProcessorContext<?, ?> context) {
         this.rules = rules;
         this.commandBound = commandBound;
@@ -68,6 +74,7 @@ final class EventApplier {
         this.drops = drops;
         this.guard = guard;
         this.outcomes = outcomes;
+        this.rereads = rereads;
         this.context = context;
     }
 
@@ -113,6 +120,11 @@ final class EventApplier {
             // confirms an awaited command; anything else has nothing left to expire.
             if (current != null && !current.state().awaitsConfirmation()) {
                 unschedule(current);
+            }
+            // Or its look-up missed it (a shard key changed): read it again by _id (LookupRereads).
+            if (event.operationType() == OperationType.UPDATE
+                    && (current == null || !current.state().awaitsConfirmation())) {
+                rereads.ask(ref, event.namespace());
             }
             return;
         }
@@ -167,6 +179,32 @@ final class EventApplier {
         outcomes.scheduled(ref, entry, admitted, deadline, context.currentSystemTimeMs());
         if (superseded != null) {
             outcomes.superseded(ref, superseded, context.currentSystemTimeMs());
+        }
+    }
+
+    /**
+     * Applies a read asked by {@link LookupRereads}: a document found is scheduled as a resync's would be, at {@code
+     * now}, unless a later event gave it an entry meanwhile; one absent or unread stays unscheduled.
+     */
+    void reread(ReadResult answer, long now) {
+        Bytes ref = answer.request().documentRef();
+        if (answer.kind() != ReadResult.Kind.PRESENT || schedule.find(ref) != null) {
+            return;
+        }
+        ChangeEvent read = new ChangeEvent(
+                OperationType.RESYNC,
+                answer.request().namespace(),
+                DocumentRef.idKeyOf(ref),
+                answer.document(),
+                Instant.ofEpochMilli(now),
+                null);
+        try {
+            applyToDocument(read, now);
+        } catch (RuntimeException | Error e) {
+            if (!DeadLetters.isCausedByRecord(e)) {
+                throw e;
+            }
+            LOG.warn("Could not schedule {} of {} as read again", read.documentKeyJson(), read.namespace(), e);
         }
     }
 

@@ -45,6 +45,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
     private TtlMetrics metrics;
     private TtlMetrics.Count punctuationFailures;
     private EventApplier applier;
+    private LookupRereads rereads;
     private RuleReconciler reconciler;
     private DueDrain drain;
     private BlastRadiusGuard guard;
@@ -114,6 +115,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         CommandSizeBound commandBound = new CommandSizeBound(settings.maxRecordBytes());
         this.guard = new BlastRadiusGuard(
                 settings, schedule, context.getStateStore(ScheduleStores.GUARD_STATE), outcomes, context.taskId());
+        this.rereads = new LookupRereads(settings.readBack(), metrics);
         this.applier = new EventApplier(
                 config.rules(),
                 commandBound,
@@ -122,6 +124,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
                 new NamespaceDrops(context.getStateStore(ScheduleStores.NAMESPACE_EPOCHS)),
                 guard,
                 outcomes,
+                rereads,
                 context);
         this.reconciler = new RuleReconciler(
                 settings,
@@ -164,6 +167,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         try {
             long started = settings.nanoClock().getAsLong();
             long maxNanos = timeShare.maxNanos();
+            rereads.answers(answer -> applier.reread(answer, now));
             reconciler.goOn(now, started, maxNanos);
             drain.punctuate(now, started, maxNanos);
             guard.punctuate();
@@ -214,6 +218,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         }
         if (drain != null) {
             drain.close();
+        }
+        if (rereads != null) {
+            rereads.close();
         }
         if (metrics != null) {
             metrics.close();

@@ -111,6 +111,13 @@ public final class TtlMetrics implements AutoCloseable {
     public static final String RESCHEDULED_BY_READ = "entries-rescheduled-by-read";
     /** Counter: read-backs that failed, were refused or went unanswered: the command went out again instead. */
     public static final String READ_BACKS_FAILED = "read-backs-failed";
+    /**
+     * Counter: documents read again by {@code _id} because an update's event came without its document (its lookup
+     * found nothing under the event's {@code documentKey}, as after a shard key change), so that they are scheduled.
+     */
+    public static final String LOOKUP_REREADS = "lookup-rereads";
+    /** Counter: such reads not asked, the task's or the read-back's queue being full: left to a resync. */
+    public static final String LOOKUP_REREADS_DROPPED = "lookup-rereads-dropped";
     /** Counter: expired records written to ttl.expired.topic, one per confirmed expiry. */
     public static final String EXPIRED_RECORDS = "expired-records";
     /** Counter: EXPIRING notices published, notice.before.seconds before their deadline. */

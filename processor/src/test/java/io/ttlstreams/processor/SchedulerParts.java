@@ -94,6 +94,9 @@ final class SchedulerParts {
                 new NamespaceDrops(namespaceEpochs),
                 guard,
                 outcomes,
+                new LookupRereads(
+                        settings.readBack(),
+                        TtlMetrics.forTask(meters, context.taskId().toString())),
                 context);
     }
 

@@ -78,6 +78,18 @@ final class ChangeEvents {
         return List.of(delete.toJson(CANONICAL), insert.toJson(CANONICAL));
     }
 
+    /**
+     * An update in a sharded collection whose lookup found nothing under its document key, which holds the shard key as
+     * it was before the update (the stand-in's {@code ShardKeys} on a change of a refined shard key field): no
+     * fullDocument although the document is there.
+     */
+    String updateLookupMissed(BsonDocument oldKey) {
+        return envelope("update")
+                .append("documentKey", oldKey)
+                .append("fullDocument", org.bson.BsonNull.VALUE)
+                .toJson(CANONICAL);
+    }
+
     String update(BsonValue id, BsonDocument documentAfter) {
         return withDocument("update", id, documentAfter);
     }

@@ -4,9 +4,13 @@ import static io.ttlstreams.topology.TopologyFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ttlstreams.contract.DeleteCommand;
+import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.readback.DocumentReadBack;
+import io.ttlstreams.readback.MapDocumentReader;
 import io.ttlstreams.state.ScheduleQueries.ScheduledDocument;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.test.TestRecord;
 import org.bson.BsonDocument;
@@ -27,6 +31,11 @@ class ShardedIdentityTest {
     private static final BsonString TENANT = new BsonString("t1");
     private static final BsonDocument UNSHARDED_KEY = new BsonDocument("_id", ID);
     private static final BsonDocument SHARDED_KEY = new BsonDocument("tenant", TENANT).append("_id", ID);
+
+    /** The MongoDB the read-back reads, for the tests that have one. */
+    private final MapDocumentReader mongo = new MapDocumentReader();
+
+    private final DocumentReadBack readBack = new DocumentReadBack(mongo, 100, 1_000);
 
     /** A last-modified rule without a witness ({@code modified.field}): its command pins nothing but the key. */
     private static TopologyFixture lastModifiedWithoutWitness() {
@@ -56,6 +65,62 @@ class ShardedIdentityTest {
                             .insert(otherKey, document(1).append("tenant", other)));
 
             assertDeletedOnceAtLastTouchPlusTtl(fixture, otherKey);
+        }
+    }
+
+    /** {@link #lastModifiedWithoutWitness} with a MongoDB to read, answering from {@code mongo}. */
+    private TopologyFixture lastModifiedWithoutWitnessReading() {
+        return new TopologyFixture(
+                TopologyFixture.eventsSettings(
+                        "ttl.rule.events.expire.after.seconds", "60", "ttl.mongodb.uri", ReadBackTest.MONGODB_URI),
+                Optional.of(readBack));
+    }
+
+    /**
+     * Inserts the document at {@code START}, then, at 30 s, an update whose lookup under the old documentKey missed it,
+     * has the read-back read what that asked, and runs the clock to 31 s, where the answer is applied.
+     */
+    private void insertThenUpdateWhoseLookupMissed(TopologyFixture fixture) {
+        ChangeEvents events = new ChangeEvents(NAMESPACE, START);
+        TestInputTopic<String, String> input = fixture.input(NAMESPACE);
+        input.pipeInput(SHARDED_KEY.toJson(), events.insert(SHARDED_KEY, document(1)));
+        input.pipeInput(SHARDED_KEY.toJson(), events.at(START.plusSeconds(30)).updateLookupMissed(SHARDED_KEY));
+        readBack.readQueued();
+        fixture.wallClockAt(Duration.ofSeconds(31));
+    }
+
+    /**
+     * Issue 44 point 2: an update of a refined shard key field does not move the document, but its lookup under the old
+     * documentKey finds nothing, so the event comes without the document. The document is read again by {@code _id}
+     * and expires 60 s after that read, which comes after its last touch: never at the insert's deadline, never missed.
+     */
+    @Test
+    void shouldDeleteAfterTheReadAgainWhenAnUpdatesLookupMissedTheDocument() {
+        mongo.put(Namespace.parse(NAMESPACE), document(2).append("region", new BsonString("eu")));
+        try (TopologyFixture fixture = lastModifiedWithoutWitnessReading()) {
+            insertThenUpdateWhoseLookupMissed(fixture);
+
+            fixture.wallClockAt(Duration.ofSeconds(30 + 60).minusMillis(1));
+            assertThat(fixture.deletes())
+                    .as("nothing before the last touch + TTL")
+                    .isEmpty();
+            fixture.wallClockAt(Duration.ofSeconds(120));
+            List<TestRecord<String, String>> commands = fixture.deletes();
+            assertThat(commands).as("deleted once, after the read").hasSize(1);
+            // By _id alone: the shard key the event named is no longer the document's.
+            assertThat(filterOf(commands.get(0))).isEqualTo(UNSHARDED_KEY);
+        }
+    }
+
+    @Test
+    void shouldLeaveTheDocumentUnscheduledWhenTheReadAgainFindsItGone() {
+        try (TopologyFixture fixture = lastModifiedWithoutWitnessReading()) {
+            insertThenUpdateWhoseLookupMissed(fixture);
+
+            assertThat(mongo.lookUps()).as("read again, found gone").hasSize(1);
+            assertThat(fixture.scheduled(NAMESPACE, ID)).isEmpty();
+            fixture.wallClockAt(Duration.ofSeconds(120));
+            assertThat(fixture.deletes()).isEmpty();
         }
     }
 

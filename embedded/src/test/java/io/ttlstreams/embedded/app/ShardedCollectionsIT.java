@@ -72,14 +72,20 @@ class ShardedCollectionsIT {
     private static final Namespace DEVICES = Namespace.parse("app.devices");
     private static final Namespace MOVES = Namespace.parse("app.moves");
     private static final Namespace ACCOUNTS = Namespace.parse("app.accounts");
+    private static final Namespace REFINES = Namespace.parse("app.refines");
+    /**
+     * A document whose update's lookup missed it is scheduled from a read of it, applied after the event crossed the
+     * pipeline: its deadline counts from then, later than the update's clusterTime by that crossing.
+     */
+    private static final Duration WITHIN_AFTER_READ = WITHIN.plusSeconds(5);
 
     @RegisterExtension
     static final EmbeddedPipelineExtension PIPELINE = EmbeddedPipelineExtension.with(settings());
 
     private static Map<String, String> settings() {
         Map<String, String> settings = new HashMap<>();
-        settings.put("ttl.rules", "devices,moves,accounts");
-        for (Namespace namespace : List.of(DEVICES, MOVES)) {
+        settings.put("ttl.rules", "devices,moves,accounts,refines");
+        for (Namespace namespace : List.of(DEVICES, MOVES, REFINES)) {
             String rule = "ttl.rule." + namespace.collection() + ".";
             settings.put(rule + "namespace", namespace.toString());
             settings.put(rule + "mode", "last-modified");
@@ -151,6 +157,31 @@ class ShardedCollectionsIT {
         ExpiryProbe.assertExpireOnTime(moves, ids, lastTouch.plusSeconds(TTL_SECONDS), WITHIN);
         // The insert, then the move's delete and insert.
         assertOnePartitionAndOneCommandEach(MOVES, ids, 3);
+    }
+
+    /**
+     * Issue 44 point 2: an update of a shard key field a refine added leaves the document on its shard, and its event's
+     * {@code documentKey} holds the old value, so the lookup finds nothing and the event comes without the document.
+     * The document is read again by {@code _id} and expires after its last touch plus the TTL, never before.
+     */
+    @Test
+    void shouldDeleteADocumentAfterItsLastTouchWhenAnUpdateOfItsRefinedShardKeyFieldCameWithoutIt() {
+        MongoCollection<Document> refines = PIPELINE.collection(REFINES);
+        List<String> ids =
+                idsMovedByEveryShape("refine-", id -> List.of(key(id), key(id, "tenant", "t1", "region", "eu")), 2);
+        ids.forEach(id ->
+                refines.insertOne(new Document("_id", id).append("tenant", "t1").append("region", "eu")));
+        awaitScheduled(REFINES, ids);
+        admin(new Document("shardCollection", REFINES.toString()).append("key", new Document("tenant", 1)));
+        admin(new Document("refineCollectionShardKey", REFINES.toString())
+                .append("key", new Document("tenant", 1).append("region", 1)));
+
+        Instant lastTouch = waitBetweenTouches(Instant.now());
+        ids.forEach(id -> refines.updateOne(eq("_id", id), set("region", "us")));
+
+        ExpiryProbe.assertExpireOnTime(refines, ids, lastTouch.plusSeconds(TTL_SECONDS), WITHIN_AFTER_READ);
+        // The insert, then the update without its document.
+        assertOnePartitionAndOneCommandEach(REFINES, ids, 2);
     }
 
     /**
