@@ -75,6 +75,19 @@ final class ChaosCommand implements Callable<Integer> {
             "task.assignor.class",
             "org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor");
 
+    /**
+     * Standbys, and a returning instance warmed up before it gets its tasks back: with {@code acceptable.recovery.lag}
+     * below what an instance falls behind in a restart (a few hundred changelog records per task here) and above a
+     * standby's lag, the high-availability assignor leaves the survivors' tasks where they are, gives the returning
+     * instance warm-up replicas, and moves them at the probing rebalance ({@code probing.rebalance.interval.ms}, its
+     * minimum of one minute) once caught up: the move no longer waits for a stream thread busy opening its stores.
+     */
+    static final Map<String, String> WARM_UP = Map.of(
+            "num.standby.replicas", "1", "acceptable.recovery.lag", "100", "probing.rebalance.interval.ms", "60000");
+
+    /** Two standbys: with three instances every survivor holds every task's state, whichever the assignor picks. */
+    static final Map<String, String> TWO_STANDBYS = Map.of("num.standby.replicas", "2");
+
     /** Without standby replicas: every takeover restores from the changelogs first. */
     static final Map<String, String> WITHOUT_STANDBYS = Map.of("num.standby.replicas", "0");
 
@@ -123,7 +136,9 @@ final class ChaosCommand implements Callable<Integer> {
                     + " the streams rebalance protocol, with the embedded broker's one standby, 10 s session and 1 s"
                     + " heartbeat for streams groups, the processor's defaults) and heartbeat-3s (standbys with"
                     + " heartbeat.interval.ms=3000, the default before issue 46) and sticky (standbys with Kafka Streams' sticky"
-                    + " task assignor) (default: ${DEFAULT-VALUE}).")
+                    + " task assignor), warm-up (standbys, acceptable.recovery.lag=100 and"
+                    + " probing.rebalance.interval.ms=60000: a returning instance warms up before it takes tasks back)"
+                    + " and two-standbys (num.standby.replicas=2) (default: ${DEFAULT-VALUE}).")
     private List<String> variants;
 
     @Option(
@@ -173,7 +188,8 @@ final class ChaosCommand implements Callable<Integer> {
         for (String variant : variants) {
             if (streamsSettings(variant) == null) {
                 System.err.println("ttl-streams bench chaos: --variants: unknown variant " + variant
-                        + " (standbys, no-standbys, static-membership, streams, heartbeat-3s, sticky)");
+                        + " (standbys, no-standbys, static-membership, streams, heartbeat-3s, sticky, warm-up,"
+                        + " two-standbys)");
                 return 2;
             }
         }
@@ -302,6 +318,8 @@ final class ChaosCommand implements Callable<Integer> {
             case "streams" -> STREAMS_PROTOCOL;
             case "heartbeat-3s" -> HEARTBEAT_3S;
             case "sticky" -> STICKY_ASSIGNOR;
+            case "warm-up" -> WARM_UP;
+            case "two-standbys" -> TWO_STANDBYS;
             default -> null;
         };
     }
