@@ -11,7 +11,6 @@ import io.ttlstreams.event.OperationType;
 import io.ttlstreams.rules.Deadlines;
 import io.ttlstreams.rules.ExpiryDecision;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -19,7 +18,6 @@ import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.apache.kafka.common.config.ConfigException;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonNull;
@@ -87,28 +85,19 @@ final class ExplainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter err = spec.commandLine().getErr();
-        try {
-            TtlStreamsConfig ttlConfig = config.load();
-            if ((document == null) == (event == null)) {
-                throw new IllegalArgumentException("give either --document or --event");
-            }
-            if (event != null) {
-                spec.commandLine().getOut().println(explainEvent(ttlConfig));
-                return 0;
-            }
-            Instant at = parseEventTime();
-            ExpiryDecision decision =
-                    ttlConfig.rules().evaluate(validNamespace(), parseDocument(read("--document", document)), at);
-            spec.commandLine().getOut().println(toJson(decision, ttlConfig, at));
-            return 0;
-        } catch (InvalidChangeEventException e) {
-            err.println("ttl-streams explain: --event: " + e.getMessage());
-            return TtlStreamsCli.EXIT_BAD_INPUT;
-        } catch (ConfigException | IllegalArgumentException e) {
-            err.println("ttl-streams explain: " + e.getMessage());
-            return TtlStreamsCli.EXIT_BAD_INPUT;
+        TtlStreamsConfig ttlConfig = config.load();
+        if ((document == null) == (event == null)) {
+            throw new IllegalArgumentException("give either --document or --event");
         }
+        if (event != null) {
+            spec.commandLine().getOut().println(explainEvent(ttlConfig));
+            return 0;
+        }
+        Instant at = parseEventTime();
+        ExpiryDecision decision =
+                ttlConfig.rules().evaluate(validNamespace(), parseDocument(read("--document", document)), at);
+        spec.commandLine().getOut().println(toJson(decision, ttlConfig, at));
+        return 0;
     }
 
     private Namespace validNamespace() {
@@ -150,7 +139,12 @@ final class ExplainCommand implements Callable<Integer> {
                 new TopicNamespaceMapping(Map.of(EVENT_TOPIC, namespace), null),
                 ttlConfig.documentKeyMaxBytes(),
                 ttlConfig.sourceProfile());
-        ChangeEvent parsed = parser.parse(EVENT_TOPIC, null, read("--event", event), 0L);
+        ChangeEvent parsed;
+        try {
+            parsed = parser.parse(EVENT_TOPIC, null, read("--event", event), 0L);
+        } catch (InvalidChangeEventException e) {
+            throw new IllegalArgumentException("--event: " + e.getMessage(), e);
+        }
         Instant changeTime = eventTime == null ? parsed.eventTime() : parseEventTime();
         String operation = parsed.operationType().name().toLowerCase(Locale.ROOT);
         ExpiryDecision decision;

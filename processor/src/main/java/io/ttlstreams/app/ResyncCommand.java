@@ -75,15 +75,9 @@ final class ResyncCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        TtlStreamsConfig ttlConfig;
-        ResyncSelection selection;
-        try {
-            ttlConfig = config.load();
-            selection = new ResyncSelection(
-                    Optional.ofNullable(namespace).map(ResyncCommand::parseNamespace), Optional.ofNullable(rule));
-        } catch (ConfigException | IllegalArgumentException e) {
-            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
-        }
+        TtlStreamsConfig ttlConfig = config.load();
+        ResyncSelection selection = new ResyncSelection(
+                Optional.ofNullable(namespace).map(ResyncCommand::parseNamespace), Optional.ofNullable(rule));
         if (!dryRun && ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
             return CommandFailure.report(
                     spec,
@@ -93,12 +87,8 @@ final class ResyncCommand implements Callable<Integer> {
                     TtlStreamsCli.EXIT_BAD_INPUT);
         }
         if (!dryRun) {
-            try {
-                // Published as the processor's user, with its client settings.
-                KafkaClientSecurity.of(ttlConfig);
-            } catch (ConfigException e) {
-                return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
-            }
+            // Published as the processor's user, with its client settings.
+            KafkaClientSecurity.of(ttlConfig);
         }
         PrintWriter out = spec.commandLine().getOut();
         try (MongoClient client = Resync.mongoClient(ttlConfig)) {
@@ -106,31 +96,23 @@ final class ResyncCommand implements Callable<Integer> {
             if (refusal.isPresent()) {
                 return CommandFailure.report(spec, refusal.get(), TtlStreamsCli.EXIT_BAD_INPUT);
             }
-            return publish(ttlConfig, client, selection, out);
-        } catch (ConfigException | IllegalArgumentException e) {
-            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
+            try (ResyncSink sink = dryRun ? null : KafkaResyncPublisher.create(ttlConfig)) {
+                ResyncReport report = new Resync(ttlConfig, client, Clock.systemUTC())
+                        .run(
+                                selection,
+                                Optional.ofNullable(sink),
+                                ResyncProgress.console(out, System.console() != null, Clock.systemUTC()));
+                out.print(report.summary());
+                out.flush();
+                return 0;
+            }
+        } catch (ConfigException e) {
+            throw e; // bad input, not a failure of Kafka
         } catch (MongoException | KafkaException e) {
             return CommandFailure.report(spec, e.getMessage(), 1);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return CommandFailure.report(spec, "interrupted", 1);
-        }
-    }
-
-    private int publish(TtlStreamsConfig ttlConfig, MongoClient client, ResyncSelection selection, PrintWriter out) {
-        try (ResyncSink sink = dryRun ? null : KafkaResyncPublisher.create(ttlConfig)) {
-            ResyncReport report = new Resync(ttlConfig, client, Clock.systemUTC())
-                    .run(
-                            selection,
-                            Optional.ofNullable(sink),
-                            ResyncProgress.console(out, System.console() != null, Clock.systemUTC()));
-            out.print(report.summary());
-            out.flush();
-            return 0;
-        } catch (ConfigException | IllegalArgumentException e) {
-            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
-        } catch (MongoException | KafkaException e) {
-            return CommandFailure.report(spec, e.getMessage(), 1);
         }
     }
 
