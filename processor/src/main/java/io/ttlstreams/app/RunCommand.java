@@ -7,7 +7,6 @@ import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ManagedConnectors;
 import io.ttlstreams.resync.ResyncSweep;
-import io.ttlstreams.secrets.Redaction;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -106,6 +105,12 @@ public final class RunCommand implements Callable<Integer> {
         try (StopSignals signals = StopSignals.install(System.out)) {
             try {
                 return runUntilStopped(signals);
+            } catch (ConfigException e) {
+                // Bad input, a signal or not: what had started is closed, and the command line's handler says why.
+                if (running != null) {
+                    closeQuietly(running);
+                }
+                throw e;
             } catch (Exception e) {
                 if (!signals.requested()) {
                     throw e;
@@ -129,12 +134,8 @@ public final class RunCommand implements Callable<Integer> {
                     + " Kafka cluster in bootstrap.servers (the ./ttl-streams launcher of a source checkout"
                     + " includes the embedded stack)");
         }
-        TtlStreamsConfig ttlConfig;
-        try {
-            ttlConfig = overrides.load(config, () -> runtime.orElseThrow().defaultConfig());
-        } catch (ConfigException e) {
-            return fail(e.getMessage());
-        }
+        TtlStreamsConfig ttlConfig =
+                overrides.load(config, () -> runtime.orElseThrow().defaultConfig());
         // The format first, so that the configuration's warnings are the first lines in it.
         LogFormat.apply(ttlConfig);
         ConfigOverrides.warned(ttlConfig);
@@ -146,39 +147,21 @@ public final class RunCommand implements Callable<Integer> {
         Supplier<OptionalLong> deleted = OptionalLong::empty;
         if (useEmbedded) {
             out.println("ttl-streams: starting the embedded stack (Kafka, Kafka Connect, MongoDB stand-in)...");
-            EmbeddedRuntime.Running local;
-            try {
-                local = runtime.orElseThrow().start(ttlConfig, out);
-            } catch (ConfigException e) {
-                return fail(e.getMessage()); // e.g. ttl.http.port taken
-            }
+            EmbeddedRuntime.Running local = runtime.orElseThrow().start(ttlConfig, out); // e.g. ttl.http.port taken
             running = local;
             app = local.processor();
             deleted = local::deletedDocuments;
         } else {
-            try {
-                ResyncSweep.check(ttlConfig);
-            } catch (ConfigException e) {
-                return fail(e.getMessage());
-            }
+            ResyncSweep.check(ttlConfig);
             Optional<ManagedConnectors> connectors;
             try {
                 connectors = registerConnectors(ttlConfig, mongodbUri, copyExisting, out);
             } catch (IOException | IllegalArgumentException e) {
                 return fail("cannot register the connectors: " + e.getMessage());
-            } catch (ConfigException e) {
-                return fail(e.getMessage());
             }
-            try {
-                KafkaProbe.check(ttlConfig);
-            } catch (ConfigException e) {
-                return fail(e.getMessage());
-            }
-            try {
-                app = new TtlStreamsApp(ttlConfig, connectors);
-            } catch (ConfigException e) {
-                return fail(e.getMessage()); // e.g. ttl.http.port taken, or a throttle below the partitions
-            }
+            KafkaProbe.check(ttlConfig);
+            // A ConfigException here: e.g. ttl.http.port taken, or a throttle below the partitions.
+            app = new TtlStreamsApp(ttlConfig, connectors);
             running = app.start();
             out.println("ttl-streams: HTTP on " + app.httpUrl() + " (health, metrics, status page)");
             try {
@@ -190,13 +173,7 @@ public final class RunCommand implements Callable<Integer> {
                 throw notRunning;
             }
         }
-        Optional<ResyncSweep> sweep;
-        try {
-            sweep = ResyncSweep.start(app.config());
-        } catch (ConfigException e) {
-            closeQuietly(running);
-            return fail(e.getMessage());
-        }
+        Optional<ResyncSweep> sweep = ResyncSweep.start(app.config());
         signals.started();
         if (!signals.requested()) {
             out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
@@ -239,15 +216,9 @@ public final class RunCommand implements Callable<Integer> {
         return EXIT_PROCESSOR_FAILED;
     }
 
-    /**
-     * Prints each line of {@code message}, redacted, as a line of its own (a declared topic's problems are one per line),
-     * where {@link CommandFailure} prints one; returns the exit code of bad input.
-     */
+    /** Reports {@code message} as {@link CommandFailure} does; returns the exit code of bad input. */
     private int fail(String message) {
-        Redaction.redact(message)
-                .lines()
-                .forEach(line -> spec.commandLine().getErr().println("ttl-streams run: " + line));
-        return TtlStreamsCli.EXIT_BAD_INPUT;
+        return CommandFailure.report(spec, message, TtlStreamsCli.EXIT_BAD_INPUT);
     }
 
     private static Optional<EmbeddedRuntime> embeddedRuntime() {
