@@ -128,14 +128,14 @@ public final class RunCommand implements Callable<Integer> {
     private int runUntilStopped(StopSignals signals) throws Exception {
         PrintStream out = System.out;
         boolean useEmbedded = embedded || config == null;
-        Optional<EmbeddedRuntime> runtime = useEmbedded ? embeddedRuntime() : Optional.empty();
+        Optional<EmbeddedRuntime> runtime =
+                useEmbedded ? ServiceLoader.load(EmbeddedRuntime.class).findFirst() : Optional.empty();
         if (useEmbedded && runtime.isEmpty()) {
             return fail("the embedded development stack is not part of this build; give --config FILE naming a"
                     + " Kafka cluster in bootstrap.servers (the ./ttl-streams launcher of a source checkout"
                     + " includes the embedded stack)");
         }
-        TtlStreamsConfig ttlConfig =
-                overrides.load(config, () -> runtime.orElseThrow().defaultConfig());
+        TtlStreamsConfig ttlConfig = overrides.load(config, BundledConfig::load);
         // The format first, so that the configuration's warnings are the first lines in it.
         LogFormat.apply(ttlConfig);
         ConfigOverrides.warned(ttlConfig);
@@ -219,10 +219,6 @@ public final class RunCommand implements Callable<Integer> {
     /** Reports {@code message} as {@link CommandFailure} does; returns the exit code of bad input. */
     private int fail(String message) {
         return CommandFailure.report(spec, message, TtlStreamsCli.EXIT_BAD_INPUT);
-    }
-
-    private static Optional<EmbeddedRuntime> embeddedRuntime() {
-        return ServiceLoader.load(EmbeddedRuntime.class).findFirst();
     }
 
     /**
