@@ -74,6 +74,10 @@ final class ExplainCommand implements Callable<Integer> {
                     + " or @path to a file holding it; its fullDocument is evaluated at its wallTime.")
     private String event;
 
+    /** How the answer is printed: plain JSON numbers, not extended JSON's type wrappers. */
+    private static final JsonWriterSettings RELAXED =
+            JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
+
     /** The topic name parse errors give for an --event; it carries the --namespace. */
     private static final String EVENT_TOPIC = "--event";
 
@@ -96,7 +100,7 @@ final class ExplainCommand implements Callable<Integer> {
         Instant at = parseEventTime();
         ExpiryDecision decision =
                 ttlConfig.rules().evaluate(validNamespace(), parseDocument(read("--document", document)), at);
-        spec.commandLine().getOut().println(toJson(decision, ttlConfig, at));
+        spec.commandLine().getOut().println(answer(decision, ttlConfig, at).toJson(RELAXED));
         return 0;
     }
 
@@ -163,14 +167,15 @@ final class ExplainCommand implements Callable<Integer> {
         } else {
             decision = ttlConfig.rules().evaluate(parsed.namespace(), parsed.fullDocument(), changeTime);
         }
-        BsonDocument answer = BsonDocument.parse(toJson(decision, ttlConfig, changeTime));
-        answer.append(
-                "event",
-                new BsonDocument("operationType", new BsonString(operation))
-                        .append("documentKey", parsed.documentKey() == null ? BsonNull.VALUE : parsed.documentKey())
-                        .append("changeTime", new BsonString(Deadlines.format(changeTime))));
-        return answer.toJson(
-                JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build());
+        return answer(decision, ttlConfig, changeTime)
+                .append(
+                        "event",
+                        new BsonDocument("operationType", new BsonString(operation))
+                                .append(
+                                        "documentKey",
+                                        parsed.documentKey() == null ? BsonNull.VALUE : parsed.documentKey())
+                                .append("changeTime", new BsonString(Deadlines.format(changeTime))))
+                .toJson(RELAXED);
     }
 
     private Instant parseEventTime() {
@@ -192,7 +197,7 @@ final class ExplainCommand implements Callable<Integer> {
      * whether its change streams report deletes, what one connector watches, and which pipeline it gets; and the
      * expiry events it would produce ({@link ExpiryEventsExplanation}) if scheduled at {@code at}.
      */
-    static String toJson(ExpiryDecision decision, TtlStreamsConfig config, Instant at) {
+    private static BsonDocument answer(ExpiryDecision decision, TtlStreamsConfig config, Instant at) {
         SourceProfile profile = config.sourceProfile();
         String pipeline = profile.requiresFixedPipeline()
                 ? "fixed by the service: whole documents, no operation type or event times"
@@ -213,9 +218,6 @@ final class ExplainCommand implements Callable<Integer> {
                 .append("rule", rule)
                 .append("reason", new BsonString(decision.reason()))
                 .append("source", source)
-                .append("expiry.events", ExpiryEventsExplanation.of(decision, config, at))
-                .toJson(JsonWriterSettings.builder()
-                        .outputMode(JsonMode.RELAXED)
-                        .build());
+                .append("expiry.events", ExpiryEventsExplanation.of(decision, config, at));
     }
 }
