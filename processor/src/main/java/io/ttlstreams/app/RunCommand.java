@@ -6,6 +6,7 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ManagedConnectors;
+import io.ttlstreams.platform.AccessDenied;
 import io.ttlstreams.resync.ResyncSweep;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -105,20 +106,19 @@ public final class RunCommand implements Callable<Integer> {
         try (StopSignals signals = StopSignals.install(System.out)) {
             try {
                 return runUntilStopped(signals);
-            } catch (ConfigException e) {
-                // Bad input, a signal or not: what had started is closed, and the command line's handler says why.
-                if (running != null) {
-                    closeQuietly(running);
-                }
-                throw e;
             } catch (Exception e) {
-                if (!signals.requested()) {
+                // Bad input (a signal or not), said by the command line's exception handler; or start-up interrupted
+                // by SIGTERM or Ctrl-C, a clean stop. Either way what had started is closed.
+                boolean badInput = e instanceof ConfigException;
+                if (!badInput && !signals.requested()) {
                     throw e;
                 }
-                // Start-up interrupted by SIGTERM or Ctrl-C: what had started is closed; the stop is a clean one.
                 Thread.interrupted();
                 if (running != null) {
                     closeQuietly(running);
+                }
+                if (badInput) {
+                    throw e;
                 }
                 return 0;
             }
@@ -135,7 +135,7 @@ public final class RunCommand implements Callable<Integer> {
                     + " Kafka cluster in bootstrap.servers (the ./ttl-streams launcher of a source checkout"
                     + " includes the embedded stack)");
         }
-        TtlStreamsConfig ttlConfig = overrides.load(config, BundledConfig::load);
+        TtlStreamsConfig ttlConfig = overrides.load(config);
         // The format first, so that the configuration's warnings are the first lines in it.
         LogFormat.apply(ttlConfig);
         ConfigOverrides.warned(ttlConfig);
@@ -168,7 +168,7 @@ public final class RunCommand implements Callable<Integer> {
                 app.awaitRunning(Duration.ofMinutes(2));
             } catch (IllegalStateException notRunning) {
                 if (app.failed().isDone()) {
-                    return exitFailed(app, running);
+                    return exitFailed(app);
                 }
                 throw notRunning;
             }
@@ -188,7 +188,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         sweep.ifPresent(RunCommand::closeQuietly);
         if (app.failed().isDone() && !signals.requested()) {
-            return exitFailed(app, running);
+            return exitFailed(app);
         }
         closeQuietly(running);
         return 0;
@@ -199,21 +199,16 @@ public final class RunCommand implements Callable<Integer> {
      * refused it an operation or the streams rebalance protocol, names the missing ACL or {@code group.protocol} and
      * returns the exit code of a bad configuration, since a restart alone would meet the same refusal.
      */
-    private int exitFailed(TtlStreamsApp app, AutoCloseable running) {
-        if (app.accessDenied().isPresent()) {
-            closeQuietly(running);
-            return fail(app.accessDenied().get().message());
+    private int exitFailed(TtlStreamsApp app) {
+        Optional<String> refused = app.accessDenied().map(AccessDenied::message).or(app::protocolRefused);
+        if (refused.isEmpty()) {
+            spec.commandLine()
+                    .getErr()
+                    .println("ttl-streams run: " + app.failed().getNow("") + "; exiting with code "
+                            + EXIT_PROCESSOR_FAILED + " so that it is restarted");
         }
-        if (app.protocolRefused().isPresent()) {
-            closeQuietly(running);
-            return fail(app.protocolRefused().get());
-        }
-        spec.commandLine()
-                .getErr()
-                .println("ttl-streams run: " + app.failed().getNow("") + "; exiting with code " + EXIT_PROCESSOR_FAILED
-                        + " so that it is restarted");
         closeQuietly(running);
-        return EXIT_PROCESSOR_FAILED;
+        return refused.isPresent() ? fail(refused.get()) : EXIT_PROCESSOR_FAILED;
     }
 
     /** Reports {@code message} as {@link CommandFailure} does; returns the exit code of bad input. */
