@@ -98,18 +98,11 @@ final class ExplainCommand implements Callable<Integer> {
             return 0;
         }
         Instant at = parseEventTime();
-        ExpiryDecision decision =
-                ttlConfig.rules().evaluate(validNamespace(), parseDocument(read("--document", document)), at);
+        ExpiryDecision decision = ttlConfig
+                .rules()
+                .evaluate(ResyncCommand.parseNamespace(namespace), parseDocument(read("--document", document)), at);
         spec.commandLine().getOut().println(answer(decision, ttlConfig, at).toJson(RELAXED));
         return 0;
-    }
-
-    private Namespace validNamespace() {
-        try {
-            return Namespace.parse(namespace);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--namespace must be DB.COLL: " + e.getMessage(), e);
-        }
     }
 
     /** The text of an option that takes JSON or {@code @path}. */
@@ -138,7 +131,7 @@ final class ExplainCommand implements Callable<Integer> {
      * why no document is evaluated (a delete, a namespace-wide event, an update whose document was gone at lookup).
      */
     private String explainEvent(TtlStreamsConfig ttlConfig) {
-        Namespace namespace = validNamespace();
+        Namespace namespace = ResyncCommand.parseNamespace(this.namespace);
         ChangeEventParser parser = new ChangeEventParser(
                 new TopicNamespaceMapping(Map.of(EVENT_TOPIC, namespace), null),
                 ttlConfig.documentKeyMaxBytes(),

@@ -78,15 +78,15 @@ final class ResyncCommand implements Callable<Integer> {
         TtlStreamsConfig ttlConfig = config.load();
         ResyncSelection selection = new ResyncSelection(
                 Optional.ofNullable(namespace).map(ResyncCommand::parseNamespace), Optional.ofNullable(rule));
-        if (!dryRun && ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
-            return CommandFailure.report(
-                    spec,
-                    config.describe()
-                            + " sets no bootstrap.servers: name the Kafka cluster the resync events go to (or use"
-                            + " --dry-run)",
-                    TtlStreamsCli.EXIT_BAD_INPUT);
-        }
         if (!dryRun) {
+            if (ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
+                return CommandFailure.report(
+                        spec,
+                        config.describe()
+                                + " sets no bootstrap.servers: name the Kafka cluster the resync events go to (or use"
+                                + " --dry-run)",
+                        TtlStreamsCli.EXIT_BAD_INPUT);
+            }
             // Published as the processor's user, with its client settings.
             KafkaClientSecurity.of(ttlConfig);
         }
@@ -116,7 +116,8 @@ final class ResyncCommand implements Callable<Integer> {
         }
     }
 
-    private static Namespace parseNamespace(String text) {
+    /** {@code --namespace} of {@code resync} and {@code explain}, read as a namespace. */
+    static Namespace parseNamespace(String text) {
         try {
             return Namespace.parse(text);
         } catch (IllegalArgumentException e) {
