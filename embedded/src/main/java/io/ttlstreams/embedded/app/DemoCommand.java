@@ -7,7 +7,6 @@ import static com.mongodb.client.model.Updates.unset;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
-import io.ttlstreams.app.BundledConfig;
 import io.ttlstreams.app.CommandExtension;
 import io.ttlstreams.app.ConfigOverrides;
 import io.ttlstreams.app.TtlStreamsCli;
@@ -93,7 +92,7 @@ public final class DemoCommand implements CommandExtension {
         PrintStream out = System.out;
         TtlStreamsConfig ttlConfig;
         try {
-            ttlConfig = ConfigOverrides.warned(overrides.load(config, BundledConfig::load));
+            ttlConfig = ConfigOverrides.warned(overrides.load(config));
         } catch (ConfigException e) {
             return fail(e.getMessage());
         }
