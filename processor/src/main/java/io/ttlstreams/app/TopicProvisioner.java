@@ -112,11 +112,7 @@ final class TopicProvisioner {
             }
         }
         if (create) {
-            createMissing(
-                    used.stream()
-                            .filter(topic -> !existing.containsKey(topic.name()))
-                            .toList(),
-                    existing);
+            createMissing(used, existing);
         }
         problems.addAll(checkSettings(declared));
         if (!problems.isEmpty()) {
