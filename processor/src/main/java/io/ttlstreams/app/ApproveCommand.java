@@ -23,7 +23,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -86,19 +85,13 @@ final class ApproveCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        TtlStreamsConfig loaded;
-        GuardDecision decision;
-        try {
-            loaded = config.load();
-            if (loaded.rules().rule(rule).isEmpty()) {
-                return CommandFailure.report(
-                        spec, "no rule " + rule + " in " + config.describe(), TtlStreamsCli.EXIT_BAD_INPUT);
-            }
-            decision = new GuardDecision(
-                    rule, !reject, id != null ? id : UUID.randomUUID().toString());
-        } catch (ConfigException | IllegalArgumentException e) {
-            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
+        TtlStreamsConfig loaded = config.load();
+        if (loaded.rules().rule(rule).isEmpty()) {
+            return CommandFailure.report(
+                    spec, "no rule " + rule + " in " + config.describe(), TtlStreamsCli.EXIT_BAD_INPUT);
         }
+        GuardDecision decision = new GuardDecision(
+                rule, !reject, id != null ? id : UUID.randomUUID().toString());
         String topic = loaded.controlTopic();
         if (dryRun) {
             out("dry run: would send " + decision.toJson() + " to every partition of " + topic + ": each task "
@@ -106,11 +99,7 @@ final class ApproveCommand implements Callable<Integer> {
                     + " (/v1/status and the status line show how many are held)");
             return 0;
         }
-        try {
-            KafkaClientSecurity.of(loaded);
-        } catch (ConfigException e) {
-            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
-        }
+        KafkaClientSecurity.of(loaded);
         Properties props = KafkaResyncPublisher.producerProperties(loaded);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, props.getProperty(ProducerConfig.CLIENT_ID_CONFIG) + "-approve");
         try (KafkaProducer<String, String> producer =

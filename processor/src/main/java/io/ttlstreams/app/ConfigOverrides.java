@@ -5,7 +5,6 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
@@ -27,13 +26,13 @@ public final class ConfigOverrides {
     private List<String> assignments = new ArrayList<>();
 
     /**
-     * The file's options, or without a file {@code fallback}'s, under the environment's and the command line's,
-     * without the warnings: a command that sets up its logging from the configuration ({@code run}) does that first,
-     * then calls {@link #warned}.
+     * The file's options, or without a file the {@link BundledConfig bundled configuration}'s, under the environment's
+     * and the command line's, without the warnings: a command that sets up its logging from the configuration ({@code
+     * run}) does that first, then calls {@link #warned}.
      */
-    public TtlStreamsConfig load(Path file, Supplier<TtlStreamsConfig> fallback) {
+    public TtlStreamsConfig load(Path file) {
         return file == null
-                ? ConfigLayers.over(fallback.get(), System.getenv(), assignments)
+                ? ConfigLayers.over(BundledConfig.load(), System.getenv(), assignments)
                 : ConfigLayers.load(file, System.getenv(), assignments);
     }
 

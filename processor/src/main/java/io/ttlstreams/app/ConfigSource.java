@@ -26,7 +26,7 @@ final class ConfigSource {
 
     /** The configuration, with the environment's and {@code --set}'s options over it; warns once of what it should. */
     TtlStreamsConfig load() {
-        return ConfigOverrides.warned(overrides.load(file, BundledConfig::load));
+        return ConfigOverrides.warned(overrides.load(file));
     }
 
     /** Where the configuration comes from, for messages: the file, or the bundled configuration. */

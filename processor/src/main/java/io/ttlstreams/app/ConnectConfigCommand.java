@@ -4,7 +4,6 @@ import io.ttlstreams.connect.ConnectorConfigs;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -62,12 +61,7 @@ final class ConnectConfigCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ConnectorConfigs connectors;
-        try {
-            connectors = ConnectorConfigs.render(config.load(), mongodbUri, copyExisting);
-        } catch (ConfigException | IllegalArgumentException e) {
-            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
-        }
+        ConnectorConfigs connectors = ConnectorConfigs.render(config.load(), mongodbUri, copyExisting);
         if (out == null) {
             spec.commandLine().getOut().print(connectors.toJson());
             spec.commandLine().getOut().flush();

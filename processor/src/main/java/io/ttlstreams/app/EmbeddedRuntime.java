@@ -11,9 +11,6 @@ import java.util.OptionalLong;
  */
 public interface EmbeddedRuntime {
 
-    /** The configuration {@code run} uses when given no {@code --config}. */
-    TtlStreamsConfig defaultConfig();
-
     /**
      * Starts the stack for {@code config}, then the processor against it, and prints where each part listens.
      *

@@ -11,7 +11,6 @@ import io.ttlstreams.event.OperationType;
 import io.ttlstreams.rules.Deadlines;
 import io.ttlstreams.rules.ExpiryDecision;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -19,7 +18,6 @@ import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.apache.kafka.common.config.ConfigException;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonNull;
@@ -76,6 +74,10 @@ final class ExplainCommand implements Callable<Integer> {
                     + " or @path to a file holding it; its fullDocument is evaluated at its wallTime.")
     private String event;
 
+    /** How the answer is printed: plain JSON numbers, not extended JSON's type wrappers. */
+    private static final JsonWriterSettings RELAXED =
+            JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
+
     /** The topic name parse errors give for an --event; it carries the --namespace. */
     private static final String EVENT_TOPIC = "--event";
 
@@ -87,36 +89,20 @@ final class ExplainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter err = spec.commandLine().getErr();
-        try {
-            TtlStreamsConfig ttlConfig = config.load();
-            if ((document == null) == (event == null)) {
-                throw new IllegalArgumentException("give either --document or --event");
-            }
-            if (event != null) {
-                spec.commandLine().getOut().println(explainEvent(ttlConfig));
-                return 0;
-            }
-            Instant at = parseEventTime();
-            ExpiryDecision decision =
-                    ttlConfig.rules().evaluate(validNamespace(), parseDocument(read("--document", document)), at);
-            spec.commandLine().getOut().println(toJson(decision, ttlConfig, at));
+        TtlStreamsConfig ttlConfig = config.load();
+        if ((document == null) == (event == null)) {
+            throw new IllegalArgumentException("give either --document or --event");
+        }
+        if (event != null) {
+            spec.commandLine().getOut().println(explainEvent(ttlConfig));
             return 0;
-        } catch (InvalidChangeEventException e) {
-            err.println("ttl-streams explain: --event: " + e.getMessage());
-            return TtlStreamsCli.EXIT_BAD_INPUT;
-        } catch (ConfigException | IllegalArgumentException e) {
-            err.println("ttl-streams explain: " + e.getMessage());
-            return TtlStreamsCli.EXIT_BAD_INPUT;
         }
-    }
-
-    private Namespace validNamespace() {
-        try {
-            return Namespace.parse(namespace);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--namespace must be DB.COLL: " + e.getMessage(), e);
-        }
+        Instant at = parseEventTime();
+        ExpiryDecision decision = ttlConfig
+                .rules()
+                .evaluate(ResyncCommand.parseNamespace(namespace), parseDocument(read("--document", document)), at);
+        spec.commandLine().getOut().println(answer(decision, ttlConfig, at).toJson(RELAXED));
+        return 0;
     }
 
     /** The text of an option that takes JSON or {@code @path}. */
@@ -145,12 +131,17 @@ final class ExplainCommand implements Callable<Integer> {
      * why no document is evaluated (a delete, a namespace-wide event, an update whose document was gone at lookup).
      */
     private String explainEvent(TtlStreamsConfig ttlConfig) {
-        Namespace namespace = validNamespace();
+        Namespace namespace = ResyncCommand.parseNamespace(this.namespace);
         ChangeEventParser parser = new ChangeEventParser(
                 new TopicNamespaceMapping(Map.of(EVENT_TOPIC, namespace), null),
                 ttlConfig.documentKeyMaxBytes(),
                 ttlConfig.sourceProfile());
-        ChangeEvent parsed = parser.parse(EVENT_TOPIC, null, read("--event", event), 0L);
+        ChangeEvent parsed;
+        try {
+            parsed = parser.parse(EVENT_TOPIC, null, read("--event", event), 0L);
+        } catch (InvalidChangeEventException e) {
+            throw new IllegalArgumentException("--event: " + e.getMessage(), e);
+        }
         Instant changeTime = eventTime == null ? parsed.eventTime() : parseEventTime();
         String operation = parsed.operationType().name().toLowerCase(Locale.ROOT);
         ExpiryDecision decision;
@@ -169,14 +160,15 @@ final class ExplainCommand implements Callable<Integer> {
         } else {
             decision = ttlConfig.rules().evaluate(parsed.namespace(), parsed.fullDocument(), changeTime);
         }
-        BsonDocument answer = BsonDocument.parse(toJson(decision, ttlConfig, changeTime));
-        answer.append(
-                "event",
-                new BsonDocument("operationType", new BsonString(operation))
-                        .append("documentKey", parsed.documentKey() == null ? BsonNull.VALUE : parsed.documentKey())
-                        .append("changeTime", new BsonString(Deadlines.format(changeTime))));
-        return answer.toJson(
-                JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build());
+        return answer(decision, ttlConfig, changeTime)
+                .append(
+                        "event",
+                        new BsonDocument("operationType", new BsonString(operation))
+                                .append(
+                                        "documentKey",
+                                        parsed.documentKey() == null ? BsonNull.VALUE : parsed.documentKey())
+                                .append("changeTime", new BsonString(Deadlines.format(changeTime))))
+                .toJson(RELAXED);
     }
 
     private Instant parseEventTime() {
@@ -198,7 +190,7 @@ final class ExplainCommand implements Callable<Integer> {
      * whether its change streams report deletes, what one connector watches, and which pipeline it gets; and the
      * expiry events it would produce ({@link ExpiryEventsExplanation}) if scheduled at {@code at}.
      */
-    static String toJson(ExpiryDecision decision, TtlStreamsConfig config, Instant at) {
+    private static BsonDocument answer(ExpiryDecision decision, TtlStreamsConfig config, Instant at) {
         SourceProfile profile = config.sourceProfile();
         String pipeline = profile.requiresFixedPipeline()
                 ? "fixed by the service: whole documents, no operation type or event times"
@@ -219,9 +211,6 @@ final class ExplainCommand implements Callable<Integer> {
                 .append("rule", rule)
                 .append("reason", new BsonString(decision.reason()))
                 .append("source", source)
-                .append("expiry.events", ExpiryEventsExplanation.of(decision, config, at))
-                .toJson(JsonWriterSettings.builder()
-                        .outputMode(JsonMode.RELAXED)
-                        .build());
+                .append("expiry.events", ExpiryEventsExplanation.of(decision, config, at));
     }
 }

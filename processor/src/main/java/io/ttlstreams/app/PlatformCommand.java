@@ -9,7 +9,6 @@ import io.ttlstreams.platform.StrimziResources;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -115,31 +114,26 @@ final class PlatformCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Platform platform;
-        try {
-            PlatformSettings settings = new PlatformSettings(
-                    partitions,
-                    replicationFactor,
-                    kafkaCluster,
-                    connectCluster,
-                    connectImage,
-                    sinkGuardUrl,
-                    Optional.ofNullable(sinkGuardSha512));
-            platform = Platform.of(
-                    config.load(),
-                    settings,
-                    format == Format.STRIMZI ? StrimziResources.MONGODB_URI : ConnectorConfigs.DEFAULT_MONGODB_URI);
-            String rendered = switch (format) {
-                case STRIMZI -> StrimziResources.render(platform);
-                case KAFKA_CLI -> KafkaCliScript.render(platform);
-                case JSON -> PlatformJson.render(platform);
-            };
-            spec.commandLine().getOut().print(rendered);
-            spec.commandLine().getOut().flush();
-            return 0;
-        } catch (ConfigException | IllegalArgumentException e) {
-            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
-        }
+        PlatformSettings settings = new PlatformSettings(
+                partitions,
+                replicationFactor,
+                kafkaCluster,
+                connectCluster,
+                connectImage,
+                sinkGuardUrl,
+                Optional.ofNullable(sinkGuardSha512));
+        Platform platform = Platform.of(
+                config.load(),
+                settings,
+                format == Format.STRIMZI ? StrimziResources.MONGODB_URI : ConnectorConfigs.DEFAULT_MONGODB_URI);
+        String rendered = switch (format) {
+            case STRIMZI -> StrimziResources.render(platform);
+            case KAFKA_CLI -> KafkaCliScript.render(platform);
+            case JSON -> PlatformJson.render(platform);
+        };
+        spec.commandLine().getOut().print(rendered);
+        spec.commandLine().getOut().flush();
+        return 0;
     }
 
     /** Reads {@code kafka-cli} as well as the enum's own names. */

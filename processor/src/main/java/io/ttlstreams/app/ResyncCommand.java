@@ -75,30 +75,20 @@ final class ResyncCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        TtlStreamsConfig ttlConfig;
-        ResyncSelection selection;
-        try {
-            ttlConfig = config.load();
-            selection = new ResyncSelection(
-                    Optional.ofNullable(namespace).map(ResyncCommand::parseNamespace), Optional.ofNullable(rule));
-        } catch (ConfigException | IllegalArgumentException e) {
-            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
-        }
-        if (!dryRun && ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
-            return CommandFailure.report(
-                    spec,
-                    config.describe()
-                            + " sets no bootstrap.servers: name the Kafka cluster the resync events go to (or use"
-                            + " --dry-run)",
-                    TtlStreamsCli.EXIT_BAD_INPUT);
-        }
+        TtlStreamsConfig ttlConfig = config.load();
+        ResyncSelection selection = new ResyncSelection(
+                Optional.ofNullable(namespace).map(ResyncCommand::parseNamespace), Optional.ofNullable(rule));
         if (!dryRun) {
-            try {
-                // Published as the processor's user, with its client settings.
-                KafkaClientSecurity.of(ttlConfig);
-            } catch (ConfigException e) {
-                return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
+            if (ttlConfig.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
+                return CommandFailure.report(
+                        spec,
+                        config.describe()
+                                + " sets no bootstrap.servers: name the Kafka cluster the resync events go to (or use"
+                                + " --dry-run)",
+                        TtlStreamsCli.EXIT_BAD_INPUT);
             }
+            // Published as the processor's user, with its client settings.
+            KafkaClientSecurity.of(ttlConfig);
         }
         PrintWriter out = spec.commandLine().getOut();
         try (MongoClient client = Resync.mongoClient(ttlConfig)) {
@@ -106,9 +96,18 @@ final class ResyncCommand implements Callable<Integer> {
             if (refusal.isPresent()) {
                 return CommandFailure.report(spec, refusal.get(), TtlStreamsCli.EXIT_BAD_INPUT);
             }
-            return publish(ttlConfig, client, selection, out);
-        } catch (ConfigException | IllegalArgumentException e) {
-            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
+            try (ResyncSink sink = dryRun ? null : KafkaResyncPublisher.create(ttlConfig)) {
+                ResyncReport report = new Resync(ttlConfig, client, Clock.systemUTC())
+                        .run(
+                                selection,
+                                Optional.ofNullable(sink),
+                                ResyncProgress.console(out, System.console() != null, Clock.systemUTC()));
+                out.print(report.summary());
+                out.flush();
+                return 0;
+            }
+        } catch (ConfigException e) {
+            throw e; // bad input, not a failure of Kafka
         } catch (MongoException | KafkaException e) {
             return CommandFailure.report(spec, e.getMessage(), 1);
         } catch (InterruptedException e) {
@@ -117,24 +116,8 @@ final class ResyncCommand implements Callable<Integer> {
         }
     }
 
-    private int publish(TtlStreamsConfig ttlConfig, MongoClient client, ResyncSelection selection, PrintWriter out) {
-        try (ResyncSink sink = dryRun ? null : KafkaResyncPublisher.create(ttlConfig)) {
-            ResyncReport report = new Resync(ttlConfig, client, Clock.systemUTC())
-                    .run(
-                            selection,
-                            Optional.ofNullable(sink),
-                            ResyncProgress.console(out, System.console() != null, Clock.systemUTC()));
-            out.print(report.summary());
-            out.flush();
-            return 0;
-        } catch (ConfigException | IllegalArgumentException e) {
-            return CommandFailure.report(spec, e.getMessage(), TtlStreamsCli.EXIT_BAD_INPUT);
-        } catch (MongoException | KafkaException e) {
-            return CommandFailure.report(spec, e.getMessage(), 1);
-        }
-    }
-
-    private static Namespace parseNamespace(String text) {
+    /** {@code --namespace} of {@code resync} and {@code explain}, read as a namespace. */
+    static Namespace parseNamespace(String text) {
         try {
             return Namespace.parse(text);
         } catch (IllegalArgumentException e) {

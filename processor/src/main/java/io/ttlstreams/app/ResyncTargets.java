@@ -37,15 +37,13 @@ final class ResyncTargets {
      */
     static Optional<String> refusal(TtlStreamsConfig config) throws InterruptedException {
         String applicationId = config.streamsProperties().getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
-        Set<String> read = new TreeSet<>();
+        Set<String> read;
         long timeoutMs = config.startupTimeout().toMillis();
         try (Admin admin =
                 Admin.create(KafkaProbe.adminProperties(config.streamsProperties(), config.startupTimeout()))) {
-            if (config.streamsRebalanceProtocol()) {
-                read.addAll(streamsGroupSources(admin, applicationId, timeoutMs));
-            } else {
-                read.addAll(consumerGroupTopics(admin, applicationId, timeoutMs));
-            }
+            read = config.streamsRebalanceProtocol()
+                    ? streamsGroupSources(admin, applicationId, timeoutMs)
+                    : consumerGroupTopics(admin, applicationId, timeoutMs);
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             return Optional.of("cannot tell which topics the processor (application.id " + applicationId + ") reads: "

@@ -6,8 +6,8 @@ import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectRestClient;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ManagedConnectors;
+import io.ttlstreams.platform.AccessDenied;
 import io.ttlstreams.resync.ResyncSweep;
-import io.ttlstreams.secrets.Redaction;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -107,13 +107,18 @@ public final class RunCommand implements Callable<Integer> {
             try {
                 return runUntilStopped(signals);
             } catch (Exception e) {
-                if (!signals.requested()) {
+                // Bad input (a signal or not), said by the command line's exception handler; or start-up interrupted
+                // by SIGTERM or Ctrl-C, a clean stop. Either way what had started is closed.
+                boolean badInput = e instanceof ConfigException;
+                if (!badInput && !signals.requested()) {
                     throw e;
                 }
-                // Start-up interrupted by SIGTERM or Ctrl-C: what had started is closed; the stop is a clean one.
                 Thread.interrupted();
                 if (running != null) {
                     closeQuietly(running);
+                }
+                if (badInput) {
+                    throw e;
                 }
                 return 0;
             }
@@ -123,18 +128,14 @@ public final class RunCommand implements Callable<Integer> {
     private int runUntilStopped(StopSignals signals) throws Exception {
         PrintStream out = System.out;
         boolean useEmbedded = embedded || config == null;
-        Optional<EmbeddedRuntime> runtime = useEmbedded ? embeddedRuntime() : Optional.empty();
+        Optional<EmbeddedRuntime> runtime =
+                useEmbedded ? ServiceLoader.load(EmbeddedRuntime.class).findFirst() : Optional.empty();
         if (useEmbedded && runtime.isEmpty()) {
             return fail("the embedded development stack is not part of this build; give --config FILE naming a"
                     + " Kafka cluster in bootstrap.servers (the ./ttl-streams launcher of a source checkout"
                     + " includes the embedded stack)");
         }
-        TtlStreamsConfig ttlConfig;
-        try {
-            ttlConfig = overrides.load(config, () -> runtime.orElseThrow().defaultConfig());
-        } catch (ConfigException e) {
-            return fail(e.getMessage());
-        }
+        TtlStreamsConfig ttlConfig = overrides.load(config);
         // The format first, so that the configuration's warnings are the first lines in it.
         LogFormat.apply(ttlConfig);
         ConfigOverrides.warned(ttlConfig);
@@ -146,57 +147,33 @@ public final class RunCommand implements Callable<Integer> {
         Supplier<OptionalLong> deleted = OptionalLong::empty;
         if (useEmbedded) {
             out.println("ttl-streams: starting the embedded stack (Kafka, Kafka Connect, MongoDB stand-in)...");
-            EmbeddedRuntime.Running local;
-            try {
-                local = runtime.orElseThrow().start(ttlConfig, out);
-            } catch (ConfigException e) {
-                return fail(e.getMessage()); // e.g. ttl.http.port taken
-            }
+            EmbeddedRuntime.Running local = runtime.orElseThrow().start(ttlConfig, out); // e.g. ttl.http.port taken
             running = local;
             app = local.processor();
             deleted = local::deletedDocuments;
         } else {
-            try {
-                ResyncSweep.check(ttlConfig);
-            } catch (ConfigException e) {
-                return fail(e.getMessage());
-            }
+            ResyncSweep.check(ttlConfig);
             Optional<ManagedConnectors> connectors;
             try {
                 connectors = registerConnectors(ttlConfig, mongodbUri, copyExisting, out);
             } catch (IOException | IllegalArgumentException e) {
                 return fail("cannot register the connectors: " + e.getMessage());
-            } catch (ConfigException e) {
-                return fail(e.getMessage());
             }
-            try {
-                KafkaProbe.check(ttlConfig);
-            } catch (ConfigException e) {
-                return fail(e.getMessage());
-            }
-            try {
-                app = new TtlStreamsApp(ttlConfig, connectors);
-            } catch (ConfigException e) {
-                return fail(e.getMessage()); // e.g. ttl.http.port taken, or a throttle below the partitions
-            }
+            KafkaProbe.check(ttlConfig);
+            // A ConfigException here: e.g. ttl.http.port taken, or a throttle below the partitions.
+            app = new TtlStreamsApp(ttlConfig, connectors);
             running = app.start();
             out.println("ttl-streams: HTTP on " + app.httpUrl() + " (health, metrics, status page)");
             try {
                 app.awaitRunning(Duration.ofMinutes(2));
             } catch (IllegalStateException notRunning) {
                 if (app.failed().isDone()) {
-                    return exitFailed(app, running);
+                    return exitFailed(app);
                 }
                 throw notRunning;
             }
         }
-        Optional<ResyncSweep> sweep;
-        try {
-            sweep = ResyncSweep.start(app.config());
-        } catch (ConfigException e) {
-            closeQuietly(running);
-            return fail(e.getMessage());
-        }
+        Optional<ResyncSweep> sweep = ResyncSweep.start(app.config());
         signals.started();
         if (!signals.requested()) {
             out.println("ttl-streams ready: processor RUNNING, reading " + ttlConfig.sourceTopics()
@@ -211,7 +188,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         sweep.ifPresent(RunCommand::closeQuietly);
         if (app.failed().isDone() && !signals.requested()) {
-            return exitFailed(app, running);
+            return exitFailed(app);
         }
         closeQuietly(running);
         return 0;
@@ -222,36 +199,21 @@ public final class RunCommand implements Callable<Integer> {
      * refused it an operation or the streams rebalance protocol, names the missing ACL or {@code group.protocol} and
      * returns the exit code of a bad configuration, since a restart alone would meet the same refusal.
      */
-    private int exitFailed(TtlStreamsApp app, AutoCloseable running) {
-        if (app.accessDenied().isPresent()) {
-            closeQuietly(running);
-            return fail(app.accessDenied().get().message());
+    private int exitFailed(TtlStreamsApp app) {
+        Optional<String> refused = app.accessDenied().map(AccessDenied::message).or(app::protocolRefused);
+        if (refused.isEmpty()) {
+            spec.commandLine()
+                    .getErr()
+                    .println("ttl-streams run: " + app.failed().getNow("") + "; exiting with code "
+                            + EXIT_PROCESSOR_FAILED + " so that it is restarted");
         }
-        if (app.protocolRefused().isPresent()) {
-            closeQuietly(running);
-            return fail(app.protocolRefused().get());
-        }
-        spec.commandLine()
-                .getErr()
-                .println("ttl-streams run: " + app.failed().getNow("") + "; exiting with code " + EXIT_PROCESSOR_FAILED
-                        + " so that it is restarted");
         closeQuietly(running);
-        return EXIT_PROCESSOR_FAILED;
+        return refused.isPresent() ? fail(refused.get()) : EXIT_PROCESSOR_FAILED;
     }
 
-    /**
-     * Prints each line of {@code message}, redacted, as a line of its own (a declared topic's problems are one per line),
-     * where {@link CommandFailure} prints one; returns the exit code of bad input.
-     */
+    /** Reports {@code message} as {@link CommandFailure} does; returns the exit code of bad input. */
     private int fail(String message) {
-        Redaction.redact(message)
-                .lines()
-                .forEach(line -> spec.commandLine().getErr().println("ttl-streams run: " + line));
-        return TtlStreamsCli.EXIT_BAD_INPUT;
-    }
-
-    private static Optional<EmbeddedRuntime> embeddedRuntime() {
-        return ServiceLoader.load(EmbeddedRuntime.class).findFirst();
+        return CommandFailure.report(spec, message, TtlStreamsCli.EXIT_BAD_INPUT);
     }
 
     /**

@@ -29,9 +29,6 @@ final class StreamsProtocolCheck {
     /** The feature whose finalized level 1 or more lets a cluster's group coordinators run streams groups. */
     static final String FEATURE = "streams.version";
 
-    /** How far down a chain of causes to look; a chain can be circular. */
-    private static final int MAX_CAUSES = 16;
-
     private static final String WHAT_TO_DO = "enable it on the brokers (Kafka 4.2 or later: feature " + FEATURE
             + "=1, with kafka-features.sh upgrade, and group.coordinator.rebalance.protocols including streams) or"
             + " set " + StreamsConfig.GROUP_PROTOCOL_CONFIG + "=" + GroupProtocol.CLASSIC.name.toLowerCase(Locale.ROOT)
@@ -85,17 +82,14 @@ final class StreamsProtocolCheck {
         if (!config.streamsRebalanceProtocol()) {
             return Optional.empty();
         }
-        Throwable cause = error;
-        for (int link = 0; cause != null && link < MAX_CAUSES; link++, cause = cause.getCause()) {
-            if (cause instanceof UnsupportedVersionException unsupported) {
-                return Optional.of(new ConfigException(
+        return ThreadFailurePolicy.causes(error)
+                .filter(UnsupportedVersionException.class::isInstance)
+                .findFirst()
+                .map(unsupported -> new ConfigException(
                                 StreamsConfig.GROUP_PROTOCOL_CONFIG,
                                 STREAMS,
                                 "a broker refused the streams rebalance protocol (" + unsupported.getMessage() + "): "
                                         + WHAT_TO_DO)
                         .getMessage());
-            }
-        }
-        return Optional.empty();
     }
 }

@@ -3,7 +3,9 @@ package io.ttlstreams.app;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Objects;
 import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
@@ -90,15 +92,10 @@ final class ThreadFailurePolicy {
      * thread cannot help.
      */
     static boolean isRefusal(Throwable error) {
-        Throwable cause = error;
-        for (int link = 0; cause != null && link < MAX_CAUSES; link++, cause = cause.getCause()) {
-            if (cause instanceof AuthorizationException
-                    || cause instanceof AuthenticationException
-                    || cause instanceof UnsupportedVersionException) {
-                return true;
-            }
-        }
-        return false;
+        return causes(error)
+                .anyMatch(cause -> cause instanceof AuthorizationException
+                        || cause instanceof AuthenticationException
+                        || cause instanceof UnsupportedVersionException);
     }
 
     /**
@@ -106,12 +103,12 @@ final class ThreadFailurePolicy {
      * overflow is not: it is a property of what the thread was doing, not of the JVM.
      */
     private static boolean isJvmFailure(Throwable error) {
-        Throwable cause = error;
-        for (int link = 0; cause != null && link < MAX_CAUSES; link++, cause = cause.getCause()) {
-            if (cause instanceof VirtualMachineError && !(cause instanceof StackOverflowError)) {
-                return true;
-            }
-        }
-        return false;
+        return causes(error)
+                .anyMatch(cause -> cause instanceof VirtualMachineError && !(cause instanceof StackOverflowError));
+    }
+
+    /** {@code error} and the first few links of its chain of causes, which Kafka Streams may have wrapped it in. */
+    static Stream<Throwable> causes(Throwable error) {
+        return Stream.iterate(error, Objects::nonNull, Throwable::getCause).limit(MAX_CAUSES);
     }
 }

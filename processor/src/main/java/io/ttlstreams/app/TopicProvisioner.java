@@ -69,20 +69,6 @@ final class TopicProvisioner {
      */
     int provision(TtlStreamsConfig config) throws InterruptedException {
         this.config = config;
-        try {
-            return provisionTopics(config);
-        } catch (Denied e) {
-            throw new ConfigException(e.getMessage());
-        } catch (AdminFailure e) {
-            // The start-up probe reached the cluster a moment ago: it went away since, or refuses what is asked.
-            throw new ConfigException(
-                    StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
-                    config.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG),
-                    "provisioning the topics failed: " + e.getMessage());
-        }
-    }
-
-    private int provisionTopics(TtlStreamsConfig config) throws InterruptedException {
         boolean create = config.getBoolean(OutputTopicOptions.TOPICS_CREATE_CONFIG);
         // The sources first: the control topic's partitions follow theirs.
         TopicPlan sourcesOnly = TopicPlan.of(config, 1, OptionalInt.empty());
@@ -126,11 +112,7 @@ final class TopicProvisioner {
             }
         }
         if (create) {
-            createMissing(
-                    used.stream()
-                            .filter(topic -> !existing.containsKey(topic.name()))
-                            .toList(),
-                    existing);
+            createMissing(used, existing);
         }
         problems.addAll(checkSettings(declared));
         if (!problems.isEmpty()) {
@@ -252,36 +234,31 @@ final class TopicProvisioner {
     }
 
     /**
-     * The failure of {@code operation} on topic {@code topic}: a {@link Denied} naming the missing ACL when the
-     * cluster refused it, else an {@link AdminFailure} saying {@code what} failed.
+     * The failure of {@code operation} on topic {@code topic}, in one line: the missing ACL when the cluster refused
+     * it, else, naming {@code bootstrap.servers}, {@code what} failed and why.
      */
-    private RuntimeException failure(Throwable cause, String operation, String topic, String what) {
+    private ConfigException failure(Throwable cause, String operation, String topic, String what) {
         return AccessDenied.in(
                         cause,
                         config,
                         AclPlan.PROCESSOR_USER,
                         Optional.of(new AccessDenied.Request(operation, Acl.Resource.TOPIC, topic)))
-                .<RuntimeException>map(denied -> new Denied(
+                .map(denied -> new ConfigException(
                         operation.equals("Create")
                                 ? "Creating " + topic + ": " + denied.message() + ". The plan gives the processor no"
                                         + " Create on its topics: declare them as ttl-streams platform renders them and"
                                         + " set " + OutputTopicOptions.TOPICS_CREATE_CONFIG + "=false"
                                 : denied.message()))
-                .orElseGet(() -> new AdminFailure(what + ": " + cause));
-    }
-
-    /** An admin request the cluster did not answer as asked; its message is one line naming the cause. */
-    private static final class AdminFailure extends RuntimeException {
-        AdminFailure(String message) {
-            super(message.lines().findFirst().orElse(message), null, false, false);
-        }
-    }
-
-    /** An admin request the cluster refused for want of an ACL; its message names it. */
-    private static final class Denied extends RuntimeException {
-        Denied(String message) {
-            super(message, null, false, false);
-        }
+                .orElseGet(() -> {
+                    // The start-up probe reached the cluster a moment ago: it went away since, or refuses what is
+                    // asked.
+                    String why = what + ": " + cause;
+                    return new ConfigException(
+                            StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
+                            config.streamsProperties().getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG),
+                            "provisioning the topics failed: "
+                                    + why.lines().findFirst().orElse(why));
+                });
     }
 
     private interface AdminCall {

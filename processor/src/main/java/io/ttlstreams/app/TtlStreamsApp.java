@@ -118,15 +118,14 @@ public final class TtlStreamsApp implements AutoCloseable {
             // After the admin client, which would take the registry for a setting of its own.
             props.put(TtlMetrics.REGISTRY_CONFIG, operations.metrics().events());
             this.streams = new KafkaStreams(TtlTopology.build(config, settings, operations.sourceClock()), props);
-        } catch (KafkaException e) {
+        } catch (RuntimeException | InterruptedException e) {
             reading.ifPresent(ReadBack::close);
             operations.close();
             // Kafka's clients wrap a bad setting (bootstrap.servers without a port) in "Failed to create new
             // KafkaAdminClient": the setting's own message is the one to show.
-            throw e.getCause() instanceof ConfigException bad ? bad : e;
-        } catch (RuntimeException | InterruptedException e) {
-            reading.ifPresent(ReadBack::close);
-            operations.close();
+            if (e instanceof KafkaException && e.getCause() instanceof ConfigException bad) {
+                throw bad;
+            }
             throw e;
         }
         this.readBack = reading;

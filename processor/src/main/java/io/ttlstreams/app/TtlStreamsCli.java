@@ -40,6 +40,9 @@ public final class TtlStreamsCli {
         commandLine.addSubcommand(new CommandLine.HelpCommand());
         // "@path" means a document file for explain, not a picocli argument file; help wraps at word boundaries
         // to the terminal's width (usageHelpAutoWidth), inherited by the subcommands added above.
-        return commandLine.setExpandAtFiles(false).setUsageHelpAutoWidth(true);
+        return commandLine
+                .setExpandAtFiles(false)
+                .setUsageHelpAutoWidth(true)
+                .setExecutionExceptionHandler(CommandFailure::handle);
     }
 }

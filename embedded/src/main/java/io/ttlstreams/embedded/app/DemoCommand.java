@@ -92,7 +92,7 @@ public final class DemoCommand implements CommandExtension {
         PrintStream out = System.out;
         TtlStreamsConfig ttlConfig;
         try {
-            ttlConfig = ConfigOverrides.warned(overrides.load(config, () -> new LocalStackRuntime().defaultConfig()));
+            ttlConfig = ConfigOverrides.warned(overrides.load(config));
         } catch (ConfigException e) {
             return fail(e.getMessage());
         }

@@ -1,6 +1,5 @@
 package io.ttlstreams.embedded.app;
 
-import io.ttlstreams.app.BundledConfig;
 import io.ttlstreams.app.EmbeddedRuntime;
 import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -19,11 +18,6 @@ import java.util.OptionalLong;
  * stream: the Cosmos DB emulation, as Cosmos DB, refuses a database watch and reports no deletes).
  */
 public final class LocalStackRuntime implements EmbeddedRuntime {
-
-    @Override
-    public TtlStreamsConfig defaultConfig() {
-        return BundledConfig.load();
-    }
 
     @Override
     public Running start(TtlStreamsConfig config, PrintStream out) throws InterruptedException {
