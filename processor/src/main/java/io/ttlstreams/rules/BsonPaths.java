@@ -43,6 +43,21 @@ final class BsonPaths {
     }
 
     /**
+     * {@code values} with each array among them followed by its elements: what a query compares with, as MongoDB
+     * expands one array level.
+     */
+    static List<BsonValue> withElements(List<BsonValue> values) {
+        List<BsonValue> expanded = new ArrayList<>(values.size());
+        for (BsonValue value : values) {
+            expanded.add(value);
+            if (value.isArray()) {
+                expanded.addAll(value.asArray());
+            }
+        }
+        return expanded;
+    }
+
+    /**
      * The filter condition that matches exactly {@code value}: {@code {"$eq": value}}, so that a value taken from a
      * document is always compared as data, never read as a query operator (a document such as {@code {"$gt": ""}}
      * or a regular expression would otherwise match other values). The value is detached from the document it was
