@@ -26,8 +26,6 @@ import org.bson.BsonValue;
  */
 public final class PartialFilter {
 
-    private static final Set<String> RANGE_OPERATORS = Set.of("$gt", "$gte", "$lt", "$lte");
-
     private final BsonDocument expression;
     private final Predicate<BsonDocument> predicate;
 
