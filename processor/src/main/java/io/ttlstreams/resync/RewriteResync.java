@@ -212,8 +212,7 @@ public final class RewriteResync implements AutoCloseable {
                     continue;
                 }
                 Namespace namespace = Namespace.of(database, name);
-                if (config.rules().rules().stream()
-                        .noneMatch(rule -> rule.namespace().matches(namespace))) {
+                if (config.rules().covering(namespace).isEmpty()) {
                     continue;
                 }
                 if (!entry.isDocument("info") || !entry.getDocument("info").containsKey("uuid")) {
