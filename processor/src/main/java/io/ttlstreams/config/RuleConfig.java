@@ -2,6 +2,7 @@ package io.ttlstreams.config;
 
 import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.NamespacePattern;
+import io.ttlstreams.rules.BsonPaths;
 import io.ttlstreams.rules.ConfigValues;
 import io.ttlstreams.rules.FieldFormat;
 import io.ttlstreams.rules.MarkAction;
@@ -268,8 +269,8 @@ public final class RuleConfig {
      */
     private static ConfigDef definition(String reportedPrefix) {
         Function<ConfigDef.Validator, ConfigDef.Validator> named = v -> Validators.reportingUnder(reportedPrefix, v);
-        ConfigDef.Validator fieldPath = named.apply(Validators.blankOr(
-                Validators.of("a dotted field path", value -> TtlRule.validateFieldPath((String) value))));
+        ConfigDef.Validator fieldPath = named.apply(
+                Validators.blankOr(Validators.of("a dotted field path", value -> BsonPaths.validate((String) value))));
         return new ConfigDef()
                 .define(
                         NAMESPACE_CONFIG,

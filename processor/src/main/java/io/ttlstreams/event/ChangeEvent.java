@@ -41,26 +41,6 @@ public record ChangeEvent(
         BsonDocument fullDocumentBeforeChange,
         boolean preImageTooLarge) {
 
-    /** An event whose pre-image, if any, is whole. */
-    public ChangeEvent(
-            OperationType operationType,
-            Namespace namespace,
-            BsonDocument documentKey,
-            BsonDocument fullDocument,
-            Instant eventTime,
-            BsonTimestamp clusterTime,
-            BsonDocument fullDocumentBeforeChange) {
-        this(
-                operationType,
-                namespace,
-                documentKey,
-                fullDocument,
-                eventTime,
-                clusterTime,
-                fullDocumentBeforeChange,
-                false);
-    }
-
     /** An event without a pre-image. */
     public ChangeEvent(
             OperationType operationType,
@@ -69,7 +49,7 @@ public record ChangeEvent(
             BsonDocument fullDocument,
             Instant eventTime,
             BsonTimestamp clusterTime) {
-        this(operationType, namespace, documentKey, fullDocument, eventTime, clusterTime, null);
+        this(operationType, namespace, documentKey, fullDocument, eventTime, clusterTime, null, false);
     }
 
     /**

@@ -160,8 +160,14 @@ public final class ChangeEventParser {
                 operationType.isNamespaceWide() ? null : documentKeyOf(topic, event, fullDocument, operationType);
         BsonTimestamp clusterTime = clusterTimeOf(topic, event);
         Instant eventTime = eventTimeOf(topic, event, clusterTime, recordTimestamp);
-        BsonDocument before = operationType.isNamespaceWide() ? null : beforeChangeOf(topic, event);
-        BsonDocument marker = operationType.isNamespaceWide() ? null : preImageMarkerOf(topic, event);
+        // The pre-image: missing where the collection keeps none, or the connector does not ask for it ({@code
+        // change.stream.full.document.before.change}); else, when too large to carry, the marker the source pipeline
+        // puts in its place ({@link ChangeStreamPipeline#PRE_IMAGE_TOO_LARGE}): its _id and the fields the rules read.
+        BsonDocument before =
+                operationType.isNamespaceWide() ? null : optionalDocument(topic, event, "fullDocumentBeforeChange");
+        BsonDocument marker = operationType.isNamespaceWide()
+                ? null
+                : optionalDocument(topic, event, ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE);
         if (before != null && marker != null) {
             throw invalid(topic, "it has both a pre-image and the marker of one too large to carry");
         }
@@ -279,27 +285,6 @@ public final class ChangeEventParser {
         }
     }
 
-    /**
-     * A document event's pre-image: null or missing where the collection keeps none, or the connector does not ask for it
-     * ({@code change.stream.full.document.before.change}).
-     */
-    private static BsonDocument beforeChangeOf(String topic, BsonDocument event) {
-        BsonValue before =
-                optional(topic, event, "fullDocumentBeforeChange", "fullDocumentBeforeChange", BsonType.DOCUMENT);
-        return before == null ? null : before.asDocument();
-    }
-
-    /**
-     * The marker the source pipeline puts in place of a pre-image too large to carry ({@link
-     * ChangeStreamPipeline#PRE_IMAGE_TOO_LARGE}): the pre-image's {@code _id} and the fields the rules read; null
-     * when the event has none.
-     */
-    private static BsonDocument preImageMarkerOf(String topic, BsonDocument event) {
-        String field = ChangeStreamPipeline.PRE_IMAGE_TOO_LARGE;
-        BsonValue marker = optional(topic, event, field, field, BsonType.DOCUMENT);
-        return marker == null ? null : marker.asDocument();
-    }
-
     private static BsonDocument fullDocumentOf(String topic, BsonDocument event) {
         BsonValue tooLarge = event.get(ChangeStreamPipeline.FULL_DOCUMENT_TOO_LARGE);
         if (tooLarge != null) {
@@ -316,8 +301,7 @@ public final class ChangeEventParser {
         }
         // Null or missing is legitimate: a delete has none, and updateLookup finds none when the document was
         // deleted in the meantime.
-        BsonValue fullDocument = optional(topic, event, FULL_DOCUMENT, FULL_DOCUMENT, BsonType.DOCUMENT);
-        return fullDocument == null ? null : fullDocument.asDocument();
+        return optionalDocument(topic, event, FULL_DOCUMENT);
     }
 
     private BsonDocument documentKeyOf(
@@ -436,6 +420,12 @@ public final class ChangeEventParser {
             throw invalid(topic, "its " + path + " is a " + value.getBsonType() + ", not a " + TYPE_NAMES.get(type));
         }
         return value;
+    }
+
+    /** {@link #optional} of a document field named as it is. */
+    private static BsonDocument optionalDocument(String topic, BsonDocument event, String field) {
+        BsonValue value = optional(topic, event, field, field, BsonType.DOCUMENT);
+        return value == null ? null : value.asDocument();
     }
 
     private static InvalidChangeEventException invalid(String topic, String problem) {

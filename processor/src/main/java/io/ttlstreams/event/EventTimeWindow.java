@@ -45,15 +45,6 @@ public record EventTimeWindow(Duration maxFutureSkew, Duration maxLag) {
     }
 
     /**
-     * Checks the event's time and clusterTime, with no measurement of MongoDB's clock.
-     *
-     * @see #check(String, ChangeEvent, long, OptionalLong)
-     */
-    public boolean check(String topic, ChangeEvent event, long reference) {
-        return check(topic, event, reference, OptionalLong.empty());
-    }
-
-    /**
      * Checks the event's time and clusterTime.
      *
      * @param topic     the topic the event came from, for the message

@@ -8,7 +8,6 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import io.ttlstreams.connect.ChangeStreamPipeline;
 import io.ttlstreams.contract.Namespace;
-import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,9 +61,6 @@ public final class MongoDocumentReader implements DocumentReader {
     }
 
     private Bson projection(Namespace namespace) {
-        List<TtlRule> covering = rules.rules().stream()
-                .filter(rule -> rule.namespace().matches(namespace))
-                .toList();
-        return Projections.include(ChangeStreamPipeline.documentPaths(covering));
+        return Projections.include(ChangeStreamPipeline.documentPaths(rules.covering(namespace)));
     }
 }

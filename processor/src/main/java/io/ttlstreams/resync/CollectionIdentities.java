@@ -1,6 +1,7 @@
 package io.ttlstreams.resync;
 
 import io.ttlstreams.contract.Namespace;
+import io.ttlstreams.rules.ConfigValues;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,24 +28,20 @@ final class CollectionIdentities {
     /** Why a namespace needs a resync, as the metric's tag and the log line say it. */
     enum Reason {
         /** Present at both checks, under another UUID: replaced, or dropped and re-created in between. */
-        REPLACED("replaced", "its collection UUID changed: replaced by $out, renamed into, or dropped and re-created"),
+        REPLACED("its collection UUID changed: replaced by $out, renamed into, or dropped and re-created"),
         /** Absent at the last check, present now: re-created after a drop or dropDatabase, or created by a rename. */
-        CREATED(
-                "created",
-                "its collection appeared since the last check: re-created after a drop or dropDatabase, or the target"
-                        + " of $out or a rename");
+        CREATED("its collection appeared since the last check: re-created after a drop or dropDatabase, or the target"
+                + " of $out or a rename");
 
-        private final String tag;
         private final String why;
 
-        Reason(String tag, String why) {
-            this.tag = tag;
+        Reason(String why) {
             this.why = why;
         }
 
-        /** The metric's tag value. */
+        /** The metric's tag value: "replaced", "created". */
         String tag() {
-            return tag;
+            return ConfigValues.spelling(this);
         }
 
         /** Why a resync runs, for its log line. */

@@ -2,6 +2,7 @@ package io.ttlstreams.resync;
 
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Sorts;
+import io.ttlstreams.rules.BsonTypes;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
@@ -53,7 +54,7 @@ final class IdOrder {
         int bracket = bracketOf(last.getBsonType());
         List<BsonValue> upToLast = new ArrayList<>();
         for (int i = 0; i <= bracket && i < BRACKETS.size(); i++) {
-            BRACKETS.get(i).forEach(type -> upToLast.add(new BsonString(alias(type))));
+            BRACKETS.get(i).forEach(type -> upToLast.add(new BsonString(BsonTypes.alias(type))));
         }
         // NaN sorts below every number, but $gt: NaN matches none: every other number of the bracket is >= -Infinity.
         Bson sameBracket = isNaN(last) ? Filters.gte("_id", Double.NEGATIVE_INFINITY) : Filters.gt("_id", last);
@@ -73,28 +74,6 @@ final class IdOrder {
             return BRACKETS.indexOf(List.of(BsonType.STRING));
         }
         return BRACKETS.size(); // DBPointer, JavaScript: after regular expressions (MongoDB refuses undefined as _id)
-    }
-
-    private static String alias(BsonType type) {
-        return switch (type) {
-            case MIN_KEY -> "minKey";
-            case NULL -> "null";
-            case INT32 -> "int";
-            case INT64 -> "long";
-            case DOUBLE -> "double";
-            case DECIMAL128 -> "decimal";
-            case STRING -> "string";
-            case DOCUMENT -> "object";
-            case ARRAY -> "array";
-            case BINARY -> "binData";
-            case OBJECT_ID -> "objectId";
-            case BOOLEAN -> "bool";
-            case DATE_TIME -> "date";
-            case TIMESTAMP -> "timestamp";
-            case REGULAR_EXPRESSION -> "regex";
-            case MAX_KEY -> "maxKey";
-            default -> throw new IllegalArgumentException("no bracket holds " + type);
-        };
     }
 
     private static boolean isNaN(BsonValue value) {

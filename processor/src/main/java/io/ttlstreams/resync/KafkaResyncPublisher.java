@@ -5,8 +5,6 @@ import io.ttlstreams.platform.AccessDenied;
 import io.ttlstreams.platform.Acl;
 import io.ttlstreams.platform.AclPlan;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
@@ -66,7 +64,7 @@ public final class KafkaResyncPublisher implements ResyncSink {
      */
     public static Properties producerProperties(TtlStreamsConfig config) {
         Properties streams = config.streamsProperties();
-        Map<String, Object> props = new HashMap<>();
+        Properties props = new Properties();
         streams.forEach((key, value) -> {
             if (ProducerConfig.configNames().contains(key.toString())) {
                 props.put(key.toString(), value);
@@ -82,9 +80,7 @@ public final class KafkaResyncPublisher implements ResyncSink {
                 ProducerConfig.CLIENT_ID_CONFIG, streams.getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + "-resync");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         props.put(ProducerConfig.ACKS_CONFIG, "all");
-        Properties properties = new Properties();
-        properties.putAll(props);
-        return properties;
+        return props;
     }
 
     @Override

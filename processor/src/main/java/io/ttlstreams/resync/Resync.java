@@ -144,7 +144,13 @@ public final class Resync {
     public ResyncReport run(ResyncSelection selection, Optional<ResyncSink> sink, ResyncProgress progress) {
         ResyncReport report = new ResyncReport(sink.isEmpty());
         try (ReadStamps stamps = ReadStamps.open(client, clock)) {
-            ResyncPlan plan = ResyncPlan.of(config, selection, this::collectionsOf);
+            // For db.* rules, the database's collections.
+            ResyncPlan plan = ResyncPlan.of(
+                    config,
+                    selection,
+                    database -> collections(client, database).stream()
+                            .map(entry -> entry.getString("name").getValue())
+                            .toList());
             plan.skipped().forEach(report::skipped);
             for (ResyncTarget target : plan.targets()) {
                 read(target, stamps, sink, progress, report);
@@ -237,13 +243,16 @@ public final class Resync {
                         && (server.getCode() == CURSOR_NOT_FOUND || server.getCode() == CURSOR_KILLED));
     }
 
-    /** The collections of a database, for db.* rules; views are left out, they have no change events of their own. */
-    private List<String> collectionsOf(String database) {
-        List<String> collections = new ArrayList<>();
+    /**
+     * The {@code listCollections} entries of {@code database}'s collections; views are left out, they have no change
+     * events of their own.
+     */
+    static List<BsonDocument> collections(MongoClient client, String database) {
+        List<BsonDocument> collections = new ArrayList<>();
         for (BsonDocument entry : client.getDatabase(database).listCollections(BsonDocument.class)) {
             BsonValue type = entry.get("type");
             if (type == null || type.equals(new BsonString("collection"))) {
-                collections.add(entry.getString("name").getValue());
+                collections.add(entry);
             }
         }
         return collections;

@@ -87,10 +87,7 @@ public record ResyncPlan(List<ResyncTarget> targets, Map<Namespace, String> skip
                                 + config.sourceTopics() + "), so the processor reads none of its events");
                 continue;
             }
-            List<TtlRule> rules = config.rules().rules().stream()
-                    .filter(rule -> rule.namespace().matches(namespace))
-                    .toList();
-            targets.add(new ResyncTarget(namespace, topic.get(), rules));
+            targets.add(new ResyncTarget(namespace, topic.get(), config.rules().covering(namespace)));
         }
         return new ResyncPlan(targets, skipped);
     }

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.LongSummaryStatistics;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -79,11 +80,6 @@ public final class ResyncReport {
         stampSources.add(stamp.source());
     }
 
-    /** "1 document", "2 documents". */
-    private static String documents(long count) {
-        return count + (count == 1 ? " document" : " documents");
-    }
-
     /** The summary the command line prints: a line per namespace and per rule in it. */
     public String summary() {
         StringBuilder text =
@@ -106,7 +102,8 @@ public final class ResyncReport {
             appendRules(text, result.rules);
             if (result.neverExpiring > 0) {
                 text.append("    no rule expires ")
-                        .append(documents(result.neverExpiring))
+                        .append(result.neverExpiring)
+                        .append(result.neverExpiring == 1 ? " document" : " documents")
                         .append(": ")
                         .append(String.join(
                                 "; ",
@@ -151,7 +148,7 @@ public final class ResyncReport {
         byRule().forEach((rule, tally) -> line.append("; rule ")
                 .append(rule)
                 .append(": ")
-                .append(tally.count)
+                .append(tally.count())
                 .append(" to schedule, ")
                 .append(tally.alreadyDue)
                 .append(" already due"));
@@ -231,14 +228,14 @@ public final class ResyncReport {
     /** How many documents a rule schedules, their first and last deadline and how many are due already. */
     public static final class RuleTally {
 
-        private long count;
+        /** The deadlines, in epoch milliseconds. */
+        private final LongSummaryStatistics deadlines = new LongSummaryStatistics();
+
         private long alreadyDue;
-        private Instant first;
-        private Instant last;
 
         /** Documents the rule schedules. */
         public long count() {
-            return count;
+            return deadlines.getCount();
         }
 
         /** Of those, documents whose deadline had passed when they were read: due at once, subject to the throttle. */
@@ -248,38 +245,32 @@ public final class ResyncReport {
 
         /** The earliest deadline; null when the count is 0. */
         public Instant first() {
-            return first;
+            return count() == 0 ? null : Instant.ofEpochMilli(deadlines.getMin());
         }
 
         /** The latest deadline; null when the count is 0. */
         public Instant last() {
-            return last;
+            return count() == 0 ? null : Instant.ofEpochMilli(deadlines.getMax());
         }
 
         private void add(Instant deadline, Instant readTime) {
-            count++;
+            deadlines.accept(deadline.toEpochMilli());
             if (!deadline.isAfter(readTime)) {
                 alreadyDue++;
             }
-            first = first == null || deadline.isBefore(first) ? deadline : first;
-            last = last == null || deadline.isAfter(last) ? deadline : last;
         }
 
         private void add(RuleTally other) {
-            count += other.count;
+            deadlines.combine(other.deadlines);
             alreadyDue += other.alreadyDue;
-            if (other.count > 0) {
-                first = first == null || other.first.isBefore(first) ? other.first : first;
-                last = last == null || other.last.isAfter(last) ? other.last : last;
-            }
         }
 
         @Override
         public String toString() {
-            return count == 0
+            return count() == 0
                     ? "0 to schedule"
-                    : count + " to schedule, deadlines " + Deadlines.format(first) + " to " + Deadlines.format(last)
-                            + ", " + alreadyDue + " already due";
+                    : count() + " to schedule, deadlines " + Deadlines.format(first()) + " to "
+                            + Deadlines.format(last()) + ", " + alreadyDue + " already due";
         }
     }
 }

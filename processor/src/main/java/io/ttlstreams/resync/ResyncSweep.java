@@ -34,11 +34,7 @@ public final class ResyncSweep implements AutoCloseable {
         this.resync = Objects.requireNonNull(resync, "resync");
         this.sink = Objects.requireNonNull(sink, "sink");
         this.client = Objects.requireNonNull(client, "client");
-        this.executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "ttl-streams-resync-sweep");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.executor = daemonThread("ttl-streams-resync-sweep");
         executor.scheduleWithFixedDelay(this::sweep, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -93,17 +89,31 @@ public final class ResyncSweep implements AutoCloseable {
         }
     }
 
-    /** Stops the sweep, interrupting one under way, and closes its MongoDB client and producer. */
-    @Override
-    public void close() {
+    /** A scheduler of one daemon thread, {@code name}, for a resync in the background (the sweep's, the rewrites'). */
+    static ScheduledExecutorService daemonThread(String name) {
+        return Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Stops {@code executor}, interrupting a resync under way; {@code log} says so if {@code what} outlives 30 s. */
+    static void stop(ScheduledExecutorService executor, Logger log, String what) {
         executor.shutdownNow();
         try {
             if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
-                LOG.warn("The resync sweep did not stop within 30 s");
+                log.warn("{} did not stop within 30 s", what);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Stops the sweep, interrupting one under way, and closes its MongoDB client and producer. */
+    @Override
+    public void close() {
+        stop(executor, LOG, "The resync sweep");
         sink.close();
         try {
             client.close();

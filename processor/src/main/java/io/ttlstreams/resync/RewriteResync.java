@@ -19,12 +19,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.KafkaException;
 import org.bson.BsonDocument;
-import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,11 +78,7 @@ public final class RewriteResync implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.resync = new Resync(config, client, clock);
         this.checks = TtlMetrics.instanceCounter(registry, TtlMetrics.REWRITE_CHECKS, Map.of());
-        this.executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "ttl-streams-rewrite-resync");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.executor = ResyncSweep.daemonThread("ttl-streams-rewrite-resync");
         // The first check at once: it is the baseline every later rewrite is measured against.
         executor.scheduleWithFixedDelay(this::check, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -212,15 +206,13 @@ public final class RewriteResync implements AutoCloseable {
         }
         Map<Namespace, BsonValue> present = new LinkedHashMap<>();
         for (String database : databases) {
-            for (BsonDocument entry : client.getDatabase(database).listCollections(BsonDocument.class)) {
-                BsonValue type = entry.get("type");
+            for (BsonDocument entry : Resync.collections(client, database)) {
                 String name = entry.getString("name").getValue();
-                if ((type != null && !type.equals(new BsonString("collection"))) || name.startsWith("system.")) {
+                if (name.startsWith("system.")) {
                     continue;
                 }
                 Namespace namespace = Namespace.of(database, name);
-                if (config.rules().rules().stream()
-                        .noneMatch(rule -> rule.namespace().matches(namespace))) {
+                if (config.rules().covering(namespace).isEmpty()) {
                     continue;
                 }
                 if (!entry.isDocument("info") || !entry.getDocument("info").containsKey("uuid")) {
@@ -248,14 +240,7 @@ public final class RewriteResync implements AutoCloseable {
     /** Stops the checks, interrupting a resync under way, and closes the MongoDB client and producer. */
     @Override
     public void close() {
-        executor.shutdownNow();
-        try {
-            if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
-                LOG.warn("The automatic resync did not stop within 30 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ResyncSweep.stop(executor, LOG, "The automatic resync");
         sink.close();
         client.close();
     }

@@ -1,8 +1,9 @@
 package io.ttlstreams.rules;
 
 import java.math.BigDecimal;
-import java.util.Iterator;
-import java.util.Map;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -42,8 +43,10 @@ final class BsonComparison {
             return compareNumbers(actual, bound);
         }
         if (actual.isString() && bound.isString()) {
-            return Optional.of(compareCodePoints(
-                    actual.asString().getValue(), bound.asString().getValue()));
+            // UTF-8 byte order, which is how MongoDB's default (simple) collation orders strings.
+            return Optional.of(Arrays.compareUnsigned(
+                    actual.asString().getValue().getBytes(StandardCharsets.UTF_8),
+                    bound.asString().getValue().getBytes(StandardCharsets.UTF_8)));
         }
         if (actual.isDateTime() && bound.isDateTime()) {
             return Optional.of(Long.compare(
@@ -61,19 +64,11 @@ final class BsonComparison {
         return BsonTypes.NUMBERS.contains(value.getBsonType());
     }
 
+    /** Same field names in the same order, and values equal as a query sees them. */
     private static boolean documentsEqual(BsonDocument actual, BsonDocument expected) {
-        if (actual.size() != expected.size()) {
-            return false;
-        }
-        Iterator<Map.Entry<String, BsonValue>> expectedFields =
-                expected.entrySet().iterator();
-        for (Map.Entry<String, BsonValue> field : actual.entrySet()) {
-            Map.Entry<String, BsonValue> other = expectedFields.next();
-            if (!field.getKey().equals(other.getKey()) || !queryEquals(field.getValue(), other.getValue())) {
-                return false;
-            }
-        }
-        return true;
+        return List.copyOf(actual.keySet()).equals(List.copyOf(expected.keySet()))
+                && arraysEqual(
+                        new BsonArray(List.copyOf(actual.values())), new BsonArray(List.copyOf(expected.values())));
     }
 
     private static boolean arraysEqual(BsonArray actual, BsonArray expected) {
@@ -99,22 +94,6 @@ final class BsonComparison {
             return Optional.of(Integer.compare(a.rank, b.rank));
         }
         return Optional.of(a.finite == null ? 0 : a.finite.compareTo(b.finite));
-    }
-
-    /** UTF-8 byte order, which is how MongoDB's default (simple) collation orders strings. */
-    private static int compareCodePoints(String a, String b) {
-        int i = 0;
-        int j = 0;
-        while (i < a.length() && j < b.length()) {
-            int ca = a.codePointAt(i);
-            int cb = b.codePointAt(j);
-            if (ca != cb) {
-                return Integer.compare(ca, cb);
-            }
-            i += Character.charCount(ca);
-            j += Character.charCount(cb);
-        }
-        return Integer.compare(a.length() - i, b.length() - j);
     }
 
     /**

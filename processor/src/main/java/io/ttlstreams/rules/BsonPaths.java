@@ -8,18 +8,18 @@ import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /** Dotted field paths ({@code session.expiresAt}) resolved the way MongoDB queries and indexes resolve them. */
-final class BsonPaths {
+public final class BsonPaths {
 
     private BsonPaths() {}
 
     /**
      * Checks that {@code path} can name a field: non-empty segments, none starting with {@code $} (that would be an
-     * operator, not a field).
+     * operator, not a field); public so that configuration can report a bad path against the option that holds it.
      *
      * @return {@code path}
      * @throws IllegalArgumentException otherwise
      */
-    static String validate(String path) {
+    public static String validate(String path) {
         Objects.requireNonNull(path, "path");
         for (String segment : path.split("\\.", -1)) {
             if (segment.isEmpty() || segment.startsWith("$")) {
@@ -40,6 +40,21 @@ final class BsonPaths {
         List<BsonValue> found = new ArrayList<>(1);
         collect(document, path.split("\\."), 0, found);
         return found;
+    }
+
+    /**
+     * {@code values} with each array among them followed by its elements: what a query compares with, as MongoDB
+     * expands one array level.
+     */
+    static List<BsonValue> withElements(List<BsonValue> values) {
+        List<BsonValue> expanded = new ArrayList<>(values.size());
+        for (BsonValue value : values) {
+            expanded.add(value);
+            if (value.isArray()) {
+                expanded.addAll(value.asArray());
+            }
+        }
+        return expanded;
     }
 
     /**

@@ -12,7 +12,7 @@ import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 
 /** MongoDB's names for BSON types, as {@code $type} accepts them and as reasons print them. */
-final class BsonTypes {
+public final class BsonTypes {
 
     /** The numeric types, which MongoDB compares with each other by value. */
     static final Set<BsonType> NUMBERS =
@@ -56,17 +56,17 @@ final class BsonTypes {
 
     private BsonTypes() {}
 
-    /** MongoDB's alias of {@code value}'s type, e.g. "date" or "long". */
-    static String aliasOf(BsonValue value) {
-        return ALIASES.get(value.getBsonType());
+    /** MongoDB's alias of {@code type}, e.g. "date" or "long"; null for a type MongoDB has no alias of. */
+    public static String alias(BsonType type) {
+        return ALIASES.get(type);
     }
 
-    /** {@link #aliasOf} as a noun phrase ("an int", "a date", but plain "null"). */
+    /** {@link #alias} of its type as a noun phrase ("an int", "a date", but plain "null"). */
     static String withArticle(BsonValue value) {
         if (value.isNull()) {
             return "null";
         }
-        String alias = aliasOf(value);
+        String alias = alias(value.getBsonType());
         return ("aeiou".indexOf(alias.charAt(0)) >= 0 ? "an " : "a ") + alias;
     }
 

@@ -4,7 +4,6 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
@@ -93,16 +92,9 @@ final class FieldExpiry {
      * element counts.
      */
     private static Reading earliest(List<BsonValue> values, FieldFormat format, long oldestPlausible) {
-        List<BsonValue> candidates = new ArrayList<>();
-        for (BsonValue value : values) {
-            if (value.isArray()) {
-                candidates.addAll(value.asArray());
-            } else {
-                candidates.add(value);
-            }
-        }
         Reading earliest = null;
-        for (BsonValue candidate : candidates) {
+        // An array itself reads as no date; its elements follow it.
+        for (BsonValue candidate : BsonPaths.withElements(values)) {
             Reading reading = read(candidate, format, oldestPlausible);
             if (reading.failure() == null && (earliest == null || reading.millis() < earliest.millis())) {
                 earliest = reading;

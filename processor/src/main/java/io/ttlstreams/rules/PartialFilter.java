@@ -26,8 +26,6 @@ import org.bson.BsonValue;
  */
 public final class PartialFilter {
 
-    private static final Set<String> RANGE_OPERATORS = Set.of("$gt", "$gte", "$lt", "$lte");
-
     private final BsonDocument expression;
     private final Predicate<BsonDocument> predicate;
 
@@ -141,7 +139,7 @@ public final class PartialFilter {
         }
         return field(
                 path,
-                values -> elementsAndValues(values).stream()
+                values -> BsonPaths.withElements(values).stream()
                         .anyMatch(v -> BsonComparison.compare(v, bound)
                                 .map(accepts::test)
                                 .orElse(false)));
@@ -153,7 +151,7 @@ public final class PartialFilter {
             wanted.add(BsonTypes.fromTypeSpec(spec));
         }
         // A whole array matches "array"; its elements match their own types (MongoDB 3.6+).
-        return values -> elementsAndValues(values).stream()
+        return values -> BsonPaths.withElements(values).stream()
                 .anyMatch(v -> wanted.stream().anyMatch(types -> types.contains(v.getBsonType())));
     }
 
@@ -175,9 +173,9 @@ public final class PartialFilter {
     private static Predicate<List<BsonValue>> equalTo(BsonValue expected) {
         if (expected.isNull()) {
             return values ->
-                    values.isEmpty() || elementsAndValues(values).stream().anyMatch(BsonValue::isNull);
+                    values.isEmpty() || BsonPaths.withElements(values).stream().anyMatch(BsonValue::isNull);
         }
-        return values -> elementsAndValues(values).stream().anyMatch(v -> BsonComparison.queryEquals(v, expected));
+        return values -> BsonPaths.withElements(values).stream().anyMatch(v -> BsonComparison.queryEquals(v, expected));
     }
 
     /**
@@ -200,16 +198,6 @@ public final class PartialFilter {
             return operand.asNumber().doubleValue() != 0;
         }
         throw new IllegalArgumentException("$exists needs true or false, not " + BsonTypes.describe(operand));
-    }
-
-    private static List<BsonValue> elementsAndValues(List<BsonValue> values) {
-        List<BsonValue> expanded = new ArrayList<>(values);
-        for (BsonValue value : values) {
-            if (value.isArray()) {
-                expanded.addAll(value.asArray());
-            }
-        }
-        return expanded;
     }
 
     private static Predicate<BsonDocument> field(String path, Predicate<List<BsonValue>> valuesMatch) {

@@ -70,7 +70,7 @@ public record TtlRule(
             if (field == null) {
                 throw new IllegalArgumentException("Rule " + name + ": field mode needs a field");
             }
-            validateFieldPath(field);
+            BsonPaths.validate(field);
             if (documentTtlField != null || modifiedField != null) {
                 throw new IllegalArgumentException(
                         "Rule " + name + ": a document TTL field and a modified field need last-modified mode");
@@ -81,10 +81,10 @@ public record TtlRule(
                         "Rule " + name + ": field and field format apply to field mode only");
             }
             if (documentTtlField != null) {
-                validateFieldPath(documentTtlField);
+                BsonPaths.validate(documentTtlField);
             }
             if (modifiedField != null) {
-                validateFieldPath(modifiedField);
+                BsonPaths.validate(modifiedField);
             }
         }
     }
@@ -138,17 +138,6 @@ public record TtlRule(
     /** Whether only documents carrying their own TTL expire ({@link #NO_DEFAULT}). */
     public boolean hasNoDefault() {
         return expireAfterSeconds == NO_DEFAULT;
-    }
-
-    /**
-     * Checks that {@code path} can name a document field: dot-separated, non-empty segments that do not start with
-     * {@code $}. Exposed so that configuration can report a bad path against the option that holds it.
-     *
-     * @return {@code path}
-     * @throws IllegalArgumentException otherwise
-     */
-    public static String validateFieldPath(String path) {
-        return BsonPaths.validate(path);
     }
 
     /** {@code detail} attributed to this rule, the shape every reason takes. */

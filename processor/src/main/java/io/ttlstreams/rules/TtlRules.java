@@ -3,6 +3,7 @@ package io.ttlstreams.rules;
 import io.ttlstreams.contract.Namespace;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +57,7 @@ public final class TtlRules {
      * a deadline, since both read one value.
      */
     public List<List<TtlRule>> sameFieldPairs() {
-        List<List<TtlRule>> pairs = new java.util.ArrayList<>();
+        List<List<TtlRule>> pairs = new ArrayList<>();
         for (int i = 0; i < rules.size(); i++) {
             for (int j = i + 1; j < rules.size(); j++) {
                 TtlRule first = rules.get(i);
@@ -69,6 +70,17 @@ public final class TtlRules {
             }
         }
         return pairs;
+    }
+
+    /** The rules that cover {@code namespace}, in configuration order; unmodifiable. */
+    public List<TtlRule> covering(Namespace namespace) {
+        List<TtlRule> covering = new ArrayList<>(rules.size());
+        for (TtlRule rule : rules) {
+            if (rule.namespace().matches(namespace)) {
+                covering.add(rule);
+            }
+        }
+        return Collections.unmodifiableList(covering);
     }
 
     /** The rule called {@code name}; empty when there is none (any more). */
@@ -105,12 +117,7 @@ public final class TtlRules {
     private ExpiryDecision evaluate(Namespace namespace, BsonDocument document, Instant time, boolean resync) {
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(time, "time");
-        List<TtlRule> applicable = new ArrayList<>(rules.size());
-        for (TtlRule rule : rules) {
-            if (rule.namespace().matches(namespace)) {
-                applicable.add(rule);
-            }
-        }
+        List<TtlRule> applicable = covering(namespace);
         if (applicable.isEmpty()) {
             return ExpiryDecision.never(() -> "no rule for namespace " + namespace, false);
         }

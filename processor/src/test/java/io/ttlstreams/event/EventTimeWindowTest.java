@@ -21,7 +21,7 @@ class EventTimeWindowTest {
     }
 
     private static void check(ChangeEvent event) {
-        WINDOW.check("app.sessions", event, RECORD.toEpochMilli());
+        WINDOW.check("app.sessions", event, RECORD.toEpochMilli(), OptionalLong.empty());
     }
 
     @Test
@@ -45,12 +45,17 @@ class EventTimeWindowTest {
 
     @Test
     void shouldAcceptButReportATimeFurtherBackThanTheLag() {
-        assertThat(WINDOW.check("app.sessions", drop(RECORD.minus(Duration.ofDays(7)), null), RECORD.toEpochMilli()))
+        assertThat(WINDOW.check(
+                        "app.sessions",
+                        drop(RECORD.minus(Duration.ofDays(7)), null),
+                        RECORD.toEpochMilli(),
+                        OptionalLong.empty()))
                 .isFalse();
         assertThat(WINDOW.check(
                         "app.sessions",
                         drop(RECORD.minus(Duration.ofDays(7)).minusMillis(1), null),
-                        RECORD.toEpochMilli()))
+                        RECORD.toEpochMilli(),
+                        OptionalLong.empty()))
                 .isTrue();
     }
 
@@ -92,9 +97,14 @@ class EventTimeWindowTest {
                 new EventTimeWindow(EventTimeWindow.MAX_FUTURE_SKEW, Duration.ofMillis(Long.MAX_VALUE));
 
         // Wrapped, the upper bound would be negative and the lower one positive: both times would be refused.
-        assertThatCode(() -> widest.check("t", drop(Instant.ofEpochMilli(Long.MAX_VALUE), null), Long.MAX_VALUE - 1))
+        assertThatCode(() -> widest.check(
+                        "t",
+                        drop(Instant.ofEpochMilli(Long.MAX_VALUE), null),
+                        Long.MAX_VALUE - 1,
+                        OptionalLong.empty()))
                 .doesNotThrowAnyException();
-        assertThatCode(() -> widest.check("t", drop(Instant.ofEpochMilli(Long.MIN_VALUE), null), -2))
+        assertThatCode(() ->
+                        widest.check("t", drop(Instant.ofEpochMilli(Long.MIN_VALUE), null), -2, OptionalLong.empty()))
                 .doesNotThrowAnyException();
     }
 

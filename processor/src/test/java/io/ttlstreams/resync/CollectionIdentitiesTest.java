@@ -75,4 +75,10 @@ class CollectionIdentitiesTest {
                 .extracting(Rewrite::namespace, Rewrite::reason)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(EVENTS, Reason.CREATED));
     }
+
+    @Test
+    void shouldTagTheAutomaticResyncMetricReplacedOrCreatedWhenTheReasonIsCounted() {
+        assertThat(Reason.REPLACED.tag()).isEqualTo("replaced");
+        assertThat(Reason.CREATED.tag()).isEqualTo("created");
+    }
 }

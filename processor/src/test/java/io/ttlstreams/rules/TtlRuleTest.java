@@ -89,8 +89,8 @@ class TtlRuleTest {
 
     @Test
     void shouldValidateFieldPathsForConfiguration() {
-        assertThat(TtlRule.validateFieldPath("session.expiresAt")).isEqualTo("session.expiresAt");
-        assertRejected(() -> TtlRule.validateFieldPath("session..expiresAt"), "session..expiresAt");
+        assertThat(BsonPaths.validate("session.expiresAt")).isEqualTo("session.expiresAt");
+        assertRejected(() -> BsonPaths.validate("session..expiresAt"), "session..expiresAt");
     }
 
     @Test
