@@ -149,7 +149,7 @@ final class RuleReconciler implements RuleCheck {
             }
             case HOLD -> {
                 schedule.moveTo(due, EntryState.HELD, ScheduleEntries.deadlineOf(entry), entry);
-                outcomes.heldForDocument();
+                outcomes.count(TtlMetrics.HELD);
                 changesOf(entry.getRule()).held++;
                 return null;
             }
@@ -160,7 +160,7 @@ final class RuleReconciler implements RuleCheck {
                     return null;
                 }
                 long deadline = movedDeadline.getAsLong();
-                outcomes.rescheduled();
+                outcomes.count(TtlMetrics.RESCHEDULED);
                 RuleChanges changes = changesOf(entry.getRule());
                 changes.moved++;
                 if (deadline <= now) {
