@@ -78,8 +78,7 @@ abstract class ClaimProcessor implements Processor<String, String, String, Objec
                 DeadLetters.errorText(reason.toString()));
         LOG.debug("Dead-lettered {}", what, reason);
         deadLettered.record();
-        context.forward(
-                deadLetters.letter(record, record.value(), context.recordMetadata(), reason), outputs.deadLetters());
+        context.forward(deadLetters.letter(record, context.recordMetadata(), reason), outputs.deadLetters());
     }
 
     @Override
