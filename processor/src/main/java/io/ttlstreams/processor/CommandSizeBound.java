@@ -29,9 +29,6 @@ public final class CommandSizeBound {
      */
     static final int RESERVED_BYTES = 2_048;
 
-    /** More than one byte of BSON ever becomes in canonical extended JSON ({@link CanonicalJson#MAX_GROWTH}). */
-    static final int MAX_JSON_GROWTH = CanonicalJson.MAX_GROWTH;
-
     /** What a command's value adds around filter and namespace: field names, the rule, the deadline, the issue time. */
     private static final int VALUE_OVERHEAD_BYTES = 256;
 
@@ -44,11 +41,6 @@ public final class CommandSizeBound {
                     + " bytes; the limit is " + maxRecordBytes);
         }
         this.maxCommandBytes = maxRecordBytes - RESERVED_BYTES;
-    }
-
-    /** The most bytes a command's key and value may take together. */
-    public int maxCommandBytes() {
-        return maxCommandBytes;
     }
 
     /**
@@ -67,11 +59,11 @@ public final class CommandSizeBound {
                 + entry.getCondition().remaining()
                 + entry.getRule().length()
                 + VALUE_OVERHEAD_BYTES;
-        if (bsonBytes * MAX_JSON_GROWTH <= maxCommandBytes) {
+        if (bsonBytes * CanonicalJson.MAX_GROWTH <= maxCommandBytes) {
             return OptionalInt.empty();
         }
         // The latest issue time there is writes the longest date: the bound holds whenever the command is sent.
-        int bytes = bytesOf(ScheduleEntries.command(documentRef, namespace, entry, Long.MAX_VALUE));
+        int bytes = bytesOf(ScheduleEntries.command(documentRef, namespace, entry, Long.MAX_VALUE, null));
         return bytes > maxCommandBytes ? OptionalInt.of(bytes) : OptionalInt.empty();
     }
 
