@@ -62,7 +62,7 @@ public final class ControlEventProcessor extends ClaimProcessor {
         }
         if (value.contains(GuardDecision.FIELD)) {
             BsonDocument document = BoundedJson.parse(value);
-            if (GuardDecision.isDecision(document)) {
+            if (document.containsKey(GuardDecision.FIELD)) {
                 return GuardDecision.of(document);
             }
         }
