@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
@@ -90,12 +91,7 @@ public final class DeadLetters {
         if (value == null) {
             return DEFAULT_MAX_REQUEST_SIZE;
         }
-        int limit;
-        try {
-            limit = Integer.parseInt(value.toString().trim());
-        } catch (NumberFormatException e) {
-            throw new ConfigException(name, value, "Must be a whole number of bytes");
-        }
+        int limit = (Integer) ConfigDef.parseType(name, value, ConfigDef.Type.INT);
         if (limit < MIN_RECORD_BYTES) {
             throw new ConfigException(
                     name, value, "Dead letters need records of at least " + MIN_RECORD_BYTES + " bytes");
