@@ -63,7 +63,9 @@ public final class CommandSizeBound {
             return OptionalInt.empty();
         }
         // The latest issue time there is writes the longest date: the bound holds whenever the command is sent.
-        int bytes = bytesOf(ScheduleEntries.command(documentRef, namespace, entry, Long.MAX_VALUE, null));
+        DeleteCommand command = ScheduleEntries.command(documentRef, namespace, entry, Long.MAX_VALUE, null);
+        int bytes = command.keyJson().getBytes(StandardCharsets.UTF_8).length
+                + command.valueJson().getBytes(StandardCharsets.UTF_8).length;
         return bytes > maxCommandBytes ? OptionalInt.of(bytes) : OptionalInt.empty();
     }
 
@@ -72,11 +74,5 @@ public final class CommandSizeBound {
         return "its delete command would take " + commandBytes + " bytes, more than the " + maxCommandBytes
                 + " a record may carry (the producer's max.request.size less " + RESERVED_BYTES
                 + " bytes for framing and headers), so it is not scheduled and the document does not expire";
-    }
-
-    /** Key and value of {@code command}'s record, in bytes. */
-    static int bytesOf(DeleteCommand command) {
-        return command.keyJson().getBytes(StandardCharsets.UTF_8).length
-                + command.valueJson().getBytes(StandardCharsets.UTF_8).length;
     }
 }
