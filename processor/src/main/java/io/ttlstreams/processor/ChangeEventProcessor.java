@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Parsing is total: whatever the record holds, even JSON nested deep enough to overflow a recursive decoder, it
  * ends as a routed event or, rejected ({@link InvalidChangeEventException}), as a dead letter ({@link
- * ClaimProcessor#reject}), and the next record is processed. Anything else that throws here is a bug, which Kafka Streams
- * hands to {@link ProcessingFailureHandler}.
+ * ClaimProcessor#reject}), and the next record is processed. Anything else that throws here is a bug, which Kafka
+ * Streams hands to {@link ProcessingFailureHandler}.
  */
 public final class ChangeEventProcessor extends ClaimProcessor {
 

@@ -20,7 +20,8 @@ import org.apache.kafka.common.utils.Bytes;
 /**
  * The one sink of what happens to a document's entry: each outcome, one method ({@link #count} for those only
  * counted), counts it in the task's meters, audits it ({@link AuditWriter}) and writes its expired record or notice
- * ({@link ExpiredRecords}), as the outcome calls for. The scheduler's parts report here and know none of these; what an outcome causes is said once.
+ * ({@link ExpiredRecords}), as the outcome calls for. The scheduler's parts report here and know none of these; what
+ * an outcome causes is said once.
  *
  * <p>{@code ref} is the document, {@code entry} its entry as it stands when the outcome came, {@code now} the
  * punctuation's or the record's wall-clock time.
