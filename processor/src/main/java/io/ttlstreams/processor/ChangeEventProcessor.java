@@ -10,10 +10,8 @@ import io.ttlstreams.event.SourceClock;
 import java.util.HashSet;
 import java.util.OptionalLong;
 import java.util.Set;
-import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,21 +29,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Parsing is total: whatever the record holds, even JSON nested deep enough to overflow a recursive decoder, it
  * ends as a routed event or, rejected ({@link InvalidChangeEventException}), as a dead letter ({@link
- * DeadLetterRoute}), and the next record is processed. Anything else that throws here is a bug, which Kafka Streams
- * hands to {@link ProcessingFailureHandler}.
+ * ClaimProcessor#reject}), and the next record is processed. Anything else that throws here is a bug, which Kafka
+ * Streams hands to {@link ProcessingFailureHandler}.
  */
-public final class ChangeEventProcessor implements Processor<String, String, String, Object> {
+public final class ChangeEventProcessor extends ClaimProcessor {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangeEventProcessor.class);
 
     private final ChangeEventParser parser;
-    private final EventTimeWindow window;
-    private final SourceClock sourceClock;
-    private final DeadLetters deadLetters;
-    private final Outputs outputs;
-    private ProcessorContext<String, Object> context;
-    private TtlMetrics metrics;
-    private DeadLetterRoute deadLetterRoute;
     private TtlMetrics.Count skipped;
     /** The topics whose far-back events this task has logged, once each. */
     private final Set<String> farBackTopics = new HashSet<>();
@@ -56,18 +47,13 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
             SourceClock sourceClock,
             DeadLetters deadLetters,
             Outputs outputs) {
+        super(window, sourceClock, deadLetters, outputs);
         this.parser = parser;
-        this.window = window;
-        this.sourceClock = sourceClock;
-        this.deadLetters = deadLetters;
-        this.outputs = outputs;
     }
 
     @Override
     public void init(ProcessorContext<String, Object> context) {
-        this.context = context;
-        this.metrics = TtlMetrics.forTask(context);
-        this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
+        super.init(context);
         this.skipped = metrics.counter(TtlMetrics.SKIPPED);
     }
 
@@ -77,7 +63,7 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
         try {
             event = parse(record);
         } catch (InvalidChangeEventException e) {
-            deadLetterRoute.reject(record, "a change event", e);
+            reject(record, "a change event", e);
             return;
         }
         if (event.operationType() == OperationType.OTHER) {
@@ -98,12 +84,10 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
      * @throws InvalidChangeEventException if it is no usable change event, or its times are implausible
      */
     private ChangeEvent parse(Record<String, String> record) {
-        String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
+        String topic = topic();
         ChangeEvent parsed = parser.parse(topic, record.key(), record.value(), record.timestamp());
-        // The record's timestamp, capped at the processor's clock: the time an event's claimed times are checked at.
         OptionalLong offset = sourceClock.offsetMillis();
-        if (window.check(topic, parsed, Math.min(record.timestamp(), context.currentSystemTimeMs()), offset)
-                && farBackTopics.add(topic)) {
+        if (checkTimes(record, parsed, offset) && farBackTopics.add(topic)) {
             LOG.warn(
                     "Topic {} carries change events from further back than {}={} ms before their records (a source"
                             + " resuming far back): applied, each deadline counting from no earlier than its record",
@@ -116,12 +100,5 @@ public final class ChangeEventProcessor implements Processor<String, String, Str
         return offset.isEmpty()
                 ? parsed
                 : parsed.withEventTime(parsed.eventTime().minusMillis(offset.getAsLong()));
-    }
-
-    @Override
-    public void close() {
-        if (metrics != null) {
-            metrics.close();
-        }
     }
 }

@@ -29,9 +29,6 @@ public final class CommandSizeBound {
      */
     static final int RESERVED_BYTES = 2_048;
 
-    /** More than one byte of BSON ever becomes in canonical extended JSON ({@link CanonicalJson#MAX_GROWTH}). */
-    static final int MAX_JSON_GROWTH = CanonicalJson.MAX_GROWTH;
-
     /** What a command's value adds around filter and namespace: field names, the rule, the deadline, the issue time. */
     private static final int VALUE_OVERHEAD_BYTES = 256;
 
@@ -44,11 +41,6 @@ public final class CommandSizeBound {
                     + " bytes; the limit is " + maxRecordBytes);
         }
         this.maxCommandBytes = maxRecordBytes - RESERVED_BYTES;
-    }
-
-    /** The most bytes a command's key and value may take together. */
-    public int maxCommandBytes() {
-        return maxCommandBytes;
     }
 
     /**
@@ -67,11 +59,13 @@ public final class CommandSizeBound {
                 + entry.getCondition().remaining()
                 + entry.getRule().length()
                 + VALUE_OVERHEAD_BYTES;
-        if (bsonBytes * MAX_JSON_GROWTH <= maxCommandBytes) {
+        if (bsonBytes * CanonicalJson.MAX_GROWTH <= maxCommandBytes) {
             return OptionalInt.empty();
         }
         // The latest issue time there is writes the longest date: the bound holds whenever the command is sent.
-        int bytes = bytesOf(ScheduleEntries.command(documentRef, namespace, entry, Long.MAX_VALUE));
+        DeleteCommand command = ScheduleEntries.command(documentRef, namespace, entry, Long.MAX_VALUE, null);
+        int bytes = command.keyJson().getBytes(StandardCharsets.UTF_8).length
+                + command.valueJson().getBytes(StandardCharsets.UTF_8).length;
         return bytes > maxCommandBytes ? OptionalInt.of(bytes) : OptionalInt.empty();
     }
 
@@ -80,11 +74,5 @@ public final class CommandSizeBound {
         return "its delete command would take " + commandBytes + " bytes, more than the " + maxCommandBytes
                 + " a record may carry (the producer's max.request.size less " + RESERVED_BYTES
                 + " bytes for framing and headers), so it is not scheduled and the document does not expire";
-    }
-
-    /** Key and value of {@code command}'s record, in bytes. */
-    static int bytesOf(DeleteCommand command) {
-        return command.keyJson().getBytes(StandardCharsets.UTF_8).length
-                + command.valueJson().getBytes(StandardCharsets.UTF_8).length;
     }
 }

@@ -5,10 +5,7 @@ import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.event.SourceClock;
 import io.ttlstreams.serde.ChangeEventSerde;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.bson.BsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,38 +15,20 @@ import org.slf4j.LoggerFactory;
  * there (through {@link ChangeEventSerde}), or an operator's {@link GuardDecision} that {@code ttl-streams approve}
  * wrote; it goes on to the scheduler. Anything else that reached the topic, a
  * record that is no such event, one with an invalid namespace or one about a single document, is rejected: this
- * processor dead-letters it ({@link DeadLetterRoute}), so that no record on the control topic can stop a task.
+ * processor dead-letters it ({@link ClaimProcessor#reject}), so that no record on the control topic can stop a task.
  *
  * <p>The parse checked a source event's times before writing it here, but a record on this topic is a claim like any
  * other: its times are checked again against the {@link EventTimeWindow}, with the record's timestamp (the source
  * record's, which the control record keeps) capped at the processor's clock, so that a forged record cannot set a
  * drop epoch far in the future.
  */
-public final class ControlEventProcessor implements Processor<String, String, String, Object> {
+public final class ControlEventProcessor extends ClaimProcessor {
 
     private static final Logger LOG = LoggerFactory.getLogger(ControlEventProcessor.class);
 
-    private final EventTimeWindow window;
-    private final SourceClock sourceClock;
-    private final DeadLetters deadLetters;
-    private final Outputs outputs;
-    private ProcessorContext<String, Object> context;
-    private TtlMetrics metrics;
-    private DeadLetterRoute deadLetterRoute;
-
     public ControlEventProcessor(
             EventTimeWindow window, SourceClock sourceClock, DeadLetters deadLetters, Outputs outputs) {
-        this.window = window;
-        this.sourceClock = sourceClock;
-        this.deadLetters = deadLetters;
-        this.outputs = outputs;
-    }
-
-    @Override
-    public void init(ProcessorContext<String, Object> context) {
-        this.context = context;
-        this.metrics = TtlMetrics.forTask(context);
-        this.deadLetterRoute = new DeadLetterRoute(context, metrics, deadLetters, outputs.deadLetters());
+        super(window, sourceClock, deadLetters, outputs);
     }
 
     @Override
@@ -59,7 +38,7 @@ public final class ControlEventProcessor implements Processor<String, String, St
             command = check(record);
         } catch (RuntimeException e) {
             // Every failure of the parse or the check is the record's: it is a claim this processor found false.
-            deadLetterRoute.reject(record, "a control record", e);
+            reject(record, "a control record", e);
             return;
         }
         context.forward(record.withValue(command), outputs.scheduler());
@@ -69,23 +48,11 @@ public final class ControlEventProcessor implements Processor<String, String, St
     private Object check(Record<String, String> record) {
         Object command = parse(record.value());
         if (command instanceof ChangeEvent event) {
-            String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
-            window.check(
-                    topic,
-                    event,
-                    Math.min(record.timestamp(), context.currentSystemTimeMs()),
-                    sourceClock.offsetMillis());
+            checkTimes(record, event, sourceClock.offsetMillis());
         } else if (command instanceof GuardDecision decision) {
             LOG.info("Guard decision {} on rule {}: {}", decision.id(), decision.rule(), decision.verb());
         }
         return command;
-    }
-
-    @Override
-    public void close() {
-        if (metrics != null) {
-            metrics.close();
-        }
     }
 
     /** A namespace-wide event, or an operator's {@link GuardDecision}. */
@@ -95,7 +62,7 @@ public final class ControlEventProcessor implements Processor<String, String, St
         }
         if (value.contains(GuardDecision.FIELD)) {
             BsonDocument document = BoundedJson.parse(value);
-            if (GuardDecision.isDecision(document)) {
+            if (document.containsKey(GuardDecision.FIELD)) {
                 return GuardDecision.of(document);
             }
         }

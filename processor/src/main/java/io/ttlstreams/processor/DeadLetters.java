@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
@@ -90,12 +91,7 @@ public final class DeadLetters {
         if (value == null) {
             return DEFAULT_MAX_REQUEST_SIZE;
         }
-        int limit;
-        try {
-            limit = Integer.parseInt(value.toString().trim());
-        } catch (NumberFormatException e) {
-            throw new ConfigException(name, value, "Must be a whole number of bytes");
-        }
+        int limit = (Integer) ConfigDef.parseType(name, value, ConfigDef.Type.INT);
         if (limit < MIN_RECORD_BYTES) {
             throw new ConfigException(
                     name, value, "Dead letters need records of at least " + MIN_RECORD_BYTES + " bytes");
@@ -118,26 +114,52 @@ public final class DeadLetters {
     }
 
     /**
-     * Returns the dead-letter record for {@code value}, keeping the original key, timestamp and headers, or as much
-     * of them as fits.
+     * Returns the dead-letter record for {@code original}, keeping its key, value, timestamp and headers, or as much of
+     * them as fits.
      *
-     * @param original the record that failed (its key, timestamp and headers are kept)
-     * @param value the value to dead-letter, as it was read
+     * @param original the record that failed, as it was read
      * @param source where the record was read from, if known (a punctuator has no source)
      * @param error why it failed
      */
     public Record<String, String> letter(
-            Record<String, ?> original, String value, Optional<RecordMetadata> source, Throwable error) {
+            Record<String, String> original, Optional<RecordMetadata> source, Throwable error) {
+        return letter(
+                original,
+                source.map(read -> sourceHeaders(read.topic(), read.partition(), read.offset()))
+                        .orElseGet(RecordHeaders::new),
+                error);
+    }
+
+    /**
+     * The dead letter of {@code failed} as an exception handler returns it to Kafka Streams (KIP-1034), which sends it
+     * in the task's transaction: a record for {@code topic}, with the source record that the handler's context names
+     * (none in a punctuation).
+     */
+    ProducerRecord<byte[], byte[]> letter(
+            String topic, ErrorHandlerContext context, Record<String, String> failed, Exception error) {
+        Headers own = context.topic() == null
+                ? new RecordHeaders()
+                : sourceHeaders(context.topic(), context.partition(), context.offset());
+        Record<String, String> letter = letter(failed, own, error);
+        return new ProducerRecord<>(
+                topic, null, letter.timestamp(), bytes(letter.key()), bytes(letter.value()), letter.headers());
+    }
+
+    private static Headers sourceHeaders(String topic, int partition, long offset) {
         Headers own = new RecordHeaders();
-        source.ifPresent(metadata -> {
-            put(own, SOURCE_TOPIC_HEADER, String.valueOf(metadata.topic()));
-            put(own, SOURCE_PARTITION_HEADER, Integer.toString(metadata.partition()));
-            put(own, SOURCE_OFFSET_HEADER, Long.toString(metadata.offset()));
-        });
+        put(own, SOURCE_TOPIC_HEADER, String.valueOf(topic));
+        put(own, SOURCE_PARTITION_HEADER, Integer.toString(partition));
+        put(own, SOURCE_OFFSET_HEADER, Long.toString(offset));
+        return own;
+    }
+
+    /** The dead letter of {@code original}, with the {@code own} headers that say where it was read. */
+    private Record<String, String> letter(Record<String, String> original, Headers own, Throwable error) {
         put(own, ERROR_HEADER, errorText(String.valueOf(error.getMessage())));
         put(own, ERROR_CLASS_HEADER, error.getClass().getName());
 
         String key = original.key();
+        String value = original.value();
         int keyBytes = utf8Length(key);
         int valueBytes = utf8Length(value);
         Header[] originalHeaders = original.headers().toArray();
@@ -158,37 +180,6 @@ public final class DeadLetters {
         String keptKey = truncate(key, Math.min(keyBytes, room / 2));
         String keptValue = truncate(value, room - utf8Length(keptKey));
         return new Record<>(keptKey, keptValue, original.timestamp(), merge(keptHeaders, own));
-    }
-
-    /**
-     * The dead letter of {@code failed} as an exception handler returns it to Kafka Streams (KIP-1034), which sends it
-     * in the task's transaction: a record for {@code topic}, with the source record that the handler's context names
-     * (none in a punctuation).
-     */
-    ProducerRecord<byte[], byte[]> letter(
-            String topic, ErrorHandlerContext context, Record<String, String> failed, Exception error) {
-        Optional<RecordMetadata> source = context.topic() == null ? Optional.empty() : Optional.of(new Source(context));
-        Record<String, String> letter = letter(failed, failed.value(), source, error);
-        return new ProducerRecord<>(
-                topic, null, letter.timestamp(), bytes(letter.key()), bytes(letter.value()), letter.headers());
-    }
-
-    /** Where the record being processed was read, as an exception handler's context says. */
-    private record Source(ErrorHandlerContext context) implements RecordMetadata {
-        @Override
-        public String topic() {
-            return context.topic();
-        }
-
-        @Override
-        public int partition() {
-            return context.partition();
-        }
-
-        @Override
-        public long offset() {
-            return context.offset();
-        }
     }
 
     private static byte[] bytes(String text) {

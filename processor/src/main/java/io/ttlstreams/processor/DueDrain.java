@@ -228,15 +228,15 @@ final class DueDrain implements AutoCloseable {
         Bytes ref = due.documentRef();
         ReadRequest previous = pendingReads.remove(ref);
         if (previous != null && previous.isFor(entry)) {
-            outcomes.readBackFailed();
+            outcomes.count(TtlMetrics.READ_BACKS_FAILED);
             return false;
         }
         ReadRequest request = ReadRequest.of(ref, schedule.namespaces().namespaceOf(ref), entry, inbox);
         if (!settings.readBack().orElseThrow().submit(request)) {
-            outcomes.readBackFailed();
+            outcomes.count(TtlMetrics.READ_BACKS_FAILED);
             return false;
         }
-        outcomes.readBackAsked();
+        outcomes.count(TtlMetrics.READ_BACKS);
         pendingReads.put(ref, request);
         waitAnotherTimeout(due, entry, now);
         return true;
@@ -285,7 +285,7 @@ final class DueDrain implements AutoCloseable {
                 outcomes.rescheduledByRead(ref, entry, true, now);
             }
             case FAILED -> {
-                outcomes.readBackFailed();
+                outcomes.count(TtlMetrics.READ_BACKS_FAILED);
                 if (settings.readsFirst()) {
                     waitAnotherTimeout(current, entry, now);
                 } else {
@@ -360,7 +360,7 @@ final class DueDrain implements AutoCloseable {
             return false;
         }
         schedule.remove(due);
-        outcomes.tooLargeToSend();
+        outcomes.count(TtlMetrics.DEAD_LETTERED);
         LOG.warn(
                 "Task {}: the entry of a document in {} (rule {}) is dropped: {}",
                 context.taskId(),

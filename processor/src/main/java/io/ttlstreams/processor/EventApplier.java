@@ -88,7 +88,7 @@ final class EventApplier {
         if (event.isNamespaceWide()) {
             cancelNamespace(event);
         } else if (drops.precede(clusterTimeOf(event), event.namespace())) {
-            outcomes.stale();
+            outcomes.count(TtlMetrics.STALE);
         } else {
             applyToDocument(event, recordTimestamp);
         }
@@ -106,7 +106,7 @@ final class EventApplier {
         Long clusterTime = clusterTimeOf(event);
         boolean resync = event.operationType() == OperationType.RESYNC;
         if (resync && current != null && NamespaceDrops.isNotNewer(clusterTime, current.changedAt())) {
-            outcomes.resyncStale();
+            outcomes.count(TtlMetrics.RESYNC_STALE);
             return;
         }
         if (event.operationType() == OperationType.DELETE) {
@@ -138,10 +138,10 @@ final class EventApplier {
                 ? rules.evaluateResync(event.namespace(), event.fullDocument(), changeTime)
                 : rules.evaluate(event.namespace(), event.fullDocument(), changeTime);
         if (decision.documentTtlIgnored()) {
-            outcomes.documentTtlIgnored();
+            outcomes.count(TtlMetrics.DOCUMENT_TTL_IGNORED);
         }
         if (decision.implausibleValue()) {
-            outcomes.implausible();
+            outcomes.count(TtlMetrics.IMPLAUSIBLE);
         }
         if (!decision.expires()) {
             notes.note(ref, decision.reason(), operationOf(event), event.eventTime());
@@ -153,7 +153,7 @@ final class EventApplier {
         TtlRule rule = rules.rule(decision.rule()).orElseThrow();
         ScheduleEntry entry = ScheduleEntries.of(decision, rule, rules.shape(rule), event.documentKey());
         if (current != null && keepsCurrentEntry(event, rule, decision, current, entry)) {
-            outcomes.unchanged();
+            outcomes.count(TtlMetrics.UNCHANGED);
             return;
         }
         OptionalInt commandBytes = commandBound.excess(ref, event.namespace(), entry);

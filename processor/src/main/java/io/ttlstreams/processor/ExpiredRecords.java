@@ -3,7 +3,6 @@ package io.ttlstreams.processor;
 import io.ttlstreams.config.ExpiredDocument;
 import io.ttlstreams.config.ExpiryEvents;
 import io.ttlstreams.contract.CanonicalJson;
-import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -20,7 +19,6 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonNull;
 import org.bson.BsonString;
-import org.bson.BsonValue;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 
@@ -143,27 +141,12 @@ final class ExpiredRecords {
      * the deadline it still has.
      */
     void notice(Bytes ref, ScheduleEntry notice, long noticeAt, long now) {
-        Namespace namespace = schedule.namespaces().namespaceOf(ref);
-        BsonDocument documentKey = DocumentRef.documentKeyOf(ref, notice);
-        TtlRule rule = rules.rule(notice.getRule()).orElse(null);
-        boolean marks = rule != null && rule.marks(ScheduleEntries.conditionOf(notice));
-        BsonDocument value = new BsonDocument()
-                .append("version", new BsonInt32(VERSION))
-                .append("type", new BsonString("EXPIRING"))
-                .append("action", new BsonString(marks ? "mark" : "delete"))
-                .append("cause", new BsonString("ttl"))
-                .append("namespace", new BsonString(namespace.toString()))
-                .append("documentKey", documentKey)
-                .append("rule", new BsonString(notice.getRule()))
-                .append(
-                        "deadline",
-                        new BsonString(Instant.ofEpochMilli(ScheduleEntries.deadlineOf(notice))
-                                .toString()))
+        BsonDocument value = value(ref, notice, true)
                 .append(
                         "noticeAt",
                         new BsonString(Instant.ofEpochMilli(noticeAt).toString()))
                 .append("sentAt", new BsonString(Instant.ofEpochMilli(now).toString()));
-        context.forward(new Record<String, Object>(key(namespace, documentKey), value.toJson(RELAXED), now), sink);
+        context.forward(new Record<String, Object>(key(value), value.toJson(RELAXED), now), sink);
     }
 
     private void write(
@@ -174,30 +157,16 @@ final class ExpiredRecords {
             BsonDocument document,
             String documentState,
             long now) {
-        Namespace namespace = schedule.namespaces().namespaceOf(ref);
-        BsonDocument documentKey = DocumentRef.documentKeyOf(ref, entry);
-        long deadline = ScheduleEntries.deadlineOf(entry);
-        TtlRule rule = rules.rule(entry.getRule()).orElse(null);
-        boolean marks = rule != null && rule.marks(ScheduleEntries.conditionOf(entry));
-        boolean purges = rule != null && rule.mark() != null && !marks;
-        BsonDocument value = new BsonDocument()
-                .append("version", new BsonInt32(VERSION))
-                .append("type", new BsonString(purges ? "PURGED" : "EXPIRED"))
-                .append("action", new BsonString(marks ? "mark" : "delete"))
-                .append("cause", new BsonString("ttl"))
-                .append("namespace", new BsonString(namespace.toString()))
-                .append("documentKey", documentKey)
-                .append("rule", new BsonString(entry.getRule()))
-                .append(
-                        "deadline",
-                        new BsonString(Instant.ofEpochMilli(deadline).toString()))
+        BsonDocument value = value(ref, entry, false)
                 .append("confirmedAt", new BsonString(confirmedAt.toString()))
                 .append("confirmedBy", new BsonString(confirmedBy))
-                .append("lateMillis", new BsonInt64(Math.max(0, confirmedAt.toEpochMilli() - deadline)))
+                .append(
+                        "lateMillis",
+                        new BsonInt64(Math.max(0, confirmedAt.toEpochMilli() - ScheduleEntries.deadlineOf(entry))))
                 .append("attempts", new BsonInt32(entry.getAttempts()))
                 .append("documentState", new BsonString(documentState))
-                .append("document", orNull(document));
-        String key = key(namespace, documentKey);
+                .append("document", document == null ? BsonNull.VALUE : document);
+        String key = key(value);
         String json = value.toJson(RELAXED);
         if (document != null && utf8Length(key) + utf8Length(json) > maxRecordBytes) {
             // One record the producer cannot send would fail the transaction, and the task, at every retry: the
@@ -210,19 +179,39 @@ final class ExpiredRecords {
     }
 
     /**
-     * The record key: {@code {"namespace": "db.coll", "documentKey": {...}}} as canonical extended JSON, one string
-     * per document, which a sink can use as its primary key.
+     * The fields every record of the document at {@code ref} begins with, from its entry: an {@code EXPIRING} one for
+     * a {@code notice}, else {@code EXPIRED}, or {@code PURGED} for the delete of a document its rule marked.
      */
-    static String key(Namespace namespace, BsonDocument documentKey) {
+    private BsonDocument value(Bytes ref, ScheduleEntry entry, boolean notice) {
+        TtlRule rule = rules.rule(entry.getRule()).orElse(null);
+        boolean marks = rule != null && rule.marks(ScheduleEntries.conditionOf(entry));
+        boolean purges = rule != null && rule.mark() != null && !marks;
+        return new BsonDocument()
+                .append("version", new BsonInt32(VERSION))
+                .append("type", new BsonString(notice ? "EXPIRING" : purges ? "PURGED" : "EXPIRED"))
+                .append("action", new BsonString(marks ? "mark" : "delete"))
+                .append("cause", new BsonString("ttl"))
+                .append(
+                        "namespace",
+                        new BsonString(schedule.namespaces().namespaceOf(ref).toString()))
+                .append("documentKey", DocumentRef.documentKeyOf(ref, entry))
+                .append("rule", new BsonString(entry.getRule()))
+                .append(
+                        "deadline",
+                        new BsonString(Instant.ofEpochMilli(ScheduleEntries.deadlineOf(entry))
+                                .toString()));
+    }
+
+    /**
+     * The record key of {@code value}: {@code {"namespace": "db.coll", "documentKey": {...}}} as canonical extended
+     * JSON, one string per document, which a sink can use as its primary key.
+     */
+    private static String key(BsonDocument value) {
         return CanonicalJson.of(
-                new BsonDocument("namespace", new BsonString(namespace.toString())).append("documentKey", documentKey));
+                new BsonDocument("namespace", value.get("namespace")).append("documentKey", value.get("documentKey")));
     }
 
     private static int utf8Length(String text) {
         return text.getBytes(StandardCharsets.UTF_8).length;
-    }
-
-    private static BsonValue orNull(BsonDocument document) {
-        return document == null ? BsonNull.VALUE : document;
     }
 }

@@ -1,6 +1,5 @@
 package io.ttlstreams.processor;
 
-import io.ttlstreams.contract.BoundedJson;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import org.bson.BsonDocument;
@@ -39,11 +38,6 @@ public record GuardDecision(String rule, boolean approve, String id) {
         }
     }
 
-    /** Whether a control record's value is a decision (rather than a namespace-wide event). */
-    static boolean isDecision(BsonDocument value) {
-        return value.containsKey(FIELD);
-    }
-
     /**
      * The decision a control record holds.
      *
@@ -63,17 +57,12 @@ public record GuardDecision(String rule, boolean approve, String id) {
         return new GuardDecision(string(fields, "rule"), decision.equals("approve"), string(fields, "id"));
     }
 
-    /** Parses a control record's JSON value; see {@link #of}. */
-    public static GuardDecision fromJson(String json) {
-        return of(BoundedJson.parse(json));
-    }
-
     /** The control record's value. */
     public String toJson() {
         return new BsonDocument(
                         FIELD,
                         new BsonDocument("rule", new BsonString(rule))
-                                .append("decision", new BsonString(approve ? "approve" : "reject"))
+                                .append("decision", new BsonString(verb()))
                                 .append("id", new BsonString(id)))
                 .toJson();
     }

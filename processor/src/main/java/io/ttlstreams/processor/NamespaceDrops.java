@@ -29,24 +29,17 @@ final class NamespaceDrops {
 
     /** Whether an event of {@code namespace} at {@code clusterTime} is no newer than a drop of its collection or database. */
     boolean precede(Long clusterTime, Namespace namespace) {
-        if (clusterTime == null) {
-            return false;
-        }
-        return isNotNewer(clusterTime, dropTime(namespace))
-                || isNotNewer(clusterTime, dropTime(namespace.databaseNamespace()));
+        return isNotNewer(clusterTime, dropTimes.get(namespace))
+                || isNotNewer(clusterTime, dropTimes.get(namespace.databaseNamespace()));
     }
 
     /** Records that {@code namespace} was dropped at {@code dropTime}, unless a later drop is known. */
     void dropped(Namespace namespace, long dropTime) {
-        Long known = dropTime(namespace);
+        Long known = dropTimes.get(namespace);
         if (known == null || Long.compareUnsigned(known, dropTime) < 0) {
             namespaceEpochs.put(namespace.toString(), dropTime);
             dropTimes.put(namespace, dropTime);
         }
-    }
-
-    private Long dropTime(Namespace namespace) {
-        return dropTimes.get(namespace);
     }
 
     /**

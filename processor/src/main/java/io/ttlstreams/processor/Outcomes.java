@@ -8,52 +8,33 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.EntryState;
 import io.ttlstreams.state.ExpirySchedule;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.utils.Bytes;
 
 /**
- * The one sink of what happens to a document's entry: each outcome, one method, counts it in the task's meters,
- * audits it ({@link AuditWriter}) and writes its expired record or notice ({@link ExpiredRecords}), as the outcome
- * calls for. The scheduler's parts report here and know none of these; what an outcome causes is said once.
+ * The one sink of what happens to a document's entry: each outcome, one method ({@link #count} for those only
+ * counted), counts it in the task's meters, audits it ({@link AuditWriter}) and writes its expired record or notice
+ * ({@link ExpiredRecords}), as the outcome calls for. The scheduler's parts report here and know none of these; what
+ * an outcome causes is said once.
  *
  * <p>{@code ref} is the document, {@code entry} its entry as it stands when the outcome came, {@code now} the
  * punctuation's or the record's wall-clock time.
  *
  * <p>Its meters are registered once per task. Emissions, confirmations and their lags are per rule: the configured
  * rules' meters exist from the start, at zero, as Prometheus wants; a rule met only in a stored entry (removed since)
- * gets its meters when first recorded. The read-back counters exist only when read-back is on (null otherwise), so
- * that a processor without read-back reports no read-back metrics.
+ * gets its meters when first recorded. The read-back counters exist only when read-back is on, so that a processor
+ * without read-back reports no read-back metrics.
  */
 final class Outcomes {
 
-    private final Count scheduled;
-    private final Count cancelled;
-    private final Count unchanged;
-    private final Count reemitted;
-    private final Count dryRuns;
-    private final Count stale;
-    private final Count resyncStale;
-    private final Count documentTtlIgnored;
-    private final Count implausible;
-    private final Count deadLettered;
-    private final Count ruleRemoved;
-    private final Count held;
-    private final Count rescheduled;
-    private final Count heldForApproval;
-    private final Count approved;
-    private final Count rejected;
-    private final Count readBacks;
-    private final Count confirmedByRead;
-    private final Count rescheduledByRead;
-    private final Count readBacksFailed;
-    private final Count expiredRecords;
-    private final Count deletesNotCaused;
-    private final Count marked;
-    private final Count notices;
+    /** The counters of the task's outcomes, by name; the read-back ones only when read-back is on. */
+    private final Map<String, Count> counts = new HashMap<>();
 
     private final TtlMetrics metrics;
     private final Map<String, RuleMeters> byRule = new HashMap<>();
@@ -85,30 +66,35 @@ final class Outcomes {
         this.audit = audit;
         this.expired = expired;
         this.schedule = schedule;
-        this.scheduled = metrics.counter(TtlMetrics.SCHEDULED);
-        this.cancelled = metrics.counter(TtlMetrics.CANCELLED);
-        this.unchanged = metrics.counter(TtlMetrics.UNCHANGED);
-        this.reemitted = metrics.counter(TtlMetrics.REEMITTED);
-        this.dryRuns = metrics.counter(TtlMetrics.DRY_RUN);
-        this.stale = metrics.counter(TtlMetrics.STALE);
-        this.resyncStale = metrics.counter(TtlMetrics.RESYNC_STALE);
-        this.documentTtlIgnored = metrics.counter(TtlMetrics.DOCUMENT_TTL_IGNORED);
-        this.implausible = metrics.counter(TtlMetrics.IMPLAUSIBLE);
-        this.deadLettered = metrics.counter(TtlMetrics.DEAD_LETTERED);
-        this.ruleRemoved = metrics.counter(TtlMetrics.RULE_REMOVED);
-        this.held = metrics.counter(TtlMetrics.HELD);
-        this.rescheduled = metrics.counter(TtlMetrics.RESCHEDULED);
-        this.heldForApproval = metrics.counter(TtlMetrics.HELD_FOR_APPROVAL);
-        this.approved = metrics.counter(TtlMetrics.APPROVED);
-        this.rejected = metrics.counter(TtlMetrics.REJECTED);
-        this.readBacks = readBack ? metrics.counter(TtlMetrics.READ_BACKS) : null;
-        this.confirmedByRead = readBack ? metrics.counter(TtlMetrics.CONFIRMED_BY_READ) : null;
-        this.rescheduledByRead = readBack ? metrics.counter(TtlMetrics.RESCHEDULED_BY_READ) : null;
-        this.readBacksFailed = readBack ? metrics.counter(TtlMetrics.READ_BACKS_FAILED) : null;
-        this.expiredRecords = metrics.counter(TtlMetrics.EXPIRED_RECORDS);
-        this.deletesNotCaused = metrics.counter(TtlMetrics.DELETES_NOT_CAUSED);
-        this.marked = metrics.counter(TtlMetrics.MARKED);
-        this.notices = metrics.counter(TtlMetrics.NOTICES);
+        List<String> counters = new ArrayList<>(List.of(
+                TtlMetrics.SCHEDULED,
+                TtlMetrics.CANCELLED,
+                TtlMetrics.UNCHANGED,
+                TtlMetrics.REEMITTED,
+                TtlMetrics.DRY_RUN,
+                TtlMetrics.STALE,
+                TtlMetrics.RESYNC_STALE,
+                TtlMetrics.DOCUMENT_TTL_IGNORED,
+                TtlMetrics.IMPLAUSIBLE,
+                TtlMetrics.DEAD_LETTERED,
+                TtlMetrics.RULE_REMOVED,
+                TtlMetrics.HELD,
+                TtlMetrics.RESCHEDULED,
+                TtlMetrics.HELD_FOR_APPROVAL,
+                TtlMetrics.APPROVED,
+                TtlMetrics.REJECTED,
+                TtlMetrics.EXPIRED_RECORDS,
+                TtlMetrics.DELETES_NOT_CAUSED,
+                TtlMetrics.MARKED,
+                TtlMetrics.NOTICES));
+        if (readBack) {
+            counters.addAll(List.of(
+                    TtlMetrics.READ_BACKS,
+                    TtlMetrics.CONFIRMED_BY_READ,
+                    TtlMetrics.RESCHEDULED_BY_READ,
+                    TtlMetrics.READ_BACKS_FAILED));
+        }
+        counters.forEach(name -> counts.put(name, metrics.counter(name)));
         rules.forEach(this::forRule);
     }
 
@@ -117,7 +103,7 @@ final class Outcomes {
      * notices and the notice's time is still ahead (a deadline already closer than the notice period gets none).
      */
     void scheduled(Bytes ref, ScheduleEntry entry, EntryState state, long deadline, long now) {
-        scheduled.record();
+        count(TtlMetrics.SCHEDULED);
         OptionalLong noticeAt =
                 state == EntryState.SCHEDULED ? expired.noticeAt(entry, deadline) : OptionalLong.empty();
         if (noticeAt.isPresent() && noticeAt.getAsLong() > now) {
@@ -127,7 +113,7 @@ final class Outcomes {
 
     /** Entries left the schedule with no command out (deleted, no longer expiring, namespace dropped): counted. */
     void cancelled(long count) {
-        cancelled.record(count);
+        counts.get(TtlMetrics.CANCELLED).record(count);
     }
 
     /** A command awaiting confirmation was superseded by a change of its document: audited. */
@@ -140,8 +126,8 @@ final class Outcomes {
      * command would not have matched): counted as cancelled and not caused, audited as superseded; no expired record.
      */
     void deletedByAnotherWriter(Bytes ref, ScheduleEntry entry, long now) {
-        deletesNotCaused.record();
-        cancelled.record();
+        count(TtlMetrics.DELETES_NOT_CAUSED);
+        count(TtlMetrics.CANCELLED);
         superseded(ref, entry, now);
     }
 
@@ -151,14 +137,14 @@ final class Outcomes {
      */
     void confirmed(Bytes ref, ScheduleEntry entry, ChangeEvent event, boolean mark, long now) {
         if (mark) {
-            marked.record();
+            count(TtlMetrics.MARKED);
         }
         Instant deletedAt = event.eventTime();
         long lag = Math.max(0, deletedAt.toEpochMilli() - ScheduleEntries.deadlineOf(entry));
         confirmedLate(ref, entry, lag, now);
         if (expired.confirmedByChangeStream(
                 ref, entry, deletedAt, event.fullDocumentBeforeChange(), event.preImageTooLarge(), now)) {
-            expiredRecords.record();
+            count(TtlMetrics.EXPIRED_RECORDS);
         }
     }
 
@@ -167,10 +153,10 @@ final class Outcomes {
         // The document was gone by the read, which came before this punctuation: a bound, not the delete's own time,
         // which only its (lost) event would tell.
         long lag = Math.max(0, now - ScheduleEntries.deadlineOf(entry));
-        confirmedByRead.record();
+        count(TtlMetrics.CONFIRMED_BY_READ);
         confirmedLate(ref, entry, lag, now);
         if (expired.confirmedByReadBack(ref, entry, now)) {
-            expiredRecords.record();
+            count(TtlMetrics.EXPIRED_RECORDS);
         }
     }
 
@@ -202,7 +188,7 @@ final class Outcomes {
     /** A command went out again, its confirmation overdue: audited and counted. */
     void reemitted(Bytes ref, ScheduleEntry sent, long now) {
         audit(ref, sent, ExpiryOutcome.EMITTED, now);
-        reemitted.record();
+        count(TtlMetrics.REEMITTED);
     }
 
     /** Counts the first commands {@link #emitted} since the last call; at the end of a punctuation. */
@@ -215,7 +201,7 @@ final class Outcomes {
 
     /** A deadline passed under {@code ttl.dry.run}: no command, the entry gone, counted and audited. */
     void dryRun(Bytes ref, ScheduleEntry entry, long now) {
-        dryRuns.record();
+        count(TtlMetrics.DRY_RUN);
         audit.write(ref, entry, ExpiryOutcome.DRY_RUN, now, 0, null);
     }
 
@@ -225,90 +211,49 @@ final class Outcomes {
         audit(ref, entry, ExpiryOutcome.UNCONFIRMED, now);
     }
 
-    /** An entry whose command is over the record bound was dropped: counted as dead-lettered. */
-    void tooLargeToSend() {
-        deadLettered.record();
-    }
-
-    /** A read-back was asked for a document whose confirmation is overdue. */
-    void readBackAsked() {
-        readBacks.record();
-    }
-
-    /** A read-back failed, was refused or went unanswered. */
-    void readBackFailed() {
-        readBacksFailed.record();
-    }
-
     /**
      * A read found other values than the entry's: the awaited command superseded, the document given the deadline
      * they give ({@code cancelled} when none): counted and audited.
      */
     void rescheduledByRead(Bytes ref, ScheduleEntry entry, boolean cancelled, long now) {
         if (cancelled) {
-            this.cancelled.record();
+            count(TtlMetrics.CANCELLED);
         }
-        rescheduledByRead.record();
+        count(TtlMetrics.RESCHEDULED_BY_READ);
         superseded(ref, entry, now);
     }
 
     /** The entry's rule is gone: the entry cancelled, counted and audited. */
     void ruleRemoved(Bytes ref, ScheduleEntry entry, long now) {
-        ruleRemoved.record();
+        count(TtlMetrics.RULE_REMOVED);
         audit(ref, entry, ExpiryOutcome.RULE_REMOVED, now);
-    }
-
-    /** The entry's rule changed in a way that needs the document: held, counted. */
-    void heldForDocument() {
-        held.record();
-    }
-
-    /** The entry's rule changed its offset only: its deadline moved, counted. */
-    void rescheduled() {
-        rescheduled.record();
     }
 
     /** The entry came due on arrival past its rule's blast-radius limit: held for approval, counted and audited. */
     void heldForApproval(Bytes ref, ScheduleEntry entry, long now) {
-        heldForApproval.record();
+        count(TtlMetrics.HELD_FOR_APPROVAL);
         audit(ref, entry, ExpiryOutcome.HELD_FOR_APPROVAL, now);
     }
 
     /** An operator approved or rejected the held entry: counted and audited. */
     void decided(Bytes ref, ScheduleEntry entry, boolean approved, long now) {
-        (approved ? this.approved : rejected).record();
+        count(approved ? TtlMetrics.APPROVED : TtlMetrics.REJECTED);
         audit(ref, entry, approved ? ExpiryOutcome.APPROVED : ExpiryOutcome.REJECTED, now);
     }
 
     /** The notice of a deadline the document still has came due: its {@code EXPIRING} record published, counted. */
     void noticeDue(Bytes ref, ScheduleEntry notice, long noticeAt, long now) {
         expired.notice(ref, notice, noticeAt, now);
-        notices.record();
+        count(TtlMetrics.NOTICES);
     }
 
-    /** An event older than a drop of its namespace was ignored. */
-    void stale() {
-        stale.record();
-    }
-
-    /** A resync older than the latest change applied to its document was ignored. */
-    void resyncStale() {
-        resyncStale.record();
-    }
-
-    /** An event changed nothing its document's entry was computed from: nothing written. */
-    void unchanged() {
-        unchanged.record();
-    }
-
-    /** A document's own ttl value was invalid, so its rule's default applied. */
-    void documentTtlIgnored() {
-        documentTtlIgnored.record();
-    }
-
-    /** A document's epoch value means no deadline, so nothing was scheduled on it. */
-    void implausible() {
-        implausible.record();
+    /**
+     * An outcome that is only counted, by its counter's name: an event that changed nothing, was stale or met an
+     * invalid value, an entry held or rescheduled under a changed rule, one dropped as too large to send (counted as
+     * dead-lettered), a read-back asked or failed.
+     */
+    void count(String counter) {
+        counts.get(counter).record();
     }
 
     private void audit(Bytes ref, ScheduleEntry entry, ExpiryOutcome outcome, long now) {

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * (out of memory, say) fails the thread without it.
  *
  * <p>What a parser rejects is not this handler's: checking a claim and finding it false is the parser's result, which
- * it dead-letters itself ({@link DeadLetterRoute}), so that a malformed event is dead-lettered whichever handler an
- * operator configures.
+ * it dead-letters itself ({@link ClaimProcessor#reject}), so that a malformed event is dead-lettered whichever handler
+ * an operator configures.
  *
  * <p>Configured from the Kafka Streams settings: the dead-letter topic ({@code errors.dead.letter.queue.topic.name}),
  * the producer's {@code max.request.size} and the meter registry ({@value TtlMetrics#REGISTRY_CONFIG}).

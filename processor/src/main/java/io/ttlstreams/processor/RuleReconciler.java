@@ -126,7 +126,6 @@ final class RuleReconciler implements RuleCheck {
             return reconcileDeadline(due, entry, now, true);
         }
         if (settings.config().rules().rule(entry.getRule()).isEmpty()) {
-            schedule.remove(due);
             ruleRemoved(due, entry, now);
             return null;
         }
@@ -143,13 +142,12 @@ final class RuleReconciler implements RuleCheck {
         Reconciliation reconciliation = reconcile(entry);
         switch (reconciliation.kind()) {
             case CANCEL -> {
-                schedule.remove(due);
                 ruleRemoved(due, entry, now);
                 return null;
             }
             case HOLD -> {
                 schedule.moveTo(due, EntryState.HELD, ScheduleEntries.deadlineOf(entry), entry);
-                outcomes.heldForDocument();
+                outcomes.count(TtlMetrics.HELD);
                 changesOf(entry.getRule()).held++;
                 return null;
             }
@@ -160,7 +158,7 @@ final class RuleReconciler implements RuleCheck {
                     return null;
                 }
                 long deadline = movedDeadline.getAsLong();
-                outcomes.rescheduled();
+                outcomes.count(TtlMetrics.RESCHEDULED);
                 RuleChanges changes = changesOf(entry.getRule());
                 changes.moved++;
                 if (deadline <= now) {
@@ -183,8 +181,9 @@ final class RuleReconciler implements RuleCheck {
         }
     }
 
-    /** Counts and audits an entry cancelled because its rule is gone, its removal being the caller's. */
+    /** Removes an entry whose rule is gone: counted and audited. */
     private void ruleRemoved(DocumentEntry removed, ScheduleEntry entry, long now) {
+        schedule.remove(removed);
         outcomes.ruleRemoved(removed.documentRef(), entry, now);
         changesOf(entry.getRule()).cancelled++;
     }
@@ -199,10 +198,11 @@ final class RuleReconciler implements RuleCheck {
         try (KeyValueIterator<String, RuleVersion> versions = ruleVersions.all()) {
             while (versions.hasNext() && !changed) {
                 KeyValue<String, RuleVersion> version = versions.next();
-                Optional<TtlRule> rule = settings.config().rules().rule(version.key);
-                changed = rule.isEmpty()
-                        || rule.get().shape() != version.value.getShape()
-                        || rule.get().expireAfterSeconds() != version.value.getExpireAfterSeconds();
+                changed = settings.config()
+                        .rules()
+                        .rule(version.key)
+                        .map(rule -> !version.value.equals(new RuleVersion(rule.shape(), rule.expireAfterSeconds())))
+                        .orElse(true);
             }
         }
         if (changed) {
@@ -238,7 +238,6 @@ final class RuleReconciler implements RuleCheck {
         }
         Reconciliation reconciliation = reconcile(entry);
         if (reconciliation.kind() == Reconciliation.Kind.CANCEL) {
-            schedule.remove(walked);
             ruleRemoved(walked, entry, now);
         } else if (state == EntryState.HELD && reconciliation.kind() != Reconciliation.Kind.HOLD) {
             // The rule is back to the shape the entry was computed under: it needs no document after all.

@@ -40,20 +40,14 @@ public final class ScheduleEntries {
 
     /** The entry for a document {@code decision} expires by {@code rule} (the decision's winning rule). */
     public static ScheduleEntry of(ExpiryDecision decision, TtlRule rule) {
-        return of(decision, rule, rule.shape());
+        return of(decision, rule, rule.shape(), null);
     }
 
     /**
      * {@link #of(ExpiryDecision, TtlRule)} with the rule's {@link TtlRule#shape() shape} known already ({@link
-     * io.ttlstreams.rules.TtlRules#shape}): it is a SHA-256 of the rule's definition, too dear for every event.
-     */
-    public static ScheduleEntry of(ExpiryDecision decision, TtlRule rule, long shape) {
-        return of(decision, rule, shape, null);
-    }
-
-    /**
-     * {@link #of(ExpiryDecision, TtlRule, long)} for the document whose latest event reported {@code documentKey}:
-     * kept in the entry when it holds more than {@code _id} (see {@link DocumentRef#documentKeyOf}); null keeps none.
+     * io.ttlstreams.rules.TtlRules#shape}: it is a SHA-256 of the rule's definition, too dear for every event), for
+     * the document whose latest event reported {@code documentKey}: kept in the entry when it holds more than {@code
+     * _id} (see {@link DocumentRef#documentKeyOf}); null keeps none.
      */
     public static ScheduleEntry of(ExpiryDecision decision, TtlRule rule, long shape, BsonDocument documentKey) {
         if (!decision.expires() || !rule.name().equals(decision.rule())) {
@@ -117,15 +111,6 @@ public final class ScheduleEntries {
             return conditionOf(entry);
         }
         return new BsonDocument(field, new BsonDocument("$eq", new BsonDateTime(base)));
-    }
-
-    /**
-     * The delete command of the document {@code documentRef} names in {@code namespace}, from its entry, issued at
-     * {@code issuedAtMillis} (the punctuation's time, at which it is sent).
-     */
-    public static DeleteCommand command(
-            Bytes documentRef, Namespace namespace, ScheduleEntry entry, long issuedAtMillis) {
-        return command(documentRef, namespace, entry, issuedAtMillis, null);
     }
 
     /**

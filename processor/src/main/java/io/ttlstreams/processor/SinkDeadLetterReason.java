@@ -35,7 +35,7 @@ enum SinkDeadLetterReason {
                     + " documents get fresh commands from the confirmation retries"),
     ISSUED_AHEAD(SinkRefusal.ISSUED_AHEAD, "the processor's clock runs ahead of the Connect worker's (NTP on both)"),
     /** A refusal of a guard that wrote no label yet (an older sink-guard jar). */
-    GUARD("guard", "the reason in the record's __connect.errors.exception.message header"),
+    GUARD("guard", "the reason in the record's __connect.errors.exception.message header", false),
     /**
      * MongoDB applied the write but could not confirm it at the sink's write concern in time (mongo-kafka parks every
      * command of such a batch, with no write error of its own, as {@code dlq.WriteConcernException}): not the command's
@@ -57,9 +57,12 @@ enum SinkDeadLetterReason {
                     + " commands",
             true),
     /** MongoDB refused the delete (authorisation, a failed write). */
-    MONGODB("mongodb", "the sink's MongoDB user may remove on the TTL namespaces; the cluster's health"),
+    MONGODB("mongodb", "the sink's MongoDB user may remove on the TTL namespaces; the cluster's health", false),
     /** Anything else the sink connector dead-lettered, or a record without Connect's error headers. */
-    OTHER("other", "the record's __connect.errors.* headers (errors.deadletterqueue.context.headers.enable=true)");
+    OTHER(
+            "other",
+            "the record's __connect.errors.* headers (errors.deadletterqueue.context.headers.enable=true)",
+            false);
 
     /** Connect's dead-letter header holding the failure's message. */
     static final String MESSAGE_HEADER = "__connect.errors.exception.message";
@@ -90,10 +93,6 @@ enum SinkDeadLetterReason {
         this.refusal = refusal;
         this.check = check;
         this.notTheCommands = false;
-    }
-
-    SinkDeadLetterReason(String label, String check) {
-        this(label, check, false);
     }
 
     SinkDeadLetterReason(String label, String check, boolean notTheCommands) {

@@ -68,8 +68,8 @@ class DeadLettersTest {
     void shouldKeepARecordThatFitsAsItWasWithWhereAndWhy() {
         Headers original = new RecordHeaders().add("trace", "t1".getBytes(StandardCharsets.UTF_8));
 
-        Record<String, String> letter = deadLetters.letter(
-                record("k", "{bad", original), "{bad", SOURCE, new IllegalArgumentException("broken"));
+        Record<String, String> letter =
+                deadLetters.letter(record("k", "{bad", original), SOURCE, new IllegalArgumentException("broken"));
 
         assertThat(letter.key()).isEqualTo("k");
         assertThat(letter.value()).isEqualTo("{bad");
@@ -89,7 +89,7 @@ class DeadLettersTest {
         String value = "x".repeat(valueBytes);
 
         Record<String, String> letter = deadLetters.letter(
-                record("{\"_id\": 1}", value, new RecordHeaders()), value, SOURCE, new RuntimeException("too big"));
+                record("{\"_id\": 1}", value, new RecordHeaders()), SOURCE, new RuntimeException("too big"));
 
         assertThat(producerSize(letter)).isLessThanOrEqualTo(LIMIT);
         assertThat(value).startsWith(letter.value());
@@ -105,7 +105,7 @@ class DeadLettersTest {
     void shouldCutAtACharacterBoundary() {
         String value = "é".repeat(LIMIT); // two bytes each
         Record<String, String> letter =
-                deadLetters.letter(record(null, value, new RecordHeaders()), value, SOURCE, new RuntimeException());
+                deadLetters.letter(record(null, value, new RecordHeaders()), SOURCE, new RuntimeException());
 
         assertThat(producerSize(letter)).isLessThanOrEqualTo(LIMIT);
         assertThat(letter.value()).matches("é+");
@@ -120,8 +120,8 @@ class DeadLettersTest {
         String value = "v".repeat(LIMIT);
         Headers original = new RecordHeaders().add("big", new byte[LIMIT / 2]);
 
-        Record<String, String> letter = deadLetters.letter(
-                record(key, value, original), value, SOURCE, new RuntimeException("x".repeat(50_000)));
+        Record<String, String> letter =
+                deadLetters.letter(record(key, value, original), SOURCE, new RuntimeException("x".repeat(50_000)));
 
         assertThat(producerSize(letter)).isLessThanOrEqualTo(LIMIT);
         assertThat(key).startsWith(letter.key());

@@ -3,6 +3,7 @@ package io.ttlstreams.processor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.contract.BoundedJson;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -13,7 +14,7 @@ class GuardDecisionTest {
     void shouldRoundTripThroughTheControlRecordWhenWritten() {
         GuardDecision decision = new GuardDecision("sessions", true, "approval-1");
 
-        assertThat(GuardDecision.fromJson(decision.toJson())).isEqualTo(decision);
+        assertThat(GuardDecision.of(BoundedJson.parse(decision.toJson()))).isEqualTo(decision);
     }
 
     @ParameterizedTest
@@ -28,6 +29,7 @@ class GuardDecisionTest {
                 "{\"guardDecision\": {\"rule\": \"s\", \"decision\": \"approve\", \"id\": \"x\"}, \"ns\": 1}",
             })
     void shouldRefuseWhatIsNoWellFormedDecisionWhenParsed(String json) {
-        assertThatThrownBy(() -> GuardDecision.fromJson(json)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> GuardDecision.of(BoundedJson.parse(json)))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -59,7 +59,7 @@ class OutcomesTest {
     void shouldRegisterTheReadBackSensorsWhenReadBackIsOn() {
         MeterRegistry registry = new SimpleMeterRegistry();
 
-        outcomes(registry, List.of("sessions"), true).readBackAsked();
+        outcomes(registry, List.of("sessions"), true).count(TtlMetrics.READ_BACKS);
 
         assertThat(ExpiryFigures.of(registry).total(TtlMetrics.READ_BACKS)).isEqualTo(1);
     }

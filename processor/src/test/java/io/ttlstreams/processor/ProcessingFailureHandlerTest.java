@@ -3,6 +3,7 @@ package io.ttlstreams.processor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ttlstreams.contract.BoundedJson;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.OperationType;
@@ -83,8 +84,8 @@ class ProcessingFailureHandlerTest {
                 SendFailureHandlerTest.context("ttl.control", null, null), new Record<>("sessions", decision, 7L), bug);
 
         assertThat(response.result()).isEqualTo(Result.RESUME);
-        assertThat(GuardDecision.fromJson(
-                        text(response.deadLetterQueueRecords().get(0).value())))
+        assertThat(GuardDecision.of(BoundedJson.parse(
+                        text(response.deadLetterQueueRecords().get(0).value()))))
                 .isEqualTo(decision);
     }
 

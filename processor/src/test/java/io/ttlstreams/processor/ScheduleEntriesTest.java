@@ -48,7 +48,7 @@ class ScheduleEntriesTest {
 
         assertThat(read).isEqualTo(condition).isEqualTo(ScheduleEntries.conditionOf(entry));
         assertThat(read.toJson()).isEqualTo(condition.toJson());
-        DeleteCommand command = ScheduleEntries.command(REF, SESSIONS, entry, base + 5);
+        DeleteCommand command = ScheduleEntries.command(REF, SESSIONS, entry, base + 5, null);
         BsonDocument filter = new BsonDocument("_id", new BsonString("d1"));
         condition.forEach(filter::append);
         assertThat(command.filter()).isEqualTo(filter);
