@@ -30,6 +30,9 @@ public final class Json {
     /** JSON text written as it is, but for {@code <}, {@code >} and {@code &}. */
     public record Raw(String json) {}
 
+    /** What could turn into markup where a client shows the text: escaped wherever it stands. */
+    private static final String MARKUP = "<>&";
+
     private static final ObjectWriter WRITER = mapper().writer(new Spaced());
 
     private Json() {}
@@ -104,7 +107,7 @@ public final class Json {
         private final int[] escapes = standardAsciiEscapesForJSON();
 
         MarkupEscapes() {
-            for (char c : new char[] {'<', '>', '&'}) {
+            for (char c : MARKUP.toCharArray()) {
                 escapes[c] = ESCAPE_CUSTOM;
             }
         }
@@ -116,16 +119,12 @@ public final class Json {
 
         @Override
         public SerializableString getEscapeSequence(int c) {
-            return new SerializedString(unicodeEscape((char) c));
+            return new SerializedString(unicodeEscape(c));
         }
     }
 
-    private static boolean markup(char c) {
-        return c == '<' || c == '>' || c == '&';
-    }
-
-    private static String unicodeEscape(char c) {
-        return String.format("\\u%04x", (int) c);
+    private static String unicodeEscape(int c) {
+        return String.format("\\u%04x", c);
     }
 
     /**
@@ -133,12 +132,11 @@ public final class Json {
      * escaping them everywhere changes no value.
      */
     private static void writeRaw(Raw raw, JsonGenerator out) throws IOException {
-        StringBuilder escaped = new StringBuilder(raw.json().length());
-        for (int i = 0; i < raw.json().length(); i++) {
-            char c = raw.json().charAt(i);
-            escaped.append(markup(c) ? unicodeEscape(c) : String.valueOf(c));
+        String json = raw.json();
+        for (char c : MARKUP.toCharArray()) {
+            json = json.replace(String.valueOf(c), unicodeEscape(c));
         }
-        out.writeRawValue(escaped.toString());
+        out.writeRawValue(json);
     }
 
     /** NaN and infinities, which JSON has no number for, as null. */
