@@ -5,7 +5,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
 import com.fasterxml.jackson.core.io.SerializedString;
-import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -33,7 +34,7 @@ public final class Json {
     /** What could turn into markup where a client shows the text: escaped wherever it stands. */
     private static final String MARKUP = "<>&";
 
-    private static final ObjectWriter WRITER = mapper().writer(new Spaced());
+    private static final ObjectWriter WRITER = mapper().writer(spaced());
 
     private Json() {}
 
@@ -45,6 +46,19 @@ public final class Json {
             throw new IllegalArgumentException(
                     "No JSON form for " + value.getClass() + ": " + e.getOriginalMessage(), e);
         }
+    }
+
+    /** Jackson's compact form with a space after each colon and comma, as the hand-written JSON had. */
+    private static DefaultPrettyPrinter spaced() {
+        DefaultPrettyPrinter spaced = new DefaultPrettyPrinter(Separators.createDefaultInstance()
+                .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+                .withObjectEntrySpacing(Separators.Spacing.AFTER)
+                .withArrayValueSpacing(Separators.Spacing.AFTER)
+                .withObjectEmptySeparator("")
+                .withArrayEmptySeparator(""));
+        spaced.indentObjectsWith(DefaultPrettyPrinter.NopIndenter.instance);
+        spaced.indentArraysWith(DefaultPrettyPrinter.NopIndenter.instance);
+        return spaced;
     }
 
     /**
@@ -82,24 +96,6 @@ public final class Json {
                 .build();
         mapper.getFactory().setCharacterEscapes(new MarkupEscapes());
         return mapper;
-    }
-
-    /** Jackson's compact form with a space after each colon and comma, as the hand-written JSON had. */
-    private static final class Spaced extends MinimalPrettyPrinter {
-        @Override
-        public void writeObjectFieldValueSeparator(JsonGenerator out) throws IOException {
-            out.writeRaw(": ");
-        }
-
-        @Override
-        public void writeObjectEntrySeparator(JsonGenerator out) throws IOException {
-            out.writeRaw(", ");
-        }
-
-        @Override
-        public void writeArrayValueSeparator(JsonGenerator out) throws IOException {
-            out.writeRaw(", ");
-        }
     }
 
     /** Jackson's escapes, and {@code <}, {@code >} and {@code &} as {@code \\u003c}, {@code \\u003e}, {@code \\u0026}. */
