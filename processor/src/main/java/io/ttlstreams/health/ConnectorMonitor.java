@@ -1,5 +1,6 @@
 package io.ttlstreams.health;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ttlstreams.connect.ConnectorConfigs;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -39,23 +41,38 @@ public final class ConnectorMonitor {
     static final long FIRST_RESTART_PAUSE_MS = 1_000;
     static final long MAX_RESTART_PAUSE_MS = 120_000;
 
-    /** What the last check saw of one connector: its status, or why there is none. */
-    record Observation(Optional<ConnectorStatus> status, Optional<String> unavailable) {
+    /**
+     * One connector as the last check saw it, and as the status endpoint shows it.
+     *
+     * @param name the connector's name
+     * @param running whether it and all its tasks run
+     * @param state its state; empty when its status could not be read
+     * @param tasks each task as {@code id:STATE}
+     * @param problems what is wrong with it; empty when it runs
+     * @param failures its FAILED units (itself and its tasks); empty when its status could not be read
+     */
+    public record Described(
+            String name,
+            boolean running,
+            Optional<String> state,
+            List<String> tasks,
+            List<String> problems,
+            @JsonIgnore OptionalInt failures) {
 
-        static Observation of(ConnectorStatus status) {
-            return new Observation(Optional.of(status), Optional.empty());
+        static Described of(String name, ConnectorStatus status) {
+            return new Described(
+                    name,
+                    status.running(),
+                    Optional.of(status.state()),
+                    status.tasks().stream()
+                            .map(task -> task.id() + ":" + task.state())
+                            .toList(),
+                    status.problems(),
+                    OptionalInt.of(status.failures()));
         }
 
-        static Observation unavailable(String why) {
-            return new Observation(Optional.empty(), Optional.of(why));
-        }
-
-        boolean running() {
-            return status.map(ConnectorStatus::running).orElse(false);
-        }
-
-        List<String> problems() {
-            return status.map(ConnectorStatus::problems).orElseGet(() -> List.of(unavailable.orElseThrow()));
+        static Described unavailable(String name, String why) {
+            return new Described(name, false, Optional.empty(), List.of(), List.of(why), OptionalInt.empty());
         }
     }
 
@@ -68,7 +85,7 @@ public final class ConnectorMonitor {
     private final ManagedConnectors connectors;
     private final SinkOutage sink;
     private final LongSupplier nanoClock;
-    private final Map<String, Observation> observed = new ConcurrentHashMap<>();
+    private final Map<String, Described> observed = new ConcurrentHashMap<>();
     private final Map<String, Restarts> restarts = new ConcurrentHashMap<>();
 
     /**
@@ -88,17 +105,15 @@ public final class ConnectorMonitor {
                             + " it last ran through a whole pause; 0 while it runs")
                     .tag("connector", name)
                     .register(registry);
-            observed.put(name, Observation.unavailable("connector " + name + " not checked yet"));
+            observed.put(name, Described.unavailable(name, "connector " + name + " not checked yet"));
             Gauge.builder(RUNNING_GAUGE, () -> observed.get(name).running() ? 1 : 0)
                     .description("1 when the connector and all its tasks are RUNNING, else 0")
                     .tag("connector", name)
                     .register(registry);
-            Gauge.builder(
-                            FAILURES_GAUGE,
-                            () -> observed.get(name)
-                                    .status()
-                                    .map(status -> (double) status.failures())
-                                    .orElse(Double.NaN))
+            Gauge.builder(FAILURES_GAUGE, () -> {
+                        OptionalInt failures = observed.get(name).failures();
+                        return failures.isPresent() ? failures.getAsInt() : Double.NaN;
+                    })
                     .description(
                             "FAILED units of the connector (itself and its tasks); NaN when its status is" + " unknown")
                     .tag("connector", name)
@@ -109,10 +124,10 @@ public final class ConnectorMonitor {
     /** Reads every connector's status once; logs what changed, and restarts what failed when its pause is over. */
     public void check() throws InterruptedException {
         for (String name : connectors.names()) {
-            Observation now = observe(name);
-            Observation before = observed.put(name, now);
+            Described now = observe(name);
+            Described before = observed.put(name, now);
             report(name, before, now);
-            int failures = now.status().map(ConnectorStatus::failures).orElse(0);
+            int failures = now.failures().orElse(0);
             if (failures > 0 && name.equals(ConnectorConfigs.SINK_NAME)) {
                 sink.failed();
             }
@@ -156,58 +171,33 @@ public final class ConnectorMonitor {
 
     /** Why not every connector runs, one line per problem; empty when all run. */
     public List<String> problems() {
-        List<String> problems = new ArrayList<>();
-        connectors.names().forEach(name -> problems.addAll(observed.get(name).problems()));
-        return problems;
+        return describe().stream()
+                .flatMap(connector -> connector.problems().stream())
+                .toList();
     }
 
     /** The last status of each connector, for the status endpoint. */
     public List<Described> describe() {
-        List<Described> described = new ArrayList<>();
-        for (String name : connectors.names()) {
-            Observation observation = observed.get(name);
-            described.add(new Described(
-                    name,
-                    observation.running(),
-                    observation.status().map(ConnectorStatus::state),
-                    observation
-                            .status()
-                            .map(status -> status.tasks().stream()
-                                    .map(task -> task.id() + ":" + task.state())
-                                    .toList())
-                            .orElse(List.of()),
-                    observation.problems()));
-        }
-        return described;
+        return connectors.names().stream().map(observed::get).toList();
     }
 
-    /**
-     * One connector as the status endpoint shows it.
-     *
-     * @param name the connector's name
-     * @param running whether it and all its tasks run
-     * @param state its state; empty when its status could not be read
-     * @param tasks each task as {@code id:STATE}
-     * @param problems what is wrong with it; empty when it runs
-     */
-    public record Described(
-            String name, boolean running, Optional<String> state, List<String> tasks, List<String> problems) {}
-
-    private Observation observe(String name) throws InterruptedException {
+    private Described observe(String name) throws InterruptedException {
         try {
             return connectors
                     .connect()
                     .status(name)
-                    .map(Observation::of)
-                    .orElseGet(() -> Observation.unavailable(
-                            "connector " + name + " does not exist at " + connectors.connectUrl()));
+                    .map(status -> Described.of(name, status))
+                    .orElseGet(() -> Described.unavailable(
+                            name, "connector " + name + " does not exist at " + connectors.connectUrl()));
         } catch (IOException e) {
-            return Observation.unavailable("Kafka Connect at " + connectors.connectUrl() + " cannot tell the status"
-                    + " of connector " + name + ": " + e.getMessage());
+            return Described.unavailable(
+                    name,
+                    "Kafka Connect at " + connectors.connectUrl() + " cannot tell the status" + " of connector " + name
+                            + ": " + e.getMessage());
         }
     }
 
-    private static void report(String name, Observation before, Observation now) {
+    private static void report(String name, Described before, Described now) {
         List<String> fresh = new ArrayList<>(now.problems());
         fresh.removeAll(before.problems());
         for (String problem : fresh) {

@@ -2,6 +2,7 @@ package io.ttlstreams.health;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.util.NamedThreadFactory;
 import io.ttlstreams.config.OperationsOptions;
 import io.ttlstreams.contract.Namespace;
 import java.time.Duration;
@@ -37,7 +38,8 @@ public final class Dependencies implements AutoCloseable {
     private final SourceFreshness sources;
     private final Optional<MongoClock> mongoClock;
     private final Optional<Duration> staleAfter;
-    private final ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor(Dependencies::daemon);
+    private final ScheduledExecutorService checks =
+            Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("ttl-streams-health"));
     /** The problems the last {@link #checked()} logged; checks run one at a time. */
     private List<String> logged = List.of();
 
@@ -130,12 +132,5 @@ public final class Dependencies implements AutoCloseable {
             LOG.info("No longer degraded: every watched connector runs and every source was heard from");
         }
         logged = now;
-    }
-
-    /** The checks' thread, which does not keep the JVM up. */
-    private static Thread daemon(Runnable checks) {
-        Thread thread = new Thread(checks, "ttl-streams-health");
-        thread.setDaemon(true);
-        return thread;
     }
 }

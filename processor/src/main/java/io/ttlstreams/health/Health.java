@@ -1,5 +1,8 @@
 package io.ttlstreams.health;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.ttlstreams.http.OperationsServer;
 import io.ttlstreams.http.Response;
 import java.util.ArrayList;
@@ -69,7 +72,7 @@ public final class Health {
     }
 
     private static Response probe(Report report) {
-        return Response.json(report.up() ? 200 : 503, report.body());
+        return Response.json(report.up() ? 200 : 503, report);
     }
 
     /** Liveness: down only when Kafka Streams stopped for good. */
@@ -110,13 +113,16 @@ public final class Health {
     }
 
     /**
-     * One probe's answer.
+     * One probe's answer, and its JSON body: {@code status} ({@code UP}, or {@value #DOWN} or {@value #DEGRADED}),
+     * Kafka Streams' {@code state} and the {@code reasons}.
      *
      * @param state Kafka Streams' state when asked
      * @param reasons why the probe fails; empty when it passes
      * @param failing the status word when it fails: {@value #DOWN} or {@value #DEGRADED}
      */
-    public record Report(State state, List<String> reasons, String failing) {
+    @JsonPropertyOrder({"status", "state", "reasons"})
+    public record Report(
+            State state, List<String> reasons, @JsonIgnore String failing) {
 
         /** A probe of this pod's own health that fails. */
         public static final String DOWN = "DOWN";
@@ -127,18 +133,10 @@ public final class Health {
             return reasons.isEmpty();
         }
 
-        /** The probe's JSON body. */
-        public Body body() {
-            return new Body(up() ? "UP" : failing, state.toString(), reasons);
+        /** {@code UP}, or the status word when it fails. */
+        @JsonProperty
+        public String status() {
+            return up() ? "UP" : failing;
         }
     }
-
-    /**
-     * A probe's JSON body.
-     *
-     * @param status {@code UP}, or {@code DOWN} or {@code DEGRADED}
-     * @param state Kafka Streams' state
-     * @param reasons why the probe fails; empty when it passes
-     */
-    public record Body(String status, String state, List<String> reasons) {}
 }

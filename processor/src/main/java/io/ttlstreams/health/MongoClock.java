@@ -5,6 +5,7 @@ import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.util.NamedThreadFactory;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.event.SourceClock;
 import java.time.Clock;
@@ -51,7 +52,8 @@ public final class MongoClock implements AutoCloseable {
     private final MongoClient client;
     private final Clock clock;
     private final SourceClock sourceClock;
-    private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(MongoClock::daemon);
+    private final ScheduledExecutorService thread =
+            Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("ttl-streams-mongodb-clock"));
     private volatile boolean failing;
     private volatile BsonDocument command = HELLO;
 
@@ -181,11 +183,5 @@ public final class MongoClock implements AutoCloseable {
     public void close() {
         thread.shutdownNow();
         client.close();
-    }
-
-    private static Thread daemon(Runnable measurements) {
-        Thread thread = new Thread(measurements, "ttl-streams-mongodb-clock");
-        thread.setDaemon(true);
-        return thread;
     }
 }

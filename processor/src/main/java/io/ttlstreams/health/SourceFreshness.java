@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.OptionalDouble;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -103,18 +102,10 @@ public final class SourceFreshness {
                 .ifPresent(timestamp -> lastSeenMillis.merge(namespace, timestamp, Math::max)));
     }
 
-    /** When the namespace's source last showed life (epoch milliseconds); empty before any record. */
-    OptionalLong lastSeen(Namespace namespace) {
-        Long millis = lastSeenMillis.get(namespace);
-        return millis == null ? OptionalLong.empty() : OptionalLong.of(millis);
-    }
-
-    /** Seconds since then, by the wall clock; empty before any record. */
+    /** Seconds since the namespace's source last showed life, by the wall clock; empty before any record. */
     public OptionalDouble staleness(Namespace namespace) {
-        OptionalLong seen = lastSeen(namespace);
-        return seen.isEmpty()
-                ? OptionalDouble.empty()
-                : OptionalDouble.of(Math.max(0, clock.millis() - seen.getAsLong()) / 1000.0);
+        Long seen = lastSeenMillis.get(namespace);
+        return seen == null ? OptionalDouble.empty() : OptionalDouble.of(Math.max(0, clock.millis() - seen) / 1000.0);
     }
 
     /** The watched namespaces, in source topic order. */

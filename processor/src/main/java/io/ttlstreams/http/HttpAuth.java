@@ -26,15 +26,11 @@ final class HttpAuth {
     private final boolean probes;
     private final boolean metrics;
 
-    private HttpAuth(Optional<String> token, boolean probes, boolean metrics) {
-        this.token = token;
+    HttpAuth(TtlStreamsConfig config) {
+        this.token = config.httpAuthToken();
         this.digest = token.map(HttpAuth::sha256);
-        this.probes = probes;
-        this.metrics = metrics;
-    }
-
-    static HttpAuth of(TtlStreamsConfig config) {
-        return new HttpAuth(config.httpAuthToken(), config.httpAuthProbes(), config.httpAuthMetrics());
+        this.probes = config.httpAuthProbes();
+        this.metrics = config.httpAuthMetrics();
     }
 
     /** Whether a request for {@code path} must carry the token. */

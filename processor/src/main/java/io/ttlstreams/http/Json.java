@@ -5,7 +5,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
 import com.fasterxml.jackson.core.io.SerializedString;
-import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -30,7 +31,10 @@ public final class Json {
     /** JSON text written as it is, but for {@code <}, {@code >} and {@code &}. */
     public record Raw(String json) {}
 
-    private static final ObjectWriter WRITER = mapper().writer(new Spaced());
+    /** What could turn into markup where a client shows the text: escaped wherever it stands. */
+    private static final String MARKUP = "<>&";
+
+    private static final ObjectWriter WRITER = mapper().writer(spaced());
 
     private Json() {}
 
@@ -42,6 +46,19 @@ public final class Json {
             throw new IllegalArgumentException(
                     "No JSON form for " + value.getClass() + ": " + e.getOriginalMessage(), e);
         }
+    }
+
+    /** Jackson's compact form with a space after each colon and comma, as the hand-written JSON had. */
+    private static DefaultPrettyPrinter spaced() {
+        DefaultPrettyPrinter spaced = new DefaultPrettyPrinter(Separators.createDefaultInstance()
+                .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+                .withObjectEntrySpacing(Separators.Spacing.AFTER)
+                .withArrayValueSpacing(Separators.Spacing.AFTER)
+                .withObjectEmptySeparator("")
+                .withArrayEmptySeparator(""));
+        spaced.indentObjectsWith(DefaultPrettyPrinter.NopIndenter.instance);
+        spaced.indentArraysWith(DefaultPrettyPrinter.NopIndenter.instance);
+        return spaced;
     }
 
     /**
@@ -81,30 +98,12 @@ public final class Json {
         return mapper;
     }
 
-    /** Jackson's compact form with a space after each colon and comma, as the hand-written JSON had. */
-    private static final class Spaced extends MinimalPrettyPrinter {
-        @Override
-        public void writeObjectFieldValueSeparator(JsonGenerator out) throws IOException {
-            out.writeRaw(": ");
-        }
-
-        @Override
-        public void writeObjectEntrySeparator(JsonGenerator out) throws IOException {
-            out.writeRaw(", ");
-        }
-
-        @Override
-        public void writeArrayValueSeparator(JsonGenerator out) throws IOException {
-            out.writeRaw(", ");
-        }
-    }
-
     /** Jackson's escapes, and {@code <}, {@code >} and {@code &} as {@code \\u003c}, {@code \\u003e}, {@code \\u0026}. */
     private static final class MarkupEscapes extends CharacterEscapes {
         private final int[] escapes = standardAsciiEscapesForJSON();
 
         MarkupEscapes() {
-            for (char c : new char[] {'<', '>', '&'}) {
+            for (char c : MARKUP.toCharArray()) {
                 escapes[c] = ESCAPE_CUSTOM;
             }
         }
@@ -116,16 +115,12 @@ public final class Json {
 
         @Override
         public SerializableString getEscapeSequence(int c) {
-            return new SerializedString(unicodeEscape((char) c));
+            return new SerializedString(unicodeEscape(c));
         }
     }
 
-    private static boolean markup(char c) {
-        return c == '<' || c == '>' || c == '&';
-    }
-
-    private static String unicodeEscape(char c) {
-        return String.format("\\u%04x", (int) c);
+    private static String unicodeEscape(int c) {
+        return String.format("\\u%04x", c);
     }
 
     /**
@@ -133,12 +128,11 @@ public final class Json {
      * escaping them everywhere changes no value.
      */
     private static void writeRaw(Raw raw, JsonGenerator out) throws IOException {
-        StringBuilder escaped = new StringBuilder(raw.json().length());
-        for (int i = 0; i < raw.json().length(); i++) {
-            char c = raw.json().charAt(i);
-            escaped.append(markup(c) ? unicodeEscape(c) : String.valueOf(c));
+        String json = raw.json();
+        for (char c : MARKUP.toCharArray()) {
+            json = json.replace(String.valueOf(c), unicodeEscape(c));
         }
-        out.writeRawValue(escaped.toString());
+        out.writeRawValue(json);
     }
 
     /** NaN and infinities, which JSON has no number for, as null. */

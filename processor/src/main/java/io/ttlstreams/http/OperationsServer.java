@@ -90,7 +90,7 @@ public final class OperationsServer implements AutoCloseable {
         this.server = server;
         this.connector = connector;
         this.self = self;
-        this.auth = HttpAuth.of(config);
+        this.auth = new HttpAuth(config);
     }
 
     /**

@@ -5,8 +5,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
-import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.ttlstreams.processor.TtlMetrics;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.OptionalDouble;
@@ -14,6 +14,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * What {@code GET /v1/status}, the status page and the status line make of ttl-streams' meters ({@link TtlMetrics}):
@@ -58,24 +59,21 @@ public final class ExpiryFigures {
     }
 
     private static double percentile(HistogramSnapshot snapshot, double percentile) {
-        for (ValueAtPercentile value : snapshot.percentileValues()) {
-            if (value.percentile() == percentile) {
-                return value.value(TimeUnit.MILLISECONDS);
-            }
-        }
-        return 0;
+        return Arrays.stream(snapshot.percentileValues())
+                .filter(value -> value.percentile() == percentile)
+                .mapToDouble(value -> value.value(TimeUnit.MILLISECONDS))
+                .findFirst()
+                .orElse(0);
     }
 
     /** The sums of counter {@code name}'s totals by the value of its tag {@code tag}. */
     private SortedMap<String, Double> totalsBy(String name, String tag) {
-        SortedMap<String, Double> sums = new TreeMap<>();
-        for (Counter counter : counters(name)) {
-            String value = counter.getId().getTag(tag);
-            if (value != null) {
-                sums.merge(value, counter.count(), Double::sum);
-            }
-        }
-        return sums;
+        return counters(name).stream()
+                .filter(counter -> counter.getId().getTag(tag) != null)
+                .collect(Collectors.groupingBy(
+                        counter -> counter.getId().getTag(tag),
+                        TreeMap::new,
+                        Collectors.summingDouble(Counter::count)));
     }
 
     /**

@@ -27,6 +27,7 @@ import io.ttlstreams.processor.TtlMetrics;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import javax.management.MBeanServer;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
@@ -86,7 +87,7 @@ public final class PrometheusMetrics implements AutoCloseable {
         });
         events = new CompositeMeterRegistry(Clock.SYSTEM, List.of(registry, jmx));
         // Present from the start, as Prometheus wants, though no punctuation or send may have failed yet.
-        TtlMetrics.punctuationFailures(events);
+        TtlMetrics.instanceCounter(events, TtlMetrics.PUNCTUATION_FAILURES, Map.of());
         TtlMetrics.sendFailures(events);
     }
 

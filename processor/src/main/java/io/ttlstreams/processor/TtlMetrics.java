@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -222,11 +223,7 @@ public final class TtlMetrics implements AutoCloseable {
 
     /** Returns counter {@code name} of one kind, e.g. tagged {@value #REASON_TAG}: each tag a label in Prometheus. */
     public Count counter(String name, Map<String, String> extraTags) {
-        Tags all = tags;
-        for (Map.Entry<String, String> tag : extraTags.entrySet()) {
-            all = all.and(tag.getKey(), tag.getValue());
-        }
-        return new Count(owned(counter(registry, name, all)));
+        return new Count(owned(counter(registry, name, tags.and(tags(extraTags)))));
     }
 
     /**
@@ -234,12 +231,7 @@ public final class TtlMetrics implements AutoCloseable {
      * removed: a punctuation that throws fails its thread, and with it the thread's tasks.
      */
     public Count punctuationFailures() {
-        return punctuationFailures(registry);
-    }
-
-    /** The counter of {@value #PUNCTUATION_FAILURES} in {@code registry}, registered at start-up to show 0 at once. */
-    public static Count punctuationFailures(MeterRegistry registry) {
-        return new Count(counter(registry, PUNCTUATION_FAILURES, Tags.empty()));
+        return instanceCounter(registry, PUNCTUATION_FAILURES, Map.of());
     }
 
     /** The counter of {@value #SEND_FAILURES} in {@code registry}, registered at start-up to show 0 at once. */
@@ -252,11 +244,13 @@ public final class TtlMetrics implements AutoCloseable {
      * #REASON_TAG}): for what runs beside the stream threads, such as {@link #RESYNCS_AUTOMATIC}.
      */
     public static Count instanceCounter(MeterRegistry registry, String name, Map<String, String> extraTags) {
-        Tags all = Tags.empty();
-        for (Map.Entry<String, String> tag : extraTags.entrySet()) {
-            all = all.and(tag.getKey(), tag.getValue());
-        }
-        return new Count(counter(registry, name, all));
+        return new Count(counter(registry, name, tags(extraTags)));
+    }
+
+    private static Tags tags(Map<String, String> tags) {
+        return Tags.of(tags.entrySet().stream()
+                .map(tag -> Tag.of(tag.getKey(), tag.getValue()))
+                .toList());
     }
 
     private static Counter counter(MeterRegistry registry, String name, Tags tags) {

@@ -1,7 +1,6 @@
 package io.ttlstreams.secrets;
 
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -41,29 +40,14 @@ public record BasicCredentials(String username, Password password) {
 
     /** {@code url} without its user info, safe to print. */
     public static URI withoutUserInfo(URI url) {
-        if (url.getRawUserInfo() == null) {
+        String userInfo = url.getRawUserInfo();
+        if (userInfo == null) {
             return url;
         }
-        String authority = url.getRawAuthority();
-        StringBuilder text = new StringBuilder()
-                .append(url.getScheme())
-                .append("://")
-                .append(authority, authority.lastIndexOf('@') + 1, authority.length());
-        if (url.getRawPath() != null) {
-            text.append(url.getRawPath());
-        }
-        if (url.getRawQuery() != null) {
-            text.append('?').append(url.getRawQuery());
-        }
-        if (url.getRawFragment() != null) {
-            text.append('#').append(url.getRawFragment());
-        }
-        try {
-            return new URI(text.toString());
-        } catch (URISyntaxException e) {
-            // The parts come from a parsed URI, so they form one again.
-            throw new IllegalStateException("Cannot remove the user info of a URL: " + e.getReason(), e);
-        }
+        // The text of a URI with user info starts with "scheme://userinfo@", as it was written.
+        String text = url.toString();
+        int start = url.getScheme().length() + "://".length();
+        return URI.create(text.substring(0, start) + text.substring(start + userInfo.length() + 1));
     }
 
     /** The value of an {@code Authorization} header carrying these credentials. */

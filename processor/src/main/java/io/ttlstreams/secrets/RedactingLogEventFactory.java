@@ -11,6 +11,7 @@ import org.apache.logging.log4j.core.impl.LogEventFactory;
 import org.apache.logging.log4j.core.impl.ReusableLogEventFactory;
 import org.apache.logging.log4j.core.util.Constants;
 import org.apache.logging.log4j.message.Message;
+import org.apache.logging.log4j.message.SimpleMessage;
 
 /**
  * The Log4j log event factory of every logger: events as Log4j makes them, with their message {@link
@@ -22,7 +23,7 @@ import org.apache.logging.log4j.message.Message;
  * <p>Kafka's own configuration dump, for one, lists {@code ttl.connect.url} as written, and a driver or Kafka
  * exception can quote a connection string or a user name.
  */
-public final class RedactingLogEventFactory implements LogEventFactory, LocationAwareLogEventFactory {
+public final class RedactingLogEventFactory implements LogEventFactory {
 
     /** The factory Log4j would use without this one: garbage-free events where thread locals are allowed. */
     private final LocationAwareLogEventFactory delegate =
@@ -53,53 +54,10 @@ public final class RedactingLogEventFactory implements LogEventFactory, Location
             Message data,
             List<Property> properties,
             Throwable t) {
-        Message redacted = data == null ? null : new RedactedMessage(data);
+        // Log4j's plain message of the redacted text: no parameters, which a layout could print unredacted. The
+        // throwable of a trailing parameter reaches this factory as t too, and is redacted there.
+        Message redacted = data == null ? null : new SimpleMessage(Redaction.redact(data.getFormattedMessage()));
         return delegate.createEvent(
                 loggerName, marker, fqcn, location, level, redacted, properties, Redaction.redact(t));
-    }
-
-    /**
-     * A message whose text is redacted. It shows no parameters, which a layout could print unredacted, but keeps the
-     * throwable that a trailing parameter carries, redacted.
-     */
-    private static final class RedactedMessage implements Message {
-
-        private static final long serialVersionUID = 1L;
-        private static final Object[] NO_PARAMETERS = new Object[0];
-
-        private final String format;
-        private final String formatted;
-        private final transient Throwable throwable;
-
-        RedactedMessage(Message message) {
-            this.format = Redaction.redact(message.getFormat());
-            this.formatted = Redaction.redact(message.getFormattedMessage());
-            this.throwable = Redaction.redact(message.getThrowable());
-        }
-
-        @Override
-        public String getFormattedMessage() {
-            return formatted;
-        }
-
-        @Override
-        public String getFormat() {
-            return format;
-        }
-
-        @Override
-        public Object[] getParameters() {
-            return NO_PARAMETERS;
-        }
-
-        @Override
-        public Throwable getThrowable() {
-            return throwable;
-        }
-
-        @Override
-        public String toString() {
-            return formatted;
-        }
     }
 }

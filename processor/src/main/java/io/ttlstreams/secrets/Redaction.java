@@ -151,11 +151,6 @@ public final class Redaction {
             setStackTrace(stackTrace);
         }
 
-        /** The class of the throwable this is a redacted copy of. */
-        public String originalClassName() {
-            return originalClassName;
-        }
-
         @Override
         public String toString() {
             String message = getLocalizedMessage();

@@ -49,7 +49,8 @@ class StatusReporterTest {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         AtomicInteger calls = new AtomicInteger();
         MeterRegistry registry = new SimpleMeterRegistry();
-        TtlMetrics.punctuationFailures(registry).record();
+        TtlMetrics.instanceCounter(registry, TtlMetrics.PUNCTUATION_FAILURES, Map.of())
+                .record();
         try (KafkaStreams streams = streams(stateDir);
                 StatusReporter status = new StatusReporter(
                         streams,

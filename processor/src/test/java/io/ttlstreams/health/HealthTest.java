@@ -2,6 +2,7 @@ package io.ttlstreams.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ttlstreams.http.Json;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -35,8 +36,8 @@ class HealthTest {
         Health.Report live = health(() -> state).live();
 
         assertThat(live.up()).isFalse();
-        assertThat(live.body().status()).isEqualTo("DOWN");
-        assertThat(live.body().state()).isEqualTo(state.toString());
+        assertThat(live.status()).isEqualTo("DOWN");
+        assertThat(live.state()).isEqualTo(state);
         assertThat(live.reasons()).singleElement().asString().contains(state.toString());
     }
 
@@ -44,11 +45,9 @@ class HealthTest {
     void shouldTellWhyItIsNotReadyWhenRebalancingBeforeItEverRan() {
         Health.Report ready = health(() -> State.REBALANCING).ready();
 
-        assertThat(ready.body())
-                .isEqualTo(new Health.Body(
-                        "DOWN",
-                        "REBALANCING",
-                        List.of("Kafka Streams is REBALANCING and has not been RUNNING yet (restoring its stores)")));
+        assertThat(Json.write(ready))
+                .isEqualTo("{\"status\": \"DOWN\", \"state\": \"REBALANCING\", \"reasons\": [\"Kafka Streams is"
+                        + " REBALANCING and has not been RUNNING yet (restoring its stores)\"]}");
     }
 
     @Test
@@ -90,7 +89,8 @@ class HealthTest {
                 () -> State.RUNNING, List::of, List::of, () -> List.of("connector mongo-source-app is FAILED"));
 
         assertThat(health.ready().up()).isTrue();
-        assertThat(health.dependencies().body())
-                .isEqualTo(new Health.Body("DEGRADED", "RUNNING", List.of("connector mongo-source-app is FAILED")));
+        assertThat(Json.write(health.dependencies()))
+                .isEqualTo("{\"status\": \"DEGRADED\", \"state\": \"RUNNING\","
+                        + " \"reasons\": [\"connector mongo-source-app is FAILED\"]}");
     }
 }

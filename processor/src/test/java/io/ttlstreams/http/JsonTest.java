@@ -27,6 +27,7 @@ class JsonTest {
         value.put("present", OptionalLong.of(7));
         value.put("none", OptionalDouble.empty());
         value.put("list", Arrays.asList(true, null, List.of()));
+        value.put("empty", Map.of());
         value.put("key", new Json.Raw("{\"_id\": {\"$numberLong\": \"1\"}}"));
 
         String json = Json.write(value);
@@ -34,7 +35,7 @@ class JsonTest {
         assertThat(json)
                 .isEqualTo("{\"text\": \"a \\\"quoted\\\"\\\\ line\\n\\u003cb\\u003e\\u0026\","
                         + " \"at\": \"2026-01-01T00:00:00Z\", \"count\": 3, \"ratio\": 0.5, \"nan\": null,"
-                        + " \"absent\": null, \"present\": 7, \"none\": null, \"list\": [true, null, []],"
+                        + " \"absent\": null, \"present\": 7, \"none\": null, \"list\": [true, null, []], \"empty\": {},"
                         + " \"key\": {\"_id\": {\"$numberLong\": \"1\"}}}");
         BsonDocument parsed = BsonDocument.parse(json);
         assertThat(parsed.getString("text").getValue()).isEqualTo("a \"quoted\"\\ line\n<b>&");
