@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.common.utils.internals.ByteUtils;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.bson.BsonDocument;
@@ -90,15 +91,15 @@ public final class DocumentRef {
     /** The prefix of every reference in the collection with these ids, and of no other. */
     public static Bytes collectionPrefix(int databaseId, int collectionId) {
         ByteBuffer prefix = ByteBuffer.allocate(1 + 2 * MAX_VARINT_BYTES).put(FORMAT_VERSION);
-        CompactValueSerde.writeUnsignedVarint(checkedId(databaseId), prefix);
-        CompactValueSerde.writeUnsignedVarint(checkedId(collectionId), prefix);
+        ByteUtils.writeUnsignedVarint(checkedId(databaseId), prefix);
+        ByteUtils.writeUnsignedVarint(checkedId(collectionId), prefix);
         return Bytes.wrap(Arrays.copyOf(prefix.array(), prefix.position()));
     }
 
     /** The prefix of every reference in the collections of the database with this id, and of no other. */
     static Bytes databasePrefix(int databaseId) {
         ByteBuffer prefix = ByteBuffer.allocate(1 + MAX_VARINT_BYTES).put(FORMAT_VERSION);
-        CompactValueSerde.writeUnsignedVarint(checkedId(databaseId), prefix);
+        ByteUtils.writeUnsignedVarint(checkedId(databaseId), prefix);
         return Bytes.wrap(Arrays.copyOf(prefix.array(), prefix.position()));
     }
 
@@ -155,7 +156,7 @@ public final class DocumentRef {
     /** The id, a canonical unsigned varint, at {@code offset}. */
     private static int id(byte[] bytes, int offset) {
         idEnd(bytes, offset);
-        return CompactValueSerde.readUnsignedVarint(ByteBuffer.wrap(bytes, offset, bytes.length - offset));
+        return ByteUtils.readUnsignedVarint(ByteBuffer.wrap(bytes, offset, bytes.length - offset));
     }
 
     /**
