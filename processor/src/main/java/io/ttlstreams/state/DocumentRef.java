@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.common.utils.internals.ByteUtils;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -68,9 +69,10 @@ public final class DocumentRef {
     public static Bytes of(Bytes collectionPrefix, BsonDocument documentKey) {
         byte[] prefix = collectionPrefix.get();
         byte[] key = DocumentKeyBytes.ofId(documentKey);
-        byte[] ref = Arrays.copyOf(prefix, prefix.length + key.length);
-        System.arraycopy(key, 0, ref, prefix.length, key.length);
-        return Bytes.wrap(ref);
+        return Bytes.wrap(ByteBuffer.allocate(prefix.length + key.length)
+                .put(prefix)
+                .put(key)
+                .array());
     }
 
     /**
@@ -80,12 +82,7 @@ public final class DocumentRef {
      */
     public static BsonDocument documentKeyOf(Bytes ref, ScheduleEntry entry) {
         ByteBuffer kept = entry.getDocumentKey();
-        if (kept == null) {
-            return idKeyOf(ref);
-        }
-        byte[] bytes = new byte[kept.remaining()];
-        kept.duplicate().get(bytes);
-        return new RawBsonDocument(bytes);
+        return kept == null ? idKeyOf(ref) : new RawBsonDocument(Utils.toArray(kept));
     }
 
     /** The prefix of every reference in the collection with these ids, and of no other. */

@@ -183,8 +183,6 @@ public final class NamespaceIds {
     private static byte[] idsAndText(Bytes prefix, Namespace namespace) {
         byte[] ids = prefix.get();
         byte[] text = namespace.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] idsAndText = Arrays.copyOf(ids, ids.length + text.length);
-        System.arraycopy(text, 0, idsAndText, ids.length, text.length);
-        return idsAndText;
+        return ByteBuffer.allocate(ids.length + text.length).put(ids).put(text).array();
     }
 }
