@@ -121,13 +121,10 @@ public final class ScheduleQueries {
         }
         Objects.requireNonNull(namespace, "namespace");
         SortedMap<Long, Long> counts = new TreeMap<>();
-        Optional<byte[]> only = Optional.empty();
-        if (namespace.isPresent()) {
-            Optional<Bytes> prefix = NamespaceIds.readOnly(task).collectionPrefix(namespace.get());
-            if (prefix.isEmpty()) {
-                return new Histogram(counts, true); // a namespace this partition has never seen
-            }
-            only = Optional.of(prefix.get().get());
+        Optional<Bytes> only =
+                namespace.flatMap(ns -> NamespaceIds.readOnly(task).collectionPrefix(ns));
+        if (namespace.isPresent() && only.isEmpty()) {
+            return new Histogram(counts, true); // a namespace this partition has never seen
         }
         long scanned = 0;
         try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.range(
@@ -139,7 +136,8 @@ public final class ScheduleQueries {
                 }
                 KeyValue<Bytes, ScheduleEntry> entry = entries.next();
                 scanned++;
-                if (only.isPresent() && !ScheduleKey.refStartsWith(entry.key, only.get())) {
+                if (only.isPresent()
+                        && !ScheduleKey.refStartsWith(entry.key, only.get().get())) {
                     continue;
                 }
                 long deadline = ScheduleKey.dueAtOf(entry.key);
