@@ -5,7 +5,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.common.utils.internals.ByteUtils;
 
 /**
  * The serde of a value written on every change event ({@code schedule} and {@code index}): format version 2, a
@@ -52,9 +51,52 @@ abstract class CompactValueSerde<T extends SpecificRecord> extends AvroRecordSer
         return value;
     }
 
+    /** Writes {@code value} as an unsigned varint: 7 bits a byte, least significant first. */
+    static void writeUnsignedVarint(int value, ByteBuffer out) {
+        int rest = value;
+        while ((rest & ~0x7f) != 0) {
+            out.put((byte) ((rest & 0x7f) | 0x80));
+            rest >>>= 7;
+        }
+        out.put((byte) rest);
+    }
+
+    /** Reads an unsigned varint of at most 5 bytes. */
+    static int readUnsignedVarint(ByteBuffer in) {
+        return (int) readVarint(in, 5);
+    }
+
+    /** Writes {@code value} zigzag-encoded as a varint, so that small negative values stay short too. */
+    static void writeVarlong(long value, ByteBuffer out) {
+        long rest = (value << 1) ^ (value >> 63);
+        while ((rest & ~0x7fL) != 0) {
+            out.put((byte) ((rest & 0x7f) | 0x80));
+            rest >>>= 7;
+        }
+        out.put((byte) rest);
+    }
+
+    /** Reads a zigzag varint of at most 10 bytes. */
+    static long readVarlong(ByteBuffer in) {
+        long raw = readVarint(in, 10);
+        return (raw >>> 1) ^ -(raw & 1);
+    }
+
+    private static long readVarint(ByteBuffer in, int maxBytes) {
+        long value = 0;
+        for (int i = 0; i < maxBytes; i++) {
+            byte b = in.get();
+            value |= (long) (b & 0x7f) << (7 * i);
+            if (b >= 0) {
+                return value;
+            }
+        }
+        throw new IllegalArgumentException("a varint of more than " + maxBytes + " bytes");
+    }
+
     /** A length read from {@code in}, checked against what remains. */
     static int length(ByteBuffer in) {
-        int length = ByteUtils.readUnsignedVarint(in);
+        int length = readUnsignedVarint(in);
         if (length < 0 || length > in.remaining()) {
             throw new IllegalArgumentException(
                     "a length of " + Integer.toUnsignedString(length) + " with " + in.remaining() + " bytes left");

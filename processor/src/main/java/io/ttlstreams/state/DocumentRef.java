@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.common.utils.Utils;
-import org.apache.kafka.common.utils.internals.ByteUtils;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.bson.BsonDocument;
@@ -88,15 +87,15 @@ public final class DocumentRef {
     /** The prefix of every reference in the collection with these ids, and of no other. */
     public static Bytes collectionPrefix(int databaseId, int collectionId) {
         ByteBuffer prefix = ByteBuffer.allocate(1 + 2 * MAX_VARINT_BYTES).put(FORMAT_VERSION);
-        ByteUtils.writeUnsignedVarint(checkedId(databaseId), prefix);
-        ByteUtils.writeUnsignedVarint(checkedId(collectionId), prefix);
+        CompactValueSerde.writeUnsignedVarint(checkedId(databaseId), prefix);
+        CompactValueSerde.writeUnsignedVarint(checkedId(collectionId), prefix);
         return Bytes.wrap(Arrays.copyOf(prefix.array(), prefix.position()));
     }
 
     /** The prefix of every reference in the collections of the database with this id, and of no other. */
     static Bytes databasePrefix(int databaseId) {
         ByteBuffer prefix = ByteBuffer.allocate(1 + MAX_VARINT_BYTES).put(FORMAT_VERSION);
-        ByteUtils.writeUnsignedVarint(checkedId(databaseId), prefix);
+        CompactValueSerde.writeUnsignedVarint(checkedId(databaseId), prefix);
         return Bytes.wrap(Arrays.copyOf(prefix.array(), prefix.position()));
     }
 
@@ -153,7 +152,7 @@ public final class DocumentRef {
     /** The id, a canonical unsigned varint, at {@code offset}. */
     private static int id(byte[] bytes, int offset) {
         idEnd(bytes, offset);
-        return ByteUtils.readUnsignedVarint(ByteBuffer.wrap(bytes, offset, bytes.length - offset));
+        return CompactValueSerde.readUnsignedVarint(ByteBuffer.wrap(bytes, offset, bytes.length - offset));
     }
 
     /**

@@ -1,8 +1,5 @@
 package io.ttlstreams.state;
 
-import static org.apache.kafka.common.utils.internals.ByteUtils.readVarlong;
-import static org.apache.kafka.common.utils.internals.ByteUtils.writeVarlong;
-
 import io.ttlstreams.schema.IndexEntry;
 import java.nio.ByteBuffer;
 import java.time.Instant;

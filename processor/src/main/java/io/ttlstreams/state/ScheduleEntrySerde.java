@@ -1,10 +1,5 @@
 package io.ttlstreams.state;
 
-import static org.apache.kafka.common.utils.internals.ByteUtils.readUnsignedVarint;
-import static org.apache.kafka.common.utils.internals.ByteUtils.readVarlong;
-import static org.apache.kafka.common.utils.internals.ByteUtils.writeUnsignedVarint;
-import static org.apache.kafka.common.utils.internals.ByteUtils.writeVarlong;
-
 import io.ttlstreams.schema.ScheduleEntry;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
