@@ -1,6 +1,7 @@
 package io.ttlstreams.query;
 
 import io.ttlstreams.config.ExpiryEvents;
+import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.HeldCount;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -22,8 +23,10 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.BinaryOperator;
 import java.util.function.IntFunction;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.TaskMetadata;
@@ -37,8 +40,9 @@ import org.bson.BsonDocument;
 /**
  * The schedule of the tasks this instance runs as active, through Kafka Streams' interactive queries. Every method
  * throws {@link InvalidStateStoreException} while the stores cannot be queried (before RUNNING, during a rebalance).
+ * It is where {@link DocumentEndpoint} looks documents up on a running instance.
  */
-public final class LocalSchedule {
+public final class LocalSchedule implements DocumentEndpoint.Lookup {
 
     /** A scrape or a status page counts at most this many due entries per partition. */
     public static final long DUE_SCAN_LIMIT = 1_000_000;
@@ -69,8 +73,25 @@ public final class LocalSchedule {
                 .toList();
     }
 
-    /** The document's entry in the given partition's stores; empty when not scheduled there. */
-    Optional<ScheduledDocument> find(int partition, Namespace namespace, BsonDocument documentKey) {
+    @Override
+    public KeyQueryMetadata owner(BsonDocument documentKey) {
+        // The source connectors key each change event with {"_id": ...} in canonical extended JSON, whatever shard key
+        // fields its documentKey holds (DocumentIdKey), and the default partitioner spreads those bytes: the same
+        // bytes name the partition, hence the owner.
+        return streams.queryMetadataForKey(
+                ScheduleStores.INDEX,
+                CanonicalJson.of(
+                        documentKey.containsKey("_id") ? new BsonDocument("_id", documentKey.get("_id")) : documentKey),
+                Serdes.String().serializer());
+    }
+
+    @Override
+    public String state() {
+        return streams.state().toString();
+    }
+
+    @Override
+    public Optional<ScheduledDocument> scheduled(int partition, Namespace namespace, BsonDocument documentKey) {
         return ScheduleQueries.find(
                 store(ScheduleStores.INDEX, Optional.of(partition)),
                 schedule(partition),
@@ -80,8 +101,8 @@ public final class LocalSchedule {
                 events::noticeBeforeSeconds);
     }
 
-    /** Why the document is not scheduled, if the given partition's notes hold it. */
-    Optional<UnscheduledNote> note(int partition, Namespace namespace, BsonDocument documentKey) {
+    @Override
+    public Optional<UnscheduledNote> note(int partition, Namespace namespace, BsonDocument documentKey) {
         return NamespaceIds.readOnly(task(partition))
                 .find(namespace, documentKey)
                 .flatMap(ref ->
