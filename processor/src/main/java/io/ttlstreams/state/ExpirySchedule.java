@@ -468,37 +468,27 @@ public final class ExpirySchedule {
      * reached the end of the schedule, which ends it.
      */
     public boolean walk(BooleanSupplier more, BiConsumer<DocumentEntry, ScheduleEntry> each) {
-        Bytes last = null;
         // Up to the notices, which are copies of entries, not entries of their own.
-        try (KeyValueIterator<Bytes, ScheduleEntry> entries =
-                schedule.range(walkFrom, ScheduleKey.lowerBound(Timeline.NOTICES, Long.MIN_VALUE))) {
-            while (more.getAsBoolean() && entries.hasNext()) {
-                KeyValue<Bytes, ScheduleEntry> next = entries.next();
-                each.accept(handed(next.key), emitted().asItStands(next.key, next.value));
-                last = next.key;
-            }
-            if (!entries.hasNext()) {
-                walkFrom = null;
-                return true;
-            }
-        }
-        if (last != null) {
-            walkFrom = EmittedDeadlines.successor(last);
-        }
-        return false;
+        drain(
+                schedule.range(walkFrom, ScheduleKey.lowerBound(Timeline.NOTICES, Long.MIN_VALUE)),
+                more,
+                each,
+                key -> walkFrom = EmittedDeadlines.successor(key),
+                () -> walkFrom = null);
+        return walkFrom == null;
     }
 
     /** Hands {@code each} entry awaiting approval, in due order; the handler may move or remove it. */
     public void forEachAwaitingApproval(BiConsumer<DocumentEntry, ScheduleEntry> each) {
         Timeline timeline = Timeline.AWAITING_APPROVAL;
-        try (KeyValueIterator<Bytes, ScheduleEntry> held = schedule.range(
-                ScheduleKey.lowerBound(timeline, Long.MIN_VALUE),
-                ScheduleKey.dueUpperBound(timeline, Long.MAX_VALUE))) {
-            while (held.hasNext()) {
-                KeyValue<Bytes, ScheduleEntry> next = held.next();
-                each.accept(handed(next.key), next.value);
-            }
-        }
+        drain(
+                schedule.range(
+                        ScheduleKey.lowerBound(timeline, Long.MIN_VALUE),
+                        ScheduleKey.dueUpperBound(timeline, Long.MAX_VALUE)),
+                () -> true,
+                each,
+                key -> {},
+                () -> {});
     }
 
     /**
