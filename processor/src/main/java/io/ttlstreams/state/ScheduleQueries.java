@@ -157,8 +157,11 @@ public final class ScheduleQueries {
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
             long cap) {
         EmittedDeadlines emitted = EmittedDeadlines.readOnly(task);
-        long count = count(schedule, emitted, EntryState.AWAITING_FIRST_CONFIRMATION, Long.MAX_VALUE, cap);
-        return count + count(schedule, emitted, EntryState.AWAITING_CONFIRMATION, Long.MAX_VALUE, cap - count);
+        long count = scan(schedule, emitted, EntryState.AWAITING_FIRST_CONFIRMATION, Long.MAX_VALUE, cap)
+                .due();
+        return count
+                + scan(schedule, emitted, EntryState.AWAITING_CONFIRMATION, Long.MAX_VALUE, cap - count)
+                        .due();
     }
 
     /**
@@ -167,28 +170,6 @@ public final class ScheduleQueries {
      */
     public static List<KeyValue<String, HeldCount>> holds(ReadOnlyKeyValueStore<Bytes, TaskRecord> task) {
         return HeldCounts.all(task);
-    }
-
-    /** The entries in {@code state} due at or before {@code dueBy}, counted up to {@code cap}. */
-    private static long count(
-            ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
-            EmittedDeadlines emitted,
-            EntryState state,
-            long dueBy,
-            long cap) {
-        Bytes from = state.firstKey(emitted);
-        Bytes to = state.lastKey(emitted, dueBy);
-        if (to == null || from.compareTo(to) > 0) {
-            return 0;
-        }
-        long count = 0;
-        try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.range(from, to)) {
-            while (count < cap && entries.hasNext()) {
-                entries.next();
-                count++;
-            }
-        }
-        return count;
     }
 
     /**
@@ -220,13 +201,26 @@ public final class ScheduleQueries {
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
             long nowMillis,
             long maxEntries) {
+        return scan(schedule, EmittedDeadlines.readOnly(task), EntryState.SCHEDULED, nowMillis, maxEntries);
+    }
+
+    /** The entries in {@code state} due at or before {@code dueBy}, up to {@code cap} of them. */
+    private static Backlog scan(
+            ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
+            EmittedDeadlines emitted,
+            EntryState state,
+            long dueBy,
+            long cap) {
+        Bytes from = state.firstKey(emitted);
+        Bytes to = state.lastKey(emitted, dueBy);
+        if (to == null || from.compareTo(to) > 0) {
+            return Backlog.NONE;
+        }
         long count = 0;
         long oldest = Long.MAX_VALUE;
-        EmittedDeadlines emitted = EmittedDeadlines.readOnly(task);
-        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.range(
-                EntryState.SCHEDULED.firstKey(emitted), EntryState.SCHEDULED.lastKey(emitted, nowMillis))) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.range(from, to)) {
             while (due.hasNext()) {
-                if (count == maxEntries) {
+                if (count == cap) {
                     return new Backlog(count, false, OptionalLong.of(oldest));
                 }
                 // A composite store over several partitions yields each partition's range in turn, so the first
