@@ -13,7 +13,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -78,7 +77,9 @@ final class ScheduleHistogram {
         }
         Optional<Namespace> namespace = request.parameter("namespace").map(Namespace::parse);
         if (request.query().containsKey("scope")) {
-            return Response.json(200, localCounts(local.upcoming(from, to, bucketMillis, namespace)));
+            Histogram counts = local.upcoming(from, to, bucketMillis, namespace);
+            return Response.json(
+                    200, new LocalCounts(OperationsServer.hostPort(self), counts.complete(), counts.counts()));
         }
         String peerQuery = PATH + "?" + LOCAL_SCOPE + "&from=" + Instant.ofEpochMilli(from) + "&to="
                 + Instant.ofEpochMilli(to) + "&bucket=" + bucketMillis + "ms"
@@ -151,12 +152,6 @@ final class ScheduleHistogram {
         }
     }
 
-    private LocalCounts localCounts(Histogram histogram) {
-        Map<String, Long> counts = new LinkedHashMap<>();
-        histogram.counts().forEach((start, count) -> counts.put(Long.toString(start), count));
-        return new LocalCounts(OperationsServer.hostPort(self), histogram.complete(), counts);
-    }
-
     private static long total(Map<Long, Long> counts) {
         return counts.values().stream().mapToLong(Long::longValue).sum();
     }
@@ -180,5 +175,5 @@ final class ScheduleHistogram {
     record InstanceCounts(String instance, Boolean complete, Long total, String error) {}
 
     /** One instance's own counts ({@code scope=local}), keyed by bucket start in epoch milliseconds. */
-    record LocalCounts(String instance, boolean complete, Map<String, Long> counts) {}
+    record LocalCounts(String instance, boolean complete, SortedMap<Long, Long> counts) {}
 }
