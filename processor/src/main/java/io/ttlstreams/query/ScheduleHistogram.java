@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -86,8 +87,7 @@ final class ScheduleHistogram {
                 + namespace
                         .map(ns -> "&namespace=" + PercentEncoding.encode(ns.toString()))
                         .orElse("");
-        SortedMap<Long, Long> merged = new TreeMap<>();
-        boolean complete = true;
+        Histogram merged = Histogram.EMPTY;
         List<InstanceCounts> instances = new ArrayList<>();
         for (HostInfo instance : instances()) {
             String name = OperationsServer.hostPort(instance);
@@ -95,17 +95,16 @@ final class ScheduleHistogram {
                 Histogram counts = instance.equals(self)
                         ? local.upcoming(from, to, bucketMillis, namespace)
                         : peerCounts(instance, peerQuery);
-                counts.counts().forEach((start, count) -> merged.merge(start, count, Long::sum));
-                complete &= counts.complete();
+                merged = merged.plus(counts);
                 instances.add(new InstanceCounts(name, counts.complete(), total(counts.counts()), null));
             } catch (IOException e) {
-                complete = false;
+                merged = merged.plus(new Histogram(Collections.emptySortedMap(), false)); // its counts are missing
                 instances.add(new InstanceCounts(name, null, null, e.getMessage()));
             }
         }
         List<Bucket> rows = new ArrayList<>();
         for (long start = from; start < to; start += bucketMillis) {
-            rows.add(new Bucket(Instant.ofEpochMilli(start), merged.getOrDefault(start, 0L)));
+            rows.add(new Bucket(Instant.ofEpochMilli(start), merged.counts().getOrDefault(start, 0L)));
         }
         return Response.json(
                 200,
@@ -114,8 +113,8 @@ final class ScheduleHistogram {
                         Instant.ofEpochMilli(to),
                         bucket.toString(),
                         namespace.map(Namespace::toString),
-                        complete,
-                        total(merged),
+                        merged.complete(),
+                        total(merged.counts()),
                         rows,
                         instances));
     }
