@@ -86,17 +86,12 @@ public final class DocumentRef {
 
     /** The prefix of every reference in the collection with these ids, and of no other. */
     public static Bytes collectionPrefix(int databaseId, int collectionId) {
-        ByteBuffer prefix = ByteBuffer.allocate(1 + 2 * MAX_VARINT_BYTES).put(FORMAT_VERSION);
-        CompactValueSerde.writeUnsignedVarint(checkedId(databaseId), prefix);
-        CompactValueSerde.writeUnsignedVarint(checkedId(collectionId), prefix);
-        return Bytes.wrap(Arrays.copyOf(prefix.array(), prefix.position()));
+        return prefix(databaseId, collectionId);
     }
 
     /** The prefix of every reference in the collections of the database with this id, and of no other. */
     static Bytes databasePrefix(int databaseId) {
-        ByteBuffer prefix = ByteBuffer.allocate(1 + MAX_VARINT_BYTES).put(FORMAT_VERSION);
-        CompactValueSerde.writeUnsignedVarint(checkedId(databaseId), prefix);
-        return Bytes.wrap(Arrays.copyOf(prefix.array(), prefix.position()));
+        return prefix(databaseId);
     }
 
     /** The database id of a reference. */
@@ -142,11 +137,17 @@ public final class DocumentRef {
         }
     }
 
-    private static int checkedId(int id) {
-        if (id < 0) {
-            throw new IllegalArgumentException("A namespace id is not negative: " + id);
+    /** The format version, then the namespace ids. */
+    private static Bytes prefix(int... ids) {
+        ByteBuffer prefix =
+                ByteBuffer.allocate(1 + ids.length * MAX_VARINT_BYTES).put(FORMAT_VERSION);
+        for (int id : ids) {
+            if (id < 0) {
+                throw new IllegalArgumentException("A namespace id is not negative: " + id);
+            }
+            CompactValueSerde.writeUnsignedVarint(id, prefix);
         }
-        return id;
+        return Bytes.wrap(Arrays.copyOf(prefix.array(), prefix.position()));
     }
 
     /** The id, a canonical unsigned varint, at {@code offset}. */
