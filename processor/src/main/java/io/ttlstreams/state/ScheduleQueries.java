@@ -15,6 +15,7 @@ import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.stream.LongStream;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -246,11 +247,8 @@ public final class ScheduleQueries {
 
         /** This backlog and another partition's together. */
         public Backlog plus(Backlog other) {
-            OptionalLong oldest = oldestDeadline.isEmpty()
-                    ? other.oldestDeadline
-                    : other.oldestDeadline.isEmpty()
-                            ? oldestDeadline
-                            : OptionalLong.of(Math.min(oldestDeadline.getAsLong(), other.oldestDeadline.getAsLong()));
+            OptionalLong oldest = LongStream.concat(oldestDeadline.stream(), other.oldestDeadline.stream())
+                    .min();
             return new Backlog(due + other.due, complete && other.complete, oldest);
         }
     }
