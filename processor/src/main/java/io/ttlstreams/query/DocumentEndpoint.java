@@ -10,15 +10,12 @@ import io.ttlstreams.http.Request;
 import io.ttlstreams.http.Response;
 import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.state.ScheduleQueries.ScheduledDocument;
-import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.state.UnscheduledNotes;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.state.HostInfo;
 import org.bson.BsonDocument;
@@ -66,40 +63,6 @@ final class DocumentEndpoint {
         this.self = self;
         this.peers = peers;
         this.clock = clock;
-    }
-
-    /** The lookup of a running instance: Kafka Streams' metadata and this instance's stores. */
-    static Lookup of(KafkaStreams streams, LocalSchedule local) {
-        return new Lookup() {
-            @Override
-            public KeyQueryMetadata owner(BsonDocument documentKey) {
-                // The source connectors key each change event with {"_id": ...} in canonical extended JSON, whatever
-                // shard key fields its documentKey holds (DocumentIdKey), and the default partitioner spreads those
-                // bytes: the same bytes name the partition, hence the owner.
-                return streams.queryMetadataForKey(
-                        ScheduleStores.INDEX,
-                        CanonicalJson.of(
-                                documentKey.containsKey("_id")
-                                        ? new BsonDocument("_id", documentKey.get("_id"))
-                                        : documentKey),
-                        Serdes.String().serializer());
-            }
-
-            @Override
-            public String state() {
-                return streams.state().toString();
-            }
-
-            @Override
-            public Optional<ScheduledDocument> scheduled(int partition, Namespace namespace, BsonDocument key) {
-                return local.find(partition, namespace, key);
-            }
-
-            @Override
-            public Optional<UnscheduledNote> note(int partition, Namespace namespace, BsonDocument key) {
-                return local.note(partition, namespace, key);
-            }
-        };
     }
 
     Response document(Request request) throws IOException, InterruptedException {

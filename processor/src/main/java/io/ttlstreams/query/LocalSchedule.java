@@ -1,6 +1,7 @@
 package io.ttlstreams.query;
 
 import io.ttlstreams.config.ExpiryEvents;
+import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.schema.HeldCount;
 import io.ttlstreams.schema.ScheduleEntry;
@@ -20,8 +21,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.BinaryOperator;
+import java.util.function.IntFunction;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.TaskMetadata;
@@ -35,8 +40,9 @@ import org.bson.BsonDocument;
 /**
  * The schedule of the tasks this instance runs as active, through Kafka Streams' interactive queries. Every method
  * throws {@link InvalidStateStoreException} while the stores cannot be queried (before RUNNING, during a rebalance).
+ * It is where {@link DocumentEndpoint} looks documents up on a running instance.
  */
-public final class LocalSchedule {
+public final class LocalSchedule implements DocumentEndpoint.Lookup {
 
     /** A scrape or a status page counts at most this many due entries per partition. */
     public static final long DUE_SCAN_LIMIT = 1_000_000;
@@ -67,20 +73,37 @@ public final class LocalSchedule {
                 .toList();
     }
 
-    /** The document's entry in the given partition's stores; empty when not scheduled there. */
-    Optional<ScheduledDocument> find(int partition, Namespace namespace, BsonDocument documentKey) {
+    @Override
+    public KeyQueryMetadata owner(BsonDocument documentKey) {
+        // The source connectors key each change event with {"_id": ...} in canonical extended JSON, whatever shard key
+        // fields its documentKey holds (DocumentIdKey), and the default partitioner spreads those bytes: the same
+        // bytes name the partition, hence the owner.
+        return streams.queryMetadataForKey(
+                ScheduleStores.INDEX,
+                CanonicalJson.of(
+                        documentKey.containsKey("_id") ? new BsonDocument("_id", documentKey.get("_id")) : documentKey),
+                Serdes.String().serializer());
+    }
+
+    @Override
+    public String state() {
+        return streams.state().toString();
+    }
+
+    @Override
+    public Optional<ScheduledDocument> scheduled(int partition, Namespace namespace, BsonDocument documentKey) {
         return ScheduleQueries.find(
                 store(ScheduleStores.INDEX, Optional.of(partition)),
-                store(ScheduleStores.SCHEDULE, Optional.of(partition)),
-                store(ScheduleStores.TASK, Optional.of(partition)),
+                schedule(partition),
+                task(partition),
                 namespace,
                 documentKey,
                 events::noticeBeforeSeconds);
     }
 
-    /** Why the document is not scheduled, if the given partition's notes hold it. */
-    Optional<UnscheduledNote> note(int partition, Namespace namespace, BsonDocument documentKey) {
-        return NamespaceIds.readOnly(store(ScheduleStores.TASK, Optional.of(partition)))
+    @Override
+    public Optional<UnscheduledNote> note(int partition, Namespace namespace, BsonDocument documentKey) {
+        return NamespaceIds.readOnly(task(partition))
                 .find(namespace, documentKey)
                 .flatMap(ref ->
                         UnscheduledNotes.find(store(ScheduleStores.UNSCHEDULED_NOTES, Optional.of(partition)), ref));
@@ -94,19 +117,11 @@ public final class LocalSchedule {
 
     /** The due entries at {@code nowMillis}, partition by partition, so that each partition's oldest is exact. */
     public Backlog due(long nowMillis) {
-        Backlog total = Backlog.NONE;
-        for (int partition : activePartitions()) {
-            try {
-                total = total.plus(ScheduleQueries.due(
-                        store(ScheduleStores.TASK, Optional.of(partition)),
-                        store(ScheduleStores.SCHEDULE, Optional.of(partition)),
-                        nowMillis,
-                        DUE_SCAN_LIMIT));
-            } catch (InvalidStateStoreException e) {
-                // The task moved away since it was listed: its backlog is now another instance's.
-            }
-        }
-        return total;
+        return overPartitions(
+                activePartitions(),
+                Backlog.NONE,
+                Backlog::plus,
+                partition -> ScheduleQueries.due(task(partition), schedule(partition), nowMillis, DUE_SCAN_LIMIT));
     }
 
     /**
@@ -114,18 +129,12 @@ public final class LocalSchedule {
      * to {@link #DUE_SCAN_LIMIT} per partition.
      */
     public long awaitingConfirmation() {
-        long count = 0;
-        for (int partition : activePartitions()) {
-            try {
-                count += ScheduleQueries.awaitingConfirmation(
-                        store(ScheduleStores.TASK, Optional.of(partition)),
-                        store(ScheduleStores.SCHEDULE, Optional.of(partition)),
-                        DUE_SCAN_LIMIT);
-            } catch (InvalidStateStoreException e) {
-                // The task moved away since it was listed.
-            }
-        }
-        return count;
+        return overPartitions(
+                activePartitions(),
+                0L,
+                Long::sum,
+                partition ->
+                        ScheduleQueries.awaitingConfirmation(task(partition), schedule(partition), DUE_SCAN_LIMIT));
     }
 
     /**
@@ -136,7 +145,7 @@ public final class LocalSchedule {
         List<String> reasons = new ArrayList<>();
         for (int partition : activePartitions()) {
             try {
-                store(ScheduleStores.SCHEDULE, Optional.of(partition)).approximateNumEntries();
+                schedule(partition).approximateNumEntries();
             } catch (InvalidStateStoreException e) {
                 reasons.add("the stores of partition " + partition + " cannot be queried yet: " + e.getMessage());
             }
@@ -149,23 +158,44 @@ public final class LocalSchedule {
      * ids of its own), each scanned up to its share of {@link #HISTOGRAM_SCAN_LIMIT}.
      */
     Histogram upcoming(long fromMillis, long toMillis, long bucketMillis, Optional<Namespace> namespace) {
-        Histogram total = Histogram.EMPTY;
         List<Integer> partitions = activePartitions();
-        for (int partition : partitions) {
-            try {
-                total = total.plus(ScheduleQueries.upcoming(
-                        store(ScheduleStores.TASK, Optional.of(partition)),
-                        store(ScheduleStores.SCHEDULE, Optional.of(partition)),
+        return overPartitions(
+                partitions,
+                Histogram.EMPTY,
+                Histogram::plus,
+                partition -> ScheduleQueries.upcoming(
+                        task(partition),
+                        schedule(partition),
                         fromMillis,
                         toMillis,
                         bucketMillis,
                         namespace,
                         HISTOGRAM_SCAN_LIMIT / partitions.size()));
+    }
+
+    /**
+     * {@code query}'s answers for {@code partitions}, added up; a partition whose task moved away since it was listed
+     * is left out: its entries are now another instance's.
+     */
+    private static <R> R overPartitions(
+            List<Integer> partitions, R none, BinaryOperator<R> plus, IntFunction<R> query) {
+        R total = none;
+        for (int partition : partitions) {
+            try {
+                total = plus.apply(total, query.apply(partition));
             } catch (InvalidStateStoreException e) {
-                // The task moved away since it was listed: its entries are now another instance's.
+                // Moved away: see above.
             }
         }
         return total;
+    }
+
+    private ReadOnlyKeyValueStore<Bytes, TaskRecord> task(int partition) {
+        return store(ScheduleStores.TASK, Optional.of(partition));
+    }
+
+    private ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule(int partition) {
+        return store(ScheduleStores.SCHEDULE, Optional.of(partition));
     }
 
     /**

@@ -4,7 +4,9 @@ import io.ttlstreams.http.Json;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -25,6 +27,12 @@ final class QueryParameters {
     static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999Z");
 
     private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
+    private static final Map<String, ChronoUnit> SHORT_UNITS = Map.of(
+            "ms", ChronoUnit.MILLIS,
+            "s", ChronoUnit.SECONDS,
+            "m", ChronoUnit.MINUTES,
+            "h", ChronoUnit.HOURS,
+            "d", ChronoUnit.DAYS);
     /** More digits than this are beyond {@link #MAX_BUCKET} in any unit, and beyond a long in some. */
     private static final int MAX_SHORT_DURATION_DIGITS = 12;
     /** An echoed parameter is cut to this many characters. */
@@ -53,49 +61,30 @@ final class QueryParameters {
     }
 
     /**
-     * The {@code bucket} parameter: a {@link #duration} from 1 ms to {@link #MAX_BUCKET}.
+     * The {@code bucket} parameter: an ISO-8601 duration ({@code PT5M}) or a short one, a whole number and ms, s, m, h
+     * or d ({@code 5m}), from 1 ms to {@link #MAX_BUCKET}.
      *
      * @throws IllegalArgumentException otherwise, naming the parameter
      */
     static Duration bucket(String text) {
+        Matcher shortForm = SHORT_DURATION.matcher(text.strip().toLowerCase(Locale.ROOT));
         Duration bucket;
+        if (shortForm.matches() && shortForm.group(1).length() > MAX_SHORT_DURATION_DIGITS) {
+            throw new IllegalArgumentException("bucket: " + echoed(text) + " is too long a duration");
+        }
         try {
-            bucket = duration(text);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("bucket: " + e.getMessage(), e);
+            bucket = shortForm.matches()
+                    ? Duration.of(Long.parseLong(shortForm.group(1)), SHORT_UNITS.get(shortForm.group(2)))
+                    : Duration.parse(text);
+        } catch (DateTimeParseException | ArithmeticException e) {
+            throw new IllegalArgumentException(
+                    "bucket: " + echoed(text) + " is not a duration such as 30s, 5m, 1h or PT5M", e);
         }
         if (bucket.compareTo(Duration.ofMillis(1)) < 0 || bucket.compareTo(MAX_BUCKET) > 0) {
             throw new IllegalArgumentException(
                     "bucket: " + echoed(text) + " is not between 1ms and " + MAX_BUCKET.toDays() + "d");
         }
         return bucket;
-    }
-
-    /**
-     * An ISO-8601 duration ({@code PT5M}) or a short one: a whole number and ms, s, m, h or d ({@code 5m}).
-     *
-     * @throws IllegalArgumentException otherwise
-     */
-    static Duration duration(String text) {
-        Matcher shortForm = SHORT_DURATION.matcher(text.strip().toLowerCase(Locale.ROOT));
-        if (shortForm.matches()) {
-            if (shortForm.group(1).length() > MAX_SHORT_DURATION_DIGITS) {
-                throw new IllegalArgumentException(echoed(text) + " is too long a duration");
-            }
-            long amount = Long.parseLong(shortForm.group(1));
-            return switch (shortForm.group(2)) {
-                case "ms" -> Duration.ofMillis(amount);
-                case "s" -> Duration.ofSeconds(amount);
-                case "m" -> Duration.ofMinutes(amount);
-                case "h" -> Duration.ofHours(amount);
-                default -> Duration.ofDays(amount);
-            };
-        }
-        try {
-            return Duration.parse(text);
-        } catch (DateTimeParseException | ArithmeticException e) {
-            throw new IllegalArgumentException(echoed(text) + " is not a duration such as 30s, 5m, 1h or PT5M", e);
-        }
     }
 
     /** A parameter's text as an error message quotes it: cut, and written by {@link Json} like any text. */

@@ -16,7 +16,7 @@ public final class ScheduleEndpoints {
     private final ScheduleHistogram histogram;
 
     public ScheduleEndpoints(KafkaStreams streams, LocalSchedule local, HostInfo self, PeerClient peers, Clock clock) {
-        this.documents = new DocumentEndpoint(DocumentEndpoint.of(streams, local), self, peers, clock);
+        this.documents = new DocumentEndpoint(local, self, peers, clock);
         this.histogram = new ScheduleHistogram(streams, local, self, peers, clock);
     }
 

@@ -13,7 +13,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -78,15 +78,16 @@ final class ScheduleHistogram {
         }
         Optional<Namespace> namespace = request.parameter("namespace").map(Namespace::parse);
         if (request.query().containsKey("scope")) {
-            return Response.json(200, localCounts(local.upcoming(from, to, bucketMillis, namespace)));
+            Histogram counts = local.upcoming(from, to, bucketMillis, namespace);
+            return Response.json(
+                    200, new LocalCounts(OperationsServer.hostPort(self), counts.complete(), counts.counts()));
         }
         String peerQuery = PATH + "?" + LOCAL_SCOPE + "&from=" + Instant.ofEpochMilli(from) + "&to="
                 + Instant.ofEpochMilli(to) + "&bucket=" + bucketMillis + "ms"
                 + namespace
                         .map(ns -> "&namespace=" + PercentEncoding.encode(ns.toString()))
                         .orElse("");
-        SortedMap<Long, Long> merged = new TreeMap<>();
-        boolean complete = true;
+        Histogram merged = Histogram.EMPTY;
         List<InstanceCounts> instances = new ArrayList<>();
         for (HostInfo instance : instances()) {
             String name = OperationsServer.hostPort(instance);
@@ -94,17 +95,16 @@ final class ScheduleHistogram {
                 Histogram counts = instance.equals(self)
                         ? local.upcoming(from, to, bucketMillis, namespace)
                         : peerCounts(instance, peerQuery);
-                counts.counts().forEach((start, count) -> merged.merge(start, count, Long::sum));
-                complete &= counts.complete();
+                merged = merged.plus(counts);
                 instances.add(new InstanceCounts(name, counts.complete(), total(counts.counts()), null));
             } catch (IOException e) {
-                complete = false;
+                merged = merged.plus(new Histogram(Collections.emptySortedMap(), false)); // its counts are missing
                 instances.add(new InstanceCounts(name, null, null, e.getMessage()));
             }
         }
         List<Bucket> rows = new ArrayList<>();
         for (long start = from; start < to; start += bucketMillis) {
-            rows.add(new Bucket(Instant.ofEpochMilli(start), merged.getOrDefault(start, 0L)));
+            rows.add(new Bucket(Instant.ofEpochMilli(start), merged.counts().getOrDefault(start, 0L)));
         }
         return Response.json(
                 200,
@@ -113,8 +113,8 @@ final class ScheduleHistogram {
                         Instant.ofEpochMilli(to),
                         bucket.toString(),
                         namespace.map(Namespace::toString),
-                        complete,
-                        total(merged),
+                        merged.complete(),
+                        total(merged.counts()),
                         rows,
                         instances));
     }
@@ -151,12 +151,6 @@ final class ScheduleHistogram {
         }
     }
 
-    private LocalCounts localCounts(Histogram histogram) {
-        Map<String, Long> counts = new LinkedHashMap<>();
-        histogram.counts().forEach((start, count) -> counts.put(Long.toString(start), count));
-        return new LocalCounts(OperationsServer.hostPort(self), histogram.complete(), counts);
-    }
-
     private static long total(Map<Long, Long> counts) {
         return counts.values().stream().mapToLong(Long::longValue).sum();
     }
@@ -180,5 +174,5 @@ final class ScheduleHistogram {
     record InstanceCounts(String instance, Boolean complete, Long total, String error) {}
 
     /** One instance's own counts ({@code scope=local}), keyed by bucket start in epoch milliseconds. */
-    record LocalCounts(String instance, boolean complete, Map<String, Long> counts) {}
+    record LocalCounts(String instance, boolean complete, SortedMap<Long, Long> counts) {}
 }

@@ -53,12 +53,7 @@ abstract class CompactValueSerde<T extends SpecificRecord> extends AvroRecordSer
 
     /** Writes {@code value} as an unsigned varint: 7 bits a byte, least significant first. */
     static void writeUnsignedVarint(int value, ByteBuffer out) {
-        int rest = value;
-        while ((rest & ~0x7f) != 0) {
-            out.put((byte) ((rest & 0x7f) | 0x80));
-            rest >>>= 7;
-        }
-        out.put((byte) rest);
+        writeVarint(Integer.toUnsignedLong(value), out);
     }
 
     /** Reads an unsigned varint of at most 5 bytes. */
@@ -68,7 +63,12 @@ abstract class CompactValueSerde<T extends SpecificRecord> extends AvroRecordSer
 
     /** Writes {@code value} zigzag-encoded as a varint, so that small negative values stay short too. */
     static void writeVarlong(long value, ByteBuffer out) {
-        long rest = (value << 1) ^ (value >> 63);
+        writeVarint((value << 1) ^ (value >> 63), out);
+    }
+
+    /** Writes {@code value}, taken as unsigned, 7 bits a byte, least significant first. */
+    private static void writeVarint(long value, ByteBuffer out) {
+        long rest = value;
         while ((rest & ~0x7fL) != 0) {
             out.put((byte) ((rest & 0x7f) | 0x80));
             rest >>>= 7;

@@ -2,13 +2,13 @@ package io.ttlstreams.state;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import org.bson.BSONException;
 import org.bson.BsonBinary;
 import org.bson.BsonBinaryReader;
 import org.bson.BsonBinarySubType;
-import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
@@ -19,8 +19,6 @@ import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.DecoderContext;
-import org.bson.codecs.EncoderContext;
-import org.bson.io.BasicOutputBuffer;
 import org.bson.types.ObjectId;
 
 /**
@@ -55,8 +53,6 @@ final class DocumentKeyBytes {
     private static final int OBJECT_ID_BYTES = 12;
     private static final int MIN_BSON_DOCUMENT = 5;
     private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
-    private static final EncoderContext ENCODER_CONTEXT =
-            EncoderContext.builder().build();
     private static final DecoderContext DECODER_CONTEXT =
             DecoderContext.builder().build();
 
@@ -93,12 +89,15 @@ final class DocumentKeyBytes {
                             .putLong(id.asInt64().getValue())
                             .array();
                 case STRING:
-                    String text = id.asString().getValue();
-                    if (isWellFormed(text)) {
-                        byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
-                        return tagged(STRING, utf8.length).put(utf8).array();
+                    try {
+                        // The encoder refuses an unpaired surrogate, where getBytes would write a '?'.
+                        ByteBuffer utf8 = StandardCharsets.UTF_8
+                                .newEncoder()
+                                .encode(CharBuffer.wrap(id.asString().getValue()));
+                        return tagged(STRING, utf8.remaining()).put(utf8).array();
+                    } catch (CharacterCodingException e) {
+                        break; // not well-formed UTF-16: the BSON form
                     }
-                    break;
                 case BINARY:
                     BsonBinary binary = id.asBinary();
                     if (binary.getType() == BsonBinarySubType.UUID_STANDARD.getValue()
@@ -213,23 +212,7 @@ final class DocumentKeyBytes {
     }
 
     private static ByteBuffer bson(BsonDocument document) {
-        if (document instanceof RawBsonDocument raw) {
-            return raw.getByteBuffer().asNIO();
-        }
-        BasicOutputBuffer out = new BasicOutputBuffer(64);
-        CODEC.encode(new BsonBinaryWriter(out), document, ENCODER_CONTEXT);
-        return ByteBuffer.wrap(out.getInternalBuffer(), 0, out.getPosition());
-    }
-
-    private static boolean isWellFormed(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return false;
-            }
-        }
-        return true;
+        RawBsonDocument raw = document instanceof RawBsonDocument r ? r : new RawBsonDocument(document, CODEC);
+        return raw.getByteBuffer().asNIO();
     }
 }

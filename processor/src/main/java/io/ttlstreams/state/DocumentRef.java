@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.bson.BsonDocument;
@@ -67,9 +68,10 @@ public final class DocumentRef {
     public static Bytes of(Bytes collectionPrefix, BsonDocument documentKey) {
         byte[] prefix = collectionPrefix.get();
         byte[] key = DocumentKeyBytes.ofId(documentKey);
-        byte[] ref = Arrays.copyOf(prefix, prefix.length + key.length);
-        System.arraycopy(key, 0, ref, prefix.length, key.length);
-        return Bytes.wrap(ref);
+        return Bytes.wrap(ByteBuffer.allocate(prefix.length + key.length)
+                .put(prefix)
+                .put(key)
+                .array());
     }
 
     /**
@@ -79,27 +81,17 @@ public final class DocumentRef {
      */
     public static BsonDocument documentKeyOf(Bytes ref, ScheduleEntry entry) {
         ByteBuffer kept = entry.getDocumentKey();
-        if (kept == null) {
-            return idKeyOf(ref);
-        }
-        byte[] bytes = new byte[kept.remaining()];
-        kept.duplicate().get(bytes);
-        return new RawBsonDocument(bytes);
+        return kept == null ? idKeyOf(ref) : new RawBsonDocument(Utils.toArray(kept));
     }
 
     /** The prefix of every reference in the collection with these ids, and of no other. */
     public static Bytes collectionPrefix(int databaseId, int collectionId) {
-        ByteBuffer prefix = ByteBuffer.allocate(1 + 2 * MAX_VARINT_BYTES).put(FORMAT_VERSION);
-        CompactValueSerde.writeUnsignedVarint(checkedId(databaseId), prefix);
-        CompactValueSerde.writeUnsignedVarint(checkedId(collectionId), prefix);
-        return Bytes.wrap(Arrays.copyOf(prefix.array(), prefix.position()));
+        return prefix(databaseId, collectionId);
     }
 
     /** The prefix of every reference in the collections of the database with this id, and of no other. */
     static Bytes databasePrefix(int databaseId) {
-        ByteBuffer prefix = ByteBuffer.allocate(1 + MAX_VARINT_BYTES).put(FORMAT_VERSION);
-        CompactValueSerde.writeUnsignedVarint(checkedId(databaseId), prefix);
-        return Bytes.wrap(Arrays.copyOf(prefix.array(), prefix.position()));
+        return prefix(databaseId);
     }
 
     /** The database id of a reference. */
@@ -145,11 +137,17 @@ public final class DocumentRef {
         }
     }
 
-    private static int checkedId(int id) {
-        if (id < 0) {
-            throw new IllegalArgumentException("A namespace id is not negative: " + id);
+    /** The format version, then the namespace ids. */
+    private static Bytes prefix(int... ids) {
+        ByteBuffer prefix =
+                ByteBuffer.allocate(1 + ids.length * MAX_VARINT_BYTES).put(FORMAT_VERSION);
+        for (int id : ids) {
+            if (id < 0) {
+                throw new IllegalArgumentException("A namespace id is not negative: " + id);
+            }
+            CompactValueSerde.writeUnsignedVarint(id, prefix);
         }
-        return id;
+        return Bytes.wrap(Arrays.copyOf(prefix.array(), prefix.position()));
     }
 
     /** The id, a canonical unsigned varint, at {@code offset}. */

@@ -47,6 +47,11 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  */
 public final class ExpirySchedule {
 
+    /** FNV-1a's 64-bit parameters. */
+    static final long FNV_OFFSET_BASIS = 0xcbf29ce484222325L;
+
+    private static final long FNV_PRIME = 0x100000001b3L;
+
     private final KeyValueStore<Bytes, ScheduleEntry> schedule;
     private final KeyValueStore<Bytes, IndexEntry> index;
     private final KeyValueStore<Bytes, TaskRecord> task;
@@ -118,23 +123,14 @@ public final class ExpirySchedule {
      * cheap on every event; a collision could only leave a document on its previous, still conditional, entry.
      */
     public static long fingerprint(ScheduleEntry entry) {
-        long hash = 0xcbf29ce484222325L;
+        long hash = FNV_OFFSET_BASIS;
         hash = mix(hash, entry.getRule().getBytes(StandardCharsets.UTF_8));
         hash = mix(hash, entry.getRuleShape());
         hash = mix(hash, entry.getBase().toEpochMilli());
         hash = mix(hash, entry.getOffsetSeconds());
         hash = mix(hash, entry.getOffsetFromRule() ? 1 : 0);
-        ByteBuffer condition = entry.getCondition().duplicate();
-        while (condition.hasRemaining()) {
-            hash = (hash ^ (condition.get() & 0xff)) * 0x100000001b3L;
-        }
-        if (entry.getDocumentKey() != null) {
-            ByteBuffer key = entry.getDocumentKey().duplicate();
-            while (key.hasRemaining()) {
-                hash = (hash ^ (key.get() & 0xff)) * 0x100000001b3L;
-            }
-        }
-        return hash;
+        hash = fnv1a(hash, entry.getCondition());
+        return entry.getDocumentKey() == null ? hash : fnv1a(hash, entry.getDocumentKey());
     }
 
     /** The document's entry and its state; null when it has none. */
@@ -472,37 +468,27 @@ public final class ExpirySchedule {
      * reached the end of the schedule, which ends it.
      */
     public boolean walk(BooleanSupplier more, BiConsumer<DocumentEntry, ScheduleEntry> each) {
-        Bytes last = null;
         // Up to the notices, which are copies of entries, not entries of their own.
-        try (KeyValueIterator<Bytes, ScheduleEntry> entries =
-                schedule.range(walkFrom, ScheduleKey.lowerBound(Timeline.NOTICES, Long.MIN_VALUE))) {
-            while (more.getAsBoolean() && entries.hasNext()) {
-                KeyValue<Bytes, ScheduleEntry> next = entries.next();
-                each.accept(handed(next.key), emitted().asItStands(next.key, next.value));
-                last = next.key;
-            }
-            if (!entries.hasNext()) {
-                walkFrom = null;
-                return true;
-            }
-        }
-        if (last != null) {
-            walkFrom = EmittedDeadlines.successor(last);
-        }
-        return false;
+        drain(
+                schedule.range(walkFrom, ScheduleKey.lowerBound(Timeline.NOTICES, Long.MIN_VALUE)),
+                more,
+                each,
+                key -> walkFrom = EmittedDeadlines.successor(key),
+                () -> walkFrom = null);
+        return walkFrom == null;
     }
 
     /** Hands {@code each} entry awaiting approval, in due order; the handler may move or remove it. */
     public void forEachAwaitingApproval(BiConsumer<DocumentEntry, ScheduleEntry> each) {
         Timeline timeline = Timeline.AWAITING_APPROVAL;
-        try (KeyValueIterator<Bytes, ScheduleEntry> held = schedule.range(
-                ScheduleKey.lowerBound(timeline, Long.MIN_VALUE),
-                ScheduleKey.dueUpperBound(timeline, Long.MAX_VALUE))) {
-            while (held.hasNext()) {
-                KeyValue<Bytes, ScheduleEntry> next = held.next();
-                each.accept(handed(next.key), next.value);
-            }
-        }
+        drain(
+                schedule.range(
+                        ScheduleKey.lowerBound(timeline, Long.MIN_VALUE),
+                        ScheduleKey.dueUpperBound(timeline, Long.MAX_VALUE)),
+                () -> true,
+                each,
+                key -> {},
+                () -> {});
     }
 
     /**
@@ -576,18 +562,23 @@ public final class ExpirySchedule {
                 Timeline.of(position.getTimeline()), position.getDueAt().toEpochMilli(), documentRef);
     }
 
+    /** FNV-1a from {@code hash} over what remains of {@code bytes}, leaving their position where it is. */
+    static long fnv1a(long hash, ByteBuffer bytes) {
+        for (int i = bytes.position(); i < bytes.limit(); i++) {
+            hash = (hash ^ (bytes.get(i) & 0xff)) * FNV_PRIME;
+        }
+        return hash;
+    }
+
     private static long mix(long hash, long value) {
         for (int shift = 0; shift < Long.SIZE; shift += Byte.SIZE) {
-            hash = (hash ^ ((value >>> shift) & 0xff)) * 0x100000001b3L;
+            hash = (hash ^ ((value >>> shift) & 0xff)) * FNV_PRIME;
         }
         return hash;
     }
 
     private static long mix(long hash, byte[] bytes) {
-        for (byte b : bytes) {
-            hash = (hash ^ (b & 0xff)) * 0x100000001b3L;
-        }
         // The length ends the field, so that ("ab", "c") and ("a", "bc") differ.
-        return mix(hash, bytes.length);
+        return mix(fnv1a(hash, ByteBuffer.wrap(bytes)), bytes.length);
     }
 }

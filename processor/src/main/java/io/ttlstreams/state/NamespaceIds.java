@@ -43,22 +43,19 @@ public final class NamespaceIds {
     /** By database id, then collection id: the namespace (ids are given from 0 up, none skipped). */
     private final List<List<Namespace>> namespaces = new ArrayList<>();
 
-    private NamespaceIds(KeyValueStore<Bytes, TaskRecord> task) {
+    private NamespaceIds(KeyValueStore<Bytes, TaskRecord> task, ReadOnlyKeyValueStore<Bytes, TaskRecord> store) {
         this.task = task;
+        read(store);
     }
 
     /** The dictionary the task's {@code task} store holds, for the task, which gives new ids. */
     static NamespaceIds of(KeyValueStore<Bytes, TaskRecord> task) {
-        NamespaceIds ids = new NamespaceIds(task);
-        ids.read(task);
-        return ids;
+        return new NamespaceIds(task, task);
     }
 
     /** The dictionary a (read-only) {@code task} store of one partition holds, for questions. */
     public static NamespaceIds readOnly(ReadOnlyKeyValueStore<Bytes, TaskRecord> task) {
-        NamespaceIds ids = new NamespaceIds(null);
-        ids.read(task);
-        return ids;
+        return new NamespaceIds(null, task);
     }
 
     /**
@@ -183,8 +180,6 @@ public final class NamespaceIds {
     private static byte[] idsAndText(Bytes prefix, Namespace namespace) {
         byte[] ids = prefix.get();
         byte[] text = namespace.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] idsAndText = Arrays.copyOf(ids, ids.length + text.length);
-        System.arraycopy(text, 0, idsAndText, ids.length, text.length);
-        return idsAndText;
+        return ByteBuffer.allocate(ids.length + text.length).put(ids).put(text).array();
     }
 }

@@ -47,37 +47,21 @@ public final class PinnedDate {
      * {"$eq": <date base>}}} (the bytes {@link #condition} rebuilds); 0 otherwise.
      */
     static int fieldLength(ByteBuffer condition, long base) {
-        ByteBuffer bson = condition.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        int start = bson.position();
-        int size = bson.remaining();
-        if (size < 4 + 1 + 1 + EQ_DOCUMENT_BYTES + 1
-                || bson.getInt(start) != size
-                || bson.get(start + 4) != DOCUMENT
-                || bson.get(start + size - 1) != 0) {
+        int name = condition.position() + 4 + 1;
+        if (condition.remaining() <= 4 + 1 || condition.get(name - 1) != DOCUMENT) {
             return 0;
         }
-        int field = 0;
-        while (start + 5 + field < start + size && bson.get(start + 5 + field) != 0) {
-            field++;
+        int nul = name;
+        while (nul < condition.limit() && condition.get(nul) != 0) {
+            nul++;
         }
-        field++; // the NUL
-        // What follows the name must be the whole rest: {"$eq": date}, then the outer terminator.
-        int inner = start + 5 + field;
-        if (field < 2 || size != 5 + field + EQ_DOCUMENT_BYTES + 1 || bson.getInt(inner) != EQ_DOCUMENT_BYTES) {
+        if (nul == name || nul == condition.limit()) {
             return 0;
         }
-        if (bson.get(inner + 4) != DATE_TIME) {
-            return 0;
-        }
-        for (int i = 0; i < EQ.length; i++) {
-            if (bson.get(inner + 5 + i) != EQ[i]) {
-                return 0;
-            }
-        }
-        if (bson.getLong(inner + 5 + EQ.length) != base || bson.get(inner + EQ_DOCUMENT_BYTES - 1) != 0) {
-            return 0;
-        }
-        return field;
+        // Exactly the bytes condition() writes for that name: the length, {"$eq": base} and the terminators with it.
+        byte[] field = new byte[nul - name];
+        condition.get(name, field);
+        return condition(field, base).equals(condition) ? field.length + 1 : 0;
     }
 
     /** The BSON of {@code {<field>: {"$eq": <date base>}}}, the field name in UTF-8. */

@@ -15,6 +15,7 @@ import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.stream.LongStream;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -121,13 +122,10 @@ public final class ScheduleQueries {
         }
         Objects.requireNonNull(namespace, "namespace");
         SortedMap<Long, Long> counts = new TreeMap<>();
-        Optional<byte[]> only = Optional.empty();
-        if (namespace.isPresent()) {
-            Optional<Bytes> prefix = NamespaceIds.readOnly(task).collectionPrefix(namespace.get());
-            if (prefix.isEmpty()) {
-                return new Histogram(counts, true); // a namespace this partition has never seen
-            }
-            only = Optional.of(prefix.get().get());
+        Optional<Bytes> only =
+                namespace.flatMap(ns -> NamespaceIds.readOnly(task).collectionPrefix(ns));
+        if (namespace.isPresent() && only.isEmpty()) {
+            return new Histogram(counts, true); // a namespace this partition has never seen
         }
         long scanned = 0;
         try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.range(
@@ -139,7 +137,8 @@ public final class ScheduleQueries {
                 }
                 KeyValue<Bytes, ScheduleEntry> entry = entries.next();
                 scanned++;
-                if (only.isPresent() && !ScheduleKey.refStartsWith(entry.key, only.get())) {
+                if (only.isPresent()
+                        && !ScheduleKey.refStartsWith(entry.key, only.get().get())) {
                     continue;
                 }
                 long deadline = ScheduleKey.dueAtOf(entry.key);
@@ -159,8 +158,11 @@ public final class ScheduleQueries {
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
             long cap) {
         EmittedDeadlines emitted = EmittedDeadlines.readOnly(task);
-        long count = count(schedule, emitted, EntryState.AWAITING_FIRST_CONFIRMATION, Long.MAX_VALUE, cap);
-        return count + count(schedule, emitted, EntryState.AWAITING_CONFIRMATION, Long.MAX_VALUE, cap - count);
+        long count = scan(schedule, emitted, EntryState.AWAITING_FIRST_CONFIRMATION, Long.MAX_VALUE, cap)
+                .due();
+        return count
+                + scan(schedule, emitted, EntryState.AWAITING_CONFIRMATION, Long.MAX_VALUE, cap - count)
+                        .due();
     }
 
     /**
@@ -169,28 +171,6 @@ public final class ScheduleQueries {
      */
     public static List<KeyValue<String, HeldCount>> holds(ReadOnlyKeyValueStore<Bytes, TaskRecord> task) {
         return HeldCounts.all(task);
-    }
-
-    /** The entries in {@code state} due at or before {@code dueBy}, counted up to {@code cap}. */
-    private static long count(
-            ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
-            EmittedDeadlines emitted,
-            EntryState state,
-            long dueBy,
-            long cap) {
-        Bytes from = state.firstKey(emitted);
-        Bytes to = state.lastKey(emitted, dueBy);
-        if (to == null || from.compareTo(to) > 0) {
-            return 0;
-        }
-        long count = 0;
-        try (KeyValueIterator<Bytes, ScheduleEntry> entries = schedule.range(from, to)) {
-            while (count < cap && entries.hasNext()) {
-                entries.next();
-                count++;
-            }
-        }
-        return count;
     }
 
     /**
@@ -222,13 +202,26 @@ public final class ScheduleQueries {
             ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
             long nowMillis,
             long maxEntries) {
+        return scan(schedule, EmittedDeadlines.readOnly(task), EntryState.SCHEDULED, nowMillis, maxEntries);
+    }
+
+    /** The entries in {@code state} due at or before {@code dueBy}, up to {@code cap} of them. */
+    private static Backlog scan(
+            ReadOnlyKeyValueStore<Bytes, ScheduleEntry> schedule,
+            EmittedDeadlines emitted,
+            EntryState state,
+            long dueBy,
+            long cap) {
+        Bytes from = state.firstKey(emitted);
+        Bytes to = state.lastKey(emitted, dueBy);
+        if (to == null || from.compareTo(to) > 0) {
+            return Backlog.NONE;
+        }
         long count = 0;
         long oldest = Long.MAX_VALUE;
-        EmittedDeadlines emitted = EmittedDeadlines.readOnly(task);
-        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.range(
-                EntryState.SCHEDULED.firstKey(emitted), EntryState.SCHEDULED.lastKey(emitted, nowMillis))) {
+        try (KeyValueIterator<Bytes, ScheduleEntry> due = schedule.range(from, to)) {
             while (due.hasNext()) {
-                if (count == maxEntries) {
+                if (count == cap) {
                     return new Backlog(count, false, OptionalLong.of(oldest));
                 }
                 // A composite store over several partitions yields each partition's range in turn, so the first
@@ -254,11 +247,8 @@ public final class ScheduleQueries {
 
         /** This backlog and another partition's together. */
         public Backlog plus(Backlog other) {
-            OptionalLong oldest = oldestDeadline.isEmpty()
-                    ? other.oldestDeadline
-                    : other.oldestDeadline.isEmpty()
-                            ? oldestDeadline
-                            : OptionalLong.of(Math.min(oldestDeadline.getAsLong(), other.oldestDeadline.getAsLong()));
+            OptionalLong oldest = LongStream.concat(oldestDeadline.stream(), other.oldestDeadline.stream())
+                    .min();
             return new Backlog(due + other.due, complete && other.complete, oldest);
         }
     }

@@ -1,6 +1,7 @@
 package io.ttlstreams.state;
 
 import io.ttlstreams.schema.TaskRecord;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.function.BiConsumer;
 import org.apache.kafka.common.serialization.BytesSerializer;
@@ -24,20 +25,10 @@ final class TaskKeys {
 
     private TaskKeys() {}
 
-    /** The key of a record of {@code kind}: the kind, then {@code parts} one after another. */
-    static Bytes key(byte kind, byte[]... parts) {
-        int length = 1;
-        for (byte[] part : parts) {
-            length += part.length;
-        }
-        byte[] key = new byte[length];
-        key[0] = kind;
-        int at = 1;
-        for (byte[] part : parts) {
-            System.arraycopy(part, 0, key, at, part.length);
-            at += part.length;
-        }
-        return Bytes.wrap(key);
+    /** The key of a record of {@code kind}: the kind, then {@code rest}. */
+    static Bytes key(byte kind, byte[] rest) {
+        return Bytes.wrap(
+                ByteBuffer.allocate(1 + rest.length).put(kind).put(rest).array());
     }
 
     /** Hands every record of {@code kind} in {@code store} to {@code each}: its key without the kind byte, its value. */

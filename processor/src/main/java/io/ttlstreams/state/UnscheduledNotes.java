@@ -3,8 +3,10 @@ package io.ttlstreams.state;
 import io.ttlstreams.schema.UnscheduledNote;
 import java.nio.ByteBuffer;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Optional;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -42,7 +44,7 @@ public final class UnscheduledNotes {
             while (notes.hasNext()) {
                 KeyValue<Integer, UnscheduledNote> note = notes.next();
                 if (note.key >= 0 && note.key < SLOTS) {
-                    fingerprints[note.key] = fingerprint(bytes(note.value.getDocumentRef()));
+                    fingerprints[note.key] = fingerprint(Utils.toArray(note.value.getDocumentRef()));
                     reasons[note.key] = note.value.getReason().hashCode();
                 } else {
                     store.delete(note.key); // of a build with more slots
@@ -83,7 +85,8 @@ public final class UnscheduledNotes {
         try (KeyValueIterator<Integer, UnscheduledNote> notes = store.all()) {
             while (notes.hasNext()) {
                 KeyValue<Integer, UnscheduledNote> note = notes.next();
-                if (startsWith(bytes(note.value.getDocumentRef()), start)) {
+                byte[] ref = Utils.toArray(note.value.getDocumentRef());
+                if (ref.length >= start.length && Arrays.equals(ref, 0, start.length, start, 0, start.length)) {
                     store.delete(note.key);
                     fingerprints[note.key] = 0;
                 }
@@ -95,7 +98,7 @@ public final class UnscheduledNotes {
     public static Optional<UnscheduledNote> find(
             ReadOnlyKeyValueStore<Integer, UnscheduledNote> store, Bytes documentRef) {
         UnscheduledNote note = store.get(slot(fingerprint(documentRef.get())));
-        return note != null && Bytes.wrap(bytes(note.getDocumentRef())).equals(documentRef)
+        return note != null && Bytes.wrap(Utils.toArray(note.getDocumentRef())).equals(documentRef)
                 ? Optional.of(note)
                 : Optional.empty();
     }
@@ -106,29 +109,7 @@ public final class UnscheduledNotes {
 
     /** FNV-1a, 64 bits, never 0 (which marks an empty slot). */
     private static long fingerprint(byte[] ref) {
-        long hash = 0xcbf29ce484222325L;
-        for (byte b : ref) {
-            hash = (hash ^ (b & 0xff)) * 0x100000001b3L;
-        }
+        long hash = ExpirySchedule.fnv1a(ExpirySchedule.FNV_OFFSET_BASIS, ByteBuffer.wrap(ref));
         return hash == 0 ? 1 : hash;
-    }
-
-    private static byte[] bytes(ByteBuffer buffer) {
-        ByteBuffer copy = buffer.duplicate();
-        byte[] bytes = new byte[copy.remaining()];
-        copy.get(bytes);
-        return bytes;
-    }
-
-    private static boolean startsWith(byte[] bytes, byte[] prefix) {
-        if (bytes.length < prefix.length) {
-            return false;
-        }
-        for (int i = 0; i < prefix.length; i++) {
-            if (bytes[i] != prefix[i]) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -18,13 +18,13 @@ class QueryEndpointsTest {
 
     @ParameterizedTest
     @CsvSource({"30s, PT30S", "5m, PT5M", "1h, PT1H", "2d, PT48H", "250ms, PT0.25S", "PT10M, PT10M"})
-    void shouldReadShortAndIsoDurations(String text, String expected) {
-        assertThat(QueryParameters.duration(text)).isEqualTo(Duration.parse(expected));
+    void shouldReadShortAndIsoBuckets(String text, String expected) {
+        assertThat(QueryParameters.bucket(text)).isEqualTo(Duration.parse(expected));
     }
 
     @Test
     void shouldRefuseWhatItCannotRead() {
-        assertThatThrownBy(() -> QueryParameters.duration("soon"))
+        assertThatThrownBy(() -> QueryParameters.bucket("soon"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("30s, 5m, 1h or PT5M");
         assertThatThrownBy(() -> QueryParameters.instant("from", "yesterday"))
