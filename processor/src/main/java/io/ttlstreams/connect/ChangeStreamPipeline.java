@@ -4,7 +4,6 @@ import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.contract.CanonicalJson;
 import io.ttlstreams.rules.TtlRule;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -164,9 +163,10 @@ public final class ChangeStreamPipeline {
         if (rules.stream().anyMatch(rule -> rule.namespace().collection() == null)) {
             return List.of();
         }
-        return List.copyOf(rules.stream()
+        return rules.stream()
                 .map(rule -> rule.namespace().collection())
-                .collect(Collectors.toCollection(LinkedHashSet::new)));
+                .distinct()
+                .toList();
     }
 
     /**

@@ -96,13 +96,17 @@ public final class StrimziResources {
         }
         resources.add(connect(platform));
         for (ConnectorDefinition source : platform.connectors().sources()) {
-            resources.add(connector(source, settings.connectCluster(), 1, ConnectorConfigs.sourceRunsAs(USERS_DIR)));
+            resources.add(connector(
+                    source,
+                    settings.connectCluster(),
+                    1,
+                    ConnectorConfigs.runAs(USERS_DIR, AclPlan.SOURCE_USER, ConnectorConfigs.SOURCE_CLIENTS)));
         }
         resources.add(connector(
                 platform.connectors().sink(),
                 settings.connectCluster(),
                 settings.partitions(),
-                ConnectorConfigs.sinkRunsAs(USERS_DIR)));
+                ConnectorConfigs.runAs(USERS_DIR, AclPlan.SINK_USER, ConnectorConfigs.SINK_CLIENTS)));
         return resources;
     }
 
