@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.StreamsConfig;
@@ -202,14 +203,10 @@ public final class TopicPlan {
 
     /** The heartbeat topics of the rendered source connectors, each once, in connector order. */
     private static Set<String> heartbeatTopics(List<ConnectorDefinition> sources) {
-        Set<String> heartbeats = new LinkedHashSet<>();
-        for (ConnectorDefinition source : sources) {
-            String topic = source.config().get("heartbeat.topic.name");
-            if (topic != null && !topic.isBlank()) {
-                heartbeats.add(topic);
-            }
-        }
-        return heartbeats;
+        return sources.stream()
+                .map(source -> source.config().get("heartbeat.topic.name"))
+                .filter(topic -> topic != null && !topic.isBlank())
+                .collect(Collectors.toCollection(LinkedHashSet::new));
     }
 
     /**
