@@ -2,10 +2,8 @@ package io.ttlstreams.connect;
 
 import io.ttlstreams.config.SourceProfile;
 import io.ttlstreams.contract.CanonicalJson;
-import io.ttlstreams.rules.PartialFilter;
 import io.ttlstreams.rules.TtlRule;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -129,13 +127,8 @@ public final class ChangeStreamPipeline {
      * operation type nor times.
      */
     private static final List<BsonDocument> COSMOS_PIPELINE = List.of(
-            new BsonDocument("$match", new BsonDocument("operationType", in(List.of("insert", "update", "replace")))),
-            new BsonDocument(
-                    "$project",
-                    new BsonDocument("_id", new BsonInt32(1))
-                            .append("fullDocument", new BsonInt32(1))
-                            .append("ns", new BsonInt32(1))
-                            .append("documentKey", new BsonInt32(1))));
+            BsonDocument.parse("{$match: {operationType: {$in: ['insert', 'update', 'replace']}}}"),
+            BsonDocument.parse("{$project: {_id: 1, fullDocument: 1, ns: 1, documentKey: 1}}"));
 
     /**
      * The stages Cosmos DB for MongoDB (RU) requires, as JSON, for a stand-in that emulates it and puts its own
@@ -170,9 +163,10 @@ public final class ChangeStreamPipeline {
         if (rules.stream().anyMatch(rule -> rule.namespace().collection() == null)) {
             return List.of();
         }
-        return List.copyOf(rules.stream()
+        return rules.stream()
                 .map(rule -> rule.namespace().collection())
-                .collect(Collectors.toCollection(LinkedHashSet::new)));
+                .distinct()
+                .toList();
     }
 
     /**
@@ -198,7 +192,7 @@ public final class ChangeStreamPipeline {
                 paths.add(rule.modifiedField());
             }
             if (rule.partialFilter() != null) {
-                addFilterPaths(rule.partialFilter(), paths);
+                addFilterPaths(rule.partialFilter().expression(), paths);
             }
             if (rule.mark() != null) {
                 // The mark's confirmation is the field set to the deadline, and a marked document is never marked
@@ -231,13 +225,7 @@ public final class ChangeStreamPipeline {
      * documentKey: the size of a missing value is null, which sorts before every number, so they pass.
      */
     private static BsonDocument keySizeMatch(int maxDocumentKeyBytes) {
-        return new BsonDocument(
-                "$expr",
-                new BsonDocument(
-                        "$lte",
-                        new BsonArray(List.of(
-                                new BsonDocument("$bsonSize", new BsonString("$documentKey")),
-                                new BsonInt32(maxDocumentKeyBytes)))));
+        return new BsonDocument("$expr", fits("documentKey", maxDocumentKeyBytes));
     }
 
     private static BsonDocument projection(List<TtlRule> rules, boolean preImages) {
@@ -302,10 +290,6 @@ public final class ChangeStreamPipeline {
     }
 
     /** Field paths of a partial filter: keys outside operators, and those inside {@code $and}'s and {@code $or}'s. */
-    private static void addFilterPaths(PartialFilter filter, Set<String> paths) {
-        addFilterPaths(filter.expression(), paths);
-    }
-
     private static void addFilterPaths(BsonDocument expression, Set<String> paths) {
         for (Map.Entry<String, BsonValue> entry : expression.entrySet()) {
             if (entry.getKey().equals("$and") || entry.getKey().equals("$or")) {
@@ -317,8 +301,7 @@ public final class ChangeStreamPipeline {
     }
 
     private static BsonDocument in(List<String> values) {
-        List<BsonValue> strings = new ArrayList<>();
-        values.forEach(value -> strings.add(new BsonString(value)));
-        return new BsonDocument("$in", new BsonArray(strings));
+        return new BsonDocument(
+                "$in", new BsonArray(values.stream().map(BsonString::new).toList()));
     }
 }

@@ -27,6 +27,9 @@ import org.bson.BsonString;
  */
 public final class ConnectRestClient {
 
+    /** The path of a connector's status, whose 404 answers that there is no such connector. */
+    private static final String STATUS = "/status";
+
     private final URI baseUrl;
     private final Optional<BasicCredentials> credentials;
     private final HttpClient http =
@@ -37,7 +40,7 @@ public final class ConnectRestClient {
      *                ({@code http://user:password@connect:8083}, percent-encoded) is sent as Basic authentication
      */
     public ConnectRestClient(String baseUrl) {
-        this(parse(baseUrl), Optional.empty());
+        this(baseUrl, Optional.empty());
     }
 
     /**
@@ -46,10 +49,7 @@ public final class ConnectRestClient {
      * @throws IllegalArgumentException when {@code baseUrl} also carries user info
      */
     public ConnectRestClient(String baseUrl, Optional<BasicCredentials> credentials) {
-        this(parse(baseUrl), credentials);
-    }
-
-    private ConnectRestClient(URI url, Optional<BasicCredentials> credentials) {
+        URI url = parse(baseUrl);
         Optional<BasicCredentials> fromUrl = BasicCredentials.fromUserInfo(url);
         if (fromUrl.isPresent() && credentials.isPresent()) {
             throw new IllegalArgumentException("The Kafka Connect URL carries user info and credentials are given"
@@ -75,31 +75,31 @@ public final class ConnectRestClient {
     public void put(ConnectorDefinition connector) throws IOException, InterruptedException {
         BsonDocument body = new BsonDocument();
         connector.config().forEach((key, value) -> body.append(key, new BsonString(value)));
-        HttpRequest request = authorized(HttpRequest.newBuilder(
-                        baseUrl.resolve("connectors/" + PercentEncoding.encode(connector.name()) + "/config")))
-                .timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(body.toJson()))
-                .build();
-        HttpResponse<String> response = send(request, "connector " + connector.name());
-        if (response.statusCode() / 100 != 2) {
-            throw refused(response, "connector " + connector.name());
-        }
-    }
-
-    /** {@code request} with the Basic authentication header, when there are credentials. */
-    private HttpRequest.Builder authorized(HttpRequest.Builder request) {
-        credentials.ifPresent(basic -> request.header("Authorization", basic.authorizationHeader()));
-        return request;
+        send(
+                HttpRequest.newBuilder()
+                        .header("Content-Type", "application/json")
+                        .PUT(HttpRequest.BodyPublishers.ofString(body.toJson())),
+                connector.name(),
+                "/config",
+                Duration.ofSeconds(30),
+                "connector " + connector.name());
     }
 
     /**
-     * Sends {@code request}. The HTTP client's exceptions often have no message at all ({@code ConnectException}),
-     * so the message says what failed, to which URL, and the exception's type.
+     * Sends {@code request} to {@code connectors/<connector><path>}, with the Basic authentication header when there
+     * are credentials, and returns Connect's answer: a success, or 404 (no such connector), which only the status
+     * request takes as one. The HTTP client's exceptions often have no message at all ({@code ConnectException}), so
+     * the message says what failed, to which URL, and the exception's type.
      */
-    private HttpResponse<String> send(HttpRequest request, String subject) throws IOException, InterruptedException {
+    private HttpResponse<String> send(
+            HttpRequest.Builder request, String connector, String path, Duration timeout, String subject)
+            throws IOException, InterruptedException {
+        request.uri(baseUrl.resolve("connectors/" + PercentEncoding.encode(connector) + path))
+                .timeout(timeout);
+        credentials.ifPresent(basic -> request.header("Authorization", basic.authorizationHeader()));
+        HttpResponse<String> response;
         try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             String reason = e.getMessage() == null || e.getMessage().isBlank()
                     ? e.getClass().getSimpleName()
@@ -108,6 +108,10 @@ public final class ConnectRestClient {
                     "Cannot reach Kafka Connect at " + baseUrl + " for " + subject + ": " + Redaction.redact(reason),
                     e);
         }
+        if (response.statusCode() / 100 != 2 && !(response.statusCode() == 404 && path.equals(STATUS))) {
+            throw refused(response, subject);
+        }
+        return response;
     }
 
     private IOException refused(HttpResponse<String> response, String subject) {
@@ -157,16 +161,12 @@ public final class ConnectRestClient {
      * @throws IOException when Connect cannot be reached or refuses
      */
     public void restartFailed(String connectorName) throws IOException, InterruptedException {
-        HttpRequest request = authorized(HttpRequest.newBuilder(baseUrl.resolve("connectors/"
-                        + PercentEncoding.encode(connectorName) + "/restart?includeTasks=true&onlyFailed=true")))
-                .timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.noBody())
-                .build();
-        String subject = "the restart of connector " + connectorName;
-        HttpResponse<String> response = send(request, subject);
-        if (response.statusCode() / 100 != 2) {
-            throw refused(response, subject);
-        }
+        send(
+                HttpRequest.newBuilder().POST(HttpRequest.BodyPublishers.noBody()),
+                connectorName,
+                "/restart?includeTasks=true&onlyFailed=true",
+                Duration.ofSeconds(30),
+                "the restart of connector " + connectorName);
     }
 
     /**
@@ -175,18 +175,14 @@ public final class ConnectRestClient {
      * @throws IOException when Connect cannot be reached or answers with an error or an unreadable status
      */
     public Optional<ConnectorStatus> status(String connectorName) throws IOException, InterruptedException {
-        HttpRequest request = authorized(HttpRequest.newBuilder(
-                        baseUrl.resolve("connectors/" + PercentEncoding.encode(connectorName) + "/status")))
-                .timeout(Duration.ofSeconds(10))
-                .GET()
-                .build();
-        String subject = "the status of connector " + connectorName;
-        HttpResponse<String> response = send(request, subject);
+        HttpResponse<String> response = send(
+                HttpRequest.newBuilder().GET(),
+                connectorName,
+                STATUS,
+                Duration.ofSeconds(10),
+                "the status of connector " + connectorName);
         if (response.statusCode() == 404) {
             return Optional.empty();
-        }
-        if (response.statusCode() / 100 != 2) {
-            throw refused(response, subject);
         }
         try {
             return Optional.of(ConnectorStatus.parse(response.body()));

@@ -71,10 +71,10 @@ public final class ConnectorConfigs {
     public static final String SOURCE_MAX_REQUEST_SIZE = "producer.override.max.request.size";
 
     /** The source connector's clients that reach Kafka for it. */
-    static final List<String> SOURCE_CLIENTS = List.of("producer");
+    public static final List<String> SOURCE_CLIENTS = List.of("producer");
 
     /** The sink connector's clients that reach Kafka for it: commands in, dead letters out (and their topic). */
-    static final List<String> SINK_CLIENTS = List.of("consumer", "producer", "admin");
+    public static final List<String> SINK_CLIENTS = List.of("consumer", "producer", "admin");
 
     /** The sink connector's name and file (without ".json"). */
     public static final String SINK_NAME = "mongo-ttl-sink";
@@ -159,7 +159,7 @@ public final class ConnectorConfigs {
      * {@code usersDir/<user>/sasl.jaas.config}, as a Strimzi KafkaUser's Secret mounted there holds it. The worker's
      * own security settings (protocol, mechanism, TLS) apply to the clients as before.
      */
-    private static Map<String, String> runAs(String usersDir, String user, List<String> clients) {
+    public static Map<String, String> runAs(String usersDir, String user, List<String> clients) {
         Map<String, String> overrides = new LinkedHashMap<>();
         for (String client : clients) {
             overrides.put(
@@ -167,16 +167,6 @@ public final class ConnectorConfigs {
                     "${directory:" + usersDir + "/" + user + ":sasl.jaas.config}");
         }
         return overrides;
-    }
-
-    /** {@link #runAs} for the source connectors' clients. */
-    public static Map<String, String> sourceRunsAs(String usersDir) {
-        return runAs(usersDir, SOURCE_USER, SOURCE_CLIENTS);
-    }
-
-    /** {@link #runAs} for the sink connector's clients. */
-    public static Map<String, String> sinkRunsAs(String usersDir) {
-        return runAs(usersDir, SINK_USER, SINK_CLIENTS);
     }
 
     /**
@@ -427,13 +417,6 @@ public final class ConnectorConfigs {
 
     /** Escapes regex metacharacters with a backslash, which reads better than \Q...\E in a JSON file. */
     private static String quote(String literal) {
-        StringBuilder quoted = new StringBuilder();
-        literal.chars().forEach(c -> {
-            if ("\\.[]{}()<>*+-=!?^$|".indexOf(c) >= 0) {
-                quoted.append('\\');
-            }
-            quoted.appendCodePoint(c);
-        });
-        return quoted.toString();
+        return literal.replaceAll("[\\\\.\\[\\]{}()<>*+\\-=!?^$|]", "\\\\$0");
     }
 }

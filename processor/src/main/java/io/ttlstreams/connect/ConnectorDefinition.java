@@ -34,13 +34,10 @@ public record ConnectorDefinition(String name, Map<String, String> config) {
 
     /** The REST API's JSON, indented, ending with a newline. */
     public String toJson() {
-        return toBson().toJson(PRETTY) + "\n";
-    }
-
-    /** The REST API's document. */
-    private BsonDocument toBson() {
         BsonDocument settings = new BsonDocument();
         config.forEach((key, value) -> settings.append(key, new BsonString(value)));
-        return new BsonDocument("name", new BsonString(name)).append("config", settings);
+        return new BsonDocument("name", new BsonString(name))
+                        .append("config", settings)
+                        .toJson(PRETTY) + "\n";
     }
 }

@@ -24,15 +24,6 @@ public record ManagedConnectors(ConnectRestClient connect, List<String> names) {
         names = List.copyOf(names);
     }
 
-    /** The connectors {@link ConnectorConfigs} renders, run by {@code connect}. */
-    public static ManagedConnectors of(ConnectRestClient connect, ConnectorConfigs connectors) {
-        return new ManagedConnectors(
-                connect,
-                connectors.files().values().stream()
-                        .map(ConnectorDefinition::name)
-                        .toList());
-    }
-
     /**
      * Creates or updates each of {@code connectors} at {@code connect}, retrying with a growing pause (0.5 s doubling
      * up to 5 s) while Connect cannot be reached or answers that it cannot serve now, for at most {@code timeout}
@@ -81,7 +72,11 @@ public record ManagedConnectors(ConnectRestClient connect, List<String> names) {
             }
             registered.accept(connector.name());
         }
-        return of(connect, connectors);
+        return new ManagedConnectors(
+                connect,
+                connectors.files().values().stream()
+                        .map(ConnectorDefinition::name)
+                        .toList());
     }
 
     /** Connect's REST URL without user info: what messages may show. */

@@ -85,50 +85,32 @@ public final class AclPlan {
         List<KafkaPrincipal> principals = new ArrayList<>();
 
         List<Acl> source = new ArrayList<>();
-        for (TopicSpec topic : topics.topics(Role.SOURCE)) {
-            source.add(topic(topic, "publishes the change events of its namespace", "Write"));
-        }
-        for (TopicSpec topic : topics.topics(Role.HEARTBEAT)) {
-            source.add(topic(topic, "publishes its heartbeats", "Write"));
-        }
+        grant(source, topics, Role.SOURCE, "publishes the change events of its namespace", "Write");
+        grant(source, topics, Role.HEARTBEAT, "publishes its heartbeats", "Write");
         principals.add(new KafkaPrincipal(SOURCE_USER, "MongoDB source connectors", source));
 
-        // Resync (the command and run's sweep) publishes with the processor's client settings, and needs
-        // ttl.mongodb.uri: without it the processor's user never writes a source topic.
-        boolean resyncs = config.mongodbUri().isPresent();
         List<Acl> processor = new ArrayList<>();
-        for (TopicSpec topic : topics.topics(Role.SOURCE)) {
-            processor.add(
-                    resyncs
-                            ? topic(
-                                    topic,
-                                    "reads the change events; publishes resync events ("
-                                            + ResyncOptions.MONGODB_URI_CONFIG + " is set)",
-                                    "Read",
-                                    "Write")
-                            : topic(topic, "reads the change events", "Read"));
+        if (config.mongodbUri().isPresent()) {
+            // Resync (the command and run's sweep) publishes with the processor's client settings, and needs
+            // ttl.mongodb.uri: without it the processor's user never writes a source topic.
+            String reason = "reads the change events; publishes resync events (" + ResyncOptions.MONGODB_URI_CONFIG
+                    + " is set)";
+            grant(processor, topics, Role.SOURCE, reason, "Read", "Write");
+        } else {
+            grant(processor, topics, Role.SOURCE, "reads the change events", "Read");
         }
-        for (TopicSpec topic : topics.topics(Role.HEARTBEAT)) {
-            processor.add(topic(topic, "reads the newest heartbeat's timestamp (source staleness)", "Describe"));
-        }
-        for (TopicSpec topic : topics.topics(Role.CONTROL)) {
-            processor.add(checked(topic, "writes and reads namespace-wide events", "Read", "Write"));
-        }
-        for (TopicSpec topic : topics.topics(Role.DELETES)) {
-            processor.add(checked(topic, "the only writer of delete commands", "Write"));
-        }
-        for (TopicSpec topic : topics.topics(Role.DEAD_LETTERS)) {
-            processor.add(checked(topic, "writes dead letters", "Write"));
-        }
-        for (TopicSpec topic : topics.topics(Role.AUDIT)) {
-            processor.add(checked(topic, "writes audit events", "Write"));
-        }
-        for (TopicSpec topic : topics.topics(Role.EXPIRED)) {
-            processor.add(checked(topic, "writes the expired records", "Write"));
-        }
-        for (TopicSpec topic : topics.topics(Role.SINK_DEAD_LETTERS)) {
-            processor.add(topic(topic, "counts the commands the sink refused, by reason", "Read"));
-        }
+        grant(
+                processor,
+                topics,
+                Role.HEARTBEAT,
+                "reads the newest heartbeat's timestamp (source staleness)",
+                "Describe");
+        grantChecked(processor, topics, Role.CONTROL, "writes and reads namespace-wide events", "Read", "Write");
+        grantChecked(processor, topics, Role.DELETES, "the only writer of delete commands", "Write");
+        grantChecked(processor, topics, Role.DEAD_LETTERS, "writes dead letters", "Write");
+        grantChecked(processor, topics, Role.AUDIT, "writes audit events", "Write");
+        grantChecked(processor, topics, Role.EXPIRED, "writes the expired records", "Write");
+        grant(processor, topics, Role.SINK_DEAD_LETTERS, "counts the commands the sink refused, by reason", "Read");
         String internal = applicationId + "-";
         processor.add(new Acl(
                 Resource.TOPIC,
@@ -136,12 +118,7 @@ public final class AclPlan {
                 true,
                 INTERNAL_TOPIC_OPERATIONS,
                 "Kafka Streams' changelogs: creates the missing ones, writes and restores them"));
-        processor.add(new Acl(
-                Resource.GROUP,
-                applicationId,
-                false,
-                List.of("Read"),
-                "its consumer group (" + StreamsConfig.APPLICATION_ID_CONFIG + ")"));
+        processor.add(group(applicationId, "its consumer group (" + StreamsConfig.APPLICATION_ID_CONFIG + ")"));
         processor.add(new Acl(
                 Resource.TRANSACTIONAL_ID,
                 internal,
@@ -151,31 +128,22 @@ public final class AclPlan {
         principals.add(new KafkaPrincipal(PROCESSOR_USER, "the ttl-streams processor", processor));
 
         List<Acl> sink = new ArrayList<>();
-        for (TopicSpec topic : topics.topics(Role.DELETES)) {
-            sink.add(topic(topic, "reads the delete commands", "Read"));
-        }
-        sink.add(new Acl(
-                Resource.GROUP,
-                "connect-" + ConnectorConfigs.SINK_NAME,
-                false,
-                List.of("Read"),
-                "the sink connector's consumer group"));
-        for (TopicSpec topic : topics.topics(Role.SINK_DEAD_LETTERS)) {
-            sink.add(topic(topic, "writes the commands it refuses", "Write"));
-        }
+        grant(sink, topics, Role.DELETES, "reads the delete commands", "Read");
+        sink.add(group("connect-" + ConnectorConfigs.SINK_NAME, "the sink connector's consumer group"));
+        grant(sink, topics, Role.SINK_DEAD_LETTERS, "writes the commands it refuses", "Write");
         principals.add(new KafkaPrincipal(SINK_USER, "the MongoDB sink connector", sink));
 
         List<Acl> operators = new ArrayList<>();
         for (Role role : List.of(Role.DEAD_LETTERS, Role.SINK_DEAD_LETTERS, Role.AUDIT, Role.EXPIRED)) {
-            for (TopicSpec topic : topics.topics(role)) {
-                operators.add(topic(topic, "inspects " + role.purpose(), "Read"));
-            }
+            grant(operators, topics, role, "inspects " + role.purpose(), "Read");
         }
-        for (TopicSpec topic : topics.topics(Role.CONTROL)) {
-            operators.add(
-                    topic(topic, "sends the blast-radius guard's decisions (ttl-streams approve, --reject)", "Write"));
-        }
-        operators.add(new Acl(Resource.GROUP, OPERATOR_GROUP, false, List.of("Read"), "operators' consumer group"));
+        grant(
+                operators,
+                topics,
+                Role.CONTROL,
+                "sends the blast-radius guard's decisions (ttl-streams approve, --reject)",
+                "Write");
+        operators.add(group(OPERATOR_GROUP, "operators' consumer group"));
         principals.add(new KafkaPrincipal(OPERATOR_USER, "operators", operators));
 
         principals.add(new KafkaPrincipal(
@@ -188,7 +156,7 @@ public final class AclPlan {
                                 true,
                                 CONNECT_TOPIC_OPERATIONS,
                                 "the workers' config, offset and status topics"),
-                        new Acl(Resource.GROUP, connectGroupId, false, List.of("Read"), "the workers' group"))));
+                        group(connectGroupId, "the workers' group"))));
         checkPrefixes(principals, topics);
         return new AclPlan(principals);
     }
@@ -233,21 +201,32 @@ public final class AclPlan {
                 + " and a Connect group (--connect-cluster) that no other topic's name starts with";
     }
 
-    /**
-     * A topic the processor uses, whose settings its start-up check reads ({@code DescribeConfigs}) where the plan
-     * checks any.
-     */
-    private static Acl checked(TopicSpec topic, String reason, String... operations) {
-        boolean checks = topic.settings().stream().anyMatch(setting -> setting.check() != TopicSetting.Check.ADVISORY);
-        List<String> all = new ArrayList<>(List.of(operations));
-        if (checks) {
-            all.add("DescribeConfigs");
-        }
-        return new Acl(Resource.TOPIC, topic.name(), false, all, checks ? reason + "; checks its settings" : reason);
+    /** Grants {@code operations} on each topic of {@code role}. */
+    private static void grant(List<Acl> acls, TopicPlan topics, Role role, String reason, String... operations) {
+        topics.topics(role)
+                .forEach(topic -> acls.add(new Acl(Resource.TOPIC, topic.name(), false, List.of(operations), reason)));
     }
 
-    private static Acl topic(TopicSpec topic, String reason, String... operations) {
-        return new Acl(Resource.TOPIC, topic.name(), false, List.of(operations), reason);
+    /**
+     * Grants {@code operations} on each topic of {@code role}, which the processor uses: its start-up check reads
+     * their settings ({@code DescribeConfigs}) where the plan checks any.
+     */
+    private static void grantChecked(List<Acl> acls, TopicPlan topics, Role role, String reason, String... operations) {
+        for (TopicSpec topic : topics.topics(role)) {
+            boolean checks =
+                    topic.settings().stream().anyMatch(setting -> setting.check() != TopicSetting.Check.ADVISORY);
+            List<String> all = new ArrayList<>(List.of(operations));
+            if (checks) {
+                all.add("DescribeConfigs");
+            }
+            acls.add(new Acl(
+                    Resource.TOPIC, topic.name(), false, all, checks ? reason + "; checks its settings" : reason));
+        }
+    }
+
+    /** Reading the group's offsets: what a consumer group needs. */
+    private static Acl group(String name, String reason) {
+        return new Acl(Resource.GROUP, name, false, List.of("Read"), reason);
     }
 
     /** Every principal, in role order: source, processor, sink, operators, Connect workers. */

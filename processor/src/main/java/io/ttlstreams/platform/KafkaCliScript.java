@@ -2,9 +2,6 @@ package io.ttlstreams.platform;
 
 import io.ttlstreams.config.StreamsDefaults;
 import io.ttlstreams.config.TtlStreamsConfig;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.OptionalInt;
 import java.util.regex.Pattern;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -24,19 +21,17 @@ public final class KafkaCliScript {
 
     /** The whole script. */
     public static String render(Platform platform) {
-        StringBuilder script = new StringBuilder();
-        script.append("#!/usr/bin/env bash\n")
-                .append(
-                        "# The topics and ACLs of ttl-streams, rendered by `ttl-streams platform --format kafka-cli`.\n")
-                .append(
-                        "# Review, then run with BOOTSTRAP=<brokers>, and ADMIN_CONFIG=<admin client properties> on a\n")
-                .append("# secured cluster. Kafka Streams' internal topics (")
-                .append(Platform.applicationId(platform.config()))
-                .append("-*) are created under the processor's ACL.\n")
-                .append("set -euo pipefail\n")
-                .append("admin=(--bootstrap-server \"${BOOTSTRAP:?set BOOTSTRAP to the brokers}\")\n")
-                .append("if [ -n \"${ADMIN_CONFIG:-}\" ]; then admin+=(--command-config \"$ADMIN_CONFIG\"); fi\n\n")
-                .append("# --- Topics ---\n");
+        StringBuilder script = new StringBuilder("""
+                #!/usr/bin/env bash
+                # The topics and ACLs of ttl-streams, rendered by `ttl-streams platform --format kafka-cli`.
+                # Review, then run with BOOTSTRAP=<brokers>, and ADMIN_CONFIG=<admin client properties> on a
+                # secured cluster. Kafka Streams' internal topics (%s-*) are created under the processor's ACL.
+                set -euo pipefail
+                admin=(--bootstrap-server "${BOOTSTRAP:?set BOOTSTRAP to the brokers}")
+                if [ -n "${ADMIN_CONFIG:-}" ]; then admin+=(--command-config "$ADMIN_CONFIG"); fi
+
+                # --- Topics ---
+                """.formatted(Platform.applicationId(platform.config())));
         for (TopicSpec topic : platform.topics().topics()) {
             script.append(topicCommand(topic)).append('\n');
         }
@@ -71,39 +66,17 @@ public final class KafkaCliScript {
 
     /** One topic's comment lines and {@code kafka-topics --create} call, ending with a newline. */
     static String topicCommand(TopicSpec topic) {
-        StringBuilder command = new StringBuilder();
-        command.append(comment(topic.name(), topic.role().purpose()));
-        command.append("#   partitions ")
-                .append(topic.partitions())
-                .append(": ")
-                .append(topic.partitionsReason());
-        command.append('\n');
-        for (TopicSetting setting : topic.settings()) {
-            command.append("#   ")
-                    .append(setting.name())
-                    .append('=')
-                    .append(setting.value())
-                    .append(": ");
-            command.append(setting.reason()).append('\n');
-        }
-        List<String> words = new ArrayList<>(List.of(
-                "kafka-topics",
-                "\"${admin[@]}\"",
-                "--create",
-                "--if-not-exists",
-                "--topic",
-                word(topic.name()),
-                "--partitions",
-                Integer.toString(topic.partitions())));
-        OptionalInt replication = topic.replicationFactor();
-        if (replication.isPresent()) {
-            words.add("--replication-factor");
-            words.add(Integer.toString(replication.getAsInt()));
-        }
-        command.append(String.join(" ", words));
-        for (TopicSetting setting : topic.settings()) {
-            command.append(" \\\n  --config ").append(word(setting.name() + "=" + setting.value()));
-        }
+        StringBuilder command =
+                new StringBuilder(comment(topic.name(), topic.role().purpose()));
+        command.append(comment("  partitions " + topic.partitions(), topic.partitionsReason()));
+        topic.settings()
+                .forEach(setting ->
+                        command.append(comment("  " + setting.name() + "=" + setting.value(), setting.reason())));
+        command.append("kafka-topics \"${admin[@]}\" --create --if-not-exists --topic " + word(topic.name())
+                + " --partitions " + topic.partitions());
+        topic.replicationFactor().ifPresent(factor -> command.append(" --replication-factor " + factor));
+        topic.settings()
+                .forEach(setting -> command.append(" \\\n  --config " + word(setting.name() + "=" + setting.value())));
         return command.append('\n').toString();
     }
 
@@ -118,18 +91,10 @@ public final class KafkaCliScript {
         for (KafkaPrincipal principal : acls.principals()) {
             commands.append(comment(principal.principal(), principal.role()));
             for (Acl acl : principal.acls()) {
-                commands.append("kafka-acls \"${admin[@]}\" --add --allow-principal ")
-                        .append(principal.principal());
-                acl.operations()
-                        .forEach(operation -> commands.append(" --operation ").append(operation));
-                if (acl.prefixed()) {
-                    commands.append(" --resource-pattern-type prefixed");
-                }
-                commands.append(' ')
-                        .append(acl.resource().cliOption())
-                        .append(' ')
-                        .append(word(acl.name()));
-                commands.append('\n');
+                commands.append("kafka-acls \"${admin[@]}\" --add --allow-principal " + principal.principal());
+                acl.operations().forEach(operation -> commands.append(" --operation " + operation));
+                commands.append((acl.prefixed() ? " --resource-pattern-type prefixed " : " ")
+                        + acl.resource().cliOption() + " " + word(acl.name()) + "\n");
             }
         }
         return commands.toString();
@@ -140,18 +105,10 @@ public final class KafkaCliScript {
         StringBuilder table = new StringBuilder("| Principal | Resource | Operations | Why |\n|---|---|---|---|\n");
         for (KafkaPrincipal principal : acls.principals()) {
             for (Acl acl : principal.acls()) {
-                table.append("| `")
-                        .append(principal.principal())
-                        .append("` | ")
-                        .append(acl.resource().strimziType())
-                        .append(" `")
-                        .append(acl.name())
-                        .append(acl.prefixed() ? "*` (prefix)" : "`")
-                        .append(" | ")
-                        .append(String.join(", ", acl.operations()))
-                        .append(" | ")
-                        .append(acl.reason())
-                        .append(" |\n");
+                table.append("| `" + principal.principal() + "` | "
+                        + acl.resource().strimziType() + " `" + acl.name()
+                        + (acl.prefixed() ? "*` (prefix)" : "`") + " | " + String.join(", ", acl.operations()) + " | "
+                        + acl.reason() + " |\n");
             }
         }
         return table.toString();

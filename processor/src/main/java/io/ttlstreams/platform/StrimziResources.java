@@ -67,13 +67,7 @@ public final class StrimziResources {
     private StrimziResources() {}
 
     /** One resource and the comment lines above it. */
-    public record Resource(List<String> comments, Map<String, Object> body) {
-
-        /** The resource's {@code kind}. */
-        public String kind() {
-            return (String) body.get("kind");
-        }
-    }
+    private record Resource(List<String> comments, Map<String, Object> body) {}
 
     /** The YAML stream: every resource, separated by {@code ---}. */
     public static String render(Platform platform) {
@@ -91,7 +85,7 @@ public final class StrimziResources {
     }
 
     /** The resources: topics, users, the Connect cluster, then the connectors. */
-    public static List<Resource> resources(Platform platform) {
+    private static List<Resource> resources(Platform platform) {
         List<Resource> resources = new ArrayList<>();
         PlatformSettings settings = platform.settings();
         for (TopicSpec topic : platform.topics().topics()) {
@@ -102,13 +96,17 @@ public final class StrimziResources {
         }
         resources.add(connect(platform));
         for (ConnectorDefinition source : platform.connectors().sources()) {
-            resources.add(connector(source, settings.connectCluster(), 1, ConnectorConfigs.sourceRunsAs(USERS_DIR)));
+            resources.add(connector(
+                    source,
+                    settings.connectCluster(),
+                    1,
+                    ConnectorConfigs.runAs(USERS_DIR, AclPlan.SOURCE_USER, ConnectorConfigs.SOURCE_CLIENTS)));
         }
         resources.add(connector(
                 platform.connectors().sink(),
                 settings.connectCluster(),
                 settings.partitions(),
-                ConnectorConfigs.sinkRunsAs(USERS_DIR)));
+                ConnectorConfigs.runAs(USERS_DIR, AclPlan.SINK_USER, ConnectorConfigs.SINK_CLIENTS)));
         return resources;
     }
 

@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.StreamsConfig;
@@ -69,23 +70,26 @@ public final class TopicPlan {
         Topics topics = new Topics(replicationFactor);
         long sourceRetention =
                 Math.max(WEEK.toMillis(), config.eventTimeMaxLag().toMillis());
-        OptionalInt sourceRecordLimit = sourceRecordLimit(config);
+        List<ConnectorDefinition> connectors = ConnectorConfigs.render(
+                        config, ConnectorConfigs.DEFAULT_MONGODB_URI, false)
+                .sources();
+        OptionalInt sourceRecordLimit = sourceRecordLimit(connectors);
         for (String source : config.sourceTopics()) {
             List<TopicSetting> sourceSettings = new ArrayList<>(List.of(
-                    setting(
+                    new TopicSetting(
                             TopicConfig.CLEANUP_POLICY_CONFIG,
                             TopicConfig.CLEANUP_POLICY_DELETE,
                             Check.ADVISORY,
                             "every change event is read in order; compaction would drop events a restarting"
                                     + " processor has not read yet"),
-                    setting(
+                    new TopicSetting(
                             TopicConfig.RETENTION_MS_CONFIG,
                             Long.toString(sourceRetention),
                             Check.ADVISORY,
                             "a processor down (or reset) for up to this long resumes from its committed offsets"
                                     + " without a gap; at least " + SourceOptions.EVENT_TIME_MAX_LAG_MS_CONFIG
                                     + ", past which events are dead-lettered as implausible anyway")));
-            sourceRecordLimit.ifPresent(limit -> sourceSettings.add(setting(
+            sourceRecordLimit.ifPresent(limit -> sourceSettings.add(new TopicSetting(
                     TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
                     Integer.toString(limit),
                     Check.ADVISORY,
@@ -101,14 +105,14 @@ public final class TopicPlan {
                             + " work",
                     sourceSettings.toArray(TopicSetting[]::new));
         }
-        for (String heartbeat : heartbeatTopics(config)) {
+        for (String heartbeat : heartbeatTopics(connectors)) {
             topics.add(
                     heartbeat,
                     Role.HEARTBEAT,
                     1,
                     Check.ADVISORY,
                     "one source connector writes it, and only its newest timestamp is read",
-                    setting(
+                    new TopicSetting(
                             TopicConfig.RETENTION_MS_CONFIG,
                             Long.toString(HEARTBEAT_RETENTION.toMillis()),
                             Check.ADVISORY,
@@ -131,7 +135,7 @@ public final class TopicPlan {
                 "the sink connector's tasks share its partitions",
                 notCompacted("the sink must read every command; compaction keeps only the newest per document key,"
                         + " and keeps it for good, a command anyone reading the topic could replay"),
-                setting(
+                new TopicSetting(
                         TopicConfig.RETENTION_MS_CONFIG,
                         Long.toString(WEEK.toMillis()),
                         Check.AT_LEAST,
@@ -147,14 +151,14 @@ public final class TopicPlan {
                 Check.ADVISORY,
                 "dead letters are rare and read by operators",
                 notCompacted("every dead letter is kept for an operator to inspect"),
-                setting(
+                new TopicSetting(
                         TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
                         Integer.toString(deadLetterLimit),
                         Check.AT_LEAST,
                         "a dead letter is at most the producer's " + ProducerConfig.MAX_REQUEST_SIZE_CONFIG + " ("
                                 + StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG)
                                 + "), and one the topic cannot take would stop its task"),
-                setting(
+                new TopicSetting(
                         TopicConfig.RETENTION_MS_CONFIG,
                         Long.toString(DEAD_LETTER_RETENTION.toMillis()),
                         Check.ADVISORY,
@@ -165,7 +169,7 @@ public final class TopicPlan {
                 1,
                 Check.ADVISORY,
                 "empty in normal operation: alert on any record",
-                setting(
+                new TopicSetting(
                         TopicConfig.RETENTION_MS_CONFIG,
                         Long.toString(DEAD_LETTER_RETENTION.toMillis()),
                         Check.ADVISORY,
@@ -189,8 +193,8 @@ public final class TopicPlan {
      * which every source topic takes; empty where no connector renders one (a service whose pipeline cannot bound
      * its events).
      */
-    private static OptionalInt sourceRecordLimit(TtlStreamsConfig config) {
-        return ConnectorConfigs.render(config, ConnectorConfigs.DEFAULT_MONGODB_URI, false).sources().stream()
+    private static OptionalInt sourceRecordLimit(List<ConnectorDefinition> sources) {
+        return sources.stream()
                 .map(source -> source.config().get(ConnectorConfigs.SOURCE_MAX_REQUEST_SIZE))
                 .filter(Objects::nonNull)
                 .mapToInt(Integer::parseInt)
@@ -198,16 +202,11 @@ public final class TopicPlan {
     }
 
     /** The heartbeat topics of the rendered source connectors, each once, in connector order. */
-    private static Set<String> heartbeatTopics(TtlStreamsConfig config) {
-        Set<String> heartbeats = new LinkedHashSet<>();
-        for (ConnectorDefinition source : ConnectorConfigs.render(config, ConnectorConfigs.DEFAULT_MONGODB_URI, false)
-                .sources()) {
-            String topic = source.config().get("heartbeat.topic.name");
-            if (topic != null && !topic.isBlank()) {
-                heartbeats.add(topic);
-            }
-        }
-        return heartbeats;
+    private static Set<String> heartbeatTopics(List<ConnectorDefinition> sources) {
+        return sources.stream()
+                .map(source -> source.config().get("heartbeat.topic.name"))
+                .filter(topic -> topic != null && !topic.isBlank())
+                .collect(Collectors.toCollection(LinkedHashSet::new));
     }
 
     /**
@@ -233,20 +232,9 @@ public final class TopicPlan {
         return topics.stream().filter(topic -> topic.role() == role).toList();
     }
 
-    private static TopicSetting setting(String name, String value, Check check, String reason) {
-        return new TopicSetting(name, value, check, reason);
-    }
-
-    /**
-     * A setting rendered as {@code value} whose check asks for less ({@code checked}): the processor refuses only
-     * what breaks it, not what differs from advice.
-     */
-    private static TopicSetting setting(String name, String value, Check check, String reason, String checked) {
-        return new TopicSetting(name, value, check, reason, checked);
-    }
-
     private static TopicSetting notCompacted(String reason) {
-        return setting(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE, Check.EQUAL, reason);
+        return new TopicSetting(
+                TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE, Check.EQUAL, reason);
     }
 
     /** Collects the specs, adding the replication settings every topic shares. */
@@ -269,7 +257,7 @@ public final class TopicPlan {
             List<TopicSetting> all = new ArrayList<>(List.of(settings));
             replicationFactor.ifPresent(factor -> {
                 if (factor > 1) {
-                    all.add(setting(
+                    all.add(new TopicSetting(
                             TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
                             Integer.toString(minInSyncReplicas(factor)),
                             Check.ADVISORY,

@@ -117,7 +117,7 @@ public final class TtlTopology {
 
     /** Builds the topology for {@code config}, for source topics of {@code partitions} partitions. */
     public static Topology build(TtlStreamsConfig config, int partitions) {
-        return build(config, new SchedulerSettings(config, partitions));
+        return build(config, new SchedulerSettings(config, partitions), new SourceClock());
     }
 
     /** Builds the topology for {@code config} and one partition, as TopologyTestDriver and benchmarks run it. */
@@ -125,14 +125,9 @@ public final class TtlTopology {
         return build(config, 1);
     }
 
-    /** Builds the topology with explicit scheduler settings (tests and benchmarks swap the clock). */
-    public static Topology build(TtlStreamsConfig config, SchedulerSettings settings) {
-        return build(config, settings, new SourceClock());
-    }
-
     /**
-     * Builds the topology with explicit scheduler settings and MongoDB's clock as the health check measures it, which
-     * the event-time window follows.
+     * Builds the topology with explicit scheduler settings (tests swap the clock) and MongoDB's clock as the health
+     * check measures it, which the event-time window follows.
      */
     public static Topology build(TtlStreamsConfig config, SchedulerSettings settings, SourceClock sourceClock) {
         ChangeEventParser parser = ChangeEventParser.forConfig(config);
@@ -171,13 +166,13 @@ public final class TtlTopology {
                 new StringSerializer(),
                 new DeleteCommandSerializer(config.commandSigningKey()),
                 SCHEDULER);
-        Optional<String> auditTopic = config.auditTopic();
-        auditTopic.ifPresent(topic -> topology.addSink(
-                AUDIT_SINK,
-                topic,
-                new StringSerializer(),
-                AvroSerde.of(ExpiryEvent.class).serializer(),
-                SCHEDULER));
+        config.auditTopic()
+                .ifPresent(topic -> topology.addSink(
+                        AUDIT_SINK,
+                        topic,
+                        new StringSerializer(),
+                        AvroSerde.of(ExpiryEvent.class).serializer(),
+                        SCHEDULER));
         config.expiryEvents()
                 .topic()
                 .ifPresent(topic -> topology.addSink(
