@@ -16,6 +16,7 @@ import java.util.Properties;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
 
 /**
  * The ttl-streams configuration, read once and checked whole: the TTL rules, the topics, the scheduler's budget, the
@@ -47,8 +48,9 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     public TtlStreamsConfig(Map<?, ?> props) {
         super(ConfigDefinition.of(props), props);
-        this.commandSigningKey = OperationsOptions.signingKey(this);
-        this.httpAuthToken = OperationsOptions.authToken(this);
+        this.commandSigningKey =
+                password(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG).map(SigningKey::of);
+        this.httpAuthToken = password(OperationsOptions.HTTP_AUTH_TOKEN_CONFIG);
         this.rules = new TtlRules(getList(RulesOptions.RULES_CONFIG).stream()
                 .map(name -> RuleConfig.toRule(name, this))
                 .toList());
@@ -420,6 +422,11 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     public boolean streamsRebalanceProtocol() {
         return StreamsDefaults.streamsProtocol(originals());
+    }
+
+    /** The value of PASSWORD option {@code option}, which its validator has checked; empty when unset or empty. */
+    private Optional<String> password(String option) {
+        return Optional.ofNullable(getPassword(option)).map(Password::value).filter(value -> !value.isEmpty());
     }
 
     /** {@code value}, unless it is null or blank. */
