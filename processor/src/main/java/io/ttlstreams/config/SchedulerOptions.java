@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -280,12 +279,6 @@ public final class SchedulerOptions {
                     "Under exactly-once a punctuation must end well within the transaction timeout: at most half of"
                             + " the producer's transaction.timeout.ms (" + transactionTimeout(streams) + " ms)");
         }
-    }
-
-    /** {@value #MAX_DELETES_PER_SECOND_CONFIG}; empty when unthrottled. */
-    static OptionalInt maxDeletesPerSecond(AbstractConfig config) {
-        Integer limit = config.getInt(MAX_DELETES_PER_SECOND_CONFIG);
-        return limit == null ? OptionalInt.empty() : OptionalInt.of(limit);
     }
 
     /**

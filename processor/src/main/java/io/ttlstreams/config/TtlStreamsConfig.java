@@ -214,7 +214,8 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     /** The application-wide delete throttle; empty when unthrottled. */
     public OptionalInt maxDeletesPerSecond() {
-        return SchedulerOptions.maxDeletesPerSecond(this);
+        Integer limit = getInt(SchedulerOptions.MAX_DELETES_PER_SECOND_CONFIG);
+        return limit == null ? OptionalInt.empty() : OptionalInt.of(limit);
     }
 
     /** Delete commands each task emits per second while the sink does not write, before it ramps up again. */
@@ -280,12 +281,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * configured.
      */
     public Optional<String> mongodbUri() {
-        return ResyncOptions.mongodbUri(this);
+        return password(ResyncOptions.MONGODB_URI_CONFIG).filter(uri -> !uri.isBlank());
     }
 
     /** The interval of the periodic resync sweep; empty when it is off. */
     public Optional<Duration> resyncInterval() {
-        return ResyncOptions.interval(this);
+        return offWhenZero(ResyncOptions.RESYNC_INTERVAL_MS_CONFIG);
     }
 
     /** Documents a resync reads per batch. */
@@ -298,7 +299,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * when that check is off.
      */
     public Optional<Duration> rewriteCheckInterval() {
-        return ResyncOptions.rewriteCheckInterval(this);
+        return offWhenZero(ResyncOptions.REWRITE_CHECK_INTERVAL_MS_CONFIG);
     }
 
     /** How long after a rewrite is seen its collection's automatic resync waits. */
@@ -329,11 +330,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
     }
 
     /**
-     * Where the Connect workers hold the connectors' Kafka users ({@value ConnectOptions#CONNECT_KAFKA_USERS_DIR_CONFIG});
-     * empty when the connectors run as the workers' user.
+     * Where the Connect workers hold the connectors' Kafka users ({@value ConnectOptions#CONNECT_KAFKA_USERS_DIR_CONFIG}),
+     * without a trailing {@code /}; empty when the connectors run as the workers' user.
      */
     public Optional<String> connectKafkaUsersDir() {
-        return ConnectOptions.kafkaUsersDir(this);
+        return nonEmpty(getString(ConnectOptions.CONNECT_KAFKA_USERS_DIR_CONFIG))
+                .map(dir -> dir.length() > 1 && dir.endsWith("/") ? dir.substring(0, dir.length() - 1) : dir);
     }
 
     /** The largest document key, bytes of BSON, that is scheduled. */
@@ -398,8 +400,8 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * no heartbeats (a quiet collection would look dead).
      */
     public Optional<Duration> sourceStaleAfter() {
-        long millis = getLong(OperationsOptions.HEALTH_SOURCE_STALE_MS_CONFIG);
-        return millis == 0 || !sourceProfile().heartbeats() ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
+        return offWhenZero(OperationsOptions.HEALTH_SOURCE_STALE_MS_CONFIG)
+                .filter(stale -> sourceProfile().heartbeats());
     }
 
     /** {@code text} or {@code json}. */
@@ -427,6 +429,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
     /** The value of PASSWORD option {@code option}, which its validator has checked; empty when unset or empty. */
     private Optional<String> password(String option) {
         return Optional.ofNullable(getPassword(option)).map(Password::value).filter(value -> !value.isEmpty());
+    }
+
+    /** The milliseconds of option {@code option}; empty when 0, which turns what it times off. */
+    private Optional<Duration> offWhenZero(String option) {
+        long millis = getLong(option);
+        return millis == 0 ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
     }
 
     /** {@code value}, unless it is null or blank. */
