@@ -77,7 +77,8 @@ class ExpiryEventsConfigTest {
         assertThatThrownBy(() -> config("ttl.rule.sessions.mark.field", "expiredAt"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.rule.sessions.mark.field")
-                .hasMessageContaining("this rule deletes");
+                .hasMessageContaining(
+                        "Applies only when ttl.rule.sessions.action is mark, and this rule's action is delete");
         assertThatThrownBy(() -> config("ttl.rule.sessions.delete.after.seconds", "60"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.rule.sessions.delete.after.seconds");
