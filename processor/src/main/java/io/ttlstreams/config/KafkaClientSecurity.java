@@ -145,11 +145,6 @@ public final class KafkaClientSecurity {
         return user.map(name -> "User:" + name);
     }
 
-    /** Whether the clients authenticate at all (SASL or, with a keystore, TLS). */
-    public boolean authenticates() {
-        return mechanism != null || protocol == SecurityProtocol.SSL;
-    }
-
     /**
      * What the clients do, for people and logs, without a secret: {@code SASL_SSL, SCRAM-SHA-512, as
      * User:ttl-processor}, or {@code PLAINTEXT (no authentication, no encryption)}.

@@ -127,19 +127,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
     }
 
     /**
-     * A warning for each Kafka setting that neither Kafka Streams nor its clients define, naming the closest one they
-     * do; part of {@link #warnings()}.
-     */
-    public List<String> unknownKafkaSettings() {
-        return UnknownKeys.unknownKafkaSettings(originals());
-    }
-
-    /**
-     * What start-up should warn about: {@link #unknownKafkaSettings()}, and two rules reading the same field of the
-     * same namespace, where one can never decide a deadline.
+     * What start-up should warn about: each Kafka setting that neither Kafka Streams nor its clients define, naming
+     * the closest one they do, and two rules reading the same field of the same namespace, where one can never
+     * decide a deadline.
      */
     public List<String> warnings() {
-        List<String> warnings = new java.util.ArrayList<>(unknownKafkaSettings());
+        List<String> warnings = new java.util.ArrayList<>(UnknownKeys.unknownKafkaSettings(originals()));
         warnings.addAll(ConfigChecks.sameFieldWarnings(rules));
         return warnings;
     }

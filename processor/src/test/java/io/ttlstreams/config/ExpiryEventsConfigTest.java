@@ -18,7 +18,6 @@ class ExpiryEventsConfigTest {
         ExpiryEvents events = config().expiryEvents();
         assertThat(events.topic()).isEmpty();
         assertThat(events.document("sessions")).isEqualTo(ExpiredDocument.NONE);
-        assertThat(events.anyPreImages()).isFalse();
     }
 
     @Test
@@ -28,7 +27,6 @@ class ExpiryEventsConfigTest {
                 .expiryEvents();
         assertThat(events.topic()).isEqualTo(Optional.of("ttl.expired"));
         assertThat(events.document("sessions")).isEqualTo(ExpiredDocument.PRE_IMAGE);
-        assertThat(events.anyPreImages()).isTrue();
     }
 
     @Test
