@@ -1,7 +1,6 @@
 package io.ttlstreams.config;
 
 import io.ttlstreams.rules.ConfigValues;
-import java.util.List;
 
 /**
  * How a delete command is confirmed ({@value SchedulerOptions#CONFIRM_MODE_CONFIG}): by the change stream's delete
@@ -46,10 +45,5 @@ public enum ConfirmMode {
             return READ_BACK;
         }
         return mongodbConfigured ? AUTO : CHANGE_STREAM;
-    }
-
-    /** Every configuration value, in declaration order. */
-    static List<String> configValues() {
-        return ConfigValues.spellings(ConfirmMode.class);
     }
 }

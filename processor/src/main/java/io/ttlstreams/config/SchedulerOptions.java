@@ -1,5 +1,6 @@
 package io.ttlstreams.config;
 
+import io.ttlstreams.rules.ConfigValues;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -188,7 +189,7 @@ public final class SchedulerOptions {
                         Type.STRING,
                         null, // the profile's, by whether there is a MongoDB to read
                         Validators.nullOr(ConfigDef.ValidString.in(
-                                ConfirmMode.configValues().toArray(String[]::new))),
+                                ConfigValues.spellings(ConfirmMode.class).toArray(String[]::new))),
                         Importance.MEDIUM,
                         CONFIRM_MODE_DOC)
                 .define(

@@ -2,6 +2,7 @@ package io.ttlstreams.config;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.NamespacePattern;
+import io.ttlstreams.rules.ConfigValues;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import java.time.Duration;
@@ -73,7 +74,8 @@ public final class SourceOptions {
                         SOURCE_PROFILE_CONFIG,
                         Type.STRING,
                         SOURCE_PROFILE_DEFAULT,
-                        ConfigDef.ValidString.in(SourceProfile.configValues().toArray(String[]::new)),
+                        ConfigDef.ValidString.in(
+                                ConfigValues.spellings(SourceProfile.class).toArray(String[]::new)),
                         Importance.HIGH,
                         SOURCE_PROFILE_DOC)
                 .define(

@@ -1,7 +1,6 @@
 package io.ttlstreams.config;
 
 import io.ttlstreams.rules.ConfigValues;
-import java.util.List;
 
 /**
  * The service behind the MongoDB API ({@value SourceOptions#SOURCE_PROFILE_CONFIG}) and what its change streams
@@ -115,10 +114,5 @@ public enum SourceProfile {
     /** The profile a configuration value names. */
     static SourceProfile of(String configValue) {
         return ConfigValues.parse(SourceProfile.class, "source profile", configValue);
-    }
-
-    /** Every configuration value, in declaration order. */
-    static List<String> configValues() {
-        return ConfigValues.spellings(SourceProfile.class);
     }
 }
