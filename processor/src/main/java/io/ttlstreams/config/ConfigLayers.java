@@ -3,9 +3,11 @@ package io.ttlstreams.config;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
@@ -30,6 +32,9 @@ public final class ConfigLayers {
 
     /** Variables of the launcher script and the image that share the prefix but are not options. */
     public static final Set<String> NOT_OPTIONS = Set.of("TTL_STREAMS_JAVA_OPTS");
+
+    /** A run of underscores in a variable's name, which stands for one character of the key. */
+    private static final Pattern UNDERSCORES = Pattern.compile("_+");
 
     private ConfigLayers() {}
 
@@ -93,8 +98,7 @@ public final class ConfigLayers {
             }
             String key = keyOf(variable);
             if (!fromCommandLine.containsKey(key)
-                    && java.util.regex.Pattern.compile(
-                                    "(^|[^a-z0-9._-])" + java.util.regex.Pattern.quote(key) + "($|[^a-z0-9._-])")
+                    && Pattern.compile("(^|[^a-z0-9._-])" + Pattern.quote(key) + "($|[^a-z0-9._-])")
                             .matcher(message)
                             .find()) {
                 ConfigException attributed =
@@ -133,31 +137,17 @@ public final class ConfigLayers {
             throw new ConfigException("Environment variable " + variable + " names no option: after "
                     + ENVIRONMENT_PREFIX + " write the key with '_' for '.', '__' for '_' and '___' for '-'");
         }
-        StringBuilder key = new StringBuilder(rest.length());
-        int i = 0;
-        while (i < rest.length()) {
-            char c = rest.charAt(i);
-            if (c != '_') {
-                key.append(Character.toLowerCase(c));
-                i++;
-                continue;
-            }
-            int run = 0;
-            while (i < rest.length() && rest.charAt(i) == '_') {
-                run++;
-                i++;
-            }
-            key.append(
-                    switch (run) {
-                        case 1 -> '.';
-                        case 2 -> '_';
-                        case 3 -> '-';
-                        default ->
-                            throw new ConfigException("Environment variable " + variable + " has " + run
-                                    + " underscores in a row; '_' stands for '.', '__' for '_' and '___' for '-'");
-                    });
-        }
-        return key.toString();
+        return UNDERSCORES.matcher(rest.toLowerCase(Locale.ROOT)).replaceAll(run -> {
+            int underscores = run.end() - run.start();
+            return switch (underscores) {
+                case 1 -> ".";
+                case 2 -> "_";
+                case 3 -> "-";
+                default ->
+                    throw new ConfigException("Environment variable " + variable + " has " + underscores
+                            + " underscores in a row; '_' stands for '.', '__' for '_' and '___' for '-'");
+            };
+        });
     }
 
     /** The environment variable that sets {@code key}: the inverse of {@link #keyOf}. */
