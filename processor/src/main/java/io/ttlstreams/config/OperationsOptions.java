@@ -167,7 +167,7 @@ public final class OperationsOptions {
                         HTTP_PORT_CONFIG,
                         Type.INT,
                         HTTP_PORT_DEFAULT,
-                        Validators.port(),
+                        Range.between(0, 65535), // 0: a free port
                         Importance.MEDIUM,
                         HTTP_PORT_DOC)
                 .define(
