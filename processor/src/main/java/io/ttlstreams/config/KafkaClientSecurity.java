@@ -56,11 +56,7 @@ public final class KafkaClientSecurity {
      *     its mechanism, a truststore or keystore file that is not there
      */
     public static KafkaClientSecurity of(TtlStreamsConfig config) {
-        return of(config.streamsProperties());
-    }
-
-    /** As {@link #of(TtlStreamsConfig)}, from Kafka client settings. */
-    static KafkaClientSecurity of(Properties settings) {
+        Properties settings = config.streamsProperties();
         String protocolName =
                 settings.getProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, SecurityProtocol.PLAINTEXT.name);
         SecurityProtocol protocol;
