@@ -8,7 +8,6 @@ import io.ttlstreams.rules.MarkAction;
 import io.ttlstreams.rules.PartialFilter;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -232,28 +231,6 @@ public final class RuleConfig {
                     "when " + prefix + ACTION_CONFIG + " is mark: name the field the" + " mark sets to the deadline");
         }
         return new MarkAction(markField, config.getLong(prefix + DELETE_AFTER_SECONDS_CONFIG));
-    }
-
-    /**
-     * The blast-radius limit of rule {@code ruleName}: its own settings where set, else {@code global}'s.
-     */
-    static GuardLimit guardLimit(String ruleName, AbstractConfig config, GuardLimit global) {
-        String prefix = prefix(ruleName);
-        Integer max = config.getInt(prefix + GUARD_MAX_DUE_ON_ARRIVAL_CONFIG);
-        Long windowMs = config.getLong(prefix + GUARD_WINDOW_MS_CONFIG);
-        return new GuardLimit(
-                max == null ? global.maxDueOnArrival() : max,
-                windowMs == null ? global.window() : Duration.ofMillis(windowMs));
-    }
-
-    /** How long before each deadline rule {@code ruleName} publishes its notice; null for none. */
-    static Long noticeBeforeSeconds(String ruleName, AbstractConfig config) {
-        return config.getLong(prefix(ruleName) + NOTICE_BEFORE_SECONDS_CONFIG);
-    }
-
-    /** What the expired records of rule {@code ruleName} carry as the document. */
-    static ExpiredDocument expiredDocument(String ruleName, AbstractConfig config) {
-        return ExpiredDocument.of(config.getString(prefix(ruleName) + EXPIRED_DOCUMENT_CONFIG));
     }
 
     /**

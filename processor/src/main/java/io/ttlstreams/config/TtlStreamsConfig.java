@@ -54,7 +54,9 @@ public final class TtlStreamsConfig extends AbstractConfig {
         this.rules = new TtlRules(getList(RulesOptions.RULES_CONFIG).stream()
                 .map(name -> RuleConfig.toRule(name, this))
                 .toList());
-        this.topicNamespaceMapping = SourceOptions.topicNamespaceMapping(this);
+        this.topicNamespaceMapping = new TopicNamespaceMapping(
+                SourceOptions.parseNamespaceMap(getList(SourceOptions.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG)),
+                getString(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG));
         this.sourceTopics =
                 SourceOptions.sourceTopics(getList(SourceOptions.SOURCE_TOPICS_CONFIG), rules, topicNamespaceMapping);
         this.connectCredentials = ConnectOptions.credentials(this);
@@ -75,20 +77,21 @@ public final class TtlStreamsConfig extends AbstractConfig {
         Map<String, ExpiredDocument> documents = new LinkedHashMap<>();
         Map<String, Long> notices = new LinkedHashMap<>();
         for (String rule : ruleNames) {
-            ExpiredDocument document = RuleConfig.expiredDocument(rule, this);
+            String prefix = RuleConfig.prefix(rule);
+            ExpiredDocument document = ExpiredDocument.of(getString(prefix + RuleConfig.EXPIRED_DOCUMENT_CONFIG));
             if (document == ExpiredDocument.PRE_IMAGE && topic.isEmpty()) {
                 throw new ConfigException(
-                        RuleConfig.prefix(rule) + RuleConfig.EXPIRED_DOCUMENT_CONFIG,
+                        prefix + RuleConfig.EXPIRED_DOCUMENT_CONFIG,
                         document.configValue(),
                         "Expired records are off: set " + OutputTopicOptions.EXPIRED_TOPIC_CONFIG
                                 + " to the topic they go to");
             }
             SourceProfiles.checkPreImages(sourceProfile(), rule, document);
             documents.put(rule, document);
-            Long notice = RuleConfig.noticeBeforeSeconds(rule, this);
+            Long notice = getLong(prefix + RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG);
             if (notice != null && topic.isEmpty()) {
                 throw new ConfigException(
-                        RuleConfig.prefix(rule) + RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG,
+                        prefix + RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG,
                         notice,
                         "Notices go to the expired-records topic: set " + OutputTopicOptions.EXPIRED_TOPIC_CONFIG);
             }
@@ -121,9 +124,20 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return ConfigReference.everyOption();
     }
 
-    /** Each rule's blast-radius limit, by rule name: its own settings where set, else the global ones. */
+    /** Each rule's blast-radius limit, by rule name in rule order: its own settings where set, else the global ones. */
     public Map<String, GuardLimit> guardLimits() {
-        return SchedulerOptions.guardLimits(this, getList(RulesOptions.RULES_CONFIG));
+        Map<String, GuardLimit> limits = new LinkedHashMap<>();
+        for (String rule : getList(RulesOptions.RULES_CONFIG)) {
+            Integer max = getInt(RuleConfig.prefix(rule) + RuleConfig.GUARD_MAX_DUE_ON_ARRIVAL_CONFIG);
+            Long windowMs = getLong(RuleConfig.prefix(rule) + RuleConfig.GUARD_WINDOW_MS_CONFIG);
+            limits.put(
+                    rule,
+                    new GuardLimit(
+                            max == null ? getInt(SchedulerOptions.GUARD_MAX_DUE_ON_ARRIVAL_CONFIG) : max,
+                            Duration.ofMillis(
+                                    windowMs == null ? getLong(SchedulerOptions.GUARD_WINDOW_MS_CONFIG) : windowMs)));
+        }
+        return limits;
     }
 
     /**
