@@ -59,28 +59,17 @@ public final class ConfigLayers {
         return layered(base.originals(), environment, overrides);
     }
 
+    /** {@code base}'s values, replaced by the environment's, replaced by the overrides (a repeated key: the last). */
     private static TtlStreamsConfig layered(Map<?, ?> base, Map<String, String> environment, List<String> overrides) {
         try {
-            return new TtlStreamsConfig(merge(base, environment, overrides));
+            Map<String, Object> merged = new HashMap<>();
+            base.forEach((key, value) -> merged.put(String.valueOf(key), value));
+            merged.putAll(fromEnvironment(environment));
+            merged.putAll(parseOverrides(overrides));
+            return new TtlStreamsConfig(merged);
         } catch (ConfigException e) {
             throw attributed(e, environment, overrides);
         }
-    }
-
-    /**
-     * The file's values, replaced by the environment's, replaced by the overrides.
-     *
-     * @param file the properties file's values (or the bundled configuration's)
-     * @param environment the process environment, usually {@link System#getenv()}
-     * @param overrides {@code key=value} assignments from the command line, in order (a repeated key: the last wins)
-     * @throws ConfigException naming the variable or the assignment that cannot be read
-     */
-    public static Map<String, Object> merge(Map<?, ?> file, Map<String, String> environment, List<String> overrides) {
-        Map<String, Object> merged = new HashMap<>();
-        file.forEach((key, value) -> merged.put(String.valueOf(key), value));
-        merged.putAll(fromEnvironment(environment));
-        merged.putAll(parseOverrides(overrides));
-        return merged;
     }
 
     /**
@@ -148,21 +137,6 @@ public final class ConfigLayers {
                             + " underscores in a row; '_' stands for '.', '__' for '_' and '___' for '-'");
             };
         });
-    }
-
-    /** The environment variable that sets {@code key}: the inverse of {@link #keyOf}. */
-    public static String variableOf(String key) {
-        StringBuilder variable = new StringBuilder(ENVIRONMENT_PREFIX);
-        for (char c : key.toCharArray()) {
-            variable.append(
-                    switch (c) {
-                        case '.' -> "_";
-                        case '_' -> "__";
-                        case '-' -> "___";
-                        default -> String.valueOf(Character.toUpperCase(c));
-                    });
-        }
-        return variable.toString();
     }
 
     /**
