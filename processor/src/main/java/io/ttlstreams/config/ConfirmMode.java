@@ -27,11 +27,6 @@ public enum ConfirmMode {
         return this != CHANGE_STREAM;
     }
 
-    /** The mode a configuration value names. */
-    static ConfirmMode of(String configValue) {
-        return ConfigValues.parse(ConfirmMode.class, "confirm mode", configValue);
-    }
-
     /**
      * The mode that applies: the {@code configured} one, or unset, {@link #READ_BACK} where the source profile's
      * change stream reports no deletes, else {@link #AUTO} with a MongoDB to read and {@link
@@ -39,7 +34,7 @@ public enum ConfirmMode {
      */
     static ConfirmMode effective(String configured, SourceProfile profile, boolean mongodbConfigured) {
         if (configured != null) {
-            return of(configured);
+            return ConfigValues.parse(ConfirmMode.class, "confirm mode", configured);
         }
         if (!profile.reportsDeletes()) {
             return READ_BACK;

@@ -1,6 +1,7 @@
 package io.ttlstreams.config;
 
 import io.ttlstreams.contract.SigningKey;
+import io.ttlstreams.rules.ConfigValues;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.secrets.BasicCredentials;
 import java.net.URI;
@@ -14,7 +15,6 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Properties;
 import org.apache.kafka.common.config.AbstractConfig;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
 
@@ -78,7 +78,8 @@ public final class TtlStreamsConfig extends AbstractConfig {
         Map<String, Long> notices = new LinkedHashMap<>();
         for (String rule : ruleNames) {
             String prefix = RuleConfig.prefix(rule);
-            ExpiredDocument document = ExpiredDocument.of(getString(prefix + RuleConfig.EXPIRED_DOCUMENT_CONFIG));
+            ExpiredDocument document = ConfigValues.parse(
+                    ExpiredDocument.class, "expired document", getString(prefix + RuleConfig.EXPIRED_DOCUMENT_CONFIG));
             if (document == ExpiredDocument.PRE_IMAGE && topic.isEmpty()) {
                 throw new ConfigException(
                         prefix + RuleConfig.EXPIRED_DOCUMENT_CONFIG,
@@ -112,11 +113,6 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     public static TtlStreamsConfig load(Path propertiesFile) {
         return new TtlStreamsConfig(PropertiesFiles.read(propertiesFile));
-    }
-
-    /** The options other than the per-rule ones, for tools and documentation; a copy. */
-    public static ConfigDef configDef() {
-        return new ConfigDef(ConfigDefinition.BASE);
     }
 
     /** The Markdown reference of every option, generated from the ConfigDefs, as the README shows it. */
