@@ -3,9 +3,11 @@ package io.ttlstreams.config;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
@@ -31,6 +33,9 @@ public final class ConfigLayers {
     /** Variables of the launcher script and the image that share the prefix but are not options. */
     public static final Set<String> NOT_OPTIONS = Set.of("TTL_STREAMS_JAVA_OPTS");
 
+    /** A run of underscores in a variable's name, which stands for one character of the key. */
+    private static final Pattern UNDERSCORES = Pattern.compile("_+");
+
     private ConfigLayers() {}
 
     /**
@@ -54,28 +59,17 @@ public final class ConfigLayers {
         return layered(base.originals(), environment, overrides);
     }
 
+    /** {@code base}'s values, replaced by the environment's, replaced by the overrides (a repeated key: the last). */
     private static TtlStreamsConfig layered(Map<?, ?> base, Map<String, String> environment, List<String> overrides) {
         try {
-            return new TtlStreamsConfig(merge(base, environment, overrides));
+            Map<String, Object> merged = new HashMap<>();
+            base.forEach((key, value) -> merged.put(String.valueOf(key), value));
+            merged.putAll(fromEnvironment(environment));
+            merged.putAll(parseOverrides(overrides));
+            return new TtlStreamsConfig(merged);
         } catch (ConfigException e) {
             throw attributed(e, environment, overrides);
         }
-    }
-
-    /**
-     * The file's values, replaced by the environment's, replaced by the overrides.
-     *
-     * @param file the properties file's values (or the bundled configuration's)
-     * @param environment the process environment, usually {@link System#getenv()}
-     * @param overrides {@code key=value} assignments from the command line, in order (a repeated key: the last wins)
-     * @throws ConfigException naming the variable or the assignment that cannot be read
-     */
-    public static Map<String, Object> merge(Map<?, ?> file, Map<String, String> environment, List<String> overrides) {
-        Map<String, Object> merged = new HashMap<>();
-        file.forEach((key, value) -> merged.put(String.valueOf(key), value));
-        merged.putAll(fromEnvironment(environment));
-        merged.putAll(parseOverrides(overrides));
-        return merged;
     }
 
     /**
@@ -93,8 +87,7 @@ public final class ConfigLayers {
             }
             String key = keyOf(variable);
             if (!fromCommandLine.containsKey(key)
-                    && java.util.regex.Pattern.compile(
-                                    "(^|[^a-z0-9._-])" + java.util.regex.Pattern.quote(key) + "($|[^a-z0-9._-])")
+                    && Pattern.compile("(^|[^a-z0-9._-])" + Pattern.quote(key) + "($|[^a-z0-9._-])")
                             .matcher(message)
                             .find()) {
                 ConfigException attributed =
@@ -133,46 +126,17 @@ public final class ConfigLayers {
             throw new ConfigException("Environment variable " + variable + " names no option: after "
                     + ENVIRONMENT_PREFIX + " write the key with '_' for '.', '__' for '_' and '___' for '-'");
         }
-        StringBuilder key = new StringBuilder(rest.length());
-        int i = 0;
-        while (i < rest.length()) {
-            char c = rest.charAt(i);
-            if (c != '_') {
-                key.append(Character.toLowerCase(c));
-                i++;
-                continue;
-            }
-            int run = 0;
-            while (i < rest.length() && rest.charAt(i) == '_') {
-                run++;
-                i++;
-            }
-            key.append(
-                    switch (run) {
-                        case 1 -> '.';
-                        case 2 -> '_';
-                        case 3 -> '-';
-                        default ->
-                            throw new ConfigException("Environment variable " + variable + " has " + run
-                                    + " underscores in a row; '_' stands for '.', '__' for '_' and '___' for '-'");
-                    });
-        }
-        return key.toString();
-    }
-
-    /** The environment variable that sets {@code key}: the inverse of {@link #keyOf}. */
-    public static String variableOf(String key) {
-        StringBuilder variable = new StringBuilder(ENVIRONMENT_PREFIX);
-        for (char c : key.toCharArray()) {
-            variable.append(
-                    switch (c) {
-                        case '.' -> "_";
-                        case '_' -> "__";
-                        case '-' -> "___";
-                        default -> String.valueOf(Character.toUpperCase(c));
-                    });
-        }
-        return variable.toString();
+        return UNDERSCORES.matcher(rest.toLowerCase(Locale.ROOT)).replaceAll(run -> {
+            int underscores = run.end() - run.start();
+            return switch (underscores) {
+                case 1 -> ".";
+                case 2 -> "_";
+                case 3 -> "-";
+                default ->
+                    throw new ConfigException("Environment variable " + variable + " has " + underscores
+                            + " underscores in a row; '_' stands for '.', '__' for '_' and '___' for '-'");
+            };
+        });
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.ttlstreams.config;
 
 import io.ttlstreams.rules.ConfigValues;
-import java.util.List;
 
 /**
  * How a delete command is confirmed ({@value SchedulerOptions#CONFIRM_MODE_CONFIG}): by the change stream's delete
@@ -28,11 +27,6 @@ public enum ConfirmMode {
         return this != CHANGE_STREAM;
     }
 
-    /** The mode a configuration value names. */
-    static ConfirmMode of(String configValue) {
-        return ConfigValues.parse(ConfirmMode.class, "confirm mode", configValue);
-    }
-
     /**
      * The mode that applies: the {@code configured} one, or unset, {@link #READ_BACK} where the source profile's
      * change stream reports no deletes, else {@link #AUTO} with a MongoDB to read and {@link
@@ -40,16 +34,11 @@ public enum ConfirmMode {
      */
     static ConfirmMode effective(String configured, SourceProfile profile, boolean mongodbConfigured) {
         if (configured != null) {
-            return of(configured);
+            return ConfigValues.parse(ConfirmMode.class, "confirm mode", configured);
         }
         if (!profile.reportsDeletes()) {
             return READ_BACK;
         }
         return mongodbConfigured ? AUTO : CHANGE_STREAM;
-    }
-
-    /** Every configuration value, in declaration order. */
-    static List<String> configValues() {
-        return ConfigValues.spellings(ConfirmMode.class);
     }
 }

@@ -98,28 +98,18 @@ public final class ConnectOptions {
                         CONNECT_SINK_RECOVERY_MS_DOC);
     }
 
-    /** {@value #CONNECT_KAFKA_USERS_DIR_CONFIG}, without a trailing {@code /}; empty when unset. */
-    static Optional<String> kafkaUsersDir(AbstractConfig config) {
-        return TtlStreamsConfig.nonEmpty(config.getString(CONNECT_KAFKA_USERS_DIR_CONFIG))
-                .map(dir -> dir.length() > 1 && dir.endsWith("/") ? dir.substring(0, dir.length() - 1) : dir);
-    }
-
-    /** The credentials {@code config} gives for Kafka Connect, checked as {@link #credentials(Optional, Optional, Optional)}. */
-    static Optional<BasicCredentials> credentials(AbstractConfig config) {
-        return credentials(
-                TtlStreamsConfig.nonEmpty(config.getString(CONNECT_URL_CONFIG)).map(URI::create),
-                TtlStreamsConfig.nonEmpty(config.getString(CONNECT_USERNAME_CONFIG)),
-                Optional.ofNullable(config.getPassword(CONNECT_PASSWORD_CONFIG))
-                        .filter(password -> !password.value().isEmpty()));
-    }
-
     /**
-     * The credentials from the URL's user info or from the options, checking that they come one way and complete.
+     * The credentials {@code config} gives for Kafka Connect: from the URL's user info or from the options, checking
+     * that they come one way and complete.
      *
      * @throws ConfigException naming the options when both ways are used, or one option lacks the other
      */
-    static Optional<BasicCredentials> credentials(
-            Optional<URI> url, Optional<String> username, Optional<Password> password) {
+    static Optional<BasicCredentials> credentials(AbstractConfig config) {
+        Optional<URI> url =
+                TtlStreamsConfig.nonEmpty(config.getString(CONNECT_URL_CONFIG)).map(URI::create);
+        Optional<String> username = TtlStreamsConfig.nonEmpty(config.getString(CONNECT_USERNAME_CONFIG));
+        Optional<Password> password = Optional.ofNullable(config.getPassword(CONNECT_PASSWORD_CONFIG))
+                .filter(secret -> !secret.value().isEmpty());
         if (url.isEmpty()) {
             if (username.isPresent() || password.isPresent()) {
                 throw new ConfigException(

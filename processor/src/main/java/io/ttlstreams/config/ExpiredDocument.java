@@ -21,9 +21,4 @@ public enum ExpiredDocument {
     public String configValue() {
         return ConfigValues.spelling(this);
     }
-
-    /** The choice spelled {@code text} in a configuration file. */
-    static ExpiredDocument of(String text) {
-        return ConfigValues.parse(ExpiredDocument.class, "expired document", text);
-    }
 }

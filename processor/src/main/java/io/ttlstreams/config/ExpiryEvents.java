@@ -35,9 +35,4 @@ public record ExpiryEvents(
     public ExpiredDocument document(String ruleName) {
         return documents.getOrDefault(ruleName, ExpiredDocument.NONE);
     }
-
-    /** Whether some rule's records carry the pre-image, so that the source connector must ask for pre-images. */
-    public boolean anyPreImages() {
-        return documents.containsValue(ExpiredDocument.PRE_IMAGE);
-    }
 }

@@ -56,11 +56,7 @@ public final class KafkaClientSecurity {
      *     its mechanism, a truststore or keystore file that is not there
      */
     public static KafkaClientSecurity of(TtlStreamsConfig config) {
-        return of(config.streamsProperties());
-    }
-
-    /** As {@link #of(TtlStreamsConfig)}, from Kafka client settings. */
-    static KafkaClientSecurity of(Properties settings) {
+        Properties settings = config.streamsProperties();
         String protocolName =
                 settings.getProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, SecurityProtocol.PLAINTEXT.name);
         SecurityProtocol protocol;
@@ -143,11 +139,6 @@ public final class KafkaClientSecurity {
     /** The principal Kafka's ACLs name for {@link #user()}: {@code User:<name>}. */
     public Optional<String> principal() {
         return user.map(name -> "User:" + name);
-    }
-
-    /** Whether the clients authenticate at all (SASL or, with a keystore, TLS). */
-    public boolean authenticates() {
-        return mechanism != null || protocol == SecurityProtocol.SSL;
     }
 
     /**

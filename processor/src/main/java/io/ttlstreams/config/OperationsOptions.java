@@ -2,16 +2,11 @@ package io.ttlstreams.config;
 
 import io.ttlstreams.contract.SigningKey;
 import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
 import java.util.function.Consumer;
-import java.util.function.Function;
-import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
 
 /**
@@ -109,9 +104,6 @@ public final class OperationsOptions {
     public static final String LOG_FORMAT_DOC = "text: one line per log event; json: one JSON object per line"
             + " (Elastic Common Schema, log4j's JSON Template Layout) for log shippers. Applied by run when the"
             + " configuration is read, before anything is logged.";
-    /** The values of {@value #LOG_FORMAT_CONFIG}. */
-    public static final List<String> LOG_FORMATS = List.of("text", "json");
-
     public static final String LOG_FORMAT_DEFAULT = "text";
 
     public static final String STARTUP_TIMEOUT_MS_CONFIG = "ttl.startup.timeout.ms";
@@ -171,7 +163,7 @@ public final class OperationsOptions {
                         HTTP_PORT_CONFIG,
                         Type.INT,
                         HTTP_PORT_DEFAULT,
-                        Validators.port(),
+                        Range.between(0, 65535), // 0: a free port
                         Importance.MEDIUM,
                         HTTP_PORT_DOC)
                 .define(
@@ -194,7 +186,7 @@ public final class OperationsOptions {
                         null, // no authentication
                         secret(
                                 "null or a token of at least " + HTTP_AUTH_TOKEN_MIN_LENGTH + " characters",
-                                OperationsOptions::checkAuthTokenLength),
+                                OperationsOptions::checkAuthToken),
                         Importance.MEDIUM,
                         HTTP_AUTH_TOKEN_DOC)
                 .define(
@@ -229,7 +221,7 @@ public final class OperationsOptions {
                         LOG_FORMAT_CONFIG,
                         Type.STRING,
                         LOG_FORMAT_DEFAULT,
-                        ConfigDef.ValidString.in(LOG_FORMATS.toArray(String[]::new)),
+                        ConfigDef.ValidString.in("text", "json"),
                         Importance.LOW,
                         LOG_FORMAT_DOC);
     }
@@ -248,64 +240,23 @@ public final class OperationsOptions {
     }
 
     /**
-     * Checks a secret option's value with {@code check} when it is set. A config provider reference passes here: the
-     * ConfigDef is first applied to the raw values (to learn the rule names), and the resolved value is checked again,
-     * and an unresolved one refused, in {@link #resolved}.
+     * Checks a secret option's value with {@code check} when it is set. Kafka resolves config provider references
+     * before it validates, so a reference still here is one nothing resolved, which {@code check} refuses.
      */
     private static ConfigDef.Validator secret(String validValues, Consumer<String> check) {
         return Validators.of(validValues, value -> {
             String secret = value == null ? "" : ((Password) value).value();
-            if (!secret.isEmpty() && !SigningKey.isUnresolvedReference(secret)) {
+            if (!secret.isEmpty()) {
                 check.accept(secret);
             }
         });
     }
 
-    /**
-     * The secret of {@code option} in {@code config}, whose config provider references are resolved, parsed; empty
-     * when unset.
-     *
-     * @param parse refuses a secret with an {@link IllegalArgumentException}
-     * @throws ConfigException naming the option when {@code parse} refuses the secret
-     */
-    private static <T> Optional<T> resolved(String option, AbstractConfig config, Function<String, T> parse) {
-        Password secret = config.getPassword(option);
-        if (secret == null || secret.value().isEmpty()) {
-            return Optional.empty();
+    private static void checkAuthToken(String token) {
+        if (SigningKey.isUnresolvedReference(token)) {
+            throw new IllegalArgumentException("The token is an unresolved config provider reference; the"
+                    + " configuration needs config.providers");
         }
-        try {
-            return Optional.of(parse.apply(secret.value()));
-        } catch (IllegalArgumentException invalid) {
-            throw new ConfigException(option, secret, invalid.getMessage());
-        }
-    }
-
-    /**
-     * The signing key from the resolved {@value #COMMAND_SIGNING_KEY_CONFIG}; empty when unset.
-     *
-     * @throws ConfigException naming the option when the secret is too short or an unresolved reference
-     */
-    static Optional<SigningKey> signingKey(AbstractConfig config) {
-        return resolved(COMMAND_SIGNING_KEY_CONFIG, config, SigningKey::of);
-    }
-
-    /**
-     * The bearer token from the resolved {@value #HTTP_AUTH_TOKEN_CONFIG}; empty when unset.
-     *
-     * @throws ConfigException naming the option when the token is too short or an unresolved reference
-     */
-    static Optional<String> authToken(AbstractConfig config) {
-        return resolved(HTTP_AUTH_TOKEN_CONFIG, config, value -> {
-            if (SigningKey.isUnresolvedReference(value)) {
-                throw new IllegalArgumentException("The token is an unresolved config provider reference; the"
-                        + " configuration needs config.providers");
-            }
-            checkAuthTokenLength(value);
-            return value;
-        });
-    }
-
-    private static void checkAuthTokenLength(String token) {
         if (token.length() < HTTP_AUTH_TOKEN_MIN_LENGTH || !token.strip().equals(token)) {
             throw new IllegalArgumentException("A token needs at least " + HTTP_AUTH_TOKEN_MIN_LENGTH
                     + " characters and no surrounding spaces, this one has " + token.length()

@@ -75,15 +75,6 @@ final class PropertiesFiles {
     }
 
     /**
-     * {@code text} without trailing comments, as {@link #logicalLines} leaves each line, one physical line per line.
-     */
-    static String stripTrailingComments(String text) {
-        StringBuilder out = new StringBuilder(text.length());
-        logicalLines(text).forEach(line -> out.append(line.text()).append('\n'));
-        return out.toString();
-    }
-
-    /**
      * The logical lines of {@code text}, each with the number of the physical line it starts on and its physical lines
      * joined by {@code \n}, trailing comments removed. A logical line continues on the next physical line after an
      * unescaped backslash at its end, as {@link Properties} reads it.

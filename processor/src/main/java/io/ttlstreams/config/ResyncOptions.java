@@ -1,13 +1,9 @@
 package io.ttlstreams.config;
 
-import java.time.Duration;
-import java.util.Optional;
-import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
-import org.apache.kafka.common.config.types.Password;
 
 /** The options of resync: the MongoDB deployment read, the periodic sweep and its batches. */
 public final class ResyncOptions {
@@ -104,24 +100,5 @@ public final class ResyncOptions {
                         Range.atLeast(1),
                         Importance.LOW,
                         REWRITE_MAX_DOCUMENTS_DOC);
-    }
-
-    /** {@value #MONGODB_URI_CONFIG}, credentials and all: never print it. Empty when none is configured. */
-    static Optional<String> mongodbUri(AbstractConfig config) {
-        return Optional.ofNullable(config.getPassword(MONGODB_URI_CONFIG))
-                .map(Password::value)
-                .filter(uri -> !uri.isBlank());
-    }
-
-    /** {@value #REWRITE_CHECK_INTERVAL_MS_CONFIG}; empty when the check is off (0). */
-    static Optional<Duration> rewriteCheckInterval(AbstractConfig config) {
-        long millis = config.getLong(REWRITE_CHECK_INTERVAL_MS_CONFIG);
-        return millis == 0 ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
-    }
-
-    /** {@value #RESYNC_INTERVAL_MS_CONFIG}; empty when the sweep is off (0). */
-    static Optional<Duration> interval(AbstractConfig config) {
-        long millis = config.getLong(RESYNC_INTERVAL_MS_CONFIG);
-        return millis == 0 ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
     }
 }

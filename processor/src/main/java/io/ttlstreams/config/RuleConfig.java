@@ -9,7 +9,6 @@ import io.ttlstreams.rules.MarkAction;
 import io.ttlstreams.rules.PartialFilter;
 import io.ttlstreams.rules.TtlMode;
 import io.ttlstreams.rules.TtlRule;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -119,14 +118,20 @@ public final class RuleConfig {
             "This rule's " + SchedulerOptions.GUARD_WINDOW_MS_CONFIG + ", in milliseconds. Unset: the global value.";
 
     /**
-     * Options that only one mode uses; setting them for the other is a mistake worth stopping for. A list, so that
-     * the first of several mistakes is reported the same way every time.
+     * Options that apply only when another option of the rule has one value (the mode, the action); setting them
+     * otherwise is a mistake worth stopping for. A list, so that the first of several mistakes is reported the same
+     * way every time.
      */
-    private static final List<Map.Entry<String, TtlMode>> MODE_SPECIFIC = List.of(
-            Map.entry(FIELD_CONFIG, TtlMode.FIELD),
-            Map.entry(FIELD_FORMAT_CONFIG, TtlMode.FIELD),
-            Map.entry(DOCUMENT_TTL_FIELD_CONFIG, TtlMode.LAST_MODIFIED),
-            Map.entry(MODIFIED_FIELD_CONFIG, TtlMode.LAST_MODIFIED));
+    private static final List<OnlyWhen> ONLY_WHEN = List.of(
+            new OnlyWhen(FIELD_CONFIG, MODE_CONFIG, TtlMode.FIELD.configValue()),
+            new OnlyWhen(FIELD_FORMAT_CONFIG, MODE_CONFIG, TtlMode.FIELD.configValue()),
+            new OnlyWhen(DOCUMENT_TTL_FIELD_CONFIG, MODE_CONFIG, TtlMode.LAST_MODIFIED.configValue()),
+            new OnlyWhen(MODIFIED_FIELD_CONFIG, MODE_CONFIG, TtlMode.LAST_MODIFIED.configValue()),
+            new OnlyWhen(MARK_FIELD_CONFIG, ACTION_CONFIG, "mark"),
+            new OnlyWhen(DELETE_AFTER_SECONDS_CONFIG, ACTION_CONFIG, "mark"));
+
+    /** Option {@code option} applies only when option {@code controller} is {@code value}. */
+    private record OnlyWhen(String option, String controller, String value) {}
 
     private RuleConfig() {}
 
@@ -156,18 +161,18 @@ public final class RuleConfig {
         String prefix = prefix(ruleName);
         Map<String, Object> originals = config.originals();
         TtlMode mode = TtlMode.fromConfigValue(config.getString(prefix + MODE_CONFIG));
-        for (Map.Entry<String, TtlMode> modeSpecific : MODE_SPECIFIC) {
-            String option = prefix + modeSpecific.getKey();
+        for (OnlyWhen onlyWhen : ONLY_WHEN) {
+            String option = prefix + onlyWhen.option();
             Object value = originals.get(option);
-            if (mode != modeSpecific.getValue()
+            String actual = config.getString(prefix + onlyWhen.controller());
+            if (!actual.equals(onlyWhen.value())
                     && value != null
                     && !value.toString().isBlank()) {
                 throw new ConfigException(
                         option,
                         value,
-                        "Applies only when " + prefix + MODE_CONFIG + " is "
-                                + modeSpecific.getValue().configValue() + ", and this rule's mode is "
-                                + mode.configValue());
+                        "Applies only when " + prefix + onlyWhen.controller() + " is " + onlyWhen.value()
+                                + ", and this rule's " + onlyWhen.controller() + " is " + actual);
             }
         }
         String field = optional(config.getString(prefix + FIELD_CONFIG));
@@ -215,53 +220,18 @@ public final class RuleConfig {
                 mark);
     }
 
-    /** The rule's mark action; null for a rule that deletes, which mark.field and delete.after.seconds are refused on. */
+    /** The rule's mark action; null for a rule that deletes. */
     private static MarkAction markAction(String prefix, AbstractConfig config) {
-        String markField = optional(config.getString(prefix + MARK_FIELD_CONFIG));
-        Long grace = config.getLong(prefix + DELETE_AFTER_SECONDS_CONFIG);
         if (config.getString(prefix + ACTION_CONFIG).equals(ACTION_DEFAULT)) {
-            if (markField != null) {
-                throw new ConfigException(
-                        prefix + MARK_FIELD_CONFIG,
-                        markField,
-                        "Applies only when " + prefix + ACTION_CONFIG + " is mark, and this rule deletes");
-            }
-            if (grace != null) {
-                throw new ConfigException(
-                        prefix + DELETE_AFTER_SECONDS_CONFIG,
-                        grace,
-                        "Applies only when " + prefix + ACTION_CONFIG + " is mark, and this rule deletes");
-            }
             return null;
         }
+        String markField = optional(config.getString(prefix + MARK_FIELD_CONFIG));
         if (markField == null) {
             throw missing(
                     prefix + MARK_FIELD_CONFIG,
                     "when " + prefix + ACTION_CONFIG + " is mark: name the field the" + " mark sets to the deadline");
         }
-        return new MarkAction(markField, grace);
-    }
-
-    /**
-     * The blast-radius limit of rule {@code ruleName}: its own settings where set, else {@code global}'s.
-     */
-    static GuardLimit guardLimit(String ruleName, AbstractConfig config, GuardLimit global) {
-        String prefix = prefix(ruleName);
-        Integer max = config.getInt(prefix + GUARD_MAX_DUE_ON_ARRIVAL_CONFIG);
-        Long windowMs = config.getLong(prefix + GUARD_WINDOW_MS_CONFIG);
-        return new GuardLimit(
-                max == null ? global.maxDueOnArrival() : max,
-                windowMs == null ? global.window() : Duration.ofMillis(windowMs));
-    }
-
-    /** How long before each deadline rule {@code ruleName} publishes its notice; null for none. */
-    static Long noticeBeforeSeconds(String ruleName, AbstractConfig config) {
-        return config.getLong(prefix(ruleName) + NOTICE_BEFORE_SECONDS_CONFIG);
-    }
-
-    /** What the expired records of rule {@code ruleName} carry as the document. */
-    static ExpiredDocument expiredDocument(String ruleName, AbstractConfig config) {
-        return ExpiredDocument.of(config.getString(prefix(ruleName) + EXPIRED_DOCUMENT_CONFIG));
+        return new MarkAction(markField, config.getLong(prefix + DELETE_AFTER_SECONDS_CONFIG));
     }
 
     /**

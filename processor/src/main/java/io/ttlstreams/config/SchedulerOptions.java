@@ -1,14 +1,9 @@
 package io.ttlstreams.config;
 
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.OptionalInt;
+import io.ttlstreams.rules.ConfigValues;
 import java.util.OptionalLong;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
@@ -189,7 +184,7 @@ public final class SchedulerOptions {
                         Type.STRING,
                         null, // the profile's, by whether there is a MongoDB to read
                         Validators.nullOr(ConfigDef.ValidString.in(
-                                ConfirmMode.configValues().toArray(String[]::new))),
+                                ConfigValues.spellings(ConfirmMode.class).toArray(String[]::new))),
                         Importance.MEDIUM,
                         CONFIRM_MODE_DOC)
                 .define(
@@ -280,26 +275,5 @@ public final class SchedulerOptions {
                     "Under exactly-once a punctuation must end well within the transaction timeout: at most half of"
                             + " the producer's transaction.timeout.ms (" + transactionTimeout(streams) + " ms)");
         }
-    }
-
-    /** {@value #MAX_DELETES_PER_SECOND_CONFIG}; empty when unthrottled. */
-    static OptionalInt maxDeletesPerSecond(AbstractConfig config) {
-        Integer limit = config.getInt(MAX_DELETES_PER_SECOND_CONFIG);
-        return limit == null ? OptionalInt.empty() : OptionalInt.of(limit);
-    }
-
-    /**
-     * Each rule's blast-radius limit, by rule name in the order of {@code rules}: its own settings where set, else the
-     * global ones.
-     */
-    static Map<String, GuardLimit> guardLimits(AbstractConfig config, List<String> rules) {
-        GuardLimit global = new GuardLimit(
-                config.getInt(GUARD_MAX_DUE_ON_ARRIVAL_CONFIG),
-                Duration.ofMillis(config.getLong(GUARD_WINDOW_MS_CONFIG)));
-        Map<String, GuardLimit> limits = new LinkedHashMap<>();
-        for (String rule : rules) {
-            limits.put(rule, RuleConfig.guardLimit(rule, config, global));
-        }
-        return limits;
     }
 }

@@ -2,6 +2,7 @@ package io.ttlstreams.config;
 
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.contract.NamespacePattern;
+import io.ttlstreams.rules.ConfigValues;
 import io.ttlstreams.rules.TtlRule;
 import io.ttlstreams.rules.TtlRules;
 import java.time.Duration;
@@ -10,7 +11,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
@@ -73,7 +73,8 @@ public final class SourceOptions {
                         SOURCE_PROFILE_CONFIG,
                         Type.STRING,
                         SOURCE_PROFILE_DEFAULT,
-                        ConfigDef.ValidString.in(SourceProfile.configValues().toArray(String[]::new)),
+                        ConfigDef.ValidString.in(
+                                ConfigValues.spellings(SourceProfile.class).toArray(String[]::new)),
                         Importance.HIGH,
                         SOURCE_PROFILE_DOC)
                 .define(
@@ -111,13 +112,6 @@ public final class SourceOptions {
                         Range.atLeast(Duration.ofMinutes(1).toMillis()),
                         Importance.LOW,
                         EVENT_TIME_MAX_LAG_MS_DOC);
-    }
-
-    /** How {@code config} finds the namespace of a source topic: its map, then its prefix. */
-    static TopicNamespaceMapping topicNamespaceMapping(AbstractConfig config) {
-        return new TopicNamespaceMapping(
-                parseNamespaceMap(config.getList(SOURCE_TOPIC_NAMESPACE_MAP_CONFIG)),
-                config.getString(SOURCE_TOPIC_PREFIX_CONFIG));
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.ttlstreams.config;
 
 import io.ttlstreams.rules.ConfigValues;
-import java.util.List;
 
 /**
  * The service behind the MongoDB API ({@value SourceOptions#SOURCE_PROFILE_CONFIG}) and what its change streams
@@ -11,41 +10,35 @@ import java.util.List;
  */
 public enum SourceProfile {
     /** MongoDB 4.4 or later, a replica set or sharded cluster. */
-    MONGODB("MongoDB", true, true, true),
+    MONGODB("MongoDB"),
     /**
      * Azure Cosmos DB for MongoDB (RU): a change stream per collection, which must be exactly {@code $match} on
      * insert/update/replace and {@code $project} of {@code _id, fullDocument, ns, documentKey} with updateLookup,
      * and which never reports deletes. The projection drops {@code operationType} and the event times.
      */
-    COSMOSDB("Azure Cosmos DB for MongoDB (RU)", false, false, false),
+    COSMOSDB("Azure Cosmos DB for MongoDB (RU)"),
     /**
      * Amazon DocumentDB: change streams enabled per collection or database ({@code modifyChangeStreams}), kept 3 hours
      * by default (up to 7 days); pipeline stages {@code $match, $project, $redact, $addFields, $replaceRoot}.
      */
-    DOCUMENTDB("Amazon DocumentDB", true, true, true),
+    DOCUMENTDB("Amazon DocumentDB"),
     /**
      * Firestore with MongoDB compatibility (change streams in preview): created with a retention of 1 to 7 days,
      * database or collection scope, reports inserts, updates, deletes and drops; stages {@code $addFields, $match,
      * $project, $replaceRoot, $replaceWith, $set, $unset}.
      */
-    FIRESTORE("Firestore with MongoDB compatibility", true, true, true),
+    FIRESTORE("Firestore with MongoDB compatibility"),
     /**
      * Azure DocumentDB (formerly Cosmos DB for MongoDB vCore): change streams on single-shard clusters (multi-shard
      * in preview), a 400 MB change log; its documentation shows collection watches and states nothing about delete
      * events, so confirmation falls back to reads.
      */
-    AZURE_DOCUMENTDB("Azure DocumentDB (vCore)", false, true, true);
+    AZURE_DOCUMENTDB("Azure DocumentDB (vCore)");
 
     private final String service;
-    private final boolean databaseWatch;
-    private final boolean reportsDeletes;
-    private final boolean heartbeats;
 
-    SourceProfile(String service, boolean databaseWatch, boolean reportsDeletes, boolean heartbeats) {
+    SourceProfile(String service) {
         this.service = service;
-        this.databaseWatch = databaseWatch;
-        this.reportsDeletes = reportsDeletes;
-        this.heartbeats = heartbeats;
     }
 
     /** The value as written in the configuration. */
@@ -60,12 +53,12 @@ public enum SourceProfile {
 
     /** Whether one change stream may watch a whole database; otherwise one connector per collection. */
     public boolean watchesDatabases() {
-        return databaseWatch;
+        return this != COSMOSDB && this != AZURE_DOCUMENTDB;
     }
 
     /** Whether the change stream reports deletes: without, only a read confirms a delete. */
     public boolean reportsDeletes() {
-        return reportsDeletes;
+        return this != COSMOSDB;
     }
 
     /**
@@ -109,16 +102,11 @@ public enum SourceProfile {
      * whose documentation says nothing of {@code postBatchResumeToken}.
      */
     public boolean heartbeats() {
-        return heartbeats;
+        return this != COSMOSDB;
     }
 
     /** The profile a configuration value names. */
     static SourceProfile of(String configValue) {
         return ConfigValues.parse(SourceProfile.class, "source profile", configValue);
-    }
-
-    /** Every configuration value, in declaration order. */
-    static List<String> configValues() {
-        return ConfigValues.spellings(SourceProfile.class);
     }
 }

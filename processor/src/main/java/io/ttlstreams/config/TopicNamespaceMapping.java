@@ -1,7 +1,6 @@
 package io.ttlstreams.config;
 
 import io.ttlstreams.contract.Namespace;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,15 +53,12 @@ public final class TopicNamespaceMapping {
      * convention gives it. The inverse of {@link #namespaceOf}, used to derive the source topics from the rules.
      */
     List<String> topicsOf(Namespace namespace) {
-        List<String> topics = new ArrayList<>();
-        explicit.forEach((topic, mapped) -> {
-            if (mapped.equals(namespace)) {
-                topics.add(topic);
-            }
-        });
-        if (topics.isEmpty()) {
-            topics.add(topicPrefix.isEmpty() ? namespace.toString() : topicPrefix + "." + namespace);
-        }
-        return topics;
+        List<String> topics = explicit.entrySet().stream()
+                .filter(entry -> entry.getValue().equals(namespace))
+                .map(Map.Entry::getKey)
+                .toList();
+        return !topics.isEmpty()
+                ? topics
+                : List.of(topicPrefix.isEmpty() ? namespace.toString() : topicPrefix + "." + namespace);
     }
 }

@@ -1,6 +1,7 @@
 package io.ttlstreams.config;
 
 import io.ttlstreams.contract.SigningKey;
+import io.ttlstreams.rules.ConfigValues;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.secrets.BasicCredentials;
 import java.net.URI;
@@ -14,8 +15,8 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Properties;
 import org.apache.kafka.common.config.AbstractConfig;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
 
 /**
  * The ttl-streams configuration, read once and checked whole: the TTL rules, the topics, the scheduler's budget, the
@@ -47,12 +48,15 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     public TtlStreamsConfig(Map<?, ?> props) {
         super(ConfigDefinition.of(props), props);
-        this.commandSigningKey = OperationsOptions.signingKey(this);
-        this.httpAuthToken = OperationsOptions.authToken(this);
+        this.commandSigningKey =
+                password(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG).map(SigningKey::of);
+        this.httpAuthToken = password(OperationsOptions.HTTP_AUTH_TOKEN_CONFIG);
         this.rules = new TtlRules(getList(RulesOptions.RULES_CONFIG).stream()
                 .map(name -> RuleConfig.toRule(name, this))
                 .toList());
-        this.topicNamespaceMapping = SourceOptions.topicNamespaceMapping(this);
+        this.topicNamespaceMapping = new TopicNamespaceMapping(
+                SourceOptions.parseNamespaceMap(getList(SourceOptions.SOURCE_TOPIC_NAMESPACE_MAP_CONFIG)),
+                getString(SourceOptions.SOURCE_TOPIC_PREFIX_CONFIG));
         this.sourceTopics =
                 SourceOptions.sourceTopics(getList(SourceOptions.SOURCE_TOPICS_CONFIG), rules, topicNamespaceMapping);
         this.connectCredentials = ConnectOptions.credentials(this);
@@ -73,20 +77,22 @@ public final class TtlStreamsConfig extends AbstractConfig {
         Map<String, ExpiredDocument> documents = new LinkedHashMap<>();
         Map<String, Long> notices = new LinkedHashMap<>();
         for (String rule : ruleNames) {
-            ExpiredDocument document = RuleConfig.expiredDocument(rule, this);
+            String prefix = RuleConfig.prefix(rule);
+            ExpiredDocument document = ConfigValues.parse(
+                    ExpiredDocument.class, "expired document", getString(prefix + RuleConfig.EXPIRED_DOCUMENT_CONFIG));
             if (document == ExpiredDocument.PRE_IMAGE && topic.isEmpty()) {
                 throw new ConfigException(
-                        RuleConfig.prefix(rule) + RuleConfig.EXPIRED_DOCUMENT_CONFIG,
+                        prefix + RuleConfig.EXPIRED_DOCUMENT_CONFIG,
                         document.configValue(),
                         "Expired records are off: set " + OutputTopicOptions.EXPIRED_TOPIC_CONFIG
                                 + " to the topic they go to");
             }
             SourceProfiles.checkPreImages(sourceProfile(), rule, document);
             documents.put(rule, document);
-            Long notice = RuleConfig.noticeBeforeSeconds(rule, this);
+            Long notice = getLong(prefix + RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG);
             if (notice != null && topic.isEmpty()) {
                 throw new ConfigException(
-                        RuleConfig.prefix(rule) + RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG,
+                        prefix + RuleConfig.NOTICE_BEFORE_SECONDS_CONFIG,
                         notice,
                         "Notices go to the expired-records topic: set " + OutputTopicOptions.EXPIRED_TOPIC_CONFIG);
             }
@@ -109,35 +115,34 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return new TtlStreamsConfig(PropertiesFiles.read(propertiesFile));
     }
 
-    /** The options other than the per-rule ones, for tools and documentation; a copy. */
-    public static ConfigDef configDef() {
-        return new ConfigDef(ConfigDefinition.BASE);
-    }
-
     /** The Markdown reference of every option, generated from the ConfigDefs, as the README shows it. */
     public static String configReferenceMarkdown() {
         return ConfigReference.everyOption();
     }
 
-    /** Each rule's blast-radius limit, by rule name: its own settings where set, else the global ones. */
+    /** Each rule's blast-radius limit, by rule name in rule order: its own settings where set, else the global ones. */
     public Map<String, GuardLimit> guardLimits() {
-        return SchedulerOptions.guardLimits(this, getList(RulesOptions.RULES_CONFIG));
+        Map<String, GuardLimit> limits = new LinkedHashMap<>();
+        for (String rule : getList(RulesOptions.RULES_CONFIG)) {
+            Integer max = getInt(RuleConfig.prefix(rule) + RuleConfig.GUARD_MAX_DUE_ON_ARRIVAL_CONFIG);
+            Long windowMs = getLong(RuleConfig.prefix(rule) + RuleConfig.GUARD_WINDOW_MS_CONFIG);
+            limits.put(
+                    rule,
+                    new GuardLimit(
+                            max == null ? getInt(SchedulerOptions.GUARD_MAX_DUE_ON_ARRIVAL_CONFIG) : max,
+                            Duration.ofMillis(
+                                    windowMs == null ? getLong(SchedulerOptions.GUARD_WINDOW_MS_CONFIG) : windowMs)));
+        }
+        return limits;
     }
 
     /**
-     * A warning for each Kafka setting that neither Kafka Streams nor its clients define, naming the closest one they
-     * do; part of {@link #warnings()}.
-     */
-    public List<String> unknownKafkaSettings() {
-        return UnknownKeys.unknownKafkaSettings(originals());
-    }
-
-    /**
-     * What start-up should warn about: {@link #unknownKafkaSettings()}, and two rules reading the same field of the
-     * same namespace, where one can never decide a deadline.
+     * What start-up should warn about: each Kafka setting that neither Kafka Streams nor its clients define, naming
+     * the closest one they do, and two rules reading the same field of the same namespace, where one can never
+     * decide a deadline.
      */
     public List<String> warnings() {
-        List<String> warnings = new java.util.ArrayList<>(unknownKafkaSettings());
+        List<String> warnings = new java.util.ArrayList<>(UnknownKeys.unknownKafkaSettings(originals()));
         warnings.addAll(ConfigChecks.sameFieldWarnings(rules));
         return warnings;
     }
@@ -212,7 +217,8 @@ public final class TtlStreamsConfig extends AbstractConfig {
 
     /** The application-wide delete throttle; empty when unthrottled. */
     public OptionalInt maxDeletesPerSecond() {
-        return SchedulerOptions.maxDeletesPerSecond(this);
+        Integer limit = getInt(SchedulerOptions.MAX_DELETES_PER_SECOND_CONFIG);
+        return limit == null ? OptionalInt.empty() : OptionalInt.of(limit);
     }
 
     /** Delete commands each task emits per second while the sink does not write, before it ramps up again. */
@@ -278,12 +284,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * configured.
      */
     public Optional<String> mongodbUri() {
-        return ResyncOptions.mongodbUri(this);
+        return password(ResyncOptions.MONGODB_URI_CONFIG).filter(uri -> !uri.isBlank());
     }
 
     /** The interval of the periodic resync sweep; empty when it is off. */
     public Optional<Duration> resyncInterval() {
-        return ResyncOptions.interval(this);
+        return offWhenZero(ResyncOptions.RESYNC_INTERVAL_MS_CONFIG);
     }
 
     /** Documents a resync reads per batch. */
@@ -296,7 +302,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * when that check is off.
      */
     public Optional<Duration> rewriteCheckInterval() {
-        return ResyncOptions.rewriteCheckInterval(this);
+        return offWhenZero(ResyncOptions.REWRITE_CHECK_INTERVAL_MS_CONFIG);
     }
 
     /** How long after a rewrite is seen its collection's automatic resync waits. */
@@ -327,11 +333,12 @@ public final class TtlStreamsConfig extends AbstractConfig {
     }
 
     /**
-     * Where the Connect workers hold the connectors' Kafka users ({@value ConnectOptions#CONNECT_KAFKA_USERS_DIR_CONFIG});
-     * empty when the connectors run as the workers' user.
+     * Where the Connect workers hold the connectors' Kafka users ({@value ConnectOptions#CONNECT_KAFKA_USERS_DIR_CONFIG}),
+     * without a trailing {@code /}; empty when the connectors run as the workers' user.
      */
     public Optional<String> connectKafkaUsersDir() {
-        return ConnectOptions.kafkaUsersDir(this);
+        return nonEmpty(getString(ConnectOptions.CONNECT_KAFKA_USERS_DIR_CONFIG))
+                .map(dir -> dir.length() > 1 && dir.endsWith("/") ? dir.substring(0, dir.length() - 1) : dir);
     }
 
     /** The largest document key, bytes of BSON, that is scheduled. */
@@ -396,8 +403,8 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * no heartbeats (a quiet collection would look dead).
      */
     public Optional<Duration> sourceStaleAfter() {
-        long millis = getLong(OperationsOptions.HEALTH_SOURCE_STALE_MS_CONFIG);
-        return millis == 0 || !sourceProfile().heartbeats() ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
+        return offWhenZero(OperationsOptions.HEALTH_SOURCE_STALE_MS_CONFIG)
+                .filter(stale -> sourceProfile().heartbeats());
     }
 
     /** {@code text} or {@code json}. */
@@ -420,6 +427,17 @@ public final class TtlStreamsConfig extends AbstractConfig {
      */
     public boolean streamsRebalanceProtocol() {
         return StreamsDefaults.streamsProtocol(originals());
+    }
+
+    /** The value of PASSWORD option {@code option}, which its validator has checked; empty when unset or empty. */
+    private Optional<String> password(String option) {
+        return Optional.ofNullable(getPassword(option)).map(Password::value).filter(value -> !value.isEmpty());
+    }
+
+    /** The milliseconds of option {@code option}; empty when 0, which turns what it times off. */
+    private Optional<Duration> offWhenZero(String option) {
+        long millis = getLong(option);
+        return millis == 0 ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
     }
 
     /** {@code value}, unless it is null or blank. */

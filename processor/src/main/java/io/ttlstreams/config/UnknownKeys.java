@@ -65,7 +65,7 @@ final class UnknownKeys {
             }
             String option = rest.substring(dot + 1);
             Collection<String> options = RuleConfig.configDef().names();
-            return "rule " + ruleName + " has no option '" + option + "'" + suggestion(option, options)
+            return "rule " + ruleName + " has no option '" + option + "'" + suggestion(option, options, "", ".")
                     + " Its options are " + String.join(", ", options) + ".";
         }
         if (name.startsWith(EMBEDDED_PREFIX)
@@ -73,7 +73,7 @@ final class UnknownKeys {
             return "the embedded stack's options need module embedded on the classpath (the ttl-streams launcher's"
                     + " run --embedded), and this build has none";
         }
-        return "ttl-streams has no such option" + suggestion(name, definition.names());
+        return "ttl-streams has no such option" + suggestion(name, definition.names(), "", ".");
     }
 
     /**
@@ -133,25 +133,20 @@ final class UnknownKeys {
             if (prefixed.getValue().contains(rest) || KAFKA_SETTINGS.get("").contains(name)) {
                 return Optional.empty();
             }
-            String closest = prefixed.getValue().stream()
-                    .min(Comparator.comparingInt(candidate -> distance(rest, candidate)))
-                    .filter(candidate -> distance(rest, candidate) <= MAX_SUGGESTION_DISTANCE)
-                    .map(candidate -> "; did you mean " + prefix + candidate + "?")
-                    .orElse("");
             return Optional.of("Unknown Kafka setting " + name + ": neither Kafka Streams nor its consumer, producer or"
                     + " admin client defines it" + (prefix.isEmpty() ? "" : " under " + prefix) + ", so it has no"
-                    + " effect unless a plug-in reads it" + closest);
+                    + " effect unless a plug-in reads it" + suggestion(rest, prefixed.getValue(), prefix, ""));
         }
         return Optional.empty();
     }
 
-    /** "; did you mean x?" for the closest candidate, or a plain full stop when none is close. */
-    private static String suggestion(String name, Collection<String> candidates) {
+    /** "; did you mean x?" for the closest candidate, {@code prefix} before it, or {@code none} when none is close. */
+    private static String suggestion(String name, Collection<String> candidates, String prefix, String none) {
         return candidates.stream()
                 .filter(candidate -> distance(name, candidate) <= MAX_SUGGESTION_DISTANCE)
                 .min(Comparator.comparingInt(candidate -> distance(name, candidate)))
-                .map(closest -> "; did you mean " + closest + "?")
-                .orElse(".");
+                .map(closest -> "; did you mean " + prefix + closest + "?")
+                .orElse(none);
     }
 
     /** Levenshtein distance: the edits turning {@code a} into {@code b}. */

@@ -136,11 +136,6 @@ final class Validators {
         });
     }
 
-    /** A TCP port, or 0 for a free one. */
-    static ConfigDef.Validator port() {
-        return ConfigDef.Range.between(0, 65535);
-    }
-
     /** A host name or IP address, without port or scheme. */
     static ConfigDef.Validator host() {
         return of("a host name or IP address", value -> {

@@ -35,7 +35,7 @@ class ConfigLayersTest {
     })
     void shouldNameTheKeyAsConfluentImagesDo(String variable, String key) {
         assertThat(ConfigLayers.keyOf(variable)).isEqualTo(key);
-        assertThat(ConfigLayers.variableOf(key)).isEqualTo(variable);
+        assertThat(TestConfigs.variableOf(key)).isEqualTo(variable);
     }
 
     @ParameterizedTest

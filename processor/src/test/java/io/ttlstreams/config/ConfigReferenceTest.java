@@ -11,9 +11,7 @@ class ConfigReferenceTest {
 
     @Test
     void shouldListEveryOption() {
-        TtlStreamsConfig.configDef()
-                .names()
-                .forEach(name -> assertThat(markdown).contains("| `" + name + "` |"));
+        ConfigDefinition.BASE.names().forEach(name -> assertThat(markdown).contains("| `" + name + "` |"));
         RuleConfig.configDef()
                 .names()
                 .forEach(name -> assertThat(markdown).contains("| `ttl.rule.<name>." + name + "` |"));

@@ -18,7 +18,6 @@ class ExpiryEventsConfigTest {
         ExpiryEvents events = config().expiryEvents();
         assertThat(events.topic()).isEmpty();
         assertThat(events.document("sessions")).isEqualTo(ExpiredDocument.NONE);
-        assertThat(events.anyPreImages()).isFalse();
     }
 
     @Test
@@ -28,7 +27,6 @@ class ExpiryEventsConfigTest {
                 .expiryEvents();
         assertThat(events.topic()).isEqualTo(Optional.of("ttl.expired"));
         assertThat(events.document("sessions")).isEqualTo(ExpiredDocument.PRE_IMAGE);
-        assertThat(events.anyPreImages()).isTrue();
     }
 
     @Test
@@ -77,7 +75,8 @@ class ExpiryEventsConfigTest {
         assertThatThrownBy(() -> config("ttl.rule.sessions.mark.field", "expiredAt"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.rule.sessions.mark.field")
-                .hasMessageContaining("this rule deletes");
+                .hasMessageContaining(
+                        "Applies only when ttl.rule.sessions.action is mark, and this rule's action is delete");
         assertThatThrownBy(() -> config("ttl.rule.sessions.delete.after.seconds", "60"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.rule.sessions.delete.after.seconds");

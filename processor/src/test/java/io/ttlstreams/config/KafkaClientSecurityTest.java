@@ -26,7 +26,6 @@ class KafkaClientSecurityTest {
 
         assertThat(security.user()).contains("ttl-processor");
         assertThat(security.principal()).contains("User:ttl-processor");
-        assertThat(security.authenticates()).isTrue();
         assertThat(security.describe())
                 .isEqualTo("SASL_SSL, SCRAM-SHA-512, as User:ttl-processor")
                 .doesNotContain("S3cret");
@@ -37,7 +36,6 @@ class KafkaClientSecurityTest {
         KafkaClientSecurity security = KafkaClientSecurity.of(config());
 
         assertThat(security.user()).isEmpty();
-        assertThat(security.authenticates()).isFalse();
         assertThat(security.describe()).isEqualTo("PLAINTEXT (no authentication, no encryption)");
     }
 

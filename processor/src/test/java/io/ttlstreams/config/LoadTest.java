@@ -114,7 +114,7 @@ class LoadTest {
                 "p=a\\  #b                               | `p=a\\ `",
             })
     void shouldStripOnlyTrailingComments(String line, String expected) {
-        assertThat(PropertiesFiles.stripTrailingComments(line)).isEqualTo(expected + "\n");
+        assertThat(stripTrailingComments(line)).isEqualTo(expected + "\n");
     }
 
     @Test
@@ -137,8 +137,7 @@ class LoadTest {
 
     @Test
     void shouldEndAContinuationAtACommentThatSwallowsTheBackslash() {
-        assertThat(PropertiesFiles.stripTrailingComments("a=1 # note \\\nb=2\n"))
-                .isEqualTo("a=1\nb=2\n");
+        assertThat(stripTrailingComments("a=1 # note \\\nb=2\n")).isEqualTo("a=1\nb=2\n");
     }
 
     @Test
@@ -221,5 +220,13 @@ class LoadTest {
         assertThatThrownBy(() -> TtlStreamsConfig.load(file))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(file + ", line 2");
+    }
+
+    /** {@code text} as {@link PropertiesFiles#logicalLines} leaves it, one line each. */
+    private static String stripTrailingComments(String text) {
+        StringBuilder out = new StringBuilder();
+        PropertiesFiles.logicalLines(text)
+                .forEach(line -> out.append(line.text()).append('\n'));
+        return out.toString();
     }
 }

@@ -91,4 +91,19 @@ public final class TestConfigs {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(option);
     }
+
+    /** The environment variable that sets {@code key}: the inverse of {@link ConfigLayers#keyOf}. */
+    public static String variableOf(String key) {
+        StringBuilder variable = new StringBuilder(ConfigLayers.ENVIRONMENT_PREFIX);
+        for (char c : key.toCharArray()) {
+            variable.append(
+                    switch (c) {
+                        case '.' -> "_";
+                        case '_' -> "__";
+                        case '-' -> "___";
+                        default -> String.valueOf(Character.toUpperCase(c));
+                    });
+        }
+        return variable.toString();
+    }
 }

@@ -16,7 +16,6 @@ import java.util.OptionalInt;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
@@ -379,14 +378,6 @@ class TtlStreamsConfigTest {
     @Test
     void shouldTreatABlankAuditTopicAsDisabled() {
         assertThat(config("ttl.audit.topic", "  ").auditTopic()).isEqualTo(Optional.empty());
-    }
-
-    @Test
-    void shouldHandOutACopyOfItsDefinition() {
-        TtlStreamsConfig.configDef().define("ttl.extra", ConfigDef.Type.STRING, ConfigDef.Importance.LOW, "sneaked in");
-
-        assertThat(TtlStreamsConfig.configDef().names()).doesNotContain("ttl.extra");
-        assertRejectedNaming("ttl.extra", "ttl.extra", "x");
     }
 
     @Test

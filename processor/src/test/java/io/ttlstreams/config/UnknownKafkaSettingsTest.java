@@ -24,7 +24,7 @@ class UnknownKafkaSettingsTest {
                 "consumer.max.pol.records", "5",
                 "main.consumer.fetch.max.byte", "1"));
 
-        assertThat(config.unknownKafkaSettings())
+        assertThat(config.warnings())
                 .containsExactlyInAnyOrder(
                         "Unknown Kafka setting num.stream.thread: neither Kafka Streams nor its consumer, producer or"
                                 + " admin client defines it, so it has no effect unless a plug-in reads it; did you"
@@ -54,6 +54,6 @@ class UnknownKafkaSettingsTest {
                 "config.providers", "env",
                 "config.providers.env.class", "org.apache.kafka.common.config.provider.EnvVarConfigProvider"));
 
-        assertThat(config.unknownKafkaSettings()).isEmpty();
+        assertThat(config.warnings()).isEmpty();
     }
 }

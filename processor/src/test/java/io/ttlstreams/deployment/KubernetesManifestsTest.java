@@ -6,6 +6,7 @@ import io.ttlstreams.app.TtlStreamsApp;
 import io.ttlstreams.config.ConfigLayers;
 import io.ttlstreams.config.ConnectOptions;
 import io.ttlstreams.config.OperationsOptions;
+import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.RepositoryFiles;
 import io.ttlstreams.contract.SigningKey;
@@ -193,12 +194,12 @@ class KubernetesManifestsTest {
                 environment.put((String) entry.get("name"), (String) entry.get("value"));
             }
         }
-        String applicationServer = environment.get(ConfigLayers.variableOf("application.server"));
+        String applicationServer = environment.get(TestConfigs.variableOf("application.server"));
         assertThat(applicationServer).isEqualTo("$(POD_IP):" + OperationsOptions.HTTP_PORT_DEFAULT);
 
         Path file = Files.writeString(directory.resolve("processor.properties"), (String)
                 map(byKind.get("ConfigMap"), "data").get("processor.properties"));
-        environment.put(ConfigLayers.variableOf("application.server"), "10.0.0.7:8080");
+        environment.put(TestConfigs.variableOf("application.server"), "10.0.0.7:8080");
         TtlStreamsConfig config = ConfigLayers.load(file, environment, new ArrayList<>());
         assertThat(config.streamsProperties().getProperty("application.server")).isEqualTo("10.0.0.7:8080");
         assertThat(config.httpPort()).isEqualTo(OperationsOptions.HTTP_PORT_DEFAULT);
@@ -206,7 +207,7 @@ class KubernetesManifestsTest {
 
     /** The container's environment variable {@code option} is set from, which must come from a Secret. */
     private static Map<String, Object> secretVariable(String option) {
-        String variable = ConfigLayers.variableOf(option);
+        String variable = TestConfigs.variableOf(option);
         Map<String, Object> entry = list(container, "env").stream()
                 .map(each -> (Map<String, Object>) each)
                 .filter(each -> variable.equals(each.get("name")))
@@ -233,8 +234,8 @@ class KubernetesManifestsTest {
         TtlStreamsConfig config = ConfigLayers.load(
                 file,
                 Map.of(
-                        ConfigLayers.variableOf(ConnectOptions.CONNECT_USERNAME_CONFIG), "ttl-streams",
-                        ConfigLayers.variableOf(ConnectOptions.CONNECT_PASSWORD_CONFIG), "pw"),
+                        TestConfigs.variableOf(ConnectOptions.CONNECT_USERNAME_CONFIG), "ttl-streams",
+                        TestConfigs.variableOf(ConnectOptions.CONNECT_PASSWORD_CONFIG), "pw"),
                 new ArrayList<>());
         assertThat(config.connectUrl()).isPresent();
         assertThat(config.connectCredentials())
@@ -244,7 +245,7 @@ class KubernetesManifestsTest {
 
     @Test
     void shouldSignCommandsWithTheKeyOfASecret(@TempDir Path directory) throws IOException {
-        String variable = ConfigLayers.variableOf(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG);
+        String variable = TestConfigs.variableOf(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG);
         secretVariable(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG);
         assertThat((String) map(byKind.get("ConfigMap"), "data").get("processor.properties"))
                 .doesNotContain(OperationsOptions.COMMAND_SIGNING_KEY_CONFIG);
@@ -277,7 +278,7 @@ class KubernetesManifestsTest {
         // group when its pod stops, and its tasks wait for it instead of moving to their standbys.
         assertThat(env)
                 .noneSatisfy(
-                        each -> assertThat(each).containsEntry("name", ConfigLayers.variableOf("group.instance.id")));
+                        each -> assertThat(each).containsEntry("name", TestConfigs.variableOf("group.instance.id")));
         assertThat((String) map(byKind.get("ConfigMap"), "data").get("processor.properties"))
                 .doesNotContain("group.instance.id");
     }
