@@ -88,6 +88,10 @@ final class ChaosCommand implements Callable<Integer> {
     /** Two standbys: with three instances every survivor holds every task's state, whichever the assignor picks. */
     static final Map<String, String> TWO_STANDBYS = Map.of("num.standby.replicas", "2");
 
+    /** {@link #WARM_UP} with two standbys. */
+    static final Map<String, String> WARM_UP_TWO_STANDBYS = Map.of(
+            "num.standby.replicas", "2", "acceptable.recovery.lag", "100", "probing.rebalance.interval.ms", "60000");
+
     /** Without standby replicas: every takeover restores from the changelogs first. */
     static final Map<String, String> WITHOUT_STANDBYS = Map.of("num.standby.replicas", "0");
 
@@ -129,16 +133,17 @@ final class ChaosCommand implements Callable<Integer> {
             names = "--variants",
             defaultValue = "standbys,no-standbys,static-membership",
             split = ",",
-            description = "Settings to run with, in order: standbys (the defaults: num.standby.replicas=1, leave the"
-                    + " group on close), no-standbys (num.standby.replicas=0), static-membership (standbys,"
-                    + " group.instance.id per instance as the StatefulSet sets it, which stays in the group on close,"
-                    + " and session.timeout.ms=45000, above an instance's restart) and streams (group.protocol=streams,"
-                    + " the streams rebalance protocol, with the embedded broker's one standby, 10 s session and 1 s"
-                    + " heartbeat for streams groups, the processor's defaults) and heartbeat-3s (standbys with"
-                    + " heartbeat.interval.ms=3000, the default before issue 46) and sticky (standbys with Kafka Streams' sticky"
-                    + " task assignor), warm-up (standbys, acceptable.recovery.lag=100 and"
-                    + " probing.rebalance.interval.ms=60000: a returning instance warms up before it takes tasks back)"
-                    + " and two-standbys (num.standby.replicas=2) (default: ${DEFAULT-VALUE}).")
+            description =
+                    "Settings to run with, in order: standbys (the defaults: num.standby.replicas=1, leave the"
+                            + " group on close), no-standbys (num.standby.replicas=0), static-membership (standbys,"
+                            + " group.instance.id per instance as the StatefulSet sets it, which stays in the group on close,"
+                            + " and session.timeout.ms=45000, above an instance's restart) and streams (group.protocol=streams,"
+                            + " the streams rebalance protocol, with the embedded broker's one standby, 10 s session and 1 s"
+                            + " heartbeat for streams groups, the processor's defaults) and heartbeat-3s (standbys with"
+                            + " heartbeat.interval.ms=3000, the default before issue 46) and sticky (standbys with Kafka Streams' sticky"
+                            + " task assignor), warm-up (standbys, acceptable.recovery.lag=100 and"
+                            + " probing.rebalance.interval.ms=60000: a returning instance warms up before it takes tasks back)"
+                            + ", two-standbys (num.standby.replicas=2) and warm-up-two-standbys (both) (default: ${DEFAULT-VALUE}).")
     private List<String> variants;
 
     @Option(
@@ -189,7 +194,7 @@ final class ChaosCommand implements Callable<Integer> {
             if (streamsSettings(variant) == null) {
                 System.err.println("ttl-streams bench chaos: --variants: unknown variant " + variant
                         + " (standbys, no-standbys, static-membership, streams, heartbeat-3s, sticky, warm-up,"
-                        + " two-standbys)");
+                        + " two-standbys, warm-up-two-standbys)");
                 return 2;
             }
         }
@@ -320,6 +325,7 @@ final class ChaosCommand implements Callable<Integer> {
             case "sticky" -> STICKY_ASSIGNOR;
             case "warm-up" -> WARM_UP;
             case "two-standbys" -> TWO_STANDBYS;
+            case "warm-up-two-standbys" -> WARM_UP_TWO_STANDBYS;
             default -> null;
         };
     }
