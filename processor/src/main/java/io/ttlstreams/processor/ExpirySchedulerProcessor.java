@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.Counter;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.rules.TtlRule;
@@ -43,7 +44,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
 
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
-    private TtlMetrics.Count punctuationFailures;
+    private Counter punctuationFailures;
     private EventApplier applier;
     private LookupRereads rereads;
     private RuleReconciler reconciler;
@@ -175,7 +176,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
             // The punctuation is what deletes: carrying on without it would leave a task that no longer expires
             // anything while looking healthy. Counted here, it fails the stream thread, which is replaced from the
             // last commit under the application's failure policy.
-            punctuationFailures.record();
+            punctuationFailures.increment();
             LOG.error("Punctuation of task {} failed; the stream thread stops", context.taskId(), e);
             throw e;
         }

@@ -2,6 +2,7 @@ package io.ttlstreams.resync;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -58,7 +59,7 @@ public final class RewriteResync implements AutoCloseable {
     /** Rewritten namespaces waiting for their resync, in the order they were seen. */
     private final Map<Namespace, Pending> pending = new LinkedHashMap<>();
 
-    private final TtlMetrics.Count checks;
+    private final Counter checks;
     private boolean uuidMissingLogged;
     private final ScheduledExecutorService executor;
 
@@ -141,7 +142,7 @@ public final class RewriteResync implements AutoCloseable {
                     rewrite.reason(),
                     config.rewriteResyncDelay());
         }
-        checks.record();
+        checks.increment();
         for (Iterator<Pending> waiting = pending.values().iterator(); waiting.hasNext(); ) {
             Pending next = waiting.next();
             if (next.due().isAfter(clock.instant())) {
@@ -167,7 +168,7 @@ public final class RewriteResync implements AutoCloseable {
                 .estimatedDocumentCount();
         if (estimated > config.rewriteResyncMaxDocuments()) {
             TtlMetrics.instanceCounter(registry, TtlMetrics.RESYNCS_AUTOMATIC, Map.of(TtlMetrics.REASON_TAG, TOO_LARGE))
-                    .record();
+                    .increment();
             LOG.warn(
                     "{} was {} ({}), but holds about {} documents, more than {} allows an automatic resync: run"
                             + " ttl-streams resync --namespace {} when MongoDB can afford the read",
@@ -187,7 +188,7 @@ public final class RewriteResync implements AutoCloseable {
                         registry,
                         TtlMetrics.RESYNCS_AUTOMATIC,
                         Map.of(TtlMetrics.REASON_TAG, rewrite.reason().tag()))
-                .record();
+                .increment();
         LOG.info(
                 "Automatic resync of {}: {} (UUID {} -> {}), so the change stream may not have delivered its documents;"
                         + " {}",
