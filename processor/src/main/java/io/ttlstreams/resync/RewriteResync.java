@@ -4,6 +4,7 @@ import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.util.NamedThreadFactory;
 import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
@@ -20,6 +21,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.KafkaException;
@@ -79,7 +81,8 @@ public final class RewriteResync implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.resync = new Resync(config, client, clock);
         this.checks = TtlMetrics.instanceCounter(registry, TtlMetrics.REWRITE_CHECKS, Map.of());
-        this.executor = ResyncSweep.daemonThread("ttl-streams-rewrite-resync");
+        this.executor =
+                Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("ttl-streams-rewrite-resync"));
         // The first check at once: it is the baseline every later rewrite is measured against.
         executor.scheduleWithFixedDelay(this::check, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
