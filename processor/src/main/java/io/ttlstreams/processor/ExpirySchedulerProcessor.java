@@ -9,6 +9,7 @@ import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.state.UnscheduledNotes;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -95,7 +96,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         this.context = context;
         TtlStreamsConfig config = settings.config();
         this.metrics = TtlMetrics.forTask(context);
-        this.punctuationFailures = metrics.punctuationFailures();
+        // Per instance, never removed: a punctuation that throws fails its thread, and with it the thread's tasks.
+        this.punctuationFailures = TtlMetrics.instanceCounter(
+                TtlMetrics.registry(context.appConfigs()), TtlMetrics.PUNCTUATION_FAILURES, Map.of());
         ExpirySchedule schedule = new ExpirySchedule(
                 context.getStateStore(ScheduleStores.SCHEDULE),
                 context.getStateStore(ScheduleStores.INDEX),

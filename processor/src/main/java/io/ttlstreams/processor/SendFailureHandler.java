@@ -56,7 +56,8 @@ public final class SendFailureHandler implements ProductionExceptionHandler {
         this.internalTopicPrefix = Objects.requireNonNull(
                         configs.get(StreamsConfig.APPLICATION_ID_CONFIG), StreamsConfig.APPLICATION_ID_CONFIG)
                 + "-";
-        this.sendFailures = TtlMetrics.sendFailures(TtlMetrics.registry(configs));
+        this.sendFailures =
+                TtlMetrics.instanceCounter(TtlMetrics.registry(configs), TtlMetrics.SEND_FAILURES, Map.of());
     }
 
     @Override

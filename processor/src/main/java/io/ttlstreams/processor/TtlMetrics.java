@@ -227,19 +227,6 @@ public final class TtlMetrics implements AutoCloseable {
     }
 
     /**
-     * Returns the counter of {@value #PUNCTUATION_FAILURES} of this instance. It belongs to no task and is never
-     * removed: a punctuation that throws fails its thread, and with it the thread's tasks.
-     */
-    public Counter punctuationFailures() {
-        return instanceCounter(registry, PUNCTUATION_FAILURES, Map.of());
-    }
-
-    /** The counter of {@value #SEND_FAILURES} in {@code registry}, registered at start-up to show 0 at once. */
-    public static Counter sendFailures(MeterRegistry registry) {
-        return instanceCounter(registry, SEND_FAILURES, Map.of());
-    }
-
-    /**
      * The counter {@code name} of this instance, belonging to no task, with {@code extraTags} (e.g. {@value
      * #REASON_TAG}): for what runs beside the stream threads, such as {@link #RESYNCS_AUTOMATIC}.
      */
