@@ -1,6 +1,6 @@
 package io.ttlstreams.app;
 
-import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.config.ConfigReference;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 final class ConfigDocsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
-        System.out.print(TtlStreamsConfig.configReferenceMarkdown());
+        System.out.print(ConfigReference.everyOption());
         return 0;
     }
 }

@@ -1,6 +1,7 @@
 package io.ttlstreams.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.util.NamedThreadFactory;
 import io.ttlstreams.config.ExpiryEvents;
 import io.ttlstreams.metrics.ExpiryFigures;
 import io.ttlstreams.processor.TtlMetrics;
@@ -57,11 +58,8 @@ final class StatusReporter implements AutoCloseable {
     private long lastPrintedMillis;
     private final Supplier<OptionalLong> deleted;
     private final LocalSchedule schedule;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread thread = new Thread(r, "ttl-streams-status");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ScheduledExecutorService timer =
+            Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("ttl-streams-status"));
 
     /**
      * @param metrics the registry the figures are read from: the one {@code /metrics} shows outside tests

@@ -9,7 +9,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.ConfigKey;
 
 /** Renders ConfigDefs as Markdown tables, so that the reference in docs/configuration.md cannot drift from the code. */
-final class ConfigReference {
+public final class ConfigReference {
 
     private static final String HEADER =
             "| Name | Type | Default | Valid values | Importance | Description |\n" + "|---|---|---|---|---|---|\n";
@@ -17,7 +17,7 @@ final class ConfigReference {
     private ConfigReference() {}
 
     /** The reference of every option: the ttl-streams options, then one rule's, as docs/configuration.md shows it. */
-    static String everyOption() {
+    public static String everyOption() {
         return "## ttl-streams options\n\n" + markdown(ConfigDefinition.BASE, "")
                 + "## Rule options\n\nOne set per name in " + RulesOptions.RULES_CONFIG + ".\n\n"
                 + markdown(RuleConfig.configDef(), RuleConfig.PREFIX + "<name>.");

@@ -115,11 +115,6 @@ public final class TtlStreamsConfig extends AbstractConfig {
         return new TtlStreamsConfig(PropertiesFiles.read(propertiesFile));
     }
 
-    /** The Markdown reference of every option, generated from the ConfigDefs, as the README shows it. */
-    public static String configReferenceMarkdown() {
-        return ConfigReference.everyOption();
-    }
-
     /** Each rule's blast-radius limit, by rule name in rule order: its own settings where set, else the global ones. */
     public Map<String, GuardLimit> guardLimits() {
         Map<String, GuardLimit> limits = new LinkedHashMap<>();

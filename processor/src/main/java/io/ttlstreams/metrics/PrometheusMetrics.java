@@ -88,7 +88,7 @@ public final class PrometheusMetrics implements AutoCloseable {
         events = new CompositeMeterRegistry(Clock.SYSTEM, List.of(registry, jmx));
         // Present from the start, as Prometheus wants, though no punctuation or send may have failed yet.
         TtlMetrics.instanceCounter(events, TtlMetrics.PUNCTUATION_FAILURES, Map.of());
-        TtlMetrics.sendFailures(events);
+        TtlMetrics.instanceCounter(events, TtlMetrics.SEND_FAILURES, Map.of());
     }
 
     /** The MBean name of a ttl-streams meter: its tags as keys (the task as {@value #JMX_TASK_KEY}), then its name. */

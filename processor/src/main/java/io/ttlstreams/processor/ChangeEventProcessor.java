@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.Counter;
 import io.ttlstreams.config.SourceOptions;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.ChangeEventParser;
@@ -37,7 +38,7 @@ public final class ChangeEventProcessor extends ClaimProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(ChangeEventProcessor.class);
 
     private final ChangeEventParser parser;
-    private TtlMetrics.Count skipped;
+    private Counter skipped;
     /** The topics whose far-back events this task has logged, once each. */
     private final Set<String> farBackTopics = new HashSet<>();
 
@@ -67,7 +68,7 @@ public final class ChangeEventProcessor extends ClaimProcessor {
             return;
         }
         if (event.operationType() == OperationType.OTHER) {
-            skipped.record();
+            skipped.increment();
         } else if (event.isNamespaceWide()) {
             context.forward(
                     new Record<String, ChangeEvent>(

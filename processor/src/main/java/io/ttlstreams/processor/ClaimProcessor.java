@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.Counter;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.event.EventTimeWindow;
 import io.ttlstreams.event.SourceClock;
@@ -29,7 +30,7 @@ abstract class ClaimProcessor implements Processor<String, String, String, Objec
     final Outputs outputs;
     ProcessorContext<String, Object> context;
     TtlMetrics metrics;
-    private TtlMetrics.Count deadLettered;
+    private Counter deadLettered;
 
     ClaimProcessor(EventTimeWindow window, SourceClock sourceClock, DeadLetters deadLetters, Outputs outputs) {
         this.window = window;
@@ -77,7 +78,7 @@ abstract class ClaimProcessor implements Processor<String, String, String, Objec
                 // Cut as the dead letter's header is: a parser's message can quote the whole input.
                 DeadLetters.errorText(reason.toString()));
         LOG.debug("Dead-lettered {}", what, reason);
-        deadLettered.record();
+        deadLettered.increment();
         context.forward(deadLetters.letter(record, context.recordMetadata(), reason), outputs.deadLetters());
     }
 

@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.Counter;
 import org.apache.kafka.streams.processor.TaskId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +26,7 @@ final class EmissionPacer {
 
     private final int outagePerSecond;
     private final long unpacedAbove;
-    private final TtlMetrics.Count paced;
+    private final Counter paced;
     private final TaskId task;
 
     /** Commands allowed in the current step, or {@link #UNPACED}. */
@@ -42,7 +43,7 @@ final class EmissionPacer {
      * @param paced counts punctuations whose due entries the pacer held back
      * @param task the task paced, for the log
      */
-    EmissionPacer(int outagePerSecond, long unpacedAbove, TtlMetrics.Count paced, TaskId task) {
+    EmissionPacer(int outagePerSecond, long unpacedAbove, Counter paced, TaskId task) {
         if (outagePerSecond < 1) {
             throw new IllegalArgumentException("Pacing needs at least 1 command per second, not " + outagePerSecond);
         }
@@ -94,7 +95,7 @@ final class EmissionPacer {
         if (limit != UNPACED) {
             inStep += commands;
             if (binding && budgetSpent) {
-                paced.record();
+                paced.increment();
             }
         }
     }

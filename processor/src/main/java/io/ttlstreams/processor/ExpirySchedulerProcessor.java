@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.Counter;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.event.ChangeEvent;
 import io.ttlstreams.rules.TtlRule;
@@ -8,6 +9,7 @@ import io.ttlstreams.state.ScheduleStores;
 import io.ttlstreams.state.UnscheduledNotes;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -43,7 +45,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
 
     private ProcessorContext<String, Object> context;
     private TtlMetrics metrics;
-    private TtlMetrics.Count punctuationFailures;
+    private Counter punctuationFailures;
     private EventApplier applier;
     private LookupRereads rereads;
     private RuleReconciler reconciler;
@@ -94,7 +96,9 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
         this.context = context;
         TtlStreamsConfig config = settings.config();
         this.metrics = TtlMetrics.forTask(context);
-        this.punctuationFailures = metrics.punctuationFailures();
+        // Per instance, never removed: a punctuation that throws fails its thread, and with it the thread's tasks.
+        this.punctuationFailures = TtlMetrics.instanceCounter(
+                TtlMetrics.registry(context.appConfigs()), TtlMetrics.PUNCTUATION_FAILURES, Map.of());
         ExpirySchedule schedule = new ExpirySchedule(
                 context.getStateStore(ScheduleStores.SCHEDULE),
                 context.getStateStore(ScheduleStores.INDEX),
@@ -175,7 +179,7 @@ public final class ExpirySchedulerProcessor implements Processor<String, Object,
             // The punctuation is what deletes: carrying on without it would leave a task that no longer expires
             // anything while looking healthy. Counted here, it fails the stream thread, which is replaced from the
             // last commit under the application's failure policy.
-            punctuationFailures.record();
+            punctuationFailures.increment();
             LOG.error("Punctuation of task {} failed; the stream thread stops", context.taskId(), e);
             throw e;
         }

@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.Counter;
 import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.readback.DocumentReadBack;
@@ -44,8 +45,8 @@ final class LookupRereads implements AutoCloseable {
     /** The latest read asked per document: an answer to an earlier one is stale. */
     private final Map<Bytes, ReadRequest> pending = new HashMap<>();
 
-    private final TtlMetrics.Count asked;
-    private final TtlMetrics.Count dropped;
+    private final Counter asked;
+    private final Counter dropped;
 
     LookupRereads(Optional<DocumentReadBack> reader, TtlMetrics metrics) {
         this.reader = reader;
@@ -67,17 +68,17 @@ final class LookupRereads implements AutoCloseable {
             return false;
         }
         if (!pending.containsKey(ref) && pending.size() >= MAX_PENDING) {
-            dropped.record();
+            dropped.increment();
             return false;
         }
         // No entry to match the answer against (fingerprint and attempts 0): this inbox is the rereads' own.
         ReadRequest request = new ReadRequest(ref, namespace, 0, 0, inbox);
         if (!reader.get().submit(request)) {
-            dropped.record();
+            dropped.increment();
             return false;
         }
         pending.put(ref, request);
-        asked.record();
+        asked.increment();
         return true;
     }
 

@@ -1,8 +1,8 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.ttlstreams.event.ChangeEvent;
-import io.ttlstreams.processor.TtlMetrics.Count;
 import io.ttlstreams.schema.ExpiryOutcome;
 import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.state.EntryState;
@@ -34,7 +34,7 @@ import org.apache.kafka.common.utils.Bytes;
 final class Outcomes {
 
     /** The counters of the task's outcomes, by name; the read-back ones only when read-back is on. */
-    private final Map<String, Count> counts = new HashMap<>();
+    private final Map<String, Counter> counts = new HashMap<>();
 
     private final TtlMetrics metrics;
     private final Map<String, RuleMeters> byRule = new HashMap<>();
@@ -49,7 +49,8 @@ final class Outcomes {
     private final ExpirySchedule schedule;
 
     /** One rule's meters. */
-    private record RuleMeters(Count emitted, Timer expiryLag, Count confirmed, Timer confirmedLag, Count unconfirmed) {}
+    private record RuleMeters(
+            Counter emitted, Timer expiryLag, Counter confirmed, Timer confirmedLag, Counter unconfirmed) {}
 
     /**
      * @param rules the configured rules, whose meters exist from the start
@@ -113,7 +114,7 @@ final class Outcomes {
 
     /** Entries left the schedule with no command out (deleted, no longer expiring, namespace dropped): counted. */
     void cancelled(long count) {
-        counts.get(TtlMetrics.CANCELLED).record(count);
+        counts.get(TtlMetrics.CANCELLED).increment(count);
     }
 
     /** A command awaiting confirmation was superseded by a change of its document: audited. */
@@ -162,7 +163,7 @@ final class Outcomes {
 
     private void confirmedLate(Bytes ref, ScheduleEntry entry, long lag, long now) {
         RuleMeters meters = forRule(entry.getRule());
-        meters.confirmed().record();
+        meters.confirmed().increment();
         meters.confirmedLag().record(lag, TimeUnit.MILLISECONDS);
         audit.write(ref, entry, ExpiryOutcome.CONFIRMED, now, entry.getAttempts(), lag);
     }
@@ -194,7 +195,7 @@ final class Outcomes {
     /** Counts the first commands {@link #emitted} since the last call; at the end of a punctuation. */
     void punctuated() {
         if (uncounted > 0) {
-            counting.emitted().record(uncounted);
+            counting.emitted().increment(uncounted);
             uncounted = 0;
         }
     }
@@ -207,7 +208,7 @@ final class Outcomes {
 
     /** No confirmation came after the last attempt: given up, counted and audited. */
     void unconfirmed(Bytes ref, ScheduleEntry entry, long now) {
-        forRule(entry.getRule()).unconfirmed().record();
+        forRule(entry.getRule()).unconfirmed().increment();
         audit(ref, entry, ExpiryOutcome.UNCONFIRMED, now);
     }
 
@@ -253,7 +254,7 @@ final class Outcomes {
      * dead-lettered), a read-back asked or failed.
      */
     void count(String counter) {
-        counts.get(counter).record();
+        counts.get(counter).increment();
     }
 
     private void audit(Bytes ref, ScheduleEntry entry, ExpiryOutcome outcome, long now) {

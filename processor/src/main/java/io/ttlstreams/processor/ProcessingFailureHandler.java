@@ -65,7 +65,7 @@ public final class ProcessingFailureHandler implements ProcessingExceptionHandle
         // The task's counter, which its processors registered: Micrometer hands back the meter they hold.
         TtlMetrics.forTask(registry, context.taskId().toString())
                 .counter(TtlMetrics.DEAD_LETTERED)
-                .record();
+                .increment();
         Record<String, String> failed = new Record<>(
                 record.key() == null ? null : record.key().toString(),
                 text(record.value()),

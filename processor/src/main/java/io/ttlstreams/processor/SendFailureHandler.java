@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.Counter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +47,7 @@ public final class SendFailureHandler implements ProductionExceptionHandler {
     private String dlqTopic;
     private DeadLetters deadLetters;
     private String internalTopicPrefix;
-    private TtlMetrics.Count sendFailures;
+    private Counter sendFailures;
 
     @Override
     public void configure(Map<String, ?> configs) {
@@ -55,7 +56,8 @@ public final class SendFailureHandler implements ProductionExceptionHandler {
         this.internalTopicPrefix = Objects.requireNonNull(
                         configs.get(StreamsConfig.APPLICATION_ID_CONFIG), StreamsConfig.APPLICATION_ID_CONFIG)
                 + "-";
-        this.sendFailures = TtlMetrics.sendFailures(TtlMetrics.registry(configs));
+        this.sendFailures =
+                TtlMetrics.instanceCounter(TtlMetrics.registry(configs), TtlMetrics.SEND_FAILURES, Map.of());
     }
 
     @Override
@@ -73,7 +75,7 @@ public final class SendFailureHandler implements ProductionExceptionHandler {
                     error);
             return Response.fail();
         }
-        sendFailures.record();
+        sendFailures.increment();
         if (topic.equals(dlqTopic)) {
             LOG.error(
                     "Task {} could not write a {}-byte dead letter to {}; it is dropped: {}",

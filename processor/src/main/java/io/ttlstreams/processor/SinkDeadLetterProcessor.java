@@ -1,5 +1,6 @@
 package io.ttlstreams.processor;
 
+import io.micrometer.core.instrument.Counter;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.EnumMap;
@@ -33,7 +34,7 @@ public final class SinkDeadLetterProcessor implements Processor<byte[], byte[], 
     /** A logged reason is cut here: Connect's message can quote a whole command. */
     private static final int MAX_LOGGED_CHARS = 500;
 
-    private final Map<SinkDeadLetterReason, TtlMetrics.Count> counters = new EnumMap<>(SinkDeadLetterReason.class);
+    private final Map<SinkDeadLetterReason, Counter> counters = new EnumMap<>(SinkDeadLetterReason.class);
     private final Set<SinkDeadLetterReason> logged = EnumSet.noneOf(SinkDeadLetterReason.class);
     private final SinkWriteFailures writeFailures;
     private ProcessorContext<Void, Void> context;
@@ -61,7 +62,7 @@ public final class SinkDeadLetterProcessor implements Processor<byte[], byte[], 
         String message = header(record.headers(), SinkDeadLetterReason.MESSAGE_HEADER);
         SinkDeadLetterReason reason =
                 SinkDeadLetterReason.of(message, header(record.headers(), SinkDeadLetterReason.EXCEPTION_HEADER));
-        counters.get(reason).record();
+        counters.get(reason).increment();
         if (reason.notTheCommands()) {
             writeFailures.failedAt(record.timestamp(), context.currentSystemTimeMs());
         }

@@ -212,39 +212,26 @@ public final class TtlMetrics implements AutoCloseable {
     }
 
     /** Returns counter {@code name} of this task. */
-    public Count counter(String name) {
+    public Counter counter(String name) {
         return counter(name, Map.of());
     }
 
     /** Returns counter {@code name} of one rule, tagged {@value #RULE_TAG}. */
-    public Count counter(String name, String rule) {
+    public Counter counter(String name, String rule) {
         return counter(name, Map.of(RULE_TAG, rule));
     }
 
     /** Returns counter {@code name} of one kind, e.g. tagged {@value #REASON_TAG}: each tag a label in Prometheus. */
-    public Count counter(String name, Map<String, String> extraTags) {
-        return new Count(owned(counter(registry, name, tags.and(tags(extraTags)))));
-    }
-
-    /**
-     * Returns the counter of {@value #PUNCTUATION_FAILURES} of this instance. It belongs to no task and is never
-     * removed: a punctuation that throws fails its thread, and with it the thread's tasks.
-     */
-    public Count punctuationFailures() {
-        return instanceCounter(registry, PUNCTUATION_FAILURES, Map.of());
-    }
-
-    /** The counter of {@value #SEND_FAILURES} in {@code registry}, registered at start-up to show 0 at once. */
-    public static Count sendFailures(MeterRegistry registry) {
-        return instanceCounter(registry, SEND_FAILURES, Map.of());
+    public Counter counter(String name, Map<String, String> extraTags) {
+        return owned(counter(registry, name, tags.and(tags(extraTags))));
     }
 
     /**
      * The counter {@code name} of this instance, belonging to no task, with {@code extraTags} (e.g. {@value
      * #REASON_TAG}): for what runs beside the stream threads, such as {@link #RESYNCS_AUTOMATIC}.
      */
-    public static Count instanceCounter(MeterRegistry registry, String name, Map<String, String> extraTags) {
-        return new Count(counter(registry, name, tags(extraTags)));
+    public static Counter instanceCounter(MeterRegistry registry, String name, Map<String, String> extraTags) {
+        return counter(registry, name, tags(extraTags));
     }
 
     private static Tags tags(Map<String, String> tags) {
@@ -300,28 +287,5 @@ public final class TtlMetrics implements AutoCloseable {
     public void close() {
         meters.forEach(registry::remove);
         meters.clear();
-    }
-
-    /**
-     * A counter as the processors record into it: a Micrometer counter resolved once, so that recording costs one
-     * call and no lookup.
-     */
-    public static final class Count {
-
-        private final Counter counter;
-
-        private Count(Counter counter) {
-            this.counter = counter;
-        }
-
-        /** Counts one. */
-        public void record() {
-            counter.increment();
-        }
-
-        /** Counts {@code n}, e.g. the documents one namespace drop cancels. */
-        public void record(double n) {
-            counter.increment(n);
-        }
     }
 }

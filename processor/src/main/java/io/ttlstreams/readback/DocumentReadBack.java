@@ -1,5 +1,6 @@
 package io.ttlstreams.readback;
 
+import io.micrometer.core.instrument.util.NamedThreadFactory;
 import io.ttlstreams.contract.Namespace;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -75,8 +76,7 @@ public final class DocumentReadBack implements AutoCloseable {
     public synchronized DocumentReadBack start() {
         if (thread == null) {
             running = true;
-            thread = new Thread(this::run, "ttl-streams-read-back");
-            thread.setDaemon(true);
+            thread = new NamedThreadFactory("ttl-streams-read-back").newThread(this::run);
             thread.start();
         }
         return this;

@@ -29,11 +29,6 @@ public final class ResyncReport {
         this.dryRun = dryRun;
     }
 
-    /** Whether this was a dry run, which publishes nothing. */
-    public boolean dryRun() {
-        return dryRun;
-    }
-
     /** The namespaces read, in order. */
     public Map<Namespace, NamespaceResult> namespaces() {
         return Collections.unmodifiableMap(namespaces);

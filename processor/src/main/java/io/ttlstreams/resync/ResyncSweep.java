@@ -1,6 +1,7 @@
 package io.ttlstreams.resync;
 
 import com.mongodb.client.MongoClient;
+import io.micrometer.core.instrument.util.NamedThreadFactory;
 import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.time.Clock;
@@ -34,7 +35,7 @@ public final class ResyncSweep implements AutoCloseable {
         this.resync = Objects.requireNonNull(resync, "resync");
         this.sink = Objects.requireNonNull(sink, "sink");
         this.client = Objects.requireNonNull(client, "client");
-        this.executor = daemonThread("ttl-streams-resync-sweep");
+        this.executor = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("ttl-streams-resync-sweep"));
         executor.scheduleWithFixedDelay(this::sweep, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -87,15 +88,6 @@ public final class ResyncSweep implements AutoCloseable {
             // MongoDB or Kafka unreachable for now, say: the next sweep tries again, and the processor runs on.
             LOG.warn("Resync sweep failed; the next one tries again", e);
         }
-    }
-
-    /** A scheduler of one daemon thread, {@code name}, for a resync in the background (the sweep's, the rewrites'). */
-    static ScheduledExecutorService daemonThread(String name) {
-        return Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        });
     }
 
     /** Stops {@code executor}, interrupting a resync under way; {@code log} says so if {@code what} outlives 30 s. */

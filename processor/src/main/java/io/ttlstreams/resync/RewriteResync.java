@@ -2,7 +2,9 @@ package io.ttlstreams.resync;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.util.NamedThreadFactory;
 import io.ttlstreams.config.ResyncOptions;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.contract.Namespace;
@@ -19,6 +21,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.KafkaException;
@@ -58,7 +61,7 @@ public final class RewriteResync implements AutoCloseable {
     /** Rewritten namespaces waiting for their resync, in the order they were seen. */
     private final Map<Namespace, Pending> pending = new LinkedHashMap<>();
 
-    private final TtlMetrics.Count checks;
+    private final Counter checks;
     private boolean uuidMissingLogged;
     private final ScheduledExecutorService executor;
 
@@ -78,7 +81,8 @@ public final class RewriteResync implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.resync = new Resync(config, client, clock);
         this.checks = TtlMetrics.instanceCounter(registry, TtlMetrics.REWRITE_CHECKS, Map.of());
-        this.executor = ResyncSweep.daemonThread("ttl-streams-rewrite-resync");
+        this.executor =
+                Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("ttl-streams-rewrite-resync"));
         // The first check at once: it is the baseline every later rewrite is measured against.
         executor.scheduleWithFixedDelay(this::check, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -141,7 +145,7 @@ public final class RewriteResync implements AutoCloseable {
                     rewrite.reason(),
                     config.rewriteResyncDelay());
         }
-        checks.record();
+        checks.increment();
         for (Iterator<Pending> waiting = pending.values().iterator(); waiting.hasNext(); ) {
             Pending next = waiting.next();
             if (next.due().isAfter(clock.instant())) {
@@ -167,7 +171,7 @@ public final class RewriteResync implements AutoCloseable {
                 .estimatedDocumentCount();
         if (estimated > config.rewriteResyncMaxDocuments()) {
             TtlMetrics.instanceCounter(registry, TtlMetrics.RESYNCS_AUTOMATIC, Map.of(TtlMetrics.REASON_TAG, TOO_LARGE))
-                    .record();
+                    .increment();
             LOG.warn(
                     "{} was {} ({}), but holds about {} documents, more than {} allows an automatic resync: run"
                             + " ttl-streams resync --namespace {} when MongoDB can afford the read",
@@ -187,7 +191,7 @@ public final class RewriteResync implements AutoCloseable {
                         registry,
                         TtlMetrics.RESYNCS_AUTOMATIC,
                         Map.of(TtlMetrics.REASON_TAG, rewrite.reason().tag()))
-                .record();
+                .increment();
         LOG.info(
                 "Automatic resync of {}: {} (UUID {} -> {}), so the change stream may not have delivered its documents;"
                         + " {}",

@@ -3,6 +3,7 @@ package io.ttlstreams.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ttlstreams.config.TtlStreamsConfig;
@@ -50,7 +51,7 @@ class StatusReporterTest {
         AtomicInteger calls = new AtomicInteger();
         MeterRegistry registry = new SimpleMeterRegistry();
         TtlMetrics.instanceCounter(registry, TtlMetrics.PUNCTUATION_FAILURES, Map.of())
-                .record();
+                .increment();
         try (KafkaStreams streams = streams(stateDir);
                 StatusReporter status = new StatusReporter(
                         streams,
@@ -132,10 +133,10 @@ class StatusReporterTest {
     @Test
     void shouldLeaveFailuresOutWhileThereAreNone(@TempDir Path stateDir) {
         MeterRegistry registry = new SimpleMeterRegistry();
-        TtlMetrics.Count deadLettered = TtlMetrics.forTask(registry, "0_0").counter(TtlMetrics.DEAD_LETTERED);
-        deadLettered.record();
-        deadLettered.record();
-        deadLettered.record();
+        Counter deadLettered = TtlMetrics.forTask(registry, "0_0").counter(TtlMetrics.DEAD_LETTERED);
+        deadLettered.increment();
+        deadLettered.increment();
+        deadLettered.increment();
         assertThat(statusLine(registry, stateDir))
                 .isEqualTo("status: state=CREATED active=- standby=- deletes-emitted=0 confirmed=0 unconfirmed=0"
                         + " dead-lettered=3 expiry-lag-ms p50=0 p99=0 confirmed-lag-ms p99=0");
@@ -158,9 +159,9 @@ class StatusReporterTest {
     @Test
     void shouldShowThePacedPunctuationsWhenTheOutagePacerHeldCommandsBack(@TempDir Path stateDir) {
         MeterRegistry registry = new SimpleMeterRegistry();
-        TtlMetrics.Count paced = TtlMetrics.forTask(registry, "0_0").counter(TtlMetrics.EMISSIONS_PACED);
-        paced.record();
-        paced.record();
+        Counter paced = TtlMetrics.forTask(registry, "0_0").counter(TtlMetrics.EMISSIONS_PACED);
+        paced.increment();
+        paced.increment();
         assertThat(statusLine(registry, stateDir))
                 .isEqualTo("status: state=CREATED active=- standby=- deletes-emitted=0 emissions-paced=2"
                         + " confirmed=0 unconfirmed=0 dead-lettered=0 expiry-lag-ms p50=0 p99=0"

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 class ConfigReferenceTest {
 
-    private final String markdown = TtlStreamsConfig.configReferenceMarkdown();
+    private final String markdown = ConfigReference.everyOption();
 
     @Test
     void shouldListEveryOption() {

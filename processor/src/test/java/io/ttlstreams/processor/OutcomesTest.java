@@ -70,7 +70,7 @@ class OutcomesTest {
         MeterRegistry perCommand = new SimpleMeterRegistry();
         Outcomes outcomes = outcomes(counted, List.of("a", "b"), false);
         TtlMetrics reference = TtlMetrics.forTask(perCommand, "0_0");
-        Map<String, TtlMetrics.Count> emitted = new HashMap<>();
+        Map<String, Counter> emitted = new HashMap<>();
         Map<String, Timer> lags = new HashMap<>();
         for (String rule : List.of("a", "b", "c")) {
             emitted.put(rule, reference.counter(TtlMetrics.EMITTED, rule));
@@ -86,7 +86,7 @@ class OutcomesTest {
                 String rule = new String(rules.get(i).toCharArray());
                 long lag = 10L * i + punctuation;
                 outcomes.emitted(REF, entry(rule, now - lag), now);
-                emitted.get(rule).record();
+                emitted.get(rule).increment();
                 lags.get(rule).record(lag, TimeUnit.MILLISECONDS);
             }
             outcomes.punctuated();

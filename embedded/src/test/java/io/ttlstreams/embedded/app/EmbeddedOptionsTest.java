@@ -3,6 +3,7 @@ package io.ttlstreams.embedded.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ttlstreams.config.ConfigReference;
 import io.ttlstreams.config.TestConfigs;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.embedded.standin.ServerVersion;
@@ -85,7 +86,7 @@ class EmbeddedOptionsTest {
 
     @Test
     void shouldDocumentTheEmbeddedStackBetweenKafkaConnectAndFailureHandling() {
-        String reference = TtlStreamsConfig.configReferenceMarkdown();
+        String reference = ConfigReference.everyOption();
 
         assertThat(reference)
                 .containsSubsequence(
