@@ -52,17 +52,32 @@ final class ChaosCommand implements Callable<Integer> {
 
     /**
      * The streams rebalance protocol (KIP-1071): the brokers' group coordinator assigns the tasks. The group's standbys
-     * (1), session timeout (10 s) and heartbeat interval (1 s) are the embedded broker's settings of streams groups,
+     * (1), session timeout (10 s) and heartbeat interval (500 ms) are the embedded broker's settings of streams groups,
      * the same as the processor's defaults under the classic protocol.
      */
     static final Map<String, String> STREAMS_PROTOCOL = Map.of("group.protocol", "streams");
 
     /**
-     * The defaults before issue 46 measured a rolling restart: standbys and Kafka's 3 s heartbeat (now 1 s), so that
+     * The defaults before issue 46 measured a rolling restart: standbys and Kafka's 3 s heartbeat (now 500 ms), so that
      * one alternated run compares the two ({@code --variants heartbeat-3s,standbys,heartbeat-3s,standbys}).
      */
     static final Map<String, String> HEARTBEAT_3S =
             Map.of("num.standby.replicas", "1", "heartbeat.interval.ms", "3000");
+
+    /**
+     * The defaults before the takeover settings (issue 46): a 1 s heartbeat, the restore consumer's 500 ms long
+     * polls and client telemetry on, so that one alternated run compares them with today's ({@code --variants
+     * before-takeover,standbys,...}).
+     */
+    static final Map<String, String> BEFORE_TAKEOVER = Map.of(
+            "num.standby.replicas",
+            "1",
+            "heartbeat.interval.ms",
+            "1000",
+            "restore.consumer.fetch.max.wait.ms",
+            "500",
+            "enable.metrics.push",
+            "true");
 
     /**
      * Standbys with Kafka Streams' sticky task assignor (KIP-924) instead of the high-availability one: a restart's
@@ -138,9 +153,11 @@ final class ChaosCommand implements Callable<Integer> {
                             + " group on close), no-standbys (num.standby.replicas=0), static-membership (standbys,"
                             + " group.instance.id per instance as the StatefulSet sets it, which stays in the group on close,"
                             + " and session.timeout.ms=45000, above an instance's restart) and streams (group.protocol=streams,"
-                            + " the streams rebalance protocol, with the embedded broker's one standby, 10 s session and 1 s"
+                            + " the streams rebalance protocol, with the embedded broker's one standby, 10 s session and 500 ms"
                             + " heartbeat for streams groups, the processor's defaults) and heartbeat-3s (standbys with"
-                            + " heartbeat.interval.ms=3000, the default before issue 46) and sticky (standbys with Kafka Streams' sticky"
+                            + " heartbeat.interval.ms=3000, the default before issue 46), before-takeover (standbys with"
+                            + " the 1 s heartbeat, the restore consumer's 500 ms long polls and client telemetry, the defaults"
+                            + " before the takeover settings) and sticky (standbys with Kafka Streams' sticky"
                             + " task assignor), warm-up (standbys, acceptable.recovery.lag=100 and"
                             + " probing.rebalance.interval.ms=60000: a returning instance warms up before it takes tasks back)"
                             + ", two-standbys (num.standby.replicas=2) and warm-up-two-standbys (both) (default: ${DEFAULT-VALUE}).")
@@ -193,7 +210,7 @@ final class ChaosCommand implements Callable<Integer> {
         for (String variant : variants) {
             if (streamsSettings(variant) == null) {
                 System.err.println("ttl-streams bench chaos: --variants: unknown variant " + variant
-                        + " (standbys, no-standbys, static-membership, streams, heartbeat-3s, sticky, warm-up,"
+                        + " (standbys, no-standbys, static-membership, streams, heartbeat-3s, before-takeover, sticky, warm-up,"
                         + " two-standbys, warm-up-two-standbys)");
                 return 2;
             }
@@ -322,6 +339,7 @@ final class ChaosCommand implements Callable<Integer> {
             case "no-standbys" -> WITHOUT_STANDBYS;
             case "streams" -> STREAMS_PROTOCOL;
             case "heartbeat-3s" -> HEARTBEAT_3S;
+            case "before-takeover" -> BEFORE_TAKEOVER;
             case "sticky" -> STICKY_ASSIGNOR;
             case "warm-up" -> WARM_UP;
             case "two-standbys" -> TWO_STANDBYS;

@@ -7,6 +7,8 @@ import io.ttlstreams.schema.ScheduleEntry;
 import io.ttlstreams.schema.TaskRecord;
 import io.ttlstreams.schema.UnscheduledNote;
 import io.ttlstreams.serde.VersionedAvroSerde;
+import java.util.Map;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -16,9 +18,17 @@ import org.apache.kafka.streams.state.Stores;
 
 /**
  * The processor's state stores, one per kind of record, each with one writer and one versioned serde (the schema
- * files in {@code schemas/} say what the bytes are). All are persistent (RocksDB) and changelogged (Kafka Streams'
- * default), so the schedule survives restarts and moves with its tasks; keys and values carry a format version (see
- * {@link ScheduleKey}, {@link DocumentRef}, {@link CompactValueSerde}, {@link VersionedAvroSerde}).
+ * files in {@code schemas/} say what the bytes are). All are changelogged (Kafka Streams' default), so the schedule
+ * survives restarts and moves with its tasks; keys and values carry a format version (see {@link ScheduleKey},
+ * {@link DocumentRef}, {@link CompactValueSerde}, {@link VersionedAvroSerde}).
+ *
+ * <p>The stores that grow with the documents ({@value #SCHEDULE}, {@value #INDEX}) and the {@value #TASK} store, whose
+ * checkpoints get new keys at every punctuation that emits, are persistent (RocksDB): a restart resumes them from
+ * their checkpointed offsets. The four whose keys are few and bounded (rules, namespaces, 4,096 slots) live in memory
+ * ({@link #SMALL_CHANGELOG}): a task that starts on an instance, a new standby in a takeover among them, opens
+ * three RocksDB instances instead of seven, and the stream thread does that before it runs the tasks it took over
+ * (bench/README.md, rolling restarts). Such a store is restored from its changelog's start, so that changelog is
+ * kept short.
  *
  * <p>Caching is disabled: the punctuator's range scan must see every write at once, and with reads by key there is
  * little for a cache to save (measured: it made scheduling slower).
@@ -63,6 +73,16 @@ public final class ScheduleStores {
     public static final Serde<UnscheduledNote> UNSCHEDULED_NOTE_VALUES =
             VersionedAvroSerde.of(UnscheduledNote.class, 1);
 
+    /**
+     * The changelog settings of the in-memory stores, which a task restores from the changelog's start: segments of
+     * 1 MiB (the least Kafka accepts; its default is 1 GiB), so that the log cleaner compacts all but the last MiB
+     * and a restore reads each key about once however often it was written (a guard window is written per
+     * document due on arrival, a note per unscheduled change event). Kafka Streams applies them when it creates the
+     * changelog; an application's existing changelogs keep theirs (docs/guides.md, "Upgrade and rollback").
+     */
+    public static final Map<String, String> SMALL_CHANGELOG =
+            Map.of(TopicConfig.SEGMENT_BYTES_CONFIG, Integer.toString(1024 * 1024));
+
     private ScheduleStores() {}
 
     /** The {@value #SCHEDULE} store. */
@@ -82,22 +102,22 @@ public final class ScheduleStores {
 
     /** The {@value #NAMESPACE_EPOCHS} store. */
     public static StoreBuilder<KeyValueStore<String, Long>> namespaceEpochs() {
-        return persistent(NAMESPACE_EPOCHS, Serdes.String(), Serdes.Long());
+        return inMemory(NAMESPACE_EPOCHS, Serdes.String(), Serdes.Long());
     }
 
     /** The {@value #RULE_VERSIONS} store. */
     public static StoreBuilder<KeyValueStore<String, RuleVersion>> ruleVersions() {
-        return persistent(RULE_VERSIONS, Serdes.String(), RULE_VERSION_VALUES);
+        return inMemory(RULE_VERSIONS, Serdes.String(), RULE_VERSION_VALUES);
     }
 
     /** The {@value #GUARD_STATE} store. */
     public static StoreBuilder<KeyValueStore<String, GuardState>> guardState() {
-        return persistent(GUARD_STATE, Serdes.String(), GUARD_STATE_VALUES);
+        return inMemory(GUARD_STATE, Serdes.String(), GUARD_STATE_VALUES);
     }
 
     /** The {@value #UNSCHEDULED_NOTES} store. */
     public static StoreBuilder<KeyValueStore<Integer, UnscheduledNote>> unscheduledNotes() {
-        return persistent(UNSCHEDULED_NOTES, Serdes.Integer(), UNSCHEDULED_NOTE_VALUES);
+        return inMemory(UNSCHEDULED_NOTES, Serdes.Integer(), UNSCHEDULED_NOTE_VALUES);
     }
 
     /**
@@ -107,5 +127,12 @@ public final class ScheduleStores {
     private static <K, V> StoreBuilder<KeyValueStore<K, V>> persistent(String name, Serde<K> keys, Serde<V> values) {
         return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), keys, values)
                 .withCachingDisabled();
+    }
+
+    /** An in-memory store, changelogged with {@link #SMALL_CHANGELOG}, with caching off as {@link #persistent}. */
+    private static <K, V> StoreBuilder<KeyValueStore<K, V>> inMemory(String name, Serde<K> keys, Serde<V> values) {
+        return Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), keys, values)
+                .withCachingDisabled()
+                .withLoggingEnabled(SMALL_CHANGELOG);
     }
 }

@@ -10,6 +10,7 @@ import io.ttlstreams.contract.Namespace;
 import io.ttlstreams.rules.TtlRule;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -175,17 +176,19 @@ class TtlStreamsConfigTest {
                 .streamsProperties();
 
         assertThat(streams)
-                .containsExactlyInAnyOrderEntriesOf(Map.of(
-                        "application.id", "ttl-streams",
-                        "processing.guarantee", "exactly_once_v2",
-                        "max.task.idle.ms", "-1",
-                        "session.timeout.ms", "10000",
-                        "heartbeat.interval.ms", "1000",
-                        "num.standby.replicas", "1",
-                        "batch.size", "262144",
-                        "bootstrap.servers", "broker:9092",
-                        "num.stream.threads", "2",
-                        "topology.optimization", "all"));
+                .containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
+                        Map.entry("application.id", "ttl-streams"),
+                        Map.entry("processing.guarantee", "exactly_once_v2"),
+                        Map.entry("max.task.idle.ms", "-1"),
+                        Map.entry("session.timeout.ms", "10000"),
+                        Map.entry("heartbeat.interval.ms", "500"),
+                        Map.entry("restore.consumer.fetch.max.wait.ms", "100"),
+                        Map.entry("enable.metrics.push", "false"),
+                        Map.entry("num.standby.replicas", "1"),
+                        Map.entry("batch.size", "262144"),
+                        Map.entry("bootstrap.servers", "broker:9092"),
+                        Map.entry("num.stream.threads", "2"),
+                        Map.entry("topology.optimization", "all")));
     }
 
     @Test
@@ -239,14 +242,14 @@ class TtlStreamsConfigTest {
     }
 
     @Test
-    void shouldHeartbeatEverySecondWithinTheSessionWhenNoHeartbeatIsSet() {
+    void shouldHeartbeatTwiceASecondWithinTheSessionWhenNoHeartbeatIsSet() {
         StreamsConfig streams =
                 new StreamsConfig(config("bootstrap.servers", "broker:9092").streamsProperties());
         Map<String, Object> consumer = streams.getMainConsumerConfigs("group", "client", 0);
 
         assertThat(consumer)
-                .as("a member learns of a rebalance at its next heartbeat: every second, not Kafka's every 3 s")
-                .containsEntry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000")
+                .as("a member learns of a rebalance at its next heartbeat: every 500 ms, not Kafka's every 3 s")
+                .containsEntry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "500")
                 .containsEntry(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
         assertThat(Integer.parseInt((String) consumer.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG)))
                 .as("Kafka's advice: a session at least three heartbeats long")
@@ -268,6 +271,42 @@ class TtlStreamsConfigTest {
                                 .streamsProperties())
                         .getMainConsumerConfigs("group", "client", 0))
                 .containsEntry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "2000");
+    }
+
+    @Test
+    void shouldShortenOnlyTheRestoreConsumersLongPollWhenNoFetchWaitIsSet() {
+        StreamsConfig streams =
+                new StreamsConfig(config("bootstrap.servers", "broker:9092").streamsProperties());
+
+        assertThat(streams.getRestoreConsumerConfigs("client"))
+                .as("a promoted standby's first fetch waits for the long poll in flight")
+                .containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "100");
+        assertThat(streams.getMainConsumerConfigs("group", "client", 0))
+                .doesNotContainKey(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG);
+    }
+
+    @Test
+    void shouldLetTheUsersFetchWaitReachTheRestoreConsumerWhenSetWithOrWithoutAPrefix() {
+        for (String key :
+                List.of("fetch.max.wait.ms", "consumer.fetch.max.wait.ms", "restore.consumer.fetch.max.wait.ms")) {
+            StreamsConfig streams = new StreamsConfig(
+                    config("bootstrap.servers", "broker:9092", key, "250").streamsProperties());
+
+            assertThat(streams.getRestoreConsumerConfigs("client"))
+                    .as(key)
+                    .containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "250");
+        }
+    }
+
+    @Test
+    void shouldTurnClientTelemetryOffUnlessTheUserTurnsItOn() {
+        assertThat(new StreamsConfig(config("bootstrap.servers", "broker:9092").streamsProperties())
+                        .getMainConsumerConfigs("group", "client", 0))
+                .containsEntry("enable.metrics.push", "false");
+        assertThat(new StreamsConfig(config("bootstrap.servers", "broker:9092", "enable.metrics.push", "true")
+                                .streamsProperties())
+                        .getProducerConfigs("client"))
+                .containsEntry("enable.metrics.push", "true");
     }
 
     /** What Kafka Streams hands its producer, from the configuration's streams properties. */

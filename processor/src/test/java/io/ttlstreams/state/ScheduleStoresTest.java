@@ -11,12 +11,14 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.internals.CachingKeyValueStore;
 import org.apache.kafka.streams.state.internals.ChangeLoggingKeyValueBytesStore;
+import org.apache.kafka.streams.state.internals.InMemoryKeyValueStore;
 import org.apache.kafka.streams.state.internals.RocksDBStore;
 import org.apache.kafka.streams.state.internals.WrappedStateStore;
 import org.bson.BsonDocument;
@@ -43,22 +45,31 @@ class ScheduleStoresTest {
     }
 
     @Test
-    void shouldBuildChangeloggedUncachedRocksDbStores() {
+    void shouldKeepTheStoresThatGrowInRocksDbAndTheBoundedOnesInMemoryAllChangeloggedAndUncached() {
+        for (StoreBuilder<?> builder :
+                List.of(ScheduleStores.schedule(), ScheduleStores.index(), ScheduleStores.task())) {
+            assertThat(builder.loggingEnabled()).as(builder.name()).isTrue();
+            // Kafka Streams exposes no caching flag; the built store's layers show it.
+            assertThat(layers(builder.build()))
+                    .as(builder.name())
+                    .contains(ChangeLoggingKeyValueBytesStore.class, RocksDBStore.class)
+                    .doesNotContain(CachingKeyValueStore.class);
+        }
         for (StoreBuilder<?> builder : List.of(
-                ScheduleStores.schedule(),
-                ScheduleStores.index(),
-                ScheduleStores.task(),
                 ScheduleStores.namespaceEpochs(),
                 ScheduleStores.ruleVersions(),
                 ScheduleStores.guardState(),
                 ScheduleStores.unscheduledNotes())) {
             assertThat(builder.loggingEnabled()).as(builder.name()).isTrue();
-            // Kafka Streams exposes no caching flag; the built store's layers show it.
-            List<Class<?>> layers = layers(builder.build());
-            assertThat(layers)
+            assertThat(builder.logConfig())
+                    .as("%s is restored from its changelog's start: short segments, compacted", builder.name())
+                    .containsEntry(TopicConfig.SEGMENT_BYTES_CONFIG, "1048576");
+            StateStore store = builder.build();
+            assertThat(store.persistent()).as(builder.name()).isFalse();
+            assertThat(layers(store))
                     .as(builder.name())
-                    .contains(ChangeLoggingKeyValueBytesStore.class, RocksDBStore.class)
-                    .doesNotContain(CachingKeyValueStore.class);
+                    .contains(ChangeLoggingKeyValueBytesStore.class, InMemoryKeyValueStore.class)
+                    .doesNotContain(CachingKeyValueStore.class, RocksDBStore.class);
         }
     }
 
