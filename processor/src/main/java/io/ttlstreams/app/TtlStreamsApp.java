@@ -203,16 +203,16 @@ public final class TtlStreamsApp implements AutoCloseable {
             LOG.error(
                     "Stream thread failed; replacing it ({} of {} replacements allowed within {} ms)",
                     policy.recentReplacements(),
-                    policy.maxReplacements(),
-                    policy.window().toMillis(),
+                    config.threadReplacementsMax(),
+                    config.threadReplacementsWindow().toMillis(),
                     error);
         } else {
             LOG.error(
                     "Stream thread failed and will not be replaced ({} replacements within {} ms already, {} at"
                             + " most): shutting this instance down, to exit with a non-zero code and be restarted",
                     policy.recentReplacements(),
-                    policy.window().toMillis(),
-                    policy.maxReplacements(),
+                    config.threadReplacementsWindow().toMillis(),
+                    config.threadReplacementsMax(),
                     error);
         }
         return response;
