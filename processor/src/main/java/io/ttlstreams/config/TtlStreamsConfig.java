@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.Properties;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigException;
@@ -206,8 +205,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * producer's {@code transaction.timeout.ms} under exactly-once; empty under at-least-once.
      */
     public Optional<Duration> threadPunctuationMaxDuration() {
-        OptionalLong millis = SchedulerOptions.threadPunctuationMillis(streamsProperties());
-        return millis.isPresent() ? Optional.of(Duration.ofMillis(millis.getAsLong())) : Optional.empty();
+        return SchedulerOptions.threadPunctuationMaxDuration(streamsProperties());
     }
 
     /** The application-wide delete throttle; empty when unthrottled. */
