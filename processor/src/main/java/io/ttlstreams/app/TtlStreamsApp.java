@@ -83,15 +83,6 @@ public final class TtlStreamsApp implements AutoCloseable {
     private volatile String protocolRefused;
 
     /**
-     * Provisions the topics and creates (does not start) Kafka Streams, watching no connectors.
-     *
-     * @param config the processor configuration; its Kafka Streams settings must name bootstrap.servers
-     */
-    public TtlStreamsApp(TtlStreamsConfig config) throws InterruptedException {
-        this(config, Optional.empty());
-    }
-
-    /**
      * Binds the HTTP port, provisions the topics and creates (does not start) Kafka Streams, with {@code
      * application.server} set to the HTTP address unless the configuration sets it.
      *
