@@ -5,7 +5,6 @@ import io.ttlstreams.rules.ConfigValues;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.secrets.BasicCredentials;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -100,18 +99,6 @@ public final class TtlStreamsConfig extends AbstractConfig {
             }
         }
         return new ExpiryEvents(topic, documents, notices);
-    }
-
-    /**
-     * Reads a Java properties file (UTF-8). Trailing comments such as {@code key=value   # note} are removed when
-     * the {@code #} follows whitespace outside a double-quoted JSON string; write {@code \#} to keep one.
-     *
-     * <p>{@link ConfigLayers#load} applies the environment's options and the command line's over the file's.
-     *
-     * @throws ConfigException naming the file when it cannot be read, or an option as the constructor does
-     */
-    public static TtlStreamsConfig load(Path propertiesFile) {
-        return new TtlStreamsConfig(PropertiesFiles.read(propertiesFile));
     }
 
     /** Each rule's blast-radius limit, by rule name in rule order: its own settings where set, else the global ones. */
