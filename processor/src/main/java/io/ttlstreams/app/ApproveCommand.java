@@ -132,6 +132,5 @@ final class ApproveCommand implements Callable<Integer> {
 
     private void out(String line) {
         spec.commandLine().getOut().println(line);
-        spec.commandLine().getOut().flush();
     }
 }

@@ -71,7 +71,6 @@ final class ConnectConfigCommand implements Callable<Integer> {
             for (Path file : connectors.writeTo(out)) {
                 spec.commandLine().getOut().println(file);
             }
-            spec.commandLine().getOut().flush();
             return 0;
         } catch (IOException e) {
             return CommandFailure.report(spec, "cannot write " + out + ": " + e, 1);

@@ -79,14 +79,6 @@ final class ThreadFailurePolicy {
         return recentReplacements.size();
     }
 
-    int maxReplacements() {
-        return maxReplacements;
-    }
-
-    Duration window() {
-        return Duration.ofMillis(windowMillis);
-    }
-
     /**
      * A broker refused this instance's credentials, an operation, or a request it does not support: replacing the
      * thread cannot help.

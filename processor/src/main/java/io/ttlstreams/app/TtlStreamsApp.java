@@ -83,15 +83,6 @@ public final class TtlStreamsApp implements AutoCloseable {
     private volatile String protocolRefused;
 
     /**
-     * Provisions the topics and creates (does not start) Kafka Streams, watching no connectors.
-     *
-     * @param config the processor configuration; its Kafka Streams settings must name bootstrap.servers
-     */
-    public TtlStreamsApp(TtlStreamsConfig config) throws InterruptedException {
-        this(config, Optional.empty());
-    }
-
-    /**
      * Binds the HTTP port, provisions the topics and creates (does not start) Kafka Streams, with {@code
      * application.server} set to the HTTP address unless the configuration sets it.
      *
@@ -203,16 +194,16 @@ public final class TtlStreamsApp implements AutoCloseable {
             LOG.error(
                     "Stream thread failed; replacing it ({} of {} replacements allowed within {} ms)",
                     policy.recentReplacements(),
-                    policy.maxReplacements(),
-                    policy.window().toMillis(),
+                    config.threadReplacementsMax(),
+                    config.threadReplacementsWindow().toMillis(),
                     error);
         } else {
             LOG.error(
                     "Stream thread failed and will not be replaced ({} replacements within {} ms already, {} at"
                             + " most): shutting this instance down, to exit with a non-zero code and be restarted",
                     policy.recentReplacements(),
-                    policy.window().toMillis(),
-                    policy.maxReplacements(),
+                    config.threadReplacementsWindow().toMillis(),
+                    config.threadReplacementsMax(),
                     error);
         }
         return response;

@@ -12,7 +12,6 @@ import picocli.CommandLine.Command;
         name = "ttl-streams",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
-        usageHelpAutoWidth = true,
         description = "Event-driven TTL engine for MongoDB data, built on Kafka Streams.",
         subcommands = {
             RunCommand.class,

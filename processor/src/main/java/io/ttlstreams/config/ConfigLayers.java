@@ -39,8 +39,9 @@ public final class ConfigLayers {
     private ConfigLayers() {}
 
     /**
-     * Reads a properties file as {@link TtlStreamsConfig#load(Path)} does, then applies the environment's options and
-     * the command line's.
+     * Reads a Java properties file (UTF-8), then applies the environment's options and the command line's. Trailing
+     * comments such as {@code key=value   # note} are removed when the {@code #} follows whitespace outside a
+     * double-quoted JSON string; write {@code \#} to keep one.
      *
      * @param environment the process environment, usually {@link System#getenv()}
      * @param overrides {@code key=value} assignments from the command line

@@ -29,24 +29,18 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
  * producer.}/{@code admin.} overrides, as Kafka Streams does). What this class adds is the check at start-up, so that a
  * half-configured client fails naming the option instead of deep in Kafka's login code, and the name of the user the
  * clients authenticate as, which start-up logs and an authorization failure names ({@code AccessDenied}).
+ *
+ * @param mechanism the SASL mechanism; null unless the protocol authenticates with SASL
+ * @param user the user name the clients log in with ({@code username} of the JAAS line); empty when the settings name
+ *     none
  */
-public final class KafkaClientSecurity {
+public record KafkaClientSecurity(SecurityProtocol protocol, String mechanism, Optional<String> user) {
 
     /** The SASL mechanisms whose JAAS line names a user with {@code username="..."} and a {@code password}. */
     private static final List<String> USER_PASSWORD_MECHANISMS = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
 
     /** The system property naming a JAAS file, Kafka's alternative to {@code sasl.jaas.config}. */
     private static final String JAAS_FILE_PROPERTY = "java.security.auth.login.config";
-
-    private final SecurityProtocol protocol;
-    private final String mechanism;
-    private final Optional<String> user;
-
-    private KafkaClientSecurity(SecurityProtocol protocol, String mechanism, Optional<String> user) {
-        this.protocol = protocol;
-        this.mechanism = mechanism;
-        this.user = user;
-    }
 
     /**
      * The client security of {@code config}'s Kafka settings, checked.
@@ -129,11 +123,6 @@ public final class KafkaClientSecurity {
         } catch (InvalidPathException e) {
             return false;
         }
-    }
-
-    /** The user name the clients log in with ({@code username} of the JAAS line); empty when the settings name none. */
-    public Optional<String> user() {
-        return user;
     }
 
     /** The principal Kafka's ACLs name for {@link #user()}: {@code User:<name>}. */

@@ -1,7 +1,8 @@
 package io.ttlstreams.config;
 
 import io.ttlstreams.rules.ConfigValues;
-import java.util.OptionalLong;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -233,16 +234,16 @@ public final class SchedulerOptions {
      * room for the records processed around them. Empty under at-least-once, where no transaction bounds them.
      *
      * @param streams the Kafka Streams settings
-     * @return how long, in milliseconds, one stream thread's punctuations may take in all between two commits
+     * @return how long one stream thread's punctuations may take in all between two commits
      * @throws ConfigException naming {@code transaction.timeout.ms} when it is not a number
      */
-    static OptionalLong threadPunctuationMillis(Properties streams) {
+    static Optional<Duration> threadPunctuationMaxDuration(Properties streams) {
         if (StreamsConfig.AT_LEAST_ONCE.equals(streams.getProperty(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {
-            return OptionalLong.empty();
+            return Optional.empty();
         }
         String timeout = transactionTimeout(streams);
         try {
-            return OptionalLong.of(Long.parseLong(timeout) / 2);
+            return Optional.of(Duration.ofMillis(Long.parseLong(timeout) / 2));
         } catch (NumberFormatException e) {
             throw new ConfigException(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, timeout, "Not a number");
         }
@@ -259,16 +260,16 @@ public final class SchedulerOptions {
     }
 
     /**
-     * Checks that one task's punctuation fits a thread's share of a transaction ({@link #threadPunctuationMillis}); a
-     * thread with more tasks splits that share among them as it runs.
+     * Checks that one task's punctuation fits a thread's share of a transaction ({@link
+     * #threadPunctuationMaxDuration}); a thread with more tasks splits that share among them as it runs.
      *
      * @param budget the configured {@value #PUNCTUATE_MAX_DURATION_MS_CONFIG}
      * @param streams the Kafka Streams settings
      * @throws ConfigException naming {@value #PUNCTUATE_MAX_DURATION_MS_CONFIG} when it does not fit
      */
     static void checkPunctuationFitsTransactions(long budget, Properties streams) {
-        OptionalLong share = threadPunctuationMillis(streams);
-        if (share.isPresent() && budget > share.getAsLong()) {
+        Optional<Duration> share = threadPunctuationMaxDuration(streams);
+        if (share.isPresent() && budget > share.get().toMillis()) {
             throw new ConfigException(
                     PUNCTUATE_MAX_DURATION_MS_CONFIG,
                     budget,

@@ -5,14 +5,12 @@ import io.ttlstreams.rules.ConfigValues;
 import io.ttlstreams.rules.TtlRules;
 import io.ttlstreams.secrets.BasicCredentials;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.Properties;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigException;
@@ -101,18 +99,6 @@ public final class TtlStreamsConfig extends AbstractConfig {
             }
         }
         return new ExpiryEvents(topic, documents, notices);
-    }
-
-    /**
-     * Reads a Java properties file (UTF-8). Trailing comments such as {@code key=value   # note} are removed when
-     * the {@code #} follows whitespace outside a double-quoted JSON string; write {@code \#} to keep one.
-     *
-     * <p>{@link ConfigLayers#load} applies the environment's options and the command line's over the file's.
-     *
-     * @throws ConfigException naming the file when it cannot be read, or an option as the constructor does
-     */
-    public static TtlStreamsConfig load(Path propertiesFile) {
-        return new TtlStreamsConfig(PropertiesFiles.read(propertiesFile));
     }
 
     /** Each rule's blast-radius limit, by rule name in rule order: its own settings where set, else the global ones. */
@@ -206,8 +192,7 @@ public final class TtlStreamsConfig extends AbstractConfig {
      * producer's {@code transaction.timeout.ms} under exactly-once; empty under at-least-once.
      */
     public Optional<Duration> threadPunctuationMaxDuration() {
-        OptionalLong millis = SchedulerOptions.threadPunctuationMillis(streamsProperties());
-        return millis.isPresent() ? Optional.of(Duration.ofMillis(millis.getAsLong())) : Optional.empty();
+        return SchedulerOptions.threadPunctuationMaxDuration(streamsProperties());
     }
 
     /** The application-wide delete throttle; empty when unthrottled. */

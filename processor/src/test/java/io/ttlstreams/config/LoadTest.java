@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
@@ -36,7 +38,7 @@ class LoadTest {
                 "bootstrap.servers=localhost:9092 # the broker",
                 "ssl.key.password=p#ss \\#kept");
 
-        TtlStreamsConfig config = TtlStreamsConfig.load(file);
+        TtlStreamsConfig config = ConfigLayers.load(file, Map.of(), List.of());
 
         assertThat(config.rules().rules()).hasSize(1);
         assertThat(config.rules().rules().get(0).namespace()).hasToString("app.sessions");
@@ -58,7 +60,7 @@ class LoadTest {
                 "ttl.rule.sessions.field=expireAt",
                 "ttl.rule.sessions.expire.after.seconds=NaN  # oops");
 
-        assertThatThrownBy(() -> TtlStreamsConfig.load(file))
+        assertThatThrownBy(() -> ConfigLayers.load(file, Map.of(), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.rule.sessions.expire.after.seconds");
     }
@@ -67,7 +69,7 @@ class LoadTest {
     void shouldNameAMissingFile() {
         Path missing = directory.resolve("nope.properties");
 
-        assertThatThrownBy(() -> TtlStreamsConfig.load(missing))
+        assertThatThrownBy(() -> ConfigLayers.load(missing, Map.of(), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(missing.toString())
                 .hasMessageContaining("does not exist");
@@ -75,7 +77,7 @@ class LoadTest {
 
     @Test
     void shouldNameAnUnreadableFile() {
-        assertThatThrownBy(() -> TtlStreamsConfig.load(directory))
+        assertThatThrownBy(() -> ConfigLayers.load(directory, Map.of(), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(directory.toString());
     }
@@ -86,7 +88,7 @@ class LoadTest {
                 directory.resolve("latin1.properties"),
                 "ttl.rules=s\u00e9ssions\n".getBytes(StandardCharsets.ISO_8859_1));
 
-        assertThatThrownBy(() -> TtlStreamsConfig.load(file))
+        assertThatThrownBy(() -> ConfigLayers.load(file, Map.of(), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(file.toString())
                 .hasMessageContaining("UTF-8");
@@ -126,7 +128,7 @@ class LoadTest {
                 "ttl.rule.sessions.partial.filter={\"status\": \\",
                 "    \"a #b\"}   # note");
 
-        assertThat(TtlStreamsConfig.load(file)
+        assertThat(ConfigLayers.load(file, Map.of(), List.of())
                         .rules()
                         .rules()
                         .get(0)
@@ -150,7 +152,7 @@ class LoadTest {
                 "# a later copy-paste",
                 "ttl.rule.sessions.expire.after.seconds=0");
 
-        assertThatThrownBy(() -> TtlStreamsConfig.load(file))
+        assertThatThrownBy(() -> ConfigLayers.load(file, Map.of(), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(file.toString())
                 .hasMessageContaining("ttl.rule.sessions.expire.after.seconds twice, on lines 4 and 6");
@@ -166,12 +168,12 @@ class LoadTest {
                 "    \"open\"}   # continued",
                 "ttl.rule.sessions.field=expireAt");
         Path continuedKey = write(continuedValue, "ttl.rule.sessions.\\", "    partial.filter = {}");
-        assertThatThrownBy(() -> TtlStreamsConfig.load(continuedKey))
+        assertThatThrownBy(() -> ConfigLayers.load(continuedKey, Map.of(), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.rule.sessions.partial.filter twice, on lines 3 and 6");
 
         Path escapedKey = write(continuedValue, "ttl.rule.sessions.partial\\u002efilter:{}");
-        assertThatThrownBy(() -> TtlStreamsConfig.load(escapedKey))
+        assertThatThrownBy(() -> ConfigLayers.load(escapedKey, Map.of(), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ttl.rule.sessions.partial.filter twice, on lines 3 and 6");
     }
@@ -186,7 +188,7 @@ class LoadTest {
                 "ttl.rules",
                 "bootstrap.servers=localhost:9092 # ttl.rules=x");
 
-        TtlStreamsConfig config = TtlStreamsConfig.load(file);
+        TtlStreamsConfig config = ConfigLayers.load(file, Map.of(), List.of());
 
         assertThat(config.rules().rules().get(0).field()).isEqualTo("ttl.rules");
     }
@@ -199,7 +201,7 @@ class LoadTest {
                                 + "ttl.rule.sessions.field=expireAt\n")
                         .getBytes(StandardCharsets.UTF_8));
 
-        assertThat(TtlStreamsConfig.load(file).rules().rules()).hasSize(1);
+        assertThat(ConfigLayers.load(file, Map.of(), List.of()).rules().rules()).hasSize(1);
     }
 
     @Test
@@ -210,14 +212,14 @@ class LoadTest {
                                 + "ttl.rule.sessions.field=expireAt\n")
                         .getBytes(StandardCharsets.UTF_8));
 
-        assertThat(TtlStreamsConfig.load(file).rules().rules()).hasSize(1);
+        assertThat(ConfigLayers.load(file, Map.of(), List.of()).rules().rules()).hasSize(1);
     }
 
     @Test
     void shouldNameTheLineOfAMalformedEscape() throws IOException {
         Path file = write("ttl.rules=sessions", "ttl.rule.sessions.field=\\uZZZZ");
 
-        assertThatThrownBy(() -> TtlStreamsConfig.load(file))
+        assertThatThrownBy(() -> ConfigLayers.load(file, Map.of(), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(file + ", line 2");
     }

@@ -2,10 +2,11 @@ package io.ttlstreams.connect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ttlstreams.config.TtlStreamsConfig;
+import io.ttlstreams.config.ConfigLayers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ class ExampleConnectConfigTest {
 
     private static ConnectorConfigs example() {
         return ConnectorConfigs.render(
-                TtlStreamsConfig.load(DIR.resolve("example-processor.properties")),
+                ConfigLayers.load(DIR.resolve("example-processor.properties"), Map.of(), List.of()),
                 ConnectorConfigs.DEFAULT_MONGODB_URI,
                 false);
     }
@@ -47,8 +48,8 @@ class ExampleConnectConfigTest {
     @Test
     void shouldExplainEveryKeyInTheReadme() throws IOException {
         String readme = Files.readString(DIR.resolve("README.md"));
-        ConnectorConfigs example =
-                ConnectorConfigs.render(TtlStreamsConfig.load(DIR.resolve("example-processor.properties")), "x", true);
+        ConnectorConfigs example = ConnectorConfigs.render(
+                ConfigLayers.load(DIR.resolve("example-processor.properties"), Map.of(), List.of()), "x", true);
 
         Stream.concat(example.sources().stream(), Stream.of(example.sink()))
                 .flatMap(connector -> connector.config().keySet().stream())

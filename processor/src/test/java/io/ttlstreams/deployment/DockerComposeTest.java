@@ -115,7 +115,7 @@ class DockerComposeTest {
             try (var reader = Files.newBufferedReader(ROOT.resolve("connect/secrets/ttl-signing.properties"))) {
                 secret.load(reader);
             }
-            assertThat(TtlStreamsConfig.load(assembled).commandSigningKey())
+            assertThat(ConfigLayers.load(assembled, Map.of(), List.of()).commandSigningKey())
                     .map(SigningKey::id)
                     .contains(SigningKey.of(secret.getProperty("key")).id());
         } finally {
@@ -185,7 +185,8 @@ class DockerComposeTest {
                 .contains("CMD [\"run\", \"--config\", \"/config/processor.properties\"]")
                 .contains("FROM maven:3-eclipse-temurin-17 AS build")
                 .contains("FROM eclipse-temurin:17-jre");
-        TtlStreamsConfig example = TtlStreamsConfig.load(ROOT.resolve("connect-config/example-processor.properties"));
+        TtlStreamsConfig example =
+                ConfigLayers.load(ROOT.resolve("connect-config/example-processor.properties"), Map.of(), List.of());
         assertThat(example.streamsProperties().getProperty("bootstrap.servers")).isEqualTo("kafka:9092");
         assertThat(services.get("kafka").get("environment").toString()).contains("PLAINTEXT://kafka:9092");
     }

@@ -61,7 +61,7 @@ class StrimziExampleTest {
         }
         environment.put("TTL_STREAMS_TTL_COMMAND_SIGNING_KEY", "k".repeat(64));
         TtlStreamsConfig processor = ConfigLayers.load(properties, environment, List.of());
-        TtlStreamsConfig example = TtlStreamsConfig.load(ExamplePlatform.EXAMPLE);
+        TtlStreamsConfig example = ConfigLayers.load(ExamplePlatform.EXAMPLE, Map.of(), List.of());
 
         assertThat(processor.sourceTopics()).isEqualTo(example.sourceTopics());
         assertThat(processor.rules().rules()).isEqualTo(example.rules().rules());

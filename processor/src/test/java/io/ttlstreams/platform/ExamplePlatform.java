@@ -1,9 +1,11 @@
 package io.ttlstreams.platform;
 
+import io.ttlstreams.config.ConfigLayers;
 import io.ttlstreams.config.TtlStreamsConfig;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.RepositoryFiles;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -24,7 +26,8 @@ public final class ExamplePlatform {
     private ExamplePlatform() {}
 
     public static Platform example() {
-        return Platform.of(TtlStreamsConfig.load(EXAMPLE), SETTINGS, ConnectorConfigs.DEFAULT_MONGODB_URI);
+        return Platform.of(
+                ConfigLayers.load(EXAMPLE, Map.of(), List.of()), SETTINGS, ConnectorConfigs.DEFAULT_MONGODB_URI);
     }
 
     static Platform of(Map<String, Object> props) {

@@ -278,7 +278,8 @@ abstract class LeastPrivilegeScenarios {
         pipeline.startProcessor();
         expireNow(sessions, "after-restart");
 
-        TtlStreamsApp second = new TtlStreamsApp(new TtlStreamsConfig(pipeline().instanceSettings())).start();
+        TtlStreamsApp second =
+                new TtlStreamsApp(new TtlStreamsConfig(pipeline().instanceSettings()), Optional.empty()).start();
         try {
             second.awaitRunning(Duration.ofMinutes(1));
             pipeline.stopProcessor();

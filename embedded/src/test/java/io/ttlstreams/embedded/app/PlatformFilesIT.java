@@ -139,13 +139,13 @@ class PlatformFilesIT {
         Map<String, String> props = declaredProcessor("declared");
         String script = kafkaCli(props);
 
-        assertThatThrownBy(() -> new TtlStreamsApp(new TtlStreamsConfig(props)).close())
+        assertThatThrownBy(() -> new TtlStreamsApp(new TtlStreamsConfig(props), Optional.empty()).close())
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("topic declared.app.sessions: expected to exist");
         List<String> created = runTopicCalls(script, Set.of());
 
         assertThat(created).contains("declared.app.sessions", "declared.control", "declared.deletes", "declared.dlq");
-        try (TtlStreamsApp app = new TtlStreamsApp(new TtlStreamsConfig(props))) {
+        try (TtlStreamsApp app = new TtlStreamsApp(new TtlStreamsConfig(props), Optional.empty())) {
             assertThat(app.config().getBoolean(OutputTopicOptions.TOPICS_CREATE_CONFIG))
                     .isFalse();
         }

@@ -229,7 +229,7 @@ class PoisonRecordsIT {
                 new HashMap<>(PIPELINE.pipeline().processorConfig().originals());
         props.put(OutputTopicOptions.DLQ_TOPIC_CONFIG, "ttl.dlq.small");
 
-        assertThatThrownBy(() -> new TtlStreamsApp(new TtlStreamsConfig(props)))
+        assertThatThrownBy(() -> new TtlStreamsApp(new TtlStreamsConfig(props), java.util.Optional.empty()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("topic ttl.dlq.small: max.message.bytes expected at least ")
                 .hasMessageContaining(", actual 100000")

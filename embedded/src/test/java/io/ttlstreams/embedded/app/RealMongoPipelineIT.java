@@ -112,7 +112,7 @@ class RealMongoPipelineIT extends PipelineScenarios {
 
     @Override
     protected void startProcessor() throws InterruptedException {
-        processor = new TtlStreamsApp(config).start();
+        processor = new TtlStreamsApp(config, java.util.Optional.empty()).start();
         processor.awaitRunning(Duration.ofMinutes(1));
     }
 }
