@@ -3,9 +3,9 @@ package io.ttlstreams.http;
 import io.ttlstreams.config.TtlStreamsConfig;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.Optional;
+import org.apache.commons.codec.digest.DigestUtils;
 
 /**
  * The HTTP server's optional bearer token ({@code ttl.http.auth.token}): which paths ask for it, whether a request's
@@ -28,7 +28,7 @@ final class HttpAuth {
 
     HttpAuth(TtlStreamsConfig config) {
         this.token = config.httpAuthToken();
-        this.digest = token.map(HttpAuth::sha256);
+        this.digest = token.map(DigestUtils::sha256);
         this.probes = config.httpAuthProbes();
         this.metrics = config.httpAuthMetrics();
     }
@@ -54,7 +54,7 @@ final class HttpAuth {
         }
         Optional<String> sent = credential(authorization);
         // Digest whatever was sent (or nothing) so that a missing header and a wrong token take the same path.
-        return MessageDigest.isEqual(digest.get(), sha256(sent.orElse(""))) && sent.isPresent();
+        return MessageDigest.isEqual(digest.get(), DigestUtils.sha256(sent.orElse(""))) && sent.isPresent();
     }
 
     /** The challenge of a 401 for {@code path}: Basic for the status page, so that a browser asks; Bearer else. */
@@ -93,13 +93,5 @@ final class HttpAuth {
             }
         }
         return Optional.empty();
-    }
-
-    private static byte[] sha256(String text) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("Every Java platform has SHA-256", e);
-        }
     }
 }

@@ -6,16 +6,13 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.ttlstreams.connect.ConnectorConfigs;
 import io.ttlstreams.connect.ConnectorDefinition;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
+import org.apache.commons.codec.digest.DigestUtils;
 
 /**
  * The deployment as Strimzi resources ({@code kafka.strimzi.io/v1}): a {@code KafkaTopic} per topic, a {@code
@@ -279,7 +276,7 @@ public final class StrimziResources {
         }
         String cleaned =
                 topic.toLowerCase(Locale.ROOT).replaceAll("[^-a-z0-9.]", "-").replaceAll("^[-.]+|[-.]+$", "");
-        String hash = sha256(topic).substring(0, 8);
+        String hash = DigestUtils.sha256Hex(topic).substring(0, 8);
         return (cleaned.isEmpty() ? "topic" : cleaned.substring(0, Math.min(cleaned.length(), 200))) + "-" + hash;
     }
 
@@ -291,15 +288,6 @@ public final class StrimziResources {
         if (name == null || !NAME.matcher(name).matches()) {
             throw new IllegalArgumentException(what + " name '" + name + "' is not a Kubernetes resource name (lower"
                     + " case letters, digits, '-' and '.', starting and ending with a letter or digit)");
-        }
-    }
-
-    private static String sha256(String text) {
-        try {
-            return HexFormat.of()
-                    .formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 

@@ -2,11 +2,9 @@ package io.ttlstreams.rules;
 
 import io.ttlstreams.contract.NamespacePattern;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.Objects;
+import org.apache.commons.codec.digest.DigestUtils;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -110,12 +108,7 @@ public record TtlRule(
             // Only for a mark rule, so that every delete rule keeps the shape its stored entries were computed under.
             canonical += "\u0000mark\u0000" + mark.field() + "\u0000" + Objects.toString(mark.deleteAfterSeconds(), "");
         }
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
-            return ByteBuffer.wrap(digest).getLong();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("Every JVM provides SHA-256", e);
-        }
+        return ByteBuffer.wrap(DigestUtils.sha256(canonical)).getLong();
     }
 
     /**
