@@ -75,10 +75,11 @@ public final class ScheduleStores {
 
     /**
      * The changelog settings of the in-memory stores, which a task restores from the changelog's start: segments of
-     * 1 MiB (the least Kafka accepts; its default is 1 GiB), so that the log cleaner compacts all but the last MiB
-     * and a restore reads each key about once however often it was written (a guard window is written per
-     * document due on arrival, a note per unscheduled change event). Kafka Streams applies them when it creates the
-     * changelog; an application's existing changelogs keep theirs (docs/guides.md, "Upgrade and rollback").
+     * 1 MiB (Kafka's default is 1 GiB), so that the log cleaner, which never compacts the open segment, can compact
+     * the rest and a restore reads the live keys plus a few MiB of older writes, however often they were written (a
+     * guard window is written per document due on arrival, a note per unscheduled change event). Kafka Streams
+     * applies them when it creates the changelog; an application's existing changelogs keep theirs
+     * (docs/guides.md, "Upgrade and rollback").
      */
     public static final Map<String, String> SMALL_CHANGELOG =
             Map.of(TopicConfig.SEGMENT_BYTES_CONFIG, Integer.toString(1024 * 1024));
